@@ -1,0 +1,8 @@
+import type { IndexedField } from '../src/ports/read-models.js';
+import type { Projection } from './projection.js';
+import { subjectsProjection } from './subjects.js';
+
+export const projections: Projection[] = [subjectsProjection];
+
+/** Fields that lists filter on; each read-model adapter indexes them. */
+export const indexedFields: IndexedField[] = [{ collection: 'subjects', field: 'external_subject_id' }];

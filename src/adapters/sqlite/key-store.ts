@@ -1,0 +1,88 @@
+import type Database from 'better-sqlite3';
+import type { ApiKeyRecord } from '../../domain/api-keys.js';
+import type { KeyStore } from '../../ports/key-store.js';
+import { openDatabase, type Synchronous } from './database.js';
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS api_keys (
+  id             TEXT PRIMARY KEY,
+  name           TEXT NOT NULL,
+  environment    TEXT NOT NULL CHECK (environment IN ('test', 'live')),
+  type           TEXT NOT NULL CHECK (type IN ('pk', 'sk')),
+  scopes         TEXT NOT NULL,
+  hash           TEXT NOT NULL UNIQUE,
+  last4          TEXT NOT NULL,
+  created_at     TEXT NOT NULL,
+  revoked_at     TEXT,
+  revoked_reason TEXT,
+  rotated_from   TEXT
+);
+`;
+
+type Row = Omit<ApiKeyRecord, 'scopes'> & { scopes: string };
+
+export class SqliteKeyStore implements KeyStore {
+  private readonly db: Database.Database;
+  private readonly statements;
+
+  constructor(path: string, synchronous: Synchronous) {
+    this.db = openDatabase(path, synchronous);
+    this.db.exec(SCHEMA);
+    this.statements = {
+      insert: this.db.prepare<Row>(
+        `INSERT INTO api_keys (id, name, environment, type, scopes, hash, last4, created_at, revoked_at, revoked_reason, rotated_from)
+         VALUES (@id, @name, @environment, @type, @scopes, @hash, @last4, @created_at, @revoked_at, @revoked_reason, @rotated_from)`,
+      ),
+      byHash: this.db.prepare<[string], Row>('SELECT * FROM api_keys WHERE hash = ?'),
+      byId: this.db.prepare<[string], Row>('SELECT * FROM api_keys WHERE id = ?'),
+      all: this.db.prepare<[], Row>('SELECT * FROM api_keys ORDER BY id'),
+      revoke: this.db.prepare<[string, string, string]>(
+        'UPDATE api_keys SET revoked_at = ?, revoked_reason = ? WHERE id = ? AND revoked_at IS NULL',
+      ),
+    };
+  }
+
+  insert(record: ApiKeyRecord): Promise<void> {
+    this.statements.insert.run(toRow(record));
+    return Promise.resolve();
+  }
+
+  findByHash(hash: string): Promise<ApiKeyRecord | undefined> {
+    return Promise.resolve(fromRow(this.statements.byHash.get(hash)));
+  }
+
+  get(id: string): Promise<ApiKeyRecord | undefined> {
+    return Promise.resolve(fromRow(this.statements.byId.get(id)));
+  }
+
+  list(): Promise<ApiKeyRecord[]> {
+    return Promise.resolve(this.statements.all.all().map((row) => fromRow(row)!));
+  }
+
+  revoke(id: string, at: string, reason: 'revoked' | 'rotated'): Promise<ApiKeyRecord | undefined> {
+    this.statements.revoke.run(at, reason, id);
+    return this.get(id);
+  }
+
+  rotate(oldId: string, replacement: ApiKeyRecord, at: string): Promise<void> {
+    this.db.transaction(() => {
+      const changed = this.statements.revoke.run(at, 'rotated', oldId).changes;
+      if (changed !== 1) throw new Error(`key ${oldId} is not an active key`);
+      this.statements.insert.run(toRow(replacement));
+    }).immediate();
+    return Promise.resolve();
+  }
+
+  close(): Promise<void> {
+    this.db.close();
+    return Promise.resolve();
+  }
+}
+
+function toRow(record: ApiKeyRecord): Row {
+  return { ...record, scopes: JSON.stringify(record.scopes) };
+}
+
+function fromRow(row: Row | undefined): ApiKeyRecord | undefined {
+  return row ? { ...row, scopes: JSON.parse(row.scopes) } : undefined;
+}

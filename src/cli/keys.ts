@@ -1,0 +1,120 @@
+import { Command, Option } from 'commander';
+import { type ApiKeyRecord, environments, keyTypes, mintKey, scopes } from '../domain/api-keys.js';
+import type { KeyStore } from '../ports/key-store.js';
+
+export interface Output {
+  out: (line: string) => void;
+  err: (line: string) => void;
+}
+
+const environmentNames = { test: 'sandbox', live: 'production' } as const;
+
+/** A key as the operator sees it: never the hash. */
+function describe(record: ApiKeyRecord) {
+  return {
+    id: record.id,
+    name: record.name,
+    environment: record.environment,
+    type: record.type,
+    scopes: record.scopes,
+    ends_with: record.last4,
+    status: record.revoked_at === null ? 'active' : record.revoked_reason,
+    created_at: record.created_at,
+    revoked_at: record.revoked_at,
+    rotated_from: record.rotated_from,
+  };
+}
+
+function printMinted(output: Output, json: boolean, record: ApiKeyRecord, raw: string): void {
+  if (json) {
+    output.out(JSON.stringify({ ...describe(record), key: raw }));
+    return;
+  }
+  // The raw key alone on stdout, so KEY=$(nature keys create …) works; the rest on stderr.
+  output.err(`${record.id}: ${environmentNames[record.environment]} ${record.type} key "${record.name}" with ${record.scopes.join(', ')}`);
+  output.out(raw);
+  output.err('This is the only time this key is shown. Store it now; only its hash is kept.');
+}
+
+export function keysCommand(openKeys: () => KeyStore, output: Output): Command {
+  const keys = new Command('keys').description('mint, list, rotate and revoke API keys');
+  const withStore = async (work: (store: KeyStore) => Promise<void>) => {
+    const store = openKeys();
+    try {
+      await work(store);
+    } finally {
+      await store.close();
+    }
+  };
+
+  keys
+    .command('create')
+    .description('mint a key; the raw key is printed once')
+    .addOption(new Option('--env <env>', 'test (sandbox) or live (production)').choices(environments).makeOptionMandatory())
+    .addOption(new Option('--type <type>', 'pk (publishable) or sk (secret)').choices(keyTypes).makeOptionMandatory())
+    .addOption(new Option('--scope <scope...>', 'a scope; repeat for several').choices(scopes).makeOptionMandatory())
+    .requiredOption('--name <name>', 'what the key is for')
+    .option('--json', 'print one JSON object with id and key')
+    .action((options: { env: ApiKeyRecord['environment']; type: ApiKeyRecord['type']; scope: ApiKeyRecord['scopes']; name: string; json?: boolean }) =>
+      withStore(async (store) => {
+        const { raw, record } = mintKey({ name: options.name, environment: options.env, type: options.type, scopes: options.scope }, new Date());
+        await store.insert(record);
+        printMinted(output, options.json === true, record, raw);
+      }),
+    );
+
+  keys
+    .command('list')
+    .description('list keys (never their raw values)')
+    .option('--json', 'print a JSON array')
+    .action((options: { json?: boolean }) =>
+      withStore(async (store) => {
+        const all = (await store.list()).map(describe);
+        if (options.json) return output.out(JSON.stringify(all));
+        for (const key of all) {
+          output.out(`${key.id}  ${key.environment}_${key.type}_…${key.ends_with}  ${key.status}  ${key.scopes.join(',')}  ${key.name}`);
+        }
+      }),
+    );
+
+  keys
+    .command('rotate')
+    .description('replace a key: the old one stops working at once, the new raw key is printed once')
+    .argument('<key_id>')
+    .option('--json', 'print one JSON object with id and key')
+    .action((keyId: string, options: { json?: boolean }) =>
+      withStore(async (store) => {
+        const old = await activeKey(store, keyId);
+        const { raw, record } = mintKey(old, new Date(), old.id);
+        await store.rotate(old.id, record, record.created_at);
+        printMinted(output, options.json === true, record, raw);
+      }),
+    );
+
+  keys
+    .command('revoke')
+    .description('revoke a key for good: later requests with it get 401')
+    .argument('<key_id>')
+    .option('--json', 'print the revoked key as JSON')
+    .action((keyId: string, options: { json?: boolean }) =>
+      withStore(async (store) => {
+        await activeKey(store, keyId);
+        const revoked = (await store.revoke(keyId, new Date().toISOString(), 'revoked'))!;
+        if (options.json) return output.out(JSON.stringify(describe(revoked)));
+        output.out(`${keyId} revoked`);
+      }),
+    );
+  return keys;
+}
+
+/** Exits with a clear message (through commander's error path) unless the key exists and is active. */
+async function activeKey(store: KeyStore, keyId: string): Promise<ApiKeyRecord> {
+  const key = await store.get(keyId);
+  if (key === undefined) throw new CliError(`no key ${keyId}`);
+  if (key.revoked_at !== null) throw new CliError(`key ${keyId} was already ${key.revoked_reason} at ${key.revoked_at}`);
+  return key;
+}
+
+export class CliError extends Error {
+  override readonly name = 'CliError';
+}

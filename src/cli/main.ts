@@ -1,0 +1,21 @@
+import { Command } from 'commander';
+import { ConfigError, loadConfig } from '../config.js';
+import { openKeyStore } from '../environments.js';
+import { CliError, keysCommand } from './keys.js';
+
+const output = { out: (line: string) => process.stdout.write(`${line}\n`), err: (line: string) => process.stderr.write(`${line}\n`) };
+
+const program = new Command('nature')
+  .description('Operator commands of the Nature Profile API. They work on the same NATURE_DATA_DIR as the server, while it runs.')
+  .showHelpAfterError();
+program.addCommand(keysCommand(() => openKeyStore(loadConfig()), output));
+
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  if (error instanceof CliError || error instanceof ConfigError) {
+    output.err(`nature: ${error.message}`);
+    process.exit(1);
+  }
+  throw error;
+}

@@ -1,0 +1,55 @@
+import type { AppendResult, EventMetadata, EventStore, RecordedEvent } from '../ports/event-store.js';
+import { WrongExpectedRevisionError } from '../ports/event-store.js';
+import { randomUUID } from 'node:crypto';
+
+export interface DomainEvent {
+  type: string;
+  data: unknown;
+}
+
+export interface Aggregate<State, Event extends DomainEvent> {
+  initial: State;
+  evolve(state: State, event: Event): State;
+}
+
+export interface CommandResult<State, Event> {
+  state: State;
+  events: Event[];
+  /** Undefined when the decision appended nothing. */
+  appended: AppendResult | undefined;
+}
+
+const MAX_ATTEMPTS = 20;
+
+/**
+ * Load, decide, append with the expected revision; on a concurrent append, load and decide again.
+ * `decide` must be pure: it may run more than once.
+ */
+export async function handleCommand<State, Event extends DomainEvent>(
+  store: EventStore,
+  streamName: string,
+  aggregate: Aggregate<State, Event>,
+  decide: (state: State) => Event[],
+  metadata: EventMetadata,
+): Promise<CommandResult<State, Event>> {
+  for (let attempt = 1; ; attempt++) {
+    const stream = await store.readStream(streamName);
+    const state = fold(aggregate, stream.events);
+    const events = decide(state);
+    if (events.length === 0) return { state, events, appended: undefined };
+    try {
+      const appended = await store.appendToStream(
+        streamName,
+        events.map((event) => ({ id: randomUUID(), type: event.type, data: event.data, metadata })),
+        stream.revision === -1n ? 'no_stream' : stream.revision,
+      );
+      return { state: events.reduce(aggregate.evolve, state), events, appended };
+    } catch (error) {
+      if (!(error instanceof WrongExpectedRevisionError) || attempt >= MAX_ATTEMPTS) throw error;
+    }
+  }
+}
+
+export function fold<State, Event extends DomainEvent>(aggregate: Aggregate<State, Event>, events: RecordedEvent[]): State {
+  return events.reduce((state, event) => aggregate.evolve(state, event as unknown as Event), aggregate.initial);
+}

@@ -1,0 +1,71 @@
+import { createHash } from 'node:crypto';
+import { customAlphabet } from 'nanoid';
+import { newId } from './ids.js';
+
+export const environments = ['test', 'live'] as const;
+export type Environment = (typeof environments)[number];
+
+export const keyTypes = ['pk', 'sk'] as const;
+export type KeyType = (typeof keyTypes)[number];
+
+/** The only scopes that can be minted at v1 (other products' scopes exist but are not launched). */
+export const scopes = ['nature:read', 'nature:write'] as const;
+export type Scope = (typeof scopes)[number];
+
+export interface ApiKeyRecord {
+  id: string;
+  name: string;
+  environment: Environment;
+  type: KeyType;
+  scopes: Scope[];
+  /** SHA-256 of the raw key, hex. Raw keys carry 238 bits of randomness, so a fast hash is enough. */
+  hash: string;
+  /** The raw key's last four characters, so an operator can tell keys apart. */
+  last4: string;
+  created_at: string;
+  revoked_at: string | null;
+  revoked_reason: 'revoked' | 'rotated' | null;
+  /** The key this one replaced by rotation. */
+  rotated_from: string | null;
+}
+
+const RANDOM_LENGTH = 40;
+const randomPart = customAlphabet('0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz', RANDOM_LENGTH);
+const RAW_KEY = /^(test|live)_(pk|sk)_[0-9A-Za-z]{32,128}$/;
+
+export function hashKey(raw: string): string {
+  return createHash('sha256').update(raw).digest('hex');
+}
+
+/** The environment and type a raw key's prefix names, or undefined when it is malformed. */
+export function parseRawKey(raw: string): { environment: Environment; type: KeyType } | undefined {
+  const match = RAW_KEY.exec(raw);
+  if (!match) return undefined;
+  return { environment: match[1] as Environment, type: match[2] as KeyType };
+}
+
+export interface MintRequest {
+  name: string;
+  environment: Environment;
+  type: KeyType;
+  scopes: Scope[];
+}
+
+/** A new key: the record to store and the raw key to show once. */
+export function mintKey(request: MintRequest, now: Date, rotatedFrom: string | null = null) {
+  const raw = `${request.environment}_${request.type}_${randomPart()}`;
+  const record: ApiKeyRecord = {
+    id: newId('key'),
+    name: request.name,
+    environment: request.environment,
+    type: request.type,
+    scopes: [...new Set(request.scopes)].sort(),
+    hash: hashKey(raw),
+    last4: raw.slice(-4),
+    created_at: now.toISOString(),
+    revoked_at: null,
+    revoked_reason: null,
+    rotated_from: rotatedFrom,
+  };
+  return { raw, record };
+}

@@ -1,0 +1,14 @@
+/** A command refused by the domain's rules. The HTTP layer maps each code to a status. */
+export type DomainErrorCode = 'subject_exists' | 'not_found';
+
+export class DomainError extends Error {
+  override readonly name = 'DomainError';
+  constructor(
+    readonly code: DomainErrorCode,
+    message: string,
+    /** Extra fields for the error body, e.g. the existing subject's id. */
+    readonly details: Record<string, unknown> = {},
+  ) {
+    super(message);
+  }
+}

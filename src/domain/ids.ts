@@ -1,0 +1,15 @@
+import { monotonicFactory } from 'ulid';
+
+/** Type prefixes of the contract's ids. */
+export type IdPrefix = 'sub' | 'asm' | 'prf' | 'whe' | 'evt' | 'key' | 'req';
+
+const ulid = monotonicFactory();
+
+/** `prefix_` + a ULID: time-sortable, so ids order lists newest first without another column. */
+export function newId(prefix: IdPrefix): string {
+  return `${prefix}_${ulid()}`;
+}
+
+export function hasPrefix(id: string, prefix: IdPrefix): boolean {
+  return /^[a-z]{3}_[0-9A-HJKMNP-TV-Z]{26}$/.test(id) && id.startsWith(`${prefix}_`);
+}

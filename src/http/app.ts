@@ -1,0 +1,42 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import type { Logger } from 'pino';
+import { newId } from '../domain/ids.js';
+import type { Environments } from '../environments.js';
+import type { KeyStore } from '../ports/key-store.js';
+import { registerAuth } from './auth.js';
+import { registerErrorHandling } from './errors.js';
+import { registerOpenApi } from './openapi.js';
+import { registerSubjectRoutes } from './routes/subjects.js';
+
+export interface AppDependencies {
+  logger: Logger;
+  keys: KeyStore;
+  envs: Environments;
+}
+
+export const BODY_LIMIT_BYTES = 64 * 1024;
+
+export async function buildApp({ logger, keys, envs }: AppDependencies): Promise<FastifyInstance> {
+  const app: FastifyInstance = Fastify({
+    // pino's Logger is a FastifyBaseLogger; typing the instance plainly keeps route modules generic-free.
+    loggerInstance: logger as FastifyInstance['log'],
+    genReqId: () => newId('req'),
+    bodyLimit: BODY_LIMIT_BYTES,
+    // `__proto__` and `constructor` keys are data here (metadata); nothing merges bodies with [[Set]].
+    onProtoPoisoning: 'ignore',
+    onConstructorPoisoning: 'ignore',
+    return503OnClosing: true,
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('request-id', request.id);
+  });
+  registerErrorHandling(app);
+  registerAuth(app, keys, envs);
+  await registerOpenApi(app);
+  app.get('/healthz', { schema: { hide: true } }, () => ({ status: 'ok' }));
+  registerSubjectRoutes(app);
+  return app;
+}

@@ -1,0 +1,60 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { type ApiKeyRecord, type Scope, hashKey, parseRawKey } from '../domain/api-keys.js';
+import type { EnvironmentServices, Environments } from '../environments.js';
+import type { KeyStore } from '../ports/key-store.js';
+import { ProblemError } from './problem.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set for every authenticated request, before any handler runs. */
+    apiKey: ApiKeyRecord;
+    /** The environment the key's prefix picks: its stores serve the whole request. */
+    env: EnvironmentServices;
+  }
+  interface FastifyContextConfig {
+    /** Publishable (pk) keys may call this route. */
+    publishable?: boolean;
+  }
+}
+
+const PUBLIC_PATHS = /^\/(v1\/openapi\.json|v1\/docs(\/.*)?|healthz)(\?.*)?$/;
+
+/** The scope a method needs, as the specification's scope rules say. */
+function scopeFor(method: string): Scope {
+  return method === 'GET' || method === 'HEAD' ? 'nature:read' : 'nature:write';
+}
+
+/** Authenticates every non-public request, picks its environment, then checks the route's scope. */
+export function registerAuth(app: FastifyInstance, keys: KeyStore, envs: Environments): void {
+  app.decorateRequest('apiKey', null as unknown as ApiKeyRecord);
+  app.decorateRequest('env', null as unknown as EnvironmentServices);
+  app.addHook('onRequest', async (request) => {
+    if (PUBLIC_PATHS.test(request.url)) return;
+    const key = await authenticate(request, keys);
+    request.apiKey = key;
+    request.env = envs[key.environment];
+    if (request.is404) return;
+    if (key.type === 'pk' && request.routeOptions.config.publishable !== true) {
+      throw new ProblemError('insufficient_scope', 'Publishable (pk) keys may only read the item bank; use a secret (sk) key from your server.');
+    }
+    const needed = scopeFor(request.method);
+    if (!key.scopes.includes(needed)) {
+      throw new ProblemError('insufficient_scope', `This operation needs the ${needed} scope; the key has ${key.scopes.join(', ') || 'none'}.`, {
+        required_scope: needed,
+      });
+    }
+  });
+}
+
+async function authenticate(request: FastifyRequest, keys: KeyStore): Promise<ApiKeyRecord> {
+  const header = request.headers.authorization;
+  if (header === undefined) throw new ProblemError('unauthenticated', 'Send your API key as Authorization: Bearer <API key>.');
+  const raw = /^Bearer ([^\s]+)$/.exec(header)?.[1];
+  if (raw === undefined || parseRawKey(raw) === undefined) {
+    throw new ProblemError('unauthenticated', 'The Authorization header must be "Bearer " and a key starting test_pk_, test_sk_, live_pk_ or live_sk_.');
+  }
+  const key = await keys.findByHash(hashKey(raw));
+  if (key === undefined) throw new ProblemError('unauthenticated', 'No such API key.');
+  if (key.revoked_at !== null) throw new ProblemError('unauthenticated', `This API key was ${key.revoked_reason} and no longer works.`);
+  return key;
+}

@@ -1,0 +1,85 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import FindMyWay from 'find-my-way';
+import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { DomainError } from '../domain/errors.js';
+import { type FieldError, type ProblemCode, ProblemError, problemBody } from './problem.js';
+
+const fastifyCodes: Record<string, ProblemCode> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'unsupported_media_type',
+  FST_ERR_CTP_BODY_TOO_LARGE: 'payload_too_large',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'invalid_json',
+  FST_ERR_CTP_INVALID_JSON_BODY: 'invalid_json',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'invalid_json',
+};
+
+const locations = { body: 'body', querystring: 'query', params: 'path', headers: 'header' } as const;
+
+const UNLAUNCHED_PRODUCT = /^\/v1\/(situational|careers|content)(\/|$)/;
+const METHODS = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'] as const;
+
+/**
+ * Every failure, ours or fastify's, becomes one problem+json body with the request id. Unknown routes
+ * answer 404, or 405 with Allow when the path exists for another method.
+ */
+export function registerErrorHandling(app: FastifyInstance): void {
+  const routes = FindMyWay();
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) {
+      if (METHODS.includes(method as (typeof METHODS)[number])) routes.on(method as (typeof METHODS)[number], route.url, () => undefined);
+    }
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '/';
+    if (UNLAUNCHED_PRODUCT.test(path)) {
+      return sendProblem(reply, request, new ProblemError('product_not_available', 'This product is not available at v1.'));
+    }
+    const allowed = METHODS.filter((method) => routes.find(method, path) !== null);
+    if (allowed.length > 0) {
+      return sendProblem(
+        reply,
+        request,
+        new ProblemError('method_not_allowed', `${request.method} is not allowed here; use ${allowed.join(', ')}.`, {}, { allow: allowed.join(', ') }),
+      );
+    }
+    return sendProblem(reply, request, new ProblemError('not_found', `No route ${request.method} ${path}.`));
+  });
+
+  app.setErrorHandler((error: FastifyError, request, reply) => sendProblem(reply, request, toProblem(error, request)));
+}
+
+function toProblem(error: FastifyError, request: FastifyRequest): ProblemError {
+  if (error instanceof ProblemError) return error;
+  if (error instanceof DomainError) return new ProblemError(error.code, error.message, error.details);
+  if (hasZodFastifySchemaValidationErrors(error)) {
+    const where = locations[(error.validationContext ?? 'body') as keyof typeof locations] ?? 'body';
+    const errors = error.validation.flatMap((issue): FieldError[] => {
+      const keys = (issue.params as { keys?: string[] }).keys;
+      if (issue.keyword === 'unrecognized_keys' && keys) {
+        return keys.map((key) => ({ path: `${issue.instancePath.replace(/\/$/, '')}/${key}`, in: where, message: 'Unknown field.' }));
+      }
+      return [{ path: issue.instancePath === '/' ? '' : issue.instancePath, in: where, message: issue.message ?? 'Invalid.' }];
+    });
+    return new ProblemError('validation_failed', `The request ${where === 'body' ? 'body' : where} has ${errors.length} invalid field(s).`, { errors });
+  }
+  const code = error.code ? fastifyCodes[error.code] : undefined;
+  if (code) return new ProblemError(code, detailFor(code, error));
+  request.log.error({ err: error }, 'unhandled error');
+  return new ProblemError('internal_error', 'Something went wrong on our side. Retry later; quote the request_id if it persists.');
+}
+
+function detailFor(code: ProblemCode, error: FastifyError): string {
+  switch (code) {
+    case 'unsupported_media_type':
+      return 'Send the body as JSON with Content-Type: application/json.';
+    case 'payload_too_large':
+      return 'The request body is larger than 64 KiB.';
+    default:
+      return `The request body is not valid JSON: ${error.message}`;
+  }
+}
+
+export function sendProblem(reply: FastifyReply, request: FastifyRequest, problem: ProblemError): FastifyReply {
+  const body = problemBody(problem.code, problem.detail, request.id, problem.extra);
+  return reply.code(body.status).headers(problem.headers).type('application/problem+json').send(body);
+}

@@ -1,0 +1,44 @@
+import { z } from 'zod';
+
+const MAX_KEYS = 50;
+const MAX_KEY_LENGTH = 40;
+const MAX_VALUE_LENGTH = 500;
+
+const jsonSchema = {
+  type: 'object',
+  description: `Free-form string tags: at most ${MAX_KEYS} keys of 1..${MAX_KEY_LENGTH} characters, values of at most ${MAX_VALUE_LENGTH} characters.`,
+  maxProperties: MAX_KEYS,
+  propertyNames: { minLength: 1, maxLength: MAX_KEY_LENGTH },
+  additionalProperties: { type: 'string', maxLength: MAX_VALUE_LENGTH },
+};
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * The caller's metadata. Checked key by key instead of with z.record, which drops a `__proto__` key:
+ * every key, `__proto__` and `constructor` included, is kept as plain data in an own property.
+ */
+export const metadataInput = z
+  .unknown()
+  .superRefine((value, ctx) => {
+    if (!isPlainObject(value)) {
+      ctx.addIssue({ code: 'custom', message: 'Must be an object of string values.' });
+      return;
+    }
+    const entries = Object.entries(value);
+    if (entries.length > MAX_KEYS) ctx.addIssue({ code: 'custom', message: `At most ${MAX_KEYS} keys; got ${entries.length}.` });
+    for (const [key, item] of entries) {
+      if (key.length === 0 || key.length > MAX_KEY_LENGTH) {
+        ctx.addIssue({ code: 'custom', path: [key], message: `Keys must be 1..${MAX_KEY_LENGTH} characters.` });
+      }
+      if (typeof item !== 'string') ctx.addIssue({ code: 'custom', path: [key], message: 'Values must be strings.' });
+      else if (item.length > MAX_VALUE_LENGTH) ctx.addIssue({ code: 'custom', path: [key], message: `Values must be at most ${MAX_VALUE_LENGTH} characters.` });
+    }
+  })
+  .transform((value) => Object.fromEntries(Object.entries(value as Record<string, string>)))
+  .meta(jsonSchema);
+
+/** Metadata in a response: already checked on the way in, passed through untouched. */
+export const metadataOutput = z.custom<Record<string, string>>(isPlainObject).meta(jsonSchema);

@@ -1,0 +1,42 @@
+/** The contract's error codes that this service answers, with their status and title. */
+export const problemCodes = {
+  invalid_json: { status: 400, title: 'Invalid JSON' },
+  invalid_cursor: { status: 400, title: 'Invalid cursor' },
+  unauthenticated: { status: 401, title: 'Unauthenticated' },
+  insufficient_scope: { status: 403, title: 'Insufficient scope' },
+  not_found: { status: 404, title: 'Not found' },
+  product_not_available: { status: 404, title: 'Product not available' },
+  method_not_allowed: { status: 405, title: 'Method not allowed' },
+  subject_exists: { status: 409, title: 'Subject exists' },
+  payload_too_large: { status: 413, title: 'Payload too large' },
+  unsupported_media_type: { status: 415, title: 'Unsupported media type' },
+  validation_failed: { status: 422, title: 'Validation failed' },
+  internal_error: { status: 500, title: 'Internal error' },
+} as const;
+
+export type ProblemCode = keyof typeof problemCodes;
+
+export interface FieldError {
+  /** JSON Pointer to the field, within the part of the request named by `in`. */
+  path: string;
+  in: 'body' | 'query' | 'path' | 'header';
+  message: string;
+}
+
+/** An error the client caused, answered as RFC 9457 problem+json. */
+export class ProblemError extends Error {
+  override readonly name = 'ProblemError';
+  constructor(
+    readonly code: ProblemCode,
+    readonly detail: string,
+    readonly extra: { errors?: FieldError[]; [field: string]: unknown } = {},
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(detail);
+  }
+}
+
+export function problemBody(code: ProblemCode, detail: string, requestId: string, extra: Record<string, unknown> = {}) {
+  const { status, title } = problemCodes[code];
+  return { type: `urn:nature:problem:${code}`, title, status, detail, code, request_id: requestId, ...extra };
+}

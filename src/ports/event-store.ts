@@ -1,0 +1,81 @@
+/**
+ * The append-only event log. Streams have revisions (0-based, per stream); the whole log has a
+ * global position that only grows. Revisions and positions are bigint because EventStoreDB's are.
+ */
+
+/** What the caller expects a stream to be at before appending. */
+export type ExpectedRevision = 'no_stream' | 'any' | bigint;
+
+export interface NewEvent<Type extends string = string, Data = unknown> {
+  /** A UUID chosen by the caller: appending the same ids again at the same place stores nothing new. */
+  id: string;
+  type: Type;
+  data: Data;
+  metadata: EventMetadata;
+}
+
+/** Who caused an event, for audit. Never personal data. */
+export interface EventMetadata {
+  request_id?: string;
+  key_id?: string;
+  /** For events caused by the service itself (the projector, a rebuild). */
+  causation?: string;
+}
+
+export interface RecordedEvent<Type extends string = string, Data = unknown> extends NewEvent<Type, Data> {
+  streamName: string;
+  revision: bigint;
+  position: bigint;
+  /** ISO 8601 UTC, set by the store. */
+  recordedAt: string;
+}
+
+export interface AppendResult {
+  /** The revision of the last event appended (the stream's new revision). */
+  nextRevision: bigint;
+  /** The global position of the last event appended. */
+  position: bigint;
+}
+
+export interface StreamRead {
+  /** -1n when the stream does not exist. */
+  revision: bigint;
+  events: RecordedEvent[];
+}
+
+/** The stream was not at the expected revision: the caller reloads, decides again and retries. */
+export class WrongExpectedRevisionError extends Error {
+  override readonly name = 'WrongExpectedRevisionError';
+  constructor(
+    readonly streamName: string,
+    readonly expected: ExpectedRevision,
+    readonly actual: bigint,
+  ) {
+    super(`stream ${streamName} is at revision ${actual}, expected ${String(expected)}`);
+  }
+}
+
+export interface ReadAllOptions {
+  /** Exclusive: events with a position greater than this. Omit to read from the start. */
+  after?: bigint;
+  /** At most this many events. */
+  limit: number;
+}
+
+export interface SubscribeOptions {
+  /** Exclusive, as in readAll. */
+  after?: bigint;
+  signal: AbortSignal;
+}
+
+export interface EventStore {
+  appendToStream(streamName: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult>;
+  readStream(streamName: string): Promise<StreamRead>;
+  readAll(options: ReadAllOptions): Promise<RecordedEvent[]>;
+  /**
+   * Every event after `after`, in position order, then every event appended later, until the
+   * signal aborts (the iterator then ends). A catch-up subscription: the caller checkpoints.
+   */
+  subscribeToAll(options: SubscribeOptions): AsyncIterable<RecordedEvent>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,40 @@
+/**
+ * Read models: JSON documents in named collections, written only by projections. A projection's
+ * changes and its checkpoint are committed together, so a replay after a crash is idempotent.
+ */
+
+export type Document = Record<string, unknown> & { id: string };
+
+export type DocumentChange =
+  | { op: 'put'; collection: string; doc: Document }
+  | { op: 'merge'; collection: string; id: string; patch: Record<string, unknown> };
+
+/** A field that lists filter on; adapters index it at start-up. */
+export interface IndexedField {
+  collection: string;
+  field: string;
+}
+
+export interface ListQuery {
+  /** Equality on top-level string fields. */
+  where?: Record<string, string>;
+  limit: number;
+  /** Ids are time-sortable; lists are newest first. Give at most one of the cursors. */
+  startingAfter?: string;
+  endingBefore?: string;
+}
+
+export interface ListPage {
+  data: Document[];
+  hasMore: boolean;
+}
+
+export interface ReadModelStore {
+  /** The position of the last event the projection committed; undefined before its first. */
+  checkpoint(projection: string): Promise<bigint | undefined>;
+  /** Applies the changes and moves the projection's checkpoint to `position`, atomically. */
+  commit(projection: string, position: bigint, changes: DocumentChange[]): Promise<void>;
+  get(collection: string, id: string): Promise<Document | undefined>;
+  list(collection: string, query: ListQuery): Promise<ListPage>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,89 @@
+import type { Logger } from 'pino';
+import type { Projection } from '../projections/projection.js';
+import type { EventStore } from './ports/event-store.js';
+import type { ReadModelStore } from './ports/read-models.js';
+
+/**
+ * Runs the projections over a catch-up subscription to the log. Each projection's changes and
+ * checkpoint are committed together, so a restart resumes where it stopped and a replayed event
+ * changes nothing. A failure restarts the subscription from the checkpoints after a pause.
+ */
+export class Projector {
+  private processed = 0n;
+  private readonly waiters = new Set<{ position: bigint; resolve: (reached: boolean) => void }>();
+  private readonly abort = new AbortController();
+  private running: Promise<void> | undefined;
+
+  constructor(
+    private readonly events: EventStore,
+    private readonly readModels: ReadModelStore,
+    private readonly projections: readonly Projection[],
+    private readonly logger: Logger,
+    private readonly retryDelayMs = 1000,
+  ) {}
+
+  start(): void {
+    this.running ??= this.run();
+  }
+
+  async stop(): Promise<void> {
+    this.abort.abort();
+    await this.running;
+    for (const waiter of this.waiters) waiter.resolve(false);
+  }
+
+  /**
+   * Resolves true once every projection has handled the event at `position` (read-your-writes for the
+   * caller that appended it), or false after `timeoutMs`.
+   */
+  waitFor(position: bigint, timeoutMs: number): Promise<boolean> {
+    if (this.processed >= position) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const waiter = {
+        position,
+        resolve: (reached: boolean) => {
+          clearTimeout(timer);
+          this.waiters.delete(waiter);
+          resolve(reached);
+        },
+      };
+      const timer = setTimeout(() => waiter.resolve(false), timeoutMs);
+      this.waiters.add(waiter);
+    });
+  }
+
+  private async run(): Promise<void> {
+    const signal = this.abort.signal;
+    while (!signal.aborted) {
+      try {
+        await this.catchUp(signal);
+      } catch (error) {
+        this.logger.error({ err: error }, 'projector failed; resuming from the checkpoints');
+        await new Promise((resolve) => setTimeout(resolve, this.retryDelayMs));
+      }
+    }
+  }
+
+  private async catchUp(signal: AbortSignal): Promise<void> {
+    const checkpoints = new Map<string, bigint>();
+    for (const projection of this.projections) {
+      checkpoints.set(projection.name, (await this.readModels.checkpoint(projection.name)) ?? 0n);
+    }
+    // Events a projection does not handle leave its checkpoint behind; re-reading them skips them cheaply.
+    const positions = [...checkpoints.values()];
+    const after = positions.reduce((min, position) => (position < min ? position : min), positions[0] ?? this.processed);
+    for await (const event of this.events.subscribeToAll({ after, signal })) {
+      for (const projection of this.projections) {
+        if (!projection.canHandle.includes(event.type) || event.position <= checkpoints.get(projection.name)!) continue;
+        await this.readModels.commit(projection.name, event.position, projection.handle(event));
+        checkpoints.set(projection.name, event.position);
+      }
+      this.advance(event.position);
+    }
+  }
+
+  private advance(position: bigint): void {
+    this.processed = position;
+    for (const waiter of this.waiters) if (waiter.position <= position) waiter.resolve(true);
+  }
+}

@@ -1,0 +1,136 @@
+import { randomUUID } from 'node:crypto';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type EventStore, type NewEvent, type RecordedEvent, WrongExpectedRevisionError } from '../../src/ports/event-store.js';
+
+export interface EventStoreFixture {
+  store: EventStore;
+  cleanup(): Promise<void>;
+}
+
+const event = (type = 'Happened', data: unknown = { n: 1 }): NewEvent => ({ id: randomUUID(), type, data, metadata: { request_id: 'req_x' } });
+
+/** The behaviour every event-store adapter must have. `open` gives each test a store with an empty log. */
+export function eventStoreContract(adapter: string, open: () => Promise<EventStoreFixture>): void {
+  describe(`event store contract: ${adapter}`, () => {
+    let fixture: EventStoreFixture;
+    let store: EventStore;
+    // Stream names unique per test, so an adapter may share one server between tests.
+    let stream: (name: string) => string;
+    beforeEach(async () => {
+      fixture = await open();
+      store = fixture.store;
+      const run = randomUUID().slice(0, 8);
+      stream = (name) => `${name}-${run}`;
+    });
+    afterEach(async () => {
+      await fixture.cleanup();
+    });
+
+    it('appends to a new stream with no_stream and reads it back in order, with bigint revisions', async () => {
+      const first = event('A', { v: 1 });
+      const second = event('B', { nested: { v: [1, 2] } });
+      const result = await store.appendToStream(stream('s'), [first, second], 'no_stream');
+      expect(result.nextRevision).toBe(1n);
+      const read = await store.readStream(stream('s'));
+      expect(read.revision).toBe(1n);
+      expect(read.events.map((e) => [e.id, e.type, e.data, e.revision])).toEqual([
+        [first.id, 'A', { v: 1 }, 0n],
+        [second.id, 'B', { nested: { v: [1, 2] } }, 1n],
+      ]);
+      expect(read.events[0]!.metadata).toEqual({ request_id: 'req_x' });
+      expect(typeof read.events[0]!.position).toBe('bigint');
+      expect(read.events[1]!.position).toBeGreaterThan(read.events[0]!.position);
+      expect(Number.isNaN(Date.parse(read.events[0]!.recordedAt))).toBe(false);
+    });
+
+    it('reads a stream that does not exist as revision -1 with no events', async () => {
+      expect(await store.readStream(stream('missing'))).toEqual({ revision: -1n, events: [] });
+    });
+
+    it('refuses no_stream on an existing stream with a typed conflict and appends nothing', async () => {
+      await store.appendToStream(stream('s'), [event()], 'no_stream');
+      const attempt = store.appendToStream(stream('s'), [event()], 'no_stream');
+      await expect(attempt).rejects.toBeInstanceOf(WrongExpectedRevisionError);
+      await expect(attempt).rejects.toMatchObject({ actual: 0n });
+      expect((await store.readStream(stream('s'))).events).toHaveLength(1);
+    });
+
+    it('appends at the exact expected revision and refuses a stale one', async () => {
+      await store.appendToStream(stream('s'), [event(), event()], 'no_stream');
+      await expect(store.appendToStream(stream('s'), [event()], 0n)).rejects.toBeInstanceOf(WrongExpectedRevisionError);
+      const result = await store.appendToStream(stream('s'), [event()], 1n);
+      expect(result.nextRevision).toBe(2n);
+      await expect(store.appendToStream(stream('fresh'), [event()], 0n)).rejects.toBeInstanceOf(WrongExpectedRevisionError);
+    });
+
+    it("appends with 'any' whatever the stream's revision", async () => {
+      await store.appendToStream(stream('s'), [event()], 'any');
+      const result = await store.appendToStream(stream('s'), [event()], 'any');
+      expect(result.nextRevision).toBe(1n);
+    });
+
+    it('lets exactly one of many concurrent appends at the same revision win', async () => {
+      await store.appendToStream(stream('s'), [event()], 'no_stream');
+      const outcomes = await Promise.allSettled(Array.from({ length: 8 }, () => store.appendToStream(stream('s'), [event()], 0n)));
+      expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
+      for (const failed of outcomes.filter((o) => o.status === 'rejected')) {
+        expect((failed as PromiseRejectedResult).reason).toBeInstanceOf(WrongExpectedRevisionError);
+      }
+      expect((await store.readStream(stream('s'))).revision).toBe(1n);
+    });
+
+    it('stores a retried append (same event ids, same place) once and answers as the first time', async () => {
+      const batch = [event(), event()];
+      const first = await store.appendToStream(stream('s'), batch, 'no_stream');
+      const again = await store.appendToStream(stream('s'), batch, 'no_stream');
+      expect(again).toEqual(first);
+      expect((await store.readStream(stream('s'))).events).toHaveLength(2);
+    });
+
+    it('reads all streams in position order, after an exclusive position, up to a limit', async () => {
+      const before = await store.readAll({ limit: 1_000_000 });
+      const start = before.at(-1)?.position;
+      await store.appendToStream(stream('a'), [event('A1')], 'no_stream');
+      await store.appendToStream(stream('b'), [event('B1')], 'no_stream');
+      await store.appendToStream(stream('a'), [event('A2')], 0n);
+      const all = await store.readAll({ ...(start !== undefined && { after: start }), limit: 100 });
+      const ours = all.filter((e) => e.streamName === stream('a') || e.streamName === stream('b'));
+      expect(ours.map((e) => e.type)).toEqual(['A1', 'B1', 'A2']);
+      const positions = all.map((e) => e.position);
+      expect([...positions].sort((x, y) => (x < y ? -1 : 1))).toEqual(positions);
+      const afterFirst = await store.readAll({ after: ours[0]!.position, limit: 1 });
+      expect(afterFirst).toHaveLength(1);
+      expect(afterFirst[0]!.position).toBeGreaterThan(ours[0]!.position);
+    });
+
+    it('subscribes to all: past events first, then new appends as they commit, until aborted', async () => {
+      await store.appendToStream(stream('s'), [event('Past')], 'no_stream');
+      const controller = new AbortController();
+      const seen: RecordedEvent[] = [];
+      const done = (async () => {
+        for await (const e of store.subscribeToAll({ signal: controller.signal })) {
+          if (e.streamName !== stream('s')) continue;
+          seen.push(e);
+          if (seen.length === 3) controller.abort();
+        }
+      })();
+      await store.appendToStream(stream('s'), [event('Live1')], 0n);
+      await store.appendToStream(stream('s'), [event('Live2')], 1n);
+      await done;
+      expect(seen.map((e) => e.type)).toEqual(['Past', 'Live1', 'Live2']);
+    });
+
+    it('subscribes from a checkpoint without repeating what came before it', async () => {
+      await store.appendToStream(stream('s'), [event('One'), event('Two'), event('Three')], 'no_stream');
+      const { events } = await store.readStream(stream('s'));
+      const controller = new AbortController();
+      const seen: string[] = [];
+      for await (const e of store.subscribeToAll({ after: events[0]!.position, signal: controller.signal })) {
+        if (e.streamName !== stream('s')) continue;
+        seen.push(e.type);
+        if (e.type === 'Three') controller.abort();
+      }
+      expect(seen).toEqual(['Two', 'Three']);
+    });
+  });
+}

@@ -1,0 +1,78 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ReadModelStore } from '../../src/ports/read-models.js';
+
+export interface ReadModelFixture {
+  store: ReadModelStore;
+  cleanup(): Promise<void>;
+}
+
+/** The behaviour every read-model adapter must have. `open` gives each test an empty store that indexes things.tag. */
+export function readModelStoreContract(adapter: string, open: () => Promise<ReadModelFixture>): void {
+  describe(`read model store contract: ${adapter}`, () => {
+    let fixture: ReadModelFixture;
+    let store: ReadModelStore;
+    beforeEach(async () => {
+      fixture = await open();
+      store = fixture.store;
+    });
+    afterEach(async () => {
+      await fixture.cleanup();
+    });
+
+    const ids = Array.from({ length: 5 }, (_, i) => `thg_0${i}`);
+    const putAll = () =>
+      store.commit(
+        'p',
+        5n,
+        ids.map((id, i) => ({ op: 'put' as const, collection: 'things', doc: { id, tag: i % 2 === 0 ? 'even' : 'odd', n: i } })),
+      );
+
+    it('has no checkpoint before the first commit, then the committed position', async () => {
+      expect(await store.checkpoint('p')).toBeUndefined();
+      await store.commit('p', 42n, []);
+      expect(await store.checkpoint('p')).toBe(42n);
+      expect(await store.checkpoint('other')).toBeUndefined();
+    });
+
+    it('puts, merges and gets documents; a merge into a missing document is dropped', async () => {
+      await store.commit('p', 1n, [{ op: 'put', collection: 'things', doc: { id: 'thg_1', a: 1, nested: { x: 1 } } }]);
+      await store.commit('p', 2n, [
+        { op: 'merge', collection: 'things', id: 'thg_1', patch: { b: 2 } },
+        { op: 'merge', collection: 'things', id: 'thg_missing', patch: { b: 2 } },
+      ]);
+      expect(await store.get('things', 'thg_1')).toEqual({ id: 'thg_1', a: 1, b: 2, nested: { x: 1 } });
+      expect(await store.get('things', 'thg_missing')).toBeUndefined();
+      expect(await store.get('others', 'thg_1')).toBeUndefined();
+    });
+
+    it('keeps __proto__ and constructor keys as plain data', async () => {
+      const doc = JSON.parse('{"id":"thg_p","metadata":{"__proto__":"x","constructor":"y"}}');
+      await store.commit('p', 1n, [{ op: 'put', collection: 'things', doc }]);
+      const read = await store.get('things', 'thg_p');
+      expect(Object.keys(read!.metadata as object)).toEqual(['__proto__', 'constructor']);
+      expect(({} as Record<string, unknown>).x).toBeUndefined();
+    });
+
+    it('replays idempotently: the same commit twice leaves the same documents', async () => {
+      await putAll();
+      await putAll();
+      expect((await store.list('things', { limit: 100 })).data).toHaveLength(5);
+    });
+
+    it('lists newest id first, pages with starting_after and ending_before, and filters on a field', async () => {
+      await putAll();
+      const first = await store.list('things', { limit: 2 });
+      expect(first.data.map((d) => d.id)).toEqual(['thg_04', 'thg_03']);
+      expect(first.hasMore).toBe(true);
+      const second = await store.list('things', { limit: 2, startingAfter: 'thg_03' });
+      expect(second.data.map((d) => d.id)).toEqual(['thg_02', 'thg_01']);
+      const last = await store.list('things', { limit: 2, startingAfter: 'thg_01' });
+      expect(last).toEqual({ data: [expect.objectContaining({ id: 'thg_00' })], hasMore: false });
+      const back = await store.list('things', { limit: 2, endingBefore: 'thg_01' });
+      expect(back.data.map((d) => d.id)).toEqual(['thg_03', 'thg_02']);
+      expect(back.hasMore).toBe(true);
+      const even = await store.list('things', { limit: 10, where: { tag: 'even' } });
+      expect(even.data.map((d) => d.id)).toEqual(['thg_04', 'thg_02', 'thg_00']);
+    });
+  });
+}

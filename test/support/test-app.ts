@@ -1,0 +1,67 @@
+import { Writable } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
+import { loadConfig } from '../../src/config.js';
+import { type Environment, type KeyType, type Scope, mintKey } from '../../src/domain/api-keys.js';
+import { type Environments, closeEnvironments, openEnvironments, openKeyStore, startEnvironments } from '../../src/environments.js';
+import { buildApp } from '../../src/http/app.js';
+import { createLogger } from '../../src/logger.js';
+import type { KeyStore } from '../../src/ports/key-store.js';
+import { tempDir } from './temp-dir.js';
+
+export interface TestApp {
+  app: FastifyInstance;
+  keys: KeyStore;
+  envs: Environments;
+  /** Every log line the app wrote. */
+  logs: string[];
+  mint(environment: Environment, type: KeyType, scopes?: Scope[]): Promise<{ id: string; raw: string }>;
+  close(): Promise<void>;
+}
+
+/** The whole app on a fresh data directory, driven in-process with app.inject. */
+export async function openTestApp(): Promise<TestApp> {
+  const dir = tempDir();
+  const config = loadConfig({ NATURE_DATA_DIR: dir.path, LOG_LEVEL: 'debug' });
+  const logs: string[] = [];
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      logs.push(String(chunk));
+      done();
+    },
+  });
+  const logger = createLogger(config.logLevel, sink);
+  const keys = openKeyStore(config);
+  const envs = openEnvironments(config, logger);
+  startEnvironments(envs);
+  const app = await buildApp({ logger, keys, envs });
+  return {
+    app,
+    keys,
+    envs,
+    logs,
+    async mint(environment, type, scopes = ['nature:read', 'nature:write']) {
+      const { raw, record } = mintKey({ name: 'test', environment, type, scopes }, new Date());
+      await keys.insert(record);
+      return { id: record.id, raw };
+    },
+    async close() {
+      await app.close();
+      await closeEnvironments(envs);
+      await keys.close();
+      dir.cleanup();
+    },
+  };
+}
+
+export const auth = (raw: string) => ({ authorization: `Bearer ${raw}` });
+
+export const validSubject = (externalId = `emp-${Math.random().toString(36).slice(2)}`) => ({
+  external_subject_id: externalId,
+  metadata: { cohort: '2026-spring', role: 'analyst' },
+  consent: { text_version: 'consent-v3', granted_at: '2026-11-01T09:30:00Z', ui_hash: `sha256:${'ab'.repeat(32)}` },
+});
+
+/** Every event in an environment's log, for asserting that a rejected request appended nothing. */
+export async function logLength(envs: Environments, environment: Environment): Promise<number> {
+  return (await envs[environment].events.readAll({ limit: 1_000_000 })).length;
+}
