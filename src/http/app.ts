@@ -28,6 +28,8 @@ export async function buildApp({ logger, keys, envs }: AppDependencies): Promise
     onConstructorPoisoning: 'ignore',
     return503OnClosing: true,
   });
+  // Bodies are JSON only: anything else is 415, so fastify's default text/plain parser goes.
+  app.removeContentTypeParser('text/plain');
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.addHook('onRequest', async (request, reply) => {

@@ -1,0 +1,85 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type TestApp, auth, logLength, openTestApp, validSubject } from '../support/test-app.js';
+
+describe('errors as problem+json', () => {
+  let t: TestApp;
+  let key: string;
+  beforeAll(async () => {
+    t = await openTestApp();
+    key = (await t.mint('test', 'sk')).raw;
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  const send = (method: 'POST' | 'PUT' | 'DELETE' | 'GET', payload: string | undefined, contentType?: string, url = '/v1/nature/subjects') =>
+    t.app.inject({
+      method,
+      url,
+      headers: { ...auth(key), ...(contentType !== undefined && { 'content-type': contentType }) },
+      ...(payload !== undefined && { payload }),
+    });
+
+  async function expectProblem(response: Awaited<ReturnType<typeof send>>, status: number, code: string) {
+    expect(response.statusCode).toBe(status);
+    expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
+    const body = response.json();
+    expect(body).toMatchObject({ type: `urn:nature:problem:${code}`, status, code, title: expect.any(String), detail: expect.any(String) });
+    expect(body.request_id).toBe(response.headers['request-id']);
+    return body;
+  }
+
+  it.each([
+    ['a body that is not JSON', 400, 'invalid_json', '{"external_subject_id": ', 'application/json'],
+    ['an empty JSON body', 400, 'invalid_json', '', 'application/json'],
+    ['a text/plain body', 415, 'unsupported_media_type', JSON.stringify(validSubject()), 'text/plain'],
+    ['a form body', 415, 'unsupported_media_type', 'external_subject_id=x', 'application/x-www-form-urlencoded'],
+    ['a JSON body without a content type', 415, 'unsupported_media_type', JSON.stringify(validSubject()), ''],
+    ['a body over 64 KiB', 413, 'payload_too_large', JSON.stringify({ ...validSubject(), pad: 'x'.repeat(64 * 1024) }), 'application/json'],
+  ])('answers %s with %i %s and stores nothing', async (_case, status, code, payload, contentType) => {
+    const before = await logLength(t.envs, 'test');
+    await expectProblem(await send('POST', payload, contentType), status, code);
+    expect(await logLength(t.envs, 'test')).toBe(before);
+  });
+
+  it('answers a wrong method on a known path with 405 and an Allow header', async () => {
+    const response = await send('PUT', '{}', 'application/json');
+    await expectProblem(response, 405, 'method_not_allowed');
+    expect(response.headers.allow).toBe('GET, POST');
+    const one = await send('POST', '{}', 'application/json', '/v1/nature/subjects/sub_01M00000000000000000000000');
+    await expectProblem(one, 405, 'method_not_allowed');
+    expect(one.headers.allow).toBe('GET');
+  });
+
+  it('answers an unknown path with 404 not_found', async () => {
+    await expectProblem(await send('GET', undefined, undefined, '/v1/nature/nowhere'), 404, 'not_found');
+    await expectProblem(await send('GET', undefined, undefined, '/v2/nature/subjects'), 404, 'not_found');
+  });
+
+  it.each(['/v1/situational/assessments', '/v1/situational/assessments/x', '/v1/careers/matches', '/v1/content'])(
+    'answers the unlaunched product path %s with 404 product_not_available',
+    async (url) => {
+      await expectProblem(await send('GET', undefined, undefined, url), 404, 'product_not_available');
+    },
+  );
+
+  it('gives every response a request-id header, successes included, each one new', async () => {
+    const a = await send('GET', undefined);
+    const b = await send('GET', undefined);
+    expect(a.statusCode).toBe(200);
+    expect(a.headers['request-id']).toMatch(/^req_[0-9A-Z]{26}$/);
+    expect(b.headers['request-id']).not.toBe(a.headers['request-id']);
+  });
+
+  it('answers an internal failure with 500 internal_error and no internals', async () => {
+    const broken = await openTestApp();
+    const brokenKey = (await broken.mint('test', 'sk')).raw;
+    await broken.envs.test.readModels.close();
+    const response = await broken.app.inject({ url: '/v1/nature/subjects', headers: auth(brokenKey) });
+    const body = await expectProblem(response, 500, 'internal_error');
+    expect(response.body).not.toMatch(/sqlite|database|stack|\.ts:|at /i);
+    expect(Object.keys(body).sort()).toEqual(['code', 'detail', 'request_id', 'status', 'title', 'type']);
+    expect(broken.logs.join('')).toContain(body.request_id);
+    await broken.app.close();
+  });
+});

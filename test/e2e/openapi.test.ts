@@ -1,0 +1,39 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type TestApp, openTestApp } from '../support/test-app.js';
+
+describe('OpenAPI document and docs', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await openTestApp();
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('serves an OpenAPI 3.1 document generated from the route schemas, without a key', async () => {
+    const response = await t.app.inject({ url: '/v1/openapi.json' });
+    expect(response.statusCode).toBe(200);
+    const doc = response.json();
+    expect(doc.openapi).toBe('3.1.0');
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/v1/nature/subjects', '/v1/nature/subjects/{id}']));
+    expect(doc.paths['/v1/openapi.json']).toBeUndefined();
+    const create = doc.paths['/v1/nature/subjects'].post;
+    expect(Object.keys(create.responses)).toEqual(expect.arrayContaining(['201', '401', '403', '409', '422']));
+    const body = create.requestBody.content['application/json'].schema;
+    expect(body.required).toEqual(expect.arrayContaining(['external_subject_id', 'consent']));
+    expect(body.additionalProperties).toBe(false);
+    expect(body.properties.consent.properties.ui_hash.pattern).toBe('^sha256:[0-9a-f]{64}$');
+    expect(body.properties.metadata).toMatchObject({ type: 'object', maxProperties: 50, additionalProperties: { type: 'string', maxLength: 500 } });
+    const list = doc.paths['/v1/nature/subjects'].get;
+    expect(list.parameters.map((p: { name: string }) => p.name)).toEqual(
+      expect.arrayContaining(['limit', 'starting_after', 'ending_before', 'external_subject_id']),
+    );
+    expect(doc.components.securitySchemes.apiKey).toMatchObject({ type: 'http', scheme: 'bearer' });
+  });
+
+  it('serves the docs UI without a key', async () => {
+    const response = await t.app.inject({ url: '/v1/docs/' });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toMatch(/text\/html/);
+  });
+});

@@ -1,0 +1,136 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type ServerProcess, runCli, startServer } from '../support/processes.js';
+import { validSubject } from '../support/test-app.js';
+import { tempDir } from '../support/temp-dir.js';
+
+// Response bodies are checked field by field below; their static type adds nothing.
+const json = async (response: Response): Promise<any> => response.json();
+
+/** The service as a user runs it: its own process, real HTTP, keys from the operator command. */
+describe('the server and the operator command as processes', () => {
+  let dir: ReturnType<typeof tempDir>;
+  let env: Record<string, string>;
+  const servers: ServerProcess[] = [];
+  beforeEach(() => {
+    dir = tempDir();
+    env = { NATURE_DATA_DIR: dir.path };
+  });
+  afterEach(async () => {
+    for (const server of servers.splice(0)) {
+      server.process.kill('SIGKILL');
+      await server.exited;
+    }
+    dir.cleanup();
+  });
+
+  const start = async () => {
+    const server = await startServer(env);
+    servers.push(server);
+    return server;
+  };
+  const mint = (...extra: string[]) => {
+    const result = runCli(['keys', 'create', '--env', 'test', '--type', 'sk', '--scope', 'nature:read', '--scope', 'nature:write', '--name', 'ci', '--json', ...extra], env);
+    expect(result.status, result.stderr).toBe(0);
+    return JSON.parse(result.stdout) as { id: string; key: string; scopes: string[] };
+  };
+  const call = (server: ServerProcess, key: string, path: string, body?: unknown) =>
+    fetch(`${server.url}${path}`, {
+      method: body === undefined ? 'GET' : 'POST',
+      headers: { authorization: `Bearer ${key}`, ...(body !== undefined && { 'content-type': 'application/json' }) },
+      ...(body !== undefined && { body: JSON.stringify(body) }),
+    });
+
+  it('creates and reads a subject over HTTP with a minted key; a subject acknowledged just before SIGKILL survives the restart', async () => {
+    const { key } = mint();
+    const server = await start();
+    const created = await call(server, key, '/v1/nature/subjects', validSubject('emp-kill'));
+    expect(created.status).toBe(201);
+    server.process.kill('SIGKILL');
+    expect(await server.exited).toBe('SIGKILL');
+    const subject = await json(created);
+
+    const restarted = await start();
+    const read = await call(restarted, key, `/v1/nature/subjects/${subject.id}`);
+    expect(read.status).toBe(200);
+    expect(await json(read)).toEqual(subject);
+    const listed = await json(await call(restarted, key, '/v1/nature/subjects?external_subject_id=emp-kill'));
+    expect(listed.data).toEqual([subject]);
+  });
+
+  it('loses none of a burst of acknowledged creates when killed as the last 201 arrives', async () => {
+    const { key } = mint();
+    const server = await start();
+    const responses = await Promise.all(Array.from({ length: 25 }, (_, i) => call(server, key, '/v1/nature/subjects', validSubject(`burst-${i}`))));
+    server.process.kill('SIGKILL');
+    await server.exited;
+    expect(responses.map((r) => r.status)).toEqual(Array(25).fill(201));
+    const ids = await Promise.all(responses.map(async (r) => (await json(r)).id as string));
+
+    const restarted = await start();
+    for (const id of ids) expect((await call(restarted, key, `/v1/nature/subjects/${id}`)).status).toBe(200);
+    const page = await json(await call(restarted, key, '/v1/nature/subjects?limit=100'));
+    expect(page.data).toHaveLength(25);
+  });
+
+  it('rotates a key while the server runs: the old key is refused at once, the new one works', async () => {
+    const minted = mint();
+    const server = await start();
+    expect((await call(server, minted.key, '/v1/nature/subjects')).status).toBe(200);
+    const rotated = runCli(['keys', 'rotate', minted.id, '--json'], env);
+    expect(rotated.status, rotated.stderr).toBe(0);
+    const next = JSON.parse(rotated.stdout) as { id: string; key: string; scopes: string[]; rotated_from: string };
+    expect(next).toMatchObject({ key: expect.stringMatching(/^test_sk_/), scopes: minted.scopes, rotated_from: minted.id });
+    expect(next.key).not.toBe(minted.key);
+    const old = await call(server, minted.key, '/v1/nature/subjects');
+    expect(old.status).toBe(401);
+    expect((await json(old)).code).toBe('unauthenticated');
+    expect((await call(server, next.key, '/v1/nature/subjects')).status).toBe(200);
+  });
+
+  it('revokes a key for good: 401 afterwards, and the command refuses to revoke or rotate it again', async () => {
+    const minted = mint();
+    const server = await start();
+    const revoked = runCli(['keys', 'revoke', minted.id], env);
+    expect(revoked.status, revoked.stderr).toBe(0);
+    expect((await call(server, minted.key, '/v1/nature/subjects')).status).toBe(401);
+    for (const again of [['revoke'], ['rotate']]) {
+      const result = runCli(['keys', ...again, minted.id], env);
+      expect(result.status).toBe(1);
+      expect(result.stderr).toMatch(/already revoked/);
+    }
+    expect(runCli(['keys', 'revoke', 'key_nope'], env).stderr).toMatch(/no key key_nope/);
+  });
+
+  it('prints the raw key once: alone on stdout when minting, never in the listing', () => {
+    const plain = runCli(['keys', 'create', '--env', 'live', '--type', 'pk', '--scope', 'nature:read', '--name', 'widget'], env);
+    expect(plain.status).toBe(0);
+    const raw = plain.stdout.trim();
+    expect(raw).toMatch(/^live_pk_[0-9A-Za-z]{40}$/);
+    expect(plain.stderr).toMatch(/only time/);
+    const list = runCli(['keys', 'list', '--json'], env);
+    expect(list.stdout).not.toContain(raw);
+    expect(JSON.parse(list.stdout)).toEqual([
+      expect.objectContaining({ name: 'widget', environment: 'live', type: 'pk', scopes: ['nature:read'], status: 'active', ends_with: raw.slice(-4) }),
+    ]);
+    expect(list.stdout).not.toMatch(/[0-9a-f]{64}/);
+  });
+
+  it.each([
+    [['--env', 'prod', '--type', 'sk', '--scope', 'nature:read', '--name', 'x'], /--env/],
+    [['--env', 'test', '--type', 'sk', '--scope', 'careers:read', '--name', 'x'], /careers:read/],
+    [['--env', 'test', '--type', 'sk', '--name', 'x'], /--scope/],
+    [['--env', 'test', '--type', 'xk', '--scope', 'nature:read', '--name', 'x'], /--type/],
+  ])('refuses to mint with %j', (args, message) => {
+    const result = runCli(['keys', 'create', ...args], env);
+    expect(result.status).not.toBe(0);
+    expect(result.stderr).toMatch(message);
+    expect(result.stdout).not.toMatch(/_(pk|sk)_/);
+  });
+
+  it('stops start-up on a bad setting with one line naming it', async () => {
+    const failure = await startServer({ ...env, NATURE_EVENT_STORE: 'oracle' }).catch((error: Error) => error);
+    const output = String((failure as Error).message).replace(/^server exited:\n/, '').trim();
+    expect(output).toMatch(/^configuration error: NATURE_EVENT_STORE="oracle" .*sqlite/);
+    expect(output.split('\n')).toHaveLength(1);
+  });
+});

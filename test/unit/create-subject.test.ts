@@ -1,0 +1,77 @@
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { projections } from '../../projections/index.js';
+import { SqliteEventStore } from '../../src/adapters/sqlite/event-store.js';
+import { SqliteReadModelStore } from '../../src/adapters/sqlite/read-model-store.js';
+import { createSubject } from '../../src/commands/subjects.js';
+import { DomainError } from '../../src/domain/errors.js';
+import { externalIdStream, subjectStream } from '../../src/domain/subject.js';
+import type { EnvironmentServices } from '../../src/environments.js';
+import type { EventStore } from '../../src/ports/event-store.js';
+import { Projector } from '../../src/projector.js';
+import { tempDir } from '../support/temp-dir.js';
+
+/** The real store, with every read and append yielding to the timer queue so concurrent commands interleave. */
+function interleaving(store: EventStore): EventStore {
+  const later = <T>(work: () => Promise<T>) => new Promise<T>((resolve, reject) => setTimeout(() => work().then(resolve, reject), 1));
+  return {
+    appendToStream: (...args) => later(() => store.appendToStream(...args)),
+    readStream: (...args) => later(() => store.readStream(...args)),
+    readAll: (...args) => store.readAll(...args),
+    subscribeToAll: (...args) => store.subscribeToAll(...args),
+    close: () => store.close(),
+  };
+}
+
+describe('createSubject', () => {
+  let dir: ReturnType<typeof tempDir>;
+  let env: EnvironmentServices;
+  let sqlite: SqliteEventStore;
+  beforeEach(() => {
+    dir = tempDir();
+    sqlite = new SqliteEventStore(join(dir.path, 'e.db'), 'FULL', { pollIntervalMs: 20 });
+    const readModels = new SqliteReadModelStore(join(dir.path, 'r.db'), 'NORMAL');
+    const events = interleaving(sqlite);
+    const projector = new Projector(events, readModels, projections, pino({ level: 'silent' }));
+    projector.start();
+    env = { environment: 'test', livemode: false, events, readModels, projector };
+  });
+  afterEach(async () => {
+    await env.projector.stop();
+    await env.events.close();
+    await env.readModels.close();
+    dir.cleanup();
+  });
+
+  const input = (external = 'emp-1') => ({
+    external_subject_id: external,
+    metadata: {},
+    consent: { text_version: 'v1', granted_at: '2026-11-01T00:00:00Z', ui_hash: `sha256:${'0'.repeat(64)}` },
+  });
+
+  it('creates one subject when creates with the same external id truly interleave; the others get subject_exists', async () => {
+    const outcomes = await Promise.allSettled(Array.from({ length: 5 }, () => createSubject(env, input(), {})));
+    const created = outcomes.filter((o) => o.status === 'fulfilled');
+    expect(created).toHaveLength(1);
+    const winner = (created[0] as PromiseFulfilledResult<{ id: string }>).value.id;
+    for (const o of outcomes.filter((o) => o.status === 'rejected')) {
+      expect((o as PromiseRejectedResult).reason).toEqual(expect.any(DomainError));
+      expect((o as PromiseRejectedResult).reason).toMatchObject({ code: 'subject_exists', details: { subject_id: winner } });
+    }
+    expect((await sqlite.readStream(externalIdStream('emp-1'))).events).toHaveLength(1);
+  });
+
+  it('completes a claim whose subject was never written (a crash between the two appends) under the claimed id', async () => {
+    await sqlite.appendToStream(
+      externalIdStream('emp-crash'),
+      [{ id: randomUUID(), type: 'ExternalIdClaimed', data: { subject_id: 'sub_01M7ZZZZZZZZZZZZZZZZZZZZZZ' }, metadata: {} }],
+      'no_stream',
+    );
+    const subject = await createSubject(env, input('emp-crash'), {});
+    expect(subject.id).toBe('sub_01M7ZZZZZZZZZZZZZZZZZZZZZZ');
+    expect((await sqlite.readStream(subjectStream(subject.id))).events.map((e) => e.type)).toEqual(['SubjectCreated', 'ConsentRecorded']);
+    await expect(createSubject(env, input('emp-crash'), {})).rejects.toMatchObject({ code: 'subject_exists' });
+  });
+});
