@@ -1,12 +1,21 @@
 import type { RecordedEvent } from '../src/ports/event-store.js';
-import type { DocumentChange } from '../src/ports/read-models.js';
+import type { Document } from '../src/ports/read-models.js';
 
 /**
- * A projection: which events it reads and the read-model changes each one makes. Pure, so a replay
+ * A read model: one document per id in one collection, evolved event by event. Pure, so a replay
  * from any checkpoint produces the same documents.
  */
 export interface Projection {
   name: string;
+  collection: string;
   canHandle: readonly string[];
-  handle(event: RecordedEvent): DocumentChange[];
+  documentId(event: RecordedEvent): string;
+  evolve(current: Document | undefined, event: RecordedEvent): Document;
+}
+
+/** A side effect driven by the log (appending another event, say). Must tolerate seeing an event twice. */
+export interface Reactor {
+  name: string;
+  canHandle: readonly string[];
+  react(event: RecordedEvent): Promise<void>;
 }

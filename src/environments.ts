@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { indexedFields, projections } from '../projections/index.js';
+import { scoringReactor } from '../projections/scoring.js';
 import { SqliteEventStore } from './adapters/sqlite/event-store.js';
 import { SqliteKeyStore } from './adapters/sqlite/key-store.js';
 import { SqliteReadModelStore } from './adapters/sqlite/read-model-store.js';
@@ -25,13 +26,13 @@ export type Environments = Record<Environment, EnvironmentServices>;
 const fileNames: Record<Environment, string> = { test: 'sandbox', live: 'production' };
 
 /** Opens both environments on the configured backends; projectors start with `startEnvironments`. */
-export function openEnvironments(config: Config, logger: Logger): Environments {
+export function openEnvironments(config: Config, logger: Logger, clock: () => Date = () => new Date()): Environments {
   const open = (environment: Environment): EnvironmentServices => {
     const base = join(config.dataDir, fileNames[environment]);
     const events = new SqliteEventStore(`${base}.events.db`, config.sqliteSynchronous);
     // Read models are rebuilt from the log, so they need not survive power loss: NORMAL is enough.
     const readModels = new SqliteReadModelStore(`${base}.read.db`, 'NORMAL', indexedFields);
-    const projector = new Projector(events, readModels, projections, logger.child({ environment }));
+    const projector = new Projector(events, readModels, projections, [scoringReactor(events, clock)], logger.child({ environment }));
     return { environment, livemode: environment === 'live', events, readModels, projector };
   };
   return { test: open('test'), live: open('live') };

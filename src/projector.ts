@@ -1,12 +1,13 @@
 import type { Logger } from 'pino';
-import type { Projection } from '../projections/projection.js';
+import type { Projection, Reactor } from '../projections/projection.js';
 import type { EventStore } from './ports/event-store.js';
 import type { ReadModelStore } from './ports/read-models.js';
 
 /**
- * Runs the projections over a catch-up subscription to the log. Each projection's changes and
- * checkpoint are committed together, so a restart resumes where it stopped and a replayed event
- * changes nothing. A failure restarts the subscription from the checkpoints after a pause.
+ * Runs the projections and reactors over a catch-up subscription to the log. A projection's document
+ * and checkpoint are committed together, so a restart resumes where it stopped and a replayed event
+ * changes nothing; a reactor's checkpoint follows its reaction (reactors tolerate a repeat). A failure
+ * restarts the subscription from the checkpoints after a pause.
  */
 export class Projector {
   private processed = 0n;
@@ -18,6 +19,7 @@ export class Projector {
     private readonly events: EventStore,
     private readonly readModels: ReadModelStore,
     private readonly projections: readonly Projection[],
+    private readonly reactors: readonly Reactor[],
     private readonly logger: Logger,
     private readonly retryDelayMs = 1000,
   ) {}
@@ -65,18 +67,24 @@ export class Projector {
   }
 
   private async catchUp(signal: AbortSignal): Promise<void> {
+    const handlers = [...this.projections, ...this.reactors];
     const checkpoints = new Map<string, bigint>();
-    for (const projection of this.projections) {
-      checkpoints.set(projection.name, (await this.readModels.checkpoint(projection.name)) ?? 0n);
-    }
+    for (const handler of handlers) checkpoints.set(handler.name, (await this.readModels.checkpoint(handler.name)) ?? 0n);
     // Events a projection does not handle leave its checkpoint behind; re-reading them skips them cheaply.
     const positions = [...checkpoints.values()];
     const after = positions.reduce((min, position) => (position < min ? position : min), positions[0] ?? this.processed);
     for await (const event of this.events.subscribeToAll({ after, signal })) {
-      for (const projection of this.projections) {
-        if (!projection.canHandle.includes(event.type) || event.position <= checkpoints.get(projection.name)!) continue;
-        await this.readModels.commit(projection.name, event.position, projection.handle(event));
+      const due = (handler: Projection | Reactor) => handler.canHandle.includes(event.type) && event.position > checkpoints.get(handler.name)!;
+      for (const projection of this.projections.filter(due)) {
+        const current = await this.readModels.get(projection.collection, projection.documentId(event));
+        const doc = projection.evolve(current, event);
+        await this.readModels.commit(projection.name, event.position, [{ collection: projection.collection, doc }]);
         checkpoints.set(projection.name, event.position);
+      }
+      for (const reactor of this.reactors.filter(due)) {
+        await reactor.react(event);
+        await this.readModels.commit(reactor.name, event.position, []);
+        checkpoints.set(reactor.name, event.position);
       }
       this.advance(event.position);
     }

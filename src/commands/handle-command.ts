@@ -1,4 +1,4 @@
-import type { AppendResult, EventMetadata, EventStore, RecordedEvent } from '../ports/event-store.js';
+import type { AppendResult, EventMetadata, EventStore, NewEvent, RecordedEvent } from '../ports/event-store.js';
 import { WrongExpectedRevisionError } from '../ports/event-store.js';
 import { randomUUID } from 'node:crypto';
 
@@ -40,7 +40,7 @@ export async function handleCommand<State, Event extends DomainEvent>(
     try {
       const appended = await store.appendToStream(
         streamName,
-        events.map((event) => ({ id: randomUUID(), type: event.type, data: event.data, metadata })),
+        toNewEvents(events, metadata),
         stream.revision === -1n ? 'no_stream' : stream.revision,
       );
       return { state: events.reduce(aggregate.evolve, state), events, appended };
@@ -52,4 +52,9 @@ export async function handleCommand<State, Event extends DomainEvent>(
 
 export function fold<State, Event extends DomainEvent>(aggregate: Aggregate<State, Event>, events: RecordedEvent[]): State {
   return events.reduce((state, event) => aggregate.evolve(state, event as unknown as Event), aggregate.initial);
+}
+
+/** Domain events as the store takes them: each with a fresh id and the request's metadata. */
+export function toNewEvents(events: readonly DomainEvent[], metadata: EventMetadata): NewEvent[] {
+  return events.map((event) => ({ id: randomUUID(), type: event.type, data: event.data, metadata }));
 }

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { newId } from '../domain/ids.js';
 import {
   type Consent,
@@ -12,7 +11,7 @@ import {
 } from '../domain/subject.js';
 import type { EnvironmentServices } from '../environments.js';
 import { type EventMetadata, WrongExpectedRevisionError } from '../ports/event-store.js';
-import { handleCommand } from './handle-command.js';
+import { handleCommand, toNewEvents } from './handle-command.js';
 
 export interface CreateSubjectInput {
   external_subject_id: string;
@@ -40,7 +39,7 @@ export async function createSubject(
       subjectId = newId('sub');
       const claimed: ExternalIdClaimed = { type: 'ExternalIdClaimed', data: { subject_id: subjectId } };
       try {
-        await env.events.appendToStream(claimStream, [{ id: randomUUID(), ...claimed, metadata }], 'no_stream');
+        await env.events.appendToStream(claimStream, toNewEvents([claimed], metadata), 'no_stream');
       } catch (error) {
         if (error instanceof WrongExpectedRevisionError) continue;
         throw error;
@@ -62,4 +61,4 @@ export async function createSubject(
 }
 
 /** How long a write waits for the read models to show it before answering anyway. */
-const READ_YOUR_WRITES_TIMEOUT_MS = 2000;
+export const READ_YOUR_WRITES_TIMEOUT_MS = 2000;

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { type AssessmentState, isOpen } from './assessment.js';
 import { DomainError } from './errors.js';
 
 export interface Consent {
@@ -31,7 +32,16 @@ export type ExternalIdClaimed = {
   data: { subject_id: string };
 };
 
-export type SubjectEvent = SubjectCreated | ConsentRecorded;
+/**
+ * The subject's pointer to its newest assessment. Appending it at the subject's revision serialises
+ * starts, which is what makes "one open assessment per subject" hold under concurrency.
+ */
+export type AssessmentOpened = {
+  type: 'AssessmentOpened';
+  data: { subject_id: string; assessment_id: string };
+};
+
+export type SubjectEvent = SubjectCreated | ConsentRecorded | AssessmentOpened;
 
 export type SubjectState =
   | { status: 'none' }
@@ -41,6 +51,7 @@ export type SubjectState =
       created_at: string;
       pii: SubjectPii;
       consent: Consent | null;
+      current_assessment_id: string | null;
     };
 
 export const initialSubjectState: SubjectState = { status: 'none' };
@@ -57,9 +68,11 @@ export function externalIdStream(externalSubjectId: string): string {
 export function evolveSubject(state: SubjectState, event: SubjectEvent): SubjectState {
   switch (event.type) {
     case 'SubjectCreated':
-      return { status: 'active', id: event.data.subject_id, created_at: event.data.created_at, pii: event.data.pii, consent: null };
+      return { status: 'active', id: event.data.subject_id, created_at: event.data.created_at, pii: event.data.pii, consent: null, current_assessment_id: null };
     case 'ConsentRecorded':
       return state.status === 'active' ? { ...state, consent: event.data.consent } : state;
+    case 'AssessmentOpened':
+      return state.status === 'active' ? { ...state, current_assessment_id: event.data.assessment_id } : state;
   }
 }
 
@@ -88,4 +101,22 @@ export function decideCreateSubject(state: SubjectState, command: CreateSubject)
     },
     { type: 'ConsentRecorded', data: { subject_id: command.subject_id, recorded_at: command.now, consent: command.consent } },
   ];
+}
+
+/**
+ * A subject may open a new assessment unless its current one is still open. `current` is the fold of
+ * the assessment the subject points to (undefined if that stream was never written).
+ */
+export function decideOpenAssessment(
+  state: SubjectState,
+  current: AssessmentState,
+  command: { assessment_id: string; now: Date },
+): SubjectEvent[] {
+  if (state.status !== 'active') throw new DomainError('not_found', 'No such subject.');
+  if (current !== undefined && isOpen(current, command.now)) {
+    throw new DomainError('assessment_in_progress', 'The subject has an open assessment; finish or abandon it first.', {
+      assessment_id: current.id,
+    });
+  }
+  return [{ type: 'AssessmentOpened', data: { subject_id: state.id, assessment_id: command.assessment_id } }];
 }

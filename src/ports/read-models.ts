@@ -5,9 +5,11 @@
 
 export type Document = Record<string, unknown> & { id: string };
 
-export type DocumentChange =
-  | { op: 'put'; collection: string; doc: Document }
-  | { op: 'merge'; collection: string; id: string; patch: Record<string, unknown> };
+/** A document written whole: projections evolve the current document and put the result. */
+export interface DocumentPut {
+  collection: string;
+  doc: Document;
+}
 
 /** A field that lists filter on; adapters index it at start-up. */
 export interface IndexedField {
@@ -33,7 +35,7 @@ export interface ReadModelStore {
   /** The position of the last event the projection committed; undefined before its first. */
   checkpoint(projection: string): Promise<bigint | undefined>;
   /** Applies the changes and moves the projection's checkpoint to `position`, atomically. */
-  commit(projection: string, position: bigint, changes: DocumentChange[]): Promise<void>;
+  commit(projection: string, position: bigint, puts: DocumentPut[]): Promise<void>;
   get(collection: string, id: string): Promise<Document | undefined>;
   list(collection: string, query: ListQuery): Promise<ListPage>;
   close(): Promise<void>;

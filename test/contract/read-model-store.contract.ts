@@ -24,7 +24,7 @@ export function readModelStoreContract(adapter: string, open: () => Promise<Read
       store.commit(
         'p',
         5n,
-        ids.map((id, i) => ({ op: 'put' as const, collection: 'things', doc: { id, tag: i % 2 === 0 ? 'even' : 'odd', n: i } })),
+        ids.map((id, i) => ({ collection: 'things', doc: { id, tag: i % 2 === 0 ? 'even' : 'odd', n: i } })),
       );
 
     it('has no checkpoint before the first commit, then the committed position', async () => {
@@ -34,20 +34,27 @@ export function readModelStoreContract(adapter: string, open: () => Promise<Read
       expect(await store.checkpoint('other')).toBeUndefined();
     });
 
-    it('puts, merges and gets documents; a merge into a missing document is dropped', async () => {
-      await store.commit('p', 1n, [{ op: 'put', collection: 'things', doc: { id: 'thg_1', a: 1, nested: { x: 1 } } }]);
-      await store.commit('p', 2n, [
-        { op: 'merge', collection: 'things', id: 'thg_1', patch: { b: 2 } },
-        { op: 'merge', collection: 'things', id: 'thg_missing', patch: { b: 2 } },
-      ]);
-      expect(await store.get('things', 'thg_1')).toEqual({ id: 'thg_1', a: 1, b: 2, nested: { x: 1 } });
+    it('puts whole documents, replacing the previous version, and gets them by collection and id', async () => {
+      await store.commit('p', 1n, [{ collection: 'things', doc: { id: 'thg_1', a: 1, nested: { x: 1 } } }]);
+      await store.commit('p', 2n, [{ collection: 'things', doc: { id: 'thg_1', b: 2 } }]);
+      expect(await store.get('things', 'thg_1')).toEqual({ id: 'thg_1', b: 2 });
       expect(await store.get('things', 'thg_missing')).toBeUndefined();
       expect(await store.get('others', 'thg_1')).toBeUndefined();
     });
 
+    it('commits the documents and the checkpoint together', async () => {
+      await store.commit('p', 7n, [
+        { collection: 'things', doc: { id: 'thg_a' } },
+        { collection: 'others', doc: { id: 'oth_b' } },
+      ]);
+      expect(await store.checkpoint('p')).toBe(7n);
+      expect(await store.get('things', 'thg_a')).toEqual({ id: 'thg_a' });
+      expect(await store.get('others', 'oth_b')).toEqual({ id: 'oth_b' });
+    });
+
     it('keeps __proto__ and constructor keys as plain data', async () => {
       const doc = JSON.parse('{"id":"thg_p","metadata":{"__proto__":"x","constructor":"y"}}');
-      await store.commit('p', 1n, [{ op: 'put', collection: 'things', doc }]);
+      await store.commit('p', 1n, [{ collection: 'things', doc }]);
       const read = await store.get('things', 'thg_p');
       expect(Object.keys(read!.metadata as object)).toEqual(['__proto__', 'constructor']);
       expect(({} as Record<string, unknown>).x).toBeUndefined();

@@ -34,7 +34,7 @@ describe('createSubject', () => {
     sqlite = new SqliteEventStore(join(dir.path, 'e.db'), 'FULL', { pollIntervalMs: 20 });
     const readModels = new SqliteReadModelStore(join(dir.path, 'r.db'), 'NORMAL');
     const events = interleaving(sqlite);
-    const projector = new Projector(events, readModels, projections, pino({ level: 'silent' }));
+    const projector = new Projector(events, readModels, projections, [], pino({ level: 'silent' }));
     projector.start();
     env = { environment: 'test', livemode: false, events, readModels, projector };
   });

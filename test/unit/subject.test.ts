@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DomainError } from '../../src/domain/errors.js';
-import { type SubjectEvent, decideCreateSubject, evolveSubject, externalIdStream, initialSubjectState } from '../../src/domain/subject.js';
+import { type Assessment, evolveAssessment, decideStartAssessment, decideAbandonAssessment } from '../../src/domain/assessment.js';
+import { type SubjectEvent, decideCreateSubject, decideOpenAssessment, evolveSubject, externalIdStream, initialSubjectState } from '../../src/domain/subject.js';
 
 const consent = { text_version: 'v1', granted_at: '2026-11-01T00:00:00Z', ui_hash: `sha256:${'0'.repeat(64)}` };
 const command = { subject_id: 'sub_1', external_subject_id: 'emp-1', metadata: { cohort: 'a' }, consent, now: '2026-11-21T00:00:00.000Z' };
@@ -24,12 +25,50 @@ describe('subject decider', () => {
 
   it('folds the events into an active subject with its consent', () => {
     const state = given([]).when().reduce(evolveSubject, initialSubjectState);
-    expect(state).toEqual({ status: 'active', id: 'sub_1', created_at: command.now, pii: { external_subject_id: 'emp-1', metadata: { cohort: 'a' } }, consent });
+    expect(state).toEqual({
+      status: 'active',
+      id: 'sub_1',
+      created_at: command.now,
+      pii: { external_subject_id: 'emp-1', metadata: { cohort: 'a' } },
+      consent,
+      current_assessment_id: null,
+    });
   });
 
   it('names the reservation stream by a digest, not by the external id itself', () => {
     expect(externalIdStream('emp-1')).toMatch(/^subject_ref-[0-9a-f]{64}$/);
     expect(externalIdStream('emp-1')).not.toContain('emp-1');
     expect(externalIdStream('emp-1')).not.toBe(externalIdStream('emp-2'));
+  });
+});
+
+describe('opening an assessment on a subject', () => {
+  const now = new Date('2026-11-21T00:00:00.000Z');
+  const subject = given([]).when().reduce(evolveSubject, initialSubjectState);
+  const started = (at: Date) => decideStartAssessment({ assessment_id: 'asm_1', subject_id: 'sub_1', requested_language: 'en', now: at }).reduce(evolveAssessment, undefined);
+
+  it('opens one when the subject has none, pointing the subject at it', () => {
+    const events = decideOpenAssessment(subject, undefined, { assessment_id: 'asm_2', now });
+    expect(events).toEqual([{ type: 'AssessmentOpened', data: { subject_id: 'sub_1', assessment_id: 'asm_2' } }]);
+    expect(events.reduce(evolveSubject, subject)).toMatchObject({ current_assessment_id: 'asm_2' });
+  });
+
+  it('refuses while the current one is open, naming it', () => {
+    expect(() => decideOpenAssessment(subject, started(now), { assessment_id: 'asm_2', now })).toThrowError(
+      expect.objectContaining({ code: 'assessment_in_progress', details: { assessment_id: 'asm_1' } }),
+    );
+  });
+
+  it('opens one when the current one was abandoned or has expired', () => {
+    const abandoned = decideAbandonAssessment(started(now), { subject_id: 'sub_1', now }).reduce(evolveAssessment, started(now));
+    expect(decideOpenAssessment(subject, abandoned, { assessment_id: 'asm_2', now })).toHaveLength(1);
+    const eightDaysLater = new Date(now.getTime() + 8 * 24 * 3600 * 1000);
+    expect(decideOpenAssessment(subject, started(now) as Assessment, { assessment_id: 'asm_2', now: eightDaysLater })).toHaveLength(1);
+  });
+
+  it('refuses for a subject that does not exist', () => {
+    expect(() => decideOpenAssessment(initialSubjectState, undefined, { assessment_id: 'asm_2', now })).toThrowError(
+      expect.objectContaining({ code: 'not_found' }),
+    );
   });
 });

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { Document, DocumentChange, IndexedField, ListPage, ListQuery, ReadModelStore } from '../../ports/read-models.js';
+import type { Document, DocumentPut, IndexedField, ListPage, ListQuery, ReadModelStore } from '../../ports/read-models.js';
 import { openDatabase, type Synchronous } from './database.js';
 
 const SCHEMA = `
@@ -50,24 +50,12 @@ export class SqliteReadModelStore implements ReadModelStore {
     return Promise.resolve(this.statements.checkpoint.get(projection)?.position);
   }
 
-  commit(projection: string, position: bigint, changes: DocumentChange[]): Promise<void> {
+  commit(projection: string, position: bigint, puts: DocumentPut[]): Promise<void> {
     this.db.transaction(() => {
-      for (const change of changes) this.apply(change);
+      for (const { collection, doc } of puts) this.statements.put.run(collection, doc.id, JSON.stringify(doc));
       this.statements.setCheckpoint.run(projection, position);
     })();
     return Promise.resolve();
-  }
-
-  private apply(change: DocumentChange): void {
-    if (change.op === 'put') {
-      this.statements.put.run(change.collection, change.doc.id, JSON.stringify(change.doc));
-      return;
-    }
-    const current = this.statements.get.get(change.collection, change.id);
-    // A merge into a document that does not exist yet is dropped: projections put before they merge.
-    if (!current) return;
-    const doc = { ...JSON.parse(current.doc), ...change.patch };
-    this.statements.put.run(change.collection, change.id, JSON.stringify(doc));
   }
 
   get(collection: string, id: string): Promise<Document | undefined> {
