@@ -134,7 +134,9 @@ function openAssessmentOf(state: AssessmentState, subjectId: string, now: Date):
   if (state === undefined || state.subject_id !== subjectId) throw new DomainError('not_found', 'No such assessment for this subject.');
   if (!isOpen(state, now)) {
     const status = statusAt(state, now);
-    throw new DomainError('assessment_not_open', `The assessment is ${status}; only created and in_progress assessments change.`, { status });
+    throw new DomainError('assessment_not_open', `The assessment is ${status}; only created and in_progress assessments change.`, {
+      assessment_status: status,
+    });
   }
   return state;
 }

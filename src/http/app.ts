@@ -7,17 +7,22 @@ import type { KeyStore } from '../ports/key-store.js';
 import { registerAuth } from './auth.js';
 import { registerErrorHandling } from './errors.js';
 import { registerOpenApi } from './openapi.js';
+import { registerAssessmentRoutes } from './routes/assessments.js';
+import { registerItemRoutes } from './routes/items.js';
+import { registerProfileRoutes } from './routes/profiles.js';
 import { registerSubjectRoutes } from './routes/subjects.js';
 
 export interface AppDependencies {
   logger: Logger;
   keys: KeyStore;
   envs: Environments;
+  /** Time for commands and for deriving `expired`; tests move it. */
+  clock?: () => Date;
 }
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
 
-export async function buildApp({ logger, keys, envs }: AppDependencies): Promise<FastifyInstance> {
+export async function buildApp({ logger, keys, envs, clock = () => new Date() }: AppDependencies): Promise<FastifyInstance> {
   const app: FastifyInstance = Fastify({
     // pino's Logger is a FastifyBaseLogger; typing the instance plainly keeps route modules generic-free.
     loggerInstance: logger as FastifyInstance['log'],
@@ -40,5 +45,8 @@ export async function buildApp({ logger, keys, envs }: AppDependencies): Promise
   await registerOpenApi(app);
   app.get('/healthz', { schema: { hide: true } }, () => ({ status: 'ok' }));
   registerSubjectRoutes(app);
+  registerItemRoutes(app);
+  registerAssessmentRoutes(app, clock);
+  registerProfileRoutes(app);
   return app;
 }

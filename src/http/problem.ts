@@ -39,7 +39,9 @@ export class ProblemError extends Error {
   }
 }
 
+/** The body; extra members (errors, ids) follow and can never replace a standard one. */
 export function problemBody(code: ProblemCode, detail: string, requestId: string, extra: Record<string, unknown> = {}) {
   const { status, title } = problemCodes[code];
-  return { type: `urn:nature:problem:${code}`, title, status, detail, code, request_id: requestId, ...extra };
+  const standard = { type: `urn:nature:problem:${code}`, title, status, detail, code, request_id: requestId };
+  return { ...extra, ...standard, ...Object.fromEntries(Object.entries(extra).filter(([key]) => !(key in standard))) };
 }

@@ -14,6 +14,8 @@ export interface TestApp {
   envs: Environments;
   /** Every log line the app wrote. */
   logs: string[];
+  /** Moves the app's clock forward (expiry). */
+  advance(ms: number): void;
   mint(environment: Environment, type: KeyType, scopes?: Scope[]): Promise<{ id: string; raw: string }>;
   close(): Promise<void>;
 }
@@ -31,14 +33,19 @@ export async function openTestApp(): Promise<TestApp> {
   });
   const logger = createLogger(config.logLevel, sink);
   const keys = openKeyStore(config);
-  const envs = openEnvironments(config, logger);
+  let offsetMs = 0;
+  const clock = () => new Date(Date.now() + offsetMs);
+  const envs = openEnvironments(config, logger, clock);
   startEnvironments(envs);
-  const app = await buildApp({ logger, keys, envs });
+  const app = await buildApp({ logger, keys, envs, clock });
   return {
     app,
     keys,
     envs,
     logs,
+    advance(ms) {
+      offsetMs += ms;
+    },
     async mint(environment, type, scopes = ['nature:read', 'nature:write']) {
       const { raw, record } = mintKey({ name: 'test', environment, type, scopes }, new Date());
       await keys.insert(record);

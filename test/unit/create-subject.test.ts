@@ -9,21 +9,9 @@ import { createSubject } from '../../src/commands/subjects.js';
 import { DomainError } from '../../src/domain/errors.js';
 import { externalIdStream, subjectStream } from '../../src/domain/subject.js';
 import type { EnvironmentServices } from '../../src/environments.js';
-import type { EventStore } from '../../src/ports/event-store.js';
 import { Projector } from '../../src/projector.js';
+import { interleaving } from '../support/interleaving.js';
 import { tempDir } from '../support/temp-dir.js';
-
-/** The real store, with every read and append yielding to the timer queue so concurrent commands interleave. */
-function interleaving(store: EventStore): EventStore {
-  const later = <T>(work: () => Promise<T>) => new Promise<T>((resolve, reject) => setTimeout(() => work().then(resolve, reject), 1));
-  return {
-    appendToStream: (...args) => later(() => store.appendToStream(...args)),
-    readStream: (...args) => later(() => store.readStream(...args)),
-    readAll: (...args) => store.readAll(...args),
-    subscribeToAll: (...args) => store.subscribeToAll(...args),
-    close: () => store.close(),
-  };
-}
 
 describe('createSubject', () => {
   let dir: ReturnType<typeof tempDir>;

@@ -1,0 +1,183 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { abandonAssessment, startAssessment, submitResponses } from '../../commands/assessments.js';
+import { type Assessment, statusAt } from '../../domain/assessment.js';
+import { ITEM_COUNT, itemIds, items } from '../../scoring/item-bank.js';
+import { listOf, listPage, listQuery } from '../lists.js';
+import { ProblemError } from '../problem.js';
+import { problems, timestamp } from '../schemas.js';
+
+export const assessmentResource = z
+  .object({
+    id: z.string().describe('asm_…'),
+    object: z.literal('assessment'),
+    subject_id: z.string(),
+    status: z.enum(['created', 'in_progress', 'scoring', 'completed', 'abandoned', 'expired']),
+    language: z.literal('en').describe('The language used: English at v1.'),
+    requested_language: z.enum(['en', 'fr']),
+    item_set_version: z.string(),
+    responses_received: z.number().int(),
+    responses_required: z.number().int(),
+    unanswered_item_ids: z.array(z.string()),
+    profile_id: z.string().nullable(),
+    livemode: z.boolean(),
+    created_at: timestamp,
+    updated_at: timestamp,
+    completed_at: timestamp.nullable(),
+    expires_at: timestamp,
+  })
+  .meta({ id: 'Assessment' });
+
+type AssessmentResource = z.infer<typeof assessmentResource>;
+
+function toAssessmentResource(assessment: Assessment, livemode: boolean, now: Date): AssessmentResource {
+  return {
+    id: assessment.id,
+    object: 'assessment',
+    subject_id: assessment.subject_id,
+    status: statusAt(assessment, now),
+    language: assessment.language,
+    requested_language: assessment.requested_language,
+    item_set_version: assessment.item_set_version,
+    responses_received: Object.keys(assessment.answers).length,
+    responses_required: ITEM_COUNT,
+    unanswered_item_ids: items.filter((item) => !(item.id in assessment.answers)).map((item) => item.id),
+    profile_id: assessment.profile_id,
+    livemode,
+    created_at: assessment.created_at,
+    updated_at: assessment.updated_at,
+    completed_at: assessment.completed_at,
+    expires_at: assessment.expires_at,
+  };
+}
+
+const subjectParams = z.strictObject({ id: z.string().describe('The subject id, sub_…') });
+const assessmentParams = z.strictObject({ id: z.string().describe('The subject id, sub_…'), assessment_id: z.string().describe('asm_…') });
+
+const startBody = z
+  .strictObject({
+    language: z.enum(['en', 'fr']).default('en').describe('Requested language. French is accepted and recorded; English is used at v1.'),
+  })
+  // Fastify passes a request without a body as null.
+  .nullish();
+
+const responsesBody = z.strictObject({
+  responses: z
+    .array(
+      z.strictObject({
+        item_id: z.string().refine((id) => itemIds.has(id), 'Unknown item id; GET /v1/nature/items lists them.').describe('mn_001..mn_076'),
+        value: z.number().int('Must be a whole number from 1 to 5.').min(1).max(5).describe('1 = not at all like me … 5 = exactly like me'),
+      }),
+    )
+    .min(1)
+    .max(ITEM_COUNT)
+    .superRefine((responses, ctx) => {
+      const seen = new Set<string>();
+      responses.forEach(({ item_id }, index) => {
+        if (seen.has(item_id)) ctx.addIssue({ code: 'custom', path: [index, 'item_id'], message: 'This item is answered twice in the batch.' });
+        seen.add(item_id);
+      });
+    })
+    .describe('A batch of 1..76 answers, all stored or none.'),
+});
+
+const actor = (request: FastifyRequest) => ({ request_id: request.id, key_id: request.apiKey.id });
+
+export function registerAssessmentRoutes(app: FastifyInstance, clock: () => Date): void {
+  const routes = app.withTypeProvider<ZodTypeProvider>();
+
+  async function requireSubject(request: FastifyRequest, subjectId: string): Promise<void> {
+    if (!(await request.env.readModels.get('subjects', subjectId))) throw new ProblemError('not_found', `No subject ${subjectId}.`);
+  }
+
+  routes.post(
+    '/v1/nature/subjects/:id/assessments',
+    {
+      schema: {
+        tags: ['assessments'],
+        summary: 'Start an assessment',
+        description: 'One open assessment per subject: while one is created or in_progress, another start answers 409 assessment_in_progress.',
+        params: subjectParams,
+        body: startBody,
+        response: { 201: assessmentResource, ...problems(400, 404, 409, 415, 422) },
+      },
+    },
+    async (request, reply) => {
+      const now = clock();
+      const assessment = await startAssessment(request.env, request.params.id, request.body?.language ?? 'en', actor(request), now);
+      return reply.code(201).send(toAssessmentResource(assessment, request.env.livemode, now));
+    },
+  );
+
+  routes.get(
+    '/v1/nature/subjects/:id/assessments',
+    {
+      schema: {
+        tags: ['assessments'],
+        summary: "List a subject's assessments",
+        params: subjectParams,
+        querystring: z.strictObject(listQuery),
+        response: { 200: listOf(assessmentResource), ...problems(400, 404, 422) },
+      },
+    },
+    async (request) => {
+      await requireSubject(request, request.params.id);
+      const now = clock();
+      return listPage(request.env.readModels, 'assessments', request.query, { subject_id: request.params.id }, (doc) =>
+        toAssessmentResource(doc as unknown as Assessment, request.env.livemode, now),
+      );
+    },
+  );
+
+  routes.get(
+    '/v1/nature/subjects/:id/assessments/:assessment_id',
+    {
+      schema: { tags: ['assessments'], summary: 'Retrieve an assessment', params: assessmentParams, response: { 200: assessmentResource, ...problems(404) } },
+    },
+    async (request) => {
+      const doc = await request.env.readModels.get('assessments', request.params.assessment_id);
+      if (!doc || doc.subject_id !== request.params.id) throw new ProblemError('not_found', `No assessment ${request.params.assessment_id} for subject ${request.params.id}.`);
+      return toAssessmentResource(doc as unknown as Assessment, request.env.livemode, clock());
+    },
+  );
+
+  routes.patch(
+    '/v1/nature/subjects/:id/assessments/:assessment_id',
+    {
+      schema: {
+        tags: ['assessments'],
+        summary: 'Submit a batch of responses',
+        description:
+          'All-or-nothing. An item answered again with the same value changes nothing (safe to retry); with another value, the newer answer replaces the older. ' +
+          'The batch that completes the 76 moves the assessment to scoring, and scoring starts by itself.',
+        params: assessmentParams,
+        body: responsesBody,
+        response: { 200: assessmentResource, ...problems(400, 404, 409, 413, 415, 422) },
+      },
+    },
+    async (request) => {
+      const now = clock();
+      const { id, assessment_id } = request.params;
+      const assessment = await submitResponses(request.env, id, assessment_id, request.body.responses, actor(request), now);
+      return toAssessmentResource(assessment, request.env.livemode, now);
+    },
+  );
+
+  routes.delete(
+    '/v1/nature/subjects/:id/assessments/:assessment_id',
+    {
+      schema: {
+        tags: ['assessments'],
+        summary: 'Abandon an open assessment',
+        params: assessmentParams,
+        response: { 200: assessmentResource, ...problems(404, 409) },
+      },
+    },
+    async (request) => {
+      const now = clock();
+      const assessment = await abandonAssessment(request.env, request.params.id, request.params.assessment_id, actor(request), now);
+      return toAssessmentResource(assessment, request.env.livemode, now);
+    },
+  );
+}

@@ -1,0 +1,42 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { ITEM_SET_VERSION, items, scale } from '../../scoring/item-bank.js';
+import { problems } from '../schemas.js';
+
+const itemBankResource = z
+  .object({
+    object: z.literal('list'),
+    data: z.array(z.object({ id: z.string(), object: z.literal('item'), text: z.string() })),
+    has_more: z.literal(false),
+    item_set_version: z.string(),
+    language: z.literal('en'),
+    scale: z.object({ min: z.literal(1), max: z.literal(5), labels: z.array(z.object({ value: z.number().int(), label: z.string() })) }),
+  })
+  .meta({ id: 'ItemBank' });
+
+/** Built once: the bank is constant, and it never says which construct an item measures. */
+const itemBank = {
+  object: 'list' as const,
+  data: items.map(({ id, text }) => ({ id, object: 'item' as const, text })),
+  has_more: false as const,
+  item_set_version: ITEM_SET_VERSION,
+  language: 'en' as const,
+  scale: { min: scale.min, max: scale.max, labels: [...scale.labels] },
+};
+
+export function registerItemRoutes(app: FastifyInstance): void {
+  app.withTypeProvider<ZodTypeProvider>().get(
+    '/v1/nature/items',
+    {
+      config: { publishable: true },
+      schema: {
+        tags: ['assessments'],
+        summary: 'The item bank',
+        description: 'All 76 items in id order, with the 1..5 answer scale. Publishable (pk) keys may read it, so a browser can render the items.',
+        response: { 200: itemBankResource, ...problems() },
+      },
+    },
+    () => itemBank,
+  );
+}
