@@ -15,7 +15,22 @@ describe('OpenAPI document and docs', () => {
     expect(response.statusCode).toBe(200);
     const doc = response.json();
     expect(doc.openapi).toBe('3.1.0');
-    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/v1/nature/subjects', '/v1/nature/subjects/{id}']));
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining([
+        '/v1/nature/subjects',
+        '/v1/nature/subjects/{id}',
+        '/v1/nature/items',
+        '/v1/nature/subjects/{id}/assessments',
+        '/v1/nature/subjects/{id}/assessments/{assessment_id}',
+        '/v1/nature/subjects/{id}/profile',
+        '/v1/nature/profiles/{id}',
+      ]),
+    );
+    const patch = doc.paths['/v1/nature/subjects/{id}/assessments/{assessment_id}'].patch;
+    const entry = patch.requestBody.content['application/json'].schema.properties.responses;
+    expect(entry).toMatchObject({ type: 'array', minItems: 1, maxItems: 76 });
+    expect(entry.items.properties.value).toMatchObject({ type: 'integer', minimum: 1, maximum: 5 });
+    expect(Object.keys(patch.responses)).toEqual(expect.arrayContaining(['200', '404', '409', '422']));
     expect(doc.paths['/v1/openapi.json']).toBeUndefined();
     const create = doc.paths['/v1/nature/subjects'].post;
     expect(Object.keys(create.responses)).toEqual(expect.arrayContaining(['201', '401', '403', '409', '422']));

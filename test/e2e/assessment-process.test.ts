@@ -1,0 +1,102 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { eventually } from '../support/eventually.js';
+import { batches, knownProfile, knownResponses } from '../support/known-answers.js';
+import { type ServerProcess, runCli, startServer } from '../support/processes.js';
+import { validSubject } from '../support/test-app.js';
+import { tempDir } from '../support/temp-dir.js';
+
+// Response bodies are checked field by field; their static type adds nothing.
+type Body = Record<string, any>;
+
+/** Assessments against the server as its own process: real HTTP, real concurrency, real SIGKILL. */
+describe('assessments on a running server', () => {
+  let dir: ReturnType<typeof tempDir>;
+  let env: Record<string, string>;
+  let key: string;
+  const servers: ServerProcess[] = [];
+  beforeEach(() => {
+    dir = tempDir();
+    env = { NATURE_DATA_DIR: dir.path };
+    const minted = runCli(['keys', 'create', '--env', 'test', '--type', 'sk', '--scope', 'nature:read', '--scope', 'nature:write', '--name', 'ci', '--json'], env);
+    key = JSON.parse(minted.stdout).key;
+  });
+  afterEach(async () => {
+    for (const server of servers.splice(0)) {
+      server.process.kill('SIGKILL');
+      await server.exited;
+    }
+    dir.cleanup();
+  });
+
+  const start = async () => {
+    const server = await startServer(env);
+    servers.push(server);
+    return server;
+  };
+  const call = async (server: ServerProcess, method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${server.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, ...(body !== undefined && { 'content-type': 'application/json' }) },
+      ...(body !== undefined && { body: JSON.stringify(body) }),
+    });
+    return { status: response.status, body: (await response.json()) as Body };
+  };
+  const begin = async (server: ServerProcess) => {
+    const subject = (await call(server, 'POST', '/v1/nature/subjects', validSubject())).body;
+    const assessment = (await call(server, 'POST', `/v1/nature/subjects/${subject.id}/assessments`, {})).body;
+    return { subjectId: subject.id as string, path: `/v1/nature/subjects/${subject.id}/assessments/${assessment.id}` };
+  };
+  const profileOf = (server: ServerProcess, subjectId: string) =>
+    eventually(async () => {
+      const response = await call(server, 'GET', `/v1/nature/subjects/${subjectId}/profile`);
+      return response.status === 200 ? response.body : undefined;
+    });
+  const kill = async (server: ServerProcess) => {
+    server.process.kill('SIGKILL');
+    await server.exited;
+  };
+
+  it('loses nothing when four PATCH batches arrive at once over HTTP, and scores once', async () => {
+    const server = await start();
+    const { subjectId, path } = await begin(server);
+    const results = await Promise.all(batches(4).map((batch) => call(server, 'PATCH', path, { responses: batch })));
+    expect(results.map((r) => r.status)).toEqual([200, 200, 200, 200]);
+    expect(Math.max(...results.map((r) => r.body.responses_received))).toBe(76);
+    const profile = await profileOf(server, subjectId);
+    expect(profile).toMatchObject(knownProfile);
+    expect((await call(server, 'GET', path)).body).toMatchObject({ status: 'completed', profile_id: profile.id });
+  });
+
+  it('resumes after a SIGKILL between batches and completes with the exact profile', async () => {
+    const first = await start();
+    const { subjectId, path } = await begin(first);
+    const [one, two, three, four] = batches(4);
+    expect((await call(first, 'PATCH', path, { responses: one })).status).toBe(200);
+    expect((await call(first, 'PATCH', path, { responses: two })).status).toBe(200);
+    await kill(first);
+
+    const second = await start();
+    expect((await call(second, 'GET', path)).body).toMatchObject({ status: 'in_progress', responses_received: 38 });
+    expect((await call(second, 'PATCH', path, { responses: three })).body.responses_received).toBe(57);
+    expect((await call(second, 'PATCH', path, { responses: four })).body.status).toBe('scoring');
+    expect(await profileOf(second, subjectId)).toMatchObject({ ...knownProfile, subject_id: subjectId });
+  });
+
+  it('scores once on restart when killed right after the 76th answer was acknowledged', async () => {
+    const first = await start();
+    const { subjectId, path } = await begin(first);
+    const last = await call(first, 'PATCH', path, { responses: knownResponses });
+    await kill(first);
+    expect(last.body.status).toBe('scoring');
+
+    const second = await start();
+    const profile = await profileOf(second, subjectId);
+    expect(profile).toMatchObject(knownProfile);
+    // A second restart replays nothing new: still the one profile.
+    await kill(second);
+    const third = await start();
+    const assessment = (await call(third, 'GET', path)).body;
+    expect(assessment).toMatchObject({ status: 'completed', profile_id: profile.id });
+    expect((await call(third, 'GET', `/v1/nature/subjects/${subjectId}/profile`)).body.id).toBe(profile.id);
+  });
+});
