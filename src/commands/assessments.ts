@@ -1,5 +1,6 @@
 import {
   type Assessment,
+  type AssessmentEvent,
   type AssessmentState,
   type ItemResponse,
   type Language,
@@ -58,7 +59,7 @@ export async function startAssessment(
 }
 
 /** One all-or-nothing batch; concurrent batches on one assessment are retried until each lands. */
-export async function submitResponses(
+export function submitResponses(
   env: EnvironmentServices,
   subjectId: string,
   assessmentId: string,
@@ -66,31 +67,27 @@ export async function submitResponses(
   metadata: EventMetadata,
   now: Date,
 ): Promise<Assessment> {
-  const result = await handleCommand(
-    env.events,
-    assessmentStream(assessmentId),
-    assessmentAggregate,
-    (state) => decideSubmitResponses(state, { subject_id: subjectId, responses, now }),
-    metadata,
-  );
-  if (result.appended) await env.projector.waitFor(result.appended.position, READ_YOUR_WRITES_TIMEOUT_MS);
-  return result.state!;
+  return onAssessment(env, assessmentId, (state) => decideSubmitResponses(state, { subject_id: subjectId, responses, now }), metadata);
 }
 
-export async function abandonAssessment(
+export function abandonAssessment(
   env: EnvironmentServices,
   subjectId: string,
   assessmentId: string,
   metadata: EventMetadata,
   now: Date,
 ): Promise<Assessment> {
-  const result = await handleCommand(
-    env.events,
-    assessmentStream(assessmentId),
-    assessmentAggregate,
-    (state) => decideAbandonAssessment(state, { subject_id: subjectId, now }),
-    metadata,
-  );
+  return onAssessment(env, assessmentId, (state) => decideAbandonAssessment(state, { subject_id: subjectId, now }), metadata);
+}
+
+/** Runs a decision on the assessment's stream and answers once the read models show it. */
+async function onAssessment(
+  env: EnvironmentServices,
+  assessmentId: string,
+  decide: (state: AssessmentState) => AssessmentEvent[],
+  metadata: EventMetadata,
+): Promise<Assessment> {
+  const result = await handleCommand(env.events, assessmentStream(assessmentId), assessmentAggregate, decide, metadata);
   if (result.appended) await env.projector.waitFor(result.appended.position, READ_YOUR_WRITES_TIMEOUT_MS);
   return result.state!;
 }

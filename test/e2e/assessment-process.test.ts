@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { eventually } from '../support/eventually.js';
 import { batches, knownProfile, knownResponses } from '../support/known-answers.js';
-import { type ServerProcess, runCli, startServer } from '../support/processes.js';
+import { type ServerProcess, runCli, serverPool } from '../support/processes.js';
 import { validSubject } from '../support/test-app.js';
 import { tempDir } from '../support/temp-dir.js';
 
@@ -13,7 +13,7 @@ describe('assessments on a running server', () => {
   let dir: ReturnType<typeof tempDir>;
   let env: Record<string, string>;
   let key: string;
-  const servers: ServerProcess[] = [];
+  const pool = serverPool(() => env);
   beforeEach(() => {
     dir = tempDir();
     env = { NATURE_DATA_DIR: dir.path };
@@ -21,18 +21,11 @@ describe('assessments on a running server', () => {
     key = JSON.parse(minted.stdout).key;
   });
   afterEach(async () => {
-    for (const server of servers.splice(0)) {
-      server.process.kill('SIGKILL');
-      await server.exited;
-    }
+    await pool.killAll();
     dir.cleanup();
   });
-
-  const start = async () => {
-    const server = await startServer(env);
-    servers.push(server);
-    return server;
-  };
+  const start = () => pool.start();
+  const kill = (server: ServerProcess) => pool.kill(server);
   const call = async (server: ServerProcess, method: string, path: string, body?: unknown) => {
     const response = await fetch(`${server.url}${path}`, {
       method,
@@ -51,10 +44,6 @@ describe('assessments on a running server', () => {
       const response = await call(server, 'GET', `/v1/nature/subjects/${subjectId}/profile`);
       return response.status === 200 ? response.body : undefined;
     });
-  const kill = async (server: ServerProcess) => {
-    server.process.kill('SIGKILL');
-    await server.exited;
-  };
 
   it('loses nothing when four PATCH batches arrive at once over HTTP, and scores once', async () => {
     const server = await start();

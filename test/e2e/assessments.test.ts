@@ -1,18 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { assessmentStream } from '../../src/domain/assessment.js';
 import { eventually } from '../support/eventually.js';
 import { batches, knownProfile, knownResponses } from '../support/known-answers.js';
-import { type TestApp, auth, logLength, openTestApp, validSubject } from '../support/test-app.js';
+import { type TestApp, auth, logLength, openTestApp, useTestApp, validSubject } from '../support/test-app.js';
 
 describe('assessments, scoring and profiles', () => {
   let t: TestApp;
   let key: string;
-  beforeAll(async () => {
-    t = await openTestApp();
-    key = (await t.mint('test', 'sk')).raw;
-  });
-  afterAll(async () => {
-    await t.close();
+  useTestApp((app, sk) => {
+    t = app;
+    key = sk;
   });
 
   type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';

@@ -1,15 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestApp, auth, logLength, openTestApp, validSubject } from '../support/test-app.js';
+import { describe, expect, it } from 'vitest';
+import { type TestApp, auth, logLength, openTestApp, useTestApp, validSubject } from '../support/test-app.js';
 
 describe('errors as problem+json', () => {
   let t: TestApp;
   let key: string;
-  beforeAll(async () => {
-    t = await openTestApp();
-    key = (await t.mint('test', 'sk')).raw;
-  });
-  afterAll(async () => {
-    await t.close();
+  useTestApp((app, sk) => {
+    t = app;
+    key = sk;
   });
 
   const send = (method: 'POST' | 'PUT' | 'DELETE' | 'GET', payload: string | undefined, contentType?: string, url = '/v1/nature/subjects') =>

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type ServerProcess, runCli, startServer } from '../support/processes.js';
+import { type ServerProcess, runCli, serverPool, startServer } from '../support/processes.js';
 import { validSubject } from '../support/test-app.js';
 import { tempDir } from '../support/temp-dir.js';
 
@@ -10,24 +10,16 @@ const json = async (response: Response): Promise<any> => response.json();
 describe('the server and the operator command as processes', () => {
   let dir: ReturnType<typeof tempDir>;
   let env: Record<string, string>;
-  const servers: ServerProcess[] = [];
+  const pool = serverPool(() => env);
   beforeEach(() => {
     dir = tempDir();
     env = { NATURE_DATA_DIR: dir.path };
   });
   afterEach(async () => {
-    for (const server of servers.splice(0)) {
-      server.process.kill('SIGKILL');
-      await server.exited;
-    }
+    await pool.killAll();
     dir.cleanup();
   });
-
-  const start = async () => {
-    const server = await startServer(env);
-    servers.push(server);
-    return server;
-  };
+  const start = () => pool.start();
   const mint = (...extra: string[]) => {
     const result = runCli(['keys', 'create', '--env', 'test', '--type', 'sk', '--scope', 'nature:read', '--scope', 'nature:write', '--name', 'ci', '--json', ...extra], env);
     expect(result.status, result.stderr).toBe(0);

@@ -1,15 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestApp, auth, logLength, openTestApp, validSubject } from '../support/test-app.js';
+import { describe, expect, it } from 'vitest';
+import { type TestApp, auth, logLength, useTestApp, validSubject } from '../support/test-app.js';
 
 describe('subjects', () => {
   let t: TestApp;
   let key: string;
-  beforeAll(async () => {
-    t = await openTestApp();
-    key = (await t.mint('test', 'sk')).raw;
-  });
-  afterAll(async () => {
-    await t.close();
+  useTestApp((app, sk) => {
+    t = app;
+    key = sk;
   });
 
   const post = (payload: unknown) => t.app.inject({ method: 'POST', url: '/v1/nature/subjects', headers: auth(key), payload: payload as object });

@@ -61,3 +61,22 @@ export async function startServer(env: Record<string, string>): Promise<ServerPr
   });
   return { url: `http://127.0.0.1:${port}`, process: child, output: () => output, exited };
 }
+
+/** The servers a test file starts, all killed by `killAll` (in afterEach). */
+export function serverPool(env: () => Record<string, string>) {
+  const servers: ServerProcess[] = [];
+  return {
+    async start(): Promise<ServerProcess> {
+      const server = await startServer(env());
+      servers.push(server);
+      return server;
+    },
+    async kill(server: ServerProcess): Promise<void> {
+      server.process.kill('SIGKILL');
+      await server.exited;
+    },
+    async killAll(): Promise<void> {
+      for (const server of servers.splice(0)) await this.kill(server);
+    },
+  };
+}

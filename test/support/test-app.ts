@@ -1,5 +1,6 @@
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { type Environment, type KeyType, type Scope, mintKey } from '../../src/domain/api-keys.js';
 import { type Environments, closeEnvironments, openEnvironments, openKeyStore, startEnvironments } from '../../src/environments.js';
@@ -71,4 +72,16 @@ export const validSubject = (externalId = `emp-${Math.random().toString(36).slic
 /** Every event in an environment's log, for asserting that a rejected request appended nothing. */
 export async function logLength(envs: Environments, environment: Environment): Promise<number> {
   return (await envs[environment].events.readAll({ limit: 1_000_000 })).length;
+}
+
+/** One app for a test file (opened before its tests, closed after), handed over with a sandbox sk key. */
+export function useTestApp(use: (app: TestApp, key: string) => void): void {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await openTestApp();
+    use(app, (await app.mint('test', 'sk')).raw);
+  });
+  afterAll(async () => {
+    await app.close();
+  });
 }
