@@ -1,0 +1,151 @@
+import type Database from 'better-sqlite3';
+import type { Bus, BusMessage, ConsumeOptions, Handler, Outcome, Topic } from '../../ports/bus.js';
+import { openDatabase, type Synchronous } from './database.js';
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS bus_messages (
+  topic          TEXT    NOT NULL,
+  id             TEXT    NOT NULL,
+  payload        TEXT    NOT NULL,
+  state          TEXT    NOT NULL DEFAULT 'ready' CHECK (state IN ('ready', 'done', 'dead')),
+  available_at   INTEGER NOT NULL,
+  delivery_count INTEGER NOT NULL DEFAULT 0,
+  leased_until   INTEGER,
+  dead_reason    TEXT,
+  PRIMARY KEY (topic, id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS bus_messages_due ON bus_messages (topic, state, available_at);
+`;
+
+interface Row {
+  topic: Topic;
+  id: string;
+  payload: string;
+  delivery_count: number;
+}
+
+export interface SqliteBusOptions {
+  /** How often an idle consumer looks for due messages, in ms. */
+  pollIntervalMs?: number;
+  /** How long a handed-out message stays leased before another consumer may take it, in ms. */
+  leaseMs?: number;
+}
+
+/**
+ * A durable queue in an SQLite file. Published messages are committed before publish resolves (so a
+ * SIGKILL loses none); a message is leased while its handler runs, and a lease that outlives its
+ * process expires, so the message is delivered again. Done messages are kept, so a republished id
+ * stays deduplicated.
+ */
+export class SqliteBus implements Bus {
+  private readonly db: Database.Database;
+  private readonly pollIntervalMs: number;
+  private readonly leaseMs: number;
+  private readonly wakers = new Set<() => void>();
+  private readonly statements;
+
+  constructor(path: string, synchronous: Synchronous, options: SqliteBusOptions = {}) {
+    this.db = openDatabase(path, synchronous);
+    this.db.exec(SCHEMA);
+    this.pollIntervalMs = options.pollIntervalMs ?? 200;
+    this.leaseMs = options.leaseMs ?? 60_000;
+    this.statements = {
+      publish: this.db.prepare<[Topic, string, string, number]>(
+        'INSERT INTO bus_messages (topic, id, payload, available_at) VALUES (?, ?, ?, ?) ON CONFLICT (topic, id) DO NOTHING',
+      ),
+      due: this.db.prepare<[Topic, number, number, number], Row>(
+        `SELECT topic, id, payload, delivery_count FROM bus_messages
+         WHERE topic = ? AND state = 'ready' AND available_at <= ? AND (leased_until IS NULL OR leased_until <= ?)
+         ORDER BY available_at LIMIT ?`,
+      ),
+      lease: this.db.prepare<[number, Topic, string]>(
+        'UPDATE bus_messages SET leased_until = ?, delivery_count = delivery_count + 1 WHERE topic = ? AND id = ?',
+      ),
+      ack: this.db.prepare<[Topic, string]>("UPDATE bus_messages SET state = 'done', leased_until = NULL WHERE topic = ? AND id = ?"),
+      retry: this.db.prepare<[number, Topic, string]>('UPDATE bus_messages SET available_at = ?, leased_until = NULL WHERE topic = ? AND id = ?'),
+      dead: this.db.prepare<[string, Topic, string]>(
+        "UPDATE bus_messages SET state = 'dead', dead_reason = ?, leased_until = NULL WHERE topic = ? AND id = ?",
+      ),
+      deadLetters: this.db.prepare<[Topic], { id: string; payload: string; dead_reason: string }>(
+        "SELECT id, payload, dead_reason FROM bus_messages WHERE topic = ? AND state = 'dead' ORDER BY available_at",
+      ),
+    };
+  }
+
+  publish(topic: Topic, id: string, payload: unknown): Promise<void> {
+    this.statements.publish.run(topic, id, JSON.stringify(payload), Date.now());
+    for (const wake of [...this.wakers]) wake();
+    return Promise.resolve();
+  }
+
+  async consume(topic: Topic, handler: Handler, { signal, concurrency = 8 }: ConsumeOptions): Promise<void> {
+    const running = new Set<Promise<void>>();
+    // A closed bus (the process shutting down) stops consuming; its leases expire.
+    while (!signal.aborted && this.db.open) {
+      const free = concurrency - running.size;
+      const batch = free > 0 ? this.take(topic, free) : [];
+      for (const message of batch) {
+        const work = this.handle(message, handler).finally(() => running.delete(work));
+        running.add(work);
+      }
+      if (batch.length === 0 || running.size >= concurrency) await this.idle(signal, running);
+    }
+    await Promise.allSettled(running);
+  }
+
+  /** Leases up to `limit` due messages, atomically, so two consumers never take the same one. */
+  private take(topic: Topic, limit: number): BusMessage[] {
+    return this.db
+      .transaction(() => {
+        const now = Date.now();
+        return this.statements.due.all(topic, now, now, limit).map((row) => {
+          this.statements.lease.run(now + this.leaseMs, topic, row.id);
+          return { topic, id: row.id, payload: JSON.parse(row.payload), deliveryCount: row.delivery_count + 1 };
+        });
+      })
+      .immediate();
+  }
+
+  private async handle(message: BusMessage, handler: Handler): Promise<void> {
+    let outcome: Outcome;
+    try {
+      outcome = await handler(message);
+    } catch {
+      // A handler that throws has not dealt with the message: offer it again soon.
+      outcome = { kind: 'retry', delayMs: 1000 };
+    }
+    if (this.db.open === false) return;
+    if (outcome.kind === 'ack') this.statements.ack.run(message.topic, message.id);
+    else if (outcome.kind === 'retry') this.statements.retry.run(Date.now() + outcome.delayMs, message.topic, message.id);
+    else this.statements.dead.run(outcome.reason, message.topic, message.id);
+    for (const wake of [...this.wakers]) wake();
+  }
+
+  /** Waits for a publish, a finished handler, the poll interval (due retries, other processes) or abort. */
+  private idle(signal: AbortSignal, running: Set<Promise<void>>): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.wakers.delete(done);
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, this.pollIntervalMs);
+      this.wakers.add(done);
+      signal.addEventListener('abort', done, { once: true });
+      for (const work of running) void work.then(done);
+    });
+  }
+
+  deadLetters(topic: Topic) {
+    return Promise.resolve(
+      this.statements.deadLetters.all(topic).map((row) => ({ id: row.id, payload: JSON.parse(row.payload), reason: row.dead_reason })),
+    );
+  }
+
+  close(): Promise<void> {
+    for (const wake of [...this.wakers]) wake();
+    this.db.close();
+    return Promise.resolve();
+  }
+}

@@ -1,0 +1,139 @@
+import { randomUUID } from 'node:crypto';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Environment } from '../../src/domain/api-keys.js';
+import type { Bus, BusMessage, Outcome, Topic } from '../../src/ports/bus.js';
+
+export interface BusFixture {
+  /** A bus on the fixture's storage; opening again (after close) reaches the same messages. */
+  open(environment: Environment): Promise<Bus>;
+  cleanup(): Promise<void>;
+}
+
+/**
+ * The behaviour every bus adapter must have. The fixture's bus redelivers an unsettled message within
+ * about a second (a short lease or ack wait), so the crash case runs quickly.
+ */
+export function busContract(adapter: string, create: () => Promise<BusFixture>, skip = false): void {
+  describe.skipIf(skip)(`bus contract: ${adapter}`, () => {
+    let fixture: BusFixture;
+    const open: Bus[] = [];
+    const openBus = async (environment: Environment = 'test') => {
+      const bus = await fixture.open(environment);
+      open.push(bus);
+      return bus;
+    };
+    beforeEach(async () => {
+      fixture = await create();
+    });
+    afterEach(async () => {
+      for (const bus of open.splice(0)) await bus.close().catch(() => undefined);
+      await fixture.cleanup();
+    });
+
+    /** Consumes until `until` says stop, answering each message with `answer`; returns what arrived. */
+    async function collect(bus: Bus, topic: Topic, answer: (m: BusMessage) => Outcome, until: (seen: BusMessage[]) => boolean) {
+      const seen: BusMessage[] = [];
+      const controller = new AbortController();
+      const timer = setTimeout(() => controller.abort(), 15_000);
+      await bus.consume(
+        topic,
+        async (message) => {
+          seen.push(message);
+          if (until(seen)) controller.abort();
+          return answer(message);
+        },
+        { signal: controller.signal },
+      );
+      clearTimeout(timer);
+      return seen;
+    }
+    const ack = (): Outcome => ({ kind: 'ack' });
+    const sawMarker = (marker: string) => (seen: BusMessage[]) => seen.some((m) => m.id === marker);
+
+    it('delivers a published message with its payload, once, and forgets it after the ack', async () => {
+      const bus = await openBus();
+      await bus.publish('events', 'm-1', { hello: 'world', n: [1, 2] });
+      const first = await collect(bus, 'events', ack, sawMarker('m-1'));
+      expect(first.map(({ id, payload, deliveryCount }) => ({ id, payload, deliveryCount }))).toEqual([
+        { id: 'm-1', payload: { hello: 'world', n: [1, 2] }, deliveryCount: 1 },
+      ]);
+      await bus.publish('events', 'marker', {});
+      const later = await collect(bus, 'events', ack, sawMarker('marker'));
+      expect(later.map((m) => m.id)).toEqual(['marker']);
+    });
+
+    it('stores a message id published twice once', async () => {
+      const bus = await openBus();
+      await bus.publish('events', 'dup', { v: 1 });
+      await bus.publish('events', 'dup', { v: 2 });
+      await bus.publish('events', 'marker', {});
+      const seen = await collect(bus, 'events', ack, sawMarker('marker'));
+      expect(seen.filter((m) => m.id === 'dup').map((m) => m.payload)).toEqual([{ v: 1 }]);
+    });
+
+    it('delivers a retried message again after its delay, counting deliveries', async () => {
+      const bus = await openBus();
+      await bus.publish('deliveries', 'r-1', { job: 1 });
+      const seen = await collect(bus, 'deliveries', (m) => (m.deliveryCount < 3 ? { kind: 'retry', delayMs: 100 } : ack()), (s) => s.length === 3);
+      expect(seen.map((m) => [m.id, m.deliveryCount])).toEqual([
+        ['r-1', 1],
+        ['r-1', 2],
+        ['r-1', 3],
+      ]);
+    });
+
+    it('moves a dead message to the dead letters with its reason and never delivers it again', async () => {
+      const bus = await openBus();
+      await bus.publish('deliveries', 'd-1', { job: 'doomed' });
+      await collect(bus, 'deliveries', () => ({ kind: 'dead', reason: 'retries exhausted' }), sawMarker('d-1'));
+      await bus.publish('deliveries', 'marker', {});
+      const later = await collect(bus, 'deliveries', ack, sawMarker('marker'));
+      expect(later.map((m) => m.id)).toEqual(['marker']);
+      expect(await bus.deadLetters('deliveries')).toEqual([{ id: 'd-1', payload: { job: 'doomed' }, reason: 'retries exhausted' }]);
+      expect(await bus.deadLetters('events')).toEqual([]);
+    });
+
+    it('keeps topics apart', async () => {
+      const bus = await openBus();
+      await bus.publish('events', 'only-events', {});
+      await bus.publish('deliveries', 'marker', {});
+      const seen = await collect(bus, 'deliveries', ack, sawMarker('marker'));
+      expect(seen.map((m) => m.id)).toEqual(['marker']);
+    });
+
+    it('keeps environments apart', async () => {
+      const sandbox = await openBus('test');
+      const production = await openBus('live');
+      await sandbox.publish('events', 'sandbox-only', {});
+      await production.publish('events', 'marker', {});
+      const seen = await collect(production, 'events', ack, sawMarker('marker'));
+      expect(seen.map((m) => m.id)).toEqual(['marker']);
+      expect((await collect(sandbox, 'events', ack, sawMarker('sandbox-only'))).map((m) => m.id)).toEqual(['sandbox-only']);
+    });
+
+    it('delivers again a message whose handler never settled (the process died), to the next consumer', async () => {
+      const id = `crash-${randomUUID()}`;
+      const dying = await openBus();
+      await dying.publish('deliveries', id, { job: 'survives' });
+      const controller = new AbortController();
+      const handed = new Promise<void>((resolve) => {
+        void dying.consume(
+          'deliveries',
+          () => {
+            resolve();
+            return new Promise<Outcome>(() => undefined);
+          },
+          { signal: controller.signal },
+        );
+      });
+      await handed;
+      // The process dies: its connection or file handle goes without an ack.
+      await dying.close();
+      open.splice(open.indexOf(dying), 1);
+
+      const next = await openBus();
+      const seen = await collect(next, 'deliveries', ack, sawMarker(id));
+      expect(seen.find((m) => m.id === id)).toMatchObject({ payload: { job: 'survives' }, deliveryCount: 2 });
+    });
+  });
+}

@@ -1,0 +1,53 @@
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { freePort } from './processes.js';
+import { tempDir } from './temp-dir.js';
+
+/** The nats-server binary, or undefined when the machine lacks it (then NATS tests are skipped, loudly). */
+export const natsServerPath: string | undefined = (() => {
+  const found = spawnSync('sh', ['-c', 'command -v nats-server || ls /usr/sbin/nats-server 2>/dev/null'], { encoding: 'utf8' }).stdout.trim().split('\n')[0];
+  return found ? found : undefined;
+})();
+
+if (natsServerPath === undefined) {
+  console.error(
+    '\n!!! NATS TESTS SKIPPED: nats-server is not installed on this machine. Install it (apt-get install -y nats-server;\n' +
+      '!!! .ci/run does) and run npm test again. The skipped tests are reported as skipped, never as passed.\n',
+  );
+}
+
+export interface NatsServer {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** A real nats-server with JetStream on a free loopback port and a fresh store directory. */
+export async function startNatsServer(): Promise<NatsServer> {
+  if (natsServerPath === undefined) throw new Error('nats-server is not installed');
+  const port = await freePort();
+  const dir = tempDir('nature-nats-');
+  const child: ChildProcess = spawn(natsServerPath, ['-js', '-sd', dir.path, '-a', '127.0.0.1', '-p', String(port)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout?.on('data', (chunk) => (output += chunk));
+  child.stderr?.on('data', (chunk) => (output += chunk));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`nats-server did not start:\n${output}`)), 10_000);
+    const check = () => {
+      if (output.includes('Server is ready')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout?.on('data', check);
+    child.stderr?.on('data', check);
+    child.once('exit', () => reject(new Error(`nats-server exited:\n${output}`)));
+  });
+  return {
+    url: `nats://127.0.0.1:${port}`,
+    async stop() {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+      dir.cleanup();
+    },
+  };
+}
