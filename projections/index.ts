@@ -1,14 +1,26 @@
 import type { IndexedField } from '../src/ports/read-models.js';
 import { assessmentsProjection } from './assessments.js';
+import { eventsProjection } from './events.js';
 import { profilesProjection } from './profiles.js';
 import type { Projection } from './projection.js';
 import { subjectsProjection } from './subjects.js';
+import { webhookDeliveriesProjection } from './webhook-deliveries.js';
+import { webhookEndpointsProjection } from './webhook-endpoints.js';
 
-export const projections: Projection[] = [subjectsProjection, assessmentsProjection, profilesProjection];
+export const projections: Projection[] = [
+  subjectsProjection,
+  assessmentsProjection,
+  profilesProjection,
+  eventsProjection,
+  webhookEndpointsProjection,
+  webhookDeliveriesProjection,
+];
 
 /** Fields that lists filter on; each read-model adapter indexes them. */
 export const indexedFields: IndexedField[] = [
   { collection: 'subjects', field: 'external_subject_id' },
   { collection: 'assessments', field: 'subject_id' },
   { collection: 'profiles', field: 'subject_id' },
+  { collection: 'webhook_endpoints', field: 'status' },
+  { collection: 'webhook_deliveries', field: 'endpoint_id' },
 ];

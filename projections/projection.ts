@@ -10,7 +10,8 @@ export interface Projection {
   collection: string;
   canHandle: readonly string[];
   documentId(event: RecordedEvent): string;
-  evolve(current: Document | undefined, event: RecordedEvent): Document;
+  /** The new document, or null to remove it. */
+  evolve(current: Document | undefined, event: RecordedEvent): Document | null;
 }
 
 /** A side effect driven by the log (appending another event, say). Must tolerate seeing an event twice. */

@@ -1,13 +1,31 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
 
+const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/;
+const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;
+
+/** "5s,5m,30m" → [5000, 300000, 1800000]. */
+const durations = z
+  .string()
+  .refine((value) => value.split(',').every((part) => DURATION.test(part.trim())), 'must be a comma-separated list of durations such as 5s,5m,2h')
+  .transform((value) =>
+    value.split(',').map((part) => {
+      const [, amount, unit] = DURATION.exec(part.trim())!;
+      return Math.round(Number(amount) * UNIT_MS[unit as keyof typeof UNIT_MS]);
+    }),
+  );
+
 const schema = z.object({
   PORT: z.string().regex(/^\d+$/, 'must be a whole number').transform(Number).pipe(z.number().int().min(1).max(65535)).default(8080),
   HOST: z.string().min(1).default('127.0.0.1'),
   NATURE_DATA_DIR: z.string().min(1).default('./data'),
   NATURE_EVENT_STORE: z.enum(['sqlite']).default('sqlite'),
   NATURE_READ_MODELS: z.enum(['sqlite']).default('sqlite'),
+  NATURE_BUS: z.enum(['local', 'nats']).default('local'),
+  NATS_URL: z.string().regex(/^(nats|tls|wss?):\/\/\S+$/, 'must be a URL such as nats://127.0.0.1:4222').optional(),
   NATURE_SQLITE_SYNCHRONOUS: z.enum(['FULL', 'NORMAL']).default('FULL'),
+  NATURE_WEBHOOK_RETRY_SCHEDULE: durations.prefault('5s,5m,30m,2h,5h,10h,10h'),
+  NATURE_WEBHOOK_TIMEOUT_MS: z.string().regex(/^\d+$/, 'must be a whole number').transform(Number).pipe(z.number().int().min(100).max(60_000)).default(10_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -19,6 +37,8 @@ export interface Config {
   eventStore: 'sqlite';
   readModels: 'sqlite';
   sqliteSynchronous: 'FULL' | 'NORMAL';
+  bus: { kind: 'local' } | { kind: 'nats'; url: string };
+  webhooks: { retryScheduleMs: number[]; timeoutMs: number };
   logLevel: z.infer<typeof schema>['LOG_LEVEL'];
 }
 
@@ -37,6 +57,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`configuration error: ${name}=${JSON.stringify(env[name])} ${issue.message}`);
   }
   const settings = parsed.data;
+  if (settings.NATURE_BUS === 'nats' && settings.NATS_URL === undefined) {
+    throw new ConfigError('configuration error: NATS_URL is required when NATURE_BUS=nats');
+  }
   return {
     port: settings.PORT,
     host: settings.HOST,
@@ -44,6 +67,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     eventStore: settings.NATURE_EVENT_STORE,
     readModels: settings.NATURE_READ_MODELS,
     sqliteSynchronous: settings.NATURE_SQLITE_SYNCHRONOUS,
+    bus: settings.NATURE_BUS === 'nats' ? { kind: 'nats', url: settings.NATS_URL! } : { kind: 'local' },
+    webhooks: { retryScheduleMs: settings.NATURE_WEBHOOK_RETRY_SCHEDULE, timeoutMs: settings.NATURE_WEBHOOK_TIMEOUT_MS },
     logLevel: settings.LOG_LEVEL,
   };
 }

@@ -1,16 +1,21 @@
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { indexedFields, projections } from '../projections/index.js';
+import { publisherReactor } from '../projections/publisher.js';
 import { scoringReactor } from '../projections/scoring.js';
+import { NatsBus } from './adapters/nats/bus.js';
+import { SqliteBus } from './adapters/sqlite/bus.js';
 import { SqliteEventStore } from './adapters/sqlite/event-store.js';
 import { SqliteKeyStore } from './adapters/sqlite/key-store.js';
 import { SqliteReadModelStore } from './adapters/sqlite/read-model-store.js';
 import type { Config } from './config.js';
 import { type Environment, environments } from './domain/api-keys.js';
+import type { Bus } from './ports/bus.js';
 import type { EventStore } from './ports/event-store.js';
 import type { KeyStore } from './ports/key-store.js';
 import type { ReadModelStore } from './ports/read-models.js';
 import { Projector } from './projector.js';
+import { WebhookDispatcher } from './webhooks/dispatcher.js';
 
 /** One environment's stores. Sandbox (test keys) and production (live keys) never share one. */
 export interface EnvironmentServices {
@@ -19,33 +24,50 @@ export interface EnvironmentServices {
   events: EventStore;
   readModels: ReadModelStore;
   projector: Projector;
+  bus: Bus;
+  dispatcher: WebhookDispatcher;
 }
 
 export type Environments = Record<Environment, EnvironmentServices>;
 
 const fileNames: Record<Environment, string> = { test: 'sandbox', live: 'production' };
 
-/** Opens both environments on the configured backends; projectors start with `startEnvironments`. */
-export function openEnvironments(config: Config, logger: Logger, clock: () => Date = () => new Date()): Environments {
-  const open = (environment: Environment): EnvironmentServices => {
+/** Opens both environments on the configured backends; projectors and dispatchers start with `startEnvironments`. */
+export async function openEnvironments(config: Config, logger: Logger, clock: () => Date = () => new Date()): Promise<Environments> {
+  // A delivery may take the whole timeout; the bus hands it to another consumer only well after that.
+  const redeliverAfterMs = Math.max(30_000, config.webhooks.timeoutMs * 3);
+  const open = async (environment: Environment): Promise<EnvironmentServices> => {
     const base = join(config.dataDir, fileNames[environment]);
+    const log = logger.child({ environment });
     const events = new SqliteEventStore(`${base}.events.db`, config.sqliteSynchronous);
     // Read models are rebuilt from the log, so they need not survive power loss: NORMAL is enough.
     const readModels = new SqliteReadModelStore(`${base}.read.db`, 'NORMAL', indexedFields);
-    const projector = new Projector(events, readModels, projections, [scoringReactor(events, clock)], logger.child({ environment }));
-    return { environment, livemode: environment === 'live', events, readModels, projector };
+    const bus: Bus =
+      config.bus.kind === 'nats'
+        ? await NatsBus.connect({ url: config.bus.url, environment, ackWaitMs: redeliverAfterMs })
+        : new SqliteBus(`${base}.events.db`, config.sqliteSynchronous, { leaseMs: redeliverAfterMs });
+    const reactors = [scoringReactor(events, clock), publisherReactor(bus)];
+    const projector = new Projector(events, readModels, projections, reactors, log);
+    const livemode = environment === 'live';
+    const dispatcher = new WebhookDispatcher({ events, readModels, bus, livemode }, config.webhooks, log, clock);
+    return { environment, livemode, events, readModels, projector, bus, dispatcher };
   };
-  return { test: open('test'), live: open('live') };
+  return { test: await open('test'), live: await open('live') };
 }
 
 export function startEnvironments(envs: Environments): void {
-  for (const environment of environments) envs[environment].projector.start();
+  for (const environment of environments) {
+    envs[environment].projector.start();
+    envs[environment].dispatcher.start();
+  }
 }
 
 export async function closeEnvironments(envs: Environments): Promise<void> {
   for (const environment of environments) {
     const env = envs[environment];
+    await env.dispatcher.stop();
     await env.projector.stop();
+    await env.bus.close();
     await env.events.close();
     await env.readModels.close();
   }

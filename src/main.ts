@@ -18,7 +18,7 @@ function readConfig(): Config {
 const config = readConfig();
 const logger = createLogger(config.logLevel);
 const keys = openKeyStore(config);
-const envs = openEnvironments(config, logger);
+const envs = await openEnvironments(config, logger);
 startEnvironments(envs);
 const app = await buildApp({ logger, keys, envs });
 

@@ -76,9 +76,9 @@ export class Projector {
     for await (const event of this.events.subscribeToAll({ after, signal })) {
       const due = (handler: Projection | Reactor) => handler.canHandle.includes(event.type) && event.position > checkpoints.get(handler.name)!;
       for (const projection of this.projections.filter(due)) {
-        const current = await this.readModels.get(projection.collection, projection.documentId(event));
-        const doc = projection.evolve(current, event);
-        await this.readModels.commit(projection.name, event.position, [{ collection: projection.collection, doc }]);
+        const id = projection.documentId(event);
+        const doc = projection.evolve(await this.readModels.get(projection.collection, id), event);
+        await this.readModels.commit(projection.name, event.position, [{ collection: projection.collection, id, doc }]);
         checkpoints.set(projection.name, event.position);
       }
       for (const reactor of this.reactors.filter(due)) {

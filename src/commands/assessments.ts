@@ -13,7 +13,7 @@ import {
 } from '../domain/assessment.js';
 import { newId } from '../domain/ids.js';
 import { decideOpenAssessment, evolveSubject, initialSubjectState, subjectStream } from '../domain/subject.js';
-import type { EnvironmentServices } from '../environments.js';
+import type { CommandContext } from './context.js';
 import { type EventMetadata, type EventStore, WrongExpectedRevisionError } from '../ports/event-store.js';
 import { CURRENT_SCORING_VERSION, scorers } from '../scoring/scorers.js';
 import { fold, handleCommand, toNewEvents } from './handle-command.js';
@@ -32,7 +32,7 @@ async function loadAssessment(events: EventStore, assessmentId: string): Promise
  * whose stream was never written (a crash between the two) names no open assessment, so it blocks nothing.
  */
 export async function startAssessment(
-  env: EnvironmentServices,
+  env: CommandContext,
   subjectId: string,
   requestedLanguage: Language,
   metadata: EventMetadata,
@@ -60,7 +60,7 @@ export async function startAssessment(
 
 /** One all-or-nothing batch; concurrent batches on one assessment are retried until each lands. */
 export function submitResponses(
-  env: EnvironmentServices,
+  env: CommandContext,
   subjectId: string,
   assessmentId: string,
   responses: ItemResponse[],
@@ -71,7 +71,7 @@ export function submitResponses(
 }
 
 export function abandonAssessment(
-  env: EnvironmentServices,
+  env: CommandContext,
   subjectId: string,
   assessmentId: string,
   metadata: EventMetadata,
@@ -82,7 +82,7 @@ export function abandonAssessment(
 
 /** Runs a decision on the assessment's stream and answers once the read models show it. */
 async function onAssessment(
-  env: EnvironmentServices,
+  env: CommandContext,
   assessmentId: string,
   decide: (state: AssessmentState) => AssessmentEvent[],
   metadata: EventMetadata,
@@ -95,12 +95,12 @@ async function onAssessment(
 /** Appends ScoringCompleted for an assessment in `scoring`; for any other state it appends nothing. */
 export async function scoreAssessment(events: EventStore, assessmentId: string, now: Date): Promise<void> {
   const scorer = scorers[CURRENT_SCORING_VERSION]!;
-  const profileId = newId('prf');
+  const ids = { profile_id: newId('prf'), event_id: newId('evt') };
   await handleCommand(
     events,
     assessmentStream(assessmentId),
     assessmentAggregate,
-    (state) => decideScoreAssessment(state, { profile_id: profileId, scorer, now }),
+    (state) => decideScoreAssessment(state, { ...ids, scorer, now }),
     { causation: 'scoring' },
   );
 }

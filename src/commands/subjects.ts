@@ -9,7 +9,7 @@ import {
   initialSubjectState,
   subjectStream,
 } from '../domain/subject.js';
-import type { EnvironmentServices } from '../environments.js';
+import type { CommandContext } from './context.js';
 import { type EventMetadata, WrongExpectedRevisionError } from '../ports/event-store.js';
 import { handleCommand, toNewEvents } from './handle-command.js';
 
@@ -27,7 +27,7 @@ const subjectAggregate = { initial: initialSubjectState, evolve: evolveSubject }
  * was never written (a crash between the two appends) is completed by the next create with that id.
  */
 export async function createSubject(
-  env: EnvironmentServices,
+  env: CommandContext,
   input: CreateSubjectInput,
   metadata: EventMetadata,
 ): Promise<Extract<SubjectState, { status: 'active' }>> {

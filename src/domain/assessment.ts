@@ -36,6 +36,8 @@ export type ScoringCompleted = {
     assessment_id: string;
     subject_id: string;
     profile_id: string;
+    /** The id of the nature.assessment.completed event this completion notifies (evt_…). */
+    event_id: string;
     scoring_version: string;
     language: 'en';
     completed_at: string;
@@ -160,7 +162,7 @@ export function decideAbandonAssessment(state: AssessmentState, command: { subje
 /** Scores an assessment that is waiting for it; anything else (already scored, say) decides nothing. */
 export function decideScoreAssessment(
   state: AssessmentState,
-  command: { profile_id: string; scorer: Scorer; now: Date },
+  command: { profile_id: string; event_id: string; scorer: Scorer; now: Date },
 ): AssessmentEvent[] {
   if (state === undefined || state.status !== 'scoring') return [];
   const { scoring_version, ...profile } = command.scorer(state.answers);
@@ -171,6 +173,7 @@ export function decideScoreAssessment(
         assessment_id: state.id,
         subject_id: state.subject_id,
         profile_id: command.profile_id,
+        event_id: command.event_id,
         scoring_version,
         language: state.language,
         completed_at: command.now.toISOString(),

@@ -1,7 +1,7 @@
 import { monotonicFactory } from 'ulid';
 
 /** Type prefixes of the contract's ids. */
-export type IdPrefix = 'sub' | 'asm' | 'prf' | 'whe' | 'evt' | 'key' | 'req';
+export type IdPrefix = 'sub' | 'asm' | 'prf' | 'whe' | 'whd' | 'evt' | 'key' | 'req';
 
 const ulid = monotonicFactory();
 

@@ -8,9 +8,11 @@ import { registerAuth } from './auth.js';
 import { registerErrorHandling } from './errors.js';
 import { registerOpenApi } from './openapi.js';
 import { registerAssessmentRoutes } from './routes/assessments.js';
+import { registerEventRoutes } from './routes/events.js';
 import { registerItemRoutes } from './routes/items.js';
 import { registerProfileRoutes } from './routes/profiles.js';
 import { registerSubjectRoutes } from './routes/subjects.js';
+import { registerWebhookEndpointRoutes } from './routes/webhook-endpoints.js';
 
 export interface AppDependencies {
   logger: Logger;
@@ -48,5 +50,7 @@ export async function buildApp({ logger, keys, envs, clock = () => new Date() }:
   registerItemRoutes(app);
   registerAssessmentRoutes(app, clock);
   registerProfileRoutes(app);
+  registerWebhookEndpointRoutes(app, clock);
+  registerEventRoutes(app);
   return app;
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ReadModelStore } from '../ports/read-models.js';
+import type { Document, ReadModelStore } from '../ports/read-models.js';
 import { ProblemError } from './problem.js';
 
 export const listQuery = {
@@ -24,7 +24,7 @@ export async function listPage<T>(
   collection: string,
   params: ListParams,
   where: Record<string, string>,
-  toResource: (doc: Record<string, unknown>) => T,
+  toResource: (doc: Document) => T,
 ) {
   if (params.starting_after !== undefined && params.ending_before !== undefined) {
     throw new ProblemError('validation_failed', 'Give starting_after or ending_before, not both.', {

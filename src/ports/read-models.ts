@@ -5,10 +5,11 @@
 
 export type Document = Record<string, unknown> & { id: string };
 
-/** A document written whole: projections evolve the current document and put the result. */
-export interface DocumentPut {
+/** A document written whole (projections evolve the current one), or removed when `doc` is null. */
+export interface DocumentWrite {
   collection: string;
-  doc: Document;
+  id: string;
+  doc: Document | null;
 }
 
 /** A field that lists filter on; adapters index it at start-up. */
@@ -34,8 +35,8 @@ export interface ListPage {
 export interface ReadModelStore {
   /** The position of the last event the projection committed; undefined before its first. */
   checkpoint(projection: string): Promise<bigint | undefined>;
-  /** Applies the changes and moves the projection's checkpoint to `position`, atomically. */
-  commit(projection: string, position: bigint, puts: DocumentPut[]): Promise<void>;
+  /** Applies the writes and moves the projection's checkpoint to `position`, atomically. */
+  commit(projection: string, position: bigint, writes: DocumentWrite[]): Promise<void>;
   get(collection: string, id: string): Promise<Document | undefined>;
   list(collection: string, query: ListQuery): Promise<ListPage>;
   close(): Promise<void>;

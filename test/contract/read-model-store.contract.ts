@@ -24,7 +24,7 @@ export function readModelStoreContract(adapter: string, open: () => Promise<Read
       store.commit(
         'p',
         5n,
-        ids.map((id, i) => ({ collection: 'things', doc: { id, tag: i % 2 === 0 ? 'even' : 'odd', n: i } })),
+        ids.map((id, i) => ({ collection: 'things', id, doc: { id, tag: i % 2 === 0 ? 'even' : 'odd', n: i } })),
       );
 
     it('has no checkpoint before the first commit, then the committed position', async () => {
@@ -35,17 +35,24 @@ export function readModelStoreContract(adapter: string, open: () => Promise<Read
     });
 
     it('puts whole documents, replacing the previous version, and gets them by collection and id', async () => {
-      await store.commit('p', 1n, [{ collection: 'things', doc: { id: 'thg_1', a: 1, nested: { x: 1 } } }]);
-      await store.commit('p', 2n, [{ collection: 'things', doc: { id: 'thg_1', b: 2 } }]);
+      await store.commit('p', 1n, [{ collection: 'things', id: 'thg_1', doc: { id: 'thg_1', a: 1, nested: { x: 1 } } }]);
+      await store.commit('p', 2n, [{ collection: 'things', id: 'thg_1', doc: { id: 'thg_1', b: 2 } }]);
       expect(await store.get('things', 'thg_1')).toEqual({ id: 'thg_1', b: 2 });
       expect(await store.get('things', 'thg_missing')).toBeUndefined();
       expect(await store.get('others', 'thg_1')).toBeUndefined();
     });
 
+    it('removes a document written as null', async () => {
+      await store.commit('p', 1n, [{ collection: 'things', id: 'thg_gone', doc: { id: 'thg_gone' } }]);
+      await store.commit('p', 2n, [{ collection: 'things', id: 'thg_gone', doc: null }]);
+      expect(await store.get('things', 'thg_gone')).toBeUndefined();
+      expect((await store.list('things', { limit: 10 })).data).toEqual([]);
+    });
+
     it('commits the documents and the checkpoint together', async () => {
       await store.commit('p', 7n, [
-        { collection: 'things', doc: { id: 'thg_a' } },
-        { collection: 'others', doc: { id: 'oth_b' } },
+        { collection: 'things', id: 'thg_a', doc: { id: 'thg_a' } },
+        { collection: 'others', id: 'oth_b', doc: { id: 'oth_b' } },
       ]);
       expect(await store.checkpoint('p')).toBe(7n);
       expect(await store.get('things', 'thg_a')).toEqual({ id: 'thg_a' });
@@ -54,7 +61,7 @@ export function readModelStoreContract(adapter: string, open: () => Promise<Read
 
     it('keeps __proto__ and constructor keys as plain data', async () => {
       const doc = JSON.parse('{"id":"thg_p","metadata":{"__proto__":"x","constructor":"y"}}');
-      await store.commit('p', 1n, [{ collection: 'things', doc }]);
+      await store.commit('p', 1n, [{ collection: 'things', id: 'thg_p', doc }]);
       const read = await store.get('things', 'thg_p');
       expect(Object.keys(read!.metadata as object)).toEqual(['__proto__', 'constructor']);
       expect(({} as Record<string, unknown>).x).toBeUndefined();

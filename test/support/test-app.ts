@@ -36,7 +36,7 @@ export async function openTestApp(): Promise<TestApp> {
   const keys = openKeyStore(config);
   let offsetMs = 0;
   const clock = () => new Date(Date.now() + offsetMs);
-  const envs = openEnvironments(config, logger, clock);
+  const envs = await openEnvironments(config, logger, clock);
   startEnvironments(envs);
   const app = await buildApp({ logger, keys, envs, clock });
   return {

@@ -58,13 +58,13 @@ describe('assessment decider', () => {
 
   it('scores once: ScoringCompleted in scoring, nothing after', () => {
     const events = answered(started);
-    const scored = decideScoreAssessment(fold(events), { profile_id: 'prf_1', scorer: scoreV1, now });
+    const scored = decideScoreAssessment(fold(events), { profile_id: 'prf_1', event_id: 'evt_1', scorer: scoreV1, now });
     expect(scored).toHaveLength(1);
     expect(scored[0]).toMatchObject({ type: 'ScoringCompleted', data: { profile_id: 'prf_1', scoring_version: 'mn76-v1', subject_id: 'sub_1' } });
     const completed = [...events, ...scored];
     expect(fold(completed)).toMatchObject({ status: 'completed', profile_id: 'prf_1', completed_at: now.toISOString() });
-    expect(decideScoreAssessment(fold(completed), { profile_id: 'prf_2', scorer: scoreV1, now })).toEqual([]);
-    expect(decideScoreAssessment(fold(started), { profile_id: 'prf_2', scorer: scoreV1, now })).toEqual([]);
+    expect(decideScoreAssessment(fold(completed), { profile_id: 'prf_2', event_id: 'evt_2', scorer: scoreV1, now })).toEqual([]);
+    expect(decideScoreAssessment(fold(started), { profile_id: 'prf_2', event_id: 'evt_2', scorer: scoreV1, now })).toEqual([]);
   });
 
   it('abandons an open assessment; an abandoned one refuses responses and a second abandon', () => {
@@ -86,7 +86,7 @@ describe('assessment decider', () => {
 
   it('never expires a completed assessment', () => {
     const events = answered(started);
-    const completed = [...events, ...decideScoreAssessment(fold(events), { profile_id: 'prf_1', scorer: scoreV1, now })];
+    const completed = [...events, ...decideScoreAssessment(fold(events), { profile_id: 'prf_1', event_id: 'evt_1', scorer: scoreV1, now })];
     expect(statusAt(fold(completed)!, later(30 * DAY))).toBe('completed');
   });
 

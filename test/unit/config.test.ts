@@ -11,8 +11,16 @@ describe('configuration', () => {
       eventStore: 'sqlite',
       readModels: 'sqlite',
       sqliteSynchronous: 'FULL',
+      bus: { kind: 'local' },
+      webhooks: { retryScheduleMs: [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000], timeoutMs: 10_000 },
       logLevel: 'info',
     });
+  });
+
+  it('selects NATS with its URL, and reads a retry schedule of durations', () => {
+    const config = loadConfig({ NATURE_BUS: 'nats', NATS_URL: 'nats://127.0.0.1:4222', NATURE_WEBHOOK_RETRY_SCHEDULE: '50ms, 1.5s,2m,1h', NATURE_WEBHOOK_TIMEOUT_MS: '2000' });
+    expect(config.bus).toEqual({ kind: 'nats', url: 'nats://127.0.0.1:4222' });
+    expect(config.webhooks).toEqual({ retryScheduleMs: [50, 1500, 120_000, 3_600_000], timeoutMs: 2000 });
   });
 
   it('reads every setting from the environment; empty counts as unset', () => {
@@ -26,6 +34,11 @@ describe('configuration', () => {
     [{ NATURE_EVENT_STORE: 'postgres' }, /^configuration error: NATURE_EVENT_STORE="postgres" .*sqlite/],
     [{ NATURE_SQLITE_SYNCHRONOUS: 'OFF' }, /^configuration error: NATURE_SQLITE_SYNCHRONOUS="OFF" /],
     [{ LOG_LEVEL: 'loud' }, /^configuration error: LOG_LEVEL="loud" /],
+    [{ NATURE_BUS: 'kafka' }, /^configuration error: NATURE_BUS="kafka" /],
+    [{ NATURE_BUS: 'nats' }, /^configuration error: NATS_URL is required when NATURE_BUS=nats$/],
+    [{ NATURE_BUS: 'nats', NATS_URL: 'localhost:4222' }, /^configuration error: NATS_URL="localhost:4222" /],
+    [{ NATURE_WEBHOOK_RETRY_SCHEDULE: '5s,soon' }, /^configuration error: NATURE_WEBHOOK_RETRY_SCHEDULE="5s,soon" /],
+    [{ NATURE_WEBHOOK_TIMEOUT_MS: '10' }, /^configuration error: NATURE_WEBHOOK_TIMEOUT_MS="10" /],
   ])('refuses %o with one line naming the setting', (env, message) => {
     let error: unknown;
     try {

@@ -8,14 +8,14 @@ import { SqliteReadModelStore } from '../../src/adapters/sqlite/read-model-store
 import { createSubject } from '../../src/commands/subjects.js';
 import { DomainError } from '../../src/domain/errors.js';
 import { externalIdStream, subjectStream } from '../../src/domain/subject.js';
-import type { EnvironmentServices } from '../../src/environments.js';
+import type { CommandContext } from '../../src/commands/context.js';
 import { Projector } from '../../src/projector.js';
 import { interleaving } from '../support/interleaving.js';
 import { tempDir } from '../support/temp-dir.js';
 
 describe('createSubject', () => {
   let dir: ReturnType<typeof tempDir>;
-  let env: EnvironmentServices;
+  let env: CommandContext & { readModels: SqliteReadModelStore; projector: Projector };
   let sqlite: SqliteEventStore;
   beforeEach(() => {
     dir = tempDir();
@@ -24,7 +24,7 @@ describe('createSubject', () => {
     const events = interleaving(sqlite);
     const projector = new Projector(events, readModels, projections, [], pino({ level: 'silent' }));
     projector.start();
-    env = { environment: 'test', livemode: false, events, readModels, projector };
+    env = { events, readModels, projector };
   });
   afterEach(async () => {
     await env.projector.stop();

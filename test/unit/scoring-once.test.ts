@@ -8,7 +8,7 @@ import { SqliteReadModelStore } from '../../src/adapters/sqlite/read-model-store
 import { scoreAssessment, submitResponses } from '../../src/commands/assessments.js';
 import { toNewEvents } from '../../src/commands/handle-command.js';
 import { assessmentStream, decideStartAssessment } from '../../src/domain/assessment.js';
-import type { EnvironmentServices } from '../../src/environments.js';
+import type { CommandContext } from '../../src/commands/context.js';
 import { Projector } from '../../src/projector.js';
 import { batches, knownResponses } from '../support/known-answers.js';
 import { interleaving } from '../support/interleaving.js';
@@ -20,7 +20,7 @@ describe('responses and scoring under concurrency and replay', () => {
   let dir: ReturnType<typeof tempDir>;
   let sqlite: SqliteEventStore;
   let readModels: SqliteReadModelStore;
-  let env: EnvironmentServices;
+  let env: CommandContext & { readModels: SqliteReadModelStore; projector: Projector };
   const projector = (events = env.events) =>
     new Projector(events, readModels, projections, [scoringReactor(events, () => now)], pino({ level: 'silent' }), 10);
 
@@ -29,7 +29,7 @@ describe('responses and scoring under concurrency and replay', () => {
     sqlite = new SqliteEventStore(join(dir.path, 'e.db'), 'FULL', { pollIntervalMs: 20 });
     readModels = new SqliteReadModelStore(join(dir.path, 'r.db'), 'NORMAL');
     const events = interleaving(sqlite);
-    env = { environment: 'test', livemode: false, events, readModels, projector: undefined as unknown as Projector };
+    env = { events, readModels, projector: undefined as unknown as Projector };
     env.projector = projector();
     env.projector.start();
     const started = decideStartAssessment({ assessment_id: 'asm_1', subject_id: 'sub_1', requested_language: 'en', now });

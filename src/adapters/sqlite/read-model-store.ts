@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { Document, DocumentPut, IndexedField, ListPage, ListQuery, ReadModelStore } from '../../ports/read-models.js';
+import type { Document, DocumentWrite, IndexedField, ListPage, ListQuery, ReadModelStore } from '../../ports/read-models.js';
 import { openDatabase, type Synchronous } from './database.js';
 
 const SCHEMA = `
@@ -40,6 +40,7 @@ export class SqliteReadModelStore implements ReadModelStore {
         'INSERT INTO checkpoints (projection, position) VALUES (?, ?) ON CONFLICT (projection) DO UPDATE SET position = excluded.position',
       ),
       get: this.db.prepare<[string, string], { doc: string }>('SELECT doc FROM documents WHERE collection = ? AND id = ?'),
+      remove: this.db.prepare<[string, string]>('DELETE FROM documents WHERE collection = ? AND id = ?'),
       put: this.db.prepare<[string, string, string]>(
         'INSERT INTO documents (collection, id, doc) VALUES (?, ?, ?) ON CONFLICT (collection, id) DO UPDATE SET doc = excluded.doc',
       ),
@@ -50,9 +51,12 @@ export class SqliteReadModelStore implements ReadModelStore {
     return Promise.resolve(this.statements.checkpoint.get(projection)?.position);
   }
 
-  commit(projection: string, position: bigint, puts: DocumentPut[]): Promise<void> {
+  commit(projection: string, position: bigint, writes: DocumentWrite[]): Promise<void> {
     this.db.transaction(() => {
-      for (const { collection, doc } of puts) this.statements.put.run(collection, doc.id, JSON.stringify(doc));
+      for (const { collection, id, doc } of writes) {
+        if (doc === null) this.statements.remove.run(collection, id);
+        else this.statements.put.run(collection, id, JSON.stringify(doc));
+      }
       this.statements.setCheckpoint.run(projection, position);
     })();
     return Promise.resolve();

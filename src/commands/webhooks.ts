@@ -1,0 +1,51 @@
+import {
+  type EventType,
+  type WebhookEndpoint,
+  type WebhookEndpointCreated,
+  type WebhookEndpointState,
+  decideDeleteEndpoint,
+  decideDisableEndpoint,
+  endpointStream,
+  evolveEndpoint,
+} from '../domain/webhook-endpoint.js';
+import { type WebhookDeliveryAttempted, deliveryStream } from '../domain/webhook-delivery.js';
+import { newId } from '../domain/ids.js';
+import type { CommandContext } from './context.js';
+import type { EventMetadata, EventStore } from '../ports/event-store.js';
+import { newSecret } from '../webhooks/signer.js';
+import { handleCommand, toNewEvents } from './handle-command.js';
+import { READ_YOUR_WRITES_TIMEOUT_MS } from './subjects.js';
+
+const endpointAggregate = { initial: undefined as WebhookEndpointState, evolve: evolveEndpoint };
+
+export async function createEndpoint(
+  env: CommandContext,
+  input: { url: string; enabled_events: EventType[]; description: string | null },
+  metadata: EventMetadata,
+  now: Date,
+): Promise<WebhookEndpoint> {
+  const created: WebhookEndpointCreated = {
+    type: 'WebhookEndpointCreated',
+    data: { endpoint_id: newId('whe'), ...input, secret: newSecret(), created_at: now.toISOString() },
+  };
+  const appended = await env.events.appendToStream(endpointStream(created.data.endpoint_id), toNewEvents([created], metadata), 'no_stream');
+  await env.projector.waitFor(appended.position, READ_YOUR_WRITES_TIMEOUT_MS);
+  return evolveEndpoint(undefined, created)!;
+}
+
+export async function deleteEndpoint(env: CommandContext, endpointId: string, metadata: EventMetadata, now: Date): Promise<void> {
+  const result = await handleCommand(env.events, endpointStream(endpointId), endpointAggregate, (state) => decideDeleteEndpoint(state, endpointId, now), metadata);
+  if (result.appended) await env.projector.waitFor(result.appended.position, READ_YOUR_WRITES_TIMEOUT_MS);
+}
+
+/** The dispatcher retires an endpoint that answered 410 Gone. */
+export async function disableEndpoint(events: EventStore, endpointId: string, reason: string, now: Date): Promise<void> {
+  await handleCommand(events, endpointStream(endpointId), endpointAggregate, (state) => decideDisableEndpoint(state, reason, now), {
+    causation: 'webhook_dispatcher',
+  });
+}
+
+export async function recordAttempt(events: EventStore, attempt: Omit<WebhookDeliveryAttempted['data'], 'delivery_id'>): Promise<void> {
+  const recorded: WebhookDeliveryAttempted = { type: 'WebhookDeliveryAttempted', data: { delivery_id: newId('whd'), ...attempt } };
+  await events.appendToStream(deliveryStream(attempt.endpoint_id), toNewEvents([recorded], { causation: 'webhook_dispatcher' }), 'any');
+}

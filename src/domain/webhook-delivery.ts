@@ -1,0 +1,43 @@
+/** One HTTP attempt to deliver an event to an endpoint, as the log records it. */
+export type WebhookDeliveryAttempted = {
+  type: 'WebhookDeliveryAttempted';
+  data: {
+    delivery_id: string;
+    event_id: string;
+    endpoint_id: string;
+    attempt: number;
+    outcome: DeliveryOutcome;
+    status_code: number | null;
+    error: string | null;
+    duration_ms: number;
+    /** The start of the receiver's answer, at most RESPONSE_EXCERPT_BYTES. */
+    response_excerpt: string | null;
+    attempted_at: string;
+    next_attempt_at: string | null;
+  };
+};
+
+export type DeliveryOutcome = 'succeeded' | 'retrying' | 'failed' | 'endpoint_gone';
+
+export const RESPONSE_EXCERPT_BYTES = 1024;
+
+export function deliveryStream(endpointId: string): string {
+  return `webhook_delivery-${endpointId}`;
+}
+
+export interface SendResult {
+  status_code: number | null;
+  error: string | null;
+}
+
+/**
+ * What an attempt means: a 2xx is success; 410 Gone retires the endpoint; anything else (3xx included:
+ * redirects are not followed; timeouts, refused connections) is retried after the schedule's next delay,
+ * and fails for good once the schedule is spent. `attempt` counts from 1.
+ */
+export function judgeAttempt(result: SendResult, attempt: number, scheduleMs: readonly number[]): { outcome: DeliveryOutcome; retryInMs: number | null } {
+  if (result.status_code !== null && result.status_code >= 200 && result.status_code < 300) return { outcome: 'succeeded', retryInMs: null };
+  if (result.status_code === 410) return { outcome: 'endpoint_gone', retryInMs: null };
+  const delay = scheduleMs[attempt - 1];
+  return delay === undefined ? { outcome: 'failed', retryInMs: null } : { outcome: 'retrying', retryInMs: delay };
+}

@@ -1,0 +1,62 @@
+import http from 'node:http';
+import https from 'node:https';
+import { RESPONSE_EXCERPT_BYTES, type SendResult } from '../domain/webhook-delivery.js';
+import { guardedLookup } from './address-guard.js';
+
+export interface Delivery {
+  url: string;
+  body: string;
+  headers: Record<string, string>;
+  timeoutMs: number;
+  /** Refuse hosts that resolve to non-public addresses (production). */
+  guardAddresses: boolean;
+}
+
+export interface Sent extends SendResult {
+  duration_ms: number;
+  response_excerpt: string | null;
+}
+
+/** One POST. Never follows a redirect; a timeout, refusal or reset is an error, not a throw. */
+export function send(delivery: Delivery): Promise<Sent> {
+  const started = performance.now();
+  const url = new URL(delivery.url);
+  const client = url.protocol === 'https:' ? https : http;
+  return new Promise((resolve) => {
+    let settled = false;
+    const finish = (result: SendResult, excerpt: string | null) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve({ ...result, duration_ms: Math.round(performance.now() - started), response_excerpt: excerpt });
+    };
+    const request = client.request(
+      url,
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'user-agent': 'NatureProfileAPI-Webhooks/1', ...delivery.headers },
+        ...(delivery.guardAddresses && { lookup: guardedLookup }),
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        let length = 0;
+        response.on('data', (chunk: Buffer) => {
+          if (length < RESPONSE_EXCERPT_BYTES) chunks.push(chunk);
+          length += chunk.length;
+          // Enough is read: a receiver cannot hold the dispatcher with an endless body.
+          if (length >= RESPONSE_EXCERPT_BYTES) response.destroy();
+        });
+        const done = () =>
+          finish({ status_code: response.statusCode ?? null, error: null }, Buffer.concat(chunks).subarray(0, RESPONSE_EXCERPT_BYTES).toString('utf8'));
+        response.on('end', done);
+        response.on('close', done);
+      },
+    );
+    const timer = setTimeout(() => {
+      finish({ status_code: null, error: `timeout after ${delivery.timeoutMs} ms` }, null);
+      request.destroy();
+    }, delivery.timeoutMs);
+    request.on('error', (error) => finish({ status_code: null, error: error.message }, null));
+    request.end(delivery.body);
+  });
+}
