@@ -24,6 +24,12 @@ describe('OpenAPI document and docs', () => {
         '/v1/nature/subjects/{id}/assessments/{assessment_id}',
         '/v1/nature/subjects/{id}/profile',
         '/v1/nature/profiles/{id}',
+        '/v1/nature/webhook_endpoints',
+        '/v1/nature/webhook_endpoints/{id}',
+        '/v1/nature/webhook_endpoints/{id}/deliveries',
+        '/v1/nature/events',
+        '/v1/nature/events/{id}',
+        '/v1/nature/events/{id}/redeliver',
       ]),
     );
     const patch = doc.paths['/v1/nature/subjects/{id}/assessments/{assessment_id}'].patch;

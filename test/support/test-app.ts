@@ -21,10 +21,10 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-/** The whole app on a fresh data directory, driven in-process with app.inject. */
-export async function openTestApp(): Promise<TestApp> {
+/** The whole app on a fresh data directory, driven in-process with app.inject; `settings` as in the environment. */
+export async function openTestApp(settings: Record<string, string> = {}): Promise<TestApp> {
   const dir = tempDir();
-  const config = loadConfig({ NATURE_DATA_DIR: dir.path, LOG_LEVEL: 'debug' });
+  const config = loadConfig({ NATURE_DATA_DIR: dir.path, LOG_LEVEL: 'debug', ...settings });
   const logs: string[] = [];
   const sink = new Writable({
     write(chunk, _encoding, done) {

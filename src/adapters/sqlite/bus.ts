@@ -66,6 +66,7 @@ export class SqliteBus implements Bus {
       dead: this.db.prepare<[string, Topic, string]>(
         "UPDATE bus_messages SET state = 'dead', dead_reason = ?, leased_until = NULL WHERE topic = ? AND id = ?",
       ),
+      release: this.db.prepare<[Topic]>("UPDATE bus_messages SET leased_until = NULL WHERE topic = ? AND state = 'ready'"),
       deadLetters: this.db.prepare<[Topic], { id: string; payload: string; dead_reason: string }>(
         "SELECT id, payload, dead_reason FROM bus_messages WHERE topic = ? AND state = 'dead' ORDER BY available_at",
       ),
@@ -78,7 +79,12 @@ export class SqliteBus implements Bus {
     return Promise.resolve();
   }
 
+  /**
+   * One process consumes a topic of this file (the server's dispatcher), so leases found at the start
+   * belong to a process that died: they are released at once instead of waiting for them to expire.
+   */
   async consume(topic: Topic, handler: Handler, { signal, concurrency = 8 }: ConsumeOptions): Promise<void> {
+    this.statements.release.run(topic);
     const running = new Set<Promise<void>>();
     // A closed bus (the process shutting down) stops consuming; its leases expire.
     while (!signal.aborted && this.db.open) {

@@ -1,0 +1,315 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../support/eventually.js';
+import { knownResponses } from '../support/known-answers.js';
+import { type NatsServer, natsServerPath, startNatsServer } from '../support/nats-server.js';
+import { type Behaviour, startReceiver } from '../support/receiver.js';
+import { type TestApp, auth, openTestApp, validSubject } from '../support/test-app.js';
+
+// Response bodies are checked field by field; their static type adds nothing.
+type Body = Record<string, any>;
+
+/** Short retries so the whole schedule runs in a test; the production default is 5s, 5m, 30m, 2h, 5h, 10h, 10h. */
+const FAST = { NATURE_WEBHOOK_RETRY_SCHEDULE: '50ms,50ms,50ms', NATURE_WEBHOOK_TIMEOUT_MS: '500' };
+
+function client(t: TestApp, key: string) {
+  const call = async (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: unknown) => {
+    const response = await t.app.inject({ method, url, headers: auth(key), ...(payload !== undefined && { payload: payload as object }) });
+    return { status: response.statusCode, body: response.json() as Body };
+  };
+  return {
+    call,
+    /** A subject through a whole assessment; resolves with the ids once the 76th answer is in. */
+    async completeAssessment() {
+      const subject = (await call('POST', '/v1/nature/subjects', validSubject())).body;
+      const assessment = (await call('POST', `/v1/nature/subjects/${subject.id}/assessments`)).body;
+      await call('PATCH', `/v1/nature/subjects/${subject.id}/assessments/${assessment.id}`, { responses: knownResponses });
+      return { subjectId: subject.id as string, assessmentId: assessment.id as string };
+    },
+    async register(url: string) {
+      const created = await call('POST', '/v1/nature/webhook_endpoints', { url, description: 'test receiver' });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      return created.body;
+    },
+    deliveries: (endpointId: string) => call('GET', `/v1/nature/webhook_endpoints/${endpointId}/deliveries?limit=100`).then((r) => r.body.data as Body[]),
+  };
+}
+
+const buses: [string, boolean][] = [
+  ['the embedded bus', false],
+  ['NATS JetStream (a real nats-server)', true],
+];
+
+describe.each(buses)('webhook delivery on %s', (_name, nats) => {
+  let server: NatsServer | undefined;
+  let t: TestApp;
+  let api: ReturnType<typeof client>;
+  const receivers: Awaited<ReturnType<typeof startReceiver>>[] = [];
+  const receiver = async (behaviour?: Behaviour) => {
+    const r = await startReceiver(behaviour);
+    receivers.push(r);
+    return r;
+  };
+  const skip = nats && natsServerPath === undefined;
+  beforeAll(async () => {
+    if (skip) return;
+    server = nats ? await startNatsServer() : undefined;
+    t = await openTestApp({ ...FAST, ...(server && { NATURE_BUS: 'nats', NATS_URL: server.url }) });
+    api = client(t, (await t.mint('test', 'sk')).raw);
+  });
+  afterEach(async () => {
+    for (const r of receivers.splice(0)) await r.close();
+  });
+  afterAll(async () => {
+    if (skip) return;
+    await t.close();
+    await server?.stop();
+  });
+
+  it.skipIf(skip)('delivers a verified nature.assessment.completed whose profile_id fetches the profile', async () => {
+    const r = await receiver();
+    const endpoint = await api.register(r.url);
+    r.useSecret(endpoint.secret);
+    const { subjectId, assessmentId } = await api.completeAssessment();
+
+    const [delivery] = await r.waitFor(1);
+    expect(delivery!.verified).toMatchObject({ ok: true });
+    const event = JSON.parse(delivery!.body);
+    expect(event).toEqual({
+      id: expect.stringMatching(/^evt_[0-9A-Z]{26}$/),
+      object: 'event',
+      type: 'nature.assessment.completed',
+      created_at: expect.any(String),
+      livemode: false,
+      data: { profile_id: expect.stringMatching(/^prf_/), assessment_id: assessmentId, subject_id: subjectId },
+    });
+    expect(delivery!.headers['webhook-id']).toBe(event.id);
+    expect(Math.abs(Number(delivery!.headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(300);
+    const profile = await api.call('GET', `/v1/nature/profiles/${event.data.profile_id}`);
+    expect(profile.status).toBe(200);
+    expect(profile.body).toMatchObject({ id: event.data.profile_id, subject_id: subjectId });
+    expect((await api.call('GET', `/v1/nature/events/${event.id}`)).body).toEqual(event);
+    expect((await api.call('GET', '/v1/nature/events')).body.data).toContainEqual(event);
+    const attempts = await eventually(async () => ((await api.deliveries(endpoint.id)).length === 1 ? api.deliveries(endpoint.id) : undefined));
+    expect(attempts[0]).toMatchObject({ object: 'webhook_delivery', event_id: event.id, attempt: 1, outcome: 'succeeded', status_code: 200, error: null, response_excerpt: 'thanks', next_attempt_at: null });
+  });
+
+  it.skipIf(skip)('retries a receiver that fails 3 times, then gets exactly one success, all with one webhook-id', async () => {
+    const r = await receiver((n) => (n <= 3 ? [500, 503, 429][n - 1]! : 200));
+    const endpoint = await api.register(r.url);
+    r.useSecret(endpoint.secret);
+    await api.completeAssessment();
+    const received = await r.waitFor(4);
+    expect(received.every((d) => d.verified.ok)).toBe(true);
+    expect(new Set(received.map((d) => d.headers['webhook-id'])).size).toBe(1);
+    const attempts = await eventually(async () => {
+      const list = await api.deliveries(endpoint.id);
+      return list.length === 4 ? list : undefined;
+    });
+    expect(attempts.map((a) => [a.attempt, a.outcome, a.status_code])).toEqual([
+      [4, 'succeeded', 200],
+      [3, 'retrying', 429],
+      [2, 'retrying', 503],
+      [1, 'retrying', 500],
+    ]);
+    expect(attempts.filter((a) => a.outcome === 'retrying').every((a) => typeof a.next_attempt_at === 'string')).toBe(true);
+    // Nothing more arrives: the success ended it.
+    await api.completeAssessment();
+    await r.waitFor(5);
+    expect(r.received).toHaveLength(5);
+  });
+});
+
+describe('webhook endpoints and delivery rules (embedded bus)', () => {
+  let t: TestApp;
+  let api: ReturnType<typeof client>;
+  let live: ReturnType<typeof client>;
+  const receivers: Awaited<ReturnType<typeof startReceiver>>[] = [];
+  const receiver = async (behaviour?: Behaviour) => {
+    const r = await startReceiver(behaviour);
+    receivers.push(r);
+    return r;
+  };
+  beforeAll(async () => {
+    t = await openTestApp(FAST);
+    api = client(t, (await t.mint('test', 'sk')).raw);
+    live = client(t, (await t.mint('live', 'sk')).raw);
+  });
+  afterEach(async () => {
+    for (const r of receivers.splice(0)) await r.close();
+    // Each test starts without endpoints.
+    for (const c of [api, live]) {
+      for (const e of (await c.call('GET', '/v1/nature/webhook_endpoints?limit=100')).body.data) await c.call('DELETE', `/v1/nature/webhook_endpoints/${e.id}`);
+    }
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('creates an endpoint with a secret shown once, reads, lists and deletes it', async () => {
+    const created = await api.register('http://127.0.0.1:9/hooks');
+    expect(created).toEqual({
+      id: expect.stringMatching(/^whe_/),
+      object: 'webhook_endpoint',
+      url: 'http://127.0.0.1:9/hooks',
+      enabled_events: ['nature.assessment.completed'],
+      description: 'test receiver',
+      status: 'enabled',
+      disabled_reason: null,
+      livemode: false,
+      created_at: expect.any(String),
+      secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
+    });
+    const { secret: _secret, ...shown } = created;
+    expect((await api.call('GET', `/v1/nature/webhook_endpoints/${created.id}`)).body).toEqual(shown);
+    expect((await api.call('GET', '/v1/nature/webhook_endpoints')).body.data).toEqual([shown]);
+    expect(JSON.stringify((await api.call('GET', '/v1/nature/webhook_endpoints')).body)).not.toContain('whsec_');
+    expect((await api.call('DELETE', `/v1/nature/webhook_endpoints/${created.id}`)).body).toEqual({ id: created.id, object: 'webhook_endpoint', deleted: true });
+    expect((await api.call('GET', `/v1/nature/webhook_endpoints/${created.id}`)).status).toBe(404);
+    expect((await api.call('DELETE', `/v1/nature/webhook_endpoints/${created.id}`)).status).toBe(404);
+    expect(t.logs.join('')).not.toContain(created.secret);
+  });
+
+  it.each([
+    ['http:// in production', 'http://hooks.example.com/x'],
+    ['a loopback address', 'https://127.0.0.1/x'],
+    ['an IPv6 loopback', 'https://[::1]/x'],
+    ['a private address', 'https://10.1.2.3/x'],
+    ['a private 192.168 address', 'https://192.168.0.10/x'],
+    ['the cloud metadata address', 'https://169.254.169.254/latest/meta-data'],
+    ['a CGNAT address', 'https://100.64.0.1/x'],
+    ['an IPv4-mapped private address', 'https://[::ffff:10.0.0.1]/x'],
+    ['localhost', 'https://localhost/x'],
+    ['a single-label name', 'https://metadata/x'],
+    ['credentials in the URL', 'https://user:pass@hooks.example.com/x'],
+    ['another scheme', 'ftp://hooks.example.com/x'],
+    ['not a URL', 'hooks.example.com'],
+  ])('refuses a production endpoint with %s (422)', async (_case, url) => {
+    const response = await live.call('POST', '/v1/nature/webhook_endpoints', { url });
+    expect(response.status).toBe(422);
+    expect(response.body.errors).toContainEqual(expect.objectContaining({ path: '/url', in: 'body' }));
+    expect((await live.call('GET', '/v1/nature/webhook_endpoints')).body.data).toEqual([]);
+  });
+
+  it('accepts a production endpoint with https and a public name, and a sandbox one on loopback http', async () => {
+    expect((await live.call('POST', '/v1/nature/webhook_endpoints', { url: 'https://hooks.example.com/nature' })).status).toBe(201);
+    expect((await api.call('POST', '/v1/nature/webhook_endpoints', { url: 'http://localhost:3000/hooks' })).status).toBe(201);
+  });
+
+  it.each([
+    ['an unknown event type', { url: 'http://127.0.0.1:9/x', enabled_events: ['nature.profile.deleted'] }, '/enabled_events/0'],
+    ['no event types', { url: 'http://127.0.0.1:9/x', enabled_events: [] }, '/enabled_events'],
+    ['an unknown field', { url: 'http://127.0.0.1:9/x', secret: 'mine' }, '/secret'],
+    ['a missing url', {}, '/url'],
+  ])('answers 422 to %s', async (_case, payload, path) => {
+    const response = await api.call('POST', '/v1/nature/webhook_endpoints', payload);
+    expect(response.status).toBe(422);
+    expect(response.body.errors.map((e: Body) => e.path)).toContain(path);
+  });
+
+  it('sends sandbox events to sandbox endpoints only, and production events to production endpoints only', async () => {
+    const sandbox = await receiver();
+    const sandboxEndpoint = await api.register(sandbox.url);
+    sandbox.useSecret(sandboxEndpoint.secret);
+    const production = (await live.call('POST', '/v1/nature/webhook_endpoints', { url: 'https://hooks.example.com/nature' })).body;
+
+    await api.completeAssessment();
+    const [sandboxDelivery] = await sandbox.waitFor(1);
+    expect(JSON.parse(sandboxDelivery!.body).livemode).toBe(false);
+
+    await live.completeAssessment();
+    const attempt = await eventually(async () => (await live.deliveries(production.id))[0]);
+    // The production endpoint was tried (its name does not resolve here) and the sandbox receiver got nothing more.
+    expect(attempt).toMatchObject({ attempt: 1, outcome: 'retrying', status_code: null, livemode: true });
+    expect(attempt.error).toEqual(expect.any(String));
+    expect(sandbox.received).toHaveLength(1);
+    expect(await api.deliveries(sandboxEndpoint.id)).toHaveLength(1);
+    expect((await api.call('GET', `/v1/nature/webhook_endpoints/${production.id}`)).status).toBe(404);
+  });
+
+  it('gives up after the schedule: every attempt recorded, the last failed, the message dead-lettered', async () => {
+    const r = await receiver(() => 500);
+    const endpoint = await api.register(r.url);
+    await api.completeAssessment();
+    await r.waitFor(4);
+    const attempts = await eventually(async () => {
+      const list = await api.deliveries(endpoint.id);
+      return list[0]?.outcome === 'failed' ? list : undefined;
+    });
+    expect(attempts.map((a) => a.outcome)).toEqual(['failed', 'retrying', 'retrying', 'retrying']);
+    expect(attempts[0]!.next_attempt_at).toBeNull();
+    expect(await t.envs.test.bus.deadLetters('deliveries')).toContainEqual(expect.objectContaining({ reason: 'no 2xx after 4 attempts' }));
+  });
+
+  it('treats a redirect as a failure and never follows it', async () => {
+    const target = await receiver();
+    const r = await receiver((n) => (n === 1 ? 302 : 200));
+    const endpoint = await api.register(r.url);
+    await api.completeAssessment();
+    await r.waitFor(2);
+    const attempts = await eventually(async () => {
+      const list = await api.deliveries(endpoint.id);
+      return list.length === 2 ? list : undefined;
+    });
+    expect(attempts.map((a) => [a.outcome, a.status_code])).toEqual([
+      ['succeeded', 200],
+      ['retrying', 302],
+    ]);
+    expect(target.received).toHaveLength(0);
+  });
+
+  it('records a receiver that does not answer in time as a timeout, and retries', async () => {
+    const r = await receiver((n) => (n === 1 ? 'hang' : 200));
+    const endpoint = await api.register(r.url);
+    await api.completeAssessment();
+    await r.waitFor(2);
+    const attempts = await eventually(async () => {
+      const list = await api.deliveries(endpoint.id);
+      return list.length === 2 ? list : undefined;
+    });
+    expect(attempts[1]).toMatchObject({ outcome: 'retrying', status_code: null, error: 'timeout after 500 ms' });
+    expect(attempts[1]!.duration_ms).toBeGreaterThanOrEqual(500);
+    expect(attempts[0]).toMatchObject({ outcome: 'succeeded' });
+  });
+
+  it('disables an endpoint that answers 410 Gone and delivers nothing more to it', async () => {
+    const r = await receiver(() => 410);
+    const endpoint = await api.register(r.url);
+    await api.completeAssessment();
+    await r.waitFor(1);
+    const disabled = await eventually(async () => {
+      const body = (await api.call('GET', `/v1/nature/webhook_endpoints/${endpoint.id}`)).body;
+      return body.status === 'disabled' ? body : undefined;
+    });
+    expect(disabled.disabled_reason).toMatch(/410/);
+    expect((await api.deliveries(endpoint.id)).map((a) => a.outcome)).toEqual(['endpoint_gone']);
+    const other = await receiver();
+    await api.register(other.url);
+    await api.completeAssessment();
+    await other.waitFor(1);
+    expect(r.received).toHaveLength(1);
+  });
+
+  it('redelivers an event on request with the same webhook-id; an unknown event is 404', async () => {
+    const r = await receiver();
+    const endpoint = await api.register(r.url);
+    r.useSecret(endpoint.secret);
+    await api.completeAssessment();
+    const [first] = await r.waitFor(1);
+    const eventId = first!.headers['webhook-id'] as string;
+    const again = await api.call('POST', `/v1/nature/events/${eventId}/redeliver`);
+    expect(again.status).toBe(202);
+    expect(again.body).toMatchObject({ id: eventId, object: 'event' });
+    const [, second] = await r.waitFor(2);
+    expect(second!.headers['webhook-id']).toBe(eventId);
+    expect(second!.verified.ok).toBe(true);
+    expect(second!.body).toBe(first!.body);
+    expect((await api.call('POST', '/v1/nature/events/evt_01M00000000000000000000000/redeliver')).status).toBe(404);
+    expect((await api.call('GET', '/v1/nature/events/evt_01M00000000000000000000000')).body.code).toBe('not_found');
+  });
+
+  it('answers 404 for the deliveries of an unknown endpoint, and for another environment\'s endpoint', async () => {
+    const production = (await live.call('POST', '/v1/nature/webhook_endpoints', { url: 'https://hooks.example.com/x' })).body;
+    expect((await api.call('GET', `/v1/nature/webhook_endpoints/${production.id}/deliveries`)).status).toBe(404);
+    expect((await api.call('GET', '/v1/nature/webhook_endpoints/whe_01M00000000000000000000000/deliveries')).status).toBe(404);
+  });
+});
