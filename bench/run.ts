@@ -6,16 +6,21 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { projections } from '../projections/index.js';
+import { NatsBus } from '../src/adapters/nats/bus.js';
+import { SqliteBus } from '../src/adapters/sqlite/bus.js';
 import { SqliteEventStore } from '../src/adapters/sqlite/event-store.js';
 import type { Synchronous } from '../src/adapters/sqlite/database.js';
 import { SqliteReadModelStore } from '../src/adapters/sqlite/read-model-store.js';
 import { Projector } from '../src/projector.js';
+import type { Bus } from '../src/ports/bus.js';
 import { batches } from '../test/support/known-answers.js';
+import { natsServerPath, startNatsServer } from '../test/support/nats-server.js';
 import { auth, openTestApp, validSubject } from '../test/support/test-app.js';
 import { tempDir } from '../test/support/temp-dir.js';
 
 const APPENDS = 2000;
 const ASSESSMENTS = 100;
+const MESSAGES = 2000;
 
 async function appendsPerSecond(synchronous: Synchronous): Promise<number> {
   const dir = tempDir('nature-bench-');
@@ -71,6 +76,25 @@ async function assessmentFlow() {
   return { ...result, replayPerSecond: log.length / replaySeconds };
 }
 
+/** Publishes MESSAGES, then consumes and acks them all: messages per second for the round trip. */
+async function busRoundTrip(bus: Bus): Promise<number> {
+  const started = performance.now();
+  for (let i = 0; i < MESSAGES; i++) await bus.publish('deliveries', `m-${i}`, { i });
+  const controller = new AbortController();
+  let seen = 0;
+  await bus.consume(
+    'deliveries',
+    async () => {
+      if (++seen === MESSAGES) controller.abort();
+      return { kind: 'ack' };
+    },
+    { signal: controller.signal, concurrency: 32 },
+  );
+  const seconds = (performance.now() - started) / 1000;
+  await bus.close();
+  return MESSAGES / seconds;
+}
+
 const full = await appendsPerSecond('FULL');
 const normal = await appendsPerSecond('NORMAL');
 console.log(`event store appends, one event each (${APPENDS}):`);
@@ -83,3 +107,18 @@ console.log(`  ${flow.perSecond.toFixed(1)} assessments/s (subject, start, 4 PAT
 console.log(`  PATCH p50 ${flow.patchP50.toFixed(2)} ms, p99 ${flow.patchP99.toFixed(2)} ms`);
 console.log(`replay of the resulting log into fresh read models (${flow.events} events):`);
 console.log(`  ${flow.replayPerSecond.toFixed(0)} events/s`);
+
+const busDir = tempDir('nature-bench-');
+const sqliteBus = await busRoundTrip(new SqliteBus(join(busDir.path, 'bus.db'), 'FULL', { pollIntervalMs: 5 }));
+busDir.cleanup();
+console.log(`bus round trip, publish then consume and ack (${MESSAGES} messages):`);
+console.log(`  embedded (SQLite, FULL)  ${sqliteBus.toFixed(0)} messages/s`);
+if (natsServerPath === undefined) {
+  console.log('  NATS JetStream           not measured: nats-server is not installed');
+} else {
+  const server = await startNatsServer();
+  const nats = await busRoundTrip(await NatsBus.connect({ url: server.url, environment: 'test' }));
+  await server.stop();
+  console.log(`  NATS JetStream           ${nats.toFixed(0)} messages/s`);
+  console.log(`  NATS / embedded          ${(nats / sqliteBus).toFixed(2)}`);
+}
