@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../support/eventually.js';
 import { knownResponses } from '../support/known-answers.js';
 import { type NatsServer, natsServerPath, startNatsServer } from '../support/nats-server.js';
-import { type Behaviour, startReceiver } from '../support/receiver.js';
+import { type Behaviour, receiverPool } from '../support/receiver.js';
 import { type TestApp, auth, openTestApp, validSubject } from '../support/test-app.js';
 
 // Response bodies are checked field by field; their static type adds nothing.
@@ -43,12 +43,8 @@ describe.each(buses)('webhook delivery on %s', (_name, nats) => {
   let server: NatsServer | undefined;
   let t: TestApp;
   let api: ReturnType<typeof client>;
-  const receivers: Awaited<ReturnType<typeof startReceiver>>[] = [];
-  const receiver = async (behaviour?: Behaviour) => {
-    const r = await startReceiver(behaviour);
-    receivers.push(r);
-    return r;
-  };
+  const receivers = receiverPool();
+  const receiver = (behaviour?: Behaviour) => receivers.start(behaviour);
   const skip = nats && natsServerPath === undefined;
   beforeAll(async () => {
     if (skip) return;
@@ -57,7 +53,7 @@ describe.each(buses)('webhook delivery on %s', (_name, nats) => {
     api = client(t, (await t.mint('test', 'sk')).raw);
   });
   afterEach(async () => {
-    for (const r of receivers.splice(0)) await r.close();
+    await receivers.closeAll();
   });
   afterAll(async () => {
     if (skip) return;
@@ -123,19 +119,15 @@ describe('webhook endpoints and delivery rules (embedded bus)', () => {
   let t: TestApp;
   let api: ReturnType<typeof client>;
   let live: ReturnType<typeof client>;
-  const receivers: Awaited<ReturnType<typeof startReceiver>>[] = [];
-  const receiver = async (behaviour?: Behaviour) => {
-    const r = await startReceiver(behaviour);
-    receivers.push(r);
-    return r;
-  };
+  const receivers = receiverPool();
+  const receiver = (behaviour?: Behaviour) => receivers.start(behaviour);
   beforeAll(async () => {
     t = await openTestApp(FAST);
     api = client(t, (await t.mint('test', 'sk')).raw);
     live = client(t, (await t.mint('live', 'sk')).raw);
   });
   afterEach(async () => {
-    for (const r of receivers.splice(0)) await r.close();
+    await receivers.closeAll();
     // Each test starts without endpoints.
     for (const c of [api, live]) {
       for (const e of (await c.call('GET', '/v1/nature/webhook_endpoints?limit=100')).body.data) await c.call('DELETE', `/v1/nature/webhook_endpoints/${e.id}`);

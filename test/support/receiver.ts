@@ -62,3 +62,18 @@ export async function startReceiver(behaviour: Behaviour = () => 200) {
       }),
   };
 }
+
+/** The receivers a test starts, closed together (in afterEach). */
+export function receiverPool() {
+  const open: Awaited<ReturnType<typeof startReceiver>>[] = [];
+  return {
+    async start(behaviour?: Behaviour) {
+      const receiver = await startReceiver(behaviour);
+      open.push(receiver);
+      return receiver;
+    },
+    async closeAll() {
+      for (const receiver of open.splice(0)) await receiver.close();
+    },
+  };
+}

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { Bus, BusMessage, ConsumeOptions, Handler, Outcome, Topic } from '../../ports/bus.js';
 import { openDatabase, type Synchronous } from './database.js';
+import { Wakeup } from './wakeup.js';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS bus_messages (
@@ -41,7 +42,8 @@ export class SqliteBus implements Bus {
   private readonly db: Database.Database;
   private readonly pollIntervalMs: number;
   private readonly leaseMs: number;
-  private readonly wakers = new Set<() => void>();
+  /** Wakes idle consumers on a publish or a settled message. */
+  private readonly changed = new Wakeup();
   private readonly statements;
 
   constructor(path: string, synchronous: Synchronous, options: SqliteBusOptions = {}) {
@@ -75,7 +77,7 @@ export class SqliteBus implements Bus {
 
   publish(topic: Topic, id: string, payload: unknown): Promise<void> {
     this.statements.publish.run(topic, id, JSON.stringify(payload), Date.now());
-    for (const wake of [...this.wakers]) wake();
+    this.changed.wake();
     return Promise.resolve();
   }
 
@@ -94,7 +96,8 @@ export class SqliteBus implements Bus {
         const work = this.handle(message, handler).finally(() => running.delete(work));
         running.add(work);
       }
-      if (batch.length === 0 || running.size >= concurrency) await this.idle(signal, running);
+      // Idle until a publish or a finished handler (both wake), a due retry (the poll) or abort.
+      if (batch.length === 0 || running.size >= concurrency) await this.changed.wait(this.pollIntervalMs, signal);
     }
     await Promise.allSettled(running);
   }
@@ -124,23 +127,7 @@ export class SqliteBus implements Bus {
     if (outcome.kind === 'ack') this.statements.ack.run(message.topic, message.id);
     else if (outcome.kind === 'retry') this.statements.retry.run(Date.now() + outcome.delayMs, message.topic, message.id);
     else this.statements.dead.run(outcome.reason, message.topic, message.id);
-    for (const wake of [...this.wakers]) wake();
-  }
-
-  /** Waits for a publish, a finished handler, the poll interval (due retries, other processes) or abort. */
-  private idle(signal: AbortSignal, running: Set<Promise<void>>): Promise<void> {
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        this.wakers.delete(done);
-        signal.removeEventListener('abort', done);
-        resolve();
-      };
-      const timer = setTimeout(done, this.pollIntervalMs);
-      this.wakers.add(done);
-      signal.addEventListener('abort', done, { once: true });
-      for (const work of running) void work.then(done);
-    });
+    this.changed.wake();
   }
 
   deadLetters(topic: Topic) {
@@ -150,7 +137,7 @@ export class SqliteBus implements Bus {
   }
 
   close(): Promise<void> {
-    for (const wake of [...this.wakers]) wake();
+    this.changed.wake();
     this.db.close();
     return Promise.resolve();
   }

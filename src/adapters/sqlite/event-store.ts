@@ -11,6 +11,7 @@ import {
   WrongExpectedRevisionError,
 } from '../../ports/event-store.js';
 import { openDatabase, type Synchronous } from './database.js';
+import { Wakeup } from './wakeup.js';
 
 interface EventRow {
   position: bigint;
@@ -50,7 +51,7 @@ export class SqliteEventStore implements EventStore {
   private readonly db: Database.Database;
   private readonly pollIntervalMs: number;
   /** Wakes local subscribers as soon as an append commits. */
-  private readonly waiters = new Set<() => void>();
+  private readonly appended = new Wakeup();
   /** Counts local appends, so an append that lands while a subscriber reads is not missed. */
   private appends = 0;
   private readonly statements;
@@ -149,28 +150,13 @@ export class SqliteEventStore implements EventStore {
         yield event;
         cursor = event.position;
       }
-      if (page.length < pageSize && seen === this.appends) await this.nextAppend(signal);
+      if (page.length < pageSize && seen === this.appends) await this.appended.wait(this.pollIntervalMs, signal);
     }
-  }
-
-  /** Resolves on the next local append, after the poll interval (appends by other processes), or on abort. */
-  private nextAppend(signal: AbortSignal): Promise<void> {
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        this.waiters.delete(done);
-        signal.removeEventListener('abort', done);
-        resolve();
-      };
-      const timer = setTimeout(done, this.pollIntervalMs);
-      this.waiters.add(done);
-      signal.addEventListener('abort', done, { once: true });
-    });
   }
 
   private wake(): void {
     this.appends += 1;
-    for (const waiter of [...this.waiters]) waiter();
+    this.appended.wake();
   }
 
   close(): Promise<void> {
