@@ -19,8 +19,10 @@ const schema = z.object({
   PORT: z.string().regex(/^\d+$/, 'must be a whole number').transform(Number).pipe(z.number().int().min(1).max(65535)).default(8080),
   HOST: z.string().min(1).default('127.0.0.1'),
   NATURE_DATA_DIR: z.string().min(1).default('./data'),
-  NATURE_EVENT_STORE: z.enum(['sqlite']).default('sqlite'),
-  NATURE_READ_MODELS: z.enum(['sqlite']).default('sqlite'),
+  NATURE_EVENT_STORE: z.enum(['sqlite', 'eventstoredb']).default('sqlite'),
+  EVENTSTORE_URL: z.string().regex(/^(esdb|esdb\+discover|kurrentdb|kdb):\/\/\S+$/, 'must be a URL such as esdb://127.0.0.1:2113?tls=false').optional(),
+  NATURE_READ_MODELS: z.enum(['sqlite', 'mongodb']).default('sqlite'),
+  MONGODB_URL: z.string().regex(/^mongodb(\+srv)?:\/\/\S+$/, 'must be a URL such as mongodb://127.0.0.1:27017').optional(),
   NATURE_BUS: z.enum(['local', 'nats']).default('local'),
   NATS_URL: z.string().regex(/^(nats|tls|wss?):\/\/\S+$/, 'must be a URL such as nats://127.0.0.1:4222').optional(),
   NATURE_SQLITE_SYNCHRONOUS: z.enum(['FULL', 'NORMAL']).default('FULL'),
@@ -34,8 +36,8 @@ export interface Config {
   host: string;
   /** Absolute. */
   dataDir: string;
-  eventStore: 'sqlite';
-  readModels: 'sqlite';
+  eventStore: { kind: 'sqlite' } | { kind: 'eventstoredb'; url: string };
+  readModels: { kind: 'sqlite' } | { kind: 'mongodb'; url: string };
   sqliteSynchronous: 'FULL' | 'NORMAL';
   bus: { kind: 'local' } | { kind: 'nats'; url: string };
   webhooks: { retryScheduleMs: number[]; timeoutMs: number };
@@ -57,15 +59,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`configuration error: ${name}=${JSON.stringify(env[name])} ${issue.message}`);
   }
   const settings = parsed.data;
-  if (settings.NATURE_BUS === 'nats' && settings.NATS_URL === undefined) {
-    throw new ConfigError('configuration error: NATS_URL is required when NATURE_BUS=nats');
+  const required: [boolean, string, string][] = [
+    [settings.NATURE_EVENT_STORE === 'eventstoredb', 'EVENTSTORE_URL', 'NATURE_EVENT_STORE=eventstoredb'],
+    [settings.NATURE_READ_MODELS === 'mongodb', 'MONGODB_URL', 'NATURE_READ_MODELS=mongodb'],
+    [settings.NATURE_BUS === 'nats', 'NATS_URL', 'NATURE_BUS=nats'],
+  ];
+  for (const [chosen, name, because] of required) {
+    if (chosen && settings[name as keyof typeof settings] === undefined) {
+      throw new ConfigError(`configuration error: ${name} is required when ${because}`);
+    }
   }
   return {
     port: settings.PORT,
     host: settings.HOST,
     dataDir: resolve(settings.NATURE_DATA_DIR),
-    eventStore: settings.NATURE_EVENT_STORE,
-    readModels: settings.NATURE_READ_MODELS,
+    eventStore: settings.NATURE_EVENT_STORE === 'eventstoredb' ? { kind: 'eventstoredb', url: settings.EVENTSTORE_URL! } : { kind: 'sqlite' },
+    readModels: settings.NATURE_READ_MODELS === 'mongodb' ? { kind: 'mongodb', url: settings.MONGODB_URL! } : { kind: 'sqlite' },
     sqliteSynchronous: settings.NATURE_SQLITE_SYNCHRONOUS,
     bus: settings.NATURE_BUS === 'nats' ? { kind: 'nats', url: settings.NATS_URL! } : { kind: 'local' },
     webhooks: { retryScheduleMs: settings.NATURE_WEBHOOK_RETRY_SCHEDULE, timeoutMs: settings.NATURE_WEBHOOK_TIMEOUT_MS },

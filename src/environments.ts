@@ -3,6 +3,8 @@ import type { Logger } from 'pino';
 import { indexedFields, projections } from '../projections/index.js';
 import { publisherReactor } from '../projections/publisher.js';
 import { scoringReactor } from '../projections/scoring.js';
+import { EventStoreDbEventStore } from './adapters/eventstoredb/event-store.js';
+import { MongoReadModelStore } from './adapters/mongodb/read-model-store.js';
 import { NatsBus } from './adapters/nats/bus.js';
 import { SqliteBus } from './adapters/sqlite/bus.js';
 import { SqliteEventStore } from './adapters/sqlite/event-store.js';
@@ -30,18 +32,26 @@ export interface EnvironmentServices {
 
 export type Environments = Record<Environment, EnvironmentServices>;
 
-const fileNames: Record<Environment, string> = { test: 'sandbox', live: 'production' };
+/** Each environment's name in file names, EventStoreDB stream prefixes (`sandbox.`) and MongoDB databases (`nature_sandbox`). */
+const storeNames: Record<Environment, string> = { test: 'sandbox', live: 'production' };
 
 /** Opens both environments on the configured backends; projectors and dispatchers start with `startEnvironments`. */
 export async function openEnvironments(config: Config, logger: Logger, clock: () => Date = () => new Date()): Promise<Environments> {
   // A delivery may take the whole timeout; the bus hands it to another consumer only well after that.
   const redeliverAfterMs = Math.max(30_000, config.webhooks.timeoutMs * 3);
   const open = async (environment: Environment): Promise<EnvironmentServices> => {
-    const base = join(config.dataDir, fileNames[environment]);
+    const name = storeNames[environment];
+    const base = join(config.dataDir, name);
     const log = logger.child({ environment });
-    const events = new SqliteEventStore(`${base}.events.db`, config.sqliteSynchronous);
-    // Read models are rebuilt from the log, so they need not survive power loss: NORMAL is enough.
-    const readModels = new SqliteReadModelStore(`${base}.read.db`, 'NORMAL', indexedFields);
+    const events: EventStore =
+      config.eventStore.kind === 'eventstoredb'
+        ? EventStoreDbEventStore.connect(config.eventStore.url, `${name}.`)
+        : new SqliteEventStore(`${base}.events.db`, config.sqliteSynchronous);
+    const readModels: ReadModelStore =
+      config.readModels.kind === 'mongodb'
+        ? await MongoReadModelStore.connect(config.readModels.url, `nature_${name}`, indexedFields)
+        : // Read models are rebuilt from the log, so they need not survive power loss: NORMAL is enough.
+          new SqliteReadModelStore(`${base}.read.db`, 'NORMAL', indexedFields);
     const bus: Bus =
       config.bus.kind === 'nats'
         ? await NatsBus.connect({ url: config.bus.url, environment, ackWaitMs: redeliverAfterMs })

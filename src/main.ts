@@ -36,4 +36,7 @@ process.on('SIGTERM', () => void shutdown('SIGTERM'));
 process.on('SIGINT', () => void shutdown('SIGINT'));
 
 await app.listen({ port: config.port, host: config.host });
-logger.info({ dataDir: config.dataDir, eventStore: config.eventStore, readModels: config.readModels }, 'Nature Profile API ready');
+logger.info(
+  { dataDir: config.dataDir, eventStore: config.eventStore.kind, readModels: config.readModels.kind, bus: config.bus.kind },
+  'Nature Profile API ready',
+);

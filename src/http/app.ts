@@ -9,6 +9,7 @@ import { registerErrorHandling } from './errors.js';
 import { registerOpenApi } from './openapi.js';
 import { registerAssessmentRoutes } from './routes/assessments.js';
 import { registerEventRoutes } from './routes/events.js';
+import { registerHealthRoutes } from './routes/health.js';
 import { registerItemRoutes } from './routes/items.js';
 import { registerProfileRoutes } from './routes/profiles.js';
 import { registerSubjectRoutes } from './routes/subjects.js';
@@ -45,7 +46,7 @@ export async function buildApp({ logger, keys, envs, clock = () => new Date() }:
   registerErrorHandling(app);
   registerAuth(app, keys, envs);
   await registerOpenApi(app);
-  app.get('/healthz', { schema: { hide: true } }, () => ({ status: 'ok' }));
+  registerHealthRoutes(app, envs, keys);
   registerSubjectRoutes(app);
   registerItemRoutes(app);
   registerAssessmentRoutes(app, clock);

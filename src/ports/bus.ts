@@ -35,5 +35,7 @@ export interface Bus {
   consume(topic: Topic, handler: Handler, options: ConsumeOptions): Promise<void>;
   /** Messages that went dead, oldest first, for operators and tests. */
   deadLetters(topic: Topic): Promise<{ id: string; payload: unknown; reason: string }[]>;
+  /** Resolves when the bus answers; for readiness checks. */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }

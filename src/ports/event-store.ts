@@ -77,5 +77,7 @@ export interface EventStore {
    * signal aborts (the iterator then ends). A catch-up subscription: the caller checkpoints.
    */
   subscribeToAll(options: SubscribeOptions): AsyncIterable<RecordedEvent>;
+  /** Resolves when the store answers; for readiness checks. */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }

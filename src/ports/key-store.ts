@@ -10,5 +10,7 @@ export interface KeyStore {
   revoke(id: string, at: string, reason: 'revoked' | 'rotated'): Promise<ApiKeyRecord | undefined>;
   /** Revokes `oldId` as rotated and inserts `replacement`, atomically. */
   rotate(oldId: string, replacement: ApiKeyRecord, at: string): Promise<void>;
+  /** Resolves when the store answers; for readiness checks. */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }

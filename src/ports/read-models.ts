@@ -39,5 +39,7 @@ export interface ReadModelStore {
   commit(projection: string, position: bigint, writes: DocumentWrite[]): Promise<void>;
   get(collection: string, id: string): Promise<Document | undefined>;
   list(collection: string, query: ListQuery): Promise<ListPage>;
+  /** Resolves when the store answers; for readiness checks. */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }

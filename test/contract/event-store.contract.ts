@@ -10,8 +10,8 @@ export interface EventStoreFixture {
 const event = (type = 'Happened', data: unknown = { n: 1 }): NewEvent => ({ id: randomUUID(), type, data, metadata: { request_id: 'req_x' } });
 
 /** The behaviour every event-store adapter must have. `open` gives each test a store with an empty log. */
-export function eventStoreContract(adapter: string, open: () => Promise<EventStoreFixture>): void {
-  describe(`event store contract: ${adapter}`, () => {
+export function eventStoreContract(adapter: string, open: () => Promise<EventStoreFixture>, skip = false): void {
+  describe.skipIf(skip)(`event store contract: ${adapter}`, () => {
     let fixture: EventStoreFixture;
     let store: EventStore;
     // Stream names unique per test, so an adapter may share one server between tests.

@@ -7,8 +7,8 @@ export interface ReadModelFixture {
 }
 
 /** The behaviour every read-model adapter must have. `open` gives each test an empty store that indexes things.tag. */
-export function readModelStoreContract(adapter: string, open: () => Promise<ReadModelFixture>): void {
-  describe(`read model store contract: ${adapter}`, () => {
+export function readModelStoreContract(adapter: string, open: () => Promise<ReadModelFixture>, skip = false): void {
+  describe.skipIf(skip)(`read model store contract: ${adapter}`, () => {
     let fixture: ReadModelFixture;
     let store: ReadModelStore;
     beforeEach(async () => {

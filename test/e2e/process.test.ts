@@ -122,7 +122,7 @@ describe('the server and the operator command as processes', () => {
   it('stops start-up on a bad setting with one line naming it', async () => {
     const failure = await startServer({ ...env, NATURE_EVENT_STORE: 'oracle' }).catch((error: Error) => error);
     const output = String((failure as Error).message).replace(/^server exited:\n/, '').trim();
-    expect(output).toMatch(/^configuration error: NATURE_EVENT_STORE="oracle" .*sqlite/);
+    expect(output).toMatch(/^configuration error: NATURE_EVENT_STORE="oracle" .*sqlite.*eventstoredb/);
     expect(output.split('\n')).toHaveLength(1);
   });
 });

@@ -11,6 +11,7 @@ export function interleaving(store: EventStore): EventStore {
     readStream: (...args) => later(() => store.readStream(...args)),
     readAll: (...args) => store.readAll(...args),
     subscribeToAll: (...args) => store.subscribeToAll(...args),
+    ping: () => store.ping(),
     close: () => store.close(),
   };
 }

@@ -8,13 +8,24 @@ describe('configuration', () => {
       port: 8080,
       host: '127.0.0.1',
       dataDir: resolve('data'),
-      eventStore: 'sqlite',
-      readModels: 'sqlite',
+      eventStore: { kind: 'sqlite' },
+      readModels: { kind: 'sqlite' },
       sqliteSynchronous: 'FULL',
       bus: { kind: 'local' },
       webhooks: { retryScheduleMs: [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000], timeoutMs: 10_000 },
       logLevel: 'info',
     });
+  });
+
+  it('selects EventStoreDB and MongoDB with their URLs', () => {
+    const config = loadConfig({
+      NATURE_EVENT_STORE: 'eventstoredb',
+      EVENTSTORE_URL: 'esdb://eventstore:2113?tls=false',
+      NATURE_READ_MODELS: 'mongodb',
+      MONGODB_URL: 'mongodb://mongo:27017/?replicaSet=rs0',
+    });
+    expect(config.eventStore).toEqual({ kind: 'eventstoredb', url: 'esdb://eventstore:2113?tls=false' });
+    expect(config.readModels).toEqual({ kind: 'mongodb', url: 'mongodb://mongo:27017/?replicaSet=rs0' });
   });
 
   it('selects NATS with its URL, and reads a retry schedule of durations', () => {
@@ -25,13 +36,17 @@ describe('configuration', () => {
 
   it('reads every setting from the environment; empty counts as unset', () => {
     const config = loadConfig({ PORT: '9000', HOST: '0.0.0.0', NATURE_DATA_DIR: '/srv/nature', NATURE_SQLITE_SYNCHRONOUS: 'NORMAL', LOG_LEVEL: 'warn', NATURE_EVENT_STORE: '' });
-    expect(config).toMatchObject({ port: 9000, host: '0.0.0.0', dataDir: '/srv/nature', sqliteSynchronous: 'NORMAL', logLevel: 'warn', eventStore: 'sqlite' });
+    expect(config).toMatchObject({ port: 9000, host: '0.0.0.0', dataDir: '/srv/nature', sqliteSynchronous: 'NORMAL', logLevel: 'warn', eventStore: { kind: 'sqlite' } });
   });
 
   it.each([
     [{ PORT: 'http' }, /^configuration error: PORT="http" /],
     [{ PORT: '70000' }, /^configuration error: PORT="70000" /],
     [{ NATURE_EVENT_STORE: 'postgres' }, /^configuration error: NATURE_EVENT_STORE="postgres" .*sqlite/],
+    [{ NATURE_EVENT_STORE: 'eventstoredb' }, /^configuration error: EVENTSTORE_URL is required when NATURE_EVENT_STORE=eventstoredb$/],
+    [{ NATURE_EVENT_STORE: 'eventstoredb', EVENTSTORE_URL: 'http://x:2113' }, /^configuration error: EVENTSTORE_URL="http:\/\/x:2113" /],
+    [{ NATURE_READ_MODELS: 'mongodb' }, /^configuration error: MONGODB_URL is required when NATURE_READ_MODELS=mongodb$/],
+    [{ NATURE_READ_MODELS: 'redis' }, /^configuration error: NATURE_READ_MODELS="redis" /],
     [{ NATURE_SQLITE_SYNCHRONOUS: 'OFF' }, /^configuration error: NATURE_SQLITE_SYNCHRONOUS="OFF" /],
     [{ LOG_LEVEL: 'loud' }, /^configuration error: LOG_LEVEL="loud" /],
     [{ NATURE_BUS: 'kafka' }, /^configuration error: NATURE_BUS="kafka" /],

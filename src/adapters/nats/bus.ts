@@ -167,6 +167,10 @@ export class NatsBus implements Bus {
     return letters;
   }
 
+  async ping(): Promise<void> {
+    await this.nc.rtt();
+  }
+
   async close(): Promise<void> {
     if (!this.nc.isClosed()) await this.nc.drain();
   }

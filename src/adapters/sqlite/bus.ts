@@ -136,6 +136,11 @@ export class SqliteBus implements Bus {
     );
   }
 
+  ping(): Promise<void> {
+    this.db.prepare('SELECT 1').get();
+    return Promise.resolve();
+  }
+
   close(): Promise<void> {
     this.changed.wake();
     this.db.close();

@@ -159,6 +159,11 @@ export class SqliteEventStore implements EventStore {
     this.appended.wake();
   }
 
+  ping(): Promise<void> {
+    this.db.prepare('SELECT 1').get();
+    return Promise.resolve();
+  }
+
   close(): Promise<void> {
     this.wake();
     this.db.close();

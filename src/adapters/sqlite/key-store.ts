@@ -73,6 +73,11 @@ export class SqliteKeyStore implements KeyStore {
     return Promise.resolve();
   }
 
+  ping(): Promise<void> {
+    this.db.prepare('SELECT 1').get();
+    return Promise.resolve();
+  }
+
   close(): Promise<void> {
     this.db.close();
     return Promise.resolve();

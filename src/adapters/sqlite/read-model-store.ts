@@ -90,6 +90,11 @@ export class SqliteReadModelStore implements ReadModelStore {
     return Promise.resolve({ data: backwards ? page.reverse() : page, hasMore });
   }
 
+  ping(): Promise<void> {
+    this.db.prepare('SELECT 1').get();
+    return Promise.resolve();
+  }
+
   close(): Promise<void> {
     this.db.close();
     return Promise.resolve();

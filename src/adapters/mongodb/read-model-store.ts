@@ -1,0 +1,68 @@
+import { type Db, MongoClient } from 'mongodb';
+import type { Document, DocumentWrite, IndexedField, ListPage, ListQuery, ReadModelStore } from '../../ports/read-models.js';
+import { fromStored, guardedDeleteFilter, guardedReplace, positionKey, toStored } from './documents.js';
+
+const CHECKPOINTS = '_checkpoints';
+
+/**
+ * Read models on MongoDB: one database per environment, one collection per read model. Writes are guarded
+ * by the event position kept in each document, and the checkpoint is written after them, so a crash in
+ * between replays events that change nothing: no gap, no E11000, no transaction (no replica set) needed.
+ */
+export class MongoReadModelStore implements ReadModelStore {
+  private constructor(
+    private readonly client: MongoClient,
+    private readonly db: Db,
+  ) {}
+
+  /** Connects and creates the list indexes (idempotent) before the store is used. */
+  static async connect(url: string, database: string, indexes: IndexedField[]): Promise<MongoReadModelStore> {
+    const client = await new MongoClient(url).connect();
+    const db = client.db(database);
+    for (const { collection, field } of indexes) await db.collection(collection).createIndex({ [field]: 1, _id: -1 });
+    return new MongoReadModelStore(client, db);
+  }
+
+  async checkpoint(projection: string): Promise<bigint | undefined> {
+    const found = await this.db.collection<{ _id: string; position: string }>(CHECKPOINTS).findOne({ _id: projection });
+    return found ? BigInt(found.position) : undefined;
+  }
+
+  async commit(projection: string, position: bigint, writes: DocumentWrite[]): Promise<void> {
+    for (const { collection, id, doc } of writes) {
+      if (doc === null) await this.db.collection<Record<string, unknown>>(collection).deleteOne(guardedDeleteFilter(id, position) as never);
+      else await this.db.collection(collection).updateOne({ _id: id } as never, guardedReplace(toStored(doc, position)), { upsert: true });
+    }
+    await this.db
+      .collection<{ _id: string; position: string }>(CHECKPOINTS)
+      .updateOne({ _id: projection }, { $set: { position: positionKey(position) } }, { upsert: true });
+  }
+
+  async get(collection: string, id: string): Promise<Document | undefined> {
+    const found = await this.db.collection<Record<string, unknown>>(collection).findOne({ _id: id } as never);
+    return found ? fromStored(found) : undefined;
+  }
+
+  async list(collection: string, query: ListQuery): Promise<ListPage> {
+    const backwards = query.endingBefore !== undefined;
+    const filter: Record<string, unknown> = { ...query.where };
+    if (query.startingAfter !== undefined) filter._id = { $lt: query.startingAfter };
+    else if (backwards) filter._id = { $gt: query.endingBefore };
+    const rows = await this.db
+      .collection<Record<string, unknown>>(collection)
+      .find(filter)
+      .sort({ _id: backwards ? 1 : -1 })
+      .limit(query.limit + 1)
+      .toArray();
+    const page = rows.slice(0, query.limit).map(fromStored);
+    return { data: backwards ? page.reverse() : page, hasMore: rows.length > query.limit };
+  }
+
+  async ping(): Promise<void> {
+    await this.db.command({ ping: 1 });
+  }
+
+  async close(): Promise<void> {
+    await this.client.close();
+  }
+}

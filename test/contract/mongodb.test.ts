@@ -1,0 +1,34 @@
+import { randomUUID } from 'node:crypto';
+import { MongoDBContainer } from '@testcontainers/mongodb';
+import { MongoClient } from 'mongodb';
+import { afterAll } from 'vitest';
+import { MongoReadModelStore } from '../../src/adapters/mongodb/read-model-store.js';
+import { serverTarget } from '../support/backend-servers.js';
+import { readModelStoreContract } from './read-model-store.contract.js';
+
+const target = await serverTarget('MongoDB', 'MONGODB_URL', async () => {
+  const container = await new MongoDBContainer('mongo:7').start();
+  return { url: `${container.getConnectionString()}?directConnection=true`, container };
+});
+afterAll(async () => {
+  if (target.url !== undefined) await target.stop();
+});
+
+// Each test gets its own database, dropped afterwards.
+readModelStoreContract(
+  `mongodb (${target.url !== undefined ? target.source : 'skipped'})`,
+  async () => {
+    const database = `nature_contract_${randomUUID().slice(0, 8)}`;
+    const store = await MongoReadModelStore.connect(target.url!, database, [{ collection: 'things', field: 'tag' }]);
+    return {
+      store,
+      cleanup: async () => {
+        await store.close();
+        const client = await new MongoClient(target.url!).connect();
+        await client.db(database).dropDatabase();
+        await client.close();
+      },
+    };
+  },
+  target.url === undefined,
+);

@@ -1,0 +1,46 @@
+import { BSON } from 'mongodb';
+import { describe, expect, it } from 'vitest';
+import { fromStored, guardedDeleteFilter, guardedReplace, positionKey, toStored } from '../../src/adapters/mongodb/documents.js';
+
+describe('MongoDB read-model documents (no server)', () => {
+  it('stores positions as fixed-width strings that sort like the bigints, up to 128 bits', () => {
+    const positions = [0n, 9n, 10n, 2n ** 53n + 1n, 2n ** 64n, (1n << 128n) - 1n];
+    const keys = positions.map(positionKey);
+    expect(keys.every((key) => key.length === 40)).toBe(true);
+    expect([...keys].sort()).toEqual(keys);
+    expect(keys.map((key) => BigInt(key))).toEqual(positions);
+    expect(() => positionKey(-1n)).toThrow();
+  });
+
+  it('maps id to _id with the position beside it, and back', () => {
+    const doc = { id: 'sub_1', external_subject_id: 'emp-1', metadata: { cohort: 'a' }, consent: null };
+    const stored = toStored(doc, 42n);
+    expect(stored).toEqual({ _id: 'sub_1', external_subject_id: 'emp-1', metadata: { cohort: 'a' }, consent: null, _position: positionKey(42n) });
+    expect(fromStored(stored)).toEqual(doc);
+  });
+
+  it('keeps __proto__, dotted and dollar metadata keys as plain data through BSON', () => {
+    const metadata = JSON.parse('{"__proto__":"x","constructor":"c","a.b":"dot","$where":"dollar"}');
+    const stored = toStored({ id: 'sub_1', metadata }, 1n);
+    const roundTrip = fromStored(BSON.deserialize(BSON.serialize(stored)));
+    expect(Object.keys(roundTrip.metadata as object)).toEqual(['__proto__', 'constructor', 'a.b', '$where']);
+    expect((roundTrip.metadata as Record<string, string>)['a.b']).toBe('dot');
+    expect(({} as Record<string, unknown>).x).toBeUndefined();
+  });
+
+  it('replaces a document only with a newer event, the new document as a literal, filtering on _id alone', () => {
+    const stored = toStored({ id: 'sub_1', metadata: { $where: 'x' } }, 7n);
+    expect(guardedReplace(stored)).toEqual([
+      { $replaceWith: { $cond: [{ $lt: [{ $ifNull: ['$_position', ''] }, positionKey(7n)] }, { $literal: stored }, '$$ROOT'] } },
+    ]);
+    // A pipeline update must survive BSON as sent to the server.
+    expect(BSON.deserialize(BSON.serialize({ u: guardedReplace(stored) })).u).toEqual(guardedReplace(stored));
+  });
+
+  it('deletes only when no newer event has written the document', () => {
+    expect(guardedDeleteFilter('whe_1', 9n)).toEqual({
+      _id: 'whe_1',
+      $or: [{ _position: { $lt: positionKey(9n) } }, { _position: { $exists: false } }],
+    });
+  });
+});
