@@ -18,7 +18,12 @@ function readConfig(): Config {
 const config = readConfig();
 const logger = createLogger(config.logLevel);
 const keys = openKeyStore(config);
-const envs = await openEnvironments(config, logger);
+const envs = await openEnvironments(config, logger).catch((error: Error) => {
+  // A backend that cannot be reached at start-up stops it, with one line that names the problem.
+  logger.fatal({ err: error }, 'could not open the backends');
+  process.stderr.write(`start-up error: could not open the backends: ${error.message}\n`);
+  process.exit(1);
+});
 startEnvironments(envs);
 const app = await buildApp({ logger, keys, envs });
 

@@ -119,6 +119,14 @@ describe('the server and the operator command as processes', () => {
     expect(result.stdout).not.toMatch(/_(pk|sk)_/);
   });
 
+  it('stops start-up with one line when a configured backend cannot be reached', async () => {
+    const failure = await startServer({ ...env, NATURE_READ_MODELS: 'mongodb', MONGODB_URL: 'mongodb://127.0.0.1:1/?serverSelectionTimeoutMS=500' }).catch(
+      (error: Error) => error,
+    );
+    const lines = String((failure as Error).message).split('\n').filter((line) => line.startsWith('start-up error'));
+    expect(lines).toEqual([expect.stringMatching(/^start-up error: could not open the backends: .*ECONNREFUSED/)]);
+  });
+
   it('stops start-up on a bad setting with one line naming it', async () => {
     const failure = await startServer({ ...env, NATURE_EVENT_STORE: 'oracle' }).catch((error: Error) => error);
     const output = String((failure as Error).message).replace(/^server exited:\n/, '').trim();
