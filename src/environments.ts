@@ -25,7 +25,13 @@ export interface EnvironmentServices {
   livemode: boolean;
   events: EventStore;
   readModels: ReadModelStore;
+  /** Builds the read models; writes wait on it to answer with what they wrote. */
   projector: Projector;
+  /**
+   * Side effects driven by the log (scoring, publishing to the bus), each on its own subscription, so a
+   * bus outage delays webhooks but neither scoring nor the read models.
+   */
+  reactors: Projector[];
   bus: Bus;
   dispatcher: WebhookDispatcher;
 }
@@ -56,11 +62,11 @@ export async function openEnvironments(config: Config, logger: Logger, clock: ()
       config.bus.kind === 'nats'
         ? await NatsBus.connect({ url: config.bus.url, environment, ackWaitMs: redeliverAfterMs })
         : new SqliteBus(`${base}.events.db`, config.sqliteSynchronous, { leaseMs: redeliverAfterMs });
-    const reactors = [scoringReactor(events, clock), publisherReactor(bus)];
-    const projector = new Projector(events, readModels, projections, reactors, log);
+    const projector = new Projector(events, readModels, projections, [], log);
+    const reactors = [scoringReactor(events, clock), publisherReactor(bus)].map((reactor) => new Projector(events, readModels, [], [reactor], log));
     const livemode = environment === 'live';
     const dispatcher = new WebhookDispatcher({ events, readModels, bus, livemode }, config.webhooks, log, clock);
-    return { environment, livemode, events, readModels, projector, bus, dispatcher };
+    return { environment, livemode, events, readModels, projector, reactors, bus, dispatcher };
   };
   return { test: await open('test'), live: await open('live') };
 }
@@ -68,6 +74,7 @@ export async function openEnvironments(config: Config, logger: Logger, clock: ()
 export function startEnvironments(envs: Environments): void {
   for (const environment of environments) {
     envs[environment].projector.start();
+    for (const reactor of envs[environment].reactors) reactor.start();
     envs[environment].dispatcher.start();
   }
 }
@@ -77,6 +84,7 @@ export async function closeEnvironments(envs: Environments): Promise<void> {
     const env = envs[environment];
     await env.dispatcher.stop();
     await env.projector.stop();
+    for (const reactor of env.reactors) await reactor.stop();
     await env.bus.close();
     await env.events.close();
     await env.readModels.close();

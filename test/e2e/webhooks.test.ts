@@ -305,3 +305,23 @@ describe('webhook endpoints and delivery rules (embedded bus)', () => {
     expect((await api.call('GET', '/v1/nature/webhook_endpoints/whe_01M00000000000000000000000/deliveries')).status).toBe(404);
   });
 });
+
+describe('a bus outage', () => {
+  it('delays webhooks but neither the read models nor scoring', async () => {
+    const t = await openTestApp(FAST);
+    const api = client(t, (await t.mint('test', 'sk')).raw);
+    // The bus is gone: every publish now fails.
+    await t.envs.test.bus.close();
+    const { subjectId } = await api.completeAssessment();
+    expect((await api.call('GET', `/v1/nature/subjects/${subjectId}`)).status).toBe(200);
+    const profile = await eventually(async () => {
+      const response = await api.call('GET', `/v1/nature/subjects/${subjectId}/profile`);
+      return response.status === 200 ? response.body : undefined;
+    });
+    expect(profile.subject_id).toBe(subjectId);
+    // Writes after the failed publish are still read back at once.
+    const later = await api.call('POST', '/v1/nature/subjects', validSubject());
+    expect((await api.call('GET', `/v1/nature/subjects/${later.body.id}`)).status).toBe(200);
+    await t.app.close();
+  });
+});
