@@ -24,6 +24,32 @@ export interface ConsumeOptions {
   signal: AbortSignal;
   /** Messages handled at once. */
   concurrency?: number;
+  /** A handler that threw, or a message that could not be settled; the message comes again later. */
+  onError?: (error: unknown, message: BusMessage) => void;
+}
+
+/** Deliveries of one message before it goes dead whatever the handler says; adapters take it as an option. */
+export const DEFAULT_MAX_DELIVER = 100;
+
+/** The delay before a message whose handler threw comes again: 1 s, doubling, at most a minute. */
+export function backoffAfterFailure(deliveryCount: number): number {
+  return Math.min(60_000, 1000 * 2 ** Math.min(Math.max(deliveryCount - 1, 0), 6));
+}
+
+/**
+ * Runs a handler as every adapter must: a throw is a retry after backoffAfterFailure, and a retry asked
+ * for on the last allowed delivery goes dead, so no message is ever dropped silently.
+ */
+export async function runHandler(handler: Handler, message: BusMessage, maxDeliver: number, onError?: ConsumeOptions['onError']): Promise<Outcome> {
+  let outcome: Outcome;
+  try {
+    outcome = await handler(message);
+  } catch (error) {
+    onError?.(error, message);
+    outcome = { kind: 'retry', delayMs: backoffAfterFailure(message.deliveryCount) };
+  }
+  if (outcome.kind === 'retry' && message.deliveryCount >= maxDeliver) return { kind: 'dead', reason: `no success after ${maxDeliver} deliveries` };
+  return outcome;
 }
 
 export interface Bus {

@@ -54,7 +54,10 @@ export class WebhookDispatcher {
   private async keepConsuming(topic: Topic, handler: Handler): Promise<void> {
     while (!this.abort.signal.aborted) {
       try {
-        await this.services.bus.consume(topic, handler, { signal: this.abort.signal });
+        await this.services.bus.consume(topic, handler, {
+          signal: this.abort.signal,
+          onError: (error, message) => this.logger.error({ err: error, topic, message_id: message.id }, 'webhook bus message failed; it comes again'),
+        });
       } catch (error) {
         if (this.abort.signal.aborted) return;
         this.logger.error({ err: error, topic }, 'webhook bus consumer failed; resuming');

@@ -11,7 +11,7 @@ export interface BusFixture {
 
 /**
  * The behaviour every bus adapter must have. The fixture's bus redelivers an unsettled message within
- * about a second (a short lease or ack wait), so the crash case runs quickly.
+ * about a second (a short lease or ack wait), so the crash case runs quickly, and allows 3 deliveries.
  */
 export function busContract(adapter: string, create: () => Promise<BusFixture>, skip = false): void {
   describe.skipIf(skip)(`bus contract: ${adapter}`, () => {
@@ -91,6 +91,34 @@ export function busContract(adapter: string, create: () => Promise<BusFixture>, 
       expect(later.map((m) => m.id)).toEqual(['marker']);
       expect(await bus.deadLetters('deliveries')).toEqual([{ id: 'd-1', payload: { job: 'doomed' }, reason: 'retries exhausted' }]);
       expect(await bus.deadLetters('events')).toEqual([]);
+    });
+
+    it('offers a message whose handler threw again, and reports the error', async () => {
+      const bus = await openBus();
+      await bus.publish('deliveries', 'boom', {});
+      const errors: string[] = [];
+      const seen: BusMessage[] = [];
+      const controller = new AbortController();
+      await bus.consume(
+        'deliveries',
+        async (message) => {
+          seen.push(message);
+          if (message.deliveryCount === 1) throw new Error('handler failed');
+          controller.abort();
+          return ack();
+        },
+        { signal: controller.signal, onError: (error) => errors.push((error as Error).message) },
+      );
+      expect(seen.map((m) => m.deliveryCount)).toEqual([1, 2]);
+      expect(errors).toEqual(['handler failed']);
+    });
+
+    it('moves a message to the dead letters once it has been delivered as often as allowed, never dropping it', async () => {
+      const bus = await openBus();
+      await bus.publish('deliveries', 'stubborn', { job: 'x' });
+      const seen = await collect(bus, 'deliveries', () => ({ kind: 'retry', delayMs: 50 }), (s) => s.length === 3);
+      expect(seen.map((m) => m.deliveryCount)).toEqual([1, 2, 3]);
+      await expect.poll(() => bus.deadLetters('deliveries'), { timeout: 5000 }).toEqual([{ id: 'stubborn', payload: { job: 'x' }, reason: 'no success after 3 deliveries' }]);
     });
 
     it('keeps topics apart', async () => {

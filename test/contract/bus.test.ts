@@ -9,7 +9,7 @@ busContract('sqlite', async () => {
   const dir = tempDir();
   const file = (environment: string) => join(dir.path, `${environment}.events.db`);
   return {
-    open: async (environment) => new SqliteBus(file(environment), 'FULL', { pollIntervalMs: 20, leaseMs: 500 }),
+    open: async (environment) => new SqliteBus(file(environment), 'FULL', { pollIntervalMs: 20, leaseMs: 500, maxDeliver: 3 }),
     cleanup: async () => dir.cleanup(),
   };
 });
@@ -19,7 +19,7 @@ busContract(
   async () => {
     const server = await startNatsServer();
     return {
-      open: (environment) => NatsBus.connect({ url: server.url, environment, ackWaitMs: 500 }),
+      open: (environment) => NatsBus.connect({ url: server.url, environment, ackWaitMs: 500, maxDeliver: 3 }),
       cleanup: () => server.stop(),
     };
   },

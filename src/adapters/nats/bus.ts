@@ -13,14 +13,14 @@ import {
   nanos,
 } from 'nats';
 import type { Environment } from '../../domain/api-keys.js';
-import { type Bus, type ConsumeOptions, type Handler, type Outcome, type Topic, topics } from '../../ports/bus.js';
+import { type Bus, type ConsumeOptions, DEFAULT_MAX_DELIVER, type Handler, type Topic, runHandler, topics } from '../../ports/bus.js';
 
 export interface NatsBusOptions {
   url: string;
   environment: Environment;
   /** How long a delivered message may stay unacknowledged before NATS delivers it again. */
   ackWaitMs?: number;
-  /** NATS stops delivering a message after this many deliveries (a bound above the retry schedule). */
+  /** After this many deliveries a message goes dead (NATS's own max_deliver is one above, as a backstop). */
   maxDeliver?: number;
   /** Publishes of one message id within this window are stored once. */
   duplicateWindowMs?: number;
@@ -47,12 +47,13 @@ export class NatsBus implements Bus {
     private readonly js: JetStreamClient,
     private readonly jsm: JetStreamManager,
     private readonly environment: Environment,
+    private readonly maxDeliver: number,
   ) {}
 
   static async connect(options: NatsBusOptions): Promise<NatsBus> {
     const nc = await connect({ servers: options.url, name: `nature-${options.environment}` });
     const jsm = await nc.jetstreamManager();
-    const bus = new NatsBus(nc, nc.jetstream(), jsm, options.environment);
+    const bus = new NatsBus(nc, nc.jetstream(), jsm, options.environment, options.maxDeliver ?? DEFAULT_MAX_DELIVER);
     await bus.declare(options);
     return bus;
   }
@@ -104,7 +105,7 @@ export class NatsBus implements Bus {
         ack_policy: AckPolicy.Explicit,
         deliver_policy: DeliverPolicy.All,
         ack_wait: nanos(options.ackWaitMs ?? 60_000),
-        max_deliver: options.maxDeliver ?? 20,
+        max_deliver: (options.maxDeliver ?? DEFAULT_MAX_DELIVER) + 1,
       };
       try {
         await this.jsm.consumers.info(this.stream, topic);
@@ -120,7 +121,7 @@ export class NatsBus implements Bus {
     await this.js.publish(this.subject(topic), codec.encode({ id, payload }), { msgID: `${topic}:${id}` });
   }
 
-  async consume(topic: Topic, handler: Handler, { signal, concurrency = 8 }: ConsumeOptions): Promise<void> {
+  async consume(topic: Topic, handler: Handler, { signal, concurrency = 8, onError }: ConsumeOptions): Promise<void> {
     const consumer = await this.js.consumers.get(this.stream, topic);
     const messages: ConsumerMessages = await consumer.consume({ max_messages: concurrency });
     const stop = () => void messages.stop();
@@ -128,7 +129,7 @@ export class NatsBus implements Bus {
     const running = new Set<Promise<void>>();
     try {
       for await (const message of messages) {
-        const work = this.handle(topic, message, handler).finally(() => running.delete(work));
+        const work = this.handle(topic, message, handler, onError).finally(() => running.delete(work));
         running.add(work);
         // Pulled messages wait here until a handler slot is free.
         while (running.size >= concurrency) await Promise.race(running);
@@ -139,21 +140,22 @@ export class NatsBus implements Bus {
     }
   }
 
-  private async handle(topic: Topic, message: JsMsg, handler: Handler): Promise<void> {
+  /** Never rejects: a message that cannot be settled (the connection dropped) comes again after ack_wait. */
+  private async handle(topic: Topic, message: JsMsg, handler: Handler, onError: ConsumeOptions['onError']): Promise<void> {
     const { id, payload } = codec.decode(message.data);
-    let outcome: Outcome;
+    const busMessage = { topic, id, payload, deliveryCount: message.info.redeliveryCount };
+    const outcome = await runHandler(handler, busMessage, this.maxDeliver, onError);
     try {
-      outcome = await handler({ topic, id, payload, deliveryCount: message.info.redeliveryCount });
-    } catch {
-      outcome = { kind: 'retry', delayMs: 1000 };
-    }
-    if (outcome.kind === 'ack') {
-      await message.ackAck();
-    } else if (outcome.kind === 'retry') {
-      message.nak(outcome.delayMs);
-    } else {
-      await this.js.publish(this.deadSubject(topic), deadCodec.encode({ id, payload, reason: outcome.reason }), { msgID: `dead:${topic}:${id}` });
-      message.term();
+      if (outcome.kind === 'ack') {
+        await message.ackAck();
+      } else if (outcome.kind === 'retry') {
+        message.nak(outcome.delayMs);
+      } else {
+        await this.js.publish(this.deadSubject(topic), deadCodec.encode({ id, payload, reason: outcome.reason }), { msgID: `dead:${topic}:${id}` });
+        message.term();
+      }
+    } catch (error) {
+      onError?.(error, busMessage);
     }
   }
 

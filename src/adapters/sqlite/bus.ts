@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { Bus, BusMessage, ConsumeOptions, Handler, Outcome, Topic } from '../../ports/bus.js';
+import { type Bus, type BusMessage, type ConsumeOptions, DEFAULT_MAX_DELIVER, type Handler, type Topic, runHandler } from '../../ports/bus.js';
 import { openDatabase, type Synchronous } from './database.js';
 import { Wakeup } from './wakeup.js';
 
@@ -30,6 +30,7 @@ export interface SqliteBusOptions {
   pollIntervalMs?: number;
   /** How long a handed-out message stays leased before another consumer may take it, in ms. */
   leaseMs?: number;
+  maxDeliver?: number;
 }
 
 /**
@@ -42,6 +43,7 @@ export class SqliteBus implements Bus {
   private readonly db: Database.Database;
   private readonly pollIntervalMs: number;
   private readonly leaseMs: number;
+  private readonly maxDeliver: number;
   /** Wakes idle consumers on a publish or a settled message. */
   private readonly changed = new Wakeup();
   private readonly statements;
@@ -51,6 +53,7 @@ export class SqliteBus implements Bus {
     this.db.exec(SCHEMA);
     this.pollIntervalMs = options.pollIntervalMs ?? 200;
     this.leaseMs = options.leaseMs ?? 60_000;
+    this.maxDeliver = options.maxDeliver ?? DEFAULT_MAX_DELIVER;
     this.statements = {
       publish: this.db.prepare<[Topic, string, string, number]>(
         'INSERT INTO bus_messages (topic, id, payload, available_at) VALUES (?, ?, ?, ?) ON CONFLICT (topic, id) DO NOTHING',
@@ -85,21 +88,24 @@ export class SqliteBus implements Bus {
    * One process consumes a topic of this file (the server's dispatcher), so leases found at the start
    * belong to a process that died: they are released at once instead of waiting for them to expire.
    */
-  async consume(topic: Topic, handler: Handler, { signal, concurrency = 8 }: ConsumeOptions): Promise<void> {
+  async consume(topic: Topic, handler: Handler, { signal, concurrency = 8, onError }: ConsumeOptions): Promise<void> {
     this.statements.release.run(topic);
     const running = new Set<Promise<void>>();
-    // A closed bus (the process shutting down) stops consuming; its leases expire.
-    while (!signal.aborted && this.db.open) {
-      const free = concurrency - running.size;
-      const batch = free > 0 ? this.take(topic, free) : [];
-      for (const message of batch) {
-        const work = this.handle(message, handler).finally(() => running.delete(work));
-        running.add(work);
+    try {
+      // A closed bus (the process shutting down) stops consuming; its leases expire.
+      while (!signal.aborted && this.db.open) {
+        const free = concurrency - running.size;
+        const batch = free > 0 ? this.take(topic, free) : [];
+        for (const message of batch) {
+          const work = this.handle(message, handler, onError).finally(() => running.delete(work));
+          running.add(work);
+        }
+        // Idle until a publish or a finished handler (both wake), a due retry (the poll) or abort.
+        if (batch.length === 0 || running.size >= concurrency) await this.changed.wait(this.pollIntervalMs, signal);
       }
-      // Idle until a publish or a finished handler (both wake), a due retry (the poll) or abort.
-      if (batch.length === 0 || running.size >= concurrency) await this.changed.wait(this.pollIntervalMs, signal);
+    } finally {
+      await Promise.allSettled(running);
     }
-    await Promise.allSettled(running);
   }
 
   /** Leases up to `limit` due messages, atomically, so two consumers never take the same one. */
@@ -115,18 +121,17 @@ export class SqliteBus implements Bus {
       .immediate();
   }
 
-  private async handle(message: BusMessage, handler: Handler): Promise<void> {
-    let outcome: Outcome;
+  /** Never rejects: a message that cannot be settled keeps its lease, which expires, and comes again. */
+  private async handle(message: BusMessage, handler: Handler, onError: ConsumeOptions['onError']): Promise<void> {
+    const outcome = await runHandler(handler, message, this.maxDeliver, onError);
+    if (!this.db.open) return;
     try {
-      outcome = await handler(message);
-    } catch {
-      // A handler that throws has not dealt with the message: offer it again soon.
-      outcome = { kind: 'retry', delayMs: 1000 };
+      if (outcome.kind === 'ack') this.statements.ack.run(message.topic, message.id);
+      else if (outcome.kind === 'retry') this.statements.retry.run(Date.now() + outcome.delayMs, message.topic, message.id);
+      else this.statements.dead.run(outcome.reason, message.topic, message.id);
+    } catch (error) {
+      onError?.(error, message);
     }
-    if (this.db.open === false) return;
-    if (outcome.kind === 'ack') this.statements.ack.run(message.topic, message.id);
-    else if (outcome.kind === 'retry') this.statements.retry.run(Date.now() + outcome.delayMs, message.topic, message.id);
-    else this.statements.dead.run(outcome.reason, message.topic, message.id);
     this.changed.wake();
   }
 
