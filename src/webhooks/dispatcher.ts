@@ -143,7 +143,7 @@ export class WebhookDispatcher {
         'webhook-signature': sign(endpoint.secret, event.id, timestamp, body),
       },
       timeoutMs: this.options.timeoutMs,
-      guardAddresses: this.services.livemode,
+      livemode: this.services.livemode,
     });
   }
 }

@@ -8,8 +8,8 @@ export interface Delivery {
   body: string;
   headers: Record<string, string>;
   timeoutMs: number;
-  /** Refuse hosts that resolve to non-public addresses (production). */
-  guardAddresses: boolean;
+  /** The sandbox may also deliver to loopback; production only to public addresses. */
+  livemode: boolean;
 }
 
 export interface Sent extends SendResult {
@@ -35,7 +35,7 @@ export function send(delivery: Delivery): Promise<Sent> {
       {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'user-agent': 'NatureProfileAPI-Webhooks/1', ...delivery.headers },
-        ...(delivery.guardAddresses && { lookup: guardedLookup }),
+        lookup: guardedLookup(!delivery.livemode),
       },
       (response) => {
         const chunks: Buffer[] = [];

@@ -182,6 +182,16 @@ describe('webhook endpoints and delivery rules (embedded bus)', () => {
     expect((await live.call('GET', '/v1/nature/webhook_endpoints')).body.data).toEqual([]);
   });
 
+  it.each([
+    ['a private address', 'http://10.0.0.1:9200/x'],
+    ['the cloud metadata address', 'http://169.254.169.254/latest/meta-data'],
+    ['a private IPv6 address', 'http://[fd00::1]/x'],
+  ])('refuses a sandbox endpoint on %s (422)', async (_case, url) => {
+    const response = await api.call('POST', '/v1/nature/webhook_endpoints', { url });
+    expect(response.status).toBe(422);
+    expect(response.body.errors).toContainEqual(expect.objectContaining({ path: '/url', message: expect.stringMatching(/loopback/) }));
+  });
+
   it('accepts a production endpoint with https and a public name, and a sandbox one on loopback http', async () => {
     expect((await live.call('POST', '/v1/nature/webhook_endpoints', { url: 'https://hooks.example.com/nature' })).status).toBe(201);
     expect((await api.call('POST', '/v1/nature/webhook_endpoints', { url: 'http://localhost:3000/hooks' })).status).toBe(201);
