@@ -1,6 +1,7 @@
 import {
   type Assessment,
   type AssessmentEvent,
+  type AssessmentPointer,
   type AssessmentState,
   type ItemResponse,
   type Language,
@@ -28,8 +29,9 @@ async function loadAssessment(events: EventStore, assessmentId: string): Promise
 
 /**
  * Opens the subject's next assessment: the pointer on the subject's stream first (appended at the
- * subject's revision, so concurrent starts serialise), then the assessment's own stream. A pointer
- * whose stream was never written (a crash between the two) names no open assessment, so it blocks nothing.
+ * subject's revision, so concurrent starts serialise), then the assessment's own stream. A pointer whose
+ * stream is not written yet (a start under way, or one that crashed between the two appends) is
+ * completed here before deciding, so it counts as the open assessment it is.
  */
 export async function startAssessment(
   env: CommandContext,
@@ -41,20 +43,33 @@ export async function startAssessment(
   for (;;) {
     const subjectRead = await env.events.readStream(subjectStream(subjectId));
     const subject = fold(subjectAggregate, subjectRead.events);
-    const currentId = subject.status === 'active' ? subject.current_assessment_id : null;
-    const current = currentId === null ? undefined : await loadAssessment(env.events, currentId);
-    const assessmentId = newId('asm');
-    const opened = decideOpenAssessment(subject, current, { assessment_id: assessmentId, now });
+    const pointer = subject.status === 'active' ? subject.current_assessment : null;
+    const current = pointer === null ? undefined : await loadAssessment(env.events, pointer.assessment_id);
+    if (pointer !== null && current === undefined) {
+      await writeStarted(env.events, pointer, metadata);
+      continue;
+    }
+    const opened = decideOpenAssessment(subject, current, { assessment_id: newId('asm'), requested_language: requestedLanguage, now });
     try {
       await env.events.appendToStream(subjectStream(subjectId), toNewEvents(opened, metadata), subjectRead.revision);
     } catch (error) {
       if (error instanceof WrongExpectedRevisionError) continue;
       throw error;
     }
-    const started = decideStartAssessment({ assessment_id: assessmentId, subject_id: subjectId, requested_language: requestedLanguage, now });
-    const appended = await env.events.appendToStream(assessmentStream(assessmentId), toNewEvents(started, metadata), 'no_stream');
-    await env.projector.waitFor(appended.position, READ_YOUR_WRITES_TIMEOUT_MS);
-    return started.reduce(evolveAssessment, undefined as AssessmentState)!;
+    const pointed = opened[0]!.data as AssessmentPointer;
+    await writeStarted(env.events, pointed, metadata);
+    const stream = await env.events.readStream(assessmentStream(pointed.assessment_id));
+    await env.projector.waitFor(stream.events.at(-1)!.position, READ_YOUR_WRITES_TIMEOUT_MS);
+    return fold(assessmentAggregate, stream.events)!;
+  }
+}
+
+/** Writes the pointed-to assessment's first event unless someone already has (it is the same event). */
+async function writeStarted(events: EventStore, pointer: AssessmentPointer, metadata: EventMetadata): Promise<void> {
+  try {
+    await events.appendToStream(assessmentStream(pointer.assessment_id), toNewEvents(decideStartAssessment(pointer), metadata), 'no_stream');
+  } catch (error) {
+    if (!(error instanceof WrongExpectedRevisionError)) throw error;
   }
 }
 

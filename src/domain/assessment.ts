@@ -110,23 +110,38 @@ export function isOpen(assessment: Assessment, now: Date): boolean {
   return status === 'created' || status === 'in_progress';
 }
 
-export function decideStartAssessment(command: {
-  assessment_id: string;
+/** What the subject's stream records when it opens an assessment: all its stream's first event needs. */
+export interface AssessmentPointer {
   subject_id: string;
+  assessment_id: string;
   requested_language: Language;
-  now: Date;
-}): AssessmentEvent[] {
+  created_at: string;
+  expires_at: string;
+}
+
+export function assessmentPointer(command: { assessment_id: string; subject_id: string; requested_language: Language; now: Date }): AssessmentPointer {
+  return {
+    subject_id: command.subject_id,
+    assessment_id: command.assessment_id,
+    requested_language: command.requested_language,
+    created_at: command.now.toISOString(),
+    expires_at: new Date(command.now.getTime() + ASSESSMENT_TTL_MS).toISOString(),
+  };
+}
+
+/** The assessment's first event, from the pointer alone: whoever writes it writes the same. */
+export function decideStartAssessment(pointer: AssessmentPointer): AssessmentEvent[] {
   return [
     {
       type: 'AssessmentStarted',
       data: {
-        assessment_id: command.assessment_id,
-        subject_id: command.subject_id,
+        assessment_id: pointer.assessment_id,
+        subject_id: pointer.subject_id,
         language: 'en',
-        requested_language: command.requested_language,
+        requested_language: pointer.requested_language,
         item_set_version: ITEM_SET_VERSION,
-        created_at: command.now.toISOString(),
-        expires_at: new Date(command.now.getTime() + ASSESSMENT_TTL_MS).toISOString(),
+        created_at: pointer.created_at,
+        expires_at: pointer.expires_at,
       },
     },
   ];

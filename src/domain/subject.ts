@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { type AssessmentState, isOpen } from './assessment.js';
+import { type AssessmentPointer, type AssessmentState, type Language, assessmentPointer, isOpen } from './assessment.js';
 import { DomainError } from './errors.js';
 
 export interface Consent {
@@ -34,11 +34,12 @@ export type ExternalIdClaimed = {
 
 /**
  * The subject's pointer to its newest assessment. Appending it at the subject's revision serialises
- * starts, which is what makes "one open assessment per subject" hold under concurrency.
+ * starts, which is what makes "one open assessment per subject" hold under concurrency. It carries all
+ * the assessment's first event needs, so anyone finding the pointer without that stream can write it.
  */
 export type AssessmentOpened = {
   type: 'AssessmentOpened';
-  data: { subject_id: string; assessment_id: string };
+  data: AssessmentPointer;
 };
 
 export type SubjectEvent = SubjectCreated | ConsentRecorded | AssessmentOpened;
@@ -51,7 +52,7 @@ export type SubjectState =
       created_at: string;
       pii: SubjectPii;
       consent: Consent | null;
-      current_assessment_id: string | null;
+      current_assessment: AssessmentPointer | null;
     };
 
 export const initialSubjectState: SubjectState = { status: 'none' };
@@ -68,11 +69,11 @@ export function externalIdStream(externalSubjectId: string): string {
 export function evolveSubject(state: SubjectState, event: SubjectEvent): SubjectState {
   switch (event.type) {
     case 'SubjectCreated':
-      return { status: 'active', id: event.data.subject_id, created_at: event.data.created_at, pii: event.data.pii, consent: null, current_assessment_id: null };
+      return { status: 'active', id: event.data.subject_id, created_at: event.data.created_at, pii: event.data.pii, consent: null, current_assessment: null };
     case 'ConsentRecorded':
       return state.status === 'active' ? { ...state, consent: event.data.consent } : state;
     case 'AssessmentOpened':
-      return state.status === 'active' ? { ...state, current_assessment_id: event.data.assessment_id } : state;
+      return state.status === 'active' ? { ...state, current_assessment: event.data } : state;
   }
 }
 
@@ -104,13 +105,13 @@ export function decideCreateSubject(state: SubjectState, command: CreateSubject)
 }
 
 /**
- * A subject may open a new assessment unless its current one is still open. `current` is the fold of
- * the assessment the subject points to (undefined if that stream was never written).
+ * A subject may open a new assessment unless its current one is still open. `current` is the fold of the
+ * assessment the subject points to; the caller writes a pointed-to stream that is missing before deciding.
  */
 export function decideOpenAssessment(
   state: SubjectState,
   current: AssessmentState,
-  command: { assessment_id: string; now: Date },
+  command: { assessment_id: string; requested_language: Language; now: Date },
 ): SubjectEvent[] {
   if (state.status !== 'active') throw new DomainError('not_found', 'No such subject.');
   if (current !== undefined && isOpen(current, command.now)) {
@@ -118,5 +119,5 @@ export function decideOpenAssessment(
       assessment_id: current.id,
     });
   }
-  return [{ type: 'AssessmentOpened', data: { subject_id: state.id, assessment_id: command.assessment_id } }];
+  return [{ type: 'AssessmentOpened', data: assessmentPointer({ ...command, subject_id: state.id }) }];
 }

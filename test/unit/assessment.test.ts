@@ -4,6 +4,7 @@ import {
   type AssessmentState,
   decideAbandonAssessment,
   decideScoreAssessment,
+  assessmentPointer,
   decideStartAssessment,
   decideSubmitResponses,
   evolveAssessment,
@@ -15,7 +16,7 @@ import { knownResponses } from '../support/known-answers.js';
 const now = new Date('2026-11-21T10:00:00.000Z');
 const later = (ms: number) => new Date(now.getTime() + ms);
 const DAY = 24 * 60 * 60 * 1000;
-const started = decideStartAssessment({ assessment_id: 'asm_1', subject_id: 'sub_1', requested_language: 'fr', now });
+const started = decideStartAssessment(assessmentPointer({ assessment_id: 'asm_1', subject_id: 'sub_1', requested_language: 'fr', now }));
 const fold = (events: AssessmentEvent[]): AssessmentState => events.reduce(evolveAssessment, undefined as AssessmentState);
 const submit = (events: AssessmentEvent[], responses: { item_id: string; value: number }[], at = now) =>
   decideSubmitResponses(fold(events), { subject_id: 'sub_1', responses, now: at });

@@ -7,7 +7,7 @@ import { SqliteEventStore } from '../../src/adapters/sqlite/event-store.js';
 import { SqliteReadModelStore } from '../../src/adapters/sqlite/read-model-store.js';
 import { scoreAssessment, submitResponses } from '../../src/commands/assessments.js';
 import { toNewEvents } from '../../src/commands/handle-command.js';
-import { assessmentStream, decideStartAssessment } from '../../src/domain/assessment.js';
+import { assessmentPointer, assessmentStream, decideStartAssessment } from '../../src/domain/assessment.js';
 import type { CommandContext } from '../../src/commands/context.js';
 import { Projector } from '../../src/projector.js';
 import { batches, knownResponses } from '../support/known-answers.js';
@@ -32,7 +32,7 @@ describe('responses and scoring under concurrency and replay', () => {
     env = { events, readModels, projector: undefined as unknown as Projector };
     env.projector = projector();
     env.projector.start();
-    const started = decideStartAssessment({ assessment_id: 'asm_1', subject_id: 'sub_1', requested_language: 'en', now });
+    const started = decideStartAssessment(assessmentPointer({ assessment_id: 'asm_1', subject_id: 'sub_1', requested_language: 'en', now }));
     await sqlite.appendToStream(assessmentStream('asm_1'), toNewEvents(started, {}), 'no_stream');
   });
   afterEach(async () => {
