@@ -34,6 +34,12 @@ export function readModelStoreContract(adapter: string, open: () => Promise<Read
       expect(await store.checkpoint('other')).toBeUndefined();
     });
 
+    it("keeps a checkpoint beyond 64 bits exactly (EventStoreDB's $all positions)", async () => {
+      const position = (2n ** 64n - 1n) * 2n ** 64n + 12345n;
+      await store.commit('p', position, []);
+      expect(await store.checkpoint('p')).toBe(position);
+    });
+
     it('puts whole documents, replacing the previous version, and gets them by collection and id', async () => {
       await store.commit('p', 1n, [{ collection: 'things', id: 'thg_1', doc: { id: 'thg_1', a: 1, nested: { x: 1 } } }]);
       await store.commit('p', 2n, [{ collection: 'things', id: 'thg_1', doc: { id: 'thg_1', b: 2 } }]);

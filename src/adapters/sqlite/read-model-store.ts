@@ -9,9 +9,10 @@ CREATE TABLE IF NOT EXISTS documents (
   doc        TEXT NOT NULL,
   PRIMARY KEY (collection, id)
 ) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS checkpoints (
+-- Positions as decimal text: EventStoreDB's (commit and prepare in one bigint) outgrow a 64-bit INTEGER.
+CREATE TABLE IF NOT EXISTS projection_checkpoints (
   projection TEXT PRIMARY KEY,
-  position   INTEGER NOT NULL
+  position   TEXT NOT NULL
 );
 `;
 
@@ -33,11 +34,9 @@ export class SqliteReadModelStore implements ReadModelStore {
       );
     }
     this.statements = {
-      checkpoint: this.db
-        .prepare<[string], { position: bigint }>('SELECT position FROM checkpoints WHERE projection = ?')
-        .safeIntegers(true),
-      setCheckpoint: this.db.prepare<[string, bigint]>(
-        'INSERT INTO checkpoints (projection, position) VALUES (?, ?) ON CONFLICT (projection) DO UPDATE SET position = excluded.position',
+      checkpoint: this.db.prepare<[string], { position: string }>('SELECT position FROM projection_checkpoints WHERE projection = ?'),
+      setCheckpoint: this.db.prepare<[string, string]>(
+        'INSERT INTO projection_checkpoints (projection, position) VALUES (?, ?) ON CONFLICT (projection) DO UPDATE SET position = excluded.position',
       ),
       get: this.db.prepare<[string, string], { doc: string }>('SELECT doc FROM documents WHERE collection = ? AND id = ?'),
       remove: this.db.prepare<[string, string]>('DELETE FROM documents WHERE collection = ? AND id = ?'),
@@ -48,7 +47,8 @@ export class SqliteReadModelStore implements ReadModelStore {
   }
 
   checkpoint(projection: string): Promise<bigint | undefined> {
-    return Promise.resolve(this.statements.checkpoint.get(projection)?.position);
+    const row = this.statements.checkpoint.get(projection);
+    return Promise.resolve(row === undefined ? undefined : BigInt(row.position));
   }
 
   commit(projection: string, position: bigint, writes: DocumentWrite[]): Promise<void> {
@@ -57,7 +57,7 @@ export class SqliteReadModelStore implements ReadModelStore {
         if (doc === null) this.statements.remove.run(collection, id);
         else this.statements.put.run(collection, id, JSON.stringify(doc));
       }
-      this.statements.setCheckpoint.run(projection, position);
+      this.statements.setCheckpoint.run(projection, position.toString());
     })();
     return Promise.resolve();
   }
