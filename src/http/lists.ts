@@ -18,7 +18,7 @@ interface ListParams {
   ending_before?: string | undefined;
 }
 
-/** One page of a collection, newest first. A cursor that names no item of the collection is a 400. */
+/** One page of a collection, newest first. A cursor that names no item of this (filtered) list is a 400. */
 export async function listPage<T>(
   store: ReadModelStore,
   collection: string,
@@ -32,8 +32,11 @@ export async function listPage<T>(
     });
   }
   const cursor = params.starting_after ?? params.ending_before;
-  if (cursor !== undefined && (await store.get(collection, cursor)) === undefined) {
-    throw new ProblemError('invalid_cursor', `The cursor ${cursor} names no item of this list.`);
+  if (cursor !== undefined) {
+    const item = await store.get(collection, cursor);
+    if (item === undefined || !Object.entries(where).every(([field, value]) => item[field] === value)) {
+      throw new ProblemError('invalid_cursor', `The cursor ${cursor} names no item of this list.`);
+    }
   }
   const page = await store.list(collection, {
     where,

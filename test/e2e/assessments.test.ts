@@ -277,5 +277,9 @@ describe('assessments, scoring and profiles', () => {
     const rest = (await call('GET', `/v1/nature/subjects/${subjectId}/assessments?limit=2&starting_after=${ids[1]}`)).json();
     expect(rest).toMatchObject({ has_more: false, data: [{ id: ids[0], status: 'abandoned' }] });
     expect((await call('GET', `/v1/nature/subjects/${subjectId}/assessments?starting_after=${subjectId}`)).json().code).toBe('invalid_cursor');
+    // An assessment of another subject is no cursor for this subject's list.
+    const other = await newSubject();
+    const foreign = (await start(other)).json().id;
+    expect((await call('GET', `/v1/nature/subjects/${subjectId}/assessments?starting_after=${foreign}`)).json().code).toBe('invalid_cursor');
   });
 });

@@ -7,6 +7,7 @@ import { ITEM_COUNT, itemIds, items } from '../../scoring/item-bank.js';
 import { listOf, listPage, listQuery } from '../lists.js';
 import { ProblemError } from '../problem.js';
 import { problems, timestamp } from '../schemas.js';
+import { findSubject } from './subjects.js';
 
 export const assessmentResource = z
   .object({
@@ -88,7 +89,7 @@ export function registerAssessmentRoutes(app: FastifyInstance, clock: () => Date
   const routes = app.withTypeProvider<ZodTypeProvider>();
 
   async function requireSubject(request: FastifyRequest, subjectId: string): Promise<void> {
-    if (!(await request.env.readModels.get('subjects', subjectId))) throw new ProblemError('not_found', `No subject ${subjectId}.`);
+    if (!(await findSubject(request.env.readModels, subjectId))) throw new ProblemError('not_found', `No subject ${subjectId}.`);
   }
 
   routes.post(

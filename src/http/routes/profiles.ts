@@ -5,6 +5,7 @@ import { intelligences, natures } from '../../scoring/constructs.js';
 import type { Document } from '../../ports/read-models.js';
 import { ProblemError } from '../problem.js';
 import { problems, timestamp } from '../schemas.js';
+import { findSubject } from './subjects.js';
 
 const scoresOf = (names: readonly string[]) => z.strictObject(Object.fromEntries(names.map((name) => [name, z.number().min(0).max(1)])));
 
@@ -56,7 +57,7 @@ export function registerProfileRoutes(app: FastifyInstance): void {
     },
     async (request) => {
       const { id } = request.params;
-      if (!(await request.env.readModels.get('subjects', id))) throw new ProblemError('not_found', `No subject ${id}.`);
+      if (!(await findSubject(request.env.readModels, id))) throw new ProblemError('not_found', `No subject ${id}.`);
       const latest = await request.env.readModels.list('profiles', { where: { subject_id: id }, limit: 1 });
       const doc = latest.data[0];
       if (!doc) throw new ProblemError('profile_not_found', 'The subject has no completed assessment yet.');

@@ -6,6 +6,7 @@ import { listOf, listPage, listQuery } from '../lists.js';
 import { metadataInput, metadataOutput } from '../metadata.js';
 import { ProblemError } from '../problem.js';
 import { problems, timestamp } from '../schemas.js';
+import type { Document, ReadModelStore } from '../../ports/read-models.js';
 
 const FUTURE_TOLERANCE_MS = 5 * 60 * 1000;
 
@@ -45,6 +46,12 @@ export const subjectResource = z
 type SubjectResource = z.infer<typeof subjectResource>;
 
 const subjectIdParams = z.strictObject({ id: z.string().describe('The subject id, sub_…') });
+
+/** The subject as the API may show it: active (consent recorded), in the key's environment. */
+export async function findSubject(readModels: ReadModelStore, id: string): Promise<Document | undefined> {
+  const doc = await readModels.get('subjects', id);
+  return doc?.status === 'active' ? doc : undefined;
+}
 
 function toSubjectResource(doc: Record<string, unknown>, livemode: boolean): SubjectResource {
   return {
@@ -99,7 +106,7 @@ export function registerSubjectRoutes(app: FastifyInstance): void {
       schema: { tags: ['subjects'], summary: 'Retrieve a subject', params: subjectIdParams, response: { 200: subjectResource, ...problems(404) } },
     },
     async (request) => {
-      const doc = await request.env.readModels.get('subjects', request.params.id);
+      const doc = await findSubject(request.env.readModels, request.params.id);
       if (!doc) throw new ProblemError('not_found', `No subject ${request.params.id}.`);
       return toSubjectResource(doc, request.env.livemode);
     },
@@ -118,7 +125,7 @@ export function registerSubjectRoutes(app: FastifyInstance): void {
     },
     async (request) => {
       const { external_subject_id, ...page } = request.query;
-      const where: Record<string, string> = external_subject_id === undefined ? {} : { external_subject_id };
+      const where: Record<string, string> = { status: 'active', ...(external_subject_id !== undefined && { external_subject_id }) };
       return listPage(request.env.readModels, 'subjects', page, where, (doc) => toSubjectResource(doc, request.env.livemode));
     },
   );
