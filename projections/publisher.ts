@@ -1,5 +1,7 @@
+import { toNewEvents } from '../src/commands/handle-command.js';
 import type { ScoringCompleted } from '../src/domain/assessment.js';
 import type { Bus } from '../src/ports/bus.js';
+import { type EventStore, WrongExpectedRevisionError } from '../src/ports/event-store.js';
 import type { Reactor } from './projection.js';
 
 /** The bus message that asks the dispatcher to deliver an event to the environment's endpoints. */
@@ -7,17 +9,34 @@ export interface EventMessage {
   event_id: string;
 }
 
+/** Marks in the log that an event went to the bus: `notification-<evt id>`, one event, never rewritten. */
+export type NotificationPublished = { type: 'NotificationPublished'; data: { event_id: string } };
+
+export function notificationStream(eventId: string): string {
+  return `notification-${eventId}`;
+}
+
 /**
- * Publishes each completion to the bus with the event id as message id: a replay publishes the same id,
- * which the bus stores once. A profile rebuild appends other events, so it never publishes again.
+ * Publishes each completion to the bus (message id = event id), once: the publication is recorded in the
+ * log, so neither a replay nor a rebuild of the read models (where this reactor's checkpoint lives)
+ * publishes it again. A crash between the publish and the record publishes twice, which the bus's
+ * duplicate window absorbs and receivers dedupe on webhook-id.
  */
-export function publisherReactor(bus: Bus): Reactor {
+export function publisherReactor(events: EventStore, bus: Bus): Reactor {
   return {
     name: 'publisher',
     canHandle: ['ScoringCompleted'],
     async react(event) {
-      const { event_id } = (event.data as ScoringCompleted['data']);
+      const { event_id } = event.data as ScoringCompleted['data'];
+      const stream = notificationStream(event_id);
+      if ((await events.readStream(stream)).revision !== -1n) return;
       await bus.publish('events', event_id, { event_id } satisfies EventMessage);
+      const published: NotificationPublished = { type: 'NotificationPublished', data: { event_id } };
+      try {
+        await events.appendToStream(stream, toNewEvents([published], { causation: 'publisher' }), 'no_stream');
+      } catch (error) {
+        if (!(error instanceof WrongExpectedRevisionError)) throw error;
+      }
     },
   };
 }

@@ -63,7 +63,7 @@ export async function openEnvironments(config: Config, logger: Logger, clock: ()
         ? await NatsBus.connect({ url: config.bus.url, environment, ackWaitMs: redeliverAfterMs })
         : new SqliteBus(`${base}.events.db`, config.sqliteSynchronous, { leaseMs: redeliverAfterMs });
     const projector = new Projector(events, readModels, projections, [], log);
-    const reactors = [scoringReactor(events, clock), publisherReactor(bus)].map((reactor) => new Projector(events, readModels, [], [reactor], log));
+    const reactors = [scoringReactor(events, clock), publisherReactor(events, bus)].map((reactor) => new Projector(events, readModels, [], [reactor], log));
     const livemode = environment === 'live';
     const dispatcher = new WebhookDispatcher({ events, readModels, bus, livemode }, config.webhooks, log, clock);
     return { environment, livemode, events, readModels, projector, reactors, bus, dispatcher };

@@ -1,0 +1,41 @@
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { notificationStream, publisherReactor } from '../../projections/publisher.js';
+import { SqliteBus } from '../../src/adapters/sqlite/bus.js';
+import { SqliteEventStore } from '../../src/adapters/sqlite/event-store.js';
+import { toNewEvents } from '../../src/commands/handle-command.js';
+import type { Bus } from '../../src/ports/bus.js';
+import { tempDir } from '../support/temp-dir.js';
+
+describe('publisher', () => {
+  let dir: ReturnType<typeof tempDir>;
+  let events: SqliteEventStore;
+  let bus: SqliteBus;
+  let published: string[];
+  let counting: Bus;
+  beforeEach(() => {
+    dir = tempDir();
+    events = new SqliteEventStore(join(dir.path, 'e.db'), 'FULL');
+    bus = new SqliteBus(join(dir.path, 'e.db'), 'FULL');
+    published = [];
+    // The real bus, counting what is published through it.
+    counting = { ...bus, publish: (topic, id, payload) => (published.push(id), bus.publish(topic, id, payload)), close: () => bus.close() } as Bus;
+  });
+  afterEach(async () => {
+    await bus.close();
+    await events.close();
+    dir.cleanup();
+  });
+
+  it('publishes a completion once, even when it reacts to it again (a replay, or a rebuild of the read models)', async () => {
+    const data = { assessment_id: 'asm_1', subject_id: 'sub_1', profile_id: 'prf_1', event_id: 'evt_1', scoring_version: 'mn76-v1', language: 'en', completed_at: 'x', pii: {} };
+    await events.appendToStream('assessment-asm_1', toNewEvents([{ type: 'ScoringCompleted', data }], {}), 'any');
+    const [completed] = await events.readAll({ limit: 10 });
+    const reactor = publisherReactor(events, counting);
+    await reactor.react(completed!);
+    await reactor.react(completed!);
+    await publisherReactor(events, counting).react(completed!);
+    expect(published).toEqual(['evt_1']);
+    expect((await events.readStream(notificationStream('evt_1'))).events.map((e) => e.type)).toEqual(['NotificationPublished']);
+  });
+});
