@@ -45,7 +45,12 @@ export async function disableEndpoint(events: EventStore, endpointId: string, re
   });
 }
 
-export async function recordAttempt(events: EventStore, attempt: Omit<WebhookDeliveryAttempted['data'], 'delivery_id'>): Promise<void> {
+/** How many attempts a delivery has had: its schedule counts these, not how often the bus handed it out. */
+export async function attemptsSoFar(events: EventStore, deliveryId: string): Promise<number> {
+  return (await events.readStream(deliveryStream(deliveryId))).events.length;
+}
+
+export async function recordAttempt(events: EventStore, deliveryId: string, attempt: Omit<WebhookDeliveryAttempted['data'], 'delivery_id'>): Promise<void> {
   const recorded: WebhookDeliveryAttempted = { type: 'WebhookDeliveryAttempted', data: { delivery_id: newId('whd'), ...attempt } };
-  await events.appendToStream(deliveryStream(attempt.endpoint_id), toNewEvents([recorded], { causation: 'webhook_dispatcher' }), 'any');
+  await events.appendToStream(deliveryStream(deliveryId), toNewEvents([recorded], { causation: 'webhook_dispatcher' }), 'any');
 }

@@ -21,8 +21,9 @@ export type DeliveryOutcome = 'succeeded' | 'retrying' | 'failed' | 'endpoint_go
 
 export const RESPONSE_EXCERPT_BYTES = 1024;
 
-export function deliveryStream(endpointId: string): string {
-  return `webhook_delivery-${endpointId}`;
+/** One stream per delivery (an event to an endpoint, or a redelivery of it): its events are the attempts. */
+export function deliveryStream(deliveryId: string): string {
+  return `webhook_delivery-${deliveryId}`;
 }
 
 export interface SendResult {

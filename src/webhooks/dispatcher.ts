@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { EventMessage } from '../../projections/publisher.js';
-import { disableEndpoint, recordAttempt } from '../commands/webhooks.js';
+import { attemptsSoFar, disableEndpoint, recordAttempt } from '../commands/webhooks.js';
 import { judgeAttempt } from '../domain/webhook-delivery.js';
 import { type EventType, type WebhookEndpoint, subscribes } from '../domain/webhook-endpoint.js';
 import type { Bus, BusMessage, Handler, Outcome, Topic } from '../ports/bus.js';
@@ -22,8 +22,10 @@ interface DeliveryMessage {
   endpoint_id: string;
 }
 
-/** How soon to look again for a document the projector has not written yet. */
-const NOT_YET_PROJECTED_MS = 250;
+/** How soon to look again for a document the projector has not written yet: a little later each time. */
+function notYetProjected(message: BusMessage): Outcome {
+  return { kind: 'retry', delayMs: Math.min(250 * message.deliveryCount, 10_000) };
+}
 
 /**
  * Delivers the environment's events to its endpoints. An `events` message fans out into one
@@ -69,7 +71,7 @@ export class WebhookDispatcher {
   private async fanOut(message: BusMessage): Promise<Outcome> {
     const { event_id } = message.payload as EventMessage;
     const event = await this.services.readModels.get('events', event_id);
-    if (!event) return { kind: 'retry', delayMs: NOT_YET_PROJECTED_MS };
+    if (!event) return notYetProjected(message);
     for (const endpoint of await this.enabledEndpoints()) {
       if (!subscribes(endpoint, event.type as EventType)) continue;
       const delivery: DeliveryMessage = { event_id, endpoint_id: endpoint.id };
@@ -99,15 +101,16 @@ export class WebhookDispatcher {
     // Deleted or disabled since the fan-out: nothing to deliver to.
     if (endpoint?.status !== 'enabled') return { kind: 'ack' };
     const event = await this.services.readModels.get('events', event_id);
-    if (!event) return { kind: 'retry', delayMs: NOT_YET_PROJECTED_MS };
+    if (!event) return notYetProjected(message);
 
+    const attempt = (await attemptsSoFar(this.services.events, message.id)) + 1;
     const sent = await this.post(endpoint, event);
     const now = this.clock();
-    const verdict = judgeAttempt(sent, message.deliveryCount, this.options.retryScheduleMs);
-    await recordAttempt(this.services.events, {
+    const verdict = judgeAttempt(sent, attempt, this.options.retryScheduleMs);
+    await recordAttempt(this.services.events, message.id, {
       event_id,
       endpoint_id,
-      attempt: message.deliveryCount,
+      attempt,
       outcome: verdict.outcome,
       status_code: sent.status_code,
       error: sent.error,
@@ -116,7 +119,7 @@ export class WebhookDispatcher {
       attempted_at: now.toISOString(),
       next_attempt_at: verdict.retryInMs === null ? null : new Date(now.getTime() + verdict.retryInMs).toISOString(),
     });
-    this.logger.info({ event_id, endpoint_id, attempt: message.deliveryCount, outcome: verdict.outcome, status_code: sent.status_code }, 'webhook attempt');
+    this.logger.info({ event_id, endpoint_id, attempt, outcome: verdict.outcome, status_code: sent.status_code }, 'webhook attempt');
     switch (verdict.outcome) {
       case 'succeeded':
         return { kind: 'ack' };
@@ -126,7 +129,7 @@ export class WebhookDispatcher {
       case 'retrying':
         return { kind: 'retry', delayMs: verdict.retryInMs! };
       case 'failed':
-        return { kind: 'dead', reason: `no 2xx after ${message.deliveryCount} attempts` };
+        return { kind: 'dead', reason: `no 2xx after ${attempt} attempts` };
     }
   }
 

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { eventually } from '../support/eventually.js';
 import { knownResponses } from '../support/known-answers.js';
 import { runCli, serverPool } from '../support/processes.js';
 import { startReceiver } from '../support/receiver.js';
@@ -48,6 +49,12 @@ describe('webhook delivery across a crash', () => {
     expect(delivered!.headers['webhook-id']).toBe(hung!.headers['webhook-id']);
     const event = JSON.parse(delivered!.body);
     expect((await call(second.url, 'GET', `/v1/nature/profiles/${event.data.profile_id}`)).subject_id).toBe(subject.id);
+    // The attempt cut short by the crash was never recorded: the schedule counts attempts, not handovers.
+    const attempts = await eventually(async () => {
+      const list = (await call(second.url, 'GET', `/v1/nature/webhook_endpoints/${endpoint.id}/deliveries`)).data as Record<string, unknown>[];
+      return list.length > 0 ? list : undefined;
+    });
+    expect(attempts.map((a) => [a.attempt, a.outcome])).toEqual([[1, 'succeeded']]);
     await receiver.close();
   });
 });
