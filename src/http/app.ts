@@ -5,7 +5,7 @@ import { newId } from '../domain/ids.js';
 import type { Environments } from '../environments.js';
 import type { KeyStore } from '../ports/key-store.js';
 import { registerAuth } from './auth.js';
-import { registerErrorHandling } from './errors.js';
+import { frameworkError, registerErrorHandling } from './errors.js';
 import { registerOpenApi } from './openapi.js';
 import { registerAssessmentRoutes } from './routes/assessments.js';
 import { registerEventRoutes } from './routes/events.js';
@@ -35,6 +35,7 @@ export async function buildApp({ logger, keys, envs, clock = () => new Date() }:
     onProtoPoisoning: 'ignore',
     onConstructorPoisoning: 'ignore',
     return503OnClosing: true,
+    frameworkErrors: frameworkError,
   });
   // Bodies are JSON only: anything else is 415, so fastify's default text/plain parser goes.
   app.removeContentTypeParser('text/plain');

@@ -79,7 +79,17 @@ function detailFor(code: ProblemCode, error: FastifyError): string {
   }
 }
 
+/** Answers with the problem; sets request-id too, since fastify's own errors can come before any hook. */
 export function sendProblem(reply: FastifyReply, request: FastifyRequest, problem: ProblemError): FastifyReply {
   const body = problemBody(problem.code, problem.detail, request.id, problem.extra);
-  return reply.code(body.status).headers(problem.headers).type('application/problem+json').send(body);
+  return reply.code(body.status).headers({ ...problem.headers, 'request-id': request.id }).type('application/problem+json').send(body);
+}
+
+/** Fastify's errors before routing (a URL that cannot be decoded), answered like every other error. */
+export function frameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const problem =
+    error.code === 'FST_ERR_BAD_URL'
+      ? new ProblemError('not_found', 'The URL could not be decoded.')
+      : new ProblemError('validation_failed', 'The request could not be read.');
+  sendProblem(reply, request, problem);
 }

@@ -48,6 +48,12 @@ describe('errors as problem+json', () => {
     expect(one.headers.allow).toBe('GET');
   });
 
+  it('answers a URL that cannot be decoded like any other error, with its request-id', async () => {
+    const response = await send('GET', undefined, undefined, '/v1/nature/subjects/%zz');
+    const body = await expectProblem(response, 404, 'not_found');
+    expect(body.detail).toMatch(/decoded/);
+  });
+
   it('answers an unknown path with 404 not_found', async () => {
     await expectProblem(await send('GET', undefined, undefined, '/v1/nature/nowhere'), 404, 'not_found');
     await expectProblem(await send('GET', undefined, undefined, '/v2/nature/subjects'), 404, 'not_found');
