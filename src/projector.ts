@@ -3,6 +3,9 @@ import type { Projection, Reactor } from '../projections/projection.js';
 import type { EventStore } from './ports/event-store.js';
 import type { ReadModelStore } from './ports/read-models.js';
 
+/** Events a handler may skip before its checkpoint is moved past them anyway. */
+const IDLE_CHECKPOINT_EVERY = 500;
+
 /**
  * Runs the projections and reactors over a catch-up subscription to the log. A projection's document
  * and checkpoint are committed together, so a restart resumes where it stopped and a replayed event
@@ -70,11 +73,20 @@ export class Projector {
     const handlers = [...this.projections, ...this.reactors];
     const checkpoints = new Map<string, bigint>();
     for (const handler of handlers) checkpoints.set(handler.name, (await this.readModels.checkpoint(handler.name)) ?? 0n);
-    // Events a projection does not handle leave its checkpoint behind; re-reading them skips them cheaply.
+    // Handlers resume together from the oldest checkpoint; each skips what it has already done.
     const positions = [...checkpoints.values()];
     const after = positions.reduce((min, position) => (position < min ? position : min), positions[0] ?? this.processed);
+    const idle = new Map<string, number>();
     for await (const event of this.events.subscribeToAll({ after, signal })) {
       const due = (handler: Projection | Reactor) => handler.canHandle.includes(event.type) && event.position > checkpoints.get(handler.name)!;
+      // A handler with nothing to do keeps its checkpoint moving too, so a restart never re-reads the whole log.
+      for (const handler of handlers.filter((h) => !due(h) && event.position > checkpoints.get(h.name)!)) {
+        const seen = (idle.get(handler.name) ?? 0) + 1;
+        idle.set(handler.name, seen % IDLE_CHECKPOINT_EVERY);
+        if (seen < IDLE_CHECKPOINT_EVERY) continue;
+        await this.readModels.commit(handler.name, event.position, []);
+        checkpoints.set(handler.name, event.position);
+      }
       for (const projection of this.projections.filter(due)) {
         const id = projection.documentId(event);
         const doc = projection.evolve(await this.readModels.get(projection.collection, id), event);

@@ -9,7 +9,3 @@ const ulid = monotonicFactory();
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${ulid()}`;
 }
-
-export function hasPrefix(id: string, prefix: IdPrefix): boolean {
-  return /^[a-z]{3}_[0-9A-HJKMNP-TV-Z]{26}$/.test(id) && id.startsWith(`${prefix}_`);
-}

@@ -80,7 +80,7 @@ function detailFor(code: ProblemCode, error: FastifyError): string {
 }
 
 /** Answers with the problem; sets request-id too, since fastify's own errors can come before any hook. */
-export function sendProblem(reply: FastifyReply, request: FastifyRequest, problem: ProblemError): FastifyReply {
+function sendProblem(reply: FastifyReply, request: FastifyRequest, problem: ProblemError): FastifyReply {
   const body = problemBody(problem.code, problem.detail, request.id, problem.extra);
   return reply.code(body.status).headers({ ...problem.headers, 'request-id': request.id }).type('application/problem+json').send(body);
 }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { type ProblemCode, problemCodes } from './problem.js';
 
 /** The RFC 9457 body every error answers with. */
-export const problemSchema = z
+const problemSchema = z
   .object({
     type: z.string(),
     title: z.string(),

@@ -80,6 +80,18 @@ describe('projector', () => {
     await mine.readModels.close();
   });
 
+  it('moves the checkpoint of a handler that handles nothing, so a restart does not re-read the whole log', async () => {
+    const { events, readModels, projector } = open();
+    projector.start();
+    let last = 0n;
+    for (let i = 0; i < 6; i++) last = (await events.appendToStream(`other-${i}`, Array.from({ length: 100 }, () => ({ id: randomUUID(), type: 'Unrelated', data: {}, metadata: {} })), 'no_stream')).position;
+    expect(await projector.waitFor(last, 5000)).toBe(true);
+    for (const name of ['counter', 'recorder']) expect(await readModels.checkpoint(name)).toBeGreaterThanOrEqual(500n);
+    await projector.stop();
+    await events.close();
+    await readModels.close();
+  });
+
   it('answers waitFor with false when the position is not reached in time', async () => {
     const { projector, events, readModels } = open();
     expect(await projector.waitFor(1_000n, 30)).toBe(false);
