@@ -31,6 +31,12 @@ function client(t: TestApp, key: string) {
       return created.body;
     },
     deliveries: (endpointId: string) => call('GET', `/v1/nature/webhook_endpoints/${endpointId}/deliveries?limit=100`).then((r) => r.body.data as Body[]),
+    /** The endpoint's attempts (newest first) once `ready` says they are all there. */
+    attemptsWhen: (endpointId: string, ready: (attempts: Body[]) => boolean) =>
+      eventually(async () => {
+        const list = (await call('GET', `/v1/nature/webhook_endpoints/${endpointId}/deliveries?limit=100`)).body.data as Body[];
+        return ready(list) ? list : undefined;
+      }),
   };
 }
 
@@ -85,7 +91,7 @@ describe.each(buses)('webhook delivery on %s', (_name, nats) => {
     expect(profile.body).toMatchObject({ id: event.data.profile_id, subject_id: subjectId });
     expect((await api.call('GET', `/v1/nature/events/${event.id}`)).body).toEqual(event);
     expect((await api.call('GET', '/v1/nature/events')).body.data).toContainEqual(event);
-    const attempts = await eventually(async () => ((await api.deliveries(endpoint.id)).length === 1 ? api.deliveries(endpoint.id) : undefined));
+    const attempts = await api.attemptsWhen(endpoint.id, (list) => list.length === 1);
     expect(attempts[0]).toMatchObject({ object: 'webhook_delivery', event_id: event.id, attempt: 1, outcome: 'succeeded', status_code: 200, error: null, response_excerpt: 'thanks', next_attempt_at: null });
   });
 
@@ -97,10 +103,7 @@ describe.each(buses)('webhook delivery on %s', (_name, nats) => {
     const received = await r.waitFor(4);
     expect(received.every((d) => d.verified.ok)).toBe(true);
     expect(new Set(received.map((d) => d.headers['webhook-id'])).size).toBe(1);
-    const attempts = await eventually(async () => {
-      const list = await api.deliveries(endpoint.id);
-      return list.length === 4 ? list : undefined;
-    });
+    const attempts = await api.attemptsWhen(endpoint.id, (list) => list.length === 4);
     expect(attempts.map((a) => [a.attempt, a.outcome, a.status_code])).toEqual([
       [4, 'succeeded', 200],
       [3, 'retrying', 429],
@@ -233,10 +236,7 @@ describe('webhook endpoints and delivery rules (embedded bus)', () => {
     const endpoint = await api.register(r.url);
     await api.completeAssessment();
     await r.waitFor(4);
-    const attempts = await eventually(async () => {
-      const list = await api.deliveries(endpoint.id);
-      return list[0]?.outcome === 'failed' ? list : undefined;
-    });
+    const attempts = await api.attemptsWhen(endpoint.id, (list) => list[0]?.outcome === 'failed');
     expect(attempts.map((a) => a.outcome)).toEqual(['failed', 'retrying', 'retrying', 'retrying']);
     expect(attempts[0]!.next_attempt_at).toBeNull();
     expect(await t.envs.test.bus.deadLetters('deliveries')).toContainEqual(expect.objectContaining({ reason: 'no 2xx after 4 attempts' }));
@@ -248,10 +248,7 @@ describe('webhook endpoints and delivery rules (embedded bus)', () => {
     const endpoint = await api.register(r.url);
     await api.completeAssessment();
     await r.waitFor(2);
-    const attempts = await eventually(async () => {
-      const list = await api.deliveries(endpoint.id);
-      return list.length === 2 ? list : undefined;
-    });
+    const attempts = await api.attemptsWhen(endpoint.id, (list) => list.length === 2);
     expect(attempts.map((a) => [a.outcome, a.status_code])).toEqual([
       ['succeeded', 200],
       ['retrying', 302],
@@ -264,10 +261,7 @@ describe('webhook endpoints and delivery rules (embedded bus)', () => {
     const endpoint = await api.register(r.url);
     await api.completeAssessment();
     await r.waitFor(2);
-    const attempts = await eventually(async () => {
-      const list = await api.deliveries(endpoint.id);
-      return list.length === 2 ? list : undefined;
-    });
+    const attempts = await api.attemptsWhen(endpoint.id, (list) => list.length === 2);
     expect(attempts[1]).toMatchObject({ outcome: 'retrying', status_code: null, error: 'timeout after 500 ms' });
     expect(attempts[1]!.duration_ms).toBeGreaterThanOrEqual(500);
     expect(attempts[0]).toMatchObject({ outcome: 'succeeded' });
