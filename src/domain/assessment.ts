@@ -3,7 +3,7 @@ import type { ScoredProfile } from '../scoring/scorer-v1.js';
 import type { Scorer } from '../scoring/scorers.js';
 import { DomainError } from './errors.js';
 
-export const ASSESSMENT_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+const ASSESSMENT_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 
 export type Language = 'en' | 'fr';
 

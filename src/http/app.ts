@@ -23,7 +23,7 @@ export interface AppDependencies {
   clock?: () => Date;
 }
 
-export const BODY_LIMIT_BYTES = 64 * 1024;
+const BODY_LIMIT_BYTES = 64 * 1024;
 
 export async function buildApp({ logger, keys, envs, clock = () => new Date() }: AppDependencies): Promise<FastifyInstance> {
   const app: FastifyInstance = Fastify({

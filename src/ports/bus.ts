@@ -32,7 +32,7 @@ export interface ConsumeOptions {
 export const DEFAULT_MAX_DELIVER = 100;
 
 /** The delay before a message whose handler threw comes again: 1 s, doubling, at most a minute. */
-export function backoffAfterFailure(deliveryCount: number): number {
+function backoffAfterFailure(deliveryCount: number): number {
   return Math.min(60_000, 1000 * 2 ** Math.min(Math.max(deliveryCount - 1, 0), 6));
 }
 

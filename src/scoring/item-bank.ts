@@ -1,7 +1,7 @@
 import { type Construct, intelligences, natures } from './constructs.js';
 
 export const ITEM_SET_VERSION = 'mn76-items-v1';
-export const ITEMS_PER_CONSTRUCT = 4;
+const ITEMS_PER_CONSTRUCT = 4;
 
 /** The Likert scale every item is answered on. */
 export const scale = {

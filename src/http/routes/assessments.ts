@@ -9,7 +9,7 @@ import { ProblemError } from '../problem.js';
 import { problems, timestamp } from '../schemas.js';
 import { findSubject } from './subjects.js';
 
-export const assessmentResource = z
+const assessmentResource = z
   .object({
     id: z.string().describe('asm_…'),
     object: z.literal('assessment'),

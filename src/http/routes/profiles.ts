@@ -15,7 +15,7 @@ const description = z.object({
   text: z.string(),
 });
 
-export const profileResource = z
+const profileResource = z
   .object({
     id: z.string().describe('prf_…'),
     object: z.literal('profile'),

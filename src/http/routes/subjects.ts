@@ -30,7 +30,7 @@ const createSubjectBody = z.strictObject({
 
 const consentOutput = z.object({ text_version: z.string(), granted_at: z.string(), ui_hash: z.string() });
 
-export const subjectResource = z
+const subjectResource = z
   .object({
     id: z.string().describe('sub_…'),
     object: z.literal('subject'),

@@ -19,7 +19,7 @@ const endpointFields = {
   livemode: z.boolean(),
   created_at: timestamp,
 };
-export const endpointResource = z.object(endpointFields).meta({ id: 'WebhookEndpoint' });
+const endpointResource = z.object(endpointFields).meta({ id: 'WebhookEndpoint' });
 const createdEndpointResource = z
   .object({ ...endpointFields, secret: z.string().describe('whsec_…: shown only in this response. Verify deliveries with it.') })
   .meta({ id: 'CreatedWebhookEndpoint' });
