@@ -1,20 +1,31 @@
-import type { ScoringCompleted } from '../src/domain/assessment.js';
+import type { ProfileUpdated, ScoringCompleted } from '../src/domain/assessment.js';
 import type { RecordedEvent } from '../src/ports/event-store.js';
 import type { Projection } from './projection.js';
 
-/** The `events` collection: the event objects callers receive by webhook and may list to catch up. */
+type Handled = ScoringCompleted | ProfileUpdated;
+
+/**
+ * The `events` collection: the event objects callers receive by webhook and may list to catch up. They
+ * carry ids only, nothing personal; `subject_id` sits beside them so deliveries can tell an erased subject's.
+ */
 export const eventsProjection: Projection = {
   name: 'events',
   collection: 'events',
-  canHandle: ['ScoringCompleted'],
-  documentId: (event) => (event.data as ScoringCompleted['data']).event_id,
+  canHandle: ['ScoringCompleted', 'ProfileUpdated'],
+  documentId: (event) => (event.data as Handled['data']).event_id,
   evolve(_current, recorded: RecordedEvent) {
-    const { data } = recorded as unknown as ScoringCompleted;
+    const event = recorded as unknown as Handled;
+    const { event_id, subject_id, assessment_id, profile_id } = event.data;
+    if (event.type === 'ScoringCompleted') {
+      return { id: event_id, type: 'nature.assessment.completed', created_at: event.data.completed_at, subject_id, data: { profile_id, assessment_id, subject_id } };
+    }
+    const { previous_profile_id, scoring_version, updated_at } = event.data;
     return {
-      id: data.event_id,
-      type: 'nature.assessment.completed',
-      created_at: data.completed_at,
-      data: { profile_id: data.profile_id, assessment_id: data.assessment_id, subject_id: data.subject_id },
+      id: event_id,
+      type: 'nature.profile.updated',
+      created_at: updated_at,
+      subject_id,
+      data: { profile_id, previous_profile_id, assessment_id, subject_id, scoring_version },
     };
   },
 };

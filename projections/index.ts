@@ -2,6 +2,7 @@ import type { IndexedField } from '../src/ports/read-models.js';
 import { assessmentsProjection } from './assessments.js';
 import { eventsProjection } from './events.js';
 import { profilesProjection } from './profiles.js';
+import { scoringVersionsProjection } from './scoring-versions.js';
 import type { Projection } from './projection.js';
 import { subjectsProjection } from './subjects.js';
 import { webhookDeliveriesProjection } from './webhook-deliveries.js';
@@ -14,6 +15,7 @@ export const projections: Projection[] = [
   eventsProjection,
   webhookEndpointsProjection,
   webhookDeliveriesProjection,
+  scoringVersionsProjection,
 ];
 
 /** Fields that lists filter on; each read-model adapter indexes them. */
@@ -22,6 +24,7 @@ export const indexedFields: IndexedField[] = [
   { collection: 'subjects', field: 'status' },
   { collection: 'assessments', field: 'subject_id' },
   { collection: 'profiles', field: 'subject_id' },
+  { collection: 'profiles', field: 'assessment_id' },
   { collection: 'webhook_endpoints', field: 'status' },
   { collection: 'webhook_deliveries', field: 'endpoint_id' },
 ];

@@ -1,25 +1,36 @@
-import type { ScoringCompleted } from '../src/domain/assessment.js';
+import type { ProfileRescored, ScoringCompleted } from '../src/domain/assessment.js';
 import type { RecordedEvent } from '../src/ports/event-store.js';
 import type { Projection } from './projection.js';
 
-/** The `profiles` collection: one document per scored assessment, the latest per subject found by id order. */
+type Handled = ScoringCompleted | ProfileRescored;
+
+/** What a profile document keeps once its subject is erased: where it came from, nothing personal. */
+const SKELETON = ['id', 'subject_id', 'assessment_id', 'scoring_version', 'origin', 'completed_at', 'created_at'] as const;
+
+/**
+ * The `profiles` collection: every profile ever made, one document each, in every scoring version. Which
+ * one the API serves for an assessment is decided when it is read (the active scoring version's, else the
+ * completion's), so a rebuild's profiles wait here until their version is activated.
+ */
 export const profilesProjection: Projection = {
   name: 'profiles',
   collection: 'profiles',
-  canHandle: ['ScoringCompleted'],
-  documentId: (event) => (event.data as ScoringCompleted['data']).profile_id,
+  canHandle: ['ScoringCompleted', 'ProfileRescored'],
+  documentId: (event) => (event.data as Handled['data']).profile_id,
+  erasure: { keep: SKELETON },
   evolve(_current, recorded: RecordedEvent) {
-    const { data } = recorded as unknown as ScoringCompleted;
-    return {
+    const { type, data } = recorded as unknown as Handled;
+    const skeleton = {
       id: data.profile_id,
       subject_id: data.subject_id,
       assessment_id: data.assessment_id,
       scoring_version: data.scoring_version,
-      language: data.language,
-      natures: data.pii.profile.natures,
-      intelligences: data.pii.profile.intelligences,
-      descriptions: data.pii.profile.descriptions,
-      created_at: data.completed_at,
+      origin: type === 'ScoringCompleted' ? 'completion' : 'rebuild',
+      completed_at: data.completed_at,
+      created_at: type === 'ScoringCompleted' ? data.completed_at : (data as ProfileRescored['data']).rescored_at,
     };
+    if (data.pii === null) return { ...skeleton, erased: true };
+    const { natures, intelligences, descriptions } = data.pii.profile;
+    return { ...skeleton, language: 'en', natures, intelligences, descriptions };
   },
 };

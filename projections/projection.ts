@@ -12,6 +12,11 @@ export interface Projection {
   documentId(event: RecordedEvent): string;
   /** The new document, or null to remove it. */
   evolve(current: Document | undefined, event: RecordedEvent): Document | null;
+  /**
+   * For collections whose documents carry a `subject_id`: on the subject's SubjectErased, each of them keeps
+   * only these fields (and `erased: true`); every personal field goes.
+   */
+  erasure?: { keep: readonly string[] };
 }
 
 /** A side effect driven by the log (appending another event, say). Must tolerate seeing an event twice. */

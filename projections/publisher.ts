@@ -1,5 +1,5 @@
 import { toNewEvents } from '../src/commands/handle-command.js';
-import type { ScoringCompleted } from '../src/domain/assessment.js';
+import type { ProfileUpdated, ScoringCompleted } from '../src/domain/assessment.js';
 import type { Bus } from '../src/ports/bus.js';
 import { type EventStore, WrongExpectedRevisionError } from '../src/ports/event-store.js';
 import type { Reactor } from './projection.js';
@@ -17,7 +17,7 @@ export function notificationStream(eventId: string): string {
 }
 
 /**
- * Publishes each completion to the bus (message id = event id), once: the publication is recorded in the
+ * Publishes each completion and profile update to the bus (message id = event id), once: the publication is recorded in the
  * log, so neither a replay nor a rebuild of the read models (where this reactor's checkpoint lives)
  * publishes it again. A crash between the publish and the record publishes twice, which the bus's
  * duplicate window absorbs and receivers dedupe on webhook-id.
@@ -25,9 +25,9 @@ export function notificationStream(eventId: string): string {
 export function publisherReactor(events: EventStore, bus: Bus): Reactor {
   return {
     name: 'publisher',
-    canHandle: ['ScoringCompleted'],
+    canHandle: ['ScoringCompleted', 'ProfileUpdated'],
     async react(event) {
-      const { event_id } = event.data as ScoringCompleted['data'];
+      const { event_id } = event.data as ScoringCompleted['data'] | ProfileUpdated['data'];
       const stream = notificationStream(event_id);
       if ((await events.readStream(stream)).revision !== -1n) return;
       await bus.publish('events', event_id, { event_id } satisfies EventMessage);

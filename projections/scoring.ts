@@ -4,16 +4,16 @@ import type { EventStore } from '../src/ports/event-store.js';
 import type { Reactor } from './projection.js';
 
 /**
- * Scores an assessment once its 76th distinct item is answered. The scoring command appends at the
- * assessment's revision and decides nothing for an assessment already scored, so a restart or a
- * replay of the same batch scores once.
+ * Scores an assessment with the server's scoring version once its 76th distinct item is answered. The
+ * scoring command appends at the assessment's revision and decides nothing for an assessment already
+ * scored, so a restart or a replay of the same batch scores once.
  */
-export function scoringReactor(events: EventStore, clock: () => Date): Reactor {
+export function scoringReactor(events: EventStore, scoringVersion: string, clock: () => Date): Reactor {
   return {
     name: 'scoring',
     canHandle: ['ResponsesSubmitted'],
     async react(event) {
-      await scoreAssessment(events, (event.data as ResponsesSubmitted['data']).assessment_id, clock());
+      await scoreAssessment(events, (event.data as ResponsesSubmitted['data']).assessment_id, scoringVersion, clock());
     },
   };
 }

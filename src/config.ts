@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import { NEWEST_SCORING_VERSION, scoringVersions } from './scoring/scorers.js';
 
 const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/;
 const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;
@@ -28,6 +29,7 @@ const schema = z.object({
   NATURE_SQLITE_SYNCHRONOUS: z.enum(['FULL', 'NORMAL']).default('FULL'),
   NATURE_WEBHOOK_RETRY_SCHEDULE: durations.prefault('5s,5m,30m,2h,5h,10h,10h'),
   NATURE_WEBHOOK_TIMEOUT_MS: z.string().regex(/^\d+$/, 'must be a whole number').transform(Number).pipe(z.number().int().min(100).max(60_000)).default(10_000),
+  NATURE_SCORING_VERSION: z.enum(scoringVersions).default(NEWEST_SCORING_VERSION),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -41,6 +43,8 @@ export interface Config {
   sqliteSynchronous: 'FULL' | 'NORMAL';
   bus: { kind: 'local' } | { kind: 'nats'; url: string };
   webhooks: { retryScheduleMs: number[]; timeoutMs: number };
+  /** What new completions are scored with. */
+  scoringVersion: string;
   logLevel: z.infer<typeof schema>['LOG_LEVEL'];
 }
 
@@ -78,6 +82,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sqliteSynchronous: settings.NATURE_SQLITE_SYNCHRONOUS,
     bus: settings.NATURE_BUS === 'nats' ? { kind: 'nats', url: settings.NATS_URL! } : { kind: 'local' },
     webhooks: { retryScheduleMs: settings.NATURE_WEBHOOK_RETRY_SCHEDULE, timeoutMs: settings.NATURE_WEBHOOK_TIMEOUT_MS },
+    scoringVersion: settings.NATURE_SCORING_VERSION,
     logLevel: settings.LOG_LEVEL,
   };
 }

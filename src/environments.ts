@@ -1,8 +1,14 @@
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
+import { erasureReactor } from '../projections/erasure.js';
 import { indexedFields, projections } from '../projections/index.js';
 import { publisherReactor } from '../projections/publisher.js';
+import { rescoringReactor } from '../projections/rescoring.js';
 import { scoringReactor } from '../projections/scoring.js';
+import { MongoDataKeyStore } from './adapters/mongodb/data-key-store.js';
+import { SqliteDataKeyStore } from './adapters/sqlite/data-key-store.js';
+import { encryptLegacyLog } from './adapters/sqlite/encrypt-legacy-log.js';
 import { EventStoreDbEventStore } from './adapters/eventstoredb/event-store.js';
 import { MongoReadModelStore } from './adapters/mongodb/read-model-store.js';
 import { NatsBus } from './adapters/nats/bus.js';
@@ -13,6 +19,9 @@ import { SqliteReadModelStore } from './adapters/sqlite/read-model-store.js';
 import type { Config } from './config.js';
 import { type Environment, environments } from './domain/api-keys.js';
 import type { Bus } from './ports/bus.js';
+import type { DataKeyStore } from './ports/data-keys.js';
+import { CachedDataKeys } from './privacy/cached-data-keys.js';
+import { EncryptingEventStore } from './privacy/encrypting-event-store.js';
 import type { EventStore } from './ports/event-store.js';
 import type { KeyStore } from './ports/key-store.js';
 import type { ReadModelStore } from './ports/read-models.js';
@@ -23,7 +32,12 @@ import { WebhookDispatcher } from './webhooks/dispatcher.js';
 export interface EnvironmentServices {
   environment: Environment;
   livemode: boolean;
+  /** The log with personal fields sealed on the way in and opened on the way out. */
   events: EventStore;
+  /** The same log as stored, personal fields sealed: for reads that never need them (usage), without decrypting. */
+  log: EventStore;
+  /** Per-subject data keys, beside the log. */
+  dataKeys: DataKeyStore;
   readModels: ReadModelStore;
   /** Builds the read models; writes wait on it to answer with what they wrote. */
   projector: Projector;
@@ -41,32 +55,94 @@ export type Environments = Record<Environment, EnvironmentServices>;
 /** Each environment's name in file names, EventStoreDB stream prefixes (`sandbox.`) and MongoDB databases (`nature_sandbox`). */
 const storeNames: Record<Environment, string> = { test: 'sandbox', live: 'production' };
 
+/** The environment's event log on the configured backend, as it is stored (personal fields sealed). */
+export function openEventStore(config: Config, environment: Environment): EventStore {
+  const name = storeNames[environment];
+  return config.eventStore.kind === 'eventstoredb'
+    ? EventStoreDbEventStore.connect(config.eventStore.url, `${name}.`)
+    : new SqliteEventStore(join(config.dataDir, `${name}.events.db`), config.sqliteSynchronous);
+}
+
+/** The environment's data keys: in MongoDB beside the read models there, else in their own SQLite file. */
+export async function openDataKeys(config: Config, environment: Environment): Promise<DataKeyStore> {
+  const name = storeNames[environment];
+  const store =
+    config.readModels.kind === 'mongodb'
+      ? await MongoDataKeyStore.connect(config.readModels.url, `nature_${name}`)
+      : new SqliteDataKeyStore(join(config.dataDir, `${name}.data-keys.db`), config.sqliteSynchronous);
+  return new CachedDataKeys(store);
+}
+
+/** The log as commands and operator commands read and write it, with the data keys that seal it. */
+export async function openLog(config: Config, environment: Environment): Promise<{ events: EventStore; raw: EventStore; dataKeys: DataKeyStore }> {
+  const dataKeys = await openDataKeys(config, environment);
+  await upgradeSqliteLog(config, environment, dataKeys);
+  const raw = openEventStore(config, environment);
+  return { events: new EncryptingEventStore(raw, dataKeys), raw, dataKeys };
+}
+
+/**
+ * A SQLite log written before per-subject encryption is sealed in place on first open; its SQLite read
+ * models are then dropped, to be rebuilt from the upgraded log (they are derived, and held plaintext).
+ */
+async function upgradeSqliteLog(config: Config, environment: Environment, dataKeys: DataKeyStore): Promise<void> {
+  if (config.eventStore.kind !== 'sqlite') return;
+  const base = join(config.dataDir, storeNames[environment]);
+  const upgraded = await encryptLegacyLog(`${base}.events.db`, config.sqliteSynchronous, dataKeys);
+  if (upgraded > 0 && config.readModels.kind === 'sqlite') {
+    for (const suffix of ['', '-wal', '-shm']) rmSync(`${base}.read.db${suffix}`, { force: true });
+  }
+}
+
+/** The environment's read models on the configured backend. */
+export function openReadModels(config: Config, environment: Environment): Promise<ReadModelStore> | ReadModelStore {
+  const name = storeNames[environment];
+  return config.readModels.kind === 'mongodb'
+    ? MongoReadModelStore.connect(config.readModels.url, `nature_${name}`, indexedFields)
+    : // Read models are rebuilt from the log, so they need not survive power loss: NORMAL is enough.
+      new SqliteReadModelStore(join(config.dataDir, `${name}.read.db`), 'NORMAL', indexedFields);
+}
+
+/** One environment's stores as an operator command uses them, beside a running server; `close` closes them all. */
+export async function openOperatorStores(config: Config, environment: Environment) {
+  const { events, raw, dataKeys } = await openLog(config, environment);
+  const readModels = await openReadModels(config, environment);
+  return {
+    events,
+    raw,
+    dataKeys,
+    readModels,
+    async close(): Promise<void> {
+      await raw.close();
+      await dataKeys.close();
+      await readModels.close();
+    },
+  };
+}
+
 /** Opens both environments on the configured backends; projectors and dispatchers start with `startEnvironments`. */
 export async function openEnvironments(config: Config, logger: Logger, clock: () => Date = () => new Date()): Promise<Environments> {
   // A delivery may take the whole timeout; the bus hands it to another consumer only well after that.
   const redeliverAfterMs = Math.max(30_000, config.webhooks.timeoutMs * 3);
   const open = async (environment: Environment): Promise<EnvironmentServices> => {
-    const name = storeNames[environment];
-    const base = join(config.dataDir, name);
+    const base = join(config.dataDir, storeNames[environment]);
     const log = logger.child({ environment });
-    const events: EventStore =
-      config.eventStore.kind === 'eventstoredb'
-        ? EventStoreDbEventStore.connect(config.eventStore.url, `${name}.`)
-        : new SqliteEventStore(`${base}.events.db`, config.sqliteSynchronous);
-    const readModels: ReadModelStore =
-      config.readModels.kind === 'mongodb'
-        ? await MongoReadModelStore.connect(config.readModels.url, `nature_${name}`, indexedFields)
-        : // Read models are rebuilt from the log, so they need not survive power loss: NORMAL is enough.
-          new SqliteReadModelStore(`${base}.read.db`, 'NORMAL', indexedFields);
+    const { events, raw, dataKeys } = await openLog(config, environment);
+    const readModels = await openReadModels(config, environment);
     const bus: Bus =
       config.bus.kind === 'nats'
         ? await NatsBus.connect({ url: config.bus.url, environment, ackWaitMs: redeliverAfterMs })
         : new SqliteBus(`${base}.events.db`, config.sqliteSynchronous, { leaseMs: redeliverAfterMs });
     const projector = new Projector(events, readModels, projections, [], log);
-    const reactors = [scoringReactor(events, clock), publisherReactor(events, bus)].map((reactor) => new Projector(events, readModels, [], [reactor], log));
+    const reactors = [
+      scoringReactor(events, config.scoringVersion, clock),
+      rescoringReactor(events, clock),
+      publisherReactor(events, bus),
+      erasureReactor({ events, dataKeys }),
+    ].map((reactor) => new Projector(events, readModels, [], [reactor], log));
     const livemode = environment === 'live';
     const dispatcher = new WebhookDispatcher({ events, readModels, bus, livemode }, config.webhooks, log, clock);
-    return { environment, livemode, events, readModels, projector, reactors, bus, dispatcher };
+    return { environment, livemode, events, log: raw, dataKeys, readModels, projector, reactors, bus, dispatcher };
   };
   return { test: await open('test'), live: await open('live') };
 }
@@ -87,6 +163,7 @@ export async function closeEnvironments(envs: Environments): Promise<void> {
     for (const reactor of env.reactors) await reactor.stop();
     await env.bus.close();
     await env.events.close();
+    await env.dataKeys.close();
     await env.readModels.close();
   }
 }

@@ -19,6 +19,14 @@ const redact = {
   censor: '[redacted]',
 };
 
+/**
+ * A request as logged: method and path only. Query strings can carry personal data (an external id
+ * filter) or a key pasted where it does not belong, so they never reach a log line.
+ */
+function requestSerializer(request: { method?: string; url?: string; id?: string }) {
+  return { method: request.method, url: request.url?.split('?')[0] };
+}
+
 export function createLogger(level: string, destination?: DestinationStream): Logger {
-  return pino({ level, redact }, destination);
+  return pino({ level, redact, serializers: { req: requestSerializer, err: pino.stdSerializers.err } }, destination);
 }

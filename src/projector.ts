@@ -1,7 +1,8 @@
 import type { Logger } from 'pino';
 import type { Projection, Reactor } from '../projections/projection.js';
-import type { EventStore } from './ports/event-store.js';
-import type { ReadModelStore } from './ports/read-models.js';
+import type { SubjectErased } from './domain/subject.js';
+import type { EventStore, RecordedEvent } from './ports/event-store.js';
+import type { DocumentWrite, ReadModelStore } from './ports/read-models.js';
 
 /** Events a handler may skip before its checkpoint is moved past them anyway. */
 const IDLE_CHECKPOINT_EVERY = 500;
@@ -78,7 +79,9 @@ export class Projector {
     const after = positions.reduce((min, position) => (position < min ? position : min), positions[0] ?? this.processed);
     const idle = new Map<string, number>();
     for await (const event of this.events.subscribeToAll({ after, signal })) {
-      const due = (handler: Projection | Reactor) => handler.canHandle.includes(event.type) && event.position > checkpoints.get(handler.name)!;
+      const erasure = event.type === 'SubjectErased';
+      const handles = (handler: Projection | Reactor) => handler.canHandle.includes(event.type) || (erasure && 'erasure' in handler && handler.erasure !== undefined);
+      const due = (handler: Projection | Reactor) => handles(handler) && event.position > checkpoints.get(handler.name)!;
       // A handler with nothing to do keeps its checkpoint moving too, so a restart never re-reads the whole log.
       for (const handler of handlers.filter((h) => !due(h) && event.position > checkpoints.get(h.name)!)) {
         const seen = (idle.get(handler.name) ?? 0) + 1;
@@ -87,12 +90,13 @@ export class Projector {
         await this.readModels.commit(handler.name, event.position, []);
         checkpoints.set(handler.name, event.position);
       }
-      for (const projection of this.projections.filter(due)) {
-        const id = projection.documentId(event);
-        const doc = projection.evolve(await this.readModels.get(projection.collection, id), event);
-        await this.readModels.commit(projection.name, event.position, [{ collection: projection.collection, id, doc }]);
+      const projecting = this.projections.filter(due);
+      for (const projection of projecting) {
+        await this.readModels.commit(projection.name, event.position, [await this.writeFor(projection, event)]);
         checkpoints.set(projection.name, event.position);
       }
+      // What the erasure overwrote must not linger in the store's files.
+      if (erasure && projecting.length > 0) await this.readModels.purge();
       for (const reactor of this.reactors.filter(due)) {
         await reactor.react(event);
         await this.readModels.commit(reactor.name, event.position, []);
@@ -100,6 +104,15 @@ export class Projector {
       }
       this.advance(event.position);
     }
+  }
+
+  private async writeFor(projection: Projection, event: RecordedEvent): Promise<DocumentWrite> {
+    if (event.type === 'SubjectErased' && projection.erasure !== undefined) {
+      const { subject_id } = event.data as SubjectErased['data'];
+      return { collection: projection.collection, where: { subject_id }, keep: projection.erasure.keep, set: { erased: true } };
+    }
+    const id = projection.documentId(event);
+    return { collection: projection.collection, id, doc: projection.evolve(await this.readModels.get(projection.collection, id), event) };
   }
 
   private advance(position: bigint): void {

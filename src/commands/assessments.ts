@@ -7,6 +7,7 @@ import {
   type Language,
   assessmentStream,
   decideAbandonAssessment,
+  decideRescore,
   decideScoreAssessment,
   decideStartAssessment,
   decideSubmitResponses,
@@ -16,8 +17,10 @@ import { newId } from '../domain/ids.js';
 import { decideOpenAssessment, evolveSubject, initialSubjectState, subjectStream } from '../domain/subject.js';
 import type { CommandContext } from './context.js';
 import { type EventMetadata, type EventStore, WrongExpectedRevisionError } from '../ports/event-store.js';
-import { CURRENT_SCORING_VERSION, scorers } from '../scoring/scorers.js';
-import { fold, handleCommand, toNewEvents } from './handle-command.js';
+import { SubjectErasedError } from '../ports/data-keys.js';
+import { scorers } from '../scoring/scorers.js';
+import { SCORING_VERSIONS_STREAM, activeVersion } from '../domain/scoring-versions.js';
+import { type CommandResult, fold, handleCommand, toNewEvents } from './handle-command.js';
 import { READ_YOUR_WRITES_TIMEOUT_MS } from './subjects.js';
 
 const assessmentAggregate = { initial: undefined as AssessmentState, evolve: evolveAssessment };
@@ -107,15 +110,53 @@ async function onAssessment(
   return result.state!;
 }
 
-/** Appends ScoringCompleted for an assessment in `scoring`; for any other state it appends nothing. */
-export async function scoreAssessment(events: EventStore, assessmentId: string, now: Date): Promise<void> {
-  const scorer = scorers[CURRENT_SCORING_VERSION]!;
+/**
+ * Appends ScoringCompleted, scored with `version`, for an assessment in `scoring`; for any other state it
+ * appends nothing. An erased subject's assessment is never scored.
+ */
+export async function scoreAssessment(events: EventStore, assessmentId: string, version: string, now: Date): Promise<void> {
+  const scorer = scorers[version]!;
   const ids = { profile_id: newId('prf'), event_id: newId('evt') };
-  await handleCommand(
-    events,
-    assessmentStream(assessmentId),
-    assessmentAggregate,
-    (state) => decideScoreAssessment(state, { ...ids, scorer, now }),
-    { causation: 'scoring' },
+  await unlessErased(
+    handleCommand(events, assessmentStream(assessmentId), assessmentAggregate, (state) => decideScoreAssessment(state, { ...ids, scorer, now }), {
+      causation: 'scoring',
+    }),
   );
+}
+
+/** The scoring version the API serves profiles in, if a rebuild ever activated one. */
+export async function activeScoringVersion(events: EventStore): Promise<string | undefined> {
+  return activeVersion((await events.readStream(SCORING_VERSIONS_STREAM)).events);
+}
+
+/**
+ * Gives a completed assessment a profile in `version` unless it has one (a rebuild's step, or the
+ * catch-up for a completion scored with another version after the switch); with `notify`, announces a
+ * changed profile once. Undefined for an erased subject's assessment.
+ */
+export async function rescoreAssessment(
+  events: EventStore,
+  assessmentId: string,
+  command: { scoring_version: string; active_version: string | undefined; notify: boolean; now: Date; causation: string },
+): Promise<CommandResult<AssessmentState, AssessmentEvent> | undefined> {
+  const ids = { profile_id: newId('prf'), event_id: newId('evt') };
+  return unlessErased(
+    handleCommand(
+      events,
+      assessmentStream(assessmentId),
+      assessmentAggregate,
+      (state) => decideRescore(state, { ...command, ...ids, scorerOf: (version) => scorers[version]! }),
+      { causation: command.causation },
+    ),
+  );
+}
+
+/** A command on an erased subject's assessment (its key destroyed while it ran) has nothing left to do. */
+async function unlessErased<T>(work: Promise<T>): Promise<T | undefined> {
+  try {
+    return await work;
+  } catch (error) {
+    if (error instanceof SubjectErasedError) return undefined;
+    throw error;
+  }
 }

@@ -1,7 +1,9 @@
+import type { DataKeyStore } from '../ports/data-keys.js';
 import type { EventStore } from '../ports/event-store.js';
 
-/** What a command needs of its environment: the log, and a way to wait until the read models show a write. */
+/** What a command needs of its environment: the log, its data keys, and a way to wait until the read models show a write. */
 export interface CommandContext {
   events: EventStore;
+  dataKeys: DataKeyStore;
   projector: { waitFor(position: bigint, timeoutMs: number): Promise<boolean> };
 }

@@ -1,6 +1,6 @@
+import { isDeepStrictEqual } from 'node:util';
 import { ITEM_COUNT, ITEM_SET_VERSION } from '../scoring/item-bank.js';
-import type { ScoredProfile } from '../scoring/scorer-v1.js';
-import type { Scorer } from '../scoring/scorers.js';
+import type { ScoredProfile, Scorer } from '../scoring/scorer.js';
 import { DomainError } from './errors.js';
 
 const ASSESSMENT_TTL_MS = 7 * 24 * 60 * 60 * 1000;
@@ -25,11 +25,15 @@ export type AssessmentStarted = {
     expires_at: string;
   };
 };
-/** One accepted batch: only the answers it added or changed. Answers are personal data, so under `pii`. */
+/** One accepted batch: only the answers it added or changed. Answers are personal data, so under `pii` (null once erased). */
 export type ResponsesSubmitted = {
   type: 'ResponsesSubmitted';
-  data: { assessment_id: string; submitted_at: string; pii: { responses: ItemResponse[] } };
+  data: { assessment_id: string; subject_id: string; submitted_at: string; pii: { responses: ItemResponse[] } | null };
 };
+
+/** A profile's scores and narratives: personal data. */
+export type ProfileScores = Omit<ScoredProfile, 'scoring_version'>;
+
 export type ScoringCompleted = {
   type: 'ScoringCompleted';
   data: {
@@ -41,7 +45,40 @@ export type ScoringCompleted = {
     scoring_version: string;
     language: 'en';
     completed_at: string;
-    pii: { profile: Omit<ScoredProfile, 'scoring_version'> };
+    pii: { profile: ProfileScores } | null;
+  };
+};
+/**
+ * A completed assessment scored again with another scoring version by a profile rebuild. The new profile
+ * is staged: it is served once its version is activated (ScoringVersionActivated).
+ */
+export type ProfileRescored = {
+  type: 'ProfileRescored';
+  data: {
+    assessment_id: string;
+    subject_id: string;
+    profile_id: string;
+    scoring_version: string;
+    /** The profile served for the assessment when it was rescored. */
+    replaces_profile_id: string;
+    /** Whether its scores or narratives differ from the one it replaces. */
+    changed: boolean;
+    completed_at: string;
+    rescored_at: string;
+    pii: { profile: ProfileScores } | null;
+  };
+};
+/** A changed rescored profile was announced (nature.profile.updated, event `event_id`), once its version was active. */
+export type ProfileUpdated = {
+  type: 'ProfileUpdated';
+  data: {
+    assessment_id: string;
+    subject_id: string;
+    profile_id: string;
+    previous_profile_id: string;
+    scoring_version: string;
+    event_id: string;
+    updated_at: string;
   };
 };
 export type AssessmentAbandoned = {
@@ -49,7 +86,7 @@ export type AssessmentAbandoned = {
   data: { assessment_id: string; abandoned_at: string };
 };
 
-export type AssessmentEvent = AssessmentStarted | ResponsesSubmitted | ScoringCompleted | AssessmentAbandoned;
+export type AssessmentEvent = AssessmentStarted | ResponsesSubmitted | ScoringCompleted | AssessmentAbandoned | ProfileRescored | ProfileUpdated;
 
 /** Stored states; `expired` is derived from the clock (see statusAt), never stored. */
 export type StoredStatus = 'created' | 'in_progress' | 'scoring' | 'completed' | 'abandoned';
@@ -64,11 +101,25 @@ export interface Assessment {
   item_set_version: string;
   /** Latest answer per item. */
   answers: Record<string, number>;
+  /** The profile made at completion. */
   profile_id: string | null;
+  /** The version that scored it at completion. */
+  scoring_version: string | null;
+  /** Its profile in each scoring version, the completion's and any rebuild's. */
+  profiles: Record<string, VersionedProfile>;
   created_at: string;
   updated_at: string;
   completed_at: string | null;
   expires_at: string;
+}
+
+export interface VersionedProfile {
+  profile_id: string;
+  /** The profile this one replaced when a rebuild made it; null for the completion's. */
+  replaces: string | null;
+  changed: boolean;
+  /** Announced: by nature.assessment.completed for the completion's, nature.profile.updated for a rebuild's. */
+  notified: boolean;
 }
 
 /** Undefined until the assessment's stream has its first event. */
@@ -81,21 +132,40 @@ export function assessmentStream(assessmentId: string): string {
 export function evolveAssessment(state: AssessmentState, event: AssessmentEvent): AssessmentState {
   if (event.type === 'AssessmentStarted') {
     const { assessment_id, created_at, ...rest } = event.data;
-    return { id: assessment_id, ...rest, status: 'created', answers: {}, profile_id: null, created_at, updated_at: created_at, completed_at: null };
+    return { id: assessment_id, ...rest, status: 'created', answers: {}, profile_id: null, scoring_version: null, profiles: {}, created_at, updated_at: created_at, completed_at: null };
   }
   if (state === undefined) return state;
   switch (event.type) {
     case 'ResponsesSubmitted': {
+      // Erased: the answers are gone, and with them any way to score the assessment.
+      if (event.data.pii === null) return { ...state, updated_at: event.data.submitted_at };
       const answers = { ...state.answers };
       for (const { item_id, value } of event.data.pii.responses) answers[item_id] = value;
       const status = Object.keys(answers).length === ITEM_COUNT ? 'scoring' : 'in_progress';
       return { ...state, answers, status, updated_at: event.data.submitted_at };
     }
-    case 'ScoringCompleted':
-      return { ...state, status: 'completed', profile_id: event.data.profile_id, completed_at: event.data.completed_at, updated_at: event.data.completed_at };
+    case 'ScoringCompleted': {
+      const { profile_id, scoring_version, completed_at } = event.data;
+      const profiles = { ...state.profiles, [scoring_version]: { profile_id, replaces: null, changed: false, notified: true } };
+      return { ...state, status: 'completed', profile_id, scoring_version, profiles, completed_at, updated_at: completed_at };
+    }
     case 'AssessmentAbandoned':
       return { ...state, status: 'abandoned', updated_at: event.data.abandoned_at };
+    case 'ProfileRescored': {
+      const { profile_id, scoring_version, replaces_profile_id, changed } = event.data;
+      return { ...state, profiles: { ...state.profiles, [scoring_version]: { profile_id, replaces: replaces_profile_id, changed, notified: false } } };
+    }
+    case 'ProfileUpdated': {
+      const profile = state.profiles[event.data.scoring_version];
+      if (profile === undefined) return state;
+      return { ...state, profiles: { ...state.profiles, [event.data.scoring_version]: { ...profile, notified: true } } };
+    }
   }
+}
+
+/** The version whose profile is served for the assessment: the active version's if it has one, else the completion's. */
+export function servedVersion(assessment: Pick<Assessment, 'profiles' | 'scoring_version'>, activeVersion: string | undefined): string | null {
+  return activeVersion !== undefined && activeVersion in assessment.profiles ? activeVersion : assessment.scoring_version;
 }
 
 /** The status as of `now`: an open assessment past its expiry is expired. */
@@ -166,7 +236,12 @@ export function decideSubmitResponses(
   const assessment = openAssessmentOf(state, command.subject_id, command.now);
   const changed = command.responses.filter(({ item_id, value }) => assessment.answers[item_id] !== value);
   if (changed.length === 0) return [];
-  return [{ type: 'ResponsesSubmitted', data: { assessment_id: assessment.id, submitted_at: command.now.toISOString(), pii: { responses: changed } } }];
+  return [
+    {
+      type: 'ResponsesSubmitted',
+      data: { assessment_id: assessment.id, subject_id: assessment.subject_id, submitted_at: command.now.toISOString(), pii: { responses: changed } },
+    },
+  ];
 }
 
 export function decideAbandonAssessment(state: AssessmentState, command: { subject_id: string; now: Date }): AssessmentEvent[] {
@@ -196,4 +271,65 @@ export function decideScoreAssessment(
       },
     },
   ];
+}
+
+export interface Rescore {
+  /** The version to score with, and its scorer. */
+  scoring_version: string;
+  scorerOf: (version: string) => Scorer;
+  /** The version served now (ScoringVersionActivated), if any was ever activated. */
+  active_version: string | undefined;
+  /** Announce a changed profile now: only once its version is the active one. */
+  notify: boolean;
+  profile_id: string;
+  event_id: string;
+  now: Date;
+}
+
+/**
+ * Scores a completed assessment with another version (unless it already has a profile in it), noting
+ * whether the result differs from the profile served now; with `notify`, announces a changed profile that
+ * was not announced yet. Assessments not completed, or whose answers were erased, decide nothing.
+ */
+export function decideRescore(state: AssessmentState, command: Rescore): AssessmentEvent[] {
+  if (state?.status !== 'completed' || state.scoring_version === null) return [];
+  const events: AssessmentEvent[] = [];
+  let target = state.profiles[command.scoring_version];
+  if (target === undefined) {
+    if (Object.keys(state.answers).length !== ITEM_COUNT) return [];
+    const served = servedVersion(state, command.active_version)!;
+    const { scoring_version, ...profile } = command.scorerOf(command.scoring_version)(state.answers);
+    const { scoring_version: _served, ...before } = command.scorerOf(served)(state.answers);
+    const replaces = state.profiles[served]!.profile_id;
+    target = { profile_id: command.profile_id, replaces, changed: !isDeepStrictEqual(profile, before), notified: false };
+    events.push({
+      type: 'ProfileRescored',
+      data: {
+        assessment_id: state.id,
+        subject_id: state.subject_id,
+        profile_id: command.profile_id,
+        scoring_version,
+        replaces_profile_id: replaces,
+        changed: target.changed,
+        completed_at: state.completed_at!,
+        rescored_at: command.now.toISOString(),
+        pii: { profile },
+      },
+    });
+  }
+  if (command.notify && target.changed && !target.notified && target.replaces !== null) {
+    events.push({
+      type: 'ProfileUpdated',
+      data: {
+        assessment_id: state.id,
+        subject_id: state.subject_id,
+        profile_id: target.profile_id,
+        previous_profile_id: target.replaces,
+        scoring_version: command.scoring_version,
+        event_id: command.event_id,
+        updated_at: command.now.toISOString(),
+      },
+    });
+  }
+  return events;
 }

@@ -1,5 +1,5 @@
 /** A command refused by the domain's rules. The HTTP layer maps each code to a status. */
-export type DomainErrorCode = 'subject_exists' | 'not_found' | 'assessment_in_progress' | 'assessment_not_open';
+export type DomainErrorCode = 'subject_exists' | 'subject_erased' | 'not_found' | 'assessment_in_progress' | 'assessment_not_open';
 
 export class DomainError extends Error {
   override readonly name = 'DomainError';

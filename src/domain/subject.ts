@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import { type AssessmentPointer, type AssessmentState, type Language, assessmentPointer, isOpen } from './assessment.js';
 import { DomainError } from './errors.js';
 
@@ -9,8 +9,8 @@ export interface Consent {
 }
 
 /**
- * Personal fields travel in one `pii` object inside an event, so the privacy work can replace it with
- * a per-subject encrypted envelope (crypto-shredding) without new event types.
+ * Personal fields travel in one `pii` object inside an event, beside the `subject_id` whose data key
+ * seals it in the log; once the subject is erased (its key destroyed) the log reads it as null.
  */
 export interface SubjectPii {
   external_subject_id: string;
@@ -19,17 +19,31 @@ export interface SubjectPii {
 
 export type SubjectCreated = {
   type: 'SubjectCreated';
-  data: { subject_id: string; created_at: string; pii: SubjectPii };
+  data: { subject_id: string; created_at: string; pii: SubjectPii | null };
 };
 /** Kept outside `pii`: the consent record outlives an erasure, for audit. */
 export type ConsentRecorded = {
   type: 'ConsentRecorded';
   data: { subject_id: string; recorded_at: string; consent: Consent };
 };
-/** First event of the external id's reservation stream: it makes external_subject_id unique. */
+/** The external id's reservation stream: a claim makes external_subject_id unique; an erasure releases it. */
 export type ExternalIdClaimed = {
   type: 'ExternalIdClaimed';
   data: { subject_id: string };
+};
+export type ExternalIdReleased = {
+  type: 'ExternalIdReleased';
+  data: { subject_id: string; released_at: string };
+};
+export type ReservationEvent = ExternalIdClaimed | ExternalIdReleased;
+
+/**
+ * The subject's personal data was erased: its data key is destroyed. `reservation` names the external id's
+ * reservation stream (a keyed hash, not the id), so the erasure can release it without the id.
+ */
+export type SubjectErased = {
+  type: 'SubjectErased';
+  data: { subject_id: string; erased_at: string; reservation: string | null };
 };
 
 /**
@@ -42,7 +56,7 @@ export type AssessmentOpened = {
   data: AssessmentPointer;
 };
 
-export type SubjectEvent = SubjectCreated | ConsentRecorded | AssessmentOpened;
+export type SubjectEvent = SubjectCreated | ConsentRecorded | AssessmentOpened | SubjectErased;
 
 export type SubjectState =
   | { status: 'none' }
@@ -50,10 +64,12 @@ export type SubjectState =
       status: 'active';
       id: string;
       created_at: string;
-      pii: SubjectPii;
+      /** Null when read after the erasure destroyed the key. */
+      pii: SubjectPii | null;
       consent: Consent | null;
       current_assessment: AssessmentPointer | null;
-    };
+    }
+  | { status: 'erased'; id: string; created_at: string; consent: Consent | null; erased_at: string };
 
 export const initialSubjectState: SubjectState = { status: 'none' };
 
@@ -61,9 +77,18 @@ export function subjectStream(subjectId: string): string {
   return `subject-${subjectId}`;
 }
 
-/** The reservation stream of an external id; named by a digest so the id itself is not in a stream name. */
-export function externalIdStream(externalSubjectId: string): string {
-  return `subject_ref-${createHash('sha256').update(externalSubjectId).digest('hex')}`;
+/**
+ * The reservation stream of an external id, named by an HMAC under the environment's secret: the id is
+ * in no stream name, and a guessed id cannot be confirmed without the secret.
+ */
+export function externalIdStream(externalSubjectId: string, secret: Buffer): string {
+  return `subject_ref-${createHmac('sha256', secret).update(externalSubjectId).digest('hex')}`;
+}
+
+/** The subject holding the reservation, if it is claimed and not released. */
+export function reservationHolder(events: readonly ReservationEvent[]): string | undefined {
+  const last = events.at(-1);
+  return last?.type === 'ExternalIdClaimed' ? last.data.subject_id : undefined;
 }
 
 export function evolveSubject(state: SubjectState, event: SubjectEvent): SubjectState {
@@ -74,7 +99,28 @@ export function evolveSubject(state: SubjectState, event: SubjectEvent): Subject
       return state.status === 'active' ? { ...state, consent: event.data.consent } : state;
     case 'AssessmentOpened':
       return state.status === 'active' ? { ...state, current_assessment: event.data } : state;
+    case 'SubjectErased':
+      if (state.status === 'none') return state;
+      return { status: 'erased', id: state.id, created_at: state.created_at, consent: state.consent, erased_at: event.data.erased_at };
   }
+}
+
+function erasedError(state: Extract<SubjectState, { status: 'erased' }>): DomainError {
+  return new DomainError('subject_erased', `The subject ${state.id} was erased at ${state.erased_at}; its personal data is gone for good.`, {
+    subject_id: state.id,
+  });
+}
+
+/** A subject that can be acted on; erased and unknown subjects refuse every command with their own error. */
+export function activeSubject(state: SubjectState): Extract<SubjectState, { status: 'active' }> {
+  if (state.status === 'none') throw new DomainError('not_found', 'No such subject.');
+  if (state.status === 'erased') throw erasedError(state);
+  return state;
+}
+
+export function decideEraseSubject(state: SubjectState, command: { reservation: string | null; now: Date }): SubjectEvent[] {
+  const subject = activeSubject(state);
+  return [{ type: 'SubjectErased', data: { subject_id: subject.id, erased_at: command.now.toISOString(), reservation: command.reservation } }];
 }
 
 export interface CreateSubject {
@@ -86,6 +132,7 @@ export interface CreateSubject {
 }
 
 export function decideCreateSubject(state: SubjectState, command: CreateSubject): SubjectEvent[] {
+  if (state.status === 'erased') throw erasedError(state);
   if (state.status !== 'none') {
     throw new DomainError('subject_exists', 'A subject with this external_subject_id already exists.', {
       subject_id: state.id,
@@ -113,11 +160,11 @@ export function decideOpenAssessment(
   current: AssessmentState,
   command: { assessment_id: string; requested_language: Language; now: Date },
 ): SubjectEvent[] {
-  if (state.status !== 'active') throw new DomainError('not_found', 'No such subject.');
+  const subject = activeSubject(state);
   if (current !== undefined && isOpen(current, command.now)) {
     throw new DomainError('assessment_in_progress', 'The subject has an open assessment; finish or abandon it first.', {
       assessment_id: current.id,
     });
   }
-  return [{ type: 'AssessmentOpened', data: assessmentPointer({ ...command, subject_id: state.id }) }];
+  return [{ type: 'AssessmentOpened', data: assessmentPointer({ ...command, subject_id: subject.id }) }];
 }

@@ -1,6 +1,7 @@
 import { DomainError } from './errors.js';
 
-export const eventTypes = ['nature.assessment.completed'] as const;
+/** nature.profile.updated comes only from profile rebuilds, so endpoints opt in to it. */
+export const eventTypes = ['nature.assessment.completed', 'nature.profile.updated'] as const;
 export type EventType = (typeof eventTypes)[number];
 
 export type WebhookEndpointCreated = {

@@ -13,6 +13,7 @@ import { registerHealthRoutes } from './routes/health.js';
 import { registerItemRoutes } from './routes/items.js';
 import { registerProfileRoutes } from './routes/profiles.js';
 import { registerSubjectRoutes } from './routes/subjects.js';
+import { registerUsageRoutes } from './routes/usage.js';
 import { registerWebhookEndpointRoutes } from './routes/webhook-endpoints.js';
 
 export interface AppDependencies {
@@ -48,11 +49,12 @@ export async function buildApp({ logger, keys, envs, clock = () => new Date() }:
   registerAuth(app, keys, envs);
   await registerOpenApi(app);
   registerHealthRoutes(app, envs, keys);
-  registerSubjectRoutes(app);
+  registerSubjectRoutes(app, clock);
   registerItemRoutes(app);
   registerAssessmentRoutes(app, clock);
   registerProfileRoutes(app);
   registerWebhookEndpointRoutes(app, clock);
   registerEventRoutes(app);
+  registerUsageRoutes(app);
   return app;
 }

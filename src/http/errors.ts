@@ -2,6 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import FindMyWay from 'find-my-way';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { DomainError } from '../domain/errors.js';
+import { SubjectErasedError } from '../ports/data-keys.js';
 import { type FieldError, type ProblemCode, ProblemError, problemBody } from './problem.js';
 
 const fastifyCodes: Record<string, ProblemCode> = {
@@ -51,6 +52,8 @@ export function registerErrorHandling(app: FastifyInstance): void {
 function toProblem(error: FastifyError, request: FastifyRequest): ProblemError {
   if (error instanceof ProblemError) return error;
   if (error instanceof DomainError) return new ProblemError(error.code, error.message, error.details);
+  // A write that met the subject's erasure half-way (its data key already destroyed).
+  if (error instanceof SubjectErasedError) return new ProblemError('subject_erased', `The subject ${error.subjectId} was erased.`, { subject_id: error.subjectId });
   if (hasZodFastifySchemaValidationErrors(error)) {
     const where = locations[(error.validationContext ?? 'body') as keyof typeof locations] ?? 'body';
     const errors = error.validation.flatMap((issue): FieldError[] => {

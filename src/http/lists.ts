@@ -18,6 +18,28 @@ interface ListParams {
   ending_before?: string | undefined;
 }
 
+/** One page of a list held in memory, in its own order (oldest first for an audit). */
+export function pageOf<T extends { id: string }>(items: readonly T[], params: ListParams): { data: T[]; has_more: boolean } {
+  assertOneCursor(params);
+  const cursor = params.starting_after ?? params.ending_before;
+  const at = cursor === undefined ? -1 : items.findIndex((item) => item.id === cursor);
+  if (cursor !== undefined && at === -1) throw new ProblemError('invalid_cursor', `The cursor ${cursor} names no item of this list.`);
+  if (params.ending_before !== undefined) {
+    const start = Math.max(0, at - params.limit);
+    return { data: items.slice(start, at), has_more: start > 0 };
+  }
+  const start = at + 1;
+  return { data: items.slice(start, start + params.limit), has_more: start + params.limit < items.length };
+}
+
+function assertOneCursor(params: ListParams): void {
+  if (params.starting_after !== undefined && params.ending_before !== undefined) {
+    throw new ProblemError('validation_failed', 'Give starting_after or ending_before, not both.', {
+      errors: [{ path: '/ending_before', in: 'query', message: 'Cannot be combined with starting_after.' }],
+    });
+  }
+}
+
 /** One page of a collection, newest first. A cursor that names no item of this (filtered) list is a 400. */
 export async function listPage<T>(
   store: ReadModelStore,
@@ -26,11 +48,7 @@ export async function listPage<T>(
   where: Record<string, string>,
   toResource: (doc: Document) => T,
 ) {
-  if (params.starting_after !== undefined && params.ending_before !== undefined) {
-    throw new ProblemError('validation_failed', 'Give starting_after or ending_before, not both.', {
-      errors: [{ path: '/ending_before', in: 'query', message: 'Cannot be combined with starting_after.' }],
-    });
-  }
+  assertOneCursor(params);
   const cursor = params.starting_after ?? params.ending_before;
   if (cursor !== undefined) {
     const item = await store.get(collection, cursor);

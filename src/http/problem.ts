@@ -11,6 +11,7 @@ export const problemCodes = {
   subject_exists: { status: 409, title: 'Subject exists' },
   assessment_in_progress: { status: 409, title: 'Assessment in progress' },
   assessment_not_open: { status: 409, title: 'Assessment not open' },
+  subject_erased: { status: 410, title: 'Subject erased' },
   payload_too_large: { status: 413, title: 'Payload too large' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },
   validation_failed: { status: 422, title: 'Validation failed' },

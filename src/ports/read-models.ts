@@ -5,12 +5,13 @@
 
 export type Document = Record<string, unknown> & { id: string };
 
-/** A document written whole (projections evolve the current one), or removed when `doc` is null. */
-export interface DocumentWrite {
-  collection: string;
-  id: string;
-  doc: Document | null;
-}
+/**
+ * A document written whole (projections evolve the current one) or removed when `doc` is null; or, for an
+ * erasure, every document matching `where` blanked: only its `keep` fields stay, and `set` is added.
+ */
+export type DocumentWrite =
+  | { collection: string; id: string; doc: Document | null }
+  | { collection: string; where: Record<string, string>; keep: readonly string[]; set: Record<string, unknown> };
 
 /** A field that lists filter on; adapters index it at start-up. */
 export interface IndexedField {
@@ -39,6 +40,8 @@ export interface ReadModelStore {
   commit(projection: string, position: bigint, writes: DocumentWrite[]): Promise<void>;
   get(collection: string, id: string): Promise<Document | undefined>;
   list(collection: string, query: ListQuery): Promise<ListPage>;
+  /** Leaves no older copy of overwritten or removed documents in the store's files (after an erasure). */
+  purge(): Promise<void>;
   /** Resolves when the store answers; for readiness checks. */
   ping(): Promise<void>;
   close(): Promise<void>;

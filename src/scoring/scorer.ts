@@ -2,8 +2,6 @@ import { type Construct, type Family, canonicalOrder, intelligences, natures } f
 import { ITEM_COUNT, items } from './item-bank.js';
 import { type Band, NARRATIVE_VERSION, bandOf, narrative } from './narratives-v1.js';
 
-export const SCORING_VERSION = 'mn76-v1';
-
 export interface Description {
   construct: Construct;
   band: Band;
@@ -21,18 +19,26 @@ export interface ScoredProfile {
 const NARRATIVE_THRESHOLD = 7;
 const MAX_DESCRIPTIONS = 3;
 
+export type Scorer = (answers: Readonly<Record<string, number>>) => ScoredProfile;
+
 /**
- * mn76-v1: raw = (sum of a construct's 4 answers) / 2, so 2..10 in steps of 0.5; score = (raw − 2) / 8,
- * exact in binary. Narratives go to the raw ≥ 7 constructs of each family: at most 3, highest raw first,
- * ties by the canonical order; they are returned alphabetically.
+ * The contract's scoring model under a scoring key (which construct each item counts toward): raw = (sum
+ * of a construct's 4 answers) / 2, so 2..10 in steps of 0.5; score = (raw − 2) / 8, exact in binary.
+ * Narratives go to the raw ≥ 7 constructs of each family: at most 3, highest raw first, ties by the
+ * canonical order; they are returned alphabetically.
  */
-export function scoreV1(answers: Readonly<Record<string, number>>): ScoredProfile {
+export function scorerFor(version: string, keyOf: (itemId: string) => Construct): Scorer {
+  return (answers) => score(version, keyOf, answers);
+}
+
+function score(version: string, keyOf: (itemId: string) => Construct, answers: Readonly<Record<string, number>>): ScoredProfile {
   if (Object.keys(answers).length !== ITEM_COUNT) throw new Error(`scoring needs all ${ITEM_COUNT} answers`);
   const sums = new Map<Construct, number>();
   for (const item of items) {
     const value = answers[item.id];
     if (value === undefined || !Number.isInteger(value) || value < 1 || value > 5) throw new Error(`no valid answer for ${item.id}`);
-    sums.set(item.construct, (sums.get(item.construct) ?? 0) + value);
+    const construct = keyOf(item.id);
+    sums.set(construct, (sums.get(construct) ?? 0) + value);
   }
   const raw = (construct: Construct) => sums.get(construct)! / 2;
   const scores = (family: readonly Construct[]) => Object.fromEntries(family.map((c) => [c, (raw(c) - 2) / 8]));
@@ -50,7 +56,7 @@ export function scoreV1(answers: Readonly<Record<string, number>>): ScoredProfil
       });
 
   return {
-    scoring_version: SCORING_VERSION,
+    scoring_version: version,
     natures: scores(natures),
     intelligences: scores(intelligences),
     descriptions: { version: NARRATIVE_VERSION, natures: described('natures'), intelligences: described('intelligences') },

@@ -6,7 +6,7 @@ import { type EventType, type WebhookEndpoint, subscribes } from '../domain/webh
 import type { Bus, BusMessage, Handler, Outcome, Topic } from '../ports/bus.js';
 import type { EventStore } from '../ports/event-store.js';
 import type { Document, ReadModelStore } from '../ports/read-models.js';
-import { eventObject } from './event-object.js';
+import { type EventData, eventObject } from './event-object.js';
 import { send } from './sender.js';
 import { sign } from './signer.js';
 
@@ -72,12 +72,21 @@ export class WebhookDispatcher {
     const { event_id } = message.payload as EventMessage;
     const event = await this.services.readModels.get('events', event_id);
     if (!event) return notYetProjected(message);
+    if (await this.subjectErased(event)) return { kind: 'ack' };
     for (const endpoint of await this.enabledEndpoints()) {
       if (!subscribes(endpoint, event.type as EventType)) continue;
       const delivery: DeliveryMessage = { event_id, endpoint_id: endpoint.id };
       await this.services.bus.publish('deliveries', `${message.id}:${endpoint.id}`, delivery);
     }
     return { kind: 'ack' };
+  }
+
+  /** Deliveries of an erased subject's events are cancelled: acked unsent. */
+  private async subjectErased(event: Document): Promise<boolean> {
+    const subject = await this.services.readModels.get('subjects', (event.data as EventData).subject_id);
+    if (subject?.status !== 'erased') return false;
+    this.logger.info({ event_id: event.id }, 'webhook delivery cancelled: the subject was erased');
+    return true;
   }
 
   private async enabledEndpoints(): Promise<WebhookEndpoint[]> {
@@ -102,6 +111,8 @@ export class WebhookDispatcher {
     if (endpoint?.status !== 'enabled') return { kind: 'ack' };
     const event = await this.services.readModels.get('events', event_id);
     if (!event) return notYetProjected(message);
+    // Pending deliveries (retries included) of an erased subject's events stop here.
+    if (await this.subjectErased(event)) return { kind: 'ack' };
 
     const attempt = (await attemptsSoFar(this.services.events, message.id)) + 1;
     const sent = await this.post(endpoint, event);

@@ -91,6 +91,8 @@ describe('assessments, scoring and profiles', () => {
       subject_id: subjectId,
       assessment_id: assessment.id,
       ...knownProfile,
+      status: 'current',
+      superseded_by: null,
       livemode: false,
       created_at: expect.any(String),
     });

@@ -45,7 +45,7 @@ describe('errors as problem+json', () => {
     expect(response.headers.allow).toBe('GET, POST');
     const one = await send('POST', '{}', 'application/json', '/v1/nature/subjects/sub_01M00000000000000000000000');
     await expectProblem(one, 405, 'method_not_allowed');
-    expect(one.headers.allow).toBe('GET');
+    expect(one.headers.allow).toBe('GET, DELETE');
   });
 
   it('answers a URL that cannot be decoded like any other error, with its request-id', async () => {

@@ -1,44 +1,13 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../support/eventually.js';
-import { knownResponses } from '../support/known-answers.js';
 import { type NatsServer, natsServerPath, startNatsServer } from '../support/nats-server.js';
 import { type Behaviour, receiverPool } from '../support/receiver.js';
-import { type TestApp, auth, openTestApp, validSubject } from '../support/test-app.js';
+import { type Body, client } from '../support/api-client.js';
+import { type TestApp, openTestApp, validSubject } from '../support/test-app.js';
 
-// Response bodies are checked field by field; their static type adds nothing.
-type Body = Record<string, any>;
 
 /** Short retries so the whole schedule runs in a test; the production default is 5s, 5m, 30m, 2h, 5h, 10h, 10h. */
 const FAST = { NATURE_WEBHOOK_RETRY_SCHEDULE: '50ms,50ms,50ms', NATURE_WEBHOOK_TIMEOUT_MS: '500' };
-
-function client(t: TestApp, key: string) {
-  const call = async (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: unknown) => {
-    const response = await t.app.inject({ method, url, headers: auth(key), ...(payload !== undefined && { payload: payload as object }) });
-    return { status: response.statusCode, body: response.json() as Body };
-  };
-  return {
-    call,
-    /** A subject through a whole assessment; resolves with the ids once the 76th answer is in. */
-    async completeAssessment() {
-      const subject = (await call('POST', '/v1/nature/subjects', validSubject())).body;
-      const assessment = (await call('POST', `/v1/nature/subjects/${subject.id}/assessments`)).body;
-      await call('PATCH', `/v1/nature/subjects/${subject.id}/assessments/${assessment.id}`, { responses: knownResponses });
-      return { subjectId: subject.id as string, assessmentId: assessment.id as string };
-    },
-    async register(url: string) {
-      const created = await call('POST', '/v1/nature/webhook_endpoints', { url, description: 'test receiver' });
-      expect(created.status, JSON.stringify(created.body)).toBe(201);
-      return created.body;
-    },
-    deliveries: (endpointId: string) => call('GET', `/v1/nature/webhook_endpoints/${endpointId}/deliveries?limit=100`).then((r) => r.body.data as Body[]),
-    /** The endpoint's attempts (newest first) once `ready` says they are all there. */
-    attemptsWhen: (endpointId: string, ready: (attempts: Body[]) => boolean) =>
-      eventually(async () => {
-        const list = (await call('GET', `/v1/nature/webhook_endpoints/${endpointId}/deliveries?limit=100`)).body.data as Body[];
-        return ready(list) ? list : undefined;
-      }),
-  };
-}
 
 const buses: [string, boolean][] = [
   ['the embedded bus', false],

@@ -32,7 +32,7 @@ export const knownResponses = items.map((item, index) => ({
   value: pattern[item.construct]![Math.floor(index / 19)]!,
 }));
 
-export const knownProfile = {
+export const knownProfileV1 = {
   scoring_version: 'mn76-v1',
   language: 'en',
   natures: {
@@ -83,6 +83,17 @@ export const knownProfile = {
       { construct: 'musical', band: 'very_high', text: 'Shows a very strong musical intelligence: a capacity for rhythm, pitch and melody.' },
     ],
   },
+};
+
+/**
+ * The same answers under mn76-v2, which keys mn_056 (answered 2) to visual_spatial and mn_057 (answered 3)
+ * to visual_graphic: visual_graphic 1+1+3+1 → raw 3 → 0.125; visual_spatial 3+3+2+2 → raw 5 → 0.375. No
+ * narrative changes (both stay under 7). This is what a server scores by default (the newest version).
+ */
+export const knownProfile = {
+  ...knownProfileV1,
+  scoring_version: 'mn76-v2',
+  intelligences: { ...knownProfileV1.intelligences, visual_graphic: 0.125, visual_spatial: 0.375 },
 };
 
 /** The responses in `count` batches of equal size (76 = 4 × 19). */

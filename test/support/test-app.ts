@@ -13,11 +13,16 @@ export interface TestApp {
   app: FastifyInstance;
   keys: KeyStore;
   envs: Environments;
+  /** The app's NATURE_DATA_DIR, for running operator commands on the same stores. */
+  dataDir: string;
   /** Every log line the app wrote. */
   logs: string[];
   /** Moves the app's clock forward (expiry). */
   advance(ms: number): void;
   mint(environment: Environment, type: KeyType, scopes?: Scope[]): Promise<{ id: string; raw: string }>;
+  /** Closes the app and its stores, keeping the data directory (to read its files). */
+  stop(): Promise<void>;
+  /** Stops and removes the data directory. */
   close(): Promise<void>;
 }
 
@@ -35,14 +40,16 @@ export async function openTestApp(settings: Record<string, string> = {}): Promis
   const logger = createLogger(config.logLevel, sink);
   const keys = openKeyStore(config);
   let offsetMs = 0;
+  let stopped = false;
   const clock = () => new Date(Date.now() + offsetMs);
   const envs = await openEnvironments(config, logger, clock);
   startEnvironments(envs);
   const app = await buildApp({ logger, keys, envs, clock });
-  return {
+  const testApp: TestApp = {
     app,
     keys,
     envs,
+    dataDir: dir.path,
     logs,
     advance(ms) {
       offsetMs += ms;
@@ -52,13 +59,19 @@ export async function openTestApp(settings: Record<string, string> = {}): Promis
       await keys.insert(record);
       return { id: record.id, raw };
     },
-    async close() {
+    async stop() {
+      if (stopped) return;
+      stopped = true;
       await app.close();
       await closeEnvironments(envs);
       await keys.close();
+    },
+    async close() {
+      await testApp.stop();
       dir.cleanup();
     },
   };
+  return testApp;
 }
 
 export const auth = (raw: string) => ({ authorization: `Bearer ${raw}` });

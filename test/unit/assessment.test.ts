@@ -10,8 +10,10 @@ import {
   evolveAssessment,
   statusAt,
 } from '../../src/domain/assessment.js';
-import { scoreV1 } from '../../src/scoring/scorer-v1.js';
+import { scorers } from '../../src/scoring/scorers.js';
 import { knownResponses } from '../support/known-answers.js';
+
+const scoreV1 = scorers['mn76-v1']!;
 
 const now = new Date('2026-11-21T10:00:00.000Z');
 const later = (ms: number) => new Date(now.getTime() + ms);
@@ -38,7 +40,7 @@ describe('assessment decider', () => {
 
   it('records a batch and moves to in_progress', () => {
     const events = submit(started, [{ item_id: 'mn_001', value: 4 }]);
-    expect(events).toEqual([{ type: 'ResponsesSubmitted', data: { assessment_id: 'asm_1', submitted_at: now.toISOString(), pii: { responses: [{ item_id: 'mn_001', value: 4 }] } } }]);
+    expect(events).toEqual([{ type: 'ResponsesSubmitted', data: { assessment_id: 'asm_1', subject_id: 'sub_1', submitted_at: now.toISOString(), pii: { responses: [{ item_id: 'mn_001', value: 4 }] } } }]);
     expect(fold([...started, ...events])).toMatchObject({ status: 'in_progress', answers: { mn_001: 4 } });
   });
 

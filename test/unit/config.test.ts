@@ -13,6 +13,7 @@ describe('configuration', () => {
       sqliteSynchronous: 'FULL',
       bus: { kind: 'local' },
       webhooks: { retryScheduleMs: [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000], timeoutMs: 10_000 },
+      scoringVersion: 'mn76-v2',
       logLevel: 'info',
     });
   });
@@ -35,14 +36,15 @@ describe('configuration', () => {
   });
 
   it('reads every setting from the environment; empty counts as unset', () => {
-    const config = loadConfig({ PORT: '9000', HOST: '0.0.0.0', NATURE_DATA_DIR: '/srv/nature', NATURE_SQLITE_SYNCHRONOUS: 'NORMAL', LOG_LEVEL: 'warn', NATURE_EVENT_STORE: '' });
-    expect(config).toMatchObject({ port: 9000, host: '0.0.0.0', dataDir: '/srv/nature', sqliteSynchronous: 'NORMAL', logLevel: 'warn', eventStore: { kind: 'sqlite' } });
+    const config = loadConfig({ PORT: '9000', HOST: '0.0.0.0', NATURE_DATA_DIR: '/srv/nature', NATURE_SQLITE_SYNCHRONOUS: 'NORMAL', LOG_LEVEL: 'warn', NATURE_EVENT_STORE: '', NATURE_SCORING_VERSION: 'mn76-v1' });
+    expect(config).toMatchObject({ port: 9000, host: '0.0.0.0', dataDir: '/srv/nature', sqliteSynchronous: 'NORMAL', logLevel: 'warn', eventStore: { kind: 'sqlite' }, scoringVersion: 'mn76-v1' });
   });
 
   it.each([
     [{ PORT: 'http' }, /^configuration error: PORT="http" /],
     [{ PORT: '70000' }, /^configuration error: PORT="70000" /],
     [{ NATURE_EVENT_STORE: 'postgres' }, /^configuration error: NATURE_EVENT_STORE="postgres" .*sqlite/],
+    [{ NATURE_SCORING_VERSION: 'mn76-v9' }, /^configuration error: NATURE_SCORING_VERSION="mn76-v9" .*mn76-v1.*mn76-v2/],
     [{ NATURE_EVENT_STORE: 'eventstoredb' }, /^configuration error: EVENTSTORE_URL is required when NATURE_EVENT_STORE=eventstoredb$/],
     [{ NATURE_EVENT_STORE: 'eventstoredb', EVENTSTORE_URL: 'http://x:2113' }, /^configuration error: EVENTSTORE_URL="http:\/\/x:2113" /],
     [{ NATURE_READ_MODELS: 'mongodb' }, /^configuration error: MONGODB_URL is required when NATURE_READ_MODELS=mongodb$/],

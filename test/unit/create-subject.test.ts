@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { projections } from '../../projections/index.js';
+import { SqliteDataKeyStore } from '../../src/adapters/sqlite/data-key-store.js';
 import { SqliteEventStore } from '../../src/adapters/sqlite/event-store.js';
 import { SqliteReadModelStore } from '../../src/adapters/sqlite/read-model-store.js';
 import { createSubject } from '../../src/commands/subjects.js';
@@ -24,12 +25,13 @@ describe('createSubject', () => {
     const events = interleaving(sqlite);
     const projector = new Projector(events, readModels, projections, [], pino({ level: 'silent' }));
     projector.start();
-    env = { events, readModels, projector };
+    env = { events, readModels, projector, dataKeys: new SqliteDataKeyStore(join(dir.path, 'k.db'), 'FULL') };
   });
   afterEach(async () => {
     await env.projector.stop();
     await env.events.close();
     await env.readModels.close();
+    await env.dataKeys.close();
     dir.cleanup();
   });
 
@@ -48,12 +50,12 @@ describe('createSubject', () => {
       expect((o as PromiseRejectedResult).reason).toEqual(expect.any(DomainError));
       expect((o as PromiseRejectedResult).reason).toMatchObject({ code: 'subject_exists', details: { subject_id: winner } });
     }
-    expect((await sqlite.readStream(externalIdStream('emp-1'))).events).toHaveLength(1);
+    expect((await sqlite.readStream(externalIdStream('emp-1', await env.dataKeys.environmentSecret()))).events).toHaveLength(1);
   });
 
   it('completes a claim whose subject was never written (a crash between the two appends) under the claimed id', async () => {
     await sqlite.appendToStream(
-      externalIdStream('emp-crash'),
+      externalIdStream('emp-crash', await env.dataKeys.environmentSecret()),
       [{ id: randomUUID(), type: 'ExternalIdClaimed', data: { subject_id: 'sub_01M7ZZZZZZZZZZZZZZZZZZZZZZ' }, metadata: {} }],
       'no_stream',
     );

@@ -2,8 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { type Construct, intelligences, natures } from '../../src/scoring/constructs.js';
 import { ITEM_SET_VERSION, items, scale } from '../../src/scoring/item-bank.js';
 import { bandOf, narrative } from '../../src/scoring/narratives-v1.js';
-import { scoreV1 } from '../../src/scoring/scorer-v1.js';
-import { knownProfile, knownResponses } from '../support/known-answers.js';
+import { scorers } from '../../src/scoring/scorers.js';
+import { knownProfile, knownProfileV1, knownResponses } from '../support/known-answers.js';
+
+const scoreV1 = scorers['mn76-v1']!;
 
 /** Answers giving each construct the raw score asked for (others `fallback`). */
 function answersFor(raws: Partial<Record<Construct, number>>, fallback = 2): Record<string, number> {
@@ -42,7 +44,7 @@ describe('item bank', () => {
 describe('scorer mn76-v1', () => {
   it('scores the known pattern exactly as worked out by hand', () => {
     const answers = Object.fromEntries(knownResponses.map((r) => [r.item_id, r.value]));
-    const { language: _language, ...expected } = knownProfile;
+    const { language: _language, ...expected } = knownProfileV1;
     expect(scoreV1(answers)).toEqual(expected);
   });
 
@@ -129,5 +131,30 @@ describe('scorer mn76-v1', () => {
     const { mn_001: _dropped, ...missing } = answers;
     expect(() => scoreV1(missing)).toThrow(/76/);
     expect(() => scoreV1({ ...answers, mn_001: 6 })).toThrow(/mn_001/);
+  });
+});
+
+describe('scorer mn76-v2', () => {
+  const answers = Object.fromEntries(knownResponses.map((r) => [r.item_id, r.value]));
+
+  it('keys mn_056 to visual_spatial and mn_057 to visual_graphic, everything else as v1', () => {
+    const { language: _language, ...expected } = knownProfile;
+    expect(scorers['mn76-v2']!(answers)).toEqual(expected);
+  });
+
+  it('differs from v1 exactly when mn_056 and mn_057 are answered differently', () => {
+    const { scoring_version: _v1, ...v1 } = scoreV1(answers);
+    const same = { ...answers, mn_056: 4, mn_057: 4 };
+    const { scoring_version: _a, ...v1Same } = scoreV1(same);
+    const { scoring_version: _b, ...v2Same } = scorers['mn76-v2']!(same);
+    expect(v2Same).toEqual(v1Same);
+    const { scoring_version: _c, ...v2 } = scorers['mn76-v2']!(answers);
+    expect(v2).not.toEqual(v1);
+    expect(v2.natures).toEqual(v1.natures);
+  });
+
+  it('still has four items per construct, so every score stays on the 0..1 grid', () => {
+    const high = scorers['mn76-v2']!(answersFor({}, 10));
+    expect([...Object.values(high.natures), ...Object.values(high.intelligences)].every((score) => score === 1)).toBe(true);
   });
 });

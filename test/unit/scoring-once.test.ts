@@ -3,6 +3,7 @@ import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { projections } from '../../projections/index.js';
 import { scoringReactor } from '../../projections/scoring.js';
+import { SqliteDataKeyStore } from '../../src/adapters/sqlite/data-key-store.js';
 import { SqliteEventStore } from '../../src/adapters/sqlite/event-store.js';
 import { SqliteReadModelStore } from '../../src/adapters/sqlite/read-model-store.js';
 import { scoreAssessment, submitResponses } from '../../src/commands/assessments.js';
@@ -22,14 +23,14 @@ describe('responses and scoring under concurrency and replay', () => {
   let readModels: SqliteReadModelStore;
   let env: CommandContext & { readModels: SqliteReadModelStore; projector: Projector };
   const projector = (events = env.events) =>
-    new Projector(events, readModels, projections, [scoringReactor(events, () => now)], pino({ level: 'silent' }), 10);
+    new Projector(events, readModels, projections, [scoringReactor(events, 'mn76-v1', () => now)], pino({ level: 'silent' }), 10);
 
   beforeEach(async () => {
     dir = tempDir();
     sqlite = new SqliteEventStore(join(dir.path, 'e.db'), 'FULL', { pollIntervalMs: 20 });
     readModels = new SqliteReadModelStore(join(dir.path, 'r.db'), 'NORMAL');
     const events = interleaving(sqlite);
-    env = { events, readModels, projector: undefined as unknown as Projector };
+    env = { events, readModels, projector: undefined as unknown as Projector, dataKeys: new SqliteDataKeyStore(join(dir.path, 'k.db'), 'FULL') };
     env.projector = projector();
     env.projector.start();
     const started = decideStartAssessment(assessmentPointer({ assessment_id: 'asm_1', subject_id: 'sub_1', requested_language: 'en', now }));
@@ -39,6 +40,7 @@ describe('responses and scoring under concurrency and replay', () => {
     await env.projector.stop();
     await sqlite.close();
     await readModels.close();
+    await env.dataKeys.close();
     dir.cleanup();
   });
 
@@ -54,8 +56,8 @@ describe('responses and scoring under concurrency and replay', () => {
   it('scores once when scoring runs twice, even concurrently', async () => {
     await env.projector.stop();
     await submitResponses(env, 'sub_1', 'asm_1', knownResponses, {}, now);
-    await Promise.all([scoreAssessment(env.events, 'asm_1', now), scoreAssessment(env.events, 'asm_1', now)]);
-    await scoreAssessment(env.events, 'asm_1', now);
+    await Promise.all([scoreAssessment(env.events, 'asm_1', 'mn76-v1', now), scoreAssessment(env.events, 'asm_1', 'mn76-v1', now)]);
+    await scoreAssessment(env.events, 'asm_1', 'mn76-v1', now);
     expect(await scoringEvents()).toHaveLength(1);
   });
 

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { projections } from '../../projections/index.js';
+import { SqliteDataKeyStore } from '../../src/adapters/sqlite/data-key-store.js';
 import { SqliteEventStore } from '../../src/adapters/sqlite/event-store.js';
 import { SqliteReadModelStore } from '../../src/adapters/sqlite/read-model-store.js';
 import { startAssessment } from '../../src/commands/assessments.js';
@@ -38,13 +39,14 @@ describe('starting assessments', () => {
     sqlite = new SqliteEventStore(join(dir.path, 'e.db'), 'FULL', { pollIntervalMs: 20 });
     readModels = new SqliteReadModelStore(join(dir.path, 'r.db'), 'NORMAL');
     const events = slowAssessmentAppends(interleaving(sqlite));
-    env = { events, projector: new Projector(events, readModels, projections, [], pino({ level: 'silent' })) };
+    env = { events, projector: new Projector(events, readModels, projections, [], pino({ level: 'silent' })), dataKeys: new SqliteDataKeyStore(join(dir.path, 'k.db'), 'FULL') };
     env.projector.start();
   });
   afterEach(async () => {
     await env.projector.stop();
     await sqlite.close();
     await readModels.close();
+    await env.dataKeys.close();
     dir.cleanup();
   });
 

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { DomainError } from '../../src/domain/errors.js';
 import { type Assessment, assessmentPointer, decideAbandonAssessment, decideStartAssessment, evolveAssessment } from '../../src/domain/assessment.js';
@@ -35,10 +36,14 @@ describe('subject decider', () => {
     });
   });
 
-  it('names the reservation stream by a digest, not by the external id itself', () => {
-    expect(externalIdStream('emp-1')).toMatch(/^subject_ref-[0-9a-f]{64}$/);
-    expect(externalIdStream('emp-1')).not.toContain('emp-1');
-    expect(externalIdStream('emp-1')).not.toBe(externalIdStream('emp-2'));
+  it('names the reservation stream by an HMAC under the environment secret, not by the id or its plain digest', () => {
+    const secret = Buffer.alloc(32, 7);
+    expect(externalIdStream('emp-1', secret)).toMatch(/^subject_ref-[0-9a-f]{64}$/);
+    expect(externalIdStream('emp-1', secret)).not.toContain('emp-1');
+    expect(externalIdStream('emp-1', secret)).not.toBe(externalIdStream('emp-2', secret));
+    // Without the secret a guessed id cannot be confirmed: its plain SHA-256 is not the name, and another secret names another stream.
+    expect(externalIdStream('emp-1', secret)).not.toContain(createHash('sha256').update('emp-1').digest('hex'));
+    expect(externalIdStream('emp-1', secret)).not.toBe(externalIdStream('emp-1', Buffer.alloc(32, 8)));
   });
 });
 

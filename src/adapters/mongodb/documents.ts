@@ -39,3 +39,14 @@ export function guardedReplace(stored: StoredDocument) {
 export function guardedDeleteFilter(id: string, position: bigint) {
   return { _id: id, $or: [{ _position: { $lt: positionKey(position) } }, { _position: { $exists: false } }] };
 }
+
+/**
+ * An update pipeline that blanks a document: only `_id`, the `keep` fields and `set` (as literals) stay,
+ * and its position moves to the erasure's, so a replay of an older event cannot write the document back.
+ */
+export function blanking(keep: readonly string[], set: Record<string, unknown>, position: bigint) {
+  return [
+    { $project: Object.fromEntries(['_id', ...keep.filter((field) => field !== 'id')].map((field) => [field, 1])) },
+    { $set: { ...Object.fromEntries(Object.entries(set).map(([field, value]) => [field, { $literal: value }])), _position: positionKey(position) } },
+  ];
+}

@@ -1,6 +1,6 @@
 import { type Db, MongoClient } from 'mongodb';
 import type { Document, DocumentWrite, IndexedField, ListPage, ListQuery, ReadModelStore } from '../../ports/read-models.js';
-import { fromStored, guardedDeleteFilter, guardedReplace, positionKey, toStored } from './documents.js';
+import { blanking, fromStored, guardedDeleteFilter, guardedReplace, positionKey, toStored } from './documents.js';
 
 const CHECKPOINTS = '_checkpoints';
 
@@ -29,9 +29,11 @@ export class MongoReadModelStore implements ReadModelStore {
   }
 
   async commit(projection: string, position: bigint, writes: DocumentWrite[]): Promise<void> {
-    for (const { collection, id, doc } of writes) {
-      if (doc === null) await this.db.collection<Record<string, unknown>>(collection).deleteOne(guardedDeleteFilter(id, position) as never);
-      else await this.db.collection(collection).updateOne({ _id: id } as never, guardedReplace(toStored(doc, position)), { upsert: true });
+    for (const write of writes) {
+      const collection = this.db.collection<Record<string, unknown>>(write.collection);
+      if ('where' in write) await collection.updateMany(write.where, blanking(write.keep, write.set, position));
+      else if (write.doc === null) await collection.deleteOne(guardedDeleteFilter(write.id, position) as never);
+      else await collection.updateOne({ _id: write.id } as never, guardedReplace(toStored(write.doc, position)), { upsert: true });
     }
     await this.db
       .collection<{ _id: string; position: string }>(CHECKPOINTS)
@@ -56,6 +58,11 @@ export class MongoReadModelStore implements ReadModelStore {
       .toArray();
     const page = rows.slice(0, query.limit).map(fromStored);
     return { data: backwards ? page.reverse() : page, hasMore: rows.length > query.limit };
+  }
+
+  /** MongoDB rewrites documents in its own storage; nothing this store can force (README, "Erasure"). */
+  purge(): Promise<void> {
+    return Promise.resolve();
   }
 
   async ping(): Promise<void> {

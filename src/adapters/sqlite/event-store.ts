@@ -24,6 +24,14 @@ interface EventRow {
   recorded_at: string;
 }
 
+/** Triggers that refuse to change or remove an event; only a format migration lifts them, inside its transaction. */
+export const APPEND_ONLY = `
+CREATE TRIGGER IF NOT EXISTS events_are_never_updated BEFORE UPDATE ON events
+  BEGIN SELECT RAISE(ABORT, 'events are append-only'); END;
+CREATE TRIGGER IF NOT EXISTS events_are_never_deleted BEFORE DELETE ON events
+  BEGIN SELECT RAISE(ABORT, 'events are append-only'); END;
+`;
+
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS events (
   position        INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -36,11 +44,7 @@ CREATE TABLE IF NOT EXISTS events (
   recorded_at     TEXT    NOT NULL,
   UNIQUE (stream_name, stream_revision)
 );
-CREATE TRIGGER IF NOT EXISTS events_are_never_updated BEFORE UPDATE ON events
-  BEGIN SELECT RAISE(ABORT, 'events are append-only'); END;
-CREATE TRIGGER IF NOT EXISTS events_are_never_deleted BEFORE DELETE ON events
-  BEGIN SELECT RAISE(ABORT, 'events are append-only'); END;
-`;
+${APPEND_ONLY}`;
 
 export interface SqliteEventStoreOptions {
   /** How often to look for events appended by another process, in ms. */

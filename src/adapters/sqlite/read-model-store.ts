@@ -24,6 +24,8 @@ export class SqliteReadModelStore implements ReadModelStore {
 
   constructor(path: string, synchronous: Synchronous, indexes: IndexedField[] = []) {
     this.db = openDatabase(path, synchronous);
+    // Overwritten and removed documents are zeroed in place, so an erased subject leaves no plaintext behind.
+    this.db.pragma('secure_delete = ON');
     this.db.exec(SCHEMA);
     for (const { collection, field } of indexes) {
       assertField(field);
@@ -53,12 +55,27 @@ export class SqliteReadModelStore implements ReadModelStore {
 
   commit(projection: string, position: bigint, writes: DocumentWrite[]): Promise<void> {
     this.db.transaction(() => {
-      for (const { collection, id, doc } of writes) {
-        if (doc === null) this.statements.remove.run(collection, id);
-        else this.statements.put.run(collection, id, JSON.stringify(doc));
+      for (const write of writes) {
+        if ('where' in write) this.blank(write);
+        else if (write.doc === null) this.statements.remove.run(write.collection, write.id);
+        else this.statements.put.run(write.collection, write.id, JSON.stringify(write.doc));
       }
       this.statements.setCheckpoint.run(projection, position.toString());
     })();
+    return Promise.resolve();
+  }
+
+  private blank({ collection, where, keep, set }: Extract<DocumentWrite, { where: unknown }>): void {
+    const { sql, params } = whereClause(collection, where);
+    for (const row of this.db.prepare<unknown[], { doc: string }>(`SELECT doc FROM documents WHERE ${sql}`).all(...params)) {
+      const doc = JSON.parse(row.doc) as Document;
+      const kept = Object.fromEntries(keep.filter((field) => field in doc).map((field) => [field, doc[field]]));
+      this.statements.put.run(collection, doc.id, JSON.stringify({ ...kept, ...set, id: doc.id }));
+    }
+  }
+
+  purge(): Promise<void> {
+    this.db.pragma('wal_checkpoint(TRUNCATE)');
     return Promise.resolve();
   }
 
@@ -68,13 +85,9 @@ export class SqliteReadModelStore implements ReadModelStore {
   }
 
   list(collection: string, query: ListQuery): Promise<ListPage> {
-    const clauses = ['collection = ?'];
-    const params: unknown[] = [collection];
-    for (const [field, value] of Object.entries(query.where ?? {})) {
-      assertField(field);
-      clauses.push(`json_extract(doc, '$.${field}') = ?`);
-      params.push(value);
-    }
+    const where = whereClause(collection, query.where ?? {});
+    const clauses = [where.sql];
+    const params = where.params;
     const backwards = query.endingBefore !== undefined;
     if (query.startingAfter !== undefined) {
       clauses.push('id < ?');
@@ -99,6 +112,18 @@ export class SqliteReadModelStore implements ReadModelStore {
     this.db.close();
     return Promise.resolve();
   }
+}
+
+/** Documents of the collection whose top-level fields equal the given strings. */
+function whereClause(collection: string, where: Record<string, string>): { sql: string; params: unknown[] } {
+  const clauses = ['collection = ?'];
+  const params: unknown[] = [collection];
+  for (const [field, value] of Object.entries(where)) {
+    assertField(field);
+    clauses.push(`json_extract(doc, '$.${field}') = ?`);
+    params.push(value);
+  }
+  return { sql: clauses.join(' AND '), params };
 }
 
 function assertField(name: string): void {

@@ -7,7 +7,7 @@ import { ITEM_COUNT, itemIds, items } from '../../scoring/item-bank.js';
 import { listOf, listPage, listQuery } from '../lists.js';
 import { ProblemError } from '../problem.js';
 import { problems, timestamp } from '../schemas.js';
-import { findSubject } from './subjects.js';
+import { requireSubject } from './subjects.js';
 
 const assessmentResource = z
   .object({
@@ -88,10 +88,6 @@ const actor = (request: FastifyRequest) => ({ request_id: request.id, key_id: re
 export function registerAssessmentRoutes(app: FastifyInstance, clock: () => Date): void {
   const routes = app.withTypeProvider<ZodTypeProvider>();
 
-  async function requireSubject(request: FastifyRequest, subjectId: string): Promise<void> {
-    if (!(await findSubject(request.env.readModels, subjectId))) throw new ProblemError('not_found', `No subject ${subjectId}.`);
-  }
-
   routes.post(
     '/v1/nature/subjects/:id/assessments',
     {
@@ -101,10 +97,11 @@ export function registerAssessmentRoutes(app: FastifyInstance, clock: () => Date
         description: 'One open assessment per subject: while one is created or in_progress, another start answers 409 assessment_in_progress.',
         params: subjectParams,
         body: startBody,
-        response: { 201: assessmentResource, ...problems(400, 404, 409, 415, 422) },
+        response: { 201: assessmentResource, ...problems(400, 404, 409, 410, 415, 422) },
       },
     },
     async (request, reply) => {
+      await requireSubject(request.env.readModels, request.params.id);
       const now = clock();
       const assessment = await startAssessment(request.env, request.params.id, request.body?.language ?? 'en', actor(request), now);
       return reply.code(201).send(toAssessmentResource(assessment, request.env.livemode, now));
@@ -119,11 +116,11 @@ export function registerAssessmentRoutes(app: FastifyInstance, clock: () => Date
         summary: "List a subject's assessments",
         params: subjectParams,
         querystring: z.strictObject(listQuery),
-        response: { 200: listOf(assessmentResource), ...problems(400, 404, 422) },
+        response: { 200: listOf(assessmentResource), ...problems(400, 404, 410, 422) },
       },
     },
     async (request) => {
-      await requireSubject(request, request.params.id);
+      await requireSubject(request.env.readModels, request.params.id);
       const now = clock();
       return listPage(request.env.readModels, 'assessments', request.query, { subject_id: request.params.id }, (doc) =>
         toAssessmentResource(doc as unknown as Assessment, request.env.livemode, now),
@@ -134,9 +131,10 @@ export function registerAssessmentRoutes(app: FastifyInstance, clock: () => Date
   routes.get(
     '/v1/nature/subjects/:id/assessments/:assessment_id',
     {
-      schema: { tags: ['assessments'], summary: 'Retrieve an assessment', params: assessmentParams, response: { 200: assessmentResource, ...problems(404) } },
+      schema: { tags: ['assessments'], summary: 'Retrieve an assessment', params: assessmentParams, response: { 200: assessmentResource, ...problems(404, 410) } },
     },
     async (request) => {
+      await requireSubject(request.env.readModels, request.params.id);
       const doc = await request.env.readModels.get('assessments', request.params.assessment_id);
       if (!doc || doc.subject_id !== request.params.id) throw new ProblemError('not_found', `No assessment ${request.params.assessment_id} for subject ${request.params.id}.`);
       return toAssessmentResource(doc as unknown as Assessment, request.env.livemode, clock());
@@ -154,12 +152,13 @@ export function registerAssessmentRoutes(app: FastifyInstance, clock: () => Date
           'The batch that completes the 76 moves the assessment to scoring, and scoring starts by itself.',
         params: assessmentParams,
         body: responsesBody,
-        response: { 200: assessmentResource, ...problems(400, 404, 409, 413, 415, 422) },
+        response: { 200: assessmentResource, ...problems(400, 404, 409, 410, 413, 415, 422) },
       },
     },
     async (request) => {
-      const now = clock();
       const { id, assessment_id } = request.params;
+      await requireSubject(request.env.readModels, id);
+      const now = clock();
       const assessment = await submitResponses(request.env, id, assessment_id, request.body.responses, actor(request), now);
       return toAssessmentResource(assessment, request.env.livemode, now);
     },
@@ -172,10 +171,11 @@ export function registerAssessmentRoutes(app: FastifyInstance, clock: () => Date
         tags: ['assessments'],
         summary: 'Abandon an open assessment',
         params: assessmentParams,
-        response: { 200: assessmentResource, ...problems(404, 409) },
+        response: { 200: assessmentResource, ...problems(404, 409, 410) },
       },
     },
     async (request) => {
+      await requireSubject(request.env.readModels, request.params.id);
       const now = clock();
       const assessment = await abandonAssessment(request.env, request.params.id, request.params.assessment_id, actor(request), now);
       return toAssessmentResource(assessment, request.env.livemode, now);

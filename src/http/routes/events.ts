@@ -2,6 +2,9 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { newId } from '../../domain/ids.js';
+import { eventTypes } from '../../domain/webhook-endpoint.js';
+import type { EventData } from '../../webhooks/event-object.js';
+import { requireSubject } from './subjects.js';
 import { eventObject } from '../../webhooks/event-object.js';
 import { listOf, listPage, listQuery } from '../lists.js';
 import { ProblemError } from '../problem.js';
@@ -11,10 +14,16 @@ const eventResource = z
   .object({
     id: z.string().describe('evt_…: also the webhook-id header of every delivery of this event'),
     object: z.literal('event'),
-    type: z.literal('nature.assessment.completed'),
+    type: z.enum(eventTypes),
     created_at: timestamp,
     livemode: z.boolean(),
-    data: z.object({ profile_id: z.string(), assessment_id: z.string(), subject_id: z.string() }),
+    data: z.object({
+      profile_id: z.string(),
+      assessment_id: z.string(),
+      subject_id: z.string(),
+      previous_profile_id: z.string().optional().describe('nature.profile.updated: the profile it replaces.'),
+      scoring_version: z.string().optional().describe('nature.profile.updated: the scoring version of the new profile.'),
+    }),
   })
   .meta({ id: 'Event' });
 
@@ -55,12 +64,14 @@ export function registerEventRoutes(app: FastifyInstance): void {
         summary: 'Send an event again',
         description: "Queues the event again for the environment's enabled endpoints; 202 with the event. Deliveries keep its webhook-id.",
         params: idParams,
-        response: { 202: eventResource, ...problems(404) },
+        response: { 202: eventResource, ...problems(404, 410) },
       },
     },
     async (request, reply) => {
       const doc = await request.env.readModels.get('events', request.params.id);
       if (!doc) throw new ProblemError('not_found', `No event ${request.params.id}.`);
+      // An erased subject's events are not sent again.
+      await requireSubject(request.env.readModels, (doc.data as EventData).subject_id);
       // A fresh message id: the bus must not drop it as a repeat of the first publish.
       await request.env.bus.publish('events', `${doc.id}:redeliver:${newId('req')}`, { event_id: doc.id });
       return reply.code(202).send(eventObject(doc, request.env.livemode));

@@ -2,10 +2,10 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { intelligences, natures } from '../../scoring/constructs.js';
-import type { Document } from '../../ports/read-models.js';
+import type { Document, ReadModelStore } from '../../ports/read-models.js';
 import { ProblemError } from '../problem.js';
 import { problems, timestamp } from '../schemas.js';
-import { findSubject } from './subjects.js';
+import { requireSubject } from './subjects.js';
 
 const scoresOf = (names: readonly string[]) => z.strictObject(Object.fromEntries(names.map((name) => [name, z.number().min(0).max(1)])));
 
@@ -30,6 +30,10 @@ const profileResource = z
       natures: z.array(description).max(3),
       intelligences: z.array(description).max(3),
     }),
+    status: z
+      .enum(['current', 'superseded'])
+      .describe("superseded: a profile rebuild re-scored the assessment with the active scoring version; superseded_by is the assessment's current profile."),
+    superseded_by: z.string().nullable(),
     livemode: z.boolean(),
     created_at: timestamp,
   })
@@ -37,8 +41,53 @@ const profileResource = z
 
 type ProfileResource = z.infer<typeof profileResource>;
 
-function toProfileResource(doc: Document, livemode: boolean): ProfileResource {
-  return { ...(doc as unknown as Omit<ProfileResource, 'object' | 'livemode'>), object: 'profile', livemode };
+/** The scoring version the API serves (the last one a rebuild activated) and every version ever activated. */
+interface Serving {
+  active: string | undefined;
+  activated: string[];
+}
+
+async function serving(readModels: ReadModelStore): Promise<Serving> {
+  const doc = await readModels.get('scoring_versions', 'current');
+  return { active: doc?.active as string | undefined, activated: (doc?.activated as string[] | undefined) ?? [] };
+}
+
+/** A rebuild's profile whose version is not activated yet: it waits, unseen, for the switch. */
+function staged(doc: Document, { activated }: Serving): boolean {
+  return doc.origin === 'rebuild' && !activated.includes(doc.scoring_version as string);
+}
+
+/** The profile served for one assessment: the active version's if it has one, else the completion's. */
+function servedAmong(docs: Document[], { active }: Serving): Document | undefined {
+  return docs.find((doc) => active !== undefined && doc.scoring_version === active) ?? docs.find((doc) => doc.origin === 'completion');
+}
+
+function toProfileResource(doc: Document, served: Document, livemode: boolean): ProfileResource {
+  const superseded = served.id !== doc.id;
+  return {
+    id: doc.id,
+    object: 'profile',
+    subject_id: doc.subject_id as string,
+    assessment_id: doc.assessment_id as string,
+    scoring_version: doc.scoring_version as string,
+    language: 'en',
+    natures: doc.natures as ProfileResource['natures'],
+    intelligences: doc.intelligences as ProfileResource['intelligences'],
+    descriptions: doc.descriptions as ProfileResource['descriptions'],
+    status: superseded ? 'superseded' : 'current',
+    superseded_by: superseded ? served.id : null,
+    livemode,
+    created_at: doc.created_at as string,
+  };
+}
+
+/** Every profile document of a subject or an assessment (a handful: one per completion and rebuild). */
+async function profilesWhere(readModels: ReadModelStore, where: Record<string, string>): Promise<Document[]> {
+  const docs: Document[] = [];
+  for (let page = await readModels.list('profiles', { where, limit: 100 }); ; page = await readModels.list('profiles', { where, limit: 100, startingAfter: docs.at(-1)!.id })) {
+    docs.push(...page.data);
+    if (!page.hasMore) return docs;
+  }
 }
 
 export function registerProfileRoutes(app: FastifyInstance): void {
@@ -50,18 +99,24 @@ export function registerProfileRoutes(app: FastifyInstance): void {
       schema: {
         tags: ['profiles'],
         summary: "The subject's latest profile",
-        description: 'The profile of the most recently completed assessment; 404 profile_not_found until one completes.',
+        description:
+          'The current profile of the most recently completed assessment: scored with the active scoring version once a profile rebuild ' +
+          'has switched to it, else with the version that scored the completion. 404 profile_not_found until one completes.',
         params: z.strictObject({ id: z.string() }),
-        response: { 200: profileResource, ...problems(404) },
+        response: { 200: profileResource, ...problems(404, 410) },
       },
     },
     async (request) => {
       const { id } = request.params;
-      if (!(await findSubject(request.env.readModels, id))) throw new ProblemError('not_found', `No subject ${id}.`);
-      const latest = await request.env.readModels.list('profiles', { where: { subject_id: id }, limit: 1 });
-      const doc = latest.data[0];
-      if (!doc) throw new ProblemError('profile_not_found', 'The subject has no completed assessment yet.');
-      return toProfileResource(doc, request.env.livemode);
+      const { readModels, livemode } = request.env;
+      await requireSubject(readModels, id);
+      const [docs, versions] = await Promise.all([profilesWhere(readModels, { subject_id: id }), serving(readModels)]);
+      const assessments = new Set(docs.map((doc) => doc.assessment_id));
+      const served = [...assessments].flatMap((assessmentId) => servedAmong(docs.filter((doc) => doc.assessment_id === assessmentId), versions) ?? []);
+      const completion = (doc: Document) => `${(doc.completed_at ?? doc.created_at) as string} ${doc.assessment_id as string}`;
+      const latest = served.sort((a, b) => (completion(a) < completion(b) ? 1 : -1))[0];
+      if (!latest) throw new ProblemError('profile_not_found', 'The subject has no completed assessment yet.');
+      return toProfileResource(latest, latest, livemode);
     },
   );
 
@@ -71,15 +126,21 @@ export function registerProfileRoutes(app: FastifyInstance): void {
       schema: {
         tags: ['profiles'],
         summary: 'Retrieve a profile',
-        description: 'By the profile id that the nature.assessment.completed event carries.',
+        description:
+          'By the profile id that a nature.assessment.completed or nature.profile.updated event carries. A profile that a rebuild replaced ' +
+          'still answers, with status superseded and a link to the current one.',
         params: z.strictObject({ id: z.string() }),
-        response: { 200: profileResource, ...problems(404) },
+        response: { 200: profileResource, ...problems(404, 410) },
       },
     },
     async (request) => {
-      const doc = await request.env.readModels.get('profiles', request.params.id);
-      if (!doc) throw new ProblemError('profile_not_found', `No profile ${request.params.id}.`);
-      return toProfileResource(doc, request.env.livemode);
+      const { readModels, livemode } = request.env;
+      const [doc, versions] = await Promise.all([readModels.get('profiles', request.params.id), serving(readModels)]);
+      if (!doc || staged(doc, versions)) throw new ProblemError('profile_not_found', `No profile ${request.params.id}.`);
+      // An erased subject's profiles answer 410 like every route under it.
+      await requireSubject(readModels, doc.subject_id as string);
+      const served = servedAmong(await profilesWhere(readModels, { assessment_id: doc.assessment_id as string }), versions) ?? doc;
+      return toProfileResource(doc, served, livemode);
     },
   );
 }

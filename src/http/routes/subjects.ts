@@ -1,8 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { createSubject } from '../../commands/subjects.js';
-import { listOf, listPage, listQuery } from '../lists.js';
+import { subjectHistory } from '../../commands/audit.js';
+import { createSubject, eraseSubject } from '../../commands/subjects.js';
+import { listOf, listPage, listQuery, pageOf } from '../lists.js';
 import { metadataInput, metadataOutput } from '../metadata.js';
 import { ProblemError } from '../problem.js';
 import { problems, timestamp } from '../schemas.js';
@@ -47,11 +48,45 @@ type SubjectResource = z.infer<typeof subjectResource>;
 
 const subjectIdParams = z.strictObject({ id: z.string().describe('The subject id, sub_…') });
 
-/** The subject as the API may show it: active (consent recorded), in the key's environment. */
-export async function findSubject(readModels: ReadModelStore, id: string): Promise<Document | undefined> {
+/**
+ * The subject as the API may show it: active (consent recorded), in the key's environment. An erased
+ * subject answers 410 on every route under it; one that does not exist (or is not yet active), 404.
+ */
+export async function requireSubject(readModels: ReadModelStore, id: string): Promise<Document> {
   const doc = await readModels.get('subjects', id);
-  return doc?.status === 'active' ? doc : undefined;
+  if (doc?.status === 'erased') throw erasedProblem(id, doc.erased_at as string);
+  if (doc?.status !== 'active') throw new ProblemError('not_found', `No subject ${id}.`);
+  return doc;
 }
+
+export function erasedProblem(id: string, erasedAt: string): ProblemError {
+  return new ProblemError('subject_erased', `The subject ${id} was erased at ${erasedAt}; its personal data is gone for good.`, { subject_id: id });
+}
+
+const auditEntry = z
+  .object({
+    id: z.string().describe("The log event's id; <assessment id>:expired for an expiry."),
+    object: z.literal('audit_entry'),
+    type: z.enum([
+      'subject.created',
+      'consent.recorded',
+      'assessment.started',
+      'responses.submitted',
+      'assessment.abandoned',
+      'assessment.expired',
+      'assessment.scored',
+      'profile.rescored',
+      'profile.updated',
+      'subject.erased',
+    ]),
+    occurred_at: timestamp,
+    assessment_id: z.string().nullable(),
+    key_id: z.string().nullable().describe('The API key that made the request (key_…); null for what the service did itself.'),
+    request_id: z.string().nullable(),
+    personal_data: z.enum(['present', 'erased', 'none']).describe('erased: the values were personal and the erasure made them unreadable (null).'),
+    data: z.record(z.string(), z.unknown()),
+  })
+  .meta({ id: 'AuditEntry' });
 
 function toSubjectResource(doc: Record<string, unknown>, livemode: boolean): SubjectResource {
   return {
@@ -66,7 +101,7 @@ function toSubjectResource(doc: Record<string, unknown>, livemode: boolean): Sub
   };
 }
 
-export function registerSubjectRoutes(app: FastifyInstance): void {
+export function registerSubjectRoutes(app: FastifyInstance, clock: () => Date): void {
   const routes = app.withTypeProvider<ZodTypeProvider>();
 
   routes.post(
@@ -90,8 +125,8 @@ export function registerSubjectRoutes(app: FastifyInstance): void {
       return reply.code(201).send({
         id: created.id,
         object: 'subject',
-        external_subject_id: created.pii.external_subject_id,
-        metadata: created.pii.metadata,
+        external_subject_id: body.external_subject_id,
+        metadata: body.metadata ?? {},
         consent: created.consent!,
         status: 'active',
         livemode: request.env.livemode,
@@ -105,10 +140,50 @@ export function registerSubjectRoutes(app: FastifyInstance): void {
     {
       schema: { tags: ['subjects'], summary: 'Retrieve a subject', params: subjectIdParams, response: { 200: subjectResource, ...problems(404) } },
     },
+    async (request) => toSubjectResource(await requireSubject(request.env.readModels, request.params.id), request.env.livemode),
+  );
+
+  routes.delete(
+    '/v1/nature/subjects/:id',
+    {
+      schema: {
+        tags: ['subjects'],
+        summary: 'Erase a subject',
+        description:
+          "Destroys the subject's data key, so its external id, metadata, responses and profiles become unreadable for good, and releases " +
+          'its external_subject_id for reuse. The consent record and the fact and time of erasure stay, for audit. Afterwards every route ' +
+          'under the subject answers 410 subject_erased, except its audit.',
+        params: subjectIdParams,
+        response: { 200: z.object({ id: z.string(), object: z.literal('subject'), deleted: z.literal(true) }), ...problems(404, 410) },
+      },
+    },
     async (request) => {
-      const doc = await findSubject(request.env.readModels, request.params.id);
-      if (!doc) throw new ProblemError('not_found', `No subject ${request.params.id}.`);
-      return toSubjectResource(doc, request.env.livemode);
+      await eraseSubject(request.env, request.params.id, { request_id: request.id, key_id: request.apiKey.id }, clock());
+      return { id: request.params.id, object: 'subject' as const, deleted: true as const };
+    },
+  );
+
+  routes.get(
+    '/v1/nature/subjects/:id/audit',
+    {
+      schema: {
+        tags: ['subjects'],
+        summary: "A subject's audit trail",
+        description:
+          'Oldest first, straight from the event log: consent, assessments started, abandoned and expired, every response batch (items, ' +
+          'values, time, key id, request id), scoring and rebuilds, erasure. After an erasure the entries stay, with personal values null.',
+        params: subjectIdParams,
+        querystring: z.strictObject({
+          ...listQuery,
+          starting_after: listQuery.starting_after.describe('An entry id from a previous page: the page after it (later entries).'),
+          ending_before: listQuery.ending_before.describe('An entry id from a previous page: the page before it (earlier entries).'),
+        }),
+        response: { 200: listOf(auditEntry), ...problems(400, 404, 422) },
+      },
+    },
+    async (request) => {
+      const entries = await subjectHistory(request.env.events, request.params.id, clock());
+      return { object: 'list' as const, ...pageOf(entries, request.query) };
     },
   );
 

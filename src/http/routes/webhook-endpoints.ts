@@ -44,7 +44,11 @@ const deliveryResource = z
 
 const createBody = z.strictObject({
   url: z.string().max(2048).describe('Production: https and a public address. Sandbox: http and loopback allowed.'),
-  enabled_events: z.array(z.enum(eventTypes)).min(1).default([...eventTypes]),
+  enabled_events: z
+    .array(z.enum(eventTypes))
+    .min(1)
+    .default(['nature.assessment.completed'])
+    .describe('Default: nature.assessment.completed. Add nature.profile.updated to hear of profiles a rebuild changed.'),
   description: z.string().max(500).nullable().default(null),
 });
 

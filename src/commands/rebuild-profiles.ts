@@ -1,0 +1,131 @@
+import type { ScoringCompleted } from '../domain/assessment.js';
+import { SCORING_VERSIONS_STREAM, type ScoringVersionActivated, activeVersion } from '../domain/scoring-versions.js';
+import { type EventStore, WrongExpectedRevisionError } from '../ports/event-store.js';
+import type { ReadModelStore } from '../ports/read-models.js';
+import { rescoreAssessment } from './assessments.js';
+import { toNewEvents } from './handle-command.js';
+
+export interface RebuildProgress {
+  phase: 'rescoring' | 'announcing';
+  done: number;
+  total: number;
+}
+
+export interface RebuildSummary {
+  scoring_version: string;
+  /** Completed assessments in the log. */
+  assessments: number;
+  /** Rescored by this run (a resumed run skips what the killed one did). */
+  rescored: number;
+  /** Profiles that the new version changes: each announced once as nature.profile.updated. */
+  changed_profiles: number;
+  /** Whether this run switched the API to the version (false if it already served it). */
+  activated: boolean;
+  seconds: number;
+}
+
+interface Completion {
+  assessment_id: string;
+  position: bigint;
+}
+
+const PAGE = 1000;
+const CHECKPOINT_EVERY = 25;
+
+/**
+ * Rebuilds the profiles with another scoring version, from the log, while the API serves the old ones:
+ * 1. every completed assessment gets a profile in the version (ProfileRescored: staged, not served),
+ *    checkpointed so a killed run resumes; completions that land meanwhile are picked up before the switch;
+ * 2. one ScoringVersionActivated switches every reader at once;
+ * 3. each profile the new version changed is announced once (ProfileUpdated → nature.profile.updated),
+ *    and a completion that slipped in around the switch is rescored here or by the server's rescoring
+ *    reactor. nature.assessment.completed is never sent again.
+ */
+export async function rebuildProfiles(
+  stores: { raw: EventStore; events: EventStore; readModels: ReadModelStore },
+  version: string,
+  options: { onProgress: (progress: RebuildProgress) => void; clock?: () => Date },
+): Promise<RebuildSummary> {
+  const clock = options.clock ?? (() => new Date());
+  const started = Date.now();
+  const checkpointName = `profile_rebuild:${version}`;
+  const completions = new CompletionScan(stores.raw);
+  const rescore = (assessmentId: string, active: string | undefined, notify: boolean) =>
+    rescoreAssessment(stores.events, assessmentId, { scoring_version: version, active_version: active, notify, now: clock(), causation: 'profile_rebuild' });
+
+  const active = activeVersion((await stores.events.readStream(SCORING_VERSIONS_STREAM)).events);
+  let rescored = 0;
+  let activated = false;
+  if (active !== version) {
+    const checkpoint = (await stores.readModels.checkpoint(checkpointName)) ?? 0n;
+    let done = 0;
+    // Until a pass over the log finds no new completion: those landing during the rebuild are rescored too.
+    for (let batch = await completions.more(); batch.length > 0; batch = await completions.more()) {
+      for (const completion of batch) {
+        done += 1;
+        if (completion.position > checkpoint) {
+          const result = await rescore(completion.assessment_id, active, false);
+          if (result?.events.some((event) => event.type === 'ProfileRescored')) rescored += 1;
+          if (done % CHECKPOINT_EVERY === 0) await stores.readModels.commit(checkpointName, completion.position, []);
+        }
+        options.onProgress({ phase: 'rescoring', done, total: completions.all.length });
+      }
+      const last = batch.at(-1)!;
+      if (last.position > checkpoint) await stores.readModels.commit(checkpointName, last.position, []);
+    }
+    activated = await activate(stores.events, version, clock());
+  }
+  // The announcement pass visits every completion, those that landed around the switch included.
+  await completions.more();
+  let changed = 0;
+  let done = 0;
+  for (const completion of completions.all) {
+    const result = await rescore(completion.assessment_id, version, true);
+    if (result?.state?.profiles[version]?.changed) changed += 1;
+    done += 1;
+    options.onProgress({ phase: 'announcing', done, total: completions.all.length });
+  }
+  return { scoring_version: version, assessments: completions.all.length, rescored, changed_profiles: changed, activated, seconds: (Date.now() - started) / 1000 };
+}
+
+/** The log's completions in log order, read onward from where the last call stopped. */
+class CompletionScan {
+  readonly all: Completion[] = [];
+  private readonly seen = new Set<string>();
+  private after: bigint | undefined;
+
+  constructor(private readonly log: EventStore) {}
+
+  /** The completions appended since the last call (every one on the first). */
+  async more(): Promise<Completion[]> {
+    const found: Completion[] = [];
+    for (;;) {
+      const page = await this.log.readAll({ ...(this.after !== undefined && { after: this.after }), limit: PAGE });
+      for (const event of page) {
+        this.after = event.position;
+        const { assessment_id } = event.data as ScoringCompleted['data'];
+        if (event.type !== 'ScoringCompleted' || this.seen.has(assessment_id)) continue;
+        this.seen.add(assessment_id);
+        found.push({ assessment_id, position: event.position });
+      }
+      if (page.length < PAGE) break;
+    }
+    this.all.push(...found);
+    return found;
+  }
+}
+
+/** Makes `version` the served one; false if it already was. */
+async function activate(events: EventStore, version: string, now: Date): Promise<boolean> {
+  for (;;) {
+    const stream = await events.readStream(SCORING_VERSIONS_STREAM);
+    if (activeVersion(stream.events) === version) return false;
+    const activated: ScoringVersionActivated = { type: 'ScoringVersionActivated', data: { scoring_version: version, activated_at: now.toISOString() } };
+    try {
+      await events.appendToStream(SCORING_VERSIONS_STREAM, toNewEvents([activated], { causation: 'profile_rebuild' }), stream.revision === -1n ? 'no_stream' : stream.revision);
+      return true;
+    } catch (error) {
+      if (!(error instanceof WrongExpectedRevisionError)) throw error;
+    }
+  }
+}

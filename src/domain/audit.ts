@@ -1,0 +1,114 @@
+import type { AssessmentEvent } from './assessment.js';
+import { type Assessment, statusAt } from './assessment.js';
+import type { SubjectEvent } from './subject.js';
+
+/** One line of a subject's history, as the audit shows it. */
+export interface AuditEntry {
+  /** The log event's id; `<assessment id>:expired` for an expiry, which the clock decides and no event records. */
+  id: string;
+  object: 'audit_entry';
+  type: AuditType;
+  occurred_at: string;
+  assessment_id: string | null;
+  key_id: string | null;
+  request_id: string | null;
+  /** `erased` where the event held personal data that the erasure made unreadable; its fields are then null. */
+  personal_data: 'present' | 'erased' | 'none';
+  data: Record<string, unknown>;
+}
+
+export type AuditType =
+  | 'subject.created'
+  | 'consent.recorded'
+  | 'assessment.started'
+  | 'responses.submitted'
+  | 'assessment.abandoned'
+  | 'assessment.expired'
+  | 'assessment.scored'
+  | 'profile.rescored'
+  | 'profile.updated'
+  | 'subject.erased';
+
+/** What the audit needs of a recorded event. */
+export interface AuditSource {
+  id: string;
+  type: string;
+  data: unknown;
+  metadata: { key_id?: string; request_id?: string };
+  recordedAt: string;
+}
+
+function entry(source: AuditSource, type: AuditType, assessmentId: string | null, data: Record<string, unknown>, pii?: unknown): AuditEntry {
+  return {
+    id: source.id,
+    object: 'audit_entry',
+    type,
+    occurred_at: source.recordedAt,
+    assessment_id: assessmentId,
+    key_id: source.metadata.key_id ?? null,
+    request_id: source.metadata.request_id ?? null,
+    personal_data: pii === undefined ? 'none' : pii === null ? 'erased' : 'present',
+    data,
+  };
+}
+
+/** The subject's own events as audit entries; the assessment pointer is bookkeeping and not shown. */
+export function subjectAudit(source: AuditSource): AuditEntry | undefined {
+  const event = source as unknown as SubjectEvent;
+  switch (event.type) {
+    case 'SubjectCreated': {
+      const pii = event.data.pii;
+      return entry(source, 'subject.created', null, { external_subject_id: pii?.external_subject_id ?? null, metadata: pii?.metadata ?? null }, pii);
+    }
+    case 'ConsentRecorded':
+      return entry(source, 'consent.recorded', null, { consent: event.data.consent });
+    case 'SubjectErased':
+      return entry(source, 'subject.erased', null, { erased_at: event.data.erased_at });
+    case 'AssessmentOpened':
+      return undefined;
+  }
+}
+
+/** An assessment's events as audit entries. */
+export function assessmentAudit(source: AuditSource): AuditEntry {
+  const event = source as unknown as AssessmentEvent;
+  const id = event.data.assessment_id;
+  switch (event.type) {
+    case 'AssessmentStarted': {
+      const { language, requested_language, item_set_version, expires_at } = event.data;
+      return entry(source, 'assessment.started', id, { language, requested_language, item_set_version, expires_at });
+    }
+    case 'ResponsesSubmitted':
+      return entry(source, 'responses.submitted', id, { responses: event.data.pii?.responses ?? null }, event.data.pii);
+    case 'AssessmentAbandoned':
+      return entry(source, 'assessment.abandoned', id, {});
+    case 'ScoringCompleted': {
+      const { scoring_version, profile_id, event_id } = event.data;
+      return entry(source, 'assessment.scored', id, { scoring_version, profile_id, event_id });
+    }
+    case 'ProfileRescored': {
+      const { scoring_version, profile_id, replaces_profile_id, changed } = event.data;
+      return entry(source, 'profile.rescored', id, { scoring_version, profile_id, replaces_profile_id, changed });
+    }
+    case 'ProfileUpdated': {
+      const { scoring_version, profile_id, previous_profile_id, event_id } = event.data;
+      return entry(source, 'profile.updated', id, { scoring_version, profile_id, previous_profile_id, event_id });
+    }
+  }
+}
+
+/** An open assessment past its expiry, as of `now`: the clock expired it at expires_at. */
+export function expiryAudit(assessment: Assessment, now: Date): AuditEntry | undefined {
+  if (statusAt(assessment, now) !== 'expired') return undefined;
+  return {
+    id: `${assessment.id}:expired`,
+    object: 'audit_entry',
+    type: 'assessment.expired',
+    occurred_at: assessment.expires_at,
+    assessment_id: assessment.id,
+    key_id: null,
+    request_id: null,
+    personal_data: 'none',
+    data: { expires_at: assessment.expires_at },
+  };
+}

@@ -1,0 +1,47 @@
+import type { DataKeyStore } from '../ports/data-keys.js';
+
+const TTL_MS = 10_000;
+const MAX_ENTRIES = 10_000;
+
+/**
+ * Keys read through a short-lived cache, so replaying a subject's events looks its key up once. A key this
+ * process destroys is dropped at once; one destroyed by another process stays readable here for at most
+ * TTL_MS (writes still fail at once: keyFor always asks the store).
+ */
+export class CachedDataKeys implements DataKeyStore {
+  private readonly cache = new Map<string, { key: Buffer | undefined; until: number }>();
+
+  constructor(private readonly store: DataKeyStore) {}
+
+  keyFor(subjectId: string): Promise<Buffer> {
+    return this.store.keyFor(subjectId);
+  }
+
+  async find(subjectId: string): Promise<Buffer | undefined> {
+    const now = Date.now();
+    const cached = this.cache.get(subjectId);
+    if (cached !== undefined && cached.until > now) return cached.key;
+    const key = await this.store.find(subjectId);
+    if (this.cache.size >= MAX_ENTRIES) this.cache.clear();
+    this.cache.set(subjectId, { key, until: now + TTL_MS });
+    return key;
+  }
+
+  async destroy(subjectId: string, at: string): Promise<void> {
+    this.cache.delete(subjectId);
+    await this.store.destroy(subjectId, at);
+    this.cache.delete(subjectId);
+  }
+
+  environmentSecret(): Promise<Buffer> {
+    return this.store.environmentSecret();
+  }
+
+  ping(): Promise<void> {
+    return this.store.ping();
+  }
+
+  close(): Promise<void> {
+    return this.store.close();
+  }
+}
