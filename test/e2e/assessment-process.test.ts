@@ -1,12 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { eventually } from '../support/eventually.js';
 import { batches, knownProfile, knownResponses } from '../support/known-answers.js';
-import { type ServerProcess, runCli, serverPool } from '../support/processes.js';
+import { type ServerProcess, callServer, runCli, serverPool } from '../support/processes.js';
 import { validSubject } from '../support/test-app.js';
 import { tempDir } from '../support/temp-dir.js';
-
-// Response bodies are checked field by field; their static type adds nothing.
-type Body = Record<string, any>;
 
 /** Assessments against the server as its own process: real HTTP, real concurrency, real SIGKILL. */
 describe('assessments on a running server', () => {
@@ -26,14 +23,7 @@ describe('assessments on a running server', () => {
   });
   const start = () => pool.start();
   const kill = (server: ServerProcess) => pool.kill(server);
-  const call = async (server: ServerProcess, method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${server.url}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${key}`, ...(body !== undefined && { 'content-type': 'application/json' }) },
-      ...(body !== undefined && { body: JSON.stringify(body) }),
-    });
-    return { status: response.status, body: (await response.json()) as Body };
-  };
+  const call = (server: ServerProcess, method: string, path: string, body?: unknown) => callServer(server, key, method, path, body);
   const begin = async (server: ServerProcess) => {
     const subject = (await call(server, 'POST', '/v1/nature/subjects', validSubject())).body;
     const assessment = (await call(server, 'POST', `/v1/nature/subjects/${subject.id}/assessments`, {})).body;

@@ -2,10 +2,9 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Body } from '../support/api-client.js';
 import { eventually } from '../support/eventually.js';
 import { knownResponses } from '../support/known-answers.js';
-import { type ServerProcess, runCli, serverPool } from '../support/processes.js';
+import { type ServerProcess, callServer, runCli, serverPool } from '../support/processes.js';
 import { tempDir } from '../support/temp-dir.js';
 import { validSubject } from '../support/test-app.js';
 
@@ -26,14 +25,7 @@ describe('nature profiles rebuild, as its own process', () => {
     await pool.killAll();
     dir.cleanup();
   });
-  const call = async (server: ServerProcess, method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${server.url}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${key}`, ...(body !== undefined && { 'content-type': 'application/json' }) },
-      ...(body !== undefined && { body: JSON.stringify(body) }),
-    });
-    return { status: response.status, body: (await response.json()) as Body };
-  };
+  const call = (server: ServerProcess, method: string, path: string, body?: unknown) => callServer(server, key, method, path, body);
   /** How many assessments the log says were rescored, read beside the running processes. */
   const rescoredSoFar = () => {
     const db = new Database(join(dir.path, 'sandbox.events.db'), { readonly: true });

@@ -80,3 +80,14 @@ export function serverPool(env: () => Record<string, string>) {
     },
   };
 }
+
+/** A JSON request to a server process with a key, as a caller sends it over real HTTP. */
+export async function callServer(server: ServerProcess, key: string, method: string, path: string, body?: unknown) {
+  const response = await fetch(`${server.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, ...(body !== undefined && { 'content-type': 'application/json' }) },
+    ...(body !== undefined && { body: JSON.stringify(body) }),
+  });
+  // Response bodies are checked field by field; their static type adds nothing.
+  return { status: response.status, body: (await response.json()) as Record<string, any> };
+}
