@@ -13,18 +13,23 @@ export class CachedDataKeys implements DataKeyStore {
 
   constructor(private readonly store: DataKeyStore) {}
 
-  keyFor(subjectId: string): Promise<Buffer> {
-    return this.store.keyFor(subjectId);
+  async keyFor(subjectId: string): Promise<Buffer> {
+    const key = await this.store.keyFor(subjectId);
+    this.remember(subjectId, key);
+    return key;
   }
 
   async find(subjectId: string): Promise<Buffer | undefined> {
-    const now = Date.now();
     const cached = this.cache.get(subjectId);
-    if (cached !== undefined && cached.until > now) return cached.key;
+    if (cached !== undefined && cached.until > Date.now()) return cached.key;
     const key = await this.store.find(subjectId);
-    if (this.cache.size >= MAX_ENTRIES) this.cache.clear();
-    this.cache.set(subjectId, { key, until: now + TTL_MS });
+    this.remember(subjectId, key);
     return key;
+  }
+
+  private remember(subjectId: string, key: Buffer | undefined): void {
+    if (this.cache.size >= MAX_ENTRIES) this.cache.clear();
+    this.cache.set(subjectId, { key, until: Date.now() + TTL_MS });
   }
 
   async destroy(subjectId: string, at: string): Promise<void> {

@@ -9,7 +9,7 @@ interface PersonalData {
 }
 
 function personal(data: unknown): data is PersonalData {
-  return typeof data === 'object' && data !== null && 'pii' in data && data.pii !== null;
+  return typeof data === 'object' && data !== null && 'pii' in data && data.pii !== null && data.pii !== undefined;
 }
 
 /**

@@ -79,6 +79,56 @@ export function readModelStoreContract(adapter: string, open: () => Promise<Read
       expect((await store.list('things', { limit: 100 })).data).toHaveLength(5);
     });
 
+    it('blanks every matching document for an erasure: only the kept fields and `set` stay', async () => {
+      await store.commit('p', 1n, [
+        { collection: 'things', id: 'thg_a', doc: { id: 'thg_a', tag: 'sub_x', status: 'done', name: 'Ada', nested: { email: 'a@x' } } },
+        { collection: 'things', id: 'thg_b', doc: { id: 'thg_b', tag: 'sub_x', name: 'Ada again', answers: [1, 2] } },
+        { collection: 'things', id: 'thg_c', doc: { id: 'thg_c', tag: 'sub_y', status: 'done', name: 'Bob' } },
+        { collection: 'others', id: 'thg_a', doc: { id: 'thg_a', tag: 'sub_x', name: 'Ada elsewhere' } },
+      ]);
+      await store.commit('p', 2n, [{ collection: 'things', where: { tag: 'sub_x' }, keep: ['id', 'tag', 'status'], set: { erased: true, note: { by: 'erasure' } } }]);
+      expect(await store.checkpoint('p')).toBe(2n);
+      // A kept field the document lacks stays absent; `id` stays even when not asked for.
+      expect(await store.get('things', 'thg_a')).toEqual({ id: 'thg_a', tag: 'sub_x', status: 'done', erased: true, note: { by: 'erasure' } });
+      expect(await store.get('things', 'thg_b')).toEqual({ id: 'thg_b', tag: 'sub_x', erased: true, note: { by: 'erasure' } });
+      expect(await store.get('things', 'thg_c')).toEqual({ id: 'thg_c', tag: 'sub_y', status: 'done', name: 'Bob' });
+      expect(await store.get('others', 'thg_a')).toEqual({ id: 'thg_a', tag: 'sub_x', name: 'Ada elsewhere' });
+      // Blanked documents are still listed, and still found by a kept field.
+      const listed = await store.list('things', { limit: 10, where: { tag: 'sub_x' } });
+      expect(listed.data.map((d) => d.id)).toEqual(['thg_b', 'thg_a']);
+    });
+
+    it('keeps `id` when a blanking keeps nothing, and blanks nothing when nothing matches', async () => {
+      await store.commit('p', 1n, [{ collection: 'things', id: 'thg_a', doc: { id: 'thg_a', tag: 'sub_x', name: 'Ada' } }]);
+      await store.commit('p', 2n, [{ collection: 'things', where: { tag: 'sub_x' }, keep: [], set: { erased: true } }]);
+      expect(await store.get('things', 'thg_a')).toEqual({ id: 'thg_a', erased: true });
+      await store.commit('p', 3n, [{ collection: 'things', where: { tag: 'sub_nobody' }, keep: ['id'], set: { erased: true } }]);
+      expect(await store.checkpoint('p')).toBe(3n);
+      expect((await store.list('things', { limit: 10 })).data).toEqual([{ id: 'thg_a', erased: true }]);
+    });
+
+    it('blanks idempotently: the same erasure replayed leaves the same documents', async () => {
+      await putAll();
+      const erase = () => store.commit('p', 6n, [{ collection: 'things', where: { tag: 'even' }, keep: ['id', 'tag'], set: { erased: true } }]);
+      await erase();
+      await erase();
+      expect((await store.list('things', { limit: 10 })).data).toEqual([
+        { id: 'thg_04', tag: 'even', erased: true },
+        { id: 'thg_03', tag: 'odd', n: 3 },
+        { id: 'thg_02', tag: 'even', erased: true },
+        { id: 'thg_01', tag: 'odd', n: 1 },
+        { id: 'thg_00', tag: 'even', erased: true },
+      ]);
+    });
+
+    it('purges', async () => {
+      await putAll();
+      await store.commit('p', 6n, [{ collection: 'things', where: { tag: 'odd' }, keep: ['id'], set: { erased: true } }]);
+      await expect(store.purge()).resolves.toBeUndefined();
+      expect(await store.get('things', 'thg_01')).toEqual({ id: 'thg_01', erased: true });
+      expect(await store.get('things', 'thg_00')).toEqual({ id: 'thg_00', tag: 'even', n: 0 });
+    });
+
     it('lists newest id first, pages with starting_after and ending_before, and filters on a field', async () => {
       await putAll();
       const first = await store.list('things', { limit: 2 });

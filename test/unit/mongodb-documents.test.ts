@@ -1,6 +1,6 @@
 import { BSON } from 'mongodb';
 import { describe, expect, it } from 'vitest';
-import { fromStored, guardedDeleteFilter, guardedReplace, positionKey, toStored } from '../../src/adapters/mongodb/documents.js';
+import { blanking, fromStored, guardedDeleteFilter, guardedReplace, positionKey, toStored } from '../../src/adapters/mongodb/documents.js';
 
 describe('MongoDB read-model documents (no server)', () => {
   it('stores positions as fixed-width strings that sort like the bigints, up to 128 bits', () => {
@@ -35,6 +35,18 @@ describe('MongoDB read-model documents (no server)', () => {
     ]);
     // A pipeline update must survive BSON as sent to the server.
     expect(BSON.deserialize(BSON.serialize({ u: guardedReplace(stored) })).u).toEqual(guardedReplace(stored));
+  });
+
+  it('blanks a document with a pipeline: _id and the kept fields projected, `set` as literals, the position moved', () => {
+    const set = { erased: true, note: { $where: 'x' }, label: '$name' };
+    const pipeline = blanking(['id', 'subject_id', 'status'], set, 12n);
+    expect(pipeline).toEqual([
+      // `id` is the document's _id in MongoDB, so it is not projected as a field of its own.
+      { $project: { _id: 1, subject_id: 1, status: 1 } },
+      { $set: { erased: { $literal: true }, note: { $literal: { $where: 'x' } }, label: { $literal: '$name' }, _position: positionKey(12n) } },
+    ]);
+    expect(blanking([], {}, 0n)).toEqual([{ $project: { _id: 1 } }, { $set: { _position: positionKey(0n) } }]);
+    expect(BSON.deserialize(BSON.serialize({ u: pipeline })).u).toEqual(pipeline);
   });
 
   it('deletes only when no newer event has written the document', () => {

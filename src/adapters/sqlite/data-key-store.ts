@@ -41,7 +41,7 @@ export class SqliteDataKeyStore implements DataKeyStore {
     };
   }
 
-  keyFor(subjectId: string): Promise<Buffer> {
+  async keyFor(subjectId: string): Promise<Buffer> {
     const key = this.db
       .transaction(() => {
         const row = this.statements.get.get(subjectId);
@@ -50,7 +50,7 @@ export class SqliteDataKeyStore implements DataKeyStore {
       })
       .immediate();
     if (key === null) throw new SubjectErasedError(subjectId);
-    return Promise.resolve(key);
+    return key;
   }
 
   find(subjectId: string): Promise<Buffer | undefined> {
