@@ -10,6 +10,8 @@ const MAX_ENTRIES = 10_000;
  */
 export class CachedDataKeys implements DataKeyStore {
   private readonly cache = new Map<string, { key: Buffer | undefined; until: number }>();
+  /** Made once and never changed, so asked for once. */
+  private secret: Promise<Buffer> | undefined;
 
   constructor(private readonly store: DataKeyStore) {}
 
@@ -33,13 +35,16 @@ export class CachedDataKeys implements DataKeyStore {
   }
 
   async destroy(subjectId: string, at: string): Promise<void> {
-    this.cache.delete(subjectId);
     await this.store.destroy(subjectId, at);
     this.cache.delete(subjectId);
   }
 
   environmentSecret(): Promise<Buffer> {
-    return this.store.environmentSecret();
+    this.secret ??= this.store.environmentSecret().catch((error: unknown) => {
+      this.secret = undefined;
+      throw error;
+    });
+    return this.secret;
   }
 
   ping(): Promise<void> {
