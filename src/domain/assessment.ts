@@ -164,7 +164,7 @@ export function evolveAssessment(state: AssessmentState, event: AssessmentEvent)
 }
 
 /** The version whose profile is served for the assessment: the active version's if it has one, else the completion's. */
-export function servedVersion(assessment: Pick<Assessment, 'profiles' | 'scoring_version'>, activeVersion: string | undefined): string | null {
+export function servedVersion(assessment: { profiles: Record<string, unknown>; scoring_version: string | null }, activeVersion: string | undefined): string | null {
   return activeVersion !== undefined && activeVersion in assessment.profiles ? activeVersion : assessment.scoring_version;
 }
 

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { servedVersion } from '../../domain/assessment.js';
 import { intelligences, natures } from '../../scoring/constructs.js';
 import type { Document, ReadModelStore } from '../../ports/read-models.js';
 import { ProblemError } from '../problem.js';
@@ -57,9 +58,12 @@ function staged(doc: Document, { activated }: Serving): boolean {
   return doc.origin === 'rebuild' && !activated.includes(doc.scoring_version as string);
 }
 
-/** The profile served for one assessment: the active version's if it has one, else the completion's. */
+/** The profile served among one assessment's, by the domain's rule. Documents written before rebuilds existed have no origin: completions. */
 function servedAmong(docs: Document[], { active }: Serving): Document | undefined {
-  return docs.find((doc) => active !== undefined && doc.scoring_version === active) ?? docs.find((doc) => doc.origin === 'completion');
+  const byVersion = Object.fromEntries(docs.map((doc) => [doc.scoring_version as string, doc]));
+  const completion = docs.find((doc) => doc.origin !== 'rebuild');
+  const version = servedVersion({ profiles: byVersion, scoring_version: (completion?.scoring_version as string | undefined) ?? null }, active);
+  return version === null ? undefined : byVersion[version];
 }
 
 function toProfileResource(doc: Document, served: Document, livemode: boolean): ProfileResource {
