@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { externalIdStream } from '../../domain/subject.js';
 import type { DataKeyStore } from '../../ports/data-keys.js';
 import { isEnvelope, seal } from '../../privacy/pii-envelope.js';
@@ -24,7 +23,7 @@ interface Row {
  * then drops the old plaintext pages. Returns how many events changed (0 for a log already in format 1).
  */
 export async function encryptLegacyLog(path: string, synchronous: Synchronous, keys: DataKeyStore): Promise<number> {
-  if (!existsSync(path)) return 0;
+  // A log created here starts in the current format, so no later start has to scan it.
   const db = openDatabase(path, synchronous);
   try {
     if ((db.pragma('user_version', { simple: true }) as number) >= FORMAT) return 0;
@@ -51,10 +50,12 @@ export async function encryptLegacyLog(path: string, synchronous: Synchronous, k
       }
     }
     db.transaction(() => {
-      db.exec('DROP TRIGGER IF EXISTS events_are_never_updated');
-      const update = db.prepare<[string, string, number]>('UPDATE events SET stream_name = ?, data = ? WHERE position = ?');
-      for (const change of changes) update.run(change.stream_name, change.data, change.position);
-      if (hasLog) db.exec(APPEND_ONLY);
+      if (changes.length > 0) {
+        db.exec('DROP TRIGGER IF EXISTS events_are_never_updated');
+        const update = db.prepare<[string, string, number]>('UPDATE events SET stream_name = ?, data = ? WHERE position = ?');
+        for (const change of changes) update.run(change.stream_name, change.data, change.position);
+        db.exec(APPEND_ONLY);
+      }
       db.pragma(`user_version = ${FORMAT}`);
     }).immediate();
     if (changes.length > 0) {
