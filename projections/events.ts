@@ -4,10 +4,7 @@ import type { Projection } from './projection.js';
 
 type Handled = ScoringCompleted | ProfileUpdated;
 
-/**
- * The `events` collection: the event objects callers receive by webhook and may list to catch up. They
- * carry ids only, nothing personal; `subject_id` sits beside them so deliveries can tell an erased subject's.
- */
+/** The `events` collection: the event objects callers receive by webhook and may list to catch up. Ids only, nothing personal. */
 export const eventsProjection: Projection = {
   name: 'events',
   collection: 'events',
@@ -17,14 +14,13 @@ export const eventsProjection: Projection = {
     const event = recorded as unknown as Handled;
     const { event_id, subject_id, assessment_id, profile_id } = event.data;
     if (event.type === 'ScoringCompleted') {
-      return { id: event_id, type: 'nature.assessment.completed', created_at: event.data.completed_at, subject_id, data: { profile_id, assessment_id, subject_id } };
+      return { id: event_id, type: 'nature.assessment.completed', created_at: event.data.completed_at, data: { profile_id, assessment_id, subject_id } };
     }
     const { previous_profile_id, scoring_version, updated_at } = event.data;
     return {
       id: event_id,
       type: 'nature.profile.updated',
       created_at: updated_at,
-      subject_id,
       data: { profile_id, previous_profile_id, assessment_id, subject_id, scoring_version },
     };
   },

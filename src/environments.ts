@@ -95,10 +95,10 @@ async function upgradeSqliteLog(config: Config, environment: Environment, dataKe
 }
 
 /** The environment's read models on the configured backend. */
-export function openReadModels(config: Config, environment: Environment): Promise<ReadModelStore> | ReadModelStore {
+export async function openReadModels(config: Config, environment: Environment): Promise<ReadModelStore> {
   const name = storeNames[environment];
   return config.readModels.kind === 'mongodb'
-    ? MongoReadModelStore.connect(config.readModels.url, `nature_${name}`, indexedFields)
+    ? await MongoReadModelStore.connect(config.readModels.url, `nature_${name}`, indexedFields)
     : // Read models are rebuilt from the log, so they need not survive power loss: NORMAL is enough.
       new SqliteReadModelStore(join(config.dataDir, `${name}.read.db`), 'NORMAL', indexedFields);
 }

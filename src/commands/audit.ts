@@ -11,7 +11,8 @@ import { fold } from './handle-command.js';
  * personal values null.
  */
 export async function subjectHistory(events: EventStore, subjectId: string, now: Date): Promise<AuditEntry[]> {
-  const subject = await events.readStream(subjectStream(subjectId));
+  const own = subjectStream(subjectId);
+  const subject = await events.readStream(own);
   if (subject.revision === -1n) throw new DomainError('not_found', `No subject ${subjectId}.`);
   const sources = [...subject.events];
   const expiries: AuditEntry[] = [];
@@ -22,10 +23,14 @@ export async function subjectHistory(events: EventStore, subjectId: string, now:
     const expired = state && expiryAudit(state, now);
     if (expired) expiries.push(expired);
   }
-  const logged = sources
+  const history = sources
     .sort((a, b) => (a.position < b.position ? -1 : a.position > b.position ? 1 : 0))
-    .flatMap((source) => (source.streamName === subject.events[0]!.streamName ? subjectAudit(source) : assessmentAudit(source)) ?? []);
-  // Stable: an expiry goes after every event recorded before its time.
-  return [...logged, ...expiries].sort((a, b) => (a.occurred_at < b.occurred_at ? -1 : a.occurred_at > b.occurred_at ? 1 : 0));
+    .flatMap((source) => (source.streamName === own ? subjectAudit(source) : assessmentAudit(source)) ?? []);
+  // The log's order stands; an expiry goes in before the first event recorded after its time.
+  for (const expiry of expiries) {
+    const later = history.findIndex((entry) => entry.occurred_at > expiry.occurred_at);
+    history.splice(later === -1 ? history.length : later, 0, expiry);
+  }
+  return history;
 }
 

@@ -91,7 +91,6 @@ export async function rebuildProfiles(
 /** The log's completions in log order, read onward from where the last call stopped. */
 class CompletionScan {
   readonly all: Completion[] = [];
-  private readonly seen = new Set<string>();
   private after: bigint | undefined;
 
   constructor(private readonly log: EventStore) {}
@@ -103,10 +102,8 @@ class CompletionScan {
       const page = await this.log.readAll({ ...(this.after !== undefined && { after: this.after }), limit: PAGE });
       for (const event of page) {
         this.after = event.position;
-        const { assessment_id } = event.data as ScoringCompleted['data'];
-        if (event.type !== 'ScoringCompleted' || this.seen.has(assessment_id)) continue;
-        this.seen.add(assessment_id);
-        found.push({ assessment_id, position: event.position });
+        // Scoring is exactly once, so each assessment completes once in the log.
+        if (event.type === 'ScoringCompleted') found.push({ assessment_id: (event.data as ScoringCompleted['data']).assessment_id, position: event.position });
       }
       if (page.length < PAGE) break;
     }

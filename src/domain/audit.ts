@@ -17,17 +17,20 @@ export interface AuditEntry {
   data: Record<string, unknown>;
 }
 
-export type AuditType =
-  | 'subject.created'
-  | 'consent.recorded'
-  | 'assessment.started'
-  | 'responses.submitted'
-  | 'assessment.abandoned'
-  | 'assessment.expired'
-  | 'assessment.scored'
-  | 'profile.rescored'
-  | 'profile.updated'
-  | 'subject.erased';
+export const auditTypes = [
+  'subject.created',
+  'consent.recorded',
+  'assessment.started',
+  'responses.submitted',
+  'assessment.abandoned',
+  'assessment.expired',
+  'assessment.scored',
+  'profile.rescored',
+  'profile.updated',
+  'subject.erased',
+] as const;
+
+export type AuditType = (typeof auditTypes)[number];
 
 /** What the audit needs of a recorded event. */
 export interface AuditSource {

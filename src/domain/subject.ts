@@ -105,16 +105,17 @@ export function evolveSubject(state: SubjectState, event: SubjectEvent): Subject
   }
 }
 
-function erasedError(state: Extract<SubjectState, { status: 'erased' }>): DomainError {
-  return new DomainError('subject_erased', `The subject ${state.id} was erased at ${state.erased_at}; its personal data is gone for good.`, {
-    subject_id: state.id,
+/** What any request about an erased subject is told. */
+export function subjectErasedError(subjectId: string, erasedAt: string): DomainError {
+  return new DomainError('subject_erased', `The subject ${subjectId} was erased at ${erasedAt}; its personal data is gone for good.`, {
+    subject_id: subjectId,
   });
 }
 
 /** A subject that can be acted on; erased and unknown subjects refuse every command with their own error. */
 export function activeSubject(state: SubjectState): Extract<SubjectState, { status: 'active' }> {
   if (state.status === 'none') throw new DomainError('not_found', 'No such subject.');
-  if (state.status === 'erased') throw erasedError(state);
+  if (state.status === 'erased') throw subjectErasedError(state.id, state.erased_at);
   return state;
 }
 
@@ -132,7 +133,7 @@ export interface CreateSubject {
 }
 
 export function decideCreateSubject(state: SubjectState, command: CreateSubject): SubjectEvent[] {
-  if (state.status === 'erased') throw erasedError(state);
+  if (state.status === 'erased') throw subjectErasedError(state.id, state.erased_at);
   if (state.status !== 'none') {
     throw new DomainError('subject_exists', 'A subject with this external_subject_id already exists.', {
       subject_id: state.id,

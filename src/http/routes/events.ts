@@ -3,12 +3,11 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { newId } from '../../domain/ids.js';
 import { eventTypes } from '../../domain/webhook-endpoint.js';
-import type { EventData } from '../../webhooks/event-object.js';
-import { requireSubject } from './subjects.js';
-import { eventObject } from '../../webhooks/event-object.js';
+import { type EventData, eventObject } from '../../webhooks/event-object.js';
 import { listOf, listPage, listQuery } from '../lists.js';
 import { ProblemError } from '../problem.js';
 import { problems, timestamp } from '../schemas.js';
+import { requireSubject } from './subjects.js';
 
 const eventResource = z
   .object({

@@ -3,6 +3,8 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { subjectHistory } from '../../commands/audit.js';
 import { createSubject, eraseSubject } from '../../commands/subjects.js';
+import { auditTypes } from '../../domain/audit.js';
+import { subjectErasedError } from '../../domain/subject.js';
 import { listOf, listPage, listQuery, pageOf } from '../lists.js';
 import { metadataInput, metadataOutput } from '../metadata.js';
 import { ProblemError } from '../problem.js';
@@ -54,31 +56,16 @@ const subjectIdParams = z.strictObject({ id: z.string().describe('The subject id
  */
 export async function requireSubject(readModels: ReadModelStore, id: string): Promise<Document> {
   const doc = await readModels.get('subjects', id);
-  if (doc?.status === 'erased') throw erasedProblem(id, doc.erased_at as string);
+  if (doc?.status === 'erased') throw subjectErasedError(id, doc.erased_at as string);
   if (doc?.status !== 'active') throw new ProblemError('not_found', `No subject ${id}.`);
   return doc;
-}
-
-export function erasedProblem(id: string, erasedAt: string): ProblemError {
-  return new ProblemError('subject_erased', `The subject ${id} was erased at ${erasedAt}; its personal data is gone for good.`, { subject_id: id });
 }
 
 const auditEntry = z
   .object({
     id: z.string().describe("The log event's id; <assessment id>:expired for an expiry."),
     object: z.literal('audit_entry'),
-    type: z.enum([
-      'subject.created',
-      'consent.recorded',
-      'assessment.started',
-      'responses.submitted',
-      'assessment.abandoned',
-      'assessment.expired',
-      'assessment.scored',
-      'profile.rescored',
-      'profile.updated',
-      'subject.erased',
-    ]),
+    type: z.enum(auditTypes),
     occurred_at: timestamp,
     assessment_id: z.string().nullable(),
     key_id: z.string().nullable().describe('The API key that made the request (key_…); null for what the service did itself.'),
