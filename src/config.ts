@@ -29,6 +29,8 @@ const schema = z.object({
   NATURE_SQLITE_SYNCHRONOUS: z.enum(['FULL', 'NORMAL']).default('FULL'),
   NATURE_WEBHOOK_RETRY_SCHEDULE: durations.prefault('5s,5m,30m,2h,5h,10h,10h'),
   NATURE_WEBHOOK_TIMEOUT_MS: z.string().regex(/^\d+$/, 'must be a whole number').transform(Number).pipe(z.number().int().min(100).max(60_000)).default(10_000),
+  NATURE_RATE_LIMIT_PER_SECOND: z.string().regex(/^\d+$/, 'must be a whole number').transform(Number).pipe(z.number().int().min(1).max(1_000_000)).default(100),
+  NATURE_RATE_LIMIT_BURST: z.string().regex(/^\d+$/, 'must be a whole number').transform(Number).pipe(z.number().int().min(1).max(1_000_000)).default(200),
   NATURE_SCORING_VERSION: z.enum(scoringVersions).default(NEWEST_SCORING_VERSION),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
@@ -43,6 +45,8 @@ export interface Config {
   sqliteSynchronous: 'FULL' | 'NORMAL';
   bus: { kind: 'local' } | { kind: 'nats'; url: string };
   webhooks: { retryScheduleMs: number[]; timeoutMs: number };
+  /** Per API key (and per client address before a key is known): a token bucket. */
+  rateLimit: { perSecond: number; burst: number };
   /** What new completions are scored with. */
   scoringVersion: string;
   logLevel: z.infer<typeof schema>['LOG_LEVEL'];
@@ -82,6 +86,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sqliteSynchronous: settings.NATURE_SQLITE_SYNCHRONOUS,
     bus: settings.NATURE_BUS === 'nats' ? { kind: 'nats', url: settings.NATS_URL! } : { kind: 'local' },
     webhooks: { retryScheduleMs: settings.NATURE_WEBHOOK_RETRY_SCHEDULE, timeoutMs: settings.NATURE_WEBHOOK_TIMEOUT_MS },
+    rateLimit: { perSecond: settings.NATURE_RATE_LIMIT_PER_SECOND, burst: settings.NATURE_RATE_LIMIT_BURST },
     scoringVersion: settings.NATURE_SCORING_VERSION,
     logLevel: settings.LOG_LEVEL,
   };
