@@ -26,7 +26,8 @@ export async function createEndpoint(
 ): Promise<WebhookEndpoint> {
   const created: WebhookEndpointCreated = {
     type: 'WebhookEndpointCreated',
-    data: { endpoint_id: newId('whe'), ...input, secret: newSecret(), created_at: now.toISOString() },
+    // A type listed twice is listened to once: the first mention keeps its place.
+    data: { endpoint_id: newId('whe'), ...input, enabled_events: [...new Set(input.enabled_events)], secret: newSecret(), created_at: now.toISOString() },
   };
   const appended = await env.events.appendToStream(endpointStream(created.data.endpoint_id), toNewEvents([created], metadata), 'no_stream');
   await env.projector.waitFor(appended.position, READ_YOUR_WRITES_TIMEOUT_MS);

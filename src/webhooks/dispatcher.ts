@@ -1,8 +1,10 @@
 import type { Logger } from 'pino';
 import type { EventMessage } from '../../projections/publisher.js';
 import { attemptsSoFar, disableEndpoint, recordAttempt } from '../commands/webhooks.js';
+import { assessmentStream } from '../domain/assessment.js';
+import { newId } from '../domain/ids.js';
 import { judgeAttempt } from '../domain/webhook-delivery.js';
-import { type EventType, type WebhookEndpoint, subscribes } from '../domain/webhook-endpoint.js';
+import { type EventType, type WebhookEndpoint, endpointStream, subscribes } from '../domain/webhook-endpoint.js';
 import type { Bus, BusMessage, Handler, Outcome, Topic } from '../ports/bus.js';
 import type { EventStore } from '../ports/event-store.js';
 import type { Document, ReadModelStore } from '../ports/read-models.js';
@@ -22,6 +24,16 @@ interface DeliveryMessage {
   endpoint_id: string;
 }
 
+/**
+ * Queues an event again: fanned out as at first, or straight to one endpoint. The id is fresh each time,
+ * so the bus does not drop it as a repeat of the first publish.
+ */
+export async function queueRedelivery(bus: Bus, eventId: string, endpointId?: string): Promise<void> {
+  const id = `${eventId}:redeliver:${newId('req')}`;
+  if (endpointId === undefined) return bus.publish('events', id, { event_id: eventId } satisfies EventMessage);
+  return bus.publish('deliveries', `${id}:${endpointId}`, { event_id: eventId, endpoint_id: endpointId } satisfies DeliveryMessage);
+}
+
 /** How soon to look again for a document the projector has not written yet: a little later each time. */
 function notYetProjected(message: BusMessage): Outcome {
   return { kind: 'retry', delayMs: Math.min(250 * message.deliveryCount, 10_000) };
@@ -29,12 +41,15 @@ function notYetProjected(message: BusMessage): Outcome {
 
 /**
  * Delivers the environment's events to its endpoints. An `events` message fans out into one
- * `deliveries` message per subscribed endpoint (ids derived from the event message, so a repeat fans
- * out to the same ids); each delivery is one signed POST, recorded, then acked, retried later or dead.
+ * `deliveries` message per subscribed endpoint registered before the event (ids derived from the event
+ * message, so a repeat fans out to the same ids); each delivery is one signed POST, recorded, then acked,
+ * retried later or dead.
  */
 export class WebhookDispatcher {
   private readonly abort = new AbortController();
   private running: Promise<unknown> | undefined;
+  /** Each endpoint's registration position in the log: it never changes, so it is read once. */
+  private readonly registrations = new Map<string, bigint>();
 
   constructor(
     private readonly services: { events: EventStore; readModels: ReadModelStore; bus: Bus; livemode: boolean },
@@ -73,8 +88,12 @@ export class WebhookDispatcher {
     const event = await this.services.readModels.get('events', event_id);
     if (!event) return notYetProjected(message);
     if (await this.subjectErased(event)) return { kind: 'ack' };
+    const happenedAt = await this.logPosition(event);
     for (const endpoint of await this.enabledEndpoints()) {
       if (!subscribes(endpoint, event.type as EventType)) continue;
+      // The fan-out may run long after the event (the bus or dispatcher lagging, a redelivery): an endpoint
+      // gets the events that follow its registration in the log, whenever they are fanned out.
+      if ((await this.registeredAt(endpoint.id)) > happenedAt) continue;
       const delivery: DeliveryMessage = { event_id, endpoint_id: endpoint.id };
       await this.services.bus.publish('deliveries', `${message.id}:${endpoint.id}`, delivery);
     }
@@ -87,6 +106,25 @@ export class WebhookDispatcher {
     if (subject?.status !== 'erased') return false;
     this.logger.info({ event_id: event.id }, 'webhook delivery cancelled: the subject was erased');
     return true;
+  }
+
+  /** The log position of the ScoringCompleted or ProfileUpdated that is the event: both are in its assessment's stream. */
+  private async logPosition(event: Document): Promise<bigint> {
+    const { events } = await this.services.events.readStream(assessmentStream((event.data as EventData).assessment_id));
+    const recorded = events.find((e) => (e.type === 'ScoringCompleted' || e.type === 'ProfileUpdated') && (e.data as { event_id: string }).event_id === event.id);
+    if (!recorded) throw new Error(`event ${event.id} is not in its assessment's stream`);
+    return recorded.position;
+  }
+
+  private async registeredAt(endpointId: string): Promise<bigint> {
+    let position = this.registrations.get(endpointId);
+    if (position === undefined) {
+      const created = (await this.services.events.readStream(endpointStream(endpointId))).events[0];
+      if (!created) throw new Error(`webhook endpoint ${endpointId} has no registration in the log`);
+      position = created.position;
+      this.registrations.set(endpointId, position);
+    }
+    return position;
   }
 
   private async enabledEndpoints(): Promise<WebhookEndpoint[]> {

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { RESPONSE_EXCERPT_BYTES, type SendResult } from '../domain/webhook-delivery.js';
-import { guardedLookup } from './address-guard.js';
+import { guardedLookup, hostProblem } from './address-guard.js';
 
 export interface Delivery {
   url: string;
@@ -17,10 +17,16 @@ export interface Sent extends SendResult {
   response_excerpt: string | null;
 }
 
-/** One POST. Never follows a redirect; a timeout, refusal or reset is an error, not a throw. */
+/**
+ * One POST. Never follows a redirect; a timeout, refusal or reset is an error, not a throw. The host is
+ * judged again by the rules in force now: a literal address is connected to without any lookup, and an
+ * endpoint may predate a rule.
+ */
 export function send(delivery: Delivery): Promise<Sent> {
   const started = performance.now();
   const url = new URL(delivery.url);
+  const refused = hostProblem(url, delivery.livemode);
+  if (refused) return Promise.resolve({ status_code: null, error: `refused: ${refused}`, duration_ms: 0, response_excerpt: null });
   const client = url.protocol === 'https:' ? https : http;
   return new Promise((resolve) => {
     let settled = false;

@@ -1,10 +1,12 @@
+import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Bus } from '../../src/ports/bus.js';
+import { WebhookDispatcher } from '../../src/webhooks/dispatcher.js';
 import { eventually } from '../support/eventually.js';
 import { type NatsServer, natsServerPath, startNatsServer } from '../support/nats-server.js';
 import { type Behaviour, receiverPool } from '../support/receiver.js';
 import { type Body, client } from '../support/api-client.js';
 import { type TestApp, openTestApp, validSubject } from '../support/test-app.js';
-
 
 /** Short retries so the whole schedule runs in a test; the production default is 5s, 5m, 30m, 2h, 5h, 10h, 10h. */
 const FAST = { NATURE_WEBHOOK_RETRY_SCHEDULE: '50ms,50ms,50ms', NATURE_WEBHOOK_TIMEOUT_MS: '500' };
@@ -142,9 +144,20 @@ describe('webhook endpoints and delivery rules (embedded bus)', () => {
     ['the cloud metadata address', 'https://169.254.169.254/latest/meta-data'],
     ['a CGNAT address', 'https://100.64.0.1/x'],
     ['an IPv4-mapped private address', 'https://[::ffff:10.0.0.1]/x'],
+    ['an IPv4-mapped loopback', 'https://[::ffff:127.0.0.1]/x'],
+    ['an IPv4-compatible loopback', 'https://[::127.0.0.1]/x'],
+    ['a NAT64 private address', 'https://[64:ff9b::10.0.0.1]/x'],
+    ['a 6to4 loopback', 'https://[2002:7f00:1::]/x'],
+    ['a Teredo address', 'https://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/x'],
     ['localhost', 'https://localhost/x'],
+    ['localhost with its final dot', 'https://localhost./x'],
     ['a single-label name', 'https://metadata/x'],
+    ['a single-label name with its final dot', 'https://metadata./x'],
     ['credentials in the URL', 'https://user:pass@hooks.example.com/x'],
+    ['an empty userinfo', 'https://@hooks.example.com/x'],
+    ['an empty host', 'https:///hooks.example.com/x'],
+    ['a leading space', ' https://hooks.example.com/x'],
+    ['a trailing space', 'https://hooks.example.com/x '],
     ['another scheme', 'ftp://hooks.example.com/x'],
     ['not a URL', 'hooks.example.com'],
   ])('refuses a production endpoint with %s (422)', async (_case, url) => {
@@ -164,13 +177,33 @@ describe('webhook endpoints and delivery rules (embedded bus)', () => {
     expect(response.body.errors).toContainEqual(expect.objectContaining({ path: '/url', message: expect.stringMatching(/loopback/) }));
   });
 
+  it.each([
+    ['an empty host, which a URL parser would read as the host "h"', 'http:///h'],
+    ['a trailing space', 'http://127.0.0.1:3000/x '],
+    ['an IPv4-compatible loopback', 'http://[::127.0.0.1]:3000/x'],
+  ])('refuses a sandbox endpoint with %s (422)', async (_case, url) => {
+    const response = await api.call('POST', '/v1/nature/webhook_endpoints', { url });
+    expect(response.status).toBe(422);
+    expect(response.body).toMatchObject({ code: 'validation_failed', errors: [expect.objectContaining({ path: '/url', in: 'body' })] });
+  });
+
   it('accepts a production endpoint with https and a public name, and a sandbox one on loopback http', async () => {
     expect((await live.call('POST', '/v1/nature/webhook_endpoints', { url: 'https://hooks.example.com/nature' })).status).toBe(201);
+    expect((await live.call('POST', '/v1/nature/webhook_endpoints', { url: 'https://hooks.example.com./nature' })).status).toBe(201);
     expect((await api.call('POST', '/v1/nature/webhook_endpoints', { url: 'http://localhost:3000/hooks' })).status).toBe(201);
+    expect((await api.call('POST', '/v1/nature/webhook_endpoints', { url: 'http://localhost.:3000/hooks' })).status).toBe(201);
+  });
+
+  it('listens to each event type once, however often it is listed', async () => {
+    const created = await api.register('http://127.0.0.1:9/x', ['nature.profile.updated', 'nature.assessment.completed', 'nature.profile.updated']);
+    expect(created.enabled_events).toEqual(['nature.profile.updated', 'nature.assessment.completed']);
+    expect((await api.call('GET', `/v1/nature/webhook_endpoints/${created.id}`)).body.enabled_events).toEqual(['nature.profile.updated', 'nature.assessment.completed']);
   });
 
   it.each([
     ['an unknown event type', { url: 'http://127.0.0.1:9/x', enabled_events: ['nature.profile.deleted'] }, '/enabled_events/0'],
+    ['an unknown event type beside a known one', { url: 'http://127.0.0.1:9/x', enabled_events: ['nature.assessment.completed', 'nature.assessment.completed '] }, '/enabled_events/1'],
+    ['event types that are not a list', { url: 'http://127.0.0.1:9/x', enabled_events: 'nature.assessment.completed' }, '/enabled_events'],
     ['no event types', { url: 'http://127.0.0.1:9/x', enabled_events: [] }, '/enabled_events'],
     ['an unknown field', { url: 'http://127.0.0.1:9/x', secret: 'mine' }, '/secret'],
     ['a missing url', {}, '/url'],
@@ -247,6 +280,10 @@ describe('webhook endpoints and delivery rules (embedded bus)', () => {
     });
     expect(disabled.disabled_reason).toMatch(/410/);
     expect((await api.deliveries(endpoint.id)).map((a) => a.outcome)).toEqual(['endpoint_gone']);
+    const eventId = r.received[0]!.headers['webhook-id'];
+    const redeliver = await api.call('POST', `/v1/nature/events/${eventId}/redeliver`, { endpoint_id: endpoint.id });
+    expect(redeliver.status).toBe(422);
+    expect(redeliver.body).toMatchObject({ code: 'validation_failed', errors: [expect.objectContaining({ path: '/endpoint_id', message: expect.stringMatching(/disabled/) })] });
     const other = await receiver();
     await api.register(other.url);
     await api.completeAssessment();
@@ -268,8 +305,73 @@ describe('webhook endpoints and delivery rules (embedded bus)', () => {
     expect(second!.headers['webhook-id']).toBe(eventId);
     expect(second!.verified.ok).toBe(true);
     expect(second!.body).toBe(first!.body);
+    // An empty object names no endpoint: the same as no body.
+    expect((await api.call('POST', `/v1/nature/events/${eventId}/redeliver`, {})).status).toBe(202);
+    const [, , third] = await r.waitFor(3);
+    expect(third!.headers['webhook-id']).toBe(eventId);
     expect((await api.call('POST', '/v1/nature/events/evt_01M00000000000000000000000/redeliver')).status).toBe(404);
     expect((await api.call('GET', '/v1/nature/events/evt_01M00000000000000000000000')).body.code).toBe('not_found');
+  });
+
+  it('redelivers to the one endpoint the body names, even one registered after the event', async () => {
+    const first = await receiver();
+    const second = await receiver();
+    const firstEndpoint = await api.register(first.url);
+    const secondEndpoint = await api.register(second.url);
+    await api.completeAssessment();
+    const eventId = (await first.waitFor(1))[0]!.headers['webhook-id'] as string;
+    await second.waitFor(1);
+
+    const again = await api.call('POST', `/v1/nature/events/${eventId}/redeliver`, { endpoint_id: secondEndpoint.id });
+    expect(again.status).toBe(202);
+    expect(again.body).toMatchObject({ id: eventId, object: 'event' });
+    expect((await second.waitFor(2))[1]!.headers['webhook-id']).toBe(eventId);
+
+    const later = await receiver();
+    const laterEndpoint = await api.register(later.url);
+    expect((await api.call('POST', `/v1/nature/events/${eventId}/redeliver`, { endpoint_id: laterEndpoint.id })).status).toBe(202);
+    expect((await later.waitFor(1))[0]!.headers['webhook-id']).toBe(eventId);
+
+    // A new event for every endpoint: the first endpoint got the old one once, then only the new one.
+    await api.completeAssessment();
+    await first.waitFor(2);
+    expect(first.received.filter((d) => d.headers['webhook-id'] === eventId)).toHaveLength(1);
+    expect((await api.deliveries(firstEndpoint.id)).filter((a) => a.event_id === eventId)).toHaveLength(1);
+  });
+
+  it.each([
+    ['an unknown field', { endpoint: 'whe_x' }, '/endpoint'],
+    ['an endpoint id that is not a string', { endpoint_id: 5 }, '/endpoint_id'],
+    ['a body that is not an object', ['whe_x'], ''],
+  ])('answers 422 to a redelivery with %s', async (_case, payload, path) => {
+    const r = await receiver();
+    await api.register(r.url);
+    await api.completeAssessment();
+    const eventId = (await r.waitFor(1))[0]!.headers['webhook-id'];
+    const response = await api.call('POST', `/v1/nature/events/${eventId}/redeliver`, payload);
+    expect(response.status).toBe(422);
+    expect(response.body.code).toBe('validation_failed');
+    expect(response.body.errors.map((e: Body) => e.path)).toContain(path);
+  });
+
+  it("refuses a redelivery to an endpoint that does not listen to the event's type (422), or is not in this environment (404)", async () => {
+    const r = await receiver();
+    await api.register(r.url);
+    const updatesOnly = await api.register('http://127.0.0.1:9/updates', ['nature.profile.updated']);
+    const production = (await live.call('POST', '/v1/nature/webhook_endpoints', { url: 'https://hooks.example.com/x' })).body;
+    await api.completeAssessment();
+    const eventId = (await r.waitFor(1))[0]!.headers['webhook-id'];
+    const redeliver = (endpoint_id: string) => api.call('POST', `/v1/nature/events/${eventId}/redeliver`, { endpoint_id });
+
+    const unsubscribed = await redeliver(updatesOnly.id);
+    expect(unsubscribed.status).toBe(422);
+    expect(unsubscribed.body).toMatchObject({ code: 'validation_failed', errors: [expect.objectContaining({ path: '/endpoint_id', in: 'body' })] });
+    expect(unsubscribed.body.errors[0].message).toMatch(/nature\.assessment\.completed/);
+    for (const id of [production.id, 'whe_01M00000000000000000000000']) {
+      const missing = await redeliver(id);
+      expect(missing.status).toBe(404);
+      expect(missing.body.code).toBe('not_found');
+    }
   });
 
   it('answers 404 for the deliveries of an unknown endpoint, and for another environment\'s endpoint', async () => {
@@ -296,5 +398,60 @@ describe('a bus outage', () => {
     const later = await api.call('POST', '/v1/nature/subjects', validSubject());
     expect((await api.call('GET', `/v1/nature/subjects/${later.body.id}`)).status).toBe(200);
     await t.app.close();
+  });
+});
+
+describe('an endpoint registered while delivery lags', () => {
+  it('receives only the events that happen after its registration', async () => {
+    const t = await openTestApp(FAST);
+    const receivers = receiverPool();
+    try {
+      const api = client(t, (await t.mint('test', 'sk')).raw);
+      const events = async (count: number) =>
+        eventually(async () => {
+          const data = (await api.call('GET', '/v1/nature/events')).body.data as Body[];
+          return data.length === count ? data.map((e) => e.id as string).reverse() : undefined;
+        });
+      // Delivery lags behind the log: the dispatcher is stopped while all this happens.
+      await t.envs.test.dispatcher.stop();
+      const early = await receivers.start();
+      const earlyEndpoint = await api.register(early.url);
+      await api.completeAssessment();
+      const [first] = await events(1);
+      // Registered after the first completion is in the log, before any delivery of it.
+      const late = await receivers.start();
+      const lateEndpoint = await api.register(late.url);
+      await api.completeAssessment();
+      const [, second] = await events(2);
+
+      // Delivery resumes; what the fan-out queues for each endpoint is recorded.
+      const queued: { event_id: string; endpoint_id: string }[] = [];
+      const bus = t.envs.test.bus;
+      const recording: Bus = {
+        async publish(topic, id, payload) {
+          if (topic === 'deliveries') queued.push(payload as (typeof queued)[number]);
+          await bus.publish(topic, id, payload);
+        },
+        consume: (topic, handler, options) => bus.consume(topic, handler, options),
+        deadLetters: (topic) => bus.deadLetters(topic),
+        ping: () => bus.ping(),
+        close: () => bus.close(),
+      };
+      const { events: log, readModels, livemode } = t.envs.test;
+      const dispatcher = new WebhookDispatcher({ events: log, readModels, bus: recording, livemode }, { retryScheduleMs: [50], timeoutMs: 500 }, pino({ level: 'silent' }));
+      dispatcher.start();
+      await early.waitFor(2);
+      await late.waitFor(1);
+      // Both fan-outs have run (the early endpoint got both events) and stopping waits for any under way.
+      await dispatcher.stop();
+
+      const ids = (endpointId: string) => queued.filter((d) => d.endpoint_id === endpointId).map((d) => d.event_id).sort();
+      expect(ids(earlyEndpoint.id)).toEqual([first, second].sort());
+      expect(ids(lateEndpoint.id)).toEqual([second]);
+      expect(late.received.map((d) => d.headers['webhook-id'])).toEqual([second]);
+    } finally {
+      await receivers.closeAll();
+      await t.close();
+    }
   });
 });

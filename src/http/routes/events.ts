@@ -1,8 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { newId } from '../../domain/ids.js';
-import { eventTypes } from '../../domain/webhook-endpoint.js';
+import { type EventType, type WebhookEndpoint, eventTypes, subscribes } from '../../domain/webhook-endpoint.js';
+import type { ReadModelStore } from '../../ports/read-models.js';
+import { queueRedelivery } from '../../webhooks/dispatcher.js';
 import { type EventData, eventObject } from '../../webhooks/event-object.js';
 import { listOf, listPage, listQuery } from '../lists.js';
 import { ProblemError } from '../problem.js';
@@ -27,6 +28,24 @@ const eventResource = z
   .meta({ id: 'Event' });
 
 const idParams = z.strictObject({ id: z.string().describe('evt_…') });
+
+/** Optional: fastify reads an absent body as null. */
+const redeliverBody = z
+  .strictObject({ endpoint_id: z.string().optional().describe('whe_…: send the event to this endpoint only, even one registered after the event.') })
+  .nullish();
+
+/** The one endpoint a redelivery names: it must exist here, be enabled and listen to the event's type. */
+async function requireRedeliveryTarget(readModels: ReadModelStore, endpointId: string, type: EventType): Promise<void> {
+  const endpoint = (await readModels.get('webhook_endpoints', endpointId)) as unknown as WebhookEndpoint | undefined;
+  if (!endpoint) throw new ProblemError('not_found', `No webhook endpoint ${endpointId}.`);
+  const reason =
+    endpoint.status !== 'enabled'
+      ? `The endpoint ${endpointId} is disabled: it receives nothing.`
+      : !subscribes(endpoint, type)
+        ? `The endpoint ${endpointId} does not listen to ${type} (see its enabled_events).`
+        : undefined;
+  if (reason) throw new ProblemError('validation_failed', reason, { errors: [{ path: '/endpoint_id', in: 'body', message: reason }] });
+}
 
 export function registerEventRoutes(app: FastifyInstance): void {
   const routes = app.withTypeProvider<ZodTypeProvider>();
@@ -61,9 +80,11 @@ export function registerEventRoutes(app: FastifyInstance): void {
       schema: {
         tags: ['webhooks'],
         summary: 'Send an event again',
-        description: "Queues the event again for the environment's enabled endpoints; 202 with the event. Deliveries keep its webhook-id.",
+        description:
+          "Queues the event again; 202 with the event. Deliveries keep its webhook-id. Without a body: for the environment's enabled endpoints that listen to its type and were registered before it. With `endpoint_id`: for that endpoint only (404 if there is none here, 422 if it is disabled or does not listen to the event's type).",
         params: idParams,
-        response: { 202: eventResource, ...problems(404, 410) },
+        body: redeliverBody,
+        response: { 202: eventResource, ...problems(400, 404, 410, 413, 415, 422) },
       },
     },
     async (request, reply) => {
@@ -71,8 +92,9 @@ export function registerEventRoutes(app: FastifyInstance): void {
       if (!doc) throw new ProblemError('not_found', `No event ${request.params.id}.`);
       // An erased subject's events are not sent again.
       await requireSubject(request.env.readModels, (doc.data as EventData).subject_id);
-      // A fresh message id: the bus must not drop it as a repeat of the first publish.
-      await request.env.bus.publish('events', `${doc.id}:redeliver:${newId('req')}`, { event_id: doc.id });
+      const endpointId = request.body?.endpoint_id;
+      if (endpointId !== undefined) await requireRedeliveryTarget(request.env.readModels, endpointId, doc.type as EventType);
+      await queueRedelivery(request.env.bus, doc.id, endpointId);
       return reply.code(202).send(eventObject(doc, request.env.livemode));
     },
   );

@@ -6,7 +6,7 @@ import { type WebhookEndpoint, eventTypes } from '../../domain/webhook-endpoint.
 import { endpointUrlProblem } from '../../webhooks/address-guard.js';
 import { listOf, listPage, listQuery } from '../lists.js';
 import { ProblemError } from '../problem.js';
-import { problems, timestamp } from '../schemas.js';
+import { problems, text, timestamp } from '../schemas.js';
 
 const endpointFields = {
   id: z.string().describe('whe_…'),
@@ -43,13 +43,15 @@ const deliveryResource = z
   .meta({ id: 'WebhookDelivery' });
 
 const createBody = z.strictObject({
-  url: z.string().max(2048).describe('Production: https and a public address. Sandbox: http and loopback allowed.'),
+  url: text(1, 2048).describe('Taken as written: no whitespace, credentials or empty host. Production: https and a public address. Sandbox: http and loopback allowed.'),
   enabled_events: z
     .array(z.enum(eventTypes))
     .min(1)
     .default(['nature.assessment.completed'])
-    .describe('Default: nature.assessment.completed. Add nature.profile.updated to hear of profiles a rebuild changed.'),
-  description: z.string().max(500).nullable().default(null),
+    .describe(
+      'Default: nature.assessment.completed. Add nature.profile.updated to hear of profiles a rebuild changed. A type listed twice is kept once. Only events after the registration are sent.',
+    ),
+  description: text(0, 500).nullable().default(null),
 });
 
 const idParams = z.strictObject({ id: z.string().describe('whe_…') });
