@@ -7,6 +7,7 @@ import { publisherReactor } from '../projections/publisher.js';
 import { rescoringReactor } from '../projections/rescoring.js';
 import { scoringReactor } from '../projections/scoring.js';
 import { MongoDataKeyStore } from './adapters/mongodb/data-key-store.js';
+import { MongoIdempotencyStore } from './adapters/mongodb/idempotency-store.js';
 import { SqliteDataKeyStore } from './adapters/sqlite/data-key-store.js';
 import { encryptLegacyLog } from './adapters/sqlite/encrypt-legacy-log.js';
 import { EventStoreDbEventStore } from './adapters/eventstoredb/event-store.js';
@@ -14,6 +15,7 @@ import { MongoReadModelStore } from './adapters/mongodb/read-model-store.js';
 import { NatsBus } from './adapters/nats/bus.js';
 import { SqliteBus } from './adapters/sqlite/bus.js';
 import { SqliteEventStore } from './adapters/sqlite/event-store.js';
+import { SqliteIdempotencyStore } from './adapters/sqlite/idempotency-store.js';
 import { SqliteKeyStore } from './adapters/sqlite/key-store.js';
 import { SqliteReadModelStore } from './adapters/sqlite/read-model-store.js';
 import type { Config } from './config.js';
@@ -23,6 +25,7 @@ import type { DataKeyStore } from './ports/data-keys.js';
 import { CachedDataKeys } from './privacy/cached-data-keys.js';
 import { EncryptingEventStore } from './privacy/encrypting-event-store.js';
 import type { EventStore } from './ports/event-store.js';
+import type { IdempotencyStore } from './ports/idempotency.js';
 import type { KeyStore } from './ports/key-store.js';
 import type { ReadModelStore } from './ports/read-models.js';
 import { Projector } from './projector.js';
@@ -39,6 +42,8 @@ export interface EnvironmentServices {
   /** Per-subject data keys, beside the log. */
   dataKeys: DataKeyStore;
   readModels: ReadModelStore;
+  /** Answers kept for Idempotency-Key retries, beside the read models. */
+  idempotency: IdempotencyStore;
   /** Builds the read models; writes wait on it to answer with what they wrote. */
   projector: Projector;
   /**
@@ -103,6 +108,14 @@ export async function openReadModels(config: Config, environment: Environment): 
       new SqliteReadModelStore(join(config.dataDir, `${name}.read.db`), 'NORMAL', indexedFields);
 }
 
+/** The environment's idempotency keys: in MongoDB beside the read models there, else in their own SQLite file. */
+async function openIdempotency(config: Config, environment: Environment): Promise<IdempotencyStore> {
+  const name = storeNames[environment];
+  return config.readModels.kind === 'mongodb'
+    ? await MongoIdempotencyStore.connect(config.readModels.url, `nature_${name}`)
+    : new SqliteIdempotencyStore(join(config.dataDir, `${name}.idempotency.db`), config.sqliteSynchronous);
+}
+
 /** One environment's stores as an operator command uses them, beside a running server; `close` closes them all. */
 export async function openOperatorStores(config: Config, environment: Environment) {
   const { events, raw, dataKeys } = await openLog(config, environment);
@@ -129,6 +142,7 @@ export async function openEnvironments(config: Config, logger: Logger, clock: ()
     const log = logger.child({ environment });
     const { events, raw, dataKeys } = await openLog(config, environment);
     const readModels = await openReadModels(config, environment);
+    const idempotency = await openIdempotency(config, environment);
     const bus: Bus =
       config.bus.kind === 'nats'
         ? await NatsBus.connect({ url: config.bus.url, environment, ackWaitMs: redeliverAfterMs })
@@ -142,7 +156,7 @@ export async function openEnvironments(config: Config, logger: Logger, clock: ()
     ].map((reactor) => new Projector(events, readModels, [], [reactor], log));
     const livemode = environment === 'live';
     const dispatcher = new WebhookDispatcher({ events, readModels, bus, livemode }, config.webhooks, log, clock);
-    return { environment, livemode, events, log: raw, dataKeys, readModels, projector, reactors, bus, dispatcher };
+    return { environment, livemode, events, log: raw, dataKeys, readModels, idempotency, projector, reactors, bus, dispatcher };
   };
   return { test: await open('test'), live: await open('live') };
 }
@@ -165,10 +179,22 @@ export async function closeEnvironments(envs: Environments): Promise<void> {
     await env.events.close();
     await env.dataKeys.close();
     await env.readModels.close();
+    await env.idempotency.close();
   }
 }
 
 /** API keys serve both environments, so they live in one store beside them. */
 export function openKeyStore(config: Config): KeyStore {
   return new SqliteKeyStore(join(config.dataDir, 'keys.db'), config.sqliteSynchronous);
+}
+
+/**
+ * The file that holds the key store, or an environment's log on the SQLite default (undefined on
+ * EventStoreDB): operator commands that read a store check that it exists rather than create it empty.
+ */
+export function sqliteStoreFile(config: Config, store: 'keys'): string;
+export function sqliteStoreFile(config: Config, store: 'keys' | Environment): string | undefined;
+export function sqliteStoreFile(config: Config, store: 'keys' | Environment): string | undefined {
+  if (store === 'keys') return join(config.dataDir, 'keys.db');
+  return config.eventStore.kind === 'sqlite' ? join(config.dataDir, `${storeNames[store]}.events.db`) : undefined;
 }

@@ -1,4 +1,5 @@
 import type { EventStore, RecordedEvent } from '../ports/event-store.js';
+import { parseInstant } from './instant.js';
 
 /**
  * Usage metering: completed assessments per API key and per UTC day or month, straight from the log.
@@ -128,25 +129,7 @@ export interface UsageRangeError {
   message: string;
 }
 
-const INSTANT = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,3}))?Z)?$/;
-const FORMAT = 'must be a date YYYY-MM-DD or a UTC timestamp such as 2026-11-22T00:00:00Z';
-
-/** `YYYY-MM-DD` (midnight UTC) or `YYYY-MM-DDTHH:MM:SS[.sss]Z`; undefined for anything else, impossible dates included. */
-export function parseInstant(value: string): Date | undefined {
-  const match = INSTANT.exec(value);
-  if (!match) return undefined;
-  const [year, month, day, hour = 0, minute = 0, second = 0] = match.slice(1, 7).map((part) => (part === undefined ? undefined : Number(part)));
-  const ms = Number((match[7] ?? '0').padEnd(3, '0'));
-  const at = new Date(Date.UTC(year!, month! - 1, day!, hour, minute, second, ms));
-  const exact =
-    at.getUTCFullYear() === year &&
-    at.getUTCMonth() === month! - 1 &&
-    at.getUTCDate() === day &&
-    at.getUTCHours() === hour &&
-    at.getUTCMinutes() === minute &&
-    at.getUTCSeconds() === second;
-  return exact ? at : undefined;
-}
+const FORMAT = 'must be a date YYYY-MM-DD or a UTC timestamp such as 2026-11-22T00:00:00Z, between 2000 and 2099';
 
 /**
  * The range a caller asked for; defaults: `from` the start of the current UTC month, `to` now,
@@ -156,7 +139,7 @@ export function parseUsageRange(input: UsageRangeInput, now: Date): { range: Usa
   const errors: UsageRangeError[] = [];
   const instant = (field: 'from' | 'to', value: string | undefined, fallback: Date) => {
     if (value === undefined) return fallback;
-    const at = parseInstant(value);
+    const at = parseInstant(value, { dates: true });
     if (at === undefined) errors.push({ field, message: `${field} ${FORMAT}; got ${JSON.stringify(value)}` });
     return at;
   };

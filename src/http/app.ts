@@ -5,8 +5,11 @@ import { newId } from '../domain/ids.js';
 import type { Environments } from '../environments.js';
 import type { KeyStore } from '../ports/key-store.js';
 import { registerAuth } from './auth.js';
-import { frameworkError, registerErrorHandling } from './errors.js';
+import { clientErrorHandler, frameworkError, registerErrorHandling } from './errors.js';
+import { registerIdempotency } from './idempotency.js';
 import { registerOpenApi } from './openapi.js';
+import { registerStrictInput } from './strict-input.js';
+import { type RateLimitSettings, createRateLimiter } from './rate-limit.js';
 import { registerAssessmentRoutes } from './routes/assessments.js';
 import { registerEventRoutes } from './routes/events.js';
 import { registerHealthRoutes } from './routes/health.js';
@@ -20,13 +23,15 @@ export interface AppDependencies {
   logger: Logger;
   keys: KeyStore;
   envs: Environments;
+  /** Per API key; default 100 requests/s with a burst of 200. */
+  rateLimit?: RateLimitSettings;
   /** Time for commands and for deriving `expired`; tests move it. */
   clock?: () => Date;
 }
 
 const BODY_LIMIT_BYTES = 64 * 1024;
 
-export async function buildApp({ logger, keys, envs, clock = () => new Date() }: AppDependencies): Promise<FastifyInstance> {
+export async function buildApp({ logger, keys, envs, rateLimit = { perSecond: 100, burst: 200 }, clock = () => new Date() }: AppDependencies): Promise<FastifyInstance> {
   const app: FastifyInstance = Fastify({
     // pino's Logger is a FastifyBaseLogger; typing the instance plainly keeps route modules generic-free.
     loggerInstance: logger as FastifyInstance['log'],
@@ -35,8 +40,12 @@ export async function buildApp({ logger, keys, envs, clock = () => new Date() }:
     // `__proto__` and `constructor` keys are data here (metadata); nothing merges bodies with [[Set]].
     onProtoPoisoning: 'ignore',
     onConstructorPoisoning: 'ignore',
-    return503OnClosing: true,
+    // Our own 503 while closing is problem+json (errors.ts); fastify's is not.
+    return503OnClosing: false,
     frameworkErrors: frameworkError,
+    clientErrorHandler: clientErrorHandler(logger),
+    // An over-long id reaches its route and gets the same 404 as any unknown id (URLs are bounded by the header limit).
+    routerOptions: { maxParamLength: 16 * 1024 },
   });
   // Bodies are JSON only: anything else is 415, so fastify's default text/plain parser goes.
   app.removeContentTypeParser('text/plain');
@@ -46,7 +55,9 @@ export async function buildApp({ logger, keys, envs, clock = () => new Date() }:
     reply.header('request-id', request.id);
   });
   registerErrorHandling(app);
-  registerAuth(app, keys, envs);
+  registerStrictInput(app);
+  registerAuth(app, keys, envs, await createRateLimiter(app, rateLimit));
+  registerIdempotency(app, clock);
   await registerOpenApi(app);
   registerHealthRoutes(app, envs, keys);
   registerSubjectRoutes(app, clock);

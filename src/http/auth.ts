@@ -3,6 +3,7 @@ import { type ApiKeyRecord, type Scope, hashKey, parseRawKey } from '../domain/a
 import type { EnvironmentServices, Environments } from '../environments.js';
 import type { KeyStore } from '../ports/key-store.js';
 import { ProblemError } from './problem.js';
+import type { RateLimiter } from './rate-limit.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -24,16 +25,25 @@ function scopeFor(method: string): Scope {
   return method === 'GET' || method === 'HEAD' ? 'nature:read' : 'nature:write';
 }
 
-/** Authenticates every non-public request, picks its environment, then checks the route's scope. */
-export function registerAuth(app: FastifyInstance, keys: KeyStore, envs: Environments): void {
+/**
+ * Authenticates every request to a route that needs a key, picks its environment, then checks the route's
+ * scope. Each request counts against its key's rate limit; requests without a valid key (public routes,
+ * unknown routes, bad keys) count against their client address, so a flood of bad keys is limited too.
+ */
+export function registerAuth(app: FastifyInstance, keys: KeyStore, envs: Environments, limit: RateLimiter): void {
   app.decorateRequest('apiKey', null as unknown as ApiKeyRecord);
   app.decorateRequest('env', null as unknown as EnvironmentServices);
-  app.addHook('onRequest', async (request) => {
-    if (PUBLIC_PATHS.test(request.url)) return;
-    const key = await authenticate(request, keys);
+  app.addHook('onRequest', async (request, reply) => {
+    const address = `address:${request.ip}`;
+    // An unknown route answers 404 (or 405) with or without a key.
+    if (PUBLIC_PATHS.test(request.url) || request.is404) return limit(request, reply, address);
+    const key = await authenticate(request, keys).catch(async (error: unknown) => {
+      await limit(request, reply, address);
+      throw error;
+    });
+    await limit(request, reply, `key:${key.id}`);
     request.apiKey = key;
     request.env = envs[key.environment];
-    if (request.is404) return;
     if (key.type === 'pk' && request.routeOptions.config.publishable !== true) {
       throw new ProblemError('insufficient_scope', 'Publishable (pk) keys may only read the item bank; use a secret (sk) key from your server.');
     }

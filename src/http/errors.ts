@@ -1,9 +1,13 @@
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Logger } from 'pino';
+import { newId } from '../domain/ids.js';
 import FindMyWay from 'find-my-way';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { DomainError } from '../domain/errors.js';
 import { SubjectErasedError } from '../ports/data-keys.js';
-import { type FieldError, type ProblemCode, ProblemError, problemBody } from './problem.js';
+import { type FieldError, type ProblemCode, ProblemError, problemBody, problemCodes } from './problem.js';
 
 const fastifyCodes: Record<string, ProblemCode> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: 'unsupported_media_type',
@@ -30,8 +34,20 @@ export function registerErrorHandling(app: FastifyInstance): void {
     }
   });
 
+  // While the server drains (SIGTERM), requests still arriving on open connections are turned away cleanly.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onRequest', async () => {
+    if (closing) throw new ProblemError('service_unavailable', 'The server is shutting down; retry shortly.', {}, { 'retry-after': '1', connection: 'close' });
+  });
+
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0] ?? '/';
+    if (path.length > 1 && path.endsWith('/')) {
+      return sendProblem(reply, request, new ProblemError('not_found', `No route ${request.method} ${path}: paths have no empty segment and no trailing slash.`));
+    }
     if (UNLAUNCHED_PRODUCT.test(path)) {
       return sendProblem(reply, request, new ProblemError('product_not_available', 'This product is not available at v1.'));
     }
@@ -95,4 +111,31 @@ export function frameworkError(error: FastifyError, request: FastifyRequest, rep
       ? new ProblemError('not_found', 'The URL could not be decoded.')
       : new ProblemError('validation_failed', 'The request could not be read.');
   sendProblem(reply, request, problem);
+}
+
+const clientProblems: Record<string, { code: ProblemCode; detail: string }> = {
+  HPE_HEADER_OVERFLOW: { code: 'header_fields_too_large', detail: 'The request headers are larger than 16 KiB.' },
+  ERR_HTTP_REQUEST_TIMEOUT: { code: 'request_timeout', detail: 'The request was not received in time.' },
+};
+
+/**
+ * Requests the HTTP parser refuses before fastify sees them (oversized headers, a malformed request line,
+ * a timeout) get a problem+json body with a request id like every other error, then the connection closes.
+ */
+export function clientErrorHandler(logger: Logger) {
+  return (error: NodeJS.ErrnoException, socket: Socket): void => {
+    if (error.code === 'ECONNRESET' || socket.destroyed) return;
+    const { code, detail } = clientProblems[error.code ?? ''] ?? { code: 'malformed_request' as const, detail: 'The request is not valid HTTP/1.1.' };
+    const requestId = newId('req');
+    logger.info({ reqId: requestId, code: error.code }, 'refused a malformed request');
+    if (socket.writable) {
+      const body = JSON.stringify(problemBody(code, detail, requestId));
+      const status = problemCodes[code].status;
+      socket.write(
+        `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+          `request-id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
+      );
+    }
+    socket.destroy();
+  };
 }

@@ -3,7 +3,12 @@ import type { Document, ReadModelStore } from '../ports/read-models.js';
 import { ProblemError } from './problem.js';
 
 export const listQuery = {
-  limit: z.coerce.number().int().min(1).max(100).default(10).describe('Page size, 1..100.'),
+  limit: z
+    .string()
+    .regex(/^(100|[1-9][0-9]?)$/, 'Must be a whole number from 1 to 100, in decimal digits.')
+    .transform(Number)
+    .default(10)
+    .describe('Page size, 1..100.'),
   starting_after: z.string().min(1).optional().describe('An id from a previous page: the page after it (older items).'),
   ending_before: z.string().min(1).optional().describe('An id from a previous page: the page before it (newer items).'),
 };

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { codePoints } from './schemas.js';
 
 const MAX_KEYS = 50;
 const MAX_KEY_LENGTH = 40;
@@ -30,11 +31,11 @@ export const metadataInput = z
     const entries = Object.entries(value);
     if (entries.length > MAX_KEYS) ctx.addIssue({ code: 'custom', message: `At most ${MAX_KEYS} keys; got ${entries.length}.` });
     for (const [key, item] of entries) {
-      if (key.length === 0 || key.length > MAX_KEY_LENGTH) {
+      if (key.length === 0 || codePoints(key) > MAX_KEY_LENGTH) {
         ctx.addIssue({ code: 'custom', path: [key], message: `Keys must be 1..${MAX_KEY_LENGTH} characters.` });
       }
       if (typeof item !== 'string') ctx.addIssue({ code: 'custom', path: [key], message: 'Values must be strings.' });
-      else if (item.length > MAX_VALUE_LENGTH) ctx.addIssue({ code: 'custom', path: [key], message: `Values must be at most ${MAX_VALUE_LENGTH} characters.` });
+      else if (codePoints(item) > MAX_VALUE_LENGTH) ctx.addIssue({ code: 'custom', path: [key], message: `Values must be at most ${MAX_VALUE_LENGTH} characters.` });
     }
   })
   .transform((value) => Object.fromEntries(Object.entries(value as Record<string, string>)))

@@ -2,6 +2,7 @@
 export const problemCodes = {
   invalid_json: { status: 400, title: 'Invalid JSON' },
   invalid_cursor: { status: 400, title: 'Invalid cursor' },
+  malformed_request: { status: 400, title: 'Malformed request' },
   unauthenticated: { status: 401, title: 'Unauthenticated' },
   insufficient_scope: { status: 403, title: 'Insufficient scope' },
   not_found: { status: 404, title: 'Not found' },
@@ -11,11 +12,17 @@ export const problemCodes = {
   subject_exists: { status: 409, title: 'Subject exists' },
   assessment_in_progress: { status: 409, title: 'Assessment in progress' },
   assessment_not_open: { status: 409, title: 'Assessment not open' },
+  idempotency_key_in_use: { status: 409, title: 'Idempotency key in use' },
   subject_erased: { status: 410, title: 'Subject erased' },
+  request_timeout: { status: 408, title: 'Request timeout' },
   payload_too_large: { status: 413, title: 'Payload too large' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },
   validation_failed: { status: 422, title: 'Validation failed' },
+  idempotency_key_reused: { status: 422, title: 'Idempotency key reused' },
+  rate_limited: { status: 429, title: 'Rate limited' },
+  header_fields_too_large: { status: 431, title: 'Request header fields too large' },
   internal_error: { status: 500, title: 'Internal error' },
+  service_unavailable: { status: 503, title: 'Service unavailable' },
 } as const;
 
 export type ProblemCode = keyof typeof problemCodes;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { TIMESTAMP_FORMAT, parseInstant } from '../domain/instant.js';
 import { type ProblemCode, problemCodes } from './problem.js';
 
 /** The RFC 9457 body every error answers with. */
@@ -21,3 +22,28 @@ export function problems(...statuses: number[]): Record<number, typeof problemSc
 }
 
 export const timestamp = z.string().describe('ISO 8601 UTC');
+
+/** Length in Unicode code points: what a person counts as characters, the same everywhere in the API. */
+export const codePoints = (value: string) => [...value].length;
+
+/** A string of min..max characters, counted in code points (zod's min/max count UTF-16 units). */
+export function text(min: number, max: number) {
+  const message = min === max ? `Must be ${min} characters.` : `Must be ${min}..${max} characters.`;
+  return z
+    .string()
+    .refine((value) => codePoints(value) >= min && codePoints(value) <= max, message)
+    .meta({ minLength: min, maxLength: max });
+}
+
+/** A timestamp in a request: a real UTC instant, echoed back normalised to the millisecond. */
+export const instantInput = z
+  .string()
+  .transform((value, ctx) => {
+    const at = parseInstant(value);
+    if (at === undefined) {
+      ctx.addIssue({ code: 'custom', message: `Must be ${TIMESTAMP_FORMAT}.` });
+      return z.NEVER;
+    }
+    return at.toISOString();
+  })
+  .meta({ format: 'date-time' });

@@ -3,9 +3,11 @@ import { MongoDBContainer } from '@testcontainers/mongodb';
 import { MongoClient } from 'mongodb';
 import { afterAll } from 'vitest';
 import { MongoDataKeyStore } from '../../src/adapters/mongodb/data-key-store.js';
+import { MongoIdempotencyStore } from '../../src/adapters/mongodb/idempotency-store.js';
 import { MongoReadModelStore } from '../../src/adapters/mongodb/read-model-store.js';
 import { serverTarget } from '../support/backend-servers.js';
 import { dataKeyStoreContract } from './data-key-store.contract.js';
+import { idempotencyStoreContract } from './idempotency-store.contract.js';
 import { readModelStoreContract } from './read-model-store.contract.js';
 
 const target = await serverTarget('MongoDB', 'MONGODB_URL', async () => {
@@ -48,6 +50,26 @@ dataKeyStoreContract(
       reopen: async () => {
         await fixture.store.close();
         fixture.store = await MongoDataKeyStore.connect(target.url!, database);
+      },
+      cleanup: async () => {
+        await fixture.store.close();
+        await dropDatabase(database);
+      },
+    };
+    return fixture;
+  },
+  target.url === undefined,
+);
+
+idempotencyStoreContract(
+  `mongodb (${target.url !== undefined ? target.source : 'skipped'})`,
+  async () => {
+    const database = `nature_contract_${randomUUID().slice(0, 8)}`;
+    const fixture = {
+      store: await MongoIdempotencyStore.connect(target.url!, database),
+      reopen: async () => {
+        await fixture.store.close();
+        fixture.store = await MongoIdempotencyStore.connect(target.url!, database);
       },
       cleanup: async () => {
         await fixture.store.close();

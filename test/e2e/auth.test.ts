@@ -86,10 +86,13 @@ describe('authentication, scopes and environments', () => {
     expect([inLive.json().livemode, inTest.json().livemode]).toEqual([true, false]);
   });
 
-  it('authenticates before routing: an unknown route with no key is 401, with a key 404', async () => {
-    await expectProblem(await t.app.inject({ url: '/v1/nature/nothing' }), 401, 'unauthenticated');
+  it('answers an unknown route 404 with a key, without one and with a bad one; a known route without a key 401', async () => {
     const key = await t.mint('test', 'sk');
-    await expectProblem(await t.app.inject({ url: '/v1/nature/nothing', headers: auth(key.raw) }), 404, 'not_found');
+    for (const headers of [{}, auth(key.raw), auth(`${key.raw}x`)]) {
+      await expectProblem(await t.app.inject({ url: '/v1/nature/nothing', headers }), 404, 'not_found');
+    }
+    await expectProblem(await t.app.inject({ method: 'PUT', url: '/v1/nature/subjects' }), 405, 'method_not_allowed');
+    await expectProblem(await t.app.inject({ url: '/v1/nature/subjects' }), 401, 'unauthenticated');
   });
 
   it('never writes an Authorization header or a raw key to the logs', async () => {

@@ -44,7 +44,7 @@ export async function openTestApp(settings: Record<string, string> = {}): Promis
   const clock = () => new Date(Date.now() + offsetMs);
   const envs = await openEnvironments(config, logger, clock);
   startEnvironments(envs);
-  const app = await buildApp({ logger, keys, envs, clock });
+  const app = await buildApp({ logger, keys, envs, rateLimit: config.rateLimit, clock });
   const testApp: TestApp = {
     app,
     keys,
@@ -79,7 +79,7 @@ export const auth = (raw: string) => ({ authorization: `Bearer ${raw}` });
 export const validSubject = (externalId = `emp-${Math.random().toString(36).slice(2)}`) => ({
   external_subject_id: externalId,
   metadata: { cohort: '2026-spring', role: 'analyst' },
-  consent: { text_version: 'consent-v3', granted_at: '2026-11-01T09:30:00Z', ui_hash: `sha256:${'ab'.repeat(32)}` },
+  consent: { text_version: 'consent-v3', granted_at: '2026-11-01T09:30:00.000Z', ui_hash: `sha256:${'ab'.repeat(32)}` },
 });
 
 /** Every event in an environment's log, for asserting that a rejected request appended nothing. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { type UsageRange, UsageMeter, meterUsage, parseInstant, parseUsageRange } from '../../src/domain/usage.js';
+import { parseInstant } from '../../src/domain/instant.js';
+import { type UsageRange, UsageMeter, meterUsage, parseUsageRange } from '../../src/domain/usage.js';
 import type { EventMetadata, ReadAllOptions, RecordedEvent } from '../../src/ports/event-store.js';
 
 /** A log under construction: events get increasing positions, as a store gives them. */
@@ -199,10 +200,10 @@ describe('usage range', () => {
     });
   });
 
-  it.each(['2026-02-30', '2026-13-01', '2026-11-22T24:00:00Z', '2026-11-22T10:00:00', '2026-11-22T10:00:00+02:00', '22/11/2026', 'yesterday', ''])(
+  it.each(['2026-02-30', '2026-13-01', '2026-11-22T24:00:00Z', '2026-11-22T10:00:00', '2026-11-22T10:00:00+02:00', '22/11/2026', 'yesterday', '', '1999-12-31', '2100-01-01', '2026-11-22T10:00:00.1234567890Z'])(
     'refuses %j',
     (value) => {
-      expect(parseInstant(value)).toBeUndefined();
+      expect(parseInstant(value, { dates: true })).toBeUndefined();
       expect(parseUsageRange({ from: value }, now)).toEqual({ errors: [{ field: 'from', message: expect.stringContaining('YYYY-MM-DD') }] });
     },
   );
@@ -212,5 +213,17 @@ describe('usage range', () => {
     expect(parseUsageRange({ from: '2026-12-01' }, now)).toEqual({ errors: [{ field: 'to', message: expect.stringMatching(/before/) }] });
     const both = parseUsageRange({ from: 'x', to: 'y', granularity: 'week' }, now);
     expect('errors' in both && both.errors.map((e) => e.field)).toEqual(['from', 'to', 'granularity']);
+  });
+});
+
+describe('instants', () => {
+  it('keeps a timestamp to the millisecond, dropping finer digits, and takes dates only when asked', () => {
+    expect(parseInstant('2026-11-22T10:15:30.123456789Z')).toEqual(new Date('2026-11-22T10:15:30.123Z'));
+    expect(parseInstant('2026-11-22T10:15:30.9Z')).toEqual(new Date('2026-11-22T10:15:30.900Z'));
+    expect(parseInstant('2024-02-29T00:00:00Z')).toEqual(new Date('2024-02-29T00:00:00.000Z'));
+    expect(parseInstant('2026-11-22')).toBeUndefined();
+    expect(parseInstant('2026-11-22', { dates: true })).toEqual(new Date('2026-11-22T00:00:00.000Z'));
+    expect(parseInstant('2025-02-29T00:00:00Z')).toBeUndefined();
+    expect(parseInstant('2026-12-31T23:59:60Z')).toBeUndefined();
   });
 });

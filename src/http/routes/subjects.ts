@@ -8,17 +8,16 @@ import { subjectErasedError } from '../../domain/subject.js';
 import { listOf, listPage, listQuery, pageOf } from '../lists.js';
 import { metadataInput, metadataOutput } from '../metadata.js';
 import { ProblemError } from '../problem.js';
-import { problems, timestamp } from '../schemas.js';
+import { instantInput, problems, text, timestamp } from '../schemas.js';
 import type { Document, ReadModelStore } from '../../ports/read-models.js';
 
 const FUTURE_TOLERANCE_MS = 5 * 60 * 1000;
 
 const consentInput = z.strictObject({
-  text_version: z.string().min(1).max(64).describe('Version label of the consent text shown to the person.'),
-  granted_at: z.iso
-    .datetime({ message: 'Must be an ISO 8601 UTC timestamp such as 2026-01-31T09:30:00Z.' })
+  text_version: text(1, 64).describe('Version label of the consent text shown to the person.'),
+  granted_at: instantInput
     .refine((value) => Date.parse(value) <= Date.now() + FUTURE_TOLERANCE_MS, 'Must not be more than 5 minutes in the future.')
-    .describe('When consent was granted, ISO 8601 UTC.'),
+    .describe('When consent was granted: a UTC timestamp such as 2026-01-31T09:30:00Z, kept to the millisecond.'),
   ui_hash: z
     .string()
     .regex(/^sha256:[0-9a-f]{64}$/, 'Must be "sha256:" followed by 64 lowercase hex digits.')
@@ -26,7 +25,7 @@ const consentInput = z.strictObject({
 });
 
 const createSubjectBody = z.strictObject({
-  external_subject_id: z.string().min(1).max(255).describe("Your own identifier for the person; unique per environment."),
+  external_subject_id: text(1, 255).describe("Your own identifier for the person; unique per environment."),
   metadata: metadataInput.optional(),
   consent: consentInput,
 });
@@ -181,7 +180,7 @@ export function registerSubjectRoutes(app: FastifyInstance, clock: () => Date): 
         tags: ['subjects'],
         summary: 'List subjects',
         description: 'Newest first. Filter by external_subject_id to find the subject of one of your records.',
-        querystring: z.strictObject({ ...listQuery, external_subject_id: z.string().min(1).max(255).optional() }),
+        querystring: z.strictObject({ ...listQuery, external_subject_id: text(1, 255).optional() }),
         response: { 200: listOf(subjectResource), ...problems(400, 422) },
       },
     },

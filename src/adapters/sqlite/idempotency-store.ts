@@ -1,0 +1,84 @@
+import type Database from 'better-sqlite3';
+import type { Claim, ClaimRequest, IdempotencyStore } from '../../ports/idempotency.js';
+import { openDatabase, type Synchronous } from './database.js';
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS idempotency_keys (
+  key          TEXT PRIMARY KEY,
+  fingerprint  TEXT NOT NULL,
+  response     TEXT,
+  locked_until INTEGER NOT NULL,
+  expires_at   INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS idempotency_keys_expiry ON idempotency_keys (expires_at);
+`;
+
+interface Row {
+  fingerprint: string;
+  response: string | null;
+  locked_until: number;
+}
+
+/** Idempotency keys in their own SQLite file, so rebuilding the read models never forgets them. */
+export class SqliteIdempotencyStore implements IdempotencyStore {
+  private readonly db: Database.Database;
+  private readonly statements;
+
+  constructor(path: string, synchronous: Synchronous) {
+    this.db = openDatabase(path, synchronous);
+    // Stored answers may hold personal data (sealed, but still): leave no old copy in freed pages.
+    this.db.pragma('secure_delete = ON');
+    this.db.exec(SCHEMA);
+    this.statements = {
+      expire: this.db.prepare<[number]>('DELETE FROM idempotency_keys WHERE expires_at <= ?'),
+      get: this.db.prepare<[string], Row>('SELECT fingerprint, response, locked_until FROM idempotency_keys WHERE key = ?'),
+      insert: this.db.prepare<[string, string, number, number]>(
+        'INSERT INTO idempotency_keys (key, fingerprint, response, locked_until, expires_at) VALUES (?, ?, NULL, ?, ?)',
+      ),
+      relock: this.db.prepare<[number, string]>('UPDATE idempotency_keys SET locked_until = ? WHERE key = ?'),
+      complete: this.db.prepare<[string, string]>('UPDATE idempotency_keys SET response = ?, locked_until = 0 WHERE key = ?'),
+      release: this.db.prepare<[string]>('DELETE FROM idempotency_keys WHERE key = ? AND response IS NULL'),
+    };
+  }
+
+  claim({ key, fingerprint, now, leaseMs, ttlMs }: ClaimRequest): Promise<Claim> {
+    const at = now.getTime();
+    const claim = this.db
+      .transaction((): Claim => {
+        this.statements.expire.run(at);
+        const row = this.statements.get.get(key);
+        if (row === undefined) {
+          this.statements.insert.run(key, fingerprint, at + leaseMs, at + ttlMs);
+          return { outcome: 'claimed' };
+        }
+        if (row.fingerprint !== fingerprint) return { outcome: 'reused' };
+        if (row.response !== null) return { outcome: 'replay', response: row.response };
+        if (row.locked_until > at) return { outcome: 'in_use' };
+        // The request that held it never finished (the process died): this retry runs it.
+        this.statements.relock.run(at + leaseMs, key);
+        return { outcome: 'claimed' };
+      })
+      .immediate();
+    return Promise.resolve(claim);
+  }
+
+  complete(key: string, response: string): Promise<void> {
+    this.statements.complete.run(response, key);
+    return Promise.resolve();
+  }
+
+  release(key: string): Promise<void> {
+    this.statements.release.run(key);
+    return Promise.resolve();
+  }
+
+  ping(): Promise<void> {
+    this.db.prepare('SELECT 1').get();
+    return Promise.resolve();
+  }
+
+  close(): Promise<void> {
+    this.db.close();
+    return Promise.resolve();
+  }
+}

@@ -1,0 +1,129 @@
+import { createHash } from 'node:crypto';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { type PiiEnvelope, open, seal } from '../privacy/pii-envelope.js';
+import type { DataKeyStore } from '../ports/data-keys.js';
+import { ProblemError } from './problem.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The request's Idempotency-Key: checked before validation, claimed after it, then completed or released on send. */
+    idempotency: { key: string; claimed: boolean } | null;
+  }
+}
+
+const TTL_MS = 24 * 60 * 60 * 1000;
+/** A request cut off by a crash holds its key this long; then a retry runs it again. */
+const LEASE_MS = 30_000;
+const KEY = /^[\x21-\x7e]{1,255}$/;
+const KEYED_METHODS = new Set(['POST', 'PATCH']);
+/** Headers a replay repeats; request-id too, so the replayed body and its header agree. */
+const REPLAYED_HEADERS = ['content-type', 'request-id', 'location'];
+
+/** The first answer as stored: its body sealed under the subject's data key when it names one. */
+interface StoredAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body?: string;
+  sealed?: { subject_id: string; envelope: PiiEnvelope };
+}
+
+/**
+ * Idempotency-Key on POST and PATCH. The key is claimed only once the request passed authentication and
+ * validation, so a rejected request stores nothing; the answer is stored before it is sent, and only
+ * when the request ran to an outcome (2xx, or 404/409/410): a 5xx or a validation failure found by the
+ * handler frees the key for a retry.
+ */
+export function registerIdempotency(app: FastifyInstance, clock: () => Date): void {
+  app.decorateRequest('idempotency', null);
+
+  app.addHook('preValidation', async (request) => {
+    const key = request.headers['idempotency-key'];
+    // Unknown routes (404, 405) run no request, so they hold no key.
+    if (!KEYED_METHODS.has(request.method) || key === undefined || request.is404) return;
+    if (typeof key !== 'string' || !KEY.test(key)) {
+      throw new ProblemError('validation_failed', 'Idempotency-Key must be 1..255 visible ASCII characters, sent once.', {
+        errors: [{ path: '/idempotency-key', in: 'header', message: 'Must be 1..255 visible ASCII characters, such as a UUID.' }],
+      });
+    }
+    request.idempotency = { key, claimed: false };
+  });
+
+  app.addHook('preHandler', async (request, reply) => {
+    if (request.idempotency === null) return;
+    const { key } = request.idempotency;
+    const fingerprint = fingerprintOf(request.method, request.url, request.body);
+    const claim = await request.env.idempotency.claim({ key, fingerprint, now: clock(), leaseMs: LEASE_MS, ttlMs: TTL_MS });
+    switch (claim.outcome) {
+      case 'claimed':
+        request.idempotency.claimed = true;
+        return;
+      case 'in_use':
+        throw new ProblemError('idempotency_key_in_use', 'A request with this Idempotency-Key is still running; retry when it has finished.', {}, { 'retry-after': '1' });
+      case 'reused':
+        throw new ProblemError('idempotency_key_reused', 'This Idempotency-Key was used for a different request (method, path or body); use a new key.');
+      case 'replay':
+        return replay(reply, JSON.parse(claim.response) as StoredAnswer, request.env.dataKeys, key);
+    }
+  });
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (!request.idempotency?.claimed) return payload;
+    const { key } = request.idempotency;
+    request.idempotency = null;
+    const status = reply.statusCode;
+    if (!(status < 300 || status === 404 || status === 409 || status === 410)) {
+      await request.env.idempotency.release(key);
+      return payload;
+    }
+    const headers = Object.fromEntries(
+      REPLAYED_HEADERS.flatMap((name) => {
+        const value = reply.getHeader(name);
+        return value === undefined ? [] : [[name, String(value)]];
+      }),
+    );
+    const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : '';
+    const answer = await sealed({ status, headers, body }, request.env.dataKeys, key);
+    await request.env.idempotency.complete(key, JSON.stringify(answer));
+    return payload;
+  });
+}
+
+/**
+ * What makes two requests the same: method, path with query, and the body as validated (so key order aside,
+ * only what the request means: `"2026-01-31T09:30:00Z"` and `"2026-01-31T09:30:00.000Z"` are one instant).
+ */
+export function fingerprintOf(method: string, url: string, body: unknown): string {
+  return createHash('sha256').update(`${method} ${url}\n${JSON.stringify(body ?? null)}`).digest('base64url');
+}
+
+/** A 2xx answer that names a subject may hold its personal data: sealed, an erasure makes it unreadable too. */
+async function sealed(answer: StoredAnswer & { body: string }, dataKeys: DataKeyStore, key: string): Promise<StoredAnswer> {
+  const subjectId = answer.status < 300 ? subjectOf(answer.body) : undefined;
+  if (subjectId === undefined) return answer;
+  const envelope = seal(await dataKeys.keyFor(subjectId), answer.body, subjectId, associatedLabel(key));
+  return { status: answer.status, headers: answer.headers, sealed: { subject_id: subjectId, envelope } };
+}
+
+function subjectOf(body: string): string | undefined {
+  const resource = JSON.parse(body) as { object?: unknown; id?: unknown; subject_id?: unknown };
+  const id = resource.object === 'subject' ? resource.id : resource.subject_id;
+  return typeof id === 'string' ? id : undefined;
+}
+
+const associatedLabel = (key: string) => `idempotency:${key}`;
+
+async function replay(reply: FastifyReply, answer: StoredAnswer, dataKeys: DataKeyStore, key: string): Promise<FastifyReply> {
+  let body = answer.body ?? '';
+  if (answer.sealed !== undefined) {
+    const { subject_id, envelope } = answer.sealed;
+    const dataKey = await dataKeys.find(subject_id);
+    if (dataKey === undefined) {
+      throw new ProblemError('subject_erased', `The subject ${subject_id} was erased; the answer stored for this Idempotency-Key is gone with it.`, {
+        subject_id,
+      });
+    }
+    body = open(dataKey, envelope, subject_id, associatedLabel(key)) as string;
+  }
+  return reply.code(answer.status).headers({ ...answer.headers, 'idempotent-replayed': 'true' }).send(body);
+}
+

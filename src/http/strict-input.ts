@@ -1,0 +1,72 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { type FieldError, ProblemError } from './problem.js';
+
+type Where = FieldError['in'];
+
+/**
+ * Input every route refuses the same way, before its own schema: an empty path segment, unknown query
+ * parameters (a route without a query schema takes none), a query parameter given twice, and strings that
+ * are not well-formed Unicode (lone surrogates) anywhere in the path, query or body, keys included.
+ */
+export function registerStrictInput(app: FastifyInstance): void {
+  app.addHook('onRoute', (route) => {
+    if (route.url.startsWith('/v1/docs')) return;
+    route.schema = { ...route.schema, querystring: route.schema?.querystring ?? z.strictObject({}) };
+  });
+
+  // A trailing slash can match a route with an empty last parameter: it names nothing, key or no key.
+  app.addHook('onRequest', async (request) => {
+    if (Object.values(request.params as Record<string, string>).includes('')) {
+      throw new ProblemError('not_found', `No route ${request.method} ${request.url.split('?')[0]}: paths have no empty segment and no trailing slash.`);
+    }
+  });
+
+  app.addHook('preValidation', async (request) => {
+    const errors: FieldError[] = badlyEncoded(request.url);
+    for (const [name, value] of Object.entries(request.query as Record<string, unknown>)) {
+      if (Array.isArray(value)) errors.push({ path: `/${name}`, in: 'query', message: `Given ${value.length} times; give it once.` });
+    }
+    errors.push(...illFormed(request.params, 'path'), ...illFormed(request.query, 'query'), ...illFormed(request.body, 'body'));
+    if (errors.length > 0) {
+      throw new ProblemError('validation_failed', `The request has ${errors.length} invalid field(s).`, { errors: errors.slice(0, 20) });
+    }
+  });
+}
+
+/** Query parameters whose percent-encoding is not UTF-8 (the parser would quietly turn them into U+FFFD). */
+function badlyEncoded(url: string): FieldError[] {
+  const query = url.slice(url.indexOf('?') + 1 || url.length);
+  return query.split('&').flatMap((pair) => {
+    const decode = (part: string) => decodeURIComponent(part.replaceAll('+', ' '));
+    const [name = '', value = ''] = pair.split('=', 2);
+    try {
+      decode(name);
+      decode(value);
+      return [];
+    } catch {
+      return [{ path: `/${name}`, in: 'query' as const, message: 'Not valid percent-encoded UTF-8.' }];
+    }
+  });
+}
+
+const pointer = (path: string, key: string) => `${path}/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`;
+
+/** Every string (value or key) with a lone surrogate; walked without recursion, so any nesting depth is safe. */
+function illFormed(input: unknown, where: Where): FieldError[] {
+  const found: FieldError[] = [];
+  const pending: [unknown, string][] = [[input, '']];
+  while (pending.length > 0 && found.length < 20) {
+    const [value, path] = pending.pop()!;
+    if (typeof value === 'string') {
+      if (!value.isWellFormed()) found.push({ path, in: where, message: 'Not well-formed Unicode: it holds a lone surrogate.' });
+    } else if (typeof value === 'object' && value !== null) {
+      for (const [key, item] of Object.entries(value)) {
+        const at = pointer(path, key);
+        if (!key.isWellFormed()) found.push({ path: at, in: where, message: 'This key is not well-formed Unicode: it holds a lone surrogate.' });
+        pending.push([item, at]);
+      }
+    }
+  }
+  return found;
+}

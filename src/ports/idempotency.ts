@@ -1,0 +1,38 @@
+/**
+ * Idempotency keys: the first answer to a POST or PATCH sent with an `Idempotency-Key`, kept for 24 h per
+ * key and environment so a retry gets that answer again instead of running twice. One store per environment.
+ */
+
+/** What a claim finds. */
+export type Claim =
+  /** The caller runs the request and then completes or releases the key. */
+  | { outcome: 'claimed' }
+  /** An earlier request with the same fingerprint finished: its stored answer. */
+  | { outcome: 'replay'; response: string }
+  /** An earlier request with the same fingerprint is still running (its lease has not run out). */
+  | { outcome: 'in_use' }
+  /** The key was used for a different request. */
+  | { outcome: 'reused' };
+
+export interface ClaimRequest {
+  key: string;
+  /** A digest of method, path and body. */
+  fingerprint: string;
+  now: Date;
+  /** How long a running request holds the key; after that (a crash) a retry may run it again. */
+  leaseMs: number;
+  /** How long the key is remembered from its first use. */
+  ttlMs: number;
+}
+
+export interface IdempotencyStore {
+  /** Atomically claims the key, or tells what holds it. A key past its time to live counts as new. */
+  claim(request: ClaimRequest): Promise<Claim>;
+  /** Stores the answer of a claimed key (opaque to the store) for replays. */
+  complete(key: string, response: string): Promise<void>;
+  /** Frees a claimed key without an answer, so a retry runs the request again. */
+  release(key: string): Promise<void>;
+  /** Resolves when the store answers; for readiness checks. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

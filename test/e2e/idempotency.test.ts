@@ -1,0 +1,198 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { fingerprintOf } from '../../src/http/idempotency.js';
+import { knownResponses } from '../support/known-answers.js';
+import { filesContaining } from '../support/byte-scan.js';
+import { expectProblem } from '../support/problems.js';
+import { type TestApp, auth, logLength, openTestApp, validSubject } from '../support/test-app.js';
+
+describe('Idempotency-Key on POST and PATCH', () => {
+  const apps: TestApp[] = [];
+  async function open(settings: Record<string, string> = {}) {
+    const t = await openTestApp(settings);
+    apps.push(t);
+    return t;
+  }
+  afterEach(async () => {
+    for (const t of apps.splice(0).reverse()) await t.close();
+  });
+
+  const send = (t: TestApp, key: string, method: 'POST' | 'PATCH', url: string, payload: unknown, idempotencyKey?: string) =>
+    t.app.inject({
+      method,
+      url,
+      headers: { ...auth(key), ...(idempotencyKey !== undefined && { 'idempotency-key': idempotencyKey }) },
+      ...(payload !== undefined && { payload: payload as object }),
+    });
+
+  it('replays the first answer byte for byte, marked idempotent-replayed, and writes once', async () => {
+    const t = await open();
+    const key = (await t.mint('test', 'sk')).raw;
+    const subject = validSubject('emp-idem');
+    const first = await send(t, key, 'POST', '/v1/nature/subjects', subject, 'create-emp-idem');
+    expect(first.statusCode).toBe(201);
+    expect(first.headers['idempotent-replayed']).toBeUndefined();
+    const events = await logLength(t.envs, 'test');
+
+    const again = await send(t, key, 'POST', '/v1/nature/subjects', subject, 'create-emp-idem');
+    expect(again.statusCode).toBe(201);
+    expect(again.body).toBe(first.body);
+    expect(again.headers).toMatchObject({
+      'idempotent-replayed': 'true',
+      'content-type': first.headers['content-type'],
+      'request-id': first.headers['request-id'],
+    });
+    expect(await logLength(t.envs, 'test')).toBe(events);
+    const list = await t.app.inject({ url: '/v1/nature/subjects', headers: auth(key) });
+    expect(list.json().data).toHaveLength(1);
+  });
+
+  it('registers a webhook endpoint once when its POST is retried, with the same secret', async () => {
+    const t = await open();
+    const key = (await t.mint('test', 'sk')).raw;
+    const body = { url: 'http://127.0.0.1:9/hooks' };
+    const first = await send(t, key, 'POST', '/v1/nature/webhook_endpoints', body, 'endpoint-1');
+    const again = await send(t, key, 'POST', '/v1/nature/webhook_endpoints', body, 'endpoint-1');
+    expect(first.statusCode).toBe(201);
+    expect(again.json()).toEqual(first.json());
+    const list = await t.app.inject({ url: '/v1/nature/webhook_endpoints', headers: auth(key) });
+    expect(list.json().data.map((endpoint: { id: string }) => endpoint.id)).toEqual([first.json().id]);
+  });
+
+  it('replays PATCHed responses and starts of assessments, and answers 422 idempotency_key_reused to another request', async () => {
+    const t = await open();
+    const key = (await t.mint('test', 'sk')).raw;
+    const subject = (await send(t, key, 'POST', '/v1/nature/subjects', validSubject())).json();
+    const start = `/v1/nature/subjects/${subject.id}/assessments`;
+    const started = await send(t, key, 'POST', start, undefined, 'start-1');
+    expect((await send(t, key, 'POST', start, undefined, 'start-1')).body).toBe(started.body);
+    const url = `${start}/${started.json().id}`;
+    const batch = { responses: knownResponses.slice(0, 10) };
+    const patched = await send(t, key, 'PATCH', url, batch, 'batch-1');
+    expect(patched.json().responses_received).toBe(10);
+    const replayed = await send(t, key, 'PATCH', url, batch, 'batch-1');
+    expect(replayed.headers['idempotent-replayed']).toBe('true');
+    expect(replayed.body).toBe(patched.body);
+
+    const events = await logLength(t.envs, 'test');
+    // The same key with another body, another path or another method.
+    expectProblem(await send(t, key, 'PATCH', url, { responses: knownResponses.slice(10, 20) }, 'batch-1'), 422, 'idempotency_key_reused');
+    expectProblem(await send(t, key, 'POST', '/v1/nature/subjects', validSubject(), 'batch-1'), 422, 'idempotency_key_reused');
+    expectProblem(await send(t, key, 'POST', url, batch, 'batch-1'), 405, 'method_not_allowed');
+    expect(await logLength(t.envs, 'test')).toBe(events);
+  });
+
+  it('answers 409 idempotency_key_in_use while the first request with the key still runs, then lets it run', async () => {
+    const t = await open();
+    const key = (await t.mint('test', 'sk')).raw;
+    const subject = validSubject('emp-in-flight');
+    // The first request is in flight (on another server process, say): it holds the key with this fingerprint.
+    await t.envs.test.idempotency.claim({
+      key: 'in-flight',
+      fingerprint: fingerprintOf('POST', '/v1/nature/subjects', subject),
+      now: new Date(),
+      leaseMs: 30_000,
+      ttlMs: 86_400_000,
+    });
+    const busy = await send(t, key, 'POST', '/v1/nature/subjects', subject, 'in-flight');
+    expectProblem(busy, 409, 'idempotency_key_in_use');
+    expect(busy.headers['retry-after']).toBe('1');
+    expect(await logLength(t.envs, 'test')).toBe(0);
+    await t.envs.test.idempotency.release('in-flight');
+    expect((await send(t, key, 'POST', '/v1/nature/subjects', subject, 'in-flight')).statusCode).toBe(201);
+  });
+
+  it('runs concurrent retries of one request once', async () => {
+    const t = await open();
+    const key = (await t.mint('test', 'sk')).raw;
+    const subject = validSubject('emp-concurrent');
+    const answers = await Promise.all(Array.from({ length: 8 }, () => send(t, key, 'POST', '/v1/nature/subjects', subject, 'together')));
+    const originals = answers.filter((answer) => answer.statusCode === 201 && answer.headers['idempotent-replayed'] === undefined);
+    expect(originals).toHaveLength(1);
+    for (const answer of answers) {
+      if (answer.statusCode === 201) expect(answer.body).toBe(originals[0]!.body);
+      else expectProblem(answer, 409, 'idempotency_key_in_use');
+    }
+    expect((await t.app.inject({ url: '/v1/nature/subjects', headers: auth(key) })).json().data).toHaveLength(1);
+  });
+
+  it('stores nothing for a request refused by authentication or validation: the key stays free', async () => {
+    const t = await open();
+    const key = (await t.mint('test', 'sk')).raw;
+    const readOnly = (await t.mint('test', 'sk', ['nature:read'])).raw;
+    const subject = validSubject('emp-free');
+    expectProblem(await send(t, `${key}x`, 'POST', '/v1/nature/subjects', subject, 'free'), 401, 'unauthenticated');
+    expectProblem(await send(t, readOnly, 'POST', '/v1/nature/subjects', subject, 'free'), 403, 'insufficient_scope');
+    expectProblem(await send(t, key, 'POST', '/v1/nature/subjects', { ...subject, extra: 1 }, 'free'), 422, 'validation_failed');
+    // A refusal found by the handler (a live webhook URL on a private address) is validation too.
+    const live = (await t.mint('live', 'sk')).raw;
+    expectProblem(await send(t, live, 'POST', '/v1/nature/webhook_endpoints', { url: 'https://10.0.0.1/h' }, 'free-live'), 422, 'validation_failed');
+    expect((await send(t, live, 'POST', '/v1/nature/webhook_endpoints', { url: 'https://hooks.example.com/h' }, 'free-live')).statusCode).toBe(201);
+
+    const created = await send(t, key, 'POST', '/v1/nature/subjects', subject, 'free');
+    expect(created.statusCode).toBe(201);
+    expect(created.headers['idempotent-replayed']).toBeUndefined();
+  });
+
+  it('replays a domain refusal (409 subject_exists) as it was first answered', async () => {
+    const t = await open();
+    const key = (await t.mint('test', 'sk')).raw;
+    await send(t, key, 'POST', '/v1/nature/subjects', validSubject('emp-taken'));
+    const refused = await send(t, key, 'POST', '/v1/nature/subjects', validSubject('emp-taken'), 'taken');
+    expectProblem(refused, 409, 'subject_exists');
+    const again = await send(t, key, 'POST', '/v1/nature/subjects', validSubject('emp-taken'), 'taken');
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body).toBe(refused.body);
+    expect(again.headers['request-id']).toBe(refused.headers['request-id']);
+  });
+
+  it('keeps keys per environment: the same key in production is a new request', async () => {
+    const t = await open();
+    const test = (await t.mint('test', 'sk')).raw;
+    const live = (await t.mint('live', 'sk')).raw;
+    const inSandbox = await send(t, test, 'POST', '/v1/nature/subjects', validSubject('emp-both'), 'shared');
+    const inProduction = await send(t, live, 'POST', '/v1/nature/subjects', validSubject('emp-both'), 'shared');
+    expect(inProduction.statusCode).toBe(201);
+    expect(inProduction.headers['idempotent-replayed']).toBeUndefined();
+    expect(inProduction.json().id).not.toBe(inSandbox.json().id);
+    expect(inProduction.json().livemode).toBe(true);
+  });
+
+  it('replays across a restart, and forgets a key after 24 hours', async () => {
+    const first = await open();
+    const key = (await first.mint('test', 'sk')).raw;
+    const subject = validSubject('emp-restart');
+    const created = await send(first, key, 'POST', '/v1/nature/subjects', subject, 'restart');
+    await first.stop();
+    const second = await open({ NATURE_DATA_DIR: first.dataDir });
+    const replayed = await send(second, key, 'POST', '/v1/nature/subjects', subject, 'restart');
+    expect(replayed.headers['idempotent-replayed']).toBe('true');
+    expect(replayed.body).toBe(created.body);
+    second.advance(24 * 3_600_000);
+    // A day later the key is new: the request runs again (and meets the subject it made).
+    expectProblem(await send(second, key, 'POST', '/v1/nature/subjects', subject, 'restart'), 409, 'subject_exists');
+  });
+
+  it("seals a stored answer under its subject's key: after an erasure the replay is 410 and no file holds it", async () => {
+    const t = await open();
+    const key = (await t.mint('test', 'sk')).raw;
+    const marker = 'IDEMPOTENT-MARKER-7f3a';
+    const subject = { ...validSubject(`emp-${marker}`), metadata: { note: marker } };
+    const created = await send(t, key, 'POST', '/v1/nature/subjects', subject, 'sealed');
+    const id = created.json().id as string;
+    expect((await t.app.inject({ method: 'DELETE', url: `/v1/nature/subjects/${id}`, headers: auth(key) })).statusCode).toBe(200);
+    const replay = expectProblem(await send(t, key, 'POST', '/v1/nature/subjects', subject, 'sealed'), 410, 'subject_erased');
+    expect(replay.subject_id).toBe(id);
+    await t.stop();
+    expect(filesContaining(t.dataDir, [marker])).toEqual([]);
+  });
+
+  it('refuses a malformed Idempotency-Key with 422, naming the header', async () => {
+    const t = await open();
+    const key = (await t.mint('test', 'sk')).raw;
+    for (const bad of ['', 'x'.repeat(256), 'has space', 'é']) {
+      const body = expectProblem(await send(t, key, 'POST', '/v1/nature/subjects', validSubject(), bad), 422, 'validation_failed');
+      expect(body.errors).toEqual([{ path: '/idempotency-key', in: 'header', message: expect.any(String) }]);
+    }
+    expect(await logLength(t.envs, 'test')).toBe(0);
+  });
+});

@@ -1,0 +1,205 @@
+import { connect } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectProblem } from '../support/problems.js';
+import { type TestApp, auth, logLength, openTestApp, validSubject } from '../support/test-app.js';
+
+let t: TestApp;
+let key: string;
+beforeAll(async () => {
+  t = await openTestApp();
+  key = (await t.mint('test', 'sk')).raw;
+});
+afterAll(async () => {
+  await t.close();
+});
+
+const send = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: unknown) =>
+  t.app.inject({ method, url, headers: auth(key), ...(payload !== undefined && { payload: payload as object }) });
+
+/** A body each write route accepts, so that only the query can be what is refused. */
+const validBodies: Record<string, unknown> = {
+  'POST /v1/nature/subjects': validSubject('emp-strict'),
+  'PATCH /v1/nature/subjects/{id}/assessments/{assessment_id}': { responses: [{ item_id: 'mn_001', value: 3 }] },
+  'POST /v1/nature/webhook_endpoints': { url: 'http://127.0.0.1:9/h' },
+};
+
+describe('strict input on every route', () => {
+  it('refuses an unknown query parameter with 422 on every route of the OpenAPI document and the public ones, changing nothing', async () => {
+    const document = (await t.app.inject({ url: '/v1/openapi.json' })).json() as { paths: Record<string, Record<string, unknown>> };
+    const routes = Object.entries(document.paths).flatMap(([path, operations]) => Object.keys(operations).map((method) => `${method.toUpperCase()} ${path}`));
+    routes.push('GET /healthz', 'GET /readyz', 'GET /v1/openapi.json');
+    expect(routes.length).toBeGreaterThan(20);
+    const before = await logLength(t.envs, 'test');
+    for (const route of routes) {
+      const [method, path] = route.split(' ') as ['GET' | 'POST' | 'PATCH' | 'DELETE', string];
+      const url = `${path.replace(/\{[a-z_]+\}/g, 'x_unknown')}?confirm=false`;
+      const answer = await send(method, url, validBodies[route]);
+      const body = expectProblem(answer, 422, 'validation_failed');
+      expect({ route, errors: body.errors }).toEqual({ route, errors: [{ path: '/confirm', in: 'query', message: 'Unknown field.' }] });
+    }
+    expect(await logLength(t.envs, 'test')).toBe(before);
+  });
+
+  it('names a misspelt parameter rather than ignoring it: POST …/assessments?langauge=fr', async () => {
+    const subject = (await send('POST', '/v1/nature/subjects', validSubject())).json();
+    const answer = await send('POST', `/v1/nature/subjects/${subject.id}/assessments?langauge=fr`);
+    expect(expectProblem(answer, 422, 'validation_failed').errors).toEqual([{ path: '/langauge', in: 'query', message: 'Unknown field.' }]);
+    expect((await send('GET', `/v1/nature/subjects/${subject.id}/assessments`)).json().data).toEqual([]);
+  });
+
+  it.each([
+    ['limit=1&limit=2', '/limit', /Given 2 times/],
+    ['limit=0x10', '/limit', /decimal/],
+    ['limit=1e1', '/limit', /decimal/],
+    ['limit=%2B5', '/limit', /decimal/],
+    ['limit=05', '/limit', /decimal/],
+    ['limit=101', '/limit', /1 to 100/],
+    ['limit=', '/limit', /decimal/],
+    ['starting_after=a&starting_after=b', '/starting_after', /Given 2 times/],
+  ])('refuses the list query %s with 422 naming the parameter', async (query, path, message) => {
+    const body = expectProblem(await send('GET', `/v1/nature/subjects?${query}`), 422, 'validation_failed');
+    expect(body.errors).toEqual([{ path, in: 'query', message: expect.stringMatching(message) }]);
+  });
+
+  it('refuses strings that are not well-formed Unicode (lone surrogates), in values and keys, body and query', async () => {
+    const cases: [string, string, string][] = [
+      [`{"external_subject_id":"a${'\\ud800'}","consent":${JSON.stringify(validSubject().consent)}}`, '/external_subject_id', 'body'],
+      [`{"external_subject_id":"ok-1","metadata":{"k${'\\udc00'}":"v"},"consent":${JSON.stringify(validSubject().consent)}}`, '/metadata/k\udc00', 'body'],
+      [`{"external_subject_id":"ok-2","metadata":{"k":"${'\\udfff'}x"},"consent":${JSON.stringify(validSubject().consent)}}`, '/metadata/k', 'body'],
+    ];
+    for (const [payload, path, where] of cases) {
+      const answer = await t.app.inject({ method: 'POST', url: '/v1/nature/subjects', headers: { ...auth(key), 'content-type': 'application/json' }, payload });
+      expect(expectProblem(answer, 422, 'validation_failed').errors).toEqual([{ path, in: where, message: expect.stringMatching(/lone surrogate/) }]);
+    }
+    // A URL cannot carry a lone surrogate; its nearest form, the surrogate's bytes percent-encoded, is not UTF-8.
+    const query = expectProblem(await send('GET', '/v1/nature/subjects?external_subject_id=a%ED%A0%80'), 422, 'validation_failed');
+    expect(query.errors).toEqual([{ path: '/external_subject_id', in: 'query', message: expect.stringMatching(/UTF-8/) }]);
+  });
+
+  it('counts lengths in code points: 255 emoji are a valid external id, 256 are not; 40-character metadata keys likewise', async () => {
+    const emoji = '😀';
+    const at = (count: number) => emoji.repeat(count);
+    const ok = await send('POST', '/v1/nature/subjects', { ...validSubject(at(255)), metadata: { [at(40)]: at(500) } });
+    expect(ok.statusCode).toBe(201);
+    expect(ok.json().external_subject_id).toBe(at(255));
+    const long = expectProblem(await send('POST', '/v1/nature/subjects', validSubject(at(256))), 422, 'validation_failed');
+    expect(long.errors).toEqual([{ path: '/external_subject_id', in: 'body', message: 'Must be 1..255 characters.' }]);
+    const longKey = expectProblem(await send('POST', '/v1/nature/subjects', { ...validSubject(), metadata: { [at(41)]: 'v' } }), 422, 'validation_failed');
+    expect(longKey.errors[0].path).toBe(`/metadata/${at(41)}`);
+    const longValue = expectProblem(await send('POST', '/v1/nature/subjects', { ...validSubject(), metadata: { k: at(501) } }), 422, 'validation_failed');
+    expect(longValue.errors[0].path).toBe('/metadata/k');
+  });
+
+  it.each([
+    ['2026-02-30T10:00:00Z', false],
+    ['2026-11-01T24:00:00Z', false],
+    ['2026-12-31T23:59:60Z', false],
+    ['1999-12-31T23:59:59Z', false],
+    ['2026-11-01T09:30:00.1234567890Z', false],
+    ['2026-11-01T09:30:00+00:00', false],
+    ['2026-11-01', false],
+    ['2026-11-01T09:30:00Z', '2026-11-01T09:30:00.000Z'],
+    ['2026-11-01T09:30:00.5Z', '2026-11-01T09:30:00.500Z'],
+    ['2026-11-01T09:30:00.123456789Z', '2026-11-01T09:30:00.123Z'],
+  ])('takes consent.granted_at %s only as a real instant, echoed normalised (%s)', async (grantedAt, echoed) => {
+    const subject = validSubject();
+    const answer = await send('POST', '/v1/nature/subjects', { ...subject, consent: { ...subject.consent, granted_at: grantedAt } });
+    if (echoed === false) {
+      expect(expectProblem(answer, 422, 'validation_failed').errors).toEqual([{ path: '/consent/granted_at', in: 'body', message: expect.stringMatching(/UTC timestamp/) }]);
+    } else {
+      expect(answer.statusCode).toBe(201);
+      expect(answer.json().consent.granted_at).toBe(echoed);
+      expect((await send('GET', `/v1/nature/subjects/${answer.json().id}`)).json().consent.granted_at).toBe(echoed);
+    }
+  });
+});
+
+describe('clear 404s', () => {
+  it('answers a trailing slash, an empty segment and an over-long id with 404 not_found, like an unknown id', async () => {
+    const subject = (await send('POST', '/v1/nature/subjects', validSubject())).json();
+    for (const url of [
+      '/v1/nature/subjects/',
+      `/v1/nature/subjects/${subject.id}/`,
+      `/v1/nature/subjects/${subject.id}/assessments/`,
+      '/v1/nature/items/',
+      '/v1/nature/subjects//assessments',
+    ]) {
+      const body = expectProblem(await send('GET', url), 404, 'not_found');
+      expect(body.detail).toMatch(/no empty segment and no trailing slash/);
+    }
+    const longId = `sub_${'X'.repeat(5000)}`;
+    expect(expectProblem(await send('GET', `/v1/nature/subjects/${longId}`), 404, 'not_found').detail).toBe(`No subject ${longId}.`);
+    expect(expectProblem(await send('GET', '/v1/nature/subjects/sub_unknown'), 404, 'not_found').detail).toBe('No subject sub_unknown.');
+  });
+
+  it('answers an unknown route 404 without a key, an unknown product 404 product_not_available', async () => {
+    expectProblem(await t.app.inject({ url: '/v1/nature/nothing' }), 404, 'not_found');
+    expectProblem(await t.app.inject({ url: '/nothing/at/all' }), 404, 'not_found');
+    expectProblem(await t.app.inject({ url: '/v1/careers/jobs' }), 404, 'product_not_available');
+  });
+});
+
+describe('errors before the router', () => {
+  let port: number;
+  beforeAll(async () => {
+    const server = await openTestApp();
+    t2 = server;
+    await server.app.listen({ port: 0, host: '127.0.0.1' });
+    port = (server.app.server.address() as AddressInfo).port;
+  });
+  let t2: TestApp;
+  afterAll(async () => {
+    await t2.close();
+  });
+
+  /** Sends raw bytes and reads the whole answer until the server closes the connection. */
+  function raw(request: string): Promise<{ status: number; headers: Record<string, string>; body: string }> {
+    return new Promise((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1');
+      const chunks: Buffer[] = [];
+      socket.on('data', (chunk) => chunks.push(chunk));
+      socket.on('error', reject);
+      socket.on('close', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        const [head = '', body = ''] = text.split('\r\n\r\n');
+        const [statusLine, ...lines] = head.split('\r\n');
+        const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+        resolve({ status: Number(statusLine?.split(' ')[1]), headers, body });
+      });
+      socket.end(request);
+    });
+  }
+
+  const asProblem = (answer: Awaited<ReturnType<typeof raw>>) => ({ statusCode: answer.status, headers: answer.headers, json: () => JSON.parse(answer.body) });
+
+  it('answers oversized headers 431 header_fields_too_large as problem+json with a request id', async () => {
+    const answer = await raw(`GET /v1/nature/items HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+    expectProblem(asProblem(answer), 431, 'header_fields_too_large');
+    expect(answer.headers['request-id']).toMatch(/^req_/);
+  });
+
+  it('answers a request the HTTP parser cannot read 400 malformed_request as problem+json', async () => {
+    for (const request of ['NOT HTTP AT ALL\r\n\r\n', 'GET /v1/nature/items HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n', 'GET / HTTP/1.1\r\nBad Header\r\n\r\n']) {
+      const answer = await raw(request);
+      expectProblem(asProblem(answer), 400, 'malformed_request');
+    }
+  });
+
+  it('answers a request that arrives while the server shuts down 503 service_unavailable', async () => {
+    const closing = await openTestApp();
+    let answer: Promise<Response> | undefined;
+    // Registered before the server starts; runs once shutting down has begun, while it still listens.
+    closing.app.addHook('preClose', async () => {
+      answer = fetch(`http://127.0.0.1:${(closing.app.server.address() as AddressInfo).port}/healthz`);
+      await answer;
+    });
+    await closing.app.listen({ port: 0, host: '127.0.0.1' });
+    await closing.close();
+    const response = await answer!;
+    const headers = Object.fromEntries(response.headers);
+    const body = await response.text();
+    expectProblem({ statusCode: response.status, headers, json: () => JSON.parse(body) }, 503, 'service_unavailable');
+    expect(headers['retry-after']).toBe('1');
+  });
+});
