@@ -91,3 +91,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: settings.LOG_LEVEL,
   };
 }
+
+/** Where the stores are and how they are written: all that an operator command reads of the configuration. */
+const STORE_SETTINGS = ['NATURE_DATA_DIR', 'NATURE_EVENT_STORE', 'EVENTSTORE_URL', 'NATURE_READ_MODELS', 'MONGODB_URL', 'NATURE_SQLITE_SYNCHRONOUS'] as const;
+
+/**
+ * The configuration of the stores only, so that a setting the server alone reads (a bad PORT, say) cannot
+ * stop an operator command. The other settings keep their defaults, which operator commands never use.
+ */
+export function loadStoreConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  return loadConfig(Object.fromEntries(STORE_SETTINGS.map((name) => [name, env[name]])));
+}

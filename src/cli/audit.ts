@@ -3,7 +3,8 @@ import { subjectHistory } from '../commands/audit.js';
 import { type Environment, environments } from '../domain/api-keys.js';
 import { DomainError } from '../domain/errors.js';
 import type { openOperatorStores } from '../environments.js';
-import { CliError, type Output } from './keys.js';
+import { CliError } from './errors.js';
+import type { Output } from './keys.js';
 
 type OperatorStores = Awaited<ReturnType<typeof openOperatorStores>>;
 

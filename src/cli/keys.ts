@@ -1,6 +1,7 @@
-import { Command, Option } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { type ApiKeyRecord, environments, keyTypes, mintKey, scopes } from '../domain/api-keys.js';
 import type { KeyStore } from '../ports/key-store.js';
+import { CliError, UsageError } from './errors.js';
 
 export interface Output {
   out: (line: string) => void;
@@ -8,6 +9,18 @@ export interface Output {
 }
 
 const environmentNames = { test: 'sandbox', live: 'production' } as const;
+
+const NAME_MAX = 100;
+
+/** A key's name is shown in listings and logs of the operator: 1..100 printable characters, trimmed. */
+function keyName(value: string): string {
+  const name = value.trim();
+  const length = [...name].length;
+  if (length === 0 || length > NAME_MAX) throw new InvalidArgumentError(`A name has 1 to ${NAME_MAX} characters.`);
+  // Control and invisible format characters (newlines, bidi overrides) would forge or hide listing lines.
+  if (/[\p{Cc}\p{Cf}]/u.test(name)) throw new InvalidArgumentError('A name has printable characters only.');
+  return name;
+}
 
 /** A key as the operator sees it: never the hash. */
 function describe(record: ApiKeyRecord) {
@@ -36,10 +49,13 @@ function printMinted(output: Output, json: boolean, record: ApiKeyRecord, raw: s
   output.err('This is the only time this key is shown. Store it now; only its hash is kept.');
 }
 
-export function keysCommand(openKeys: () => KeyStore, output: Output): Command {
+/** Opens the key store; only `create` may start a new one, every other command needs it to exist. */
+export type OpenKeys = (options: { create: boolean }) => KeyStore;
+
+export function keysCommand(openKeys: OpenKeys, output: Output): Command {
   const keys = new Command('keys').description('mint, list, rotate and revoke API keys');
-  const withStore = async (work: (store: KeyStore) => Promise<void>) => {
-    const store = openKeys();
+  const withStore = async (work: (store: KeyStore) => Promise<void>, options = { create: false }) => {
+    const store = openKeys(options);
     try {
       await work(store);
     } finally {
@@ -53,15 +69,17 @@ export function keysCommand(openKeys: () => KeyStore, output: Output): Command {
     .addOption(new Option('--env <env>', 'test (sandbox) or live (production)').choices(environments).makeOptionMandatory())
     .addOption(new Option('--type <type>', 'pk (publishable) or sk (secret)').choices(keyTypes).makeOptionMandatory())
     .addOption(new Option('--scope <scope...>', 'a scope; repeat for several').choices(scopes).makeOptionMandatory())
-    .requiredOption('--name <name>', 'what the key is for')
+    .requiredOption('--name <name>', `what the key is for: 1 to ${NAME_MAX} printable characters`, keyName)
     .option('--json', 'print one JSON object with id and key')
-    .action((options: { env: ApiKeyRecord['environment']; type: ApiKeyRecord['type']; scope: ApiKeyRecord['scopes']; name: string; json?: boolean }) =>
-      withStore(async (store) => {
+    .action((options: { env: ApiKeyRecord['environment']; type: ApiKeyRecord['type']; scope: ApiKeyRecord['scopes']; name: string; json?: boolean }) => {
+      // A pk key may only read the item bank, in a browser: a write scope on it would be a lie, or a leak.
+      if (options.type === 'pk' && options.scope.includes('nature:write')) throw new UsageError('a pk (publishable) key cannot have nature:write; mint an sk key for writes');
+      return withStore(async (store) => {
         const { raw, record } = mintKey({ name: options.name, environment: options.env, type: options.type, scopes: options.scope }, new Date());
         await store.insert(record);
         printMinted(output, options.json === true, record, raw);
-      }),
-    );
+      }, { create: true });
+    });
 
   keys
     .command('list')
@@ -107,14 +125,10 @@ export function keysCommand(openKeys: () => KeyStore, output: Output): Command {
   return keys;
 }
 
-/** Exits with a clear message (through commander's error path) unless the key exists and is active. */
+/** The key, unless it does not exist or is no longer active: then the command fails with one line. */
 async function activeKey(store: KeyStore, keyId: string): Promise<ApiKeyRecord> {
   const key = await store.get(keyId);
   if (key === undefined) throw new CliError(`no key ${keyId}`);
   if (key.revoked_at !== null) throw new CliError(`key ${keyId} was already ${key.revoked_reason} at ${key.revoked_at}`);
   return key;
-}
-
-export class CliError extends Error {
-  override readonly name = 'CliError';
 }

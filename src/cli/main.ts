@@ -1,27 +1,93 @@
-import { Command } from 'commander';
-import { ConfigError, loadConfig } from '../config.js';
-import { openEventStore, openKeyStore, openOperatorStores } from '../environments.js';
+import { existsSync } from 'node:fs';
+import { basename } from 'node:path';
+import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import packageJson from '../../package.json' with { type: 'json' };
+import { type Config, ConfigError, loadStoreConfig } from '../config.js';
+import { checkDataDir } from '../data-dir.js';
+import type { Environment } from '../domain/api-keys.js';
+import { openEventStore, openKeyStore, openOperatorStores, sqliteStoreFile } from '../environments.js';
+import { OperatorError, oneLine, storeProblem } from '../operator-errors.js';
 import { auditCommand } from './audit.js';
-import { CliError, keysCommand } from './keys.js';
+import { CliError, UsageError, exitStatus } from './errors.js';
+import { keysCommand } from './keys.js';
 import { profilesCommand } from './profiles.js';
 import { usageCommand } from './usage.js';
 
 const output = { out: (line: string) => process.stdout.write(`${line}\n`), err: (line: string) => process.stderr.write(`${line}\n`) };
+// Known before parsing, so that an error in parsing is reported as JSON too.
+const json = process.argv.includes('--json');
 
 const program = new Command('nature')
-  .description('Operator commands of the Nature Profile API. They work on the same NATURE_DATA_DIR as the server, while it runs.')
-  .showHelpAfterError();
-program.addCommand(keysCommand(() => openKeyStore(loadConfig()), output));
-program.addCommand(profilesCommand((environment) => openOperatorStores(loadConfig(), environment), output));
-program.addCommand(auditCommand((environment) => openOperatorStores(loadConfig(), environment), output));
-program.addCommand(usageCommand((environment) => openEventStore(loadConfig(), environment), output));
+  .description('Operator commands of the Nature Profile API. They work on the same data directory and backends as the server, while it runs.')
+  .version(packageJson.version, '-V, --version', 'print the version')
+  .option('--data-dir <dir>', 'where the stores are (default: NATURE_DATA_DIR, then ./data)', (value) => {
+    if (value.trim() === '') throw new InvalidArgumentError('A directory is needed.');
+    return value;
+  });
+
+let loaded: Config | undefined;
+/** The stores' settings from the environment, with --data-dir first; nothing else is read. */
+function storeConfig(): Config {
+  const { dataDir } = program.opts<{ dataDir?: string }>();
+  loaded ??= loadStoreConfig(dataDir === undefined ? process.env : { ...process.env, NATURE_DATA_DIR: dataDir });
+  return loaded;
+}
+
+/**
+ * The configuration, once the store that a command reads is known to exist: in a wrong directory it
+ * fails, rather than create an empty store and report that it is empty.
+ */
+function existingStore(store: 'keys' | Environment): Config {
+  const config = storeConfig();
+  const file = sqliteStoreFile(config, store);
+  if (file === undefined) return config;
+  const what = store === 'keys' ? 'key store' : `${store === 'live' ? 'production' : 'sandbox'} event log`;
+  const missing = new CliError(`no ${what} in ${config.dataDir} (no ${basename(file)}): is --data-dir (or NATURE_DATA_DIR) right?`);
+  if (!existsSync(config.dataDir)) throw missing;
+  // A directory this user cannot read would hide the file: say that instead.
+  checkDataDir(config.dataDir, { create: false });
+  if (!existsSync(file)) throw missing;
+  return config;
+}
+
+program.addCommand(
+  keysCommand(({ create }) => {
+    if (!create) return openKeyStore(existingStore('keys'));
+    // Minting is how a new install starts, so it may create the store: it says so.
+    const config = storeConfig();
+    const fresh = !existsSync(sqliteStoreFile(config, 'keys'));
+    checkDataDir(config.dataDir, { create: true });
+    if (fresh) output.err(`nature: no key store in ${config.dataDir} yet: starting a new one`);
+    return openKeyStore(config);
+  }, output),
+);
+program.addCommand(profilesCommand((environment) => openOperatorStores(existingStore(environment), environment), output));
+program.addCommand(auditCommand((environment) => openOperatorStores(existingStore(environment), environment), output));
+program.addCommand(usageCommand((environment) => openEventStore(existingStore(environment), environment), output));
+
+// Commander reports through us (one line, or JSON) and never exits by itself.
+const everyCommand = (command: Command): Command[] => [command, ...command.commands.flatMap(everyCommand)];
+for (const command of everyCommand(program)) command.exitOverride().configureOutput({ outputError: () => {} });
+
+/** The exit status and the one line that report a failure. */
+function failure(error: unknown): { status: number; message: string } {
+  if (error instanceof CommanderError) return { status: exitStatus.usage, message: error.message.replace(/^error: /, '') };
+  if (error instanceof UsageError) return { status: exitStatus.usage, message: error.message };
+  if (error instanceof CliError || error instanceof ConfigError || error instanceof OperatorError) return { status: exitStatus.failed, message: error.message };
+  const problem = loaded === undefined ? undefined : storeProblem(error, loaded.dataDir);
+  return { status: exitStatus.failed, message: problem ?? (error instanceof Error ? error.message : String(error)) };
+}
 
 try {
   await program.parseAsync(process.argv);
 } catch (error) {
-  if (error instanceof CliError || error instanceof ConfigError) {
-    output.err(`nature: ${error.message}`);
-    process.exit(1);
+  // --help and --version end here too, having printed what they print.
+  if (error instanceof CommanderError && error.exitCode === exitStatus.ok) process.exit(exitStatus.ok);
+  const { status, message } = failure(error);
+  const code = status === exitStatus.usage ? 'usage_error' : 'command_failed';
+  // Help printed for a missing subcommand ('commander.help') is its own message.
+  if (!(error instanceof CommanderError && error.code === 'commander.help')) {
+    output.err(json ? JSON.stringify({ error: { code, message } }) : `nature: ${oneLine(message)}`);
   }
-  throw error;
+  process.exit(status);
 }

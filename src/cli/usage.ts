@@ -2,7 +2,8 @@ import { Command, Option } from 'commander';
 import { type Environment, environments } from '../domain/api-keys.js';
 import { granularities, meterUsage, parseUsageRange } from '../domain/usage.js';
 import type { EventStore } from '../ports/event-store.js';
-import { CliError, type Output } from './keys.js';
+import { UsageError } from './errors.js';
+import type { Output } from './keys.js';
 
 const environmentNames = { test: 'sandbox', live: 'production' } as const;
 
@@ -15,11 +16,9 @@ export function usageCommand(openEvents: (environment: Environment) => EventStor
     .option('--to <date>', 'exclusive: YYYY-MM-DD (midnight UTC) or a UTC timestamp such as 2026-12-01T00:00:00Z (default: now)')
     .addOption(new Option('--granularity <granularity>', 'one row per key and UTC day or month').choices(granularities).default('day'))
     .option('--json', 'print one JSON object, as GET /v1/nature/usage answers')
-    // Commander's own errors (a bad --env or --granularity) as one line, like ours.
-    .configureOutput({ outputError: (message, write) => write(message.replace(/^error: /, 'nature: ')) })
     .action(async (options: { env: Environment; from?: string; to?: string; granularity: string; json?: boolean }) => {
       const parsed = parseUsageRange(options, new Date());
-      if ('errors' in parsed) throw new CliError(parsed.errors.map((error) => error.message).join('; '));
+      if ('errors' in parsed) throw new UsageError(parsed.errors.map((error) => error.message).join('; '));
       const events = openEvents(options.env);
       try {
         const report = await meterUsage(events, parsed.range, options.env === 'live');

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { addReadinessCheck } from '../../src/http/routes/health.js';
 import { openTestApp } from '../support/test-app.js';
 
 describe('health', () => {
@@ -13,9 +14,11 @@ describe('health', () => {
         keys: 'ok',
         'test.event_store': 'ok',
         'test.read_models': 'ok',
+        'test.idempotency': 'ok',
         'test.bus': 'ok',
         'live.event_store': 'ok',
         'live.read_models': 'ok',
+        'live.idempotency': 'ok',
         'live.bus': 'ok',
       },
     });
@@ -31,5 +34,22 @@ describe('health', () => {
     expect(ready.body).not.toMatch(/database|sqlite|connection/i);
     expect((await t.app.inject({ url: '/healthz' })).statusCode).toBe(200);
     await t.app.close();
+  });
+
+  it('answers 503 naming a check the process added (the data directory) while it fails, without its error', async () => {
+    const t = await openTestApp();
+    let writable = true;
+    addReadinessCheck(t.app, 'data_dir', async () => {
+      if (!writable) throw new Error('EROFS: read-only file system, access /srv/nature');
+    });
+    const ready = await t.app.inject({ url: '/readyz' });
+    expect(ready.statusCode).toBe(200);
+    expect(ready.json().checks).toMatchObject({ keys: 'ok', data_dir: 'ok' });
+    writable = false;
+    const readOnly = await t.app.inject({ url: '/readyz' });
+    expect(readOnly.statusCode).toBe(503);
+    expect(readOnly.json()).toMatchObject({ status: 'unavailable', checks: { data_dir: 'unavailable', keys: 'ok', 'live.event_store': 'ok' } });
+    expect(readOnly.body).not.toMatch(/EROFS|srv/);
+    await t.close();
   });
 });

@@ -1,5 +1,6 @@
+import { type ClientRequest, request as httpRequest } from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type ServerProcess, runCli, serverPool, startServer } from '../support/processes.js';
+import { type ServerProcess, runCli, serverPool, startServer, waitForOutput } from '../support/processes.js';
 import { validSubject } from '../support/test-app.js';
 import { tempDir } from '../support/temp-dir.js';
 
@@ -117,6 +118,57 @@ describe('the server and the operator command as processes', () => {
     expect(result.status).not.toBe(0);
     expect(result.stderr).toMatch(message);
     expect(result.stdout).not.toMatch(/_(pk|sk)_/);
+  });
+
+  /** A POST whose headers are sent at once and whose body waits for `finish`: a request in flight. */
+  const inFlight = (server: ServerProcess, key: string, body: string) => {
+    const request: ClientRequest = httpRequest(`${server.url}/v1/nature/subjects`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+    });
+    const answered = new Promise<{ status: number | undefined; body: any }>((resolve, reject) => {
+      request.on('response', (response) => {
+        let text = '';
+        response.on('data', (chunk) => (text += chunk));
+        response.on('end', () => resolve({ status: response.statusCode, body: JSON.parse(text) }));
+      });
+      request.on('error', reject);
+    });
+    request.write(body.slice(0, 1));
+    return { answered, finish: () => request.end(body.slice(1)) };
+  };
+
+  it('on SIGTERM finishes the request in flight, closes the stores and exits 0; the next start serves what it wrote', async () => {
+    const { key } = mint();
+    const server = await start();
+    const request = inFlight(server, key, JSON.stringify(validSubject('emp-graceful')));
+    await waitForOutput(server, /incoming request/);
+    server.process.kill('SIGTERM');
+    await waitForOutput(server, /stopping: finishing the requests in flight/);
+    request.finish();
+    const created = await request.answered;
+    expect(created.status).toBe(201);
+    expect(await server.exited).toBe(0);
+    expect(server.output()).toMatch(/"msg":"stopped"/);
+
+    const restarted = await start();
+    const read = await call(restarted, key, `/v1/nature/subjects/${created.body.id}`);
+    expect(read.status).toBe(200);
+    expect(await json(read)).toEqual(created.body);
+  });
+
+  it('exits at once on a second signal while a request in flight holds up the shutdown', async () => {
+    const { key } = mint();
+    const server = await start();
+    const request = inFlight(server, key, JSON.stringify(validSubject('emp-never-finished')));
+    request.answered.catch(() => {}); // its connection drops with the process
+    await waitForOutput(server, /incoming request/);
+    server.process.kill('SIGTERM');
+    await waitForOutput(server, /stopping: finishing the requests in flight/);
+    server.process.kill('SIGINT');
+    expect(await server.exited).toBe(130);
+    expect(server.output()).toMatch(/second signal: exiting at once/);
+    expect(server.output()).not.toMatch(/"msg":"stopped"/);
   });
 
   it('stops start-up with one line when a configured backend cannot be reached', async () => {

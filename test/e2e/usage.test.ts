@@ -220,9 +220,9 @@ describe('usage metering (GET /v1/nature/usage and nature usage)', () => {
       ['an unknown --granularity', ['--env', 'test', '--granularity', 'week'], /^nature: .*granularity.*week/],
       ['an unknown --env', ['--env', 'prod'], /^nature: .*env.*prod/],
       ['no --env', [], /^nature: .*--env/],
-    ])('exits 1 with one line on stderr for %s', (_case, args, message) => {
+    ])('exits 2 (a usage error) with one line on stderr for %s', (_case, args, message) => {
       const result = cli(args);
-      expect(result.status).toBe(1);
+      expect(result.status).toBe(2);
       expect(result.stdout).toBe('');
       expect(result.stderr).toMatch(message);
       expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);

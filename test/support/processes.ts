@@ -1,4 +1,5 @@
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, type SpawnOptions, spawn, spawnSync } from 'node:child_process';
+import { chownSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
@@ -35,8 +36,14 @@ export interface ServerProcess {
 
 /** Starts `src/main.ts` as its own process and waits until it listens. */
 export async function startServer(env: Record<string, string>): Promise<ServerProcess> {
+  return startServerWith(env, {});
+}
+
+/** As `startServer`, with options for `spawn` (another user, say). */
+export async function startServerWith(env: Record<string, string>, options: SpawnOptions): Promise<ServerProcess> {
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    ...options,
     cwd: root,
     env: { ...process.env, LOG_LEVEL: 'info', ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -90,4 +97,58 @@ export async function callServer(server: ServerProcess, key: string, method: str
   });
   // Response bodies are checked field by field; their static type adds nothing.
   return { status: response.status, body: (await response.json()) as Record<string, any> };
+}
+
+/** Resolves once the server's output matches `pattern` (a log line that says where it is). */
+export function waitForOutput(server: ServerProcess, pattern: RegExp): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const check = () => {
+      if (!pattern.test(server.output())) return;
+      server.process.stdout?.off('data', check);
+      resolve();
+    };
+    server.process.stdout?.on('data', check);
+    void server.exited.then(() => reject(new Error(`server exited before printing ${pattern}:\n${server.output()}`)));
+    check();
+  });
+}
+
+/**
+ * `src/main.ts` run to its end, for start-up that must fail: the exit status and what it printed. `env`
+ * gives PORT and HOST; a server that starts after all is stopped after 20 s, with status null.
+ */
+export function runServerToExit(env: Record<string, string>, options: { uid?: number; gid?: number } = {}) {
+  const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    ...options,
+    cwd: root,
+    env: { ...process.env, LOG_LEVEL: 'info', HOST: '127.0.0.1', ...env },
+    encoding: 'utf8',
+    timeout: 20_000,
+  });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/** As `runCli`, with options for `spawnSync` (another user, say). */
+export function runCliWith(args: string[], env: Record<string, string>, options: { uid?: number; gid?: number }) {
+  const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+    ...options,
+    cwd: root,
+    env: { ...process.env, ...env },
+    encoding: 'utf8',
+  });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+const NOBODY = 65534;
+const runsAsRoot = process.getuid?.() === 0;
+
+/**
+ * Spawn options under which file permissions apply: root reads and writes whatever the mode bits say,
+ * so as root the process runs as `nobody`; otherwise as the user running the tests.
+ */
+export const unprivileged: { uid?: number; gid?: number } = runsAsRoot ? { uid: NOBODY, gid: NOBODY } : {};
+
+/** Makes `path` the unprivileged user's (see `unprivileged`), so that its mode bits decide. */
+export function handToUnprivilegedUser(path: string): void {
+  if (runsAsRoot) chownSync(path, NOBODY, NOBODY);
 }

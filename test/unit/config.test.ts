@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { ConfigError, loadConfig, loadStoreConfig } from '../../src/config.js';
 
 describe('configuration', () => {
   it('defaults to the embedded SQLite backends on port 8080 with data in ./data and synchronous=FULL', () => {
@@ -67,5 +67,16 @@ describe('configuration', () => {
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as Error).message).toMatch(message);
     expect((error as Error).message).not.toContain('\n');
+  });
+
+  it('reads only the stores\' settings for operator commands: a bad server setting does not stop them', () => {
+    const config = loadStoreConfig({ PORT: 'http', LOG_LEVEL: 'loud', NATURE_WEBHOOK_TIMEOUT_MS: '10', NATURE_DATA_DIR: '/srv/nature', NATURE_SQLITE_SYNCHRONOUS: 'NORMAL' });
+    expect(config).toMatchObject({ dataDir: '/srv/nature', sqliteSynchronous: 'NORMAL', eventStore: { kind: 'sqlite' }, readModels: { kind: 'sqlite' } });
+    expect(loadStoreConfig({ NATURE_EVENT_STORE: 'eventstoredb', EVENTSTORE_URL: 'esdb://eventstore:2113?tls=false' }).eventStore).toEqual({
+      kind: 'eventstoredb',
+      url: 'esdb://eventstore:2113?tls=false',
+    });
+    expect(() => loadStoreConfig({ PORT: 'http', NATURE_EVENT_STORE: 'oracle' })).toThrow(/^configuration error: NATURE_EVENT_STORE="oracle" /);
+    expect(() => loadStoreConfig({ NATURE_READ_MODELS: 'mongodb' })).toThrow(/^configuration error: MONGODB_URL is required when NATURE_READ_MODELS=mongodb$/);
   });
 });

@@ -9,6 +9,16 @@ function withTimeout(work: Promise<void>): Promise<void> {
   return Promise.race([work, new Promise<void>((_, reject) => setTimeout(() => reject(new Error(`no answer in ${PING_TIMEOUT_MS} ms`)), PING_TIMEOUT_MS).unref())]);
 }
 
+type Probe = () => Promise<void>;
+
+/** Checks that the process adds beside the app's own stores (the data directory), per app. */
+const addedChecks = new WeakMap<FastifyInstance, [string, Probe][]>();
+
+/** Adds a readiness check named `name`: /readyz answers 503 naming it while `probe` fails. */
+export function addReadinessCheck(app: FastifyInstance, name: string, probe: Probe): void {
+  addedChecks.set(app, [...(addedChecks.get(app) ?? []), [name, probe]]);
+}
+
 /**
  * Liveness (the process answers) and readiness (every backend answers). Both are public, so readiness
  * says only which backend is unavailable; the reason goes to the log.
@@ -17,11 +27,17 @@ export function registerHealthRoutes(app: FastifyInstance, envs: Environments, k
   app.get('/healthz', { schema: { hide: true } }, () => ({ status: 'ok' }));
 
   app.get('/readyz', { schema: { hide: true } }, async (request, reply) => {
-    const probes: [string, () => Promise<void>][] = [['keys', () => keys.ping()]];
+    const probes: [string, Probe][] = [['keys', () => keys.ping()]];
     for (const environment of environments) {
       const env = envs[environment];
-      probes.push([`${environment}.event_store`, () => env.events.ping()], [`${environment}.read_models`, () => env.readModels.ping()], [`${environment}.bus`, () => env.bus.ping()]);
+      probes.push(
+        [`${environment}.event_store`, () => env.events.ping()],
+        [`${environment}.read_models`, () => env.readModels.ping()],
+        [`${environment}.idempotency`, () => env.idempotency.ping()],
+        [`${environment}.bus`, () => env.bus.ping()],
+      );
     }
+    probes.push(...(addedChecks.get(app) ?? []));
     const checks: Record<string, 'ok' | 'unavailable'> = {};
     await Promise.all(
       probes.map(async ([name, ping]) => {

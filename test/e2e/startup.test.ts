@@ -1,0 +1,131 @@
+import { chmodSync, existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { type Server, createServer } from 'node:net';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { freePort, handToUnprivilegedUser, runCli, runServerToExit, startServerWith, unprivileged } from '../support/processes.js';
+import { tempDir } from '../support/temp-dir.js';
+
+/** A start-up that failed as an operator should see it: status 1 and one line on stderr, no stack trace anywhere. */
+function expectOneLineFailure(result: { status: number | null; stdout: string; stderr: string }, line: RegExp): void {
+  expect(result.status, result.stdout + result.stderr).toBe(1);
+  expect(result.stderr.trimEnd().split('\n')).toEqual([expect.stringMatching(line)]);
+  expect(result.stdout + result.stderr).not.toMatch(/\n\s+at |"stack"/);
+}
+
+describe('start-up failures an operator can fix, each in one line', () => {
+  let dir: ReturnType<typeof tempDir>;
+  let port: number;
+  const start = (env: Record<string, string> = {}, options = {}) => runServerToExit({ NATURE_DATA_DIR: join(dir.path, 'data'), PORT: String(port), ...env }, options);
+  /** A data directory with a key store in it, as an install has after its first key. */
+  const installed = () => {
+    const minted = runCli(['keys', 'create', '--env', 'test', '--type', 'sk', '--scope', 'nature:read', '--name', 'ci'], { NATURE_DATA_DIR: join(dir.path, 'data') });
+    expect(minted.status, minted.stderr).toBe(0);
+    return join(dir.path, 'data');
+  };
+  beforeEach(async () => {
+    dir = tempDir();
+    port = await freePort();
+  });
+  afterEach(() => {
+    // Modes back, so that a user who is not root can remove what the test made read-only.
+    for (const path of [dir.path, join(dir.path, 'data')]) if (existsSync(path) && statSync(path).isDirectory()) chmodSync(path, 0o700);
+    dir.cleanup();
+  });
+
+  it('stops when the port is in use', async () => {
+    const other: Server = createServer();
+    await new Promise<void>((resolve) => other.listen(port, '127.0.0.1', resolve));
+    try {
+      expectOneLineFailure(start(), new RegExp(`^start-up error: port ${port} on 127.0.0.1 is already in use \\(EADDRINUSE\\)`));
+    } finally {
+      other.close();
+    }
+  });
+
+  it('stops when HOST is not an address of this machine', () => {
+    expectOneLineFailure(start({ HOST: '192.0.2.1' }), /^start-up error: HOST=192.0.2.1 is not an address of this machine/);
+  });
+
+  it('stops when the data directory is a file', () => {
+    writeFileSync(join(dir.path, 'data'), 'not a directory');
+    expectOneLineFailure(start(), /^start-up error: the data directory .*\/data is a file, not a directory/);
+  });
+
+  it('stops when the data directory is read-only, rather than answer 500 to every write', () => {
+    const data = installed();
+    handToUnprivilegedUser(dir.path);
+    handToUnprivilegedUser(data);
+    chmodSync(data, 0o555);
+    expectOneLineFailure(start({}, unprivileged), /^start-up error: the data directory .*\/data is not readable and writable by this user \(uid \d+\) \(EACCES\)$/);
+  });
+
+  it('stops when the data directory cannot be read', () => {
+    const data = installed();
+    handToUnprivilegedUser(dir.path);
+    handToUnprivilegedUser(data);
+    chmodSync(data, 0o300);
+    expectOneLineFailure(start({}, unprivileged), /^start-up error: the data directory .*\/data is not readable and writable by this user/);
+  });
+
+  it('stops when the data directory cannot be created', () => {
+    handToUnprivilegedUser(dir.path);
+    chmodSync(dir.path, 0o555);
+    expectOneLineFailure(start({}, unprivileged), /^start-up error: the data directory .*\/data cannot be created by this user \(uid \d+\) \(EACCES\)$/);
+  });
+
+  it('stops naming a store file that is read-only', () => {
+    const data = installed();
+    handToUnprivilegedUser(dir.path);
+    handToUnprivilegedUser(data);
+    chmodSync(join(data, 'keys.db'), 0o444);
+    expectOneLineFailure(start({}, unprivileged), /^start-up error: .*\/data\/keys\.db is not readable and writable by this user/);
+  });
+
+  it.each(['keys.db', 'production.events.db', 'sandbox.read.db'])('stops naming a damaged database: %s', (file) => {
+    mkdirSync(join(dir.path, 'data'));
+    writeFileSync(join(dir.path, 'data', file), 'these bytes are not a SQLite database, whatever the name says');
+    expectOneLineFailure(start(), new RegExp(`^start-up error: .*/data/${file.replace('.', '\\.')} is damaged or not a SQLite database \\(SQLITE_NOTADB: .*\\); restore it from a backup$`));
+  });
+
+  it('stops naming a database that another process holds locked', () => {
+    const data = installed();
+    const holder = new Database(join(data, 'keys.db'));
+    holder.pragma('locking_mode = EXCLUSIVE');
+    holder.exec('BEGIN EXCLUSIVE; COMMIT');
+    try {
+      expectOneLineFailure(start(), /^start-up error: .*\/data\/keys\.db is locked by another process \(SQLITE_BUSY: .*\); stop that process, then try again$/);
+    } finally {
+      holder.close();
+    }
+  }, 30_000);
+});
+
+describe('readiness of the data directory', () => {
+  let dir: ReturnType<typeof tempDir>;
+  beforeEach(() => {
+    dir = tempDir();
+  });
+  afterEach(() => {
+    chmodSync(dir.path, 0o700);
+    dir.cleanup();
+  });
+
+  it('answers 503 naming data_dir once the data directory turns read-only', async () => {
+    handToUnprivilegedUser(dir.path);
+    const server = await startServerWith({ NATURE_DATA_DIR: dir.path }, unprivileged);
+    try {
+      const ready = await fetch(`${server.url}/readyz`);
+      expect(ready.status).toBe(200);
+      expect(await ready.json()).toMatchObject({ checks: { data_dir: 'ok' } });
+
+      chmodSync(dir.path, 0o555);
+      const readOnly = await fetch(`${server.url}/readyz`);
+      expect(readOnly.status).toBe(503);
+      expect(await readOnly.json()).toMatchObject({ status: 'unavailable', checks: { data_dir: 'unavailable', keys: 'ok' } });
+    } finally {
+      server.process.kill('SIGKILL');
+      await server.exited;
+    }
+  });
+});
