@@ -44,7 +44,7 @@ const CHECKPOINT_EVERY = 25;
 export async function rebuildProfiles(
   stores: { raw: EventStore; events: EventStore; readModels: ReadModelStore },
   version: string,
-  options: { onProgress: (progress: RebuildProgress) => void; clock?: () => Date },
+  options: { /** The rebuild waits for what it returns. */ onProgress: (progress: RebuildProgress) => void | Promise<void>; clock?: () => Date },
 ): Promise<RebuildSummary> {
   const clock = options.clock ?? (() => new Date());
   const started = Date.now();
@@ -68,7 +68,7 @@ export async function rebuildProfiles(
           if (result?.events.some((event) => event.type === 'ProfileRescored')) rescored += 1;
           if (done % CHECKPOINT_EVERY === 0) await stores.readModels.commit(checkpointName, completion.position, []);
         }
-        options.onProgress({ phase: 'rescoring', done, total: completions.all.length });
+        await options.onProgress({ phase: 'rescoring', done, total: completions.all.length });
       }
       const last = batch.at(-1)!;
       if (last.position > checkpoint) await stores.readModels.commit(checkpointName, last.position, []);
@@ -83,7 +83,7 @@ export async function rebuildProfiles(
     const result = await rescore(completion.assessment_id, version, true);
     if (result?.state?.profiles[version]?.changed) changed += 1;
     done += 1;
-    options.onProgress({ phase: 'announcing', done, total: completions.all.length });
+    await options.onProgress({ phase: 'announcing', done, total: completions.all.length });
   }
   return { scoring_version: version, assessments: completions.all.length, rescored, changed_profiles: changed, activated, seconds: (Date.now() - started) / 1000 };
 }

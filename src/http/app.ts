@@ -1,14 +1,16 @@
 import Fastify, { type FastifyInstance } from 'fastify';
-import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import { serializerCompiler } from 'fastify-type-provider-zod';
 import type { Logger } from 'pino';
 import { newId } from '../domain/ids.js';
 import type { Environments } from '../environments.js';
 import type { KeyStore } from '../ports/key-store.js';
 import { registerAuth } from './auth.js';
 import { clientErrorHandler, frameworkError, registerErrorHandling } from './errors.js';
+import { registerFraming } from './framing.js';
 import { registerIdempotency } from './idempotency.js';
 import { registerOpenApi } from './openapi.js';
 import { registerStrictInput } from './strict-input.js';
+import { validatorCompiler } from './validation.js';
 import { type RateLimitSettings, createRateLimiter } from './rate-limit.js';
 import { registerAssessmentRoutes } from './routes/assessments.js';
 import { registerEventRoutes } from './routes/events.js';
@@ -37,18 +39,18 @@ export async function buildApp({ logger, keys, envs, rateLimit = { perSecond: 10
     loggerInstance: logger as FastifyInstance['log'],
     genReqId: () => newId('req'),
     bodyLimit: BODY_LIMIT_BYTES,
-    // `__proto__` and `constructor` keys are data here (metadata); nothing merges bodies with [[Set]].
-    onProtoPoisoning: 'ignore',
-    onConstructorPoisoning: 'ignore',
     // Our own 503 while closing is problem+json (errors.ts); fastify's is not.
     return503OnClosing: false,
     frameworkErrors: frameworkError,
     clientErrorHandler: clientErrorHandler(logger),
     // An over-long id reaches its route and gets the same 404 as any unknown id (URLs are bounded by the header limit).
     routerOptions: { maxParamLength: 16 * 1024 },
+    // A missing Host is answered by our own problem+json (framing.ts), not by Node's bare 400.
+    http: { requireHostHeader: false },
   });
   // Bodies are JSON only: anything else is 415, so fastify's default text/plain parser goes.
   app.removeContentTypeParser('text/plain');
+  registerFraming(app);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.addHook('onRequest', async (request, reply) => {

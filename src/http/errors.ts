@@ -6,6 +6,7 @@ import { newId } from '../domain/ids.js';
 import FindMyWay from 'find-my-way';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { DomainError } from '../domain/errors.js';
+import { jsonPointer } from './json-pointer.js';
 import { SubjectErasedError } from '../ports/data-keys.js';
 import { type FieldError, type ProblemCode, ProblemError, problemBody, problemCodes } from './problem.js';
 
@@ -75,7 +76,7 @@ function toProblem(error: FastifyError, request: FastifyRequest): ProblemError {
     const errors = error.validation.flatMap((issue): FieldError[] => {
       const keys = (issue.params as { keys?: string[] }).keys;
       if (issue.keyword === 'unrecognized_keys' && keys) {
-        return keys.map((key) => ({ path: `${issue.instancePath.replace(/\/$/, '')}/${key}`, in: where, message: 'Unknown field.' }));
+        return keys.map((key) => ({ path: `${issue.instancePath.replace(/\/$/, '')}${jsonPointer([key])}`, in: where, message: 'Unknown field.' }));
       }
       return [{ path: issue.instancePath === '/' ? '' : issue.instancePath, in: where, message: issue.message ?? 'Invalid.' }];
     });
@@ -83,6 +84,11 @@ function toProblem(error: FastifyError, request: FastifyRequest): ProblemError {
   }
   const code = error.code ? fastifyCodes[error.code] : undefined;
   if (code) return new ProblemError(code, detailFor(code, error));
+  // The body stream broke off (client gone, bad chunked framing): the client's fault, nothing to report.
+  if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
+    request.log.info({ code: error.code, reason: error.message }, 'request body could not be read');
+    return new ProblemError('malformed_request', 'The request body could not be read: it ended early or its framing is broken.');
+  }
   request.log.error({ err: error }, 'unhandled error');
   return new ProblemError('internal_error', 'Something went wrong on our side. Retry later; quote the request_id if it persists.');
 }

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
+import { jsonPointer } from './json-pointer.js';
 import { type FieldError, ProblemError } from './problem.js';
 
 type Where = FieldError['in'];
@@ -25,7 +26,7 @@ export function registerStrictInput(app: FastifyInstance): void {
   app.addHook('preValidation', async (request) => {
     const errors: FieldError[] = badlyEncoded(request.url);
     for (const [name, value] of Object.entries(request.query as Record<string, unknown>)) {
-      if (Array.isArray(value)) errors.push({ path: `/${name}`, in: 'query', message: `Given ${value.length} times; give it once.` });
+      if (Array.isArray(value)) errors.push({ path: jsonPointer([name]), in: 'query', message: `Given ${value.length} times; give it once.` });
     }
     errors.push(...illFormed(request.params, 'path'), ...illFormed(request.query, 'query'), ...illFormed(request.body, 'body'));
     if (errors.length > 0) {
@@ -45,12 +46,10 @@ function badlyEncoded(url: string): FieldError[] {
       decode(value);
       return [];
     } catch {
-      return [{ path: `/${name}`, in: 'query' as const, message: 'Not valid percent-encoded UTF-8.' }];
+      return [{ path: jsonPointer([name]), in: 'query' as const, message: 'Not valid percent-encoded UTF-8.' }];
     }
   });
 }
-
-const pointer = (path: string, key: string) => `${path}/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`;
 
 /** Every string (value or key) with a lone surrogate; walked without recursion, so any nesting depth is safe. */
 function illFormed(input: unknown, where: Where): FieldError[] {
@@ -62,7 +61,7 @@ function illFormed(input: unknown, where: Where): FieldError[] {
       if (!value.isWellFormed()) found.push({ path, in: where, message: 'Not well-formed Unicode: it holds a lone surrogate.' });
     } else if (typeof value === 'object' && value !== null) {
       for (const [key, item] of Object.entries(value)) {
-        const at = pointer(path, key);
+        const at = `${path}${jsonPointer([key])}`;
         if (!key.isWellFormed()) found.push({ path: at, in: where, message: 'This key is not well-formed Unicode: it holds a lone surrogate.' });
         pending.push([item, at]);
       }

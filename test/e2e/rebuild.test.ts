@@ -34,15 +34,16 @@ describe('profile rebuild with mn76-v2 under concurrent API traffic', () => {
 
     // While the rebuild rescores, callers keep completing assessments and reading profiles.
     const during: Promise<{ subjectId: string }>[] = [];
-    const seenDuringRescoring: Promise<string>[] = [];
-    const onProgress = ({ phase, done }: RebuildProgress) => {
+    const seenDuringRescoring: string[] = [];
+    // The rebuild waits for each read, so every one is served while it rescores.
+    const onProgress = async ({ phase, done }: RebuildProgress) => {
       if (phase !== 'rescoring') return;
       if (done <= 3) during.push(api.completeAssessment(validSubject(), knownResponses));
-      seenDuringRescoring.push(api.call('GET', `/v1/nature/subjects/${before[0]!.subjectId}/profile`).then((r) => r.body.scoring_version as string));
+      seenDuringRescoring.push((await api.call('GET', `/v1/nature/subjects/${before[0]!.subjectId}/profile`)).body.scoring_version as string);
     };
     const env = t.envs.test;
     const summary = await rebuildProfiles({ raw: env.log, events: env.events, readModels: env.readModels }, 'mn76-v2', { onProgress });
-    expect(new Set(await Promise.all(seenDuringRescoring))).toEqual(new Set(['mn76-v1']));
+    expect(new Set(seenDuringRescoring)).toEqual(new Set(['mn76-v1']));
     expect(summary).toMatchObject({ scoring_version: 'mn76-v2', activated: true });
     expect(summary.assessments).toBeGreaterThanOrEqual(8);
     const completedDuring = await Promise.all(during);

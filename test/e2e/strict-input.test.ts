@@ -115,6 +115,31 @@ describe('strict input on every route', () => {
   });
 });
 
+describe('bodies and error paths', () => {
+  const post = (payload: string | Buffer, headers: Record<string, string> = {}) =>
+    t.app.inject({ method: 'POST', url: '/v1/nature/subjects', headers: { ...auth(key), 'content-type': 'application/json', ...headers }, payload });
+
+  it('refuses a JSON body that is not UTF-8 with 400 invalid_json, and a content-encoded one with 415', async () => {
+    const before = await logLength(t.envs, 'test');
+    const subject = JSON.stringify(validSubject('emp-PLACEHOLDER'));
+    const [head, tail] = subject.split('PLACEHOLDER') as [string, string];
+    expectProblem(await post(Buffer.concat([Buffer.from(head), Buffer.from([0x80]), Buffer.from(tail)])), 400, 'invalid_json');
+    for (const coding of ['gzip', 'deflate', 'br', 'x-unknown']) {
+      expectProblem(await post(JSON.stringify(validSubject()), { 'content-encoding': coding }), 415, 'unsupported_media_type');
+    }
+    expect(await logLength(t.envs, 'test')).toBe(before);
+  });
+
+  it('points at unknown keys holding "/" or "~" with escaped JSON Pointers, in the body and the query', async () => {
+    const body = expectProblem(await post(JSON.stringify({ ...validSubject(), 'a/b~c': 1 })), 422, 'validation_failed');
+    expect(body.errors).toEqual([{ path: '/a~1b~0c', in: 'body', message: 'Unknown field.' }]);
+    const query = expectProblem(await send('GET', '/v1/nature/items?a%2Fb~c=1'), 422, 'validation_failed');
+    expect(query.errors).toEqual([{ path: '/a~1b~0c', in: 'query', message: 'Unknown field.' }]);
+    const metadata = expectProblem(await post(JSON.stringify({ ...validSubject(), metadata: { 'x/y': 5 } })), 422, 'validation_failed');
+    expect(metadata.errors[0].path).toBe('/metadata/x~1y');
+  });
+});
+
 describe('clear 404s', () => {
   it('answers a trailing slash, an empty segment and an over-long id with 404 not_found, like an unknown id', async () => {
     const subject = (await send('POST', '/v1/nature/subjects', validSubject())).json();
@@ -184,6 +209,23 @@ describe('errors before the router', () => {
       const answer = await raw(request);
       expectProblem(asProblem(answer), 400, 'malformed_request');
     }
+  });
+
+  it('answers HTTP/1.1 without a Host, or with two, 400 malformed_request; an unknown Expect 417 expectation_failed', async () => {
+    expectProblem(asProblem(await raw('GET /healthz HTTP/1.1\r\nConnection: close\r\n\r\n')), 400, 'malformed_request');
+    expectProblem(asProblem(await raw('GET /healthz HTTP/1.1\r\nHost: a\r\nHost: b\r\nConnection: close\r\n\r\n')), 400, 'malformed_request');
+    const expectation = await raw('GET /healthz HTTP/1.1\r\nHost: a\r\nExpect: something-else\r\nConnection: close\r\n\r\n');
+    expectProblem(asProblem(expectation), 417, 'expectation_failed');
+    expect((await raw('GET /healthz HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n')).status).toBe(200);
+  });
+
+  it('answers a body cut short 400 malformed_request, and logs it as the client\'s doing, not as an error', async () => {
+    const key = (await t2.mint('test', 'sk')).raw;
+    const answer = await raw(
+      `POST /v1/nature/subjects HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"ext`,
+    );
+    expectProblem(asProblem(answer), 400, 'malformed_request');
+    expect(t2.logs.join('')).not.toMatch(/"level":50/);
   });
 
   it('answers a request that arrives while the server shuts down 503 service_unavailable', async () => {

@@ -1,0 +1,60 @@
+import { isUtf8 } from 'node:buffer';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { FastifyInstance } from 'fastify';
+import { newId } from '../domain/ids.js';
+import { ProblemError, problemBody, problemCodes } from './problem.js';
+
+/**
+ * HTTP framing that fastify and Node would otherwise pass over or answer bare: an HTTP/1.1 request needs
+ * exactly one Host (RFC 9112 §3.2), bodies are not content-encoded, a JSON body is UTF-8 (RFC 8259 §8.1),
+ * and an Expect other than 100-continue is refused as problem+json rather than with Node's empty 417.
+ */
+export function registerFraming(app: FastifyInstance): void {
+  app.addHook('onRequest', async (request) => {
+    const hosts = request.raw.rawHeaders.filter((name, index) => index % 2 === 0 && name.toLowerCase() === 'host').length;
+    if (hosts > 1 || (hosts === 0 && request.raw.httpVersion === '1.1')) {
+      throw new ProblemError('malformed_request', `An HTTP/1.1 request has exactly one Host header; this one has ${hosts}.`);
+    }
+  });
+
+  app.addHook('preParsing', async (request) => {
+    const coding = request.headers['content-encoding'];
+    if (coding !== undefined && coding.trim().toLowerCase() !== 'identity') {
+      throw new ProblemError('unsupported_media_type', `Content-Encoding ${JSON.stringify(coding)} is not supported: send the body uncompressed.`);
+    }
+  });
+
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body: Buffer, done) => {
+    if (body.length === 0) return done(new ProblemError('invalid_json', 'The request body is empty; send a JSON value.'));
+    if (!isUtf8(body)) return done(new ProblemError('invalid_json', 'The request body is not valid UTF-8, as JSON must be.'));
+    try {
+      // `__proto__` and `constructor` keys stay plain data: JSON.parse makes them own properties.
+      done(null, JSON.parse(body.toString('utf8')));
+    } catch (error) {
+      done(new ProblemError('invalid_json', `The request body is not valid JSON: ${(error as Error).message}`));
+    }
+  });
+
+  app.server.on('checkExpectation', refuseExpectation);
+  // Node takes any Expect that merely contains "100-continue" for it; only the exact token is.
+  app.server.on('checkContinue', (request, response) => {
+    if (request.headers.expect?.trim().toLowerCase() !== '100-continue') return refuseExpectation(request, response);
+    response.writeContinue();
+    app.server.emit('request', request, response);
+  });
+}
+
+/** Node's own 417 has no body; this one is problem+json with a request id like every other error. */
+function refuseExpectation(request: IncomingMessage, response: ServerResponse): void {
+  const requestId = newId('req');
+  const detail = `Expect ${JSON.stringify(request.headers.expect)} is not supported; only 100-continue is.`;
+  const body = JSON.stringify(problemBody('expectation_failed', detail, requestId));
+  response.writeHead(problemCodes.expectation_failed.status, {
+    'content-type': 'application/problem+json',
+    'content-length': Buffer.byteLength(body),
+    'request-id': requestId,
+    connection: 'close',
+  });
+  response.end(body);
+}

@@ -1,0 +1,14 @@
+import { describe, expect, it } from 'vitest';
+import { formatCrashReport, runCrashSuite } from './crash-suite.js';
+
+/**
+ * The crash suite at CI size. The large size runs on demand with the same code and the same figures:
+ * `npm run crash -- --assessments 500 --kills 10` (see README, "Crash and fuzz suites").
+ */
+describe('crash suite (small)', () => {
+  it('loses no acknowledged write, scores each completion once and delivers it signed, across SIGKILLs', { timeout: 180_000 }, async () => {
+    const report = await runCrashSuite({ assessments: 24, kills: 3, concurrency: 6 });
+    console.log(formatCrashReport(report));
+    expect(report.failures).toEqual([]);
+  });
+});
