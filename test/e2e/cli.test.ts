@@ -1,7 +1,7 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { handToUnprivilegedUser, runCli, runCliWith, unprivileged } from '../support/processes.js';
+import { runCli, runCliWith, unprivileged } from '../support/processes.js';
 import { tempDir } from '../support/temp-dir.js';
 
 const packageVersion = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -120,8 +120,6 @@ describe('the nature operator command', () => {
 
     writeFileSync(join(data, 'keys.db'), '');
     expect(nature([...mintArgs, 'ci']).status).toBe(0);
-    handToUnprivilegedUser(dir.path);
-    for (const path of [data, ...readdirSync(data).map((file) => join(data, file))]) handToUnprivilegedUser(path);
     chmodSync(data, 0o555);
     expectFailure(runCliWith(['keys', 'list'], { NATURE_DATA_DIR: data }, unprivileged), 1, /^nature: the data directory .*\/data is not readable and writable by this user/);
   });

@@ -3,7 +3,7 @@ import { type Server, createServer } from 'node:net';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { freePort, handToUnprivilegedUser, runCli, runServerToExit, startServerWith, unprivileged } from '../support/processes.js';
+import { type Runner, freePort, runCli, runServerToExit, startServerWith, unprivileged } from '../support/processes.js';
 import { tempDir } from '../support/temp-dir.js';
 
 /** A start-up that failed as an operator should see it: status 1 and one line on stderr, no stack trace anywhere. */
@@ -16,7 +16,7 @@ function expectOneLineFailure(result: { status: number | null; stdout: string; s
 describe('start-up failures an operator can fix, each in one line', () => {
   let dir: ReturnType<typeof tempDir>;
   let port: number;
-  const start = (env: Record<string, string> = {}, options = {}) => runServerToExit({ NATURE_DATA_DIR: join(dir.path, 'data'), PORT: String(port), ...env }, options);
+  const start = (env: Record<string, string> = {}, runner?: Runner) => runServerToExit({ NATURE_DATA_DIR: join(dir.path, 'data'), PORT: String(port), ...env }, runner);
   /** A data directory with a key store in it, as an install has after its first key. */
   const installed = () => {
     const minted = runCli(['keys', 'create', '--env', 'test', '--type', 'sk', '--scope', 'nature:read', '--name', 'ci'], { NATURE_DATA_DIR: join(dir.path, 'data') });
@@ -54,30 +54,23 @@ describe('start-up failures an operator can fix, each in one line', () => {
 
   it('stops when the data directory is read-only, rather than answer 500 to every write', () => {
     const data = installed();
-    handToUnprivilegedUser(dir.path);
-    handToUnprivilegedUser(data);
     chmodSync(data, 0o555);
     expectOneLineFailure(start({}, unprivileged), /^start-up error: the data directory .*\/data is not readable and writable by this user \(uid \d+\) \(EACCES\)$/);
   });
 
   it('stops when the data directory cannot be read', () => {
     const data = installed();
-    handToUnprivilegedUser(dir.path);
-    handToUnprivilegedUser(data);
     chmodSync(data, 0o300);
     expectOneLineFailure(start({}, unprivileged), /^start-up error: the data directory .*\/data is not readable and writable by this user/);
   });
 
   it('stops when the data directory cannot be created', () => {
-    handToUnprivilegedUser(dir.path);
     chmodSync(dir.path, 0o555);
     expectOneLineFailure(start({}, unprivileged), /^start-up error: the data directory .*\/data cannot be created by this user \(uid \d+\) \(EACCES\)$/);
   });
 
   it('stops naming a store file that is read-only', () => {
     const data = installed();
-    handToUnprivilegedUser(dir.path);
-    handToUnprivilegedUser(data);
     chmodSync(join(data, 'keys.db'), 0o444);
     expectOneLineFailure(start({}, unprivileged), /^start-up error: .*\/data\/keys\.db is not readable and writable by this user/);
   });
@@ -112,7 +105,6 @@ describe('readiness of the data directory', () => {
   });
 
   it('answers 503 naming data_dir once the data directory turns read-only', async () => {
-    handToUnprivilegedUser(dir.path);
     const server = await startServerWith({ NATURE_DATA_DIR: dir.path }, unprivileged);
     try {
       const ready = await fetch(`${server.url}/readyz`);

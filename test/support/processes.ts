@@ -1,5 +1,4 @@
-import { type ChildProcess, type SpawnOptions, spawn, spawnSync } from 'node:child_process';
-import { chownSync } from 'node:fs';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
@@ -36,14 +35,13 @@ export interface ServerProcess {
 
 /** Starts `src/main.ts` as its own process and waits until it listens. */
 export async function startServer(env: Record<string, string>): Promise<ServerProcess> {
-  return startServerWith(env, {});
+  return startServerWith(env, asUsual);
 }
 
-/** As `startServer`, with options for `spawn` (another user, say). */
-export async function startServerWith(env: Record<string, string>, options: SpawnOptions): Promise<ServerProcess> {
+/** As `startServer`, run by `runner` (without root's privileges, say). */
+export async function startServerWith(env: Record<string, string>, runner: Runner): Promise<ServerProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    ...options,
+  const child = spawn(runner.command, [...runner.prefix, '--import', 'tsx', 'src/main.ts'], {
     cwd: root,
     env: { ...process.env, LOG_LEVEL: 'info', ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -117,9 +115,8 @@ export function waitForOutput(server: ServerProcess, pattern: RegExp): Promise<v
  * `src/main.ts` run to its end, for start-up that must fail: the exit status and what it printed. `env`
  * gives PORT and HOST; a server that starts after all is stopped after 20 s, with status null.
  */
-export function runServerToExit(env: Record<string, string>, options: { uid?: number; gid?: number } = {}) {
-  const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    ...options,
+export function runServerToExit(env: Record<string, string>, runner: Runner = asUsual) {
+  const result = spawnSync(runner.command, [...runner.prefix, '--import', 'tsx', 'src/main.ts'], {
     cwd: root,
     env: { ...process.env, LOG_LEVEL: 'info', HOST: '127.0.0.1', ...env },
     encoding: 'utf8',
@@ -128,10 +125,9 @@ export function runServerToExit(env: Record<string, string>, options: { uid?: nu
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
-/** As `runCli`, with options for `spawnSync` (another user, say). */
-export function runCliWith(args: string[], env: Record<string, string>, options: { uid?: number; gid?: number }) {
-  const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
-    ...options,
+/** As `runCli`, run by `runner` (without root's privileges, say). */
+export function runCliWith(args: string[], env: Record<string, string>, runner: Runner) {
+  const result = spawnSync(runner.command, [...runner.prefix, '--import', 'tsx', 'src/cli/main.ts', ...args], {
     cwd: root,
     env: { ...process.env, ...env },
     encoding: 'utf8',
@@ -139,16 +135,18 @@ export function runCliWith(args: string[], env: Record<string, string>, options:
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
-const NOBODY = 65534;
-const runsAsRoot = process.getuid?.() === 0;
+/** How a test process is started: `command`, then `prefix`, then node's arguments. */
+export interface Runner {
+  command: string;
+  prefix: string[];
+}
+
+const asUsual: Runner = { command: process.execPath, prefix: [] };
 
 /**
- * Spawn options under which file permissions apply: root reads and writes whatever the mode bits say,
- * so as root the process runs as `nobody`; otherwise as the user running the tests.
+ * A runner under which file permissions apply. Root writes whatever the mode bits say, so as root the
+ * process keeps uid 0 (it can still read a checkout nobody else may enter) but drops the capabilities
+ * that override them, with util-linux's setpriv; otherwise it is the user running the tests.
  */
-export const unprivileged: { uid?: number; gid?: number } = runsAsRoot ? { uid: NOBODY, gid: NOBODY } : {};
-
-/** Makes `path` the unprivileged user's (see `unprivileged`), so that its mode bits decide. */
-export function handToUnprivilegedUser(path: string): void {
-  if (runsAsRoot) chownSync(path, NOBODY, NOBODY);
-}
+export const unprivileged: Runner =
+  process.getuid?.() === 0 ? { command: 'setpriv', prefix: ['--bounding-set=-dac_override,-dac_read_search', process.execPath] } : asUsual;
