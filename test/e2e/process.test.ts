@@ -140,6 +140,8 @@ describe('the server and the operator command as processes', () => {
 
   it('on SIGTERM finishes the request in flight, closes the stores and exits 0; the next start serves what it wrote', async () => {
     const { key } = mint();
+    // Debug level logs each request's arrival: that is how the test knows the request is in flight.
+    env = { ...env, LOG_LEVEL: 'debug' };
     const server = await start();
     const request = inFlight(server, key, JSON.stringify(validSubject('emp-graceful')));
     await waitForOutput(server, /incoming request/);
@@ -159,6 +161,7 @@ describe('the server and the operator command as processes', () => {
 
   it('exits at once on a second signal while a request in flight holds up the shutdown', async () => {
     const { key } = mint();
+    env = { ...env, LOG_LEVEL: 'debug' };
     const server = await start();
     const request = inFlight(server, key, JSON.stringify(validSubject('emp-never-finished')));
     request.answered.catch(() => {}); // its connection drops with the process

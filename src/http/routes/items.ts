@@ -1,5 +1,4 @@
 import type { FastifyInstance } from 'fastify';
-import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ITEM_SET_VERSION, items, scale } from '../../scoring/item-bank.js';
 import { problems } from '../schemas.js';
@@ -15,7 +14,7 @@ const itemBankResource = z
   })
   .meta({ id: 'ItemBank' });
 
-/** Built once: the bank is constant, and it never says which construct an item measures. */
+/** Built and serialised once: the bank is constant, and it never says which construct an item measures. */
 const itemBank = {
   object: 'list' as const,
   data: items.map(({ id, text }) => ({ id, object: 'item' as const, text })),
@@ -24,9 +23,11 @@ const itemBank = {
   language: 'en' as const,
   scale: { min: scale.min, max: scale.max, labels: [...scale.labels] },
 };
+const itemBankJson = JSON.stringify(itemBankResource.parse(itemBank));
 
 export function registerItemRoutes(app: FastifyInstance): void {
-  app.withTypeProvider<ZodTypeProvider>().get(
+  // Untyped on purpose: the handler sends the serialised bank, which the zod provider's types would refuse.
+  app.get(
     '/v1/nature/items',
     {
       config: { publishable: true },
@@ -37,6 +38,7 @@ export function registerItemRoutes(app: FastifyInstance): void {
         response: { 200: itemBankResource, ...problems() },
       },
     },
-    () => itemBank,
+    // A JSON string with its content type is sent as it is, not serialised again per request.
+    (_request, reply) => reply.type('application/json; charset=utf-8').send(itemBankJson),
   );
 }
