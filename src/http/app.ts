@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import { serializerCompiler } from 'fastify-type-provider-zod';
 import type { Logger } from 'pino';
 import { newId } from '../domain/ids.js';
@@ -40,7 +40,7 @@ export async function buildApp({ logger, keys, envs, rateLimit = { perSecond: 10
     loggerInstance: logger as FastifyInstance['log'],
     genReqId: () => newId('req'),
     // One line per request (request-log.ts) instead of fastify's two.
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT_BYTES,
     // Our own 503 while closing is problem+json (errors.ts); fastify's is not.
     return503OnClosing: false,
