@@ -79,6 +79,43 @@ export function eventStoreContract(adapter: string, open: () => Promise<EventSto
       expect((await store.readStream(stream('s'))).revision).toBe(1n);
     });
 
+    it('lands every one of many concurrent appends to different streams, each answered with its own position', async () => {
+      const names = Array.from({ length: 16 }, (_, i) => stream(`c${i}`));
+      const batches = names.map(() => [event(), event()]);
+      const results = await Promise.all(names.map((name, i) => store.appendToStream(name, batches[i]!, 'no_stream')));
+      expect(results.map((r) => r.nextRevision)).toEqual(names.map(() => 1n));
+      expect(new Set(results.map((r) => r.position)).size).toBe(names.length);
+      for (const [i, name] of names.entries()) {
+        const read = await store.readStream(name);
+        expect(read.events.map((e) => e.id)).toEqual(batches[i]!.map((e) => e.id));
+        expect(read.events[1]!.position).toBe(results[i]!.position);
+        expect(read.events[1]!.position).toBeGreaterThan(read.events[0]!.position);
+      }
+      // The log reads in one increasing order, each append's events together.
+      const ours = (await store.readAll({ limit: 1_000_000 })).filter((e) => names.includes(e.streamName));
+      expect(ours).toHaveLength(2 * names.length);
+      for (let i = 1; i < ours.length; i += 1) expect(ours[i]!.position).toBeGreaterThan(ours[i - 1]!.position);
+      for (let i = 0; i < ours.length; i += 2) expect(ours[i + 1]!.streamName).toBe(ours[i]!.streamName);
+    });
+
+    it('fails a conflicting append alone while the appends made beside it land', async () => {
+      await store.appendToStream(stream('taken'), [event()], 'no_stream');
+      const fine = [event('Fine1'), event('Fine2'), event('Fine3')];
+      const outcomes = await Promise.allSettled([
+        store.appendToStream(stream('f1'), [fine[0]!], 'no_stream'),
+        store.appendToStream(stream('taken'), [event('Stale')], 'no_stream'),
+        store.appendToStream(stream('f2'), [fine[1]!], 'any'),
+        store.appendToStream(stream('missing'), [event('Ahead')], 4n),
+        store.appendToStream(stream('taken'), [fine[2]!], 0n),
+      ]);
+      expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'rejected', 'fulfilled']);
+      for (const failed of [outcomes[1], outcomes[3]]) expect((failed as PromiseRejectedResult).reason).toBeInstanceOf(WrongExpectedRevisionError);
+      expect((await store.readStream(stream('f1'))).events.map((e) => e.id)).toEqual([fine[0]!.id]);
+      expect((await store.readStream(stream('f2'))).events.map((e) => e.id)).toEqual([fine[1]!.id]);
+      expect((await store.readStream(stream('taken'))).events.map((e) => e.type)).toEqual(['Happened', 'Fine3']);
+      expect((await store.readStream(stream('missing'))).revision).toBe(-1n);
+    });
+
     it('stores a retried append (same event ids, same place) once and answers as the first time', async () => {
       const batch = [event(), event()];
       const first = await store.appendToStream(stream('s'), batch, 'no_stream');

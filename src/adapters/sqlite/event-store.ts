@@ -47,18 +47,49 @@ CREATE TABLE IF NOT EXISTS events (
 ${APPEND_ONLY}`;
 
 export interface SqliteEventStoreOptions {
-  /** How often to look for events appended by another process, in ms. */
+  /** How often subscribers look for events appended by another process, in ms. */
   pollIntervalMs?: number;
 }
 
+/** An append as it waits for the next group commit; data and metadata are already JSON. */
+interface QueuedAppend {
+  streamName: string;
+  events: { id: string; type: string; data: string; metadata: string }[];
+  expected: ExpectedRevision;
+  resolve(result: AppendResult): void;
+  reject(error: unknown): void;
+}
+
+type Outcome = { ok: true; result: AppendResult } | { ok: false; error: unknown };
+
+/** Events a subscriber reads at a time. */
+const SUBSCRIPTION_PAGE = 256;
+/** Recent events kept parsed for subscribers, so those that are caught up read and parse each one once. */
+const RECENT_EVENTS = 1024;
+
+/**
+ * The log in one SQLite file. Appends are group-committed: those made during one turn of the event
+ * loop (requests from several sockets included) are queued and written in the next one (setImmediate)
+ * as one transaction, so they share one COMMIT and one fsync, which blocks the loop once per batch
+ * rather than once per append. Each append keeps its own revision check, in its own SAVEPOINT when it
+ * shares the batch, so a conflict or failure undoes that append alone; each caller is answered once the
+ * COMMIT has returned, i.e. once its events are on disk at synchronous=FULL. Positions follow queue
+ * order within a batch and commit order across batches, and readers see a batch all at once.
+ */
 export class SqliteEventStore implements EventStore {
   private readonly db: Database.Database;
   private readonly pollIntervalMs: number;
-  /** Wakes local subscribers as soon as an append commits. */
+  /** Wakes local subscribers as soon as a batch commits; other processes' appends are found by polling. */
   private readonly appended = new Wakeup();
-  /** Counts local appends, so an append that lands while a subscriber reads is not missed. */
-  private appends = 0;
+  /** Counts local commits, so one that lands while a subscriber reads is not missed. */
+  private commits = 0;
+  private queue: QueuedAppend[] = [];
+  private flushing: NodeJS.Immediate | undefined;
+  private readonly recent: RecentEvents;
   private readonly statements;
+  /** One append: in a SAVEPOINT inside a batch's transaction, or (`.immediate`) as a transaction of its own. */
+  private readonly appendOne: Database.Transaction<(append: QueuedAppend) => AppendResult>;
+  private readonly commitBatch: (batch: QueuedAppend[]) => Outcome[];
 
   constructor(path: string, synchronous: Synchronous, options: SqliteEventStoreOptions = {}) {
     this.db = openDatabase(path, synchronous);
@@ -86,17 +117,63 @@ export class SqliteEventStore implements EventStore {
         .prepare<[bigint, number], EventRow>('SELECT * FROM events WHERE position > ? ORDER BY position LIMIT ?')
         .safeIntegers(true),
     };
+    this.appendOne = this.db.transaction((append: QueuedAppend) => this.appendInTransaction(append));
+    this.commitBatch = this.db.transaction((batch: QueuedAppend[]) => batch.map((append) => this.attempt(append))).immediate;
+    this.recent = new RecentEvents((after, limit) => this.readRows(after, limit));
   }
 
-  async appendToStream(streamName: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
-    if (events.length === 0) throw new Error('appendToStream needs at least one event');
-    // better-sqlite3 is synchronous: the transaction (BEGIN IMMEDIATE) has committed when this returns.
-    const result = this.db.transaction(() => this.appendInTransaction(streamName, events, expected)).immediate();
-    this.wake();
-    return result;
+  appendToStream(streamName: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+    if (events.length === 0) return Promise.reject(new Error('appendToStream needs at least one event'));
+    if (!this.db.open) return Promise.reject(new Error('the event store is closed'));
+    return new Promise((resolve, reject) => {
+      // Serialised now, so data that is not JSON fails its own append rather than the batch.
+      const encoded = events.map((event) => ({
+        id: event.id,
+        type: event.type,
+        data: JSON.stringify(event.data),
+        metadata: JSON.stringify(event.metadata),
+      }));
+      this.queue.push({ streamName, events: encoded, expected, resolve, reject });
+      this.flushing ??= setImmediate(() => this.flush());
+    });
   }
 
-  private appendInTransaction(streamName: string, events: NewEvent[], expected: ExpectedRevision): AppendResult {
+  /** Commits every queued append in one transaction, then answers each caller. */
+  private flush(): void {
+    clearImmediate(this.flushing);
+    this.flushing = undefined;
+    const batch = this.queue;
+    if (batch.length === 0) return;
+    this.queue = [];
+    let outcomes: Outcome[];
+    try {
+      // Alone, an append needs no SAVEPOINT: its transaction is its own.
+      outcomes = batch.length === 1 ? [{ ok: true, result: this.appendOne.immediate(batch[0]!) }] : this.commitBatch(batch);
+    } catch (error) {
+      // Nothing of the batch landed: its one append failed, or BEGIN or COMMIT did (locked past busy_timeout, I/O).
+      for (const append of batch) append.reject(error);
+      return;
+    }
+    this.commits += 1;
+    this.appended.wake();
+    batch.forEach((append, i) => {
+      const outcome = outcomes[i]!;
+      if (outcome.ok) append.resolve(outcome.result);
+      else append.reject(outcome.error);
+    });
+  }
+
+  /** One append's failure is its own, unless it ended the whole transaction (SQLite does on I/O errors). */
+  private attempt(append: QueuedAppend): Outcome {
+    try {
+      return { ok: true, result: this.appendOne(append) };
+    } catch (error) {
+      if (!this.db.inTransaction) throw error;
+      return { ok: false, error };
+    }
+  }
+
+  private appendInTransaction({ streamName, events, expected }: QueuedAppend): AppendResult {
     const replay = this.previousAppend(streamName, events);
     if (replay) return replay;
     const current = this.statements.streamRevision.get(streamName)?.revision ?? -1n;
@@ -107,22 +184,14 @@ export class SqliteEventStore implements EventStore {
     let position = 0n;
     for (const event of events) {
       revision += 1n;
-      const info = this.statements.insert.run(
-        event.id,
-        streamName,
-        revision,
-        event.type,
-        JSON.stringify(event.data),
-        JSON.stringify(event.metadata),
-        recordedAt,
-      );
+      const info = this.statements.insert.run(event.id, streamName, revision, event.type, event.data, event.metadata, recordedAt);
       position = BigInt(info.lastInsertRowid);
     }
     return { nextRevision: revision, position };
   }
 
   /** The same event ids appended again to the same stream (a retried request) are stored once. */
-  private previousAppend(streamName: string, events: NewEvent[]): AppendResult | undefined {
+  private previousAppend(streamName: string, events: { id: string }[]): AppendResult | undefined {
     const rows = events.map((event) => this.statements.byEventId.get(event.id));
     if (rows.every((row) => row === undefined)) return undefined;
     const first = rows[0];
@@ -140,27 +209,28 @@ export class SqliteEventStore implements EventStore {
   }
 
   readAll({ after, limit }: ReadAllOptions): Promise<RecordedEvent[]> {
-    return Promise.resolve(this.statements.readAll.all(after ?? 0n, limit).map(toRecorded));
+    return Promise.resolve(this.readRows(after ?? 0n, limit));
   }
 
+  private readRows(after: bigint, limit: number): RecordedEvent[] {
+    return this.statements.readAll.all(after, limit).map(toRecorded);
+  }
+
+  /** Subscribers read through `recent`: those at the head of the log share one read and one parse. */
   async *subscribeToAll({ after, signal }: SubscribeOptions): AsyncIterable<RecordedEvent> {
-    const pageSize = 256;
     let cursor = after ?? 0n;
     while (!signal.aborted) {
-      const seen = this.appends;
-      const page = await this.readAll({ after: cursor, limit: pageSize });
+      const seen = this.commits;
+      const page = this.recent.read(cursor, SUBSCRIPTION_PAGE);
       for (const event of page) {
         if (signal.aborted) return;
         yield event;
         cursor = event.position;
       }
-      if (page.length < pageSize && seen === this.appends) await this.appended.wait(this.pollIntervalMs, signal);
+      // An abort during the last yield has already fired: waiting now would last a whole poll.
+      if (signal.aborted) return;
+      if (page.length < SUBSCRIPTION_PAGE && seen === this.commits) await this.appended.wait(this.pollIntervalMs, signal);
     }
-  }
-
-  private wake(): void {
-    this.appends += 1;
-    this.appended.wake();
   }
 
   ping(): Promise<void> {
@@ -168,10 +238,76 @@ export class SqliteEventStore implements EventStore {
     return Promise.resolve();
   }
 
+  /** Commits what is still queued, then closes. */
   close(): Promise<void> {
-    this.wake();
+    if (!this.db.open) return Promise.resolve();
+    this.flush();
+    this.appended.wake();
     this.db.close();
     return Promise.resolve();
+  }
+}
+
+/**
+ * The newest events of the log, read and parsed once for every subscriber: subscribers that are caught
+ * up ask for the same positions, so the first reads them and the others share its objects (which is why
+ * yielded events must not be modified). Holds every event with a position in (from, to]; a subscriber
+ * further behind reads the file directly, and a page that reaches past `to` extends the window.
+ */
+class RecentEvents {
+  private events: RecordedEvent[] = [];
+  private from = 0n;
+  private to: bigint | undefined;
+
+  constructor(private readonly load: (after: bigint, limit: number) => RecordedEvent[]) {}
+
+  /** Up to `limit` events after `after`; fewer only when the log has no more. */
+  read(after: bigint, limit: number): RecordedEvent[] {
+    const cached = this.cached(after, limit);
+    if (cached.length === limit) return cached;
+    // The window ends before the page does: the rest (if any) comes from the file.
+    const next = cached.at(-1)?.position ?? after;
+    const page = this.load(next, limit - cached.length);
+    this.remember(next, page);
+    return cached.length === 0 ? page : [...cached, ...page];
+  }
+
+  private cached(after: bigint, limit: number): RecordedEvent[] {
+    if (this.to === undefined || after < this.from || after >= this.to) return [];
+    const start = this.indexAfter(after);
+    return this.events.slice(start, start + limit);
+  }
+
+  /** `page` holds every event in (after, its last position]: it joins the window when that range meets it. */
+  private remember(after: bigint, page: RecordedEvent[]): void {
+    const last = page.at(-1)?.position ?? after;
+    if (this.to === undefined || after > this.to) {
+      this.events = [...page];
+      this.from = after;
+      this.to = last;
+    } else if (last > this.to) {
+      const to = this.to;
+      this.events.push(...page.filter((event) => event.position > to));
+      this.to = last;
+    }
+    // Trimmed in halves, so a steady stream of appends does not copy the window each time.
+    if (this.events.length > 2 * RECENT_EVENTS) {
+      const dropped = this.events.length - RECENT_EVENTS;
+      this.from = this.events[dropped - 1]!.position;
+      this.events = this.events.slice(dropped);
+    }
+  }
+
+  /** Index of the first event after `after` (positions ascend; there may be gaps). */
+  private indexAfter(after: bigint): number {
+    let low = 0;
+    let high = this.events.length;
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      if (this.events[mid]!.position <= after) low = mid + 1;
+      else high = mid;
+    }
+    return low;
   }
 }
 
