@@ -23,5 +23,7 @@ export interface Projection {
 export interface Reactor {
   name: string;
   canHandle: readonly string[];
+  /** Whether an event of those types asks for a reaction, decided from the event alone; those that do not cost nothing, not even a checkpoint. */
+  acts?(event: RecordedEvent): boolean;
   react(event: RecordedEvent): Promise<void>;
 }

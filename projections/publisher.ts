@@ -2,12 +2,10 @@ import { toNewEvents } from '../src/commands/handle-command.js';
 import type { ProfileUpdated, ScoringCompleted } from '../src/domain/assessment.js';
 import type { Bus } from '../src/ports/bus.js';
 import { type EventStore, WrongExpectedRevisionError } from '../src/ports/event-store.js';
+import type { WebhookEvent } from '../src/webhooks/event-object.js';
+import type { EventMessage } from '../src/webhooks/messages.js';
+import { eventsProjection } from './events.js';
 import type { Reactor } from './projection.js';
-
-/** The bus message that asks the dispatcher to deliver an event to the environment's endpoints. */
-export interface EventMessage {
-  event_id: string;
-}
 
 /** Marks in the log that an event went to the bus: `notification-<evt id>`, one event, never rewritten. */
 export type NotificationPublished = { type: 'NotificationPublished'; data: { event_id: string } };
@@ -21,6 +19,9 @@ export function notificationStream(eventId: string): string {
  * log, so neither a replay nor a rebuild of the read models (where this reactor's checkpoint lives)
  * publishes it again. A crash between the publish and the record publishes twice, which the bus's
  * duplicate window absorbs and receivers dedupe on webhook-id.
+ *
+ * The message carries the event object and its log position, so the dispatcher can deliver at once,
+ * whether or not the projector has written the `events` document yet.
  */
 export function publisherReactor(events: EventStore, bus: Bus): Reactor {
   return {
@@ -30,7 +31,9 @@ export function publisherReactor(events: EventStore, bus: Bus): Reactor {
       const { event_id } = event.data as ScoringCompleted['data'] | ProfileUpdated['data'];
       const stream = notificationStream(event_id);
       if ((await events.readStream(stream)).revision !== -1n) return;
-      await bus.publish('events', event_id, { event_id } satisfies EventMessage);
+      // The very document the events projection writes, so a webhook and GET /v1/nature/events/{id} agree byte for byte.
+      const webhookEvent = eventsProjection.evolve(undefined, event) as WebhookEvent;
+      await bus.publish('events', event_id, { event: webhookEvent, position: String(event.position) } satisfies EventMessage);
       const published: NotificationPublished = { type: 'NotificationPublished', data: { event_id } };
       try {
         await events.appendToStream(stream, toNewEvents([published], { causation: 'publisher' }), 'no_stream');

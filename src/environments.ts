@@ -29,6 +29,7 @@ import type { IdempotencyStore } from './ports/idempotency.js';
 import type { KeyStore } from './ports/key-store.js';
 import type { ReadModelStore } from './ports/read-models.js';
 import { Projector } from './projector.js';
+import { READ_YOUR_WRITES_TIMEOUT_MS } from './commands/subjects.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
 
 /** One environment's stores. Sandbox (test keys) and production (live keys) never share one. */
@@ -44,13 +45,15 @@ export interface EnvironmentServices {
   readModels: ReadModelStore;
   /** Answers kept for Idempotency-Key retries, beside the read models. */
   idempotency: IdempotencyStore;
-  /** Builds the read models; writes wait on it to answer with what they wrote. */
-  projector: Projector;
   /**
-   * Side effects driven by the log (scoring, publishing to the bus), each on its own subscription, so a
-   * bus outage delays webhooks but neither scoring nor the read models.
+   * Builds the read models and runs the side effects driven by the log (scoring left waiting, rescoring,
+   * publishing to the bus, erasure), from one reader of the log, each handler in its own lane: a bus outage
+   * delays webhooks but neither the read models nor the other reactors. Writes wait on it to answer with
+   * what they wrote.
    */
-  reactors: Projector[];
+  projector: Projector;
+  /** The version that scores completions (NATURE_SCORING_VERSION). */
+  scoringVersion: string;
   bus: Bus;
   dispatcher: WebhookDispatcher;
 }
@@ -147,16 +150,18 @@ export async function openEnvironments(config: Config, logger: Logger, clock: ()
       config.bus.kind === 'nats'
         ? await NatsBus.connect({ url: config.bus.url, environment, ackWaitMs: redeliverAfterMs })
         : new SqliteBus(`${base}.events.db`, config.sqliteSynchronous, { leaseMs: redeliverAfterMs });
-    const projector = new Projector(events, readModels, projections, [], log);
     const reactors = [
       scoringReactor(events, config.scoringVersion, clock),
       rescoringReactor(events, clock),
       publisherReactor(events, bus),
       erasureReactor({ events, dataKeys }),
-    ].map((reactor) => new Projector(events, readModels, [], [reactor], log));
+    ];
+    const projector = new Projector(events, readModels, projections, reactors, log);
     const livemode = environment === 'live';
-    const dispatcher = new WebhookDispatcher({ events, readModels, bus, livemode }, config.webhooks, log, clock);
-    return { environment, livemode, events, log: raw, dataKeys, readModels, idempotency, projector, reactors, bus, dispatcher };
+    // Fan-out lists the endpoints once the read models hold everything up to the event: none registered before it is missed.
+    const readModelsAt = (position: bigint) => projector.waitFor(position, READ_YOUR_WRITES_TIMEOUT_MS);
+    const dispatcher = new WebhookDispatcher({ events, readModels, bus, livemode, readModelsAt }, config.webhooks, log, clock);
+    return { environment, livemode, events, log: raw, dataKeys, readModels, idempotency, projector, scoringVersion: config.scoringVersion, bus, dispatcher };
   };
   return { test: await open('test'), live: await open('live') };
 }
@@ -164,7 +169,6 @@ export async function openEnvironments(config: Config, logger: Logger, clock: ()
 export function startEnvironments(envs: Environments): void {
   for (const environment of environments) {
     envs[environment].projector.start();
-    for (const reactor of envs[environment].reactors) reactor.start();
     envs[environment].dispatcher.start();
   }
 }
@@ -174,7 +178,6 @@ export async function closeEnvironments(envs: Environments): Promise<void> {
     const env = envs[environment];
     await env.dispatcher.stop();
     await env.projector.stop();
-    for (const reactor of env.reactors) await reactor.stop();
     await env.bus.close();
     await env.events.close();
     await env.dataKeys.close();

@@ -2,31 +2,55 @@ import type { Logger } from 'pino';
 import type { Projection, Reactor } from '../projections/projection.js';
 import type { SubjectErased } from './domain/subject.js';
 import type { EventStore, RecordedEvent } from './ports/event-store.js';
-import type { DocumentWrite, ReadModelStore } from './ports/read-models.js';
+import type { Document, DocumentWrite, ReadModelStore } from './ports/read-models.js';
 
+/** Events per page at most: a projection commits once per page. */
+const PAGE_SIZE = 512;
+/** Pages the reader reads ahead of the fastest handler. */
+const READ_AHEAD = 2;
+/** Events kept for handlers that lag; one further behind reads the log itself until it catches up. */
+const RETAINED_EVENTS = 16 * PAGE_SIZE;
+/** A handler that has not moved for this long is stalled: the reader goes on without it. */
+const STALL_MS = 1000;
 /** Events a handler may skip before its checkpoint is moved past them anyway. */
 const IDLE_CHECKPOINT_EVERY = 500;
 
 /**
- * Runs the projections and reactors over a catch-up subscription to the log. A projection's document
- * and checkpoint are committed together, so a restart resumes where it stopped and a replayed event
- * changes nothing; a reactor's checkpoint follows its reaction (reactors tolerate a repeat). A failure
- * restarts the subscription from the checkpoints after a pause.
+ * Runs the projections and reactors of one log from one reader: each page of events is read (and its
+ * personal data opened) once and handed to every handler, each in its own lane with its own checkpoint, so
+ * a failing or slow handler stalls only itself. A projection folds a page into one write per document and
+ * commits them with its checkpoint, so a restart resumes where it stopped and a replayed page changes
+ * nothing; a reactor's checkpoint follows its reactions (reactors tolerate a repeat).
  */
 export class Projector {
-  private processed = 0n;
+  private readonly lanes: Lane[];
+  /** The lanes whose progress `waitFor` reports: the projections (the reactors when there are none). */
+  private readonly tracked: Lane[];
+  /** Pages read and not yet handled by every lane, oldest first. */
+  private readonly pages: { events: RecordedEvent[]; last: bigint }[] = [];
+  /** Events in `pages`. */
+  private retained = 0;
+  /** The reader resumes after this position. */
+  private head = 0n;
+  /** Events up to here are no longer kept: a lane behind it reads the log itself. */
+  private floor = 0n;
+  private readonly changes = new Changes();
   private readonly waiters = new Set<{ position: bigint; resolve: (reached: boolean) => void }>();
   private readonly abort = new AbortController();
   private running: Promise<void> | undefined;
 
   constructor(
     private readonly events: EventStore,
-    private readonly readModels: ReadModelStore,
-    private readonly projections: readonly Projection[],
-    private readonly reactors: readonly Reactor[],
+    readModels: ReadModelStore,
+    projections: readonly Projection[],
+    reactors: readonly Reactor[],
     private readonly logger: Logger,
     private readonly retryDelayMs = 1000,
-  ) {}
+  ) {
+    const projecting = projections.map((projection) => new ProjectionLane(projection, readModels));
+    this.lanes = [...projecting, ...reactors.map((reactor) => new ReactorLane(reactor, readModels))];
+    this.tracked = projecting.length > 0 ? projecting : this.lanes;
+  }
 
   start(): void {
     this.running ??= this.run();
@@ -34,6 +58,7 @@ export class Projector {
 
   async stop(): Promise<void> {
     this.abort.abort();
+    this.changes.notify();
     await this.running;
     for (const waiter of this.waiters) waiter.resolve(false);
   }
@@ -43,7 +68,7 @@ export class Projector {
    * caller that appended it), or false after `timeoutMs`.
    */
   waitFor(position: bigint, timeoutMs: number): Promise<boolean> {
-    if (this.processed >= position) return Promise.resolve(true);
+    if (this.processed() >= position) return Promise.resolve(true);
     return new Promise((resolve) => {
       const waiter = {
         position,
@@ -58,65 +83,305 @@ export class Projector {
     });
   }
 
+  private processed(): bigint {
+    return this.tracked.reduce((min, lane) => (lane.position < min ? lane.position : min), this.tracked[0]?.position ?? 0n);
+  }
+
   private async run(): Promise<void> {
     const signal = this.abort.signal;
     while (!signal.aborted) {
       try {
-        await this.catchUp(signal);
+        for (const lane of this.lanes) await lane.load();
+        break;
       } catch (error) {
-        this.logger.error({ err: error }, 'projector failed; resuming from the checkpoints');
-        await new Promise((resolve) => setTimeout(resolve, this.retryDelayMs));
+        this.logger.error({ err: error }, 'projector could not read its checkpoints; trying again');
+        await pause(this.retryDelayMs, signal);
       }
+    }
+    // Lanes resume together from the oldest checkpoint; each skips what it has already done.
+    this.head = this.floor = this.lanes.reduce((min, lane) => (lane.position < min ? lane.position : min), this.lanes[0]?.position ?? 0n);
+    await Promise.all([this.read(signal), ...this.lanes.map((lane) => this.drive(lane, signal))]);
+  }
+
+  /**
+   * The one reader: pages of the log, kept until every lane has handled them, read at the pace of the
+   * fastest lane as long as the slowest keeps up. A page ends at PAGE_SIZE events or where the next event
+   * has to be waited for (the subscription has nothing ready: the flush scheduled with setImmediate runs),
+   * so a catch-up reads big pages and a caught-up reader hands each append on at once.
+   */
+  private async read(signal: AbortSignal): Promise<void> {
+    while (!signal.aborted) {
+      let page: RecordedEvent[] = [];
+      let flushing: NodeJS.Immediate | undefined;
+      const flush = () => {
+        clearImmediate(flushing);
+        flushing = undefined;
+        if (page.length === 0) return;
+        this.head = page.at(-1)!.position;
+        this.pages.push({ events: page, last: this.head });
+        this.retained += page.length;
+        page = [];
+        this.trim();
+        this.changes.notify();
+      };
+      try {
+        for await (const event of this.events.subscribeToAll({ after: this.head, signal })) {
+          page.push(event);
+          if (page.length < PAGE_SIZE) {
+            flushing ??= setImmediate(flush);
+            continue;
+          }
+          flush();
+          await this.room(signal);
+          if (signal.aborted) break;
+        }
+      } catch (error) {
+        this.logger.error({ err: error }, 'projector could not read the log; resuming');
+        await pause(this.retryDelayMs, signal);
+      }
+      // What was read stands: the next subscription resumes after it.
+      flush();
     }
   }
 
-  private async catchUp(signal: AbortSignal): Promise<void> {
-    const handlers = [...this.projections, ...this.reactors];
-    const checkpoints = new Map<string, bigint>();
-    for (const handler of handlers) checkpoints.set(handler.name, (await this.readModels.checkpoint(handler.name)) ?? 0n);
-    // Handlers resume together from the oldest checkpoint; each skips what it has already done.
-    const positions = [...checkpoints.values()];
-    const after = positions.reduce((min, position) => (position < min ? position : min), positions[0] ?? this.processed);
-    const idle = new Map<string, number>();
-    for await (const event of this.events.subscribeToAll({ after, signal })) {
-      const erasure = event.type === 'SubjectErased';
-      const handles = (handler: Projection | Reactor) => handler.canHandle.includes(event.type) || (erasure && 'erasure' in handler && handler.erasure !== undefined);
-      const due = (handler: Projection | Reactor) => handles(handler) && event.position > checkpoints.get(handler.name)!;
-      // A handler with nothing to do keeps its checkpoint moving too, so a restart never re-reads the whole log.
-      for (const handler of handlers.filter((h) => !due(h) && event.position > checkpoints.get(h.name)!)) {
-        const seen = (idle.get(handler.name) ?? 0) + 1;
-        idle.set(handler.name, seen % IDLE_CHECKPOINT_EVERY);
-        if (seen < IDLE_CHECKPOINT_EVERY) continue;
-        await this.readModels.commit(handler.name, event.position, []);
-        checkpoints.set(handler.name, event.position);
+  /** One handler's loop: after a failure, it alone pauses and resumes from its checkpoint. */
+  private async drive(lane: Lane, signal: AbortSignal): Promise<void> {
+    let failed = false;
+    while (!signal.aborted) {
+      try {
+        if (failed) await lane.load();
+        failed = false;
+        const events = await this.next(lane, signal);
+        if (events === undefined) return;
+        await lane.handle(events, signal);
+      } catch (error) {
+        failed = true;
+        this.logger.error({ err: error, handler: lane.name }, `${lane.name} failed; resuming from its checkpoint`);
+        await pause(this.retryDelayMs, signal);
       }
-      const projecting = this.projections.filter(due);
-      for (const projection of projecting) {
-        await this.readModels.commit(projection.name, event.position, [await this.writeFor(projection, event)]);
-        checkpoints.set(projection.name, event.position);
-      }
-      // What the erasure overwrote must not linger in the store's files.
-      if (erasure && projecting.length > 0) await this.readModels.purge();
-      for (const reactor of this.reactors.filter(due)) {
-        await reactor.react(event);
-        await this.readModels.commit(reactor.name, event.position, []);
-        checkpoints.set(reactor.name, event.position);
-      }
-      this.advance(event.position);
+      this.trim();
+      this.advanced();
     }
   }
 
-  private async writeFor(projection: Projection, event: RecordedEvent): Promise<DocumentWrite> {
-    if (event.type === 'SubjectErased' && projection.erasure !== undefined) {
-      const { subject_id } = event.data as SubjectErased['data'];
-      return { collection: projection.collection, where: { subject_id }, keep: projection.erasure.keep, set: { erased: true } };
+  /** The lane's next events: from the shared pages, or from the log when it is behind them; undefined once stopped. */
+  private async next(lane: Lane, signal: AbortSignal): Promise<RecordedEvent[] | undefined> {
+    for (;;) {
+      if (signal.aborted) return undefined;
+      if (lane.position < this.floor) return this.events.readAll({ after: lane.position, limit: PAGE_SIZE });
+      const page = this.pages.find((candidate) => candidate.last > lane.position);
+      if (page !== undefined) return page.events[0]!.position > lane.position ? page.events : page.events.filter((event) => event.position > lane.position);
+      await this.changes.wait();
     }
-    const id = projection.documentId(event);
-    return { collection: projection.collection, id, doc: projection.evolve(await this.readModels.get(projection.collection, id), event) };
   }
 
-  private advance(position: bigint): void {
-    this.processed = position;
-    for (const waiter of this.waiters) if (waiter.position <= position) waiter.resolve(true);
+  /**
+   * Waits until the fastest lane is about to need another page and the kept pages have room for it, or
+   * until the slowest lane has stalled: the reader then goes on, and the laggard reads the log itself.
+   */
+  private async room(signal: AbortSignal): Promise<void> {
+    while (!signal.aborted) {
+      const fastest = this.lanes.reduce((max, lane) => (lane.position > max ? lane.position : max), this.floor);
+      if (this.pages.filter((page) => page.last > fastest).length >= READ_AHEAD) {
+        await this.changes.wait();
+        continue;
+      }
+      if (this.retained + PAGE_SIZE <= RETAINED_EVENTS) return;
+      const still = performance.now() - this.lanes.reduce((slowest, lane) => (lane.position < slowest.position ? lane : slowest)).movedAt;
+      if (still >= STALL_MS) return;
+      await this.changes.wait(STALL_MS - still);
+    }
   }
+
+  /** Drops the pages every lane has handled, and the oldest beyond what is kept for laggards. */
+  private trim(): void {
+    const slowest = this.lanes.reduce((min, lane) => (lane.position < min ? lane.position : min), this.head);
+    while (this.pages.length > 0 && (this.pages[0]!.last <= slowest || this.retained > RETAINED_EVENTS)) {
+      const dropped = this.pages.shift()!;
+      this.retained -= dropped.events.length;
+      this.floor = dropped.last;
+    }
+  }
+
+  private advanced(): void {
+    const processed = this.processed();
+    for (const waiter of this.waiters) if (waiter.position <= processed) waiter.resolve(true);
+    this.changes.notify();
+  }
+}
+
+/** One handler's progress through the log. */
+abstract class Lane {
+  /** The last event handled: committed, or passed over as none of the handler's business. */
+  private at = 0n;
+  /** When `position` last changed (performance.now()). */
+  movedAt = performance.now();
+  /** Events passed over since the last commit. */
+  private idle = 0;
+  private readonly types: ReadonlySet<string>;
+
+  constructor(
+    readonly name: string,
+    canHandle: readonly string[],
+    protected readonly readModels: ReadModelStore,
+  ) {
+    this.types = new Set(canHandle);
+  }
+
+  get position(): bigint {
+    return this.at;
+  }
+
+  protected set position(position: bigint) {
+    this.at = position;
+    this.movedAt = performance.now();
+  }
+
+  async load(): Promise<void> {
+    this.position = (await this.readModels.checkpoint(this.name)) ?? 0n;
+    this.idle = 0;
+  }
+
+  /** Handles events that follow `position`, in order. */
+  abstract handle(events: RecordedEvent[], signal: AbortSignal): Promise<void>;
+
+  /** Whether the event is the handler's business: by its type. */
+  protected handles(event: RecordedEvent): boolean {
+    return this.types.has(event.type);
+  }
+
+  protected async commit(position: bigint, writes: DocumentWrite[] = []): Promise<void> {
+    await this.readModels.commit(this.name, position, writes);
+    this.position = position;
+    this.idle = 0;
+  }
+
+  /** Moves past events with nothing to do; the checkpoint follows now and then, so a restart never re-reads the whole log. */
+  protected async pass(position: bigint, count: number): Promise<void> {
+    this.idle += count;
+    if (this.idle >= IDLE_CHECKPOINT_EVERY) await this.commit(position);
+    else this.position = position;
+  }
+}
+
+class ProjectionLane extends Lane {
+  constructor(
+    private readonly projection: Projection,
+    readModels: ReadModelStore,
+  ) {
+    super(projection.name, projection.canHandle, readModels);
+  }
+
+  /** One commit for the page: every document it changes, folded in memory, with the page's last position. */
+  async handle(events: RecordedEvent[]): Promise<void> {
+    let due: RecordedEvent[] = [];
+    let previous = this.position;
+    for (const event of events) {
+      if (event.type === 'SubjectErased' && this.projection.erasure !== undefined) {
+        // The erasure blanks what the store holds, so what comes before it is committed first.
+        if (due.length > 0) await this.commit(previous, await this.fold(due));
+        due = [];
+        await this.erase(event, this.projection.erasure.keep);
+      } else if (this.handles(event)) due.push(event);
+      previous = event.position;
+    }
+    if (due.length > 0) await this.commit(previous, await this.fold(due));
+    else await this.pass(previous, events.length);
+  }
+
+  /** One write per document: the stored document evolved by each of its events in turn. */
+  private async fold(events: RecordedEvent[]): Promise<DocumentWrite[]> {
+    const { collection } = this.projection;
+    const ids = events.map((event) => this.projection.documentId(event));
+    const stored = await this.readModels.getMany(collection, [...new Set(ids)]);
+    const folded = new Map<string, { doc: Document | null; position: bigint }>();
+    events.forEach((event, i) => {
+      const id = ids[i]!;
+      const current = folded.get(id);
+      if (current !== undefined) {
+        current.doc = this.projection.evolve(current.doc ?? undefined, event);
+        current.position = event.position;
+        return;
+      }
+      const version = stored.get(id);
+      // A store that writes documents before its checkpoint may hold this event already (a replay after a crash).
+      if (version?.position !== undefined && event.position <= version.position) return;
+      folded.set(id, { doc: this.projection.evolve(version?.doc, event), position: event.position });
+    });
+    return [...folded].map(([id, { doc, position }]) => ({ collection, id, doc, position }));
+  }
+
+  private async erase(event: RecordedEvent, keep: readonly string[]): Promise<void> {
+    const { subject_id } = event.data as SubjectErased['data'];
+    await this.commit(event.position, [{ collection: this.projection.collection, where: { subject_id }, keep, set: { erased: true } }]);
+    // What the erasure overwrote must not linger in the store's files.
+    await this.readModels.purge();
+  }
+}
+
+class ReactorLane extends Lane {
+  constructor(
+    private readonly reactor: Reactor,
+    readModels: ReadModelStore,
+  ) {
+    super(reactor.name, reactor.canHandle, readModels);
+  }
+
+  protected override handles(event: RecordedEvent): boolean {
+    return super.handles(event) && (this.reactor.acts?.(event) ?? true);
+  }
+
+  /** Reacts event by event; the checkpoint follows the page, or the last reaction when stopped half-way. */
+  async handle(events: RecordedEvent[], signal: AbortSignal): Promise<void> {
+    let reacted = false;
+    let previous = this.position;
+    for (const event of events) {
+      if (this.handles(event)) {
+        if (signal.aborted) {
+          if (reacted) await this.commit(previous);
+          return;
+        }
+        await this.reactor.react(event);
+        reacted = true;
+      }
+      previous = event.position;
+    }
+    if (reacted) await this.commit(previous);
+    else await this.pass(previous, events.length);
+  }
+}
+
+/** Wakes everyone waiting for the projector to change: a page read, a lane moved, a stop. */
+class Changes {
+  private waiters: (() => void)[] = [];
+
+  /** Resolves on the next change, or after `timeoutMs` if given. */
+  wait(timeoutMs?: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = timeoutMs === undefined ? undefined : setTimeout(resolve, timeoutMs);
+      this.waiters.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+
+  notify(): void {
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const wake of waiters) wake();
+  }
+}
+
+/** Resolves after `ms`, or at once when the signal aborts. */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
 }

@@ -5,6 +5,7 @@ import {
   type AssessmentState,
   type ItemResponse,
   type Language,
+  type ScoringCommand,
   assessmentStream,
   decideAbandonAssessment,
   decideRescore,
@@ -76,51 +77,95 @@ async function writeStarted(events: EventStore, pointer: AssessmentPointer, meta
   }
 }
 
-/** One all-or-nothing batch; concurrent batches on one assessment are retried until each lands. */
-export function submitResponses(
-  env: CommandContext,
+/** What the assessment commands need of their environment: the command context and the version that scores completions. */
+export interface AssessmentContext extends CommandContext {
+  scoringVersion: string;
+}
+
+/**
+ * One all-or-nothing batch; concurrent batches on one assessment are retried until each lands. The batch
+ * that completes the answers appends its scoring with it. The answer shows the assessment as the batch left
+ * it (`scoring` after the last answer, as the API documents), though the read models already show it scored.
+ */
+export async function submitResponses(
+  env: AssessmentContext,
   subjectId: string,
   assessmentId: string,
   responses: ItemResponse[],
   metadata: EventMetadata,
   now: Date,
 ): Promise<Assessment> {
-  return onAssessment(env, assessmentId, (state) => decideSubmitResponses(state, { subject_id: subjectId, responses, now }), metadata);
+  const scoring = scoringWith(env.scoringVersion, now);
+  const { state, events } = await onAssessment(env, assessmentId, (current) => decideSubmitResponses(current, { subject_id: subjectId, responses, now, scoring }), metadata);
+  return events.filter((event) => event.type === 'ResponsesSubmitted').reduce(evolveAssessment, state)!;
 }
 
-export function abandonAssessment(
+export async function abandonAssessment(
   env: CommandContext,
   subjectId: string,
   assessmentId: string,
   metadata: EventMetadata,
   now: Date,
 ): Promise<Assessment> {
-  return onAssessment(env, assessmentId, (state) => decideAbandonAssessment(state, { subject_id: subjectId, now }), metadata);
+  const { state, events } = await onAssessment(env, assessmentId, (current) => decideAbandonAssessment(current, { subject_id: subjectId, now }), metadata);
+  return events.reduce(evolveAssessment, state)!;
 }
 
-/** Runs a decision on the assessment's stream and answers once the read models show it. */
+/** Appends of one decision before a run of conflicts (concurrent appends to the stream) is given up on. */
+const MAX_ATTEMPTS = 20;
+
+/** Scoring decided with the last answer is the service's doing, as the audit shows it: without the request's key and id. */
+const SCORING_METADATA: EventMetadata = { causation: 'scoring' };
+
+/**
+ * Load, decide, append at the revision read (and again after a concurrent append), each event with its
+ * provenance; answers once the read models show it, with the state decided on and what was decided.
+ */
 async function onAssessment(
   env: CommandContext,
   assessmentId: string,
   decide: (state: AssessmentState) => AssessmentEvent[],
   metadata: EventMetadata,
-): Promise<Assessment> {
-  const result = await handleCommand(env.events, assessmentStream(assessmentId), assessmentAggregate, decide, metadata);
-  if (result.appended) await env.projector.waitFor(result.appended.position, READ_YOUR_WRITES_TIMEOUT_MS);
-  return result.state!;
+): Promise<{ state: AssessmentState; events: AssessmentEvent[] }> {
+  const streamName = assessmentStream(assessmentId);
+  for (let attempt = 1; ; attempt++) {
+    const stream = await env.events.readStream(streamName);
+    const state = fold(assessmentAggregate, stream.events);
+    const events = decide(state);
+    if (events.length === 0) return { state, events };
+    const recorded = events.flatMap((event) => toNewEvents([event], event.type === 'ScoringCompleted' ? SCORING_METADATA : metadata));
+    let position: bigint;
+    try {
+      ({ position } = await env.events.appendToStream(streamName, recorded, stream.revision === -1n ? 'no_stream' : stream.revision));
+    } catch (error) {
+      if (error instanceof WrongExpectedRevisionError && attempt < MAX_ATTEMPTS) continue;
+      throw error;
+    }
+    await env.projector.waitFor(position, READ_YOUR_WRITES_TIMEOUT_MS);
+    return { state, events };
+  }
+}
+
+/** Scoring with `version`, its ids minted only when an assessment is actually scored. */
+function scoringWith(version: string, now: Date): () => ScoringCommand {
+  const scorer = scorers[version]!;
+  return () => ({ profile_id: newId('prf'), event_id: newId('evt'), scorer, now });
 }
 
 /**
- * Appends ScoringCompleted, scored with `version`, for an assessment in `scoring`; for any other state it
- * appends nothing. An erased subject's assessment is never scored.
+ * Appends ScoringCompleted, scored with `version`, for an assessment waiting in `scoring`; for any other
+ * state it appends nothing. An erased subject's assessment is never scored.
  */
 export async function scoreAssessment(events: EventStore, assessmentId: string, version: string, now: Date): Promise<void> {
-  const scorer = scorers[version]!;
-  const ids = { profile_id: newId('prf'), event_id: newId('evt') };
+  const scoring = scoringWith(version, now);
   await unlessErased(
-    handleCommand(events, assessmentStream(assessmentId), assessmentAggregate, (state) => decideScoreAssessment(state, { ...ids, scorer, now }), {
-      causation: 'scoring',
-    }),
+    handleCommand(
+      events,
+      assessmentStream(assessmentId),
+      assessmentAggregate,
+      (state) => decideScoreAssessment(state, scoring),
+      { causation: 'scoring' },
+    ),
   );
 }
 

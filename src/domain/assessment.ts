@@ -25,10 +25,14 @@ export type AssessmentStarted = {
     expires_at: string;
   };
 };
-/** One accepted batch: only the answers it added or changed. Answers are personal data, so under `pii` (null once erased). */
+/**
+ * One accepted batch: only the answers it added or changed. Answers are personal data, so under `pii` (null
+ * once erased); how many items are answered after it is not, and says without a fold whether it completed
+ * the assessment (absent from batches recorded before it was kept).
+ */
 export type ResponsesSubmitted = {
   type: 'ResponsesSubmitted';
-  data: { assessment_id: string; subject_id: string; submitted_at: string; pii: { responses: ItemResponse[] } | null };
+  data: { assessment_id: string; subject_id: string; submitted_at: string; responses_received?: number; pii: { responses: ItemResponse[] } | null };
 };
 
 /** A profile's scores and narratives: personal data. */
@@ -228,20 +232,34 @@ function openAssessmentOf(state: AssessmentState, subjectId: string, now: Date):
   return state;
 }
 
-/** Keeps only answers that are new or changed: a retried batch decides nothing. */
+/** What scoring needs; its ids are minted only when an assessment is scored. */
+export type ScoringCommand = { profile_id: string; event_id: string; scorer: Scorer; now: Date };
+
+/**
+ * Keeps only answers that are new or changed: a retried batch decides nothing. The batch that completes
+ * the answers is scored in the same decision, so the append that records the last answer records the
+ * profile too: one append can complete an assessment, and none leaves it waiting in `scoring`.
+ */
 export function decideSubmitResponses(
   state: AssessmentState,
-  command: { subject_id: string; responses: ItemResponse[]; now: Date },
+  command: { subject_id: string; responses: ItemResponse[]; now: Date; scoring: () => ScoringCommand },
 ): AssessmentEvent[] {
   const assessment = openAssessmentOf(state, command.subject_id, command.now);
   const changed = command.responses.filter(({ item_id, value }) => assessment.answers[item_id] !== value);
   if (changed.length === 0) return [];
-  return [
-    {
-      type: 'ResponsesSubmitted',
-      data: { assessment_id: assessment.id, subject_id: assessment.subject_id, submitted_at: command.now.toISOString(), pii: { responses: changed } },
+  const answered = new Set([...Object.keys(assessment.answers), ...changed.map(({ item_id }) => item_id)]).size;
+  const submitted: ResponsesSubmitted = {
+    type: 'ResponsesSubmitted',
+    data: {
+      assessment_id: assessment.id,
+      subject_id: assessment.subject_id,
+      submitted_at: command.now.toISOString(),
+      responses_received: answered,
+      pii: { responses: changed },
     },
-  ];
+  };
+  if (answered < ITEM_COUNT) return [submitted];
+  return [submitted, ...decideScoreAssessment(evolveAssessment(assessment, submitted), command.scoring)];
 }
 
 export function decideAbandonAssessment(state: AssessmentState, command: { subject_id: string; now: Date }): AssessmentEvent[] {
@@ -249,12 +267,13 @@ export function decideAbandonAssessment(state: AssessmentState, command: { subje
   return [{ type: 'AssessmentAbandoned', data: { assessment_id: assessment.id, abandoned_at: command.now.toISOString() } }];
 }
 
-/** Scores an assessment that is waiting for it; anything else (already scored, say) decides nothing. */
-export function decideScoreAssessment(
-  state: AssessmentState,
-  command: { profile_id: string; event_id: string; scorer: Scorer; now: Date },
-): AssessmentEvent[] {
+/**
+ * Scores an assessment that is waiting for it (its last answer just recorded, or recorded by an earlier
+ * version that scored later); anything else (already scored, say) decides nothing and mints nothing.
+ */
+export function decideScoreAssessment(state: AssessmentState, scoring: () => ScoringCommand): AssessmentEvent[] {
   if (state === undefined || state.status !== 'scoring') return [];
+  const command = scoring();
   const { scoring_version, ...profile } = command.scorer(state.answers);
   return [
     {

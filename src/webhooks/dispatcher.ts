@@ -1,14 +1,14 @@
 import type { Logger } from 'pino';
-import type { EventMessage } from '../../projections/publisher.js';
 import { attemptsSoFar, disableEndpoint, recordAttempt } from '../commands/webhooks.js';
 import { assessmentStream } from '../domain/assessment.js';
 import { newId } from '../domain/ids.js';
 import { judgeAttempt } from '../domain/webhook-delivery.js';
-import { type EventType, type WebhookEndpoint, endpointStream, subscribes } from '../domain/webhook-endpoint.js';
+import { type WebhookEndpoint, endpointStream, subscribes } from '../domain/webhook-endpoint.js';
 import type { Bus, BusMessage, Handler, Outcome, Topic } from '../ports/bus.js';
 import type { EventStore } from '../ports/event-store.js';
-import type { Document, ReadModelStore } from '../ports/read-models.js';
-import { type EventData, eventObject } from './event-object.js';
+import type { ReadModelStore } from '../ports/read-models.js';
+import { type WebhookEvent, eventObject } from './event-object.js';
+import type { DeliveryMessage, EventMessage } from './messages.js';
 import { send } from './sender.js';
 import { sign } from './signer.js';
 
@@ -19,9 +19,17 @@ export interface DispatcherOptions {
   timeoutMs: number;
 }
 
-interface DeliveryMessage {
-  event_id: string;
-  endpoint_id: string;
+export interface DispatcherServices {
+  events: EventStore;
+  readModels: ReadModelStore;
+  bus: Bus;
+  livemode: boolean;
+  /**
+   * Resolves true once the read models hold every event up to `position`, false if they do not in good
+   * time (the projector's `waitFor`): so the endpoints listed for an event include every one registered
+   * before it, even while the projector lags behind the publisher.
+   */
+  readModelsAt: (position: bigint) => Promise<boolean>;
 }
 
 /**
@@ -34,7 +42,7 @@ export async function queueRedelivery(bus: Bus, eventId: string, endpointId?: st
   return bus.publish('deliveries', `${id}:${endpointId}`, { event_id: eventId, endpoint_id: endpointId } satisfies DeliveryMessage);
 }
 
-/** How soon to look again for a document the projector has not written yet: a little later each time. */
+/** How soon to look again for data the projector has not written yet: a little later each time. */
 function notYetProjected(message: BusMessage): Outcome {
   return { kind: 'retry', delayMs: Math.min(250 * message.deliveryCount, 10_000) };
 }
@@ -52,7 +60,7 @@ export class WebhookDispatcher {
   private readonly registrations = new Map<string, bigint>();
 
   constructor(
-    private readonly services: { events: EventStore; readModels: ReadModelStore; bus: Bus; livemode: boolean },
+    private readonly services: DispatcherServices,
     private readonly options: DispatcherOptions,
     private readonly logger: Logger,
     private readonly clock: () => Date = () => new Date(),
@@ -84,36 +92,50 @@ export class WebhookDispatcher {
   }
 
   private async fanOut(message: BusMessage): Promise<Outcome> {
-    const { event_id } = message.payload as EventMessage;
-    const event = await this.services.readModels.get('events', event_id);
-    if (!event) return notYetProjected(message);
+    const payload = message.payload as EventMessage;
+    const found = 'event' in payload ? { event: payload.event, position: BigInt(payload.position) } : await this.lookUp(payload.event_id);
+    if (!found) return notYetProjected(message);
+    const { event, position } = found;
+    if (!(await this.services.readModelsAt(position))) return notYetProjected(message);
     if (await this.subjectErased(event)) return { kind: 'ack' };
-    const happenedAt = await this.logPosition(event);
+    const targets: WebhookEndpoint[] = [];
     for (const endpoint of await this.enabledEndpoints()) {
-      if (!subscribes(endpoint, event.type as EventType)) continue;
+      if (!subscribes(endpoint, event.type)) continue;
       // The fan-out may run long after the event (the bus or dispatcher lagging, a redelivery): an endpoint
       // gets the events that follow its registration in the log, whenever they are fanned out.
-      if ((await this.registeredAt(endpoint.id)) > happenedAt) continue;
-      const delivery: DeliveryMessage = { event_id, endpoint_id: endpoint.id };
-      await this.services.bus.publish('deliveries', `${message.id}:${endpoint.id}`, delivery);
+      if ((await this.registeredAt(endpoint.id)) > position) continue;
+      targets.push(endpoint);
     }
+    // Side by side: a networked bus takes one round trip for all of them, not one each.
+    await Promise.all(
+      targets.map((endpoint) => this.services.bus.publish('deliveries', `${message.id}:${endpoint.id}`, { event, endpoint_id: endpoint.id } satisfies DeliveryMessage)),
+    );
     return { kind: 'ack' };
   }
 
+  /**
+   * An event a message names only (a redelivery, or a message queued before messages carried events): its
+   * document, and its position from the ScoringCompleted or ProfileUpdated in its assessment's stream.
+   */
+  private async lookUp(eventId: string): Promise<{ event: WebhookEvent; position: bigint } | undefined> {
+    const event = await this.projectedEvent(eventId);
+    if (!event) return undefined;
+    const { events } = await this.services.events.readStream(assessmentStream(event.data.assessment_id));
+    const recorded = events.find((e) => (e.type === 'ScoringCompleted' || e.type === 'ProfileUpdated') && (e.data as { event_id: string }).event_id === eventId);
+    if (!recorded) throw new Error(`event ${eventId} is not in its assessment's stream`);
+    return { event, position: recorded.position };
+  }
+
+  private async projectedEvent(eventId: string): Promise<WebhookEvent | undefined> {
+    return (await this.services.readModels.get('events', eventId)) as WebhookEvent | undefined;
+  }
+
   /** Deliveries of an erased subject's events are cancelled: acked unsent. */
-  private async subjectErased(event: Document): Promise<boolean> {
-    const subject = await this.services.readModels.get('subjects', (event.data as EventData).subject_id);
+  private async subjectErased(event: WebhookEvent): Promise<boolean> {
+    const subject = await this.services.readModels.get('subjects', event.data.subject_id);
     if (subject?.status !== 'erased') return false;
     this.logger.info({ event_id: event.id }, 'webhook delivery cancelled: the subject was erased');
     return true;
-  }
-
-  /** The log position of the ScoringCompleted or ProfileUpdated that is the event: both are in its assessment's stream. */
-  private async logPosition(event: Document): Promise<bigint> {
-    const { events } = await this.services.events.readStream(assessmentStream((event.data as EventData).assessment_id));
-    const recorded = events.find((e) => (e.type === 'ScoringCompleted' || e.type === 'ProfileUpdated') && (e.data as { event_id: string }).event_id === event.id);
-    if (!recorded) throw new Error(`event ${event.id} is not in its assessment's stream`);
-    return recorded.position;
   }
 
   private async registeredAt(endpointId: string): Promise<bigint> {
@@ -143,11 +165,12 @@ export class WebhookDispatcher {
   }
 
   private async deliver(message: BusMessage): Promise<Outcome> {
-    const { event_id, endpoint_id } = message.payload as DeliveryMessage;
+    const payload = message.payload as DeliveryMessage;
+    const { endpoint_id } = payload;
     const endpoint = (await this.services.readModels.get('webhook_endpoints', endpoint_id)) as unknown as WebhookEndpoint | undefined;
     // Deleted or disabled since the fan-out: nothing to deliver to.
     if (endpoint?.status !== 'enabled') return { kind: 'ack' };
-    const event = await this.services.readModels.get('events', event_id);
+    const event = 'event' in payload ? payload.event : await this.projectedEvent(payload.event_id);
     if (!event) return notYetProjected(message);
     // Pending deliveries (retries included) of an erased subject's events stop here.
     if (await this.subjectErased(event)) return { kind: 'ack' };
@@ -157,7 +180,7 @@ export class WebhookDispatcher {
     const now = this.clock();
     const verdict = judgeAttempt(sent, attempt, this.options.retryScheduleMs);
     await recordAttempt(this.services.events, message.id, {
-      event_id,
+      event_id: event.id,
       endpoint_id,
       attempt,
       outcome: verdict.outcome,
@@ -168,7 +191,7 @@ export class WebhookDispatcher {
       attempted_at: now.toISOString(),
       next_attempt_at: verdict.retryInMs === null ? null : new Date(now.getTime() + verdict.retryInMs).toISOString(),
     });
-    this.logger.info({ event_id, endpoint_id, attempt, outcome: verdict.outcome, status_code: sent.status_code }, 'webhook attempt');
+    this.logger.info({ event_id: event.id, endpoint_id, attempt, outcome: verdict.outcome, status_code: sent.status_code }, 'webhook attempt');
     switch (verdict.outcome) {
       case 'succeeded':
         return { kind: 'ack' };
@@ -183,7 +206,7 @@ export class WebhookDispatcher {
   }
 
   /** The Standard Webhooks request: webhook-id is the event id, stable across retries. */
-  private post(endpoint: WebhookEndpoint, event: Document) {
+  private post(endpoint: WebhookEndpoint, event: WebhookEvent) {
     const body = JSON.stringify(eventObject(event, this.services.livemode));
     const timestamp = Math.floor(this.clock().getTime() / 1000);
     return send({

@@ -11,6 +11,12 @@ export interface EventData {
   scoring_version?: string;
 }
 
+/**
+ * An event as the `events` read model holds it and as bus messages carry it: the event object without
+ * the environment's `object` and `livemode`.
+ */
+export type WebhookEvent = { id: string; type: EventType; created_at: string; data: EventData };
+
 /** The event object as the API lists it and as a webhook delivers it. */
 export function eventObject(doc: Document, livemode: boolean) {
   return {

@@ -12,6 +12,8 @@ export interface BusFixture {
 /**
  * The behaviour every bus adapter must have. The fixture's bus redelivers an unsettled message within
  * about a second (a short lease or ack wait), so the crash case runs quickly, and allows 3 deliveries.
+ * An adapter that polls is opened with a poll interval longer than any test: every message below must
+ * reach its consumer by a wake-up (the publish, a settled message, a retry falling due), never by a poll.
  */
 export function busContract(adapter: string, create: () => Promise<BusFixture>, skip = false): void {
   describe.skipIf(skip)(`bus contract: ${adapter}`, () => {
@@ -60,6 +62,15 @@ export function busContract(adapter: string, create: () => Promise<BusFixture>, 
       await bus.publish('events', 'marker', {});
       const later = await collect(bus, 'events', ack, sawMarker('marker'));
       expect(later.map((m) => m.id)).toEqual(['marker']);
+    });
+
+    it('hands a message published while its consumer is idle to that consumer at once', async () => {
+      const bus = await openBus();
+      const consuming = collect(bus, 'events', ack, sawMarker('wake-up'));
+      // Let the consumer find the topic empty and go idle before anything is published.
+      await new Promise((resolve) => setImmediate(resolve));
+      await bus.publish('events', 'wake-up', { n: 1 });
+      expect((await consuming).map(({ id, payload }) => ({ id, payload }))).toEqual([{ id: 'wake-up', payload: { n: 1 } }]);
     });
 
     it('stores a message id published twice once', async () => {

@@ -65,6 +65,32 @@ export function readModelStoreContract(adapter: string, open: () => Promise<Read
       expect(await store.get('others', 'oth_b')).toEqual({ id: 'oth_b' });
     });
 
+    it('gets many documents in one read: those that exist, with the position of their last event where the store keeps it', async () => {
+      await store.commit('p', 9n, [
+        { collection: 'things', id: 'thg_a', doc: { id: 'thg_a', n: 1 }, position: 4n },
+        { collection: 'things', id: 'thg_b', doc: { id: 'thg_b', n: 2 } },
+        { collection: 'others', id: 'thg_c', doc: { id: 'thg_c' } },
+      ]);
+      const found = await store.getMany('things', ['thg_a', 'thg_b', 'thg_c', 'thg_missing']);
+      expect([...found.keys()].sort()).toEqual(['thg_a', 'thg_b']);
+      expect(found.get('thg_a')!.doc).toEqual({ id: 'thg_a', n: 1 });
+      expect(found.get('thg_b')!.doc).toEqual({ id: 'thg_b', n: 2 });
+      // A store that commits documents and checkpoint atomically has nothing to skip on a replay, and keeps no position.
+      expect([undefined, 4n]).toContain(found.get('thg_a')!.position);
+      expect([undefined, 9n]).toContain(found.get('thg_b')!.position);
+      expect(await store.getMany('things', [])).toEqual(new Map());
+    });
+
+    it('commits a page of many writes in order, with its checkpoint', async () => {
+      const writes = Array.from({ length: 3000 }, (_, i) => ({ collection: 'things', id: `thg_${String(i % 1000).padStart(4, '0')}`, doc: { id: `thg_${String(i % 1000).padStart(4, '0')}`, n: i }, position: BigInt(i + 1) }));
+      await store.commit('p', 3001n, [...writes, { collection: 'things', id: 'thg_0999', doc: null, position: 3001n }]);
+      expect(await store.checkpoint('p')).toBe(3001n);
+      const found = await store.getMany('things', writes.map((write) => write.id));
+      expect(found.size).toBe(999);
+      expect(found.get('thg_0000')!.doc).toEqual({ id: 'thg_0000', n: 2000 });
+      expect(found.get('thg_0998')!.doc).toEqual({ id: 'thg_0998', n: 2998 });
+    });
+
     it('keeps __proto__ and constructor keys as plain data', async () => {
       const doc = JSON.parse('{"id":"thg_p","metadata":{"__proto__":"x","constructor":"y"}}');
       await store.commit('p', 1n, [{ collection: 'things', id: 'thg_p', doc }]);

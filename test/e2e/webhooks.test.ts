@@ -424,8 +424,8 @@ describe('an endpoint registered while delivery lags', () => {
       await api.completeAssessment();
       const [, second] = await events(2);
 
-      // Delivery resumes; what the fan-out queues for each endpoint is recorded.
-      const queued: { event_id: string; endpoint_id: string }[] = [];
+      // Delivery resumes; what the fan-out queues for each endpoint is recorded: the event itself, for each.
+      const queued: { event: { id: string }; endpoint_id: string }[] = [];
       const bus = t.envs.test.bus;
       const recording: Bus = {
         async publish(topic, id, payload) {
@@ -437,15 +437,16 @@ describe('an endpoint registered while delivery lags', () => {
         ping: () => bus.ping(),
         close: () => bus.close(),
       };
-      const { events: log, readModels, livemode } = t.envs.test;
-      const dispatcher = new WebhookDispatcher({ events: log, readModels, bus: recording, livemode }, { retryScheduleMs: [50], timeoutMs: 500 }, pino({ level: 'silent' }));
+      const { events: log, readModels, livemode, projector } = t.envs.test;
+      const readModelsAt = (position: bigint) => projector.waitFor(position, 2000);
+      const dispatcher = new WebhookDispatcher({ events: log, readModels, bus: recording, livemode, readModelsAt }, { retryScheduleMs: [50], timeoutMs: 500 }, pino({ level: 'silent' }));
       dispatcher.start();
       await early.waitFor(2);
       await late.waitFor(1);
       // Both fan-outs have run (the early endpoint got both events) and stopping waits for any under way.
       await dispatcher.stop();
 
-      const ids = (endpointId: string) => queued.filter((d) => d.endpoint_id === endpointId).map((d) => d.event_id).sort();
+      const ids = (endpointId: string) => queued.filter((d) => d.endpoint_id === endpointId).map((d) => d.event.id).sort();
       expect(ids(earlyEndpoint.id)).toEqual([first, second].sort());
       expect(ids(lateEndpoint.id)).toEqual([second]);
       expect(late.received.map((d) => d.headers['webhook-id'])).toEqual([second]);

@@ -20,9 +20,16 @@ const later = (ms: number) => new Date(now.getTime() + ms);
 const DAY = 24 * 60 * 60 * 1000;
 const started = decideStartAssessment(assessmentPointer({ assessment_id: 'asm_1', subject_id: 'sub_1', requested_language: 'fr', now }));
 const fold = (events: AssessmentEvent[]): AssessmentState => events.reduce(evolveAssessment, undefined as AssessmentState);
+let minted = 0;
+const scoring = () => ({ profile_id: `prf_${++minted}`, event_id: `evt_${minted}`, scorer: scoreV1, now });
 const submit = (events: AssessmentEvent[], responses: { item_id: string; value: number }[], at = now) =>
-  decideSubmitResponses(fold(events), { subject_id: 'sub_1', responses, now: at });
+  decideSubmitResponses(fold(events), { subject_id: 'sub_1', responses, now: at, scoring });
 const answered = (events: AssessmentEvent[]) => [...events, ...submit(events, knownResponses)];
+/** All 76 answers as a batch recorded before batches carried their count and their scoring: the assessment waits in `scoring`. */
+const answeredBefore = (events: AssessmentEvent[]): AssessmentEvent[] => [
+  ...events,
+  { type: 'ResponsesSubmitted', data: { assessment_id: 'asm_1', subject_id: 'sub_1', submitted_at: now.toISOString(), pii: { responses: knownResponses } } },
+];
 
 describe('assessment decider', () => {
   it('starts in created, in English whatever was asked for, expiring 7 days later', () => {
@@ -40,7 +47,12 @@ describe('assessment decider', () => {
 
   it('records a batch and moves to in_progress', () => {
     const events = submit(started, [{ item_id: 'mn_001', value: 4 }]);
-    expect(events).toEqual([{ type: 'ResponsesSubmitted', data: { assessment_id: 'asm_1', subject_id: 'sub_1', submitted_at: now.toISOString(), pii: { responses: [{ item_id: 'mn_001', value: 4 }] } } }]);
+    expect(events).toEqual([
+      {
+        type: 'ResponsesSubmitted',
+        data: { assessment_id: 'asm_1', subject_id: 'sub_1', submitted_at: now.toISOString(), responses_received: 1, pii: { responses: [{ item_id: 'mn_001', value: 4 }] } },
+      },
+    ]);
     expect(fold([...started, ...events])).toMatchObject({ status: 'in_progress', answers: { mn_001: 4 } });
   });
 
@@ -53,21 +65,49 @@ describe('assessment decider', () => {
     expect(fold([...first, ...changed])).toMatchObject({ answers: { mn_001: 4, mn_002: 5 } });
   });
 
-  it('moves to scoring when the 76th distinct item is answered, and then refuses responses', () => {
+  it('counts the distinct items answered after each batch, a changed answer counting once', () => {
+    const first = [...started, ...submit(started, knownResponses.slice(0, 19))];
+    const second = submit(first, [...knownResponses.slice(10, 30), { item_id: 'mn_001', value: (knownResponses[0]!.value % 5) + 1 }]);
+    expect(second[0]!.data).toMatchObject({ responses_received: 30 });
+    expect((second[0]!.data as { pii: { responses: unknown[] } }).pii.responses).toHaveLength(12);
+  });
+
+  it('scores the batch that completes the 76 answers in the same decision, minting ids for it alone', () => {
+    minted = 0;
+    const first = [...started, ...submit(started, knownResponses.slice(0, 75))];
+    expect(minted).toBe(0);
+    const last = submit(first, knownResponses.slice(75));
+    expect(minted).toBe(1);
+    expect(last.map((event) => event.type)).toEqual(['ResponsesSubmitted', 'ScoringCompleted']);
+    expect(last[0]!.data).toMatchObject({ responses_received: 76 });
+    expect(last[1]).toMatchObject({ type: 'ScoringCompleted', data: { profile_id: 'prf_1', event_id: 'evt_1', scoring_version: 'mn76-v1', subject_id: 'sub_1' } });
+    expect(fold([...first, ...last])).toMatchObject({ status: 'completed', profile_id: 'prf_1', completed_at: now.toISOString() });
+  });
+
+  it('refuses responses once completed, and a second completing batch (the one that lost the race) is refused too', () => {
     const events = answered(started);
+    for (const batch of [[{ item_id: 'mn_001', value: 1 }], knownResponses]) {
+      expect(() => submit(events, batch)).toThrowError(expect.objectContaining({ code: 'assessment_not_open', details: { assessment_status: 'completed' } }));
+    }
+  });
+
+  it('leaves an assessment completed by a batch without a count in scoring, refusing responses', () => {
+    const events = answeredBefore(started);
     expect(fold(events)).toMatchObject({ status: 'scoring' });
     expect(() => submit(events, [{ item_id: 'mn_001', value: 1 }])).toThrowError(expect.objectContaining({ code: 'assessment_not_open', details: { assessment_status: 'scoring' } }));
   });
 
-  it('scores once: ScoringCompleted in scoring, nothing after', () => {
-    const events = answered(started);
-    const scored = decideScoreAssessment(fold(events), { profile_id: 'prf_1', event_id: 'evt_1', scorer: scoreV1, now });
+  it('scores an assessment waiting in scoring once: ScoringCompleted in scoring, nothing after', () => {
+    const events = answeredBefore(started);
+    const scored = decideScoreAssessment(fold(events), () => ({ profile_id: 'prf_1', event_id: 'evt_1', scorer: scoreV1, now }));
     expect(scored).toHaveLength(1);
     expect(scored[0]).toMatchObject({ type: 'ScoringCompleted', data: { profile_id: 'prf_1', scoring_version: 'mn76-v1', subject_id: 'sub_1' } });
     const completed = [...events, ...scored];
     expect(fold(completed)).toMatchObject({ status: 'completed', profile_id: 'prf_1', completed_at: now.toISOString() });
-    expect(decideScoreAssessment(fold(completed), { profile_id: 'prf_2', event_id: 'evt_2', scorer: scoreV1, now })).toEqual([]);
-    expect(decideScoreAssessment(fold(started), { profile_id: 'prf_2', event_id: 'evt_2', scorer: scoreV1, now })).toEqual([]);
+    minted = 0;
+    expect(decideScoreAssessment(fold(completed), scoring)).toEqual([]);
+    expect(decideScoreAssessment(fold(started), scoring)).toEqual([]);
+    expect(minted).toBe(0);
   });
 
   it('abandons an open assessment; an abandoned one refuses responses and a second abandon', () => {
@@ -88,14 +128,12 @@ describe('assessment decider', () => {
   });
 
   it('never expires a completed assessment', () => {
-    const events = answered(started);
-    const completed = [...events, ...decideScoreAssessment(fold(events), { profile_id: 'prf_1', event_id: 'evt_1', scorer: scoreV1, now })];
-    expect(statusAt(fold(completed)!, later(30 * DAY))).toBe('completed');
+    expect(statusAt(fold(answered(started))!, later(30 * DAY))).toBe('completed');
   });
 
   it('answers not_found for an assessment that does not exist or belongs to another subject', () => {
     expect(() => submit([], [{ item_id: 'mn_001', value: 1 }])).toThrowError(expect.objectContaining({ code: 'not_found' }));
-    expect(() => decideSubmitResponses(fold(started), { subject_id: 'sub_2', responses: [{ item_id: 'mn_001', value: 1 }], now })).toThrowError(
+    expect(() => decideSubmitResponses(fold(started), { subject_id: 'sub_2', responses: [{ item_id: 'mn_001', value: 1 }], now, scoring })).toThrowError(
       expect.objectContaining({ code: 'not_found' }),
     );
   });

@@ -5,6 +5,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Projection, Reactor } from '../../projections/projection.js';
 import { SqliteEventStore } from '../../src/adapters/sqlite/event-store.js';
 import { SqliteReadModelStore } from '../../src/adapters/sqlite/read-model-store.js';
+import type { EventStore } from '../../src/ports/event-store.js';
+import type { DocumentWrite, ReadModelStore, StoredVersion } from '../../src/ports/read-models.js';
 import { Projector } from '../../src/projector.js';
 import { tempDir } from '../support/temp-dir.js';
 
@@ -27,6 +29,52 @@ const recorder: Reactor = {
   },
 };
 
+const count = (n: number) => Array.from({ length: n }, () => ({ id: randomUUID(), type: 'Counted', data: {}, metadata: {} }));
+
+/** The store with every commit recorded, and the next `failures` commits of `failing` refused. */
+function recording(inner: ReadModelStore) {
+  const commits: { projection: string; position: bigint; writes: DocumentWrite[] }[] = [];
+  const control = { failing: '', failures: 0 };
+  const store: ReadModelStore = {
+    checkpoint: (projection) => inner.checkpoint(projection),
+    get: (collection, id) => inner.get(collection, id),
+    getMany: (collection, ids) => inner.getMany(collection, ids),
+    list: (collection, query) => inner.list(collection, query),
+    async commit(projection, position, writes) {
+      if (projection === control.failing && control.failures > 0) {
+        control.failures -= 1;
+        throw new Error('commit refused');
+      }
+      commits.push({ projection, position, writes });
+      await inner.commit(projection, position, writes);
+    },
+    purge: () => inner.purge(),
+    ping: () => inner.ping(),
+    close: () => inner.close(),
+  };
+  return { store, commits, control };
+}
+
+/** The log with its subscriptions and reads counted. */
+function counting(inner: EventStore) {
+  const calls = { subscribeToAll: 0, readAll: 0 };
+  const store: EventStore = {
+    appendToStream: (...args) => inner.appendToStream(...args),
+    readStream: (...args) => inner.readStream(...args),
+    readAll: (options) => {
+      calls.readAll += 1;
+      return inner.readAll(options);
+    },
+    subscribeToAll: (options) => {
+      calls.subscribeToAll += 1;
+      return inner.subscribeToAll(options);
+    },
+    ping: () => inner.ping(),
+    close: () => inner.close(),
+  };
+  return { store, calls };
+}
+
 describe('projector', () => {
   let dir: ReturnType<typeof tempDir>;
   beforeEach(() => {
@@ -39,7 +87,6 @@ describe('projector', () => {
     const projector = new Projector(events, readModels, [counter], [recorder], pino({ level: 'silent' }), 10);
     return { events, readModels, projector };
   };
-  const count = (n: number) => Array.from({ length: n }, () => ({ id: randomUUID(), type: 'Counted', data: {}, metadata: {} }));
 
   it('projects every event, checkpoints, and resumes after a restart without gaps or repeats', async () => {
     reactions.length = 0;
@@ -49,6 +96,7 @@ describe('projector', () => {
     expect(await first.projector.waitFor(a.position, 2000)).toBe(true);
     expect(await first.readModels.get('counts', 'c-1')).toEqual({ id: 'c-1', seen: 3, last: 2 });
     expect(await first.readModels.checkpoint('counter')).toBe(a.position);
+    await expect.poll(() => first.readModels.checkpoint('recorder')).toBe(a.position);
     await first.projector.stop();
     // Appended while no projector runs.
     const b = await first.events.appendToStream('c-1', count(2), 2n);
@@ -60,8 +108,8 @@ describe('projector', () => {
     expect(await second.projector.waitFor(b.position, 2000)).toBe(true);
     expect(await second.readModels.get('counts', 'c-1')).toEqual({ id: 'c-1', seen: 5, last: 4 });
     expect(await second.readModels.checkpoint('counter')).toBe(b.position);
+    await expect.poll(() => second.readModels.checkpoint('recorder')).toBe(b.position);
     expect(reactions).toEqual(['c-1@0', 'c-1@1', 'c-1@2', 'c-1@3', 'c-1@4']);
-    expect(await second.readModels.checkpoint('recorder')).toBe(b.position);
     await second.projector.stop();
     await second.events.close();
     await second.readModels.close();
@@ -86,7 +134,8 @@ describe('projector', () => {
     let last = 0n;
     for (let i = 0; i < 6; i++) last = (await events.appendToStream(`other-${i}`, Array.from({ length: 100 }, () => ({ id: randomUUID(), type: 'Unrelated', data: {}, metadata: {} })), 'no_stream')).position;
     expect(await projector.waitFor(last, 5000)).toBe(true);
-    for (const name of ['counter', 'recorder']) expect(await readModels.checkpoint(name)).toBeGreaterThanOrEqual(500n);
+    await expect.poll(() => readModels.checkpoint('recorder')).toBeGreaterThanOrEqual(500n);
+    expect(await readModels.checkpoint('counter')).toBeGreaterThanOrEqual(500n);
     await projector.stop();
     await events.close();
     await readModels.close();
@@ -97,5 +146,161 @@ describe('projector', () => {
     expect(await projector.waitFor(1_000n, 30)).toBe(false);
     await events.close();
     await readModels.close();
+  });
+
+  it('reads the log once for every handler and commits a projection once per page, one write per document', async () => {
+    const events = new SqliteEventStore(join(dir.path, 'e.db'), 'FULL');
+    let last = 0n;
+    for (let i = 0; i < 100; i++) for (const stream of ['c-a', 'c-b', 'c-c']) last = (await events.appendToStream(stream, count(1), i === 0 ? 'no_stream' : BigInt(i - 1))).position;
+    const log = counting(events);
+    const { store, commits } = recording(new SqliteReadModelStore(join(dir.path, 'r.db'), 'NORMAL'));
+    const reactors = ['r1', 'r2', 'r3'].map((name) => ({ ...recorder, name }));
+    const projector = new Projector(log.store, store, [counter], reactors, pino({ level: 'silent' }), 10);
+    projector.start();
+    expect(await projector.waitFor(last, 5000)).toBe(true);
+    for (const stream of ['c-a', 'c-b', 'c-c']) expect(await store.get('counts', stream)).toEqual({ id: stream, seen: 100, last: 99 });
+    const counted = commits.filter((c) => c.projection === 'counter');
+    expect(counted.length).toBeLessThan(10);
+    for (const commit of counted) expect(commit.writes.length).toBeLessThanOrEqual(3);
+    expect(log.calls).toEqual({ subscribeToAll: 1, readAll: 0 });
+    await projector.stop();
+    await events.close();
+    await store.close();
+  });
+
+  it("passes over the events a reactor's own test says it does not act on, without a commit", async () => {
+    const events = new SqliteEventStore(join(dir.path, 'e.db'), 'FULL', { pollIntervalMs: 20 });
+    const { store, commits } = recording(new SqliteReadModelStore(join(dir.path, 'r.db'), 'NORMAL'));
+    const reacted: bigint[] = [];
+    const evenOnly: Reactor = { name: 'even', canHandle: ['Counted'], acts: (event) => event.revision % 2n === 0n, react: async (event) => void reacted.push(event.revision) };
+    const projector = new Projector(events, store, [counter], [evenOnly], pino({ level: 'silent' }), 10);
+    projector.start();
+    await events.appendToStream('c-1', count(5), 'no_stream');
+    await expect.poll(() => reacted).toEqual([0n, 2n, 4n]);
+    const odd = await events.appendToStream('c-1', count(1), 4n);
+    expect(await projector.waitFor(odd.position, 5000)).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(reacted).toEqual([0n, 2n, 4n]);
+    expect(commits.filter((c) => c.projection === 'even').every((c) => c.position < odd.position)).toBe(true);
+    await projector.stop();
+    await events.close();
+    await store.close();
+  });
+
+  it('retries a refused commit from the checkpoint: the page is applied once', async () => {
+    const events = new SqliteEventStore(join(dir.path, 'e.db'), 'FULL', { pollIntervalMs: 20 });
+    const { store, control } = recording(new SqliteReadModelStore(join(dir.path, 'r.db'), 'NORMAL'));
+    Object.assign(control, { failing: 'counter', failures: 2 });
+    const projector = new Projector(events, store, [counter], [], pino({ level: 'silent' }), 10);
+    projector.start();
+    const appended = await events.appendToStream('c-1', count(7), 'no_stream');
+    expect(await projector.waitFor(appended.position, 5000)).toBe(true);
+    expect(control.failures).toBe(0);
+    expect(await store.get('counts', 'c-1')).toEqual({ id: 'c-1', seen: 7, last: 6 });
+    await projector.stop();
+    await events.close();
+    await store.close();
+  });
+
+  it('keeps projecting while a reactor fails or hangs; the reactor catches up from the log once it is behind the kept pages', async () => {
+    const events = new SqliteEventStore(join(dir.path, 'e.db'), 'FULL', { pollIntervalMs: 20 });
+    const readModels = new SqliteReadModelStore(join(dir.path, 'r.db'), 'NORMAL');
+    const log = counting(events);
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let failures = 3;
+    const seen = new Set<string>();
+    const stuck: Reactor = {
+      name: 'stuck',
+      canHandle: ['Counted'],
+      async react(event) {
+        if (failures > 0) {
+          failures -= 1;
+          throw new Error('not now');
+        }
+        await released;
+        seen.add(event.id);
+      },
+    };
+    const projector = new Projector(log.store, readModels, [counter], [stuck], pino({ level: 'silent' }), 10);
+    projector.start();
+    let last = 0n;
+    // More than the pages kept for a lagging handler.
+    for (let i = 0; i < 12; i++) last = (await events.appendToStream('c-1', count(1000), i === 0 ? 'no_stream' : BigInt(i * 1000 - 1))).position;
+    expect(await projector.waitFor(last, 10_000)).toBe(true);
+    expect(await readModels.get('counts', 'c-1')).toMatchObject({ seen: 12_000 });
+    expect(seen.size).toBe(0);
+    release();
+    await expect.poll(() => readModels.checkpoint('stuck'), { timeout: 10_000 }).toBe(last);
+    expect(seen.size).toBe(12_000);
+    expect(log.calls.subscribeToAll).toBe(1);
+    expect(log.calls.readAll).toBeGreaterThan(0);
+    await projector.stop();
+    await events.close();
+    await readModels.close();
+  });
+
+  it('keeps a lane that lags but moves on the shared pages, however far ahead the others are', async () => {
+    const events = new SqliteEventStore(join(dir.path, 'e.db'), 'FULL');
+    let last = 0n;
+    for (let i = 0; i < 12; i++) last = (await events.appendToStream('c-1', count(1000), i === 0 ? 'no_stream' : BigInt(i * 1000 - 1))).position;
+    const log = counting(events);
+    const readModels = new SqliteReadModelStore(join(dir.path, 'r.db'), 'NORMAL');
+    let reacted = 0;
+    const slow: Reactor = {
+      name: 'slow',
+      canHandle: ['Counted'],
+      async react(event) {
+        reacted += 1;
+        if (event.revision % 100n === 0n) await new Promise((resolve) => setTimeout(resolve, 2));
+      },
+    };
+    const projector = new Projector(log.store, readModels, [counter], [slow], pino({ level: 'silent' }), 10);
+    projector.start();
+    expect(await projector.waitFor(last, 10_000)).toBe(true);
+    await expect.poll(() => readModels.checkpoint('slow'), { timeout: 10_000 }).toBe(last);
+    expect(reacted).toBe(12_000);
+    expect(log.calls).toEqual({ subscribeToAll: 1, readAll: 0 });
+    await projector.stop();
+    await events.close();
+    await readModels.close();
+  });
+
+  it('on a store that writes documents before its checkpoint, replays a page without applying an event twice', async () => {
+    const events = new SqliteEventStore(join(dir.path, 'e.db'), 'FULL', { pollIntervalMs: 20 });
+    const inner = new SqliteReadModelStore(join(dir.path, 'r.db'), 'NORMAL');
+    // Like the MongoDB adapter: each document keeps the position of its last event, and a commit that fails
+    // half-way leaves its documents written and its checkpoint where it was.
+    const positions = new Map<string, bigint>();
+    let crash = true;
+    const store: ReadModelStore = {
+      ...recording(inner).store,
+      async getMany(collection, ids) {
+        const found = new Map<string, StoredVersion>();
+        for (const [id, { doc }] of await inner.getMany(collection, ids)) found.set(id, { doc, position: positions.get(id) });
+        return found;
+      },
+      async commit(projection, position, writes) {
+        for (const write of writes) if ('id' in write) positions.set(write.id, write.position!);
+        if (crash) {
+          crash = false;
+          await inner.commit(projection, (await inner.checkpoint(projection)) ?? 0n, writes);
+          throw new Error('died before the checkpoint');
+        }
+        await inner.commit(projection, position, writes);
+      },
+    };
+    await events.appendToStream('c-1', count(3), 'no_stream');
+    await events.appendToStream('c-2', count(2), 'no_stream');
+    const projector = new Projector(events, store, [counter], [], pino({ level: 'silent' }), 10);
+    projector.start();
+    const last = (await events.appendToStream('c-1', count(1), 2n)).position;
+    expect(await projector.waitFor(last, 5000)).toBe(true);
+    expect(crash).toBe(false);
+    expect(await store.get('counts', 'c-1')).toEqual({ id: 'c-1', seen: 4, last: 3 });
+    expect(await store.get('counts', 'c-2')).toEqual({ id: 'c-2', seen: 2, last: 1 });
+    await projector.stop();
+    await events.close();
+    await store.close();
   });
 });

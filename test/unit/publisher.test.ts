@@ -11,7 +11,7 @@ describe('publisher', () => {
   let dir: ReturnType<typeof tempDir>;
   let events: SqliteEventStore;
   let bus: SqliteBus;
-  let published: string[];
+  let published: { id: string; payload: unknown }[];
   let counting: Bus;
   beforeEach(() => {
     dir = tempDir();
@@ -19,7 +19,7 @@ describe('publisher', () => {
     bus = new SqliteBus(join(dir.path, 'e.db'), 'FULL');
     published = [];
     // The real bus, counting what is published through it.
-    counting = { ...bus, publish: (topic, id, payload) => (published.push(id), bus.publish(topic, id, payload)), close: () => bus.close() } as Bus;
+    counting = { ...bus, publish: (topic, id, payload) => (published.push({ id, payload }), bus.publish(topic, id, payload)), close: () => bus.close() } as Bus;
   });
   afterEach(async () => {
     await bus.close();
@@ -35,7 +35,29 @@ describe('publisher', () => {
     await reactor.react(completed!);
     await reactor.react(completed!);
     await publisherReactor(events, counting).react(completed!);
-    expect(published).toEqual(['evt_1']);
+    expect(published.map((p) => p.id)).toEqual(['evt_1']);
     expect((await events.readStream(notificationStream('evt_1'))).events.map((e) => e.type)).toEqual(['NotificationPublished']);
+  });
+
+  it('publishes what fan-out and delivery need: the event object and its log position', async () => {
+    await events.appendToStream('other', toNewEvents([{ type: 'SomethingEarlier', data: {} }], {}), 'any');
+    const data = { assessment_id: 'asm_1', subject_id: 'sub_1', profile_id: 'prf_2', previous_profile_id: 'prf_1', scoring_version: 'mn76-v2', event_id: 'evt_2', updated_at: '2026-11-21T10:00:00.000Z' };
+    await events.appendToStream('assessment-asm_1', toNewEvents([{ type: 'ProfileUpdated', data }], {}), 'any');
+    const updated = (await events.readStream('assessment-asm_1')).events[0]!;
+    await publisherReactor(events, counting).react(updated);
+    expect(published).toEqual([
+      {
+        id: 'evt_2',
+        payload: {
+          event: {
+            id: 'evt_2',
+            type: 'nature.profile.updated',
+            created_at: '2026-11-21T10:00:00.000Z',
+            data: { profile_id: 'prf_2', previous_profile_id: 'prf_1', assessment_id: 'asm_1', subject_id: 'sub_1', scoring_version: 'mn76-v2' },
+          },
+          position: '2',
+        },
+      },
+    ]);
   });
 });

@@ -6,10 +6,10 @@ import { scoringReactor } from '../../projections/scoring.js';
 import { SqliteDataKeyStore } from '../../src/adapters/sqlite/data-key-store.js';
 import { SqliteEventStore } from '../../src/adapters/sqlite/event-store.js';
 import { SqliteReadModelStore } from '../../src/adapters/sqlite/read-model-store.js';
-import { scoreAssessment, submitResponses } from '../../src/commands/assessments.js';
+import { type AssessmentContext, scoreAssessment, submitResponses } from '../../src/commands/assessments.js';
 import { toNewEvents } from '../../src/commands/handle-command.js';
-import { assessmentPointer, assessmentStream, decideStartAssessment } from '../../src/domain/assessment.js';
-import type { CommandContext } from '../../src/commands/context.js';
+import { type ResponsesSubmitted, assessmentPointer, assessmentStream, decideStartAssessment } from '../../src/domain/assessment.js';
+import type { EventStore, RecordedEvent } from '../../src/ports/event-store.js';
 import { Projector } from '../../src/projector.js';
 import { batches, knownResponses } from '../support/known-answers.js';
 import { interleaving } from '../support/interleaving.js';
@@ -17,11 +17,17 @@ import { tempDir } from '../support/temp-dir.js';
 
 const now = new Date('2026-11-21T10:00:00.000Z');
 
+/** The 76 answers as an earlier version recorded them: one batch without its count, scored later by the reactor. */
+const uncountedBatch: ResponsesSubmitted = {
+  type: 'ResponsesSubmitted',
+  data: { assessment_id: 'asm_1', subject_id: 'sub_1', submitted_at: now.toISOString(), pii: { responses: knownResponses } },
+};
+
 describe('responses and scoring under concurrency and replay', () => {
   let dir: ReturnType<typeof tempDir>;
   let sqlite: SqliteEventStore;
   let readModels: SqliteReadModelStore;
-  let env: CommandContext & { readModels: SqliteReadModelStore; projector: Projector };
+  let env: AssessmentContext & { readModels: SqliteReadModelStore; projector: Projector };
   const projector = (events = env.events) =>
     new Projector(events, readModels, projections, [scoringReactor(events, 'mn76-v1', () => now)], pino({ level: 'silent' }), 10);
 
@@ -30,7 +36,13 @@ describe('responses and scoring under concurrency and replay', () => {
     sqlite = new SqliteEventStore(join(dir.path, 'e.db'), 'FULL', { pollIntervalMs: 20 });
     readModels = new SqliteReadModelStore(join(dir.path, 'r.db'), 'NORMAL');
     const events = interleaving(sqlite);
-    env = { events, readModels, projector: undefined as unknown as Projector, dataKeys: new SqliteDataKeyStore(join(dir.path, 'k.db'), 'FULL') };
+    env = {
+      events,
+      readModels,
+      projector: undefined as unknown as Projector,
+      dataKeys: new SqliteDataKeyStore(join(dir.path, 'k.db'), 'FULL'),
+      scoringVersion: 'mn76-v1',
+    };
     env.projector = projector();
     env.projector.start();
     const started = decideStartAssessment(assessmentPointer({ assessment_id: 'asm_1', subject_id: 'sub_1', requested_language: 'en', now }));
@@ -44,35 +56,72 @@ describe('responses and scoring under concurrency and replay', () => {
     dir.cleanup();
   });
 
-  const scoringEvents = async () => (await sqlite.readStream(assessmentStream('asm_1'))).events.filter((e) => e.type === 'ScoringCompleted');
-
-  it('loses nothing when four batches truly interleave on one assessment', async () => {
-    const results = await Promise.all(batches(4).map((batch) => submitResponses(env, 'sub_1', 'asm_1', batch, {}, now)));
-    expect(Math.max(...results.map((a) => Object.keys(a.answers).length))).toBe(76);
-    const { events } = await sqlite.readStream(assessmentStream('asm_1'));
-    expect(events.filter((e) => e.type === 'ResponsesSubmitted')).toHaveLength(4);
-  });
-
-  it('scores once when scoring runs twice, even concurrently', async () => {
-    await env.projector.stop();
-    await submitResponses(env, 'sub_1', 'asm_1', knownResponses, {}, now);
-    await Promise.all([scoreAssessment(env.events, 'asm_1', 'mn76-v1', now), scoreAssessment(env.events, 'asm_1', 'mn76-v1', now)]);
-    await scoreAssessment(env.events, 'asm_1', 'mn76-v1', now);
-    expect(await scoringEvents()).toHaveLength(1);
-  });
-
-  it('scores once when the projector replays the whole log from the start', async () => {
-    await submitResponses(env, 'sub_1', 'asm_1', knownResponses, {}, now);
-    const last = async () => (await sqlite.readAll({ limit: 1_000_000 })).at(-1)!.position;
-    await expect.poll(scoringEvents, { timeout: 5000 }).toHaveLength(1);
+  const streamEvents = async () => (await sqlite.readStream(assessmentStream('asm_1'))).events;
+  const scoringEvents = async () => (await streamEvents()).filter((e) => e.type === 'ScoringCompleted');
+  const last = async () => (await sqlite.readAll({ limit: 1_000_000 })).at(-1)!.position;
+  /** Stops the projector and runs a fresh one over the whole log, as after a rebuild of the read models. */
+  const replayFromStart = async () => {
     expect(await env.projector.waitFor(await last(), 5000)).toBe(true);
     await env.projector.stop();
     for (const name of ['subjects', 'assessments', 'profiles', 'scoring']) await readModels.commit(name, 0n, []);
     env.projector = projector();
     env.projector.start();
     expect(await env.projector.waitFor(await last(), 5000)).toBe(true);
+  };
+
+  it('loses nothing when four batches truly interleave on one assessment, and the one that completes it scores it in its own append', async () => {
+    const results = await Promise.all(batches(4).map((batch) => submitResponses(env, 'sub_1', 'asm_1', batch, {}, now)));
+    expect(Math.max(...results.map((a) => Object.keys(a.answers).length))).toBe(76);
+    // The completing batch answers as it left the assessment (scoring); the read models already show it completed.
+    expect(results.map((a) => a.status).sort()).toEqual(['in_progress', 'in_progress', 'in_progress', 'scoring']);
+    expect(await readModels.get('assessments', 'asm_1')).toMatchObject({ status: 'completed' });
+    const events = await streamEvents();
+    expect(events.filter((e) => e.type === 'ResponsesSubmitted')).toHaveLength(4);
+    const scored = events.findIndex((e) => e.type === 'ScoringCompleted');
+    expect(events.slice(scored - 1).map((e) => e.type)).toEqual(['ResponsesSubmitted', 'ScoringCompleted']);
+    expect(events[scored - 1]!.data).toMatchObject({ responses_received: 76 });
+  });
+
+  it('scores once when the same completing answers are sent at once: the others find it completed', async () => {
+    const outcomes = await Promise.allSettled([1, 2, 3].map(() => submitResponses(env, 'sub_1', 'asm_1', knownResponses, {}, now)));
+    expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
+    for (const outcome of outcomes.filter((o) => o.status === 'rejected')) expect(outcome.reason).toMatchObject({ code: 'assessment_not_open' });
+    expect(await scoringEvents()).toHaveLength(1);
+  });
+
+  it('scores an assessment left waiting in scoring once when scoring runs twice, even concurrently', async () => {
+    await env.projector.stop();
+    await sqlite.appendToStream(assessmentStream('asm_1'), toNewEvents([uncountedBatch], {}), 0n);
+    await Promise.all([scoreAssessment(env.events, 'asm_1', 'mn76-v1', now), scoreAssessment(env.events, 'asm_1', 'mn76-v1', now)]);
+    await scoreAssessment(env.events, 'asm_1', 'mn76-v1', now);
+    expect(await scoringEvents()).toHaveLength(1);
+  });
+
+  it('has the reactor score an assessment left waiting in scoring, once, also when the whole log is replayed', async () => {
+    const batch = await sqlite.appendToStream(assessmentStream('asm_1'), toNewEvents([uncountedBatch], {}), 0n);
+    await expect.poll(scoringEvents, { timeout: 5000 }).toHaveLength(1);
+    await replayFromStart();
+    // The reactor has seen the batch again (its checkpoint follows its reactions).
+    await expect.poll(() => readModels.checkpoint('scoring'), { timeout: 5000 }).toBeGreaterThanOrEqual(batch.position);
+    expect(await scoringEvents()).toHaveLength(1);
+    expect(await readModels.get('assessments', 'asm_1')).toMatchObject({ status: 'completed' });
+  });
+
+  it('scores once when the projector replays the whole log from the start', async () => {
+    await submitResponses(env, 'sub_1', 'asm_1', knownResponses, {}, now);
+    expect(await scoringEvents()).toHaveLength(1);
+    await replayFromStart();
     expect(await scoringEvents()).toHaveLength(1);
     const profileId = (await scoringEvents())[0]!.data as { profile_id: string };
     expect(await readModels.get('profiles', profileId.profile_id)).toMatchObject({ subject_id: 'sub_1', assessment_id: 'asm_1' });
+  });
+});
+
+describe('the scoring reactor', () => {
+  it('acts, from the event alone, only on batches recorded without their count', () => {
+    const reactor = scoringReactor({} as EventStore, 'mn76-v1', () => now);
+    const batch = (data: object) => ({ type: 'ResponsesSubmitted', data: { ...uncountedBatch.data, ...data } }) as unknown as RecordedEvent;
+    for (const responses_received of [1, 75, 76]) expect(reactor.acts!(batch({ responses_received }))).toBe(false);
+    expect(reactor.acts!(batch({}))).toBe(true);
   });
 });

@@ -14,6 +14,11 @@ export function toStored(doc: Document, position: bigint): StoredDocument {
   return { _id: id, ...rest, _position: positionKey(position) };
 }
 
+/** The position of the last event applied to a stored document; undefined for one written before positions were kept. */
+export function positionOf(stored: Record<string, unknown>): bigint | undefined {
+  return typeof stored._position === 'string' ? BigInt(stored._position) : undefined;
+}
+
 export function fromStored(stored: Record<string, unknown>): Document {
   const { _id, _position: _ignored, ...rest } = stored;
   return { id: _id as string, ...rest };

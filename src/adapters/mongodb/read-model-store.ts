@@ -1,8 +1,10 @@
-import { type Db, MongoClient } from 'mongodb';
-import type { Document, DocumentWrite, IndexedField, ListPage, ListQuery, ReadModelStore } from '../../ports/read-models.js';
-import { blanking, fromStored, guardedDeleteFilter, guardedReplace, positionKey, toStored } from './documents.js';
+import { type AnyBulkWriteOperation, type Db, MongoClient } from 'mongodb';
+import type { Document, DocumentWrite, IndexedField, ListPage, ListQuery, ReadModelStore, StoredVersion } from '../../ports/read-models.js';
+import { blanking, fromStored, guardedDeleteFilter, guardedReplace, positionKey, positionOf, toStored } from './documents.js';
 
 const CHECKPOINTS = '_checkpoints';
+
+type Operation = AnyBulkWriteOperation<Record<string, unknown>>;
 
 /**
  * Read models on MongoDB: one database per environment, one collection per read model. Writes are guarded
@@ -28,21 +30,41 @@ export class MongoReadModelStore implements ReadModelStore {
     return found ? BigInt(found.position) : undefined;
   }
 
+  /** A page of writes in one ordered bulkWrite per run of writes to the same collection (one, for a projection), then the checkpoint. */
   async commit(projection: string, position: bigint, writes: DocumentWrite[]): Promise<void> {
+    let run: { collection: string; operations: Operation[] } | undefined;
     for (const write of writes) {
-      const collection = this.db.collection<Record<string, unknown>>(write.collection);
-      if ('where' in write) await collection.updateMany(write.where, blanking(write.keep, write.set, position));
-      else if (write.doc === null) await collection.deleteOne(guardedDeleteFilter(write.id, position) as never);
-      else await collection.updateOne({ _id: write.id } as never, guardedReplace(toStored(write.doc, position)), { upsert: true });
+      if (run?.collection !== write.collection) {
+        await this.bulkWrite(run);
+        run = { collection: write.collection, operations: [] };
+      }
+      run.operations.push(operationFor(write, position));
     }
+    await this.bulkWrite(run);
     await this.db
       .collection<{ _id: string; position: string }>(CHECKPOINTS)
       .updateOne({ _id: projection }, { $set: { position: positionKey(position) } }, { upsert: true });
   }
 
+  private async bulkWrite(run: { collection: string; operations: Operation[] } | undefined): Promise<void> {
+    if (run !== undefined) await this.db.collection<Record<string, unknown>>(run.collection).bulkWrite(run.operations, { ordered: true });
+  }
+
   async get(collection: string, id: string): Promise<Document | undefined> {
     const found = await this.db.collection<Record<string, unknown>>(collection).findOne({ _id: id } as never);
     return found ? fromStored(found) : undefined;
+  }
+
+  async getMany(collection: string, ids: readonly string[]): Promise<Map<string, StoredVersion>> {
+    const found = new Map<string, StoredVersion>();
+    if (ids.length === 0) return found;
+    const rows = await this.db.collection<Record<string, unknown>>(collection).find({ _id: { $in: [...ids] } } as never).toArray();
+    // Documents are written before the checkpoint: a replay skips the events a document already holds.
+    for (const row of rows) {
+      const doc = fromStored(row);
+      found.set(doc.id, { doc, position: positionOf(row) });
+    }
+    return found;
   }
 
   async list(collection: string, query: ListQuery): Promise<ListPage> {
@@ -72,4 +94,11 @@ export class MongoReadModelStore implements ReadModelStore {
   async close(): Promise<void> {
     await this.client.close();
   }
+}
+
+function operationFor(write: DocumentWrite, position: bigint): Operation {
+  if ('where' in write) return { updateMany: { filter: write.where, update: blanking(write.keep, write.set, position) } };
+  const at = write.position ?? position;
+  if (write.doc === null) return { deleteOne: { filter: guardedDeleteFilter(write.id, at) as never } };
+  return { updateOne: { filter: { _id: write.id } as never, update: guardedReplace(toStored(write.doc, at)), upsert: true } };
 }

@@ -44,8 +44,8 @@ export class SqliteBus implements Bus {
   private readonly pollIntervalMs: number;
   private readonly leaseMs: number;
   private readonly maxDeliver: number;
-  /** Wakes idle consumers on a publish or a settled message. */
-  private readonly changed = new Wakeup();
+  /** Wakes a topic's idle consumer on a publish to it or a settled message of it. */
+  private readonly changed: Record<Topic, Wakeup> = { events: new Wakeup(), deliveries: new Wakeup() };
   private readonly statements;
 
   constructor(path: string, synchronous: Synchronous, options: SqliteBusOptions = {}) {
@@ -71,6 +71,10 @@ export class SqliteBus implements Bus {
       dead: this.db.prepare<[string, Topic, string]>(
         "UPDATE bus_messages SET state = 'dead', dead_reason = ?, leased_until = NULL WHERE topic = ? AND id = ?",
       ),
+      // When the next message not in a handler's hands falls due (a retry, say). An expired lease is found by the poll.
+      nextDue: this.db.prepare<[Topic], { available_at: number }>(
+        "SELECT available_at FROM bus_messages WHERE topic = ? AND state = 'ready' AND leased_until IS NULL ORDER BY available_at LIMIT 1",
+      ),
       release: this.db.prepare<[Topic]>("UPDATE bus_messages SET leased_until = NULL WHERE topic = ? AND state = 'ready'"),
       deadLetters: this.db.prepare<[Topic], { id: string; payload: string; dead_reason: string }>(
         "SELECT id, payload, dead_reason FROM bus_messages WHERE topic = ? AND state = 'dead' ORDER BY available_at",
@@ -80,7 +84,7 @@ export class SqliteBus implements Bus {
 
   publish(topic: Topic, id: string, payload: unknown): Promise<void> {
     this.statements.publish.run(topic, id, JSON.stringify(payload), Date.now());
-    this.changed.wake();
+    this.changed[topic].wake();
     return Promise.resolve();
   }
 
@@ -100,12 +104,19 @@ export class SqliteBus implements Bus {
           const work = this.handle(message, handler, onError).finally(() => running.delete(work));
           running.add(work);
         }
-        // Idle until a publish or a finished handler (both wake), a due retry (the poll) or abort.
-        if (batch.length === 0 || running.size >= concurrency) await this.changed.wait(this.pollIntervalMs, signal);
+        // Idle until a publish here or a finished handler (both wake), the next message's due time (with a
+        // handler free to take it), the poll (for a publish by another process) or abort.
+        if (running.size >= concurrency) await this.changed[topic].wait(this.pollIntervalMs, signal);
+        else if (batch.length === 0) await this.changed[topic].wait(this.untilNextDue(topic), signal);
       }
     } finally {
       await Promise.allSettled(running);
     }
+  }
+
+  private untilNextDue(topic: Topic): number {
+    const next = this.statements.nextDue.get(topic);
+    return next === undefined ? this.pollIntervalMs : Math.min(this.pollIntervalMs, Math.max(0, next.available_at - Date.now()));
   }
 
   /** Leases up to `limit` due messages, atomically, so two consumers never take the same one. */
@@ -132,7 +143,7 @@ export class SqliteBus implements Bus {
     } catch (error) {
       onError?.(error, message);
     }
-    this.changed.wake();
+    this.changed[message.topic].wake();
   }
 
   deadLetters(topic: Topic) {
@@ -147,7 +158,7 @@ export class SqliteBus implements Bus {
   }
 
   close(): Promise<void> {
-    this.changed.wake();
+    for (const wakeup of Object.values(this.changed)) wakeup.wake();
     this.db.close();
     return Promise.resolve();
   }
