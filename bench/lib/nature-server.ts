@@ -1,0 +1,47 @@
+import { join } from 'node:path';
+import { SqliteKeyStore } from '../../src/adapters/sqlite/key-store.js';
+import { mintKey } from '../../src/domain/api-keys.js';
+import { scratchDir } from './paths.js';
+import { type Process, startProcess } from './processes.js';
+
+export interface NatureServer extends Process {
+  /** A sandbox secret key with read and write. */
+  key: string;
+  dataDir: string;
+}
+
+/**
+ * The real server (`src/main.ts`) on a fresh data directory, as an operator runs it: the default log
+ * level (one line per request, to a file here), synchronous=FULL, a rate limit it never reaches. The key
+ * is minted straight into keys.db, as `nature keys create` does, before the server opens it.
+ */
+export async function startNatureServer(env: Record<string, string> = {}, keepDataIn?: string): Promise<NatureServer> {
+  // A data directory the caller gives is the caller's to remove (to read the stores after the server stops).
+  const data = keepDataIn === undefined ? scratchDir('nature-bench-data-') : { path: keepDataIn, cleanup: () => undefined };
+  const store = new SqliteKeyStore(join(data.path, 'keys.db'), 'FULL');
+  const { raw, record } = mintKey({ name: 'bench', environment: 'test', type: 'sk', scopes: ['nature:read', 'nature:write'] }, new Date());
+  await store.insert(record);
+  await store.close();
+  const server = await startProcess(
+    'src/main.ts',
+    { NATURE_DATA_DIR: data.path, NATURE_RATE_LIMIT_PER_SECOND: '1000000', NATURE_RATE_LIMIT_BURST: '1000000', ...env },
+    '/healthz',
+  ).catch((error: unknown) => {
+    data.cleanup();
+    throw error;
+  });
+  return {
+    ...server,
+    key: raw,
+    dataDir: data.path,
+    async stop() {
+      await server.stop();
+      data.cleanup();
+    },
+  };
+}
+
+/** A bare fastify hello-world in its own process: the ceiling of the HTTP stack on this machine. */
+export function startHelloWorld(): Promise<Process> {
+  return startProcess('bench/lib/hello-world.ts', {}, '/');
+}

@@ -1,0 +1,109 @@
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { closeSync, openSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { root, scratchDir } from './paths.js';
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+export interface Process {
+  url: string;
+  pid: number;
+  /** Peak resident set of the process so far (VmHWM), in kB. */
+  peakRssKb(): number | undefined;
+  /** What it wrote to stdout and stderr (its log). */
+  output(): string;
+  stop(): Promise<void>;
+}
+
+/** A line of /proc/<pid>/status in kB (Linux); undefined elsewhere or once the process has gone. */
+export function procStatusKb(pid: number, field: 'VmHWM' | 'VmRSS'): number | undefined {
+  try {
+    const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The benchmark's environment without the service's settings: a server gets only those it is given. */
+function inherited(): NodeJS.ProcessEnv {
+  const setting = /^(NATURE_\w+|NATS_URL|EVENTSTORE_URL|MONGODB_URL|LOG_LEVEL|PORT|HOST)$/;
+  return Object.fromEntries(Object.entries(process.env).filter(([name]) => !setting.test(name)));
+}
+
+/**
+ * Starts a TypeScript entry point of the checkout as its own process (`node --import tsx`, as the tests
+ * run the server) and waits until `readyPath` answers 200. Its output goes to a file, not a pipe, so the
+ * benchmark's own event loop does not pay for reading the server's log lines.
+ */
+export async function startProcess(entry: string, env: Record<string, string>, readyPath: string): Promise<Process> {
+  const port = await freePort();
+  const logs = scratchDir('nature-bench-log-');
+  const logPath = join(logs.path, 'output.log');
+  const fd = openSync(logPath, 'w');
+  // BENCH_CPU_PROF=DIR: each process writes a CPU profile there when it exits (on the benchmark's SIGTERM).
+  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  const child: ChildProcess = spawn(process.execPath, [...profile, '--import', 'tsx', entry], {
+    cwd: root,
+    env: { ...inherited(), ...env, PORT: String(port), HOST: '127.0.0.1' },
+    stdio: ['ignore', fd, fd],
+  });
+  closeSync(fd);
+  const url = `http://127.0.0.1:${port}`;
+  const output = () => readFileSync(logPath, 'utf8');
+  let exited = false;
+  const gone = new Promise<void>((resolve) =>
+    child.once('exit', () => {
+      exited = true;
+      resolve();
+    }),
+  );
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const problem = exited ? 'exited before it was ready' : Date.now() > deadline ? 'was not ready in 60 s' : undefined;
+    if (problem !== undefined) {
+      const text = output();
+      child.kill('SIGKILL');
+      logs.cleanup();
+      throw new Error(`${entry} ${problem}:\n${text}`);
+    }
+    const ok = await fetch(`${url}${readyPath}`).then(
+      (response) => response.ok,
+      () => false,
+    );
+    if (ok) break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  const pid = child.pid!;
+  return {
+    url,
+    pid,
+    peakRssKb: () => procStatusKb(pid, 'VmHWM'),
+    output,
+    async stop() {
+      if (!exited) {
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+        await gone;
+        clearTimeout(timer);
+      }
+      logs.cleanup();
+    },
+  };
+}
+
+/** The path of a command, or undefined when the machine lacks it. */
+export function which(command: string): string | undefined {
+  const found = spawnSync('sh', ['-c', `command -v ${command} || ls /usr/sbin/${command} 2>/dev/null`], { encoding: 'utf8' }).stdout.trim().split('\n')[0];
+  return found ? found : undefined;
+}

@@ -1,0 +1,143 @@
+/**
+ * Whole assessments against the real server, with a webhook receiver on loopback: N callers each doing
+ * subject → start → 4 PATCHes of 19 answers, again and again. Measures completed assessments per second,
+ * the time from the last PATCH's answer to the completion webhook's arrival, and the server's peak RSS;
+ * on the embedded bus and on NATS JetStream. One server per (bus, N), all started first; each round runs
+ * every configuration once, in turn.
+ *
+ *   cd bench && npm run lifecycle [-- --quick] [-- --rounds N]
+ */
+import { answerBatches, subjectBody } from './lib/api.js';
+import { type JsonClient, expectStatus, jsonClient } from './lib/client.js';
+import { type NatureServer, startNatureServer } from './lib/nature-server.js';
+import { natsServerPath, startNatsServer } from './lib/nats.js';
+import { readOptions } from './lib/options.js';
+import { heading, median, megabytes, ms, num, quantile, table } from './lib/report.js';
+import { startReceiver } from './lib/receiver.js';
+
+const options = readOptions();
+const SECONDS = options.quick ? 2 : 7;
+/** How long to wait after a run for its last webhooks before counting them missing. */
+const DRAIN_MS = 20_000;
+const CALLERS = [4, 16];
+
+interface Config {
+  bus: 'embedded' | 'NATS';
+  callers: number;
+  server: NatureServer;
+  client: JsonClient;
+  completedPerSecond: number[];
+  /** Last PATCH answered → webhook received, ms, pooled over the rounds. */
+  latencies: number[];
+  missing: number;
+}
+
+if (natsServerPath === undefined) {
+  console.error('\n!!! NATS NOT MEASURED: nats-server is not installed on this machine (apt-get install -y nats-server).\n');
+}
+const receiver = await startReceiver();
+const natsServers: { stop(): Promise<void> }[] = [];
+const configs: Config[] = [];
+
+async function addConfig(bus: Config['bus'], callers: number, env: Record<string, string>): Promise<void> {
+  const server = await startNatureServer(env);
+  const client = jsonClient(server.url, server.key, callers);
+  configs.push({ bus, callers, server, client, completedPerSecond: [], latencies: [], missing: 0 });
+  await expectStatus(client.call('POST', '/v1/nature/webhook_endpoints', { url: receiver.url }), 201, 'register the webhook endpoint');
+}
+
+/** One caller's assessments until the deadline; the ack time of each one's last PATCH, by assessment id. */
+async function caller(client: JsonClient, deadline: number, acks: Map<string, number>, tag: string): Promise<void> {
+  for (let n = 0; performance.now() < deadline; n++) {
+    const subject = await expectStatus(client.call('POST', '/v1/nature/subjects', subjectBody(`${tag}-${n}`)), 201, 'create a subject');
+    const base = `/v1/nature/subjects/${subject.id as string}/assessments`;
+    const assessment = await expectStatus(client.call('POST', base, { language: 'en' }), 201, 'start an assessment');
+    for (const batch of answerBatches) {
+      await expectStatus(client.call('PATCH', `${base}/${assessment.id as string}`, { responses: batch }), 200, 'PATCH a batch');
+    }
+    acks.set(assessment.id as string, performance.now());
+  }
+}
+
+/** Waits for the webhooks of these assessments (up to DRAIN_MS), so the next run does not pay for their deliveries. */
+async function drain(acks: Map<string, number>): Promise<void> {
+  const until = performance.now() + DRAIN_MS;
+  while ([...acks.keys()].some((id) => !receiver.arrivals.has(id)) && performance.now() < until) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+async function runOnce(config: Config, round: number): Promise<void> {
+  const acks = new Map<string, number>();
+  const started = performance.now();
+  const deadline = started + SECONDS * 1000;
+  await Promise.all(Array.from({ length: config.callers }, (_, i) => caller(config.client, deadline, acks, `r${round}-c${i}`)));
+  config.completedPerSecond.push(acks.size / ((performance.now() - started) / 1000));
+  await drain(acks);
+  for (const [id, ackedAt] of acks) {
+    const arrivedAt = receiver.arrivals.get(id);
+    if (arrivedAt === undefined) config.missing += 1;
+    else config.latencies.push(arrivedAt - ackedAt);
+  }
+}
+
+try {
+  for (const callers of CALLERS) await addConfig('embedded', callers, {});
+  if (natsServerPath !== undefined) {
+    for (const callers of CALLERS) {
+      const nats = await startNatsServer();
+      natsServers.push(nats);
+      await addConfig('NATS', callers, { NATURE_BUS: 'nats', NATS_URL: nats.url });
+    }
+  }
+  // Warm-up, not counted: half a second per server (JIT, connections, the first deliveries).
+  for (const config of configs) {
+    const acks = new Map<string, number>();
+    await caller(config.client, performance.now() + 500, acks, 'warm-up');
+    await drain(acks);
+  }
+  for (let round = 0; round < options.rounds; round++) {
+    for (const config of configs) await runOnce(config, round);
+    process.stderr.write(`lifecycle: round ${round + 1}/${options.rounds} done\n`);
+  }
+
+  console.log(
+    heading(
+      'Lifecycle: whole assessments with webhooks',
+      `N callers, each looping subject → start → 4 PATCHes of 19 answers, for ${SECONDS} s per run, against the real server ` +
+        `(synchronous=FULL, LOG_LEVEL=info to a file); webhooks to a receiver on 127.0.0.1. Assessments/s: median of ${options.rounds} ` +
+        `round(s); latency: last PATCH answered → webhook received, over every assessment of every round; RSS: the server's VmHWM.`,
+    ),
+  );
+  console.log(
+    table(
+      ['bus', 'callers', 'assessments/s', 'webhook p50', 'p99', 'max', 'missing', 'peak RSS'],
+      configs.map((config) => [
+        config.bus,
+        String(config.callers),
+        num(median(config.completedPerSecond)),
+        ms(quantile(config.latencies, 0.5)),
+        ms(quantile(config.latencies, 0.99)),
+        ms(Math.max(...config.latencies)),
+        String(config.missing),
+        megabytes(config.server.peakRssKb()),
+      ]),
+    ),
+  );
+  console.log(`\nGoals: webhook p50 ≤ 20 ms, p99 ≤ 50 ms; peak RSS < 250 MB. ${receiver.arrivals.size} completions delivered, ${receiver.deliveries() - receiver.arrivals.size} repeat deliveries.`);
+  if (natsServerPath === undefined) console.log('\n**NATS not measured: nats-server is not installed on this machine.**');
+} catch (error) {
+  // The server's own account of a failure is in its log.
+  for (const config of configs) {
+    const errors = config.server.output().split('\n').filter((line) => /"level":(50|60)/.test(line));
+    if (errors.length > 0) console.error(`${config.bus} server, ${config.callers} callers, error log lines:\n${errors.slice(-5).join('\n')}`);
+  }
+  throw error;
+} finally {
+  for (const config of configs) {
+    config.client.close();
+    await config.server.stop();
+  }
+  for (const nats of natsServers) await nats.stop();
+  await receiver.close();
+}
