@@ -10,7 +10,7 @@
 import { answerBatches, subjectBody } from './lib/api.js';
 import { type JsonClient, expectStatus, jsonClient } from './lib/client.js';
 import { type NatureServer, startNatureServer } from './lib/nature-server.js';
-import { natsServerPath, startNatsServer } from './lib/nats.js';
+import { natsServerPath, startNatsServer } from '../test/support/nats-server.js';
 import { readOptions } from './lib/options.js';
 import { heading, median, megabytes, ms, num, quantile, table } from './lib/report.js';
 import { startReceiver } from './lib/receiver.js';

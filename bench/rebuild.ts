@@ -17,7 +17,7 @@ import { openLog } from '../src/environments.js';
 import { Projector } from '../src/projector.js';
 import { generateLog, logFile } from './lib/generate-log.js';
 import { readOptions } from './lib/options.js';
-import { scratchDir } from './lib/paths.js';
+import { tempDir } from './lib/paths.js';
 import { heading, median, num, ratio, table } from './lib/report.js';
 
 const options = readOptions();
@@ -52,7 +52,7 @@ function rawScan(file: string): Run {
 
 /** Every projection rebuilt from the log into an empty read-model file, as the server's Projector does it. */
 async function replay(dataDir: string, lastPosition: bigint, withIndexes: boolean): Promise<Run> {
-  const scratch = scratchDir('nature-bench-read-');
+  const scratch = tempDir('nature-bench-read-');
   const config = loadConfig({ NATURE_DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
   const { events, raw, dataKeys } = await openLog(config, 'test');
   const readFile = join(scratch.path, 'read.db');
@@ -78,7 +78,7 @@ async function replay(dataDir: string, lastPosition: bigint, withIndexes: boolea
   }
 }
 
-const data = scratchDir('nature-bench-rebuild-');
+const data = tempDir('nature-bench-rebuild-');
 try {
   process.stderr.write(`rebuild: generating a log of ≥ ${TARGET_EVENTS} events…\n`);
   const generated = await generateLog(data.path, TARGET_EVENTS, TEMPLATES);

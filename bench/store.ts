@@ -7,7 +7,7 @@
  *   cd bench && npm run store [-- --quick] [-- --rounds N]
  */
 import { readOptions } from './lib/options.js';
-import { scratchDir } from './lib/paths.js';
+import { tempDir } from './lib/paths.js';
 import { heading, median, num, ratio, table } from './lib/report.js';
 import { benchEvents } from './lib/store-event.js';
 import { type StoreKind, type StoreUnderTest, emmettConnection, emmettShipped, emmettSynchronous, ours, raw } from './lib/stores.js';
@@ -78,7 +78,7 @@ function add(sum: Timed | undefined, slice: Timed): Timed {
 
 // Warm-up: JIT, sqlite3's thread pool, the page cache. Not counted.
 {
-  const dir = scratchDir('nature-bench-store-');
+  const dir = tempDir('nature-bench-store-');
   for (const kind of kinds) {
     const store = await kind.open(dir.path);
     const streams = { next: 0, written: [] };
@@ -90,7 +90,7 @@ function add(sum: Timed | undefined, slice: Timed): Timed {
 }
 
 for (let round = 0; round < options.rounds; round++) {
-  const dir = scratchDir('nature-bench-store-');
+  const dir = tempDir('nature-bench-store-');
   const order = kinds.map((_, i) => (i + round) % kinds.length);
   const open = new Map<number, { store: StoreUnderTest; streams: { next: number; written: string[] } }>();
   for (const k of order) open.set(k, { store: await kinds[k]!.open(dir.path), streams: { next: 0, written: [] } });
@@ -131,7 +131,7 @@ function cell(w: number, k: number): string {
   return `${num(rate)}${events}${failed > 0 ? ` ⚠ ${failed} failed` : ''}`;
 }
 
-const probe = scratchDir('nature-bench-store-');
+const probe = tempDir('nature-bench-store-');
 const emmettSync = await emmettSynchronous(probe.path);
 probe.cleanup();
 

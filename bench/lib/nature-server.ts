@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { SqliteKeyStore } from '../../src/adapters/sqlite/key-store.js';
 import { mintKey } from '../../src/domain/api-keys.js';
-import { scratchDir } from './paths.js';
+import { tempDir } from './paths.js';
 import { type Process, startProcess } from './processes.js';
 
 export interface NatureServer extends Process {
@@ -17,7 +17,7 @@ export interface NatureServer extends Process {
  */
 export async function startNatureServer(env: Record<string, string> = {}, keepDataIn?: string): Promise<NatureServer> {
   // A data directory the caller gives is the caller's to remove (to read the stores after the server stops).
-  const data = keepDataIn === undefined ? scratchDir('nature-bench-data-') : { path: keepDataIn, cleanup: () => undefined };
+  const data = keepDataIn === undefined ? tempDir('nature-bench-data-') : { path: keepDataIn, cleanup: () => undefined };
   const store = new SqliteKeyStore(join(data.path, 'keys.db'), 'FULL');
   const { raw, record } = mintKey({ name: 'bench', environment: 'test', type: 'sk', scopes: ['nature:read', 'nature:write'] }, new Date());
   await store.insert(record);

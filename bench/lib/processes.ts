@@ -1,19 +1,8 @@
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { root, scratchDir } from './paths.js';
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
+import { freePort } from '../../test/support/processes.js';
+import { root, tempDir } from './paths.js';
 
 export interface Process {
   url: string;
@@ -48,7 +37,7 @@ function inherited(): NodeJS.ProcessEnv {
  */
 export async function startProcess(entry: string, env: Record<string, string>, readyPath: string): Promise<Process> {
   const port = await freePort();
-  const logs = scratchDir('nature-bench-log-');
+  const logs = tempDir('nature-bench-log-');
   const logPath = join(logs.path, 'output.log');
   const fd = openSync(logPath, 'w');
   // BENCH_CPU_PROF=DIR: each process writes a CPU profile there when it exits (on the benchmark's SIGTERM).
@@ -100,10 +89,4 @@ export async function startProcess(entry: string, env: Record<string, string>, r
       logs.cleanup();
     },
   };
-}
-
-/** The path of a command, or undefined when the machine lacks it. */
-export function which(command: string): string | undefined {
-  const found = spawnSync('sh', ['-c', `command -v ${command} || ls /usr/sbin/${command} 2>/dev/null`], { encoding: 'utf8' }).stdout.trim().split('\n')[0];
-  return found ? found : undefined;
 }

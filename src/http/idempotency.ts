@@ -17,7 +17,7 @@ const LEASE_MS = 30_000;
 const KEY = /^[\x21-\x7e]{1,255}$/;
 const KEYED_METHODS = new Set(['POST', 'PATCH']);
 /** Headers a replay repeats; request-id too, so the replayed body and its header agree. */
-const REPLAYED_HEADERS = ['content-type', 'request-id', 'location'];
+const REPLAYED_HEADERS = ['content-type', 'request-id'];
 
 /** The first answer as stored: its body sealed under the subject's data key when it names one. */
 interface StoredAnswer {

@@ -74,8 +74,8 @@ export interface EventStore {
   readAll(options: ReadAllOptions): Promise<RecordedEvent[]>;
   /**
    * Every event after `after`, in position order, then every event appended later, until the
-   * signal aborts (the iterator then ends). A catch-up subscription: the caller checkpoints. An adapter
-   * may hand the same event objects to several subscribers, so treat them as read-only.
+   * signal aborts (the iterator then ends). A catch-up subscription: the caller checkpoints. The
+   * projector hands each event to several handlers, so treat events as read-only.
    */
   subscribeToAll(options: SubscribeOptions): AsyncIterable<RecordedEvent>;
   /** Resolves when the store answers; for readiness checks. */

@@ -157,18 +157,6 @@ describe('sqlite event store: subscriptions', () => {
     await store.close();
   });
 
-  it('reads and parses once for the subscribers at the head of the log: they share the same events', async () => {
-    const store = new SqliteEventStore(path, 'FULL', { pollIntervalMs: 3_600_000 });
-    const first = collect(store, 3);
-    const second = collect(store, 3);
-    await store.appendToStream('s', [event('A'), event('B')], 'no_stream');
-    await store.appendToStream('s', [event('C')], 1n);
-    const [a, b] = await Promise.all([first, second]);
-    expect(a.map((e) => e.type)).toEqual(['A', 'B', 'C']);
-    for (const [i, recorded] of a.entries()) expect(b[i]).toBe(recorded);
-    await store.close();
-  });
-
   it('gives every subscriber each event once, in order, whether it starts far behind the head or at it', async () => {
     const store = new SqliteEventStore(path, 'FULL', { pollIntervalMs: 20 });
     for (let i = 0; i < 30; i += 1) await store.appendToStream(`old-${i}`, Array.from({ length: 100 }, () => event('Old')), 'no_stream');

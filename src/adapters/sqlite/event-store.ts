@@ -64,8 +64,6 @@ type Outcome = { ok: true; result: AppendResult } | { ok: false; error: unknown 
 
 /** Events a subscriber reads at a time. */
 const SUBSCRIPTION_PAGE = 256;
-/** Recent events kept parsed for subscribers, so those that are caught up read and parse each one once. */
-const RECENT_EVENTS = 1024;
 
 /**
  * The log in one SQLite file. Appends are group-committed: those made during one turn of the event
@@ -85,7 +83,6 @@ export class SqliteEventStore implements EventStore {
   private commits = 0;
   private queue: QueuedAppend[] = [];
   private flushing: NodeJS.Immediate | undefined;
-  private readonly recent: RecentEvents;
   private readonly statements;
   /** One append: in a SAVEPOINT inside a batch's transaction, or (`.immediate`) as a transaction of its own. */
   private readonly appendOne: Database.Transaction<(append: QueuedAppend) => AppendResult>;
@@ -119,7 +116,6 @@ export class SqliteEventStore implements EventStore {
     };
     this.appendOne = this.db.transaction((append: QueuedAppend) => this.appendInTransaction(append));
     this.commitBatch = this.db.transaction((batch: QueuedAppend[]) => batch.map((append) => this.attempt(append))).immediate;
-    this.recent = new RecentEvents((after, limit) => this.readRows(after, limit));
   }
 
   appendToStream(streamName: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
@@ -216,12 +212,11 @@ export class SqliteEventStore implements EventStore {
     return this.statements.readAll.all(after, limit).map(toRecorded);
   }
 
-  /** Subscribers read through `recent`: those at the head of the log share one read and one parse. */
   async *subscribeToAll({ after, signal }: SubscribeOptions): AsyncIterable<RecordedEvent> {
     let cursor = after ?? 0n;
     while (!signal.aborted) {
       const seen = this.commits;
-      const page = this.recent.read(cursor, SUBSCRIPTION_PAGE);
+      const page = this.readRows(cursor, SUBSCRIPTION_PAGE);
       for (const event of page) {
         if (signal.aborted) return;
         yield event;
@@ -245,69 +240,6 @@ export class SqliteEventStore implements EventStore {
     this.appended.wake();
     this.db.close();
     return Promise.resolve();
-  }
-}
-
-/**
- * The newest events of the log, read and parsed once for every subscriber: subscribers that are caught
- * up ask for the same positions, so the first reads them and the others share its objects (which is why
- * yielded events must not be modified). Holds every event with a position in (from, to]; a subscriber
- * further behind reads the file directly, and a page that reaches past `to` extends the window.
- */
-class RecentEvents {
-  private events: RecordedEvent[] = [];
-  private from = 0n;
-  private to: bigint | undefined;
-
-  constructor(private readonly load: (after: bigint, limit: number) => RecordedEvent[]) {}
-
-  /** Up to `limit` events after `after`; fewer only when the log has no more. */
-  read(after: bigint, limit: number): RecordedEvent[] {
-    const cached = this.cached(after, limit);
-    if (cached.length === limit) return cached;
-    // The window ends before the page does: the rest (if any) comes from the file.
-    const next = cached.at(-1)?.position ?? after;
-    const page = this.load(next, limit - cached.length);
-    this.remember(next, page);
-    return cached.length === 0 ? page : [...cached, ...page];
-  }
-
-  private cached(after: bigint, limit: number): RecordedEvent[] {
-    if (this.to === undefined || after < this.from || after >= this.to) return [];
-    const start = this.indexAfter(after);
-    return this.events.slice(start, start + limit);
-  }
-
-  /** `page` holds every event in (after, its last position]: it joins the window when that range meets it. */
-  private remember(after: bigint, page: RecordedEvent[]): void {
-    const last = page.at(-1)?.position ?? after;
-    if (this.to === undefined || after > this.to) {
-      this.events = [...page];
-      this.from = after;
-      this.to = last;
-    } else if (last > this.to) {
-      const to = this.to;
-      this.events.push(...page.filter((event) => event.position > to));
-      this.to = last;
-    }
-    // Trimmed in halves, so a steady stream of appends does not copy the window each time.
-    if (this.events.length > 2 * RECENT_EVENTS) {
-      const dropped = this.events.length - RECENT_EVENTS;
-      this.from = this.events[dropped - 1]!.position;
-      this.events = this.events.slice(dropped);
-    }
-  }
-
-  /** Index of the first event after `after` (positions ascend; there may be gaps). */
-  private indexAfter(after: bigint): number {
-    let low = 0;
-    let high = this.events.length;
-    while (low < high) {
-      const mid = (low + high) >>> 1;
-      if (this.events[mid]!.position <= after) low = mid + 1;
-      else high = mid;
-    }
-    return low;
   }
 }
 
