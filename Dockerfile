@@ -1,5 +1,8 @@
 # The Nature Profile API. Build: docker build -t nature-profile-api .
-FROM node:20-bookworm-slim AS build
+# Node 24 is the LTS line supported until April 2028 (Node 20 ended in April 2026); the code itself still
+# runs on Node >= 20.19 (package.json "engines"). An exact version, so a rebuild gets the same runtime:
+# bump it deliberately, in both stages.
+FROM node:24.11.1-bookworm-slim AS build
 WORKDIR /app
 # better-sqlite3 (the key store, and the embedded backends) compiles with node-gyp.
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
@@ -11,7 +14,7 @@ COPY src ./src
 COPY projections ./projections
 RUN npm run build && npm prune --omit=dev
 
-FROM node:20-bookworm-slim
+FROM node:24.11.1-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=8080 NATURE_DATA_DIR=/data
 COPY --from=build /app/package.json ./
