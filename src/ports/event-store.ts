@@ -66,6 +66,13 @@ export interface SubscribeOptions {
   /** Exclusive, as in readAll. */
   after?: bigint;
   signal: AbortSignal;
+  /**
+   * Called, between two events, when the store has searched the log up to `position` past the last event it
+   * yielded and found none for this subscriber (EventStoreDB's filtered $all subscription skips the other
+   * environment's events so). Every event up to `position` has been yielded by then: a subscriber that has
+   * handled them may checkpoint `position`, so a restart does not search those events again.
+   */
+  onCheckpoint?: (position: bigint) => void;
 }
 
 export interface EventStore {

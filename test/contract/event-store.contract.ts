@@ -4,6 +4,8 @@ import { type EventStore, type NewEvent, type RecordedEvent, WrongExpectedRevisi
 
 export interface EventStoreFixture {
   store: EventStore;
+  /** Another environment's log on the same server, where the adapter keeps several apart (EventStoreDB). */
+  neighbour?: EventStore;
   cleanup(): Promise<void>;
 }
 
@@ -155,6 +157,31 @@ export function eventStoreContract(adapter: string, open: () => Promise<EventSto
       await store.appendToStream(stream('s'), [event('Live2')], 1n);
       await done;
       expect(seen.map((e) => e.type)).toEqual(['Past', 'Live1', 'Live2']);
+    });
+
+    it("checkpoints a subscriber past a busy neighbour's events, never past one of its own not yet handed over", async () => {
+      const first = await store.appendToStream(stream('s'), [event('First')], 'no_stream');
+      // Three thousand events of the other environment: the server searches past them for this one's.
+      for (let batch = 0; batch < 30; batch += 1) {
+        await fixture.neighbour?.appendToStream(stream(`busy${batch}`), Array.from({ length: 100 }, () => event('Elsewhere')), 'no_stream');
+      }
+      const last = await store.appendToStream(stream('s'), [event('Last')], 0n);
+      const controller = new AbortController();
+      const seen: ({ kind: 'event'; type: string; position: bigint } | { kind: 'checkpoint'; position: bigint })[] = [];
+      const onCheckpoint = (position: bigint) => void seen.push({ kind: 'checkpoint', position });
+      for await (const e of store.subscribeToAll({ signal: controller.signal, onCheckpoint })) {
+        expect(e.streamName.startsWith('busy')).toBe(false);
+        if (e.streamName !== stream('s')) continue;
+        seen.push({ kind: 'event', type: e.type, position: e.position });
+        if (e.type === 'Last') controller.abort();
+      }
+      expect(seen.filter((item) => item.kind === 'event').map((item) => (item as { type: string }).type)).toEqual(['First', 'Last']);
+      // In order with the events: an event comes after every checkpoint before it, and checkpoints only move on.
+      for (const [i, item] of seen.entries()) {
+        for (const earlier of seen.slice(0, i)) expect(item.position).toBeGreaterThan(earlier.position);
+      }
+      const between = seen.filter((item) => item.kind === 'checkpoint' && item.position > first.position && item.position < last.position);
+      if (fixture.neighbour !== undefined) expect(between.length).toBeGreaterThan(0);
     });
 
     it('subscribes from a checkpoint without repeating what came before it', async () => {

@@ -21,8 +21,11 @@ afterAll(async () => {
 eventStoreContract(
   `eventstoredb (${target.url !== undefined ? target.source : 'skipped'})`,
   async () => {
-    const store = EventStoreDbEventStore.connect(target.url!, `contract${randomUUID().slice(0, 8)}.`);
-    return { store, cleanup: () => store.close() };
+    const run = randomUUID().slice(0, 8);
+    const store = EventStoreDbEventStore.connect(target.url!, `contract${run}.`);
+    // The other environment of the same server, as production is sandbox's.
+    const neighbour = EventStoreDbEventStore.connect(target.url!, `neighbour${run}.`);
+    return { store, neighbour, cleanup: async () => (await store.close(), await neighbour.close()) };
   },
   target.url === undefined,
 );

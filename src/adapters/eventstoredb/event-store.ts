@@ -1,4 +1,7 @@
 import {
+  type AppendResult as ClientAppendResult,
+  type AppendExpectedRevision,
+  BACKWARDS,
   CancelledError,
   EventStoreDBClient,
   FORWARDS,
@@ -19,17 +22,40 @@ import {
   type SubscribeOptions,
   WrongExpectedRevisionError,
 } from '../../ports/event-store.js';
-import { type StoredEvent, decodePosition, encodePosition, fromCurrentRevision, fromStoredEvent, toEventData, toExpectedRevision } from './mapping.js';
+import { sendWithRetry } from './append-retry.js';
+import {
+  CheckpointMark,
+  type StoredEvent,
+  decodePosition,
+  encodePosition,
+  fromCurrentRevision,
+  fromStoredEvent,
+  fromSubscriptionItem,
+  toEventData,
+  toExpectedRevision,
+} from './mapping.js';
 
 /** $all pages read when looking for this environment's events among everyone's. */
 const PAGE = 500;
 const RESUBSCRIBE_DELAY_MS = 1000;
+/**
+ * Server checkpoints of the filtered subscription come every this many search windows (32 events each by
+ * default): about every thousand events of the other environment, or of other users of the server.
+ */
+const CHECKPOINT_INTERVAL = 32;
+
+/** One append as it is sent, and sent again: the events (with their ids) and the expected revision are fixed once. */
+interface AppendRequest {
+  streamName: string;
+  events: ReturnType<typeof toEventData>[];
+  expectedRevision: AppendExpectedRevision;
+}
 
 /**
  * The event store on EventStoreDB. Each environment's streams carry a prefix (`sandbox.`, `production.`),
  * so one server holds both apart and a $all subscription filters to its own. The catch-up subscription
- * is consumed with `for await` (one event at a time) and resubscribes from the last position it yielded
- * when the server drops it.
+ * is consumed with `for await` (one event at a time) and resubscribes from the last position it yielded,
+ * or the server's last checkpoint past it, when the server drops it. Appends are retried (see appendToStream).
  */
 export class EventStoreDbEventStore implements EventStore {
   constructor(
@@ -41,19 +67,38 @@ export class EventStoreDbEventStore implements EventStore {
     return new EventStoreDbEventStore(EventStoreDBClient.connectionString(url), streamPrefix);
   }
 
+  /**
+   * Sent again with the same event ids and expected revision after a lost reply (see sendWithRetry), so an
+   * append that landed is answered as landed and stored once. `any` appends are deduplicated by the server
+   * only while it remembers their ids, which covers a resend seconds later.
+   */
   async appendToStream(streamName: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+    const request: AppendRequest = { streamName: this.streamPrefix + streamName, events: events.map(toEventData), expectedRevision: toExpectedRevision(expected) };
     try {
-      const result = await this.client.appendToStream(this.streamPrefix + streamName, events.map(toEventData), {
-        expectedRevision: toExpectedRevision(expected),
-      });
-      if (result.position === undefined) throw new Error('EventStoreDB answered an append without its position');
-      return { nextRevision: result.nextExpectedRevision, position: encodePosition(result.position) };
+      const { result, attempts } = await sendWithRetry((sent: AppendRequest) => this.send(sent), request);
+      // A resend answered from the server's idempotency check carries the position of a record, or none, not
+      // always the one the first send would have answered: the stream says where our last event is.
+      const position = attempts === 1 && result.position !== undefined ? encodePosition(result.position) : await this.positionOf(request, result.nextExpectedRevision);
+      return { nextRevision: result.nextExpectedRevision, position };
     } catch (error) {
       if (error instanceof WrongExpectedVersionError) {
         throw new WrongExpectedRevisionError(streamName, expected, fromCurrentRevision(error.actualVersion));
       }
       throw error;
     }
+  }
+
+  private send({ streamName, events, expectedRevision }: AppendRequest): Promise<ClientAppendResult> {
+    return this.client.appendToStream(streamName, events, { expectedRevision });
+  }
+
+  /** The $all position of the request's last event, read back from its stream at `revision`. */
+  private async positionOf(request: AppendRequest, revision: bigint): Promise<bigint> {
+    const lastId = request.events.at(-1)?.id;
+    for await (const resolved of this.client.readStream(request.streamName, { direction: BACKWARDS, fromRevision: revision, maxCount: 1 })) {
+      if (resolved.event?.id === lastId && resolved.event?.position !== undefined) return encodePosition(resolved.event.position);
+    }
+    throw new Error(`EventStoreDB answered an append to ${request.streamName} without the position of its last event, and the stream does not show it`);
   }
 
   async readStream(streamName: string): Promise<StreamRead> {
@@ -90,23 +135,38 @@ export class EventStoreDbEventStore implements EventStore {
     }
   }
 
-  async *subscribeToAll({ after, signal }: SubscribeOptions): AsyncIterable<RecordedEvent> {
+  /**
+   * The server filters $all to this environment's prefix and, every CHECKPOINT_INTERVAL windows it searched,
+   * says how far it got: that reaches `onCheckpoint` in order with the events, and a resubscription resumes
+   * from it, so neither searches the other environment's events again.
+   */
+  async *subscribeToAll({ after, signal, onCheckpoint }: SubscribeOptions): AsyncIterable<RecordedEvent> {
     let last = after;
     while (!signal.aborted) {
       const subscription = this.client.subscribeToAll({
         fromPosition: last === undefined ? START : decodePosition(last),
-        filter: streamNameFilter({ prefixes: [this.streamPrefix] }),
+        filter: streamNameFilter({
+          prefixes: [this.streamPrefix],
+          checkpointInterval: CHECKPOINT_INTERVAL,
+          // Pushed into the subscription's own output, behind every event the server sent before the checkpoint.
+          checkpointReached: (output, position) => {
+            output.push(new CheckpointMark(position));
+          },
+        }),
       });
       const stop = () => void subscription.unsubscribe();
       signal.addEventListener('abort', stop, { once: true });
       try {
-        for await (const resolved of subscription) {
-          const event = resolved.event;
-          if (!event) continue;
-          const recorded = fromStoredEvent(event as StoredEvent, this.streamPrefix);
-          if (last !== undefined && recorded.position <= last) continue;
-          last = recorded.position;
-          yield recorded;
+        for await (const resolved of subscription as AsyncIterable<{ event?: StoredEvent } | CheckpointMark>) {
+          const item = fromSubscriptionItem(resolved, this.streamPrefix, last);
+          if (item.kind === 'seen') continue;
+          if (item.kind === 'checkpoint') {
+            last = item.position;
+            onCheckpoint?.(item.position);
+            continue;
+          }
+          last = item.event.position;
+          yield item.event;
         }
       } catch (error) {
         if (signal.aborted) return;
