@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import { withoutCredentials } from './operator-errors.js';
 import { NEWEST_SCORING_VERSION, scoringVersions } from './scoring/scorers.js';
 
 const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/;
@@ -21,14 +22,26 @@ const schema = z.object({
   HOST: z.string().min(1).default('127.0.0.1'),
   NATURE_DATA_DIR: z.string().min(1).default('./data'),
   NATURE_EVENT_STORE: z.enum(['sqlite', 'eventstoredb']).default('sqlite'),
-  EVENTSTORE_URL: z.string().regex(/^(esdb|esdb\+discover|kurrentdb|kdb):\/\/\S+$/, 'must be a URL such as esdb://127.0.0.1:2113?tls=false').optional(),
+  // The schemes @eventstore/db-client 6 parses; kurrentdb:// and kdb:// are @kurrent/kurrentdb-client's.
+  EVENTSTORE_URL: z
+    .string()
+    .regex(/^(esdb|esdb\+discover):\/\/\S+$/, 'must be an esdb:// or esdb+discover:// URL such as esdb://127.0.0.1:2113?tls=false (the only schemes the EventStoreDB client reads)')
+    .optional(),
   NATURE_READ_MODELS: z.enum(['sqlite', 'mongodb']).default('sqlite'),
   MONGODB_URL: z.string().regex(/^mongodb(\+srv)?:\/\/\S+$/, 'must be a URL such as mongodb://127.0.0.1:27017').optional(),
   NATURE_BUS: z.enum(['local', 'nats']).default('local'),
-  NATS_URL: z.string().regex(/^(nats|tls|wss?):\/\/\S+$/, 'must be a URL such as nats://127.0.0.1:4222').optional(),
+  // The nats client for Node speaks TCP only (ws:// is nats.ws's) and drops credentials given in the URL.
+  NATS_URL: z
+    .string()
+    .regex(/^(nats|tls):\/\/\S+$/, 'must be a nats:// or tls:// URL such as nats://127.0.0.1:4222 (the NATS client for Node does not speak WebSocket)')
+    .refine((url) => !/^[a-z]+:\/\/[^/?#]*@/.test(url), 'must not carry credentials: the NATS client ignores them')
+    .optional(),
+  NATS_STREAM_REPLICAS: z.string().regex(/^[1-5]$/, 'must be a whole number from 1 to 5 (the servers of the NATS cluster that keep each stream)').transform(Number).default(1),
   NATURE_SQLITE_SYNCHRONOUS: z.enum(['FULL', 'NORMAL']).default('FULL'),
+  NATURE_BACKEND_TIMEOUT_MS: z.string().regex(/^\d+$/, 'must be a whole number').transform(Number).pipe(z.number().int().min(100).max(300_000)).default(10_000),
   NATURE_WEBHOOK_RETRY_SCHEDULE: durations.prefault('5s,5m,30m,2h,5h,10h,10h'),
   NATURE_WEBHOOK_TIMEOUT_MS: z.string().regex(/^\d+$/, 'must be a whole number').transform(Number).pipe(z.number().int().min(100).max(60_000)).default(10_000),
+  NATURE_LEADER_LEASE_MS: z.string().regex(/^\d+$/, 'must be a whole number').transform(Number).pipe(z.number().int().min(300).max(600_000)).default(10_000),
   NATURE_RATE_LIMIT_PER_SECOND: z.string().regex(/^\d+$/, 'must be a whole number').transform(Number).pipe(z.number().int().min(1).max(1_000_000)).default(100),
   NATURE_RATE_LIMIT_BURST: z.string().regex(/^\d+$/, 'must be a whole number').transform(Number).pipe(z.number().int().min(1).max(1_000_000)).default(200),
   NATURE_SCORING_VERSION: z.enum(scoringVersions).default(NEWEST_SCORING_VERSION),
@@ -43,8 +56,13 @@ export interface Config {
   eventStore: { kind: 'sqlite' } | { kind: 'eventstoredb'; url: string };
   readModels: { kind: 'sqlite' } | { kind: 'mongodb'; url: string };
   sqliteSynchronous: 'FULL' | 'NORMAL';
-  bus: { kind: 'local' } | { kind: 'nats'; url: string };
+  /** How long each backend server may take to answer at start-up before the process gives up on it. */
+  backendTimeoutMs: number;
+  /** On NATS, `streamReplicas` copies of each stream (1 on a single server; 3 is usual in a cluster). */
+  bus: { kind: 'local' } | { kind: 'nats'; url: string; streamReplicas: number };
   webhooks: { retryScheduleMs: number[]; timeoutMs: number };
+  /** How long a replica leads (runs projections, reactors and webhook delivery) without renewing its lease. */
+  leaderLeaseMs: number;
   /** Per API key (and per client address before a key is known): a token bucket. */
   rateLimit: { perSecond: number; burst: number };
   /** What new completions are scored with. */
@@ -64,7 +82,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const name = String(issue.path[0]);
-    throw new ConfigError(`configuration error: ${name}=${JSON.stringify(env[name])} ${issue.message}`);
+    // A URL's password never reaches the terminal or a log.
+    throw new ConfigError(`configuration error: ${name}=${JSON.stringify(env[name] === undefined ? undefined : withoutCredentials(env[name]))} ${issue.message}`);
   }
   const settings = parsed.data;
   const required: [boolean, string, string][] = [
@@ -84,8 +103,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     eventStore: settings.NATURE_EVENT_STORE === 'eventstoredb' ? { kind: 'eventstoredb', url: settings.EVENTSTORE_URL! } : { kind: 'sqlite' },
     readModels: settings.NATURE_READ_MODELS === 'mongodb' ? { kind: 'mongodb', url: settings.MONGODB_URL! } : { kind: 'sqlite' },
     sqliteSynchronous: settings.NATURE_SQLITE_SYNCHRONOUS,
-    bus: settings.NATURE_BUS === 'nats' ? { kind: 'nats', url: settings.NATS_URL! } : { kind: 'local' },
+    backendTimeoutMs: settings.NATURE_BACKEND_TIMEOUT_MS,
+    bus: settings.NATURE_BUS === 'nats' ? { kind: 'nats', url: settings.NATS_URL!, streamReplicas: settings.NATS_STREAM_REPLICAS } : { kind: 'local' },
     webhooks: { retryScheduleMs: settings.NATURE_WEBHOOK_RETRY_SCHEDULE, timeoutMs: settings.NATURE_WEBHOOK_TIMEOUT_MS },
+    leaderLeaseMs: settings.NATURE_LEADER_LEASE_MS,
     rateLimit: { perSecond: settings.NATURE_RATE_LIMIT_PER_SECOND, burst: settings.NATURE_RATE_LIMIT_BURST },
     scoringVersion: settings.NATURE_SCORING_VERSION,
     logLevel: settings.LOG_LEVEL,
@@ -93,7 +114,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 }
 
 /** Where the stores are and how they are written: all that an operator command reads of the configuration. */
-const STORE_SETTINGS = ['NATURE_DATA_DIR', 'NATURE_EVENT_STORE', 'EVENTSTORE_URL', 'NATURE_READ_MODELS', 'MONGODB_URL', 'NATURE_SQLITE_SYNCHRONOUS'] as const;
+const STORE_SETTINGS = [
+  'NATURE_DATA_DIR',
+  'NATURE_EVENT_STORE',
+  'EVENTSTORE_URL',
+  'NATURE_READ_MODELS',
+  'MONGODB_URL',
+  'NATURE_SQLITE_SYNCHRONOUS',
+  'NATURE_BACKEND_TIMEOUT_MS',
+] as const;
 
 /**
  * The configuration of the stores only, so that a setting the server alone reads (a bad PORT, say) cannot

@@ -1,11 +1,15 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Logger } from 'pino';
+import { checkBackends } from './backend-checks.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { checkDataDir, checkDataDirWritable } from './data-dir.js';
 import { closeEnvironments, openEnvironments, openKeyStore, startEnvironments } from './environments.js';
 import { buildApp } from './http/app.js';
 import { addReadinessCheck } from './http/routes/health.js';
 import { createLogger } from './logger.js';
-import { listenProblem, oneLine, storeProblem } from './operator-errors.js';
+import { OperatorError, listenProblem, oneLine, storeProblem } from './operator-errors.js';
+import { type KeyStore, keysMissing } from './ports/key-store.js';
 import { stopOnSignals } from './shutdown.js';
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
@@ -31,9 +35,33 @@ function readConfig(): Config {
 const config = readConfig();
 const logger = createLogger(config.logLevel);
 
+/**
+ * Keys minted into keys.db before the keys moved to MongoDB would answer 401 from now on, silently: start-up
+ * stops and says what to do instead, until `nature keys import` has copied every one of them.
+ */
+async function refuseKeysLeftBehind(keys: KeyStore): Promise<void> {
+  const file = join(config.dataDir, 'keys.db');
+  if (config.readModels.kind !== 'mongodb' || !existsSync(file)) return;
+  const legacy = await openKeyStore(config, 'keys.db');
+  try {
+    const missing = await keysMissing(legacy, keys);
+    if (missing.length > 0) {
+      throw new OperatorError(
+        `${file} holds ${missing.length} API key(s) that are not in MongoDB, where keys are kept with NATURE_READ_MODELS=mongodb: run "nature keys import" once, then remove ${file}`,
+      );
+    }
+  } finally {
+    await legacy.close();
+  }
+  logger.warn({ file }, 'keys.db is no longer read (every key in it is in MongoDB): remove it');
+}
+
 async function openStores() {
   checkDataDir(config.dataDir, { create: true });
-  const keys = openKeyStore(config);
+  // Every backend server answers, or start-up stops here naming the one that does not.
+  await checkBackends(config);
+  const keys = await openKeyStore(config);
+  await refuseKeysLeftBehind(keys);
   return { keys, envs: await openEnvironments(config, logger) };
 }
 const { keys, envs } = await openStores().catch((error: unknown) => {

@@ -1,6 +1,6 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { type ApiKeyRecord, environments, keyTypes, mintKey, scopes } from '../domain/api-keys.js';
-import type { KeyStore } from '../ports/key-store.js';
+import { type KeyStore, keysMissing } from '../ports/key-store.js';
 import { CliError, UsageError } from './errors.js';
 
 export interface Output {
@@ -49,13 +49,17 @@ function printMinted(output: Output, json: boolean, record: ApiKeyRecord, raw: s
   output.err('This is the only time this key is shown. Store it now; only its hash is kept.');
 }
 
-/** Opens the key store; only `create` may start a new one, every other command needs it to exist. */
-export type OpenKeys = (options: { create: boolean }) => KeyStore;
+export interface KeyStores {
+  /** The key store the server reads; only `create` may start a new one, every other command needs it to exist. */
+  open(options: { create: boolean }): Promise<KeyStore>;
+  /** keys.db in the data directory when the keys are kept elsewhere (MongoDB), to import from; a CliError otherwise. */
+  openLeftBehind(): Promise<{ store: KeyStore; file: string }>;
+}
 
-export function keysCommand(openKeys: OpenKeys, output: Output): Command {
+export function keysCommand(stores: KeyStores, output: Output): Command {
   const keys = new Command('keys').description('mint, list, rotate and revoke API keys');
   const withStore = async (work: (store: KeyStore) => Promise<void>, options = { create: false }) => {
-    const store = openKeys(options);
+    const store = await stores.open(options);
     try {
       await work(store);
     } finally {
@@ -122,6 +126,27 @@ export function keysCommand(openKeys: OpenKeys, output: Output): Command {
         output.out(`${keyId} revoked`);
       }),
     );
+
+  keys
+    .command('import')
+    .description('copy the keys of keys.db into MongoDB, where they are kept with NATURE_READ_MODELS=mongodb (again is harmless)')
+    .option('--json', 'print the ids imported and how many were there already')
+    .action(async (options: { json?: boolean }) => {
+      const { store: source, file } = await stores.openLeftBehind();
+      try {
+        await withStore(async (target) => {
+          const missing = await keysMissing(source, target);
+          // Revoked and rotated keys too, as they stand: a revoked key stays revoked.
+          for (const record of missing) await target.insert(record);
+          const already = (await source.list()).length - missing.length;
+          if (options.json) output.out(JSON.stringify({ imported: missing.map((record) => record.id), already_there: already }));
+          else output.out(`imported ${missing.length} key(s) into MongoDB; ${already} were there already`);
+        });
+      } finally {
+        await source.close();
+      }
+      output.err(`nature: ${file} is no longer read; remove it (the server refuses to start while it holds keys that MongoDB lacks)`);
+    });
   return keys;
 }
 

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { basename } from 'node:path';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import packageJson from '../../package.json' with { type: 'json' };
+import { checkBackends } from '../backend-checks.js';
 import { type Config, ConfigError, loadStoreConfig } from '../config.js';
 import { checkDataDir } from '../data-dir.js';
 import type { Environment } from '../domain/api-keys.js';
@@ -35,13 +36,14 @@ function storeConfig(): Config {
 
 /**
  * The configuration, once the store that a command reads is known to exist: in a wrong directory it
- * fails, rather than create an empty store and report that it is empty.
+ * fails, rather than create an empty store and report that it is empty. `keys.db` is the file whatever
+ * the configuration; the configured key store is on MongoDB whenever the read models are.
  */
-function existingStore(store: 'keys' | Environment): Config {
+function existingStore(store: 'keys' | 'keys.db' | Environment): Config {
   const config = storeConfig();
-  const file = sqliteStoreFile(config, store);
+  const file = store === 'keys' && config.readModels.kind === 'mongodb' ? undefined : sqliteStoreFile(config, store === 'keys.db' ? 'keys' : store);
   if (file === undefined) return config;
-  const what = store === 'keys' ? 'key store' : `${store === 'live' ? 'production' : 'sandbox'} event log`;
+  const what = store === 'keys' || store === 'keys.db' ? 'key store' : `${store === 'live' ? 'production' : 'sandbox'} event log`;
   const missing = new CliError(`no ${what} in ${config.dataDir} (no ${basename(file)}): is --data-dir (or NATURE_DATA_DIR) right?`);
   if (!existsSync(config.dataDir)) throw missing;
   // A directory this user cannot read would hide the file: say that instead.
@@ -50,20 +52,37 @@ function existingStore(store: 'keys' | Environment): Config {
   return config;
 }
 
+/** The configuration, once its backend servers answered (within NATURE_BACKEND_TIMEOUT_MS each): a wrong URL fails at once, in one line. */
+async function reachable(config: Config): Promise<Config> {
+  await checkBackends(config, { bus: false });
+  return config;
+}
+
 program.addCommand(
-  keysCommand(({ create }) => {
-    if (!create) return openKeyStore(existingStore('keys'));
-    // Minting is how a new install starts, so it may create the store: it says so.
-    const config = storeConfig();
-    const fresh = !existsSync(sqliteStoreFile(config, 'keys'));
-    checkDataDir(config.dataDir, { create: true });
-    if (fresh) output.err(`nature: no key store in ${config.dataDir} yet: starting a new one`);
-    return openKeyStore(config);
-  }, output),
+  keysCommand(
+    {
+      async open({ create }) {
+        const config = storeConfig();
+        if (config.readModels.kind === 'mongodb') return openKeyStore(await reachable(config));
+        if (!create) return openKeyStore(existingStore('keys'));
+        // Minting is how a new install starts, so it may create the store: it says so.
+        const fresh = !existsSync(sqliteStoreFile(config, 'keys'));
+        checkDataDir(config.dataDir, { create: true });
+        if (fresh) output.err(`nature: no key store in ${config.dataDir} yet: starting a new one`);
+        return openKeyStore(config);
+      },
+      async openLeftBehind() {
+        const config = storeConfig();
+        if (config.readModels.kind !== 'mongodb') throw new CliError('the keys are kept in keys.db itself (NATURE_READ_MODELS is not mongodb): there is nothing to import');
+        return { store: await openKeyStore(existingStore('keys.db'), 'keys.db'), file: sqliteStoreFile(config, 'keys') };
+      },
+    },
+    output,
+  ),
 );
-program.addCommand(profilesCommand((environment) => openOperatorStores(existingStore(environment), environment), output));
-program.addCommand(auditCommand((environment) => openOperatorStores(existingStore(environment), environment), output));
-program.addCommand(usageCommand((environment) => openEventStore(existingStore(environment), environment), output));
+program.addCommand(profilesCommand(async (environment) => openOperatorStores(await reachable(existingStore(environment)), environment), output));
+program.addCommand(auditCommand(async (environment) => openOperatorStores(await reachable(existingStore(environment)), environment), output));
+program.addCommand(usageCommand(async (environment) => openEventStore(await reachable(existingStore(environment)), environment), output));
 
 // Commander reports through us (one line, or JSON) and never exits by itself.
 const everyCommand = (command: Command): Command[] => [command, ...command.commands.flatMap(everyCommand)];

@@ -8,7 +8,7 @@ import type { Output } from './keys.js';
 const environmentNames = { test: 'sandbox', live: 'production' } as const;
 
 /** `nature usage`: completed assessments per key and UTC day or month, read from the environment's log. */
-export function usageCommand(openEvents: (environment: Environment) => EventStore, output: Output): Command {
+export function usageCommand(openEvents: (environment: Environment) => Promise<EventStore>, output: Output): Command {
   return new Command('usage')
     .description('completed assessments per API key and per UTC day or month, from the event log (counts only, for billing)')
     .addOption(new Option('--env <env>', 'test (sandbox) or live (production)').choices(environments).makeOptionMandatory())
@@ -19,7 +19,7 @@ export function usageCommand(openEvents: (environment: Environment) => EventStor
     .action(async (options: { env: Environment; from?: string; to?: string; granularity: string; json?: boolean }) => {
       const parsed = parseUsageRange(options, new Date());
       if ('errors' in parsed) throw new UsageError(parsed.errors.map((error) => error.message).join('; '));
-      const events = openEvents(options.env);
+      const events = await openEvents(options.env);
       try {
         const report = await meterUsage(events, parsed.range, options.env === 'live');
         if (options.json) return output.out(JSON.stringify(report));

@@ -8,9 +8,15 @@ export interface KeyStore {
   list(): Promise<ApiKeyRecord[]>;
   /** Marks the key revoked at `at` unless it already is; returns the record as it now stands. */
   revoke(id: string, at: string, reason: 'revoked' | 'rotated'): Promise<ApiKeyRecord | undefined>;
-  /** Revokes `oldId` as rotated and inserts `replacement`, atomically. */
+  /** Revokes `oldId` as rotated and inserts `replacement`, atomically; throws, changing nothing, unless `oldId` is active. */
   rotate(oldId: string, replacement: ApiKeyRecord, at: string): Promise<void>;
   /** Resolves when the store answers; for readiness checks. */
   ping(): Promise<void>;
   close(): Promise<void>;
+}
+
+/** The records of `source` that `target` lacks (by id), oldest first: what moving keys from one store to another copies. */
+export async function keysMissing(source: KeyStore, target: KeyStore): Promise<ApiKeyRecord[]> {
+  const present = new Set((await target.list()).map((record) => record.id));
+  return (await source.list()).filter((record) => !present.has(record.id));
 }

@@ -1,13 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { MongoDBContainer } from '@testcontainers/mongodb';
 import { MongoClient } from 'mongodb';
-import { afterAll } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { MongoDataKeyStore } from '../../src/adapters/mongodb/data-key-store.js';
 import { MongoIdempotencyStore } from '../../src/adapters/mongodb/idempotency-store.js';
+import { MongoKeyStore } from '../../src/adapters/mongodb/key-store.js';
 import { MongoReadModelStore } from '../../src/adapters/mongodb/read-model-store.js';
+import { hashKey, mintKey } from '../../src/domain/api-keys.js';
 import { serverTarget } from '../support/backend-servers.js';
 import { dataKeyStoreContract } from './data-key-store.contract.js';
 import { idempotencyStoreContract } from './idempotency-store.contract.js';
+import { keyStoreContract } from './key-store.contract.js';
 import { readModelStoreContract } from './read-model-store.contract.js';
 
 const target = await serverTarget('MongoDB', 'MONGODB_URL', async () => {
@@ -80,3 +83,65 @@ idempotencyStoreContract(
   },
   target.url === undefined,
 );
+
+keyStoreContract(
+  `mongodb (${target.url !== undefined ? target.source : 'skipped'})`,
+  async () => {
+    const database = `nature_contract_${randomUUID().slice(0, 8)}`;
+    const fixture = {
+      store: await MongoKeyStore.connect(target.url!, 10_000, database),
+      reopen: async () => {
+        await fixture.store.close();
+        fixture.store = await MongoKeyStore.connect(target.url!, 10_000, database);
+      },
+      cleanup: async () => {
+        await fixture.store.close();
+        await dropDatabase(database);
+      },
+    };
+    return fixture;
+  },
+  target.url === undefined,
+);
+
+describe.skipIf(target.url === undefined)('mongodb key store after a crash in the middle of a rotation', () => {
+  /** The store's collection as a rotation left it when the process died after `steps` of its writes. */
+  async function rotationCutAfter(steps: 1 | 2) {
+    const database = `nature_contract_${randomUUID().slice(0, 8)}`;
+    const store = await MongoKeyStore.connect(target.url!, 10_000, database);
+    const old = mintKey({ name: 'n', environment: 'live', type: 'sk', scopes: ['nature:read'] }, new Date());
+    const next = mintKey(old.record, new Date(), old.record.id);
+    await store.insert(old.record);
+    const client = await new MongoClient(target.url!).connect();
+    const keys = client.db(database).collection<{ _id: string } & Record<string, unknown>>('api_keys');
+    const { id, ...rest } = next.record;
+    await keys.insertOne({ _id: id, ...rest, pending: true });
+    if (steps === 2) await keys.updateOne({ _id: old.record.id }, { $set: { revoked_at: next.record.created_at, revoked_reason: 'rotated', rotated_to: id } });
+    await client.close();
+    return {
+      store,
+      old,
+      next,
+      cleanup: async () => {
+        await store.close();
+        await dropDatabase(database);
+      },
+    };
+  }
+
+  it('keeps the old key working and the replacement unknown when the old key was not yet revoked', async () => {
+    const { store, old, next, cleanup } = await rotationCutAfter(1);
+    expect(await store.findByHash(hashKey(old.raw))).toMatchObject({ revoked_at: null });
+    expect(await store.findByHash(hashKey(next.raw))).toBeUndefined();
+    expect((await store.list()).map((record) => record.id)).toEqual([old.record.id]);
+    await cleanup();
+  });
+
+  it('counts the replacement once the old key names it, and lets it be revoked', async () => {
+    const { store, old, next, cleanup } = await rotationCutAfter(2);
+    expect(await store.findByHash(hashKey(old.raw))).toMatchObject({ revoked_reason: 'rotated' });
+    expect(await store.findByHash(hashKey(next.raw))).toEqual(next.record);
+    expect(await store.revoke(next.record.id, new Date().toISOString(), 'revoked')).toMatchObject({ revoked_reason: 'revoked' });
+    await cleanup();
+  });
+});

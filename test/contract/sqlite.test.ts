@@ -6,12 +6,14 @@ import { describe, expect, it } from 'vitest';
 import { SqliteDataKeyStore } from '../../src/adapters/sqlite/data-key-store.js';
 import { SqliteEventStore } from '../../src/adapters/sqlite/event-store.js';
 import { SqliteIdempotencyStore } from '../../src/adapters/sqlite/idempotency-store.js';
+import { SqliteKeyStore } from '../../src/adapters/sqlite/key-store.js';
 import { SqliteReadModelStore } from '../../src/adapters/sqlite/read-model-store.js';
 import { filesContaining } from '../support/byte-scan.js';
 import { tempDir } from '../support/temp-dir.js';
 import { dataKeyStoreContract } from './data-key-store.contract.js';
 import { eventStoreContract } from './event-store.contract.js';
 import { idempotencyStoreContract } from './idempotency-store.contract.js';
+import { keyStoreContract } from './key-store.contract.js';
 import { readModelStoreContract } from './read-model-store.contract.js';
 
 eventStoreContract('sqlite', async () => {
@@ -48,6 +50,20 @@ idempotencyStoreContract('sqlite', async () => {
     reopen: async () => {
       await fixture.store.close();
       fixture.store = new SqliteIdempotencyStore(path, 'FULL');
+    },
+    cleanup: async () => (await fixture.store.close(), dir.cleanup()),
+  };
+  return fixture;
+});
+
+keyStoreContract('sqlite', async () => {
+  const dir = tempDir();
+  const path = join(dir.path, 'keys.db');
+  const fixture = {
+    store: new SqliteKeyStore(path, 'FULL'),
+    reopen: async () => {
+      await fixture.store.close();
+      fixture.store = new SqliteKeyStore(path, 'FULL');
     },
     cleanup: async () => (await fixture.store.close(), dir.cleanup()),
   };

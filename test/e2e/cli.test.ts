@@ -1,7 +1,11 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runCli, runCliWith, unprivileged } from '../support/processes.js';
+import { MongoDBContainer } from '@testcontainers/mongodb';
+import { MongoClient } from 'mongodb';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { KEYS_DATABASE } from '../../src/adapters/mongodb/key-store.js';
+import { serverTarget } from '../support/backend-servers.js';
+import { freePort, runCli, runCliWith, runServerToExit, unprivileged } from '../support/processes.js';
 import { tempDir } from '../support/temp-dir.js';
 
 const packageVersion = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -113,6 +117,25 @@ describe('the nature operator command', () => {
     expect(JSON.parse(missing.stderr)).toEqual({ error: { code: 'command_failed', message: expect.stringMatching(/^no key store in .*\/data/) } });
   });
 
+  it('has nothing to import while the keys are kept in keys.db itself: exit 1', () => {
+    expect(nature([...mintArgs, 'ci']).status).toBe(0);
+    expectFailure(nature(['keys', 'import']), 1, /^nature: the keys are kept in keys\.db itself \(NATURE_READ_MODELS is not mongodb\): there is nothing to import$/);
+  });
+
+  it('names a backend server that does not answer, in one line, without its password: exit 1', async () => {
+    const bounded = { NATURE_BACKEND_TIMEOUT_MS: '2000' };
+    const mongo = await freePort();
+    const keys = nature(['keys', 'list'], { ...bounded, NATURE_READ_MODELS: 'mongodb', MONGODB_URL: `mongodb://ops:s3cret-pw@127.0.0.1:${mongo}/` });
+    expectFailure(keys, 1, new RegExp(`^nature: MongoDB at 127\\.0\\.0\\.1:${mongo} \\(MONGODB_URL\\) did not answer`));
+    expect(keys.stderr).not.toContain('s3cret-pw');
+    const eventStore = await freePort();
+    expectFailure(
+      nature(['usage', '--env', 'test'], { ...bounded, NATURE_EVENT_STORE: 'eventstoredb', EVENTSTORE_URL: `esdb://127.0.0.1:${eventStore}?tls=false` }),
+      1,
+      new RegExp(`^nature: EventStoreDB at 127\\.0\\.0\\.1:${eventStore} \\(EVENTSTORE_URL\\) did not answer`),
+    );
+  });
+
   it('names a damaged key store, and one made read-only, in one line: exit 1', () => {
     mkdirSync(data);
     writeFileSync(join(data, 'keys.db'), 'not a database at all, only some text that is long enough');
@@ -122,5 +145,59 @@ describe('the nature operator command', () => {
     expect(nature([...mintArgs, 'ci']).status).toBe(0);
     chmodSync(data, 0o555);
     expectFailure(runCliWith(['keys', 'list'], { NATURE_DATA_DIR: data }, unprivileged), 1, /^nature: the data directory .*\/data is not readable and writable by this user/);
+  });
+});
+
+const mongo = await serverTarget('MongoDB', 'MONGODB_URL', async () => {
+  const container = await new MongoDBContainer('mongo:7').start();
+  return { url: `${container.getConnectionString()}?directConnection=true`, container };
+});
+afterAll(async () => {
+  if (mongo.url !== undefined) await mongo.stop();
+});
+
+describe.skipIf(mongo.url === undefined)('API keys on MongoDB (NATURE_READ_MODELS=mongodb)', () => {
+  let dir: ReturnType<typeof tempDir>;
+  let data: string;
+  beforeEach(async () => {
+    dir = tempDir();
+    data = join(dir.path, 'data');
+    const client = await new MongoClient(mongo.url!).connect();
+    await client.db(KEYS_DATABASE).dropDatabase();
+    await client.close();
+  });
+  afterEach(() => dir.cleanup());
+  const onMongo = () => ({ NATURE_DATA_DIR: data, NATURE_READ_MODELS: 'mongodb', MONGODB_URL: mongo.url! });
+  const listed = (env: Record<string, string>) => JSON.parse(runCli(['keys', 'list', '--json'], env).stdout) as { id: string; status: string }[];
+
+  it('mints, lists, rotates and revokes keys in MongoDB, writing nothing in the data directory', () => {
+    const created = runCli([...mintArgs, 'backend', '--json'], onMongo());
+    expect(created.status, created.stderr).toBe(0);
+    const { id } = JSON.parse(created.stdout) as { id: string };
+    expect(existsSync(join(data, 'keys.db'))).toBe(false);
+    const rotated = runCli(['keys', 'rotate', id, '--json'], onMongo());
+    expect(rotated.status, rotated.stderr).toBe(0);
+    const replacement = (JSON.parse(rotated.stdout) as { id: string }).id;
+    expect(runCli(['keys', 'revoke', replacement], onMongo()).status).toBe(0);
+    expect(listed(onMongo())).toEqual([expect.objectContaining({ id, status: 'rotated' }), expect.objectContaining({ id: replacement, status: 'revoked' })]);
+  });
+
+  it('imports the keys of keys.db once, as they stand; the server refuses to start until then', async () => {
+    const sqlite = { NATURE_DATA_DIR: data };
+    const kept = JSON.parse(runCli([...mintArgs, 'kept', '--json'], sqlite).stdout) as { id: string; key: string };
+    const revoked = JSON.parse(runCli([...mintArgs, 'revoked', '--json'], sqlite).stdout) as { id: string };
+    expect(runCli(['keys', 'revoke', revoked.id], sqlite).status).toBe(0);
+
+    const port = String(await freePort());
+    const refused = runServerToExit({ ...onMongo(), PORT: port });
+    expect(refused.status).toBe(1);
+    expect(refused.stderr.trim()).toMatch(/^start-up error: .*\/data\/keys\.db holds 2 API key\(s\) that are not in MongoDB.*run "nature keys import" once/);
+
+    const imported = runCli(['keys', 'import', '--json'], onMongo());
+    expect(imported.status, imported.stderr).toBe(0);
+    expect(JSON.parse(imported.stdout)).toEqual({ imported: [kept.id, revoked.id].sort(), already_there: 0 });
+    expect(imported.stderr).toMatch(/keys\.db is no longer read; remove it/);
+    expect(JSON.parse(runCli(['keys', 'import', '--json'], onMongo()).stdout)).toEqual({ imported: [], already_there: 2 });
+    expect(listed(onMongo())).toEqual([expect.objectContaining({ id: kept.id, status: 'active' }), expect.objectContaining({ id: revoked.id, status: 'revoked' })]);
   });
 });

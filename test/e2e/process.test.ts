@@ -179,7 +179,7 @@ describe('the server and the operator command as processes', () => {
       (error: Error) => error,
     );
     const lines = String((failure as Error).message).split('\n').filter((line) => line.startsWith('start-up error'));
-    expect(lines).toEqual([expect.stringMatching(/^start-up error: could not open the backends: .*ECONNREFUSED/)]);
+    expect(lines).toEqual([expect.stringMatching(/^start-up error: MongoDB at 127\.0\.0\.1:1 \(MONGODB_URL\) did not answer: .*ECONNREFUSED/)]);
   });
 
   it('stops start-up on a bad setting with one line naming it', async () => {

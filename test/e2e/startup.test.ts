@@ -81,6 +81,42 @@ describe('start-up failures an operator can fix, each in one line', () => {
     expectOneLineFailure(start(), new RegExp(`^start-up error: .*/data/${file.replace('.', '\\.')} is damaged or not a SQLite database \\(SQLITE_NOTADB: .*\\); restore it from a backup$`));
   });
 
+  describe('a backend server that does not answer: one line naming it and its host, never its credentials', () => {
+    // A port nothing listens on; a short bound, so the test does not wait the default 10 s for MongoDB.
+    const closed = () => freePort();
+    const bounded = { NATURE_BACKEND_TIMEOUT_MS: '2000' };
+
+    it('stops when EVENTSTORE_URL names no server', async () => {
+      const port = await closed();
+      const result = start({ ...bounded, NATURE_EVENT_STORE: 'eventstoredb', EVENTSTORE_URL: `esdb://admin:s3cret-pw@127.0.0.1:${port}?tls=false` });
+      expectOneLineFailure(result, new RegExp(`^start-up error: EventStoreDB at 127\\.0\\.0\\.1:${port} \\(EVENTSTORE_URL\\) did not answer`));
+      expect(result.stdout + result.stderr).not.toContain('s3cret-pw');
+    });
+
+    it('stops when MONGODB_URL names no server', async () => {
+      const port = await closed();
+      const result = start({ ...bounded, NATURE_READ_MODELS: 'mongodb', MONGODB_URL: `mongodb://nature:s3cret-pw@127.0.0.1:${port}/?directConnection=true` });
+      expectOneLineFailure(result, new RegExp(`^start-up error: MongoDB at 127\\.0\\.0\\.1:${port} \\(MONGODB_URL\\) did not answer`));
+      expect(result.stdout + result.stderr).not.toContain('s3cret-pw');
+    });
+
+    it('stops when NATS_URL names no server', async () => {
+      const port = await closed();
+      expectOneLineFailure(start({ ...bounded, NATURE_BUS: 'nats', NATS_URL: `nats://127.0.0.1:${port}` }), new RegExp(`^start-up error: NATS at 127\\.0\\.0\\.1:${port} \\(NATS_URL\\) did not answer`));
+    });
+
+    it('names the first of several that do not answer, having asked them all at once', async () => {
+      const [eventStore, bus] = [await closed(), await closed()];
+      const result = start({ ...bounded, NATURE_EVENT_STORE: 'eventstoredb', EVENTSTORE_URL: `esdb://127.0.0.1:${eventStore}?tls=false`, NATURE_BUS: 'nats', NATS_URL: `nats://127.0.0.1:${bus}` });
+      expectOneLineFailure(result, /^start-up error: EventStoreDB at /);
+    });
+
+    it('refuses a URL scheme the installed client cannot use before trying it', () => {
+      expectOneLineFailure(start({ NATURE_EVENT_STORE: 'eventstoredb', EVENTSTORE_URL: 'kurrentdb://127.0.0.1:2113?tls=false' }), /^configuration error: EVENTSTORE_URL="kurrentdb:\/\/127\.0\.0\.1:2113\?tls=false" must be an esdb:\/\//);
+      expectOneLineFailure(start({ NATURE_BUS: 'nats', NATS_URL: 'ws://127.0.0.1:8080' }), /^configuration error: NATS_URL="ws:\/\/127\.0\.0\.1:8080" must be a nats:\/\/ or tls:\/\//);
+    });
+  });
+
   it('stops naming a database that another process holds locked', () => {
     const data = installed();
     const holder = new Database(join(data, 'keys.db'));

@@ -38,7 +38,7 @@ export async function openTestApp(settings: Record<string, string> = {}): Promis
     },
   });
   const logger = createLogger(config.logLevel, sink);
-  const keys = openKeyStore(config);
+  const keys = await openKeyStore(config);
   let offsetMs = 0;
   let stopped = false;
   const clock = () => new Date(Date.now() + offsetMs);

@@ -11,11 +11,13 @@ describe('configuration', () => {
       eventStore: { kind: 'sqlite' },
       readModels: { kind: 'sqlite' },
       sqliteSynchronous: 'FULL',
+      backendTimeoutMs: 10_000,
       bus: { kind: 'local' },
       webhooks: { retryScheduleMs: [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000], timeoutMs: 10_000 },
       rateLimit: { perSecond: 100, burst: 200 },
       scoringVersion: 'mn76-v2',
       logLevel: 'info',
+      leaderLeaseMs: 10_000,
     });
   });
 
@@ -32,7 +34,7 @@ describe('configuration', () => {
 
   it('selects NATS with its URL, and reads a retry schedule of durations', () => {
     const config = loadConfig({ NATURE_BUS: 'nats', NATS_URL: 'nats://127.0.0.1:4222', NATURE_WEBHOOK_RETRY_SCHEDULE: '50ms, 1.5s,2m,1h', NATURE_WEBHOOK_TIMEOUT_MS: '2000' });
-    expect(config.bus).toEqual({ kind: 'nats', url: 'nats://127.0.0.1:4222' });
+    expect(config.bus).toEqual({ kind: 'nats', url: 'nats://127.0.0.1:4222', streamReplicas: 1 });
     expect(config.webhooks).toEqual({ retryScheduleMs: [50, 1500, 120_000, 3_600_000], timeoutMs: 2000 });
   });
 
@@ -57,6 +59,8 @@ describe('configuration', () => {
     [{ NATURE_BUS: 'nats', NATS_URL: 'localhost:4222' }, /^configuration error: NATS_URL="localhost:4222" /],
     [{ NATURE_WEBHOOK_RETRY_SCHEDULE: '5s,soon' }, /^configuration error: NATURE_WEBHOOK_RETRY_SCHEDULE="5s,soon" /],
     [{ NATURE_WEBHOOK_TIMEOUT_MS: '10' }, /^configuration error: NATURE_WEBHOOK_TIMEOUT_MS="10" /],
+    [{ NATURE_BACKEND_TIMEOUT_MS: '50' }, /^configuration error: NATURE_BACKEND_TIMEOUT_MS="50" /],
+    [{ NATURE_BACKEND_TIMEOUT_MS: '10s' }, /^configuration error: NATURE_BACKEND_TIMEOUT_MS="10s" must be a whole number/],
   ])('refuses %o with one line naming the setting', (env, message) => {
     let error: unknown;
     try {
@@ -78,5 +82,58 @@ describe('configuration', () => {
     });
     expect(() => loadStoreConfig({ PORT: 'http', NATURE_EVENT_STORE: 'oracle' })).toThrow(/^configuration error: NATURE_EVENT_STORE="oracle" /);
     expect(() => loadStoreConfig({ NATURE_READ_MODELS: 'mongodb' })).toThrow(/^configuration error: MONGODB_URL is required when NATURE_READ_MODELS=mongodb$/);
+  });
+
+  describe('backend URLs: only the schemes the installed clients read', () => {
+    const eventStore = (url: string) => loadConfig({ NATURE_EVENT_STORE: 'eventstoredb', EVENTSTORE_URL: url }).eventStore;
+    const bus = (url: string) => loadConfig({ NATURE_BUS: 'nats', NATS_URL: url }).bus;
+    const refusal = (env: Record<string, string>): string => {
+      try {
+        loadConfig(env);
+      } catch (error) {
+        expect(error).toBeInstanceOf(ConfigError);
+        return (error as Error).message;
+      }
+      throw new Error(`accepted ${JSON.stringify(env)}`);
+    };
+
+    it('accepts esdb:// and esdb+discover:// for EventStoreDB, with or without credentials and several hosts', () => {
+      for (const url of ['esdb://127.0.0.1:2113?tls=false', 'esdb+discover://cluster.example.com:2113', 'esdb://admin:changeit@node1:2113,node2:2113,node3:2113?tls=true']) {
+        expect(eventStore(url)).toEqual({ kind: 'eventstoredb', url });
+      }
+    });
+
+    it.each(['kurrentdb://127.0.0.1:2113?tls=false', 'kdb://127.0.0.1:2113', 'kurrentdb+discover://cluster:2113', 'http://127.0.0.1:2113', 'esdb:/127.0.0.1'])(
+      'refuses EVENTSTORE_URL=%s, which @eventstore/db-client 6 cannot parse',
+      (url) => {
+        expect(refusal({ NATURE_EVENT_STORE: 'eventstoredb', EVENTSTORE_URL: url })).toMatch(/^configuration error: EVENTSTORE_URL=".*" must be an esdb:\/\/ or esdb\+discover:\/\/ URL/);
+      },
+    );
+
+    it('accepts nats:// and tls:// for NATS', () => {
+      expect(bus('nats://127.0.0.1:4222')).toMatchObject({ kind: 'nats', url: 'nats://127.0.0.1:4222' });
+      expect(bus('tls://nats.example.com:4222')).toMatchObject({ kind: 'nats', url: 'tls://nats.example.com:4222' });
+    });
+
+    it.each(['ws://127.0.0.1:8080', 'wss://nats.example.com', 'http://127.0.0.1:4222'])('refuses NATS_URL=%s: the nats client for Node speaks no WebSocket', (url) => {
+      expect(refusal({ NATURE_BUS: 'nats', NATS_URL: url })).toMatch(/^configuration error: NATS_URL=".*" must be a nats:\/\/ or tls:\/\/ URL/);
+    });
+
+    it('refuses credentials in NATS_URL, which the client would drop, without printing them', () => {
+      const message = refusal({ NATURE_BUS: 'nats', NATS_URL: 'nats://svc:s3cret@127.0.0.1:4222' });
+      expect(message).toMatch(/^configuration error: NATS_URL="nats:\/\/127\.0\.0\.1:4222" must not carry credentials/);
+      expect(message).not.toMatch(/s3cret|svc/);
+    });
+
+    it('never prints the password of a refused URL', () => {
+      const message = refusal({ NATURE_EVENT_STORE: 'eventstoredb', EVENTSTORE_URL: 'kurrentdb://admin:hunter2@db.example.com:2113' });
+      expect(message).toContain('kurrentdb://db.example.com:2113');
+      expect(message).not.toMatch(/hunter2|admin/);
+    });
+
+    it('reads NATURE_BACKEND_TIMEOUT_MS, for the server and for operator commands', () => {
+      expect(loadConfig({ NATURE_BACKEND_TIMEOUT_MS: '2500' }).backendTimeoutMs).toBe(2500);
+      expect(loadStoreConfig({ NATURE_BACKEND_TIMEOUT_MS: '2500' }).backendTimeoutMs).toBe(2500);
+    });
   });
 });

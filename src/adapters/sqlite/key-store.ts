@@ -42,45 +42,42 @@ export class SqliteKeyStore implements KeyStore {
     };
   }
 
-  insert(record: ApiKeyRecord): Promise<void> {
+  // async: a refusal (a duplicate, a key that is not active) is a rejected promise, as the port's callers expect.
+  async insert(record: ApiKeyRecord): Promise<void> {
     this.statements.insert.run(toRow(record));
-    return Promise.resolve();
   }
 
-  findByHash(hash: string): Promise<ApiKeyRecord | undefined> {
-    return Promise.resolve(fromRow(this.statements.byHash.get(hash)));
+  async findByHash(hash: string): Promise<ApiKeyRecord | undefined> {
+    return fromRow(this.statements.byHash.get(hash));
   }
 
-  get(id: string): Promise<ApiKeyRecord | undefined> {
-    return Promise.resolve(fromRow(this.statements.byId.get(id)));
+  async get(id: string): Promise<ApiKeyRecord | undefined> {
+    return fromRow(this.statements.byId.get(id));
   }
 
-  list(): Promise<ApiKeyRecord[]> {
-    return Promise.resolve(this.statements.all.all().map((row) => fromRow(row)!));
+  async list(): Promise<ApiKeyRecord[]> {
+    return this.statements.all.all().map((row) => fromRow(row)!);
   }
 
-  revoke(id: string, at: string, reason: 'revoked' | 'rotated'): Promise<ApiKeyRecord | undefined> {
+  async revoke(id: string, at: string, reason: 'revoked' | 'rotated'): Promise<ApiKeyRecord | undefined> {
     this.statements.revoke.run(at, reason, id);
     return this.get(id);
   }
 
-  rotate(oldId: string, replacement: ApiKeyRecord, at: string): Promise<void> {
+  async rotate(oldId: string, replacement: ApiKeyRecord, at: string): Promise<void> {
     this.db.transaction(() => {
       const changed = this.statements.revoke.run(at, 'rotated', oldId).changes;
       if (changed !== 1) throw new Error(`key ${oldId} is not an active key`);
       this.statements.insert.run(toRow(replacement));
     }).immediate();
-    return Promise.resolve();
   }
 
-  ping(): Promise<void> {
+  async ping(): Promise<void> {
     this.db.prepare('SELECT 1').get();
-    return Promise.resolve();
   }
 
-  close(): Promise<void> {
+  async close(): Promise<void> {
     this.db.close();
-    return Promise.resolve();
   }
 }
 

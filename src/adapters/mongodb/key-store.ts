@@ -1,0 +1,97 @@
+import { type Collection, MongoClient } from 'mongodb';
+import type { ApiKeyRecord } from '../../domain/api-keys.js';
+import type { KeyStore } from '../../ports/key-store.js';
+
+/**
+ * A key as stored: the record with `_id` for its id. A rotation's replacement is inserted `pending` first and
+ * counts only once its predecessor names it in `rotated_to`: that one update of the old key is the moment
+ * the rotation happens, so a crash half-way leaves either the old key working or the new one, never both,
+ * and no transaction (no replica set) is needed.
+ */
+type KeyDocument = Omit<ApiKeyRecord, 'id'> & { _id: string; pending?: true; rotated_to?: string };
+
+/** The database that holds what both environments share (each environment has its own: nature_sandbox, nature_production). */
+export const KEYS_DATABASE = 'nature_keys';
+
+/** API keys in MongoDB (`nature_keys.api_keys`): SHA-256 hashes only, never a raw key, beside the read models. */
+export class MongoKeyStore implements KeyStore {
+  private constructor(
+    private readonly client: MongoClient,
+    private readonly keys: Collection<KeyDocument>,
+  ) {}
+
+  /** Connects within `timeoutMs` (server selection) and creates the unique index on hashes (idempotent). */
+  static async connect(url: string, timeoutMs: number, database = KEYS_DATABASE): Promise<MongoKeyStore> {
+    const client = await new MongoClient(url, { serverSelectionTimeoutMS: timeoutMs }).connect();
+    const keys = client.db(database).collection<KeyDocument>('api_keys');
+    await keys.createIndex({ hash: 1 }, { unique: true });
+    return new MongoKeyStore(client, keys);
+  }
+
+  async insert(record: ApiKeyRecord): Promise<void> {
+    await this.keys.insertOne(toDocument(record));
+  }
+
+  async findByHash(hash: string): Promise<ApiKeyRecord | undefined> {
+    return this.settled(await this.keys.findOne({ hash }));
+  }
+
+  async get(id: string): Promise<ApiKeyRecord | undefined> {
+    return this.settled(await this.keys.findOne({ _id: id }));
+  }
+
+  async list(): Promise<ApiKeyRecord[]> {
+    const documents = await this.keys.find().sort({ _id: 1 }).toArray();
+    const rotatedTo = new Set(documents.flatMap((document) => (document.rotated_to === undefined ? [] : [document.rotated_to])));
+    return documents.filter((document) => !document.pending || rotatedTo.has(document._id)).map(fromDocument);
+  }
+
+  async revoke(id: string, at: string, reason: 'revoked' | 'rotated'): Promise<ApiKeyRecord | undefined> {
+    // Only a key that counts: not the replacement of a rotation that never happened.
+    if ((await this.get(id)) === undefined) return undefined;
+    await this.keys.updateOne({ _id: id, revoked_at: null }, { $set: { revoked_at: at, revoked_reason: reason }, $unset: { pending: '' } });
+    return this.get(id);
+  }
+
+  async rotate(oldId: string, replacement: ApiKeyRecord, at: string): Promise<void> {
+    const old = await this.get(oldId);
+    if (old === undefined || old.revoked_at !== null) throw new Error(`key ${oldId} is not an active key`);
+    await this.keys.insertOne({ ...toDocument(replacement), pending: true });
+    const rotated = await this.keys.updateOne(
+      { _id: oldId, revoked_at: null },
+      { $set: { revoked_at: at, revoked_reason: 'rotated', rotated_to: replacement.id }, $unset: { pending: '' } },
+    );
+    if (rotated.modifiedCount !== 1) {
+      await this.keys.deleteOne({ _id: replacement.id, pending: true });
+      throw new Error(`key ${oldId} is not an active key`);
+    }
+    // Tidying only: the replacement already counts, its predecessor names it.
+    await this.keys.updateOne({ _id: replacement.id }, { $unset: { pending: '' } });
+  }
+
+  async ping(): Promise<void> {
+    await this.client.db('admin').command({ ping: 1 });
+  }
+
+  async close(): Promise<void> {
+    await this.client.close();
+  }
+
+  /** The record as it stands, or undefined for a rotation's replacement whose rotation never happened. */
+  private async settled(document: KeyDocument | null): Promise<ApiKeyRecord | undefined> {
+    if (document === null) return undefined;
+    if (document.pending) {
+      const predecessor = document.rotated_from === null ? null : await this.keys.findOne({ _id: document.rotated_from });
+      if (predecessor?.rotated_to !== document._id) return undefined;
+    }
+    return fromDocument(document);
+  }
+}
+
+function toDocument({ id, ...rest }: ApiKeyRecord): KeyDocument {
+  return { _id: id, ...rest };
+}
+
+function fromDocument({ _id, pending: _pending, rotated_to: _rotatedTo, ...rest }: KeyDocument): ApiKeyRecord {
+  return { id: _id, ...rest, scopes: [...rest.scopes] };
+}

@@ -1,0 +1,34 @@
+import { probeEventStoreDb } from './adapters/eventstoredb/probe.js';
+import { probeMongoDb } from './adapters/mongodb/probe.js';
+import { probeNats } from './adapters/nats/probe.js';
+import type { Config } from './config.js';
+import { OperatorError, backendProblem, within } from './operator-errors.js';
+
+interface Backend {
+  name: string;
+  variable: string;
+  url: string;
+  probe: (url: string, timeoutMs: number) => Promise<void>;
+}
+
+/** The backend servers `config` names; the operator command never uses the bus. */
+function backendsOf(config: Config, uses: { bus: boolean }): Backend[] {
+  const backends: Backend[] = [];
+  if (config.eventStore.kind === 'eventstoredb') backends.push({ name: 'EventStoreDB', variable: 'EVENTSTORE_URL', url: config.eventStore.url, probe: probeEventStoreDb });
+  if (config.readModels.kind === 'mongodb') backends.push({ name: 'MongoDB', variable: 'MONGODB_URL', url: config.readModels.url, probe: probeMongoDb });
+  if (uses.bus && config.bus.kind === 'nats') backends.push({ name: 'NATS', variable: 'NATS_URL', url: config.bus.url, probe: probeNats });
+  return backends;
+}
+
+/**
+ * Asks every configured backend server for an answer, all at once, each within `config.backendTimeoutMs`;
+ * throws an OperatorError whose one line names the first that did not answer (in the order above) and its
+ * host, never the URL's credentials. Drivers connect lazily or retry for long: this is where a wrong URL shows.
+ */
+export async function checkBackends(config: Config, uses = { bus: true }): Promise<void> {
+  const backends = backendsOf(config, uses);
+  const outcomes = await Promise.allSettled(backends.map((backend) => within(config.backendTimeoutMs, backend.probe(backend.url, config.backendTimeoutMs))));
+  const failed = outcomes.findIndex((outcome) => outcome.status === 'rejected');
+  if (failed === -1) return;
+  throw new OperatorError(backendProblem(backends[failed]!, (outcomes[failed] as PromiseRejectedResult).reason, config.backendTimeoutMs));
+}

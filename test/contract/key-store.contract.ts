@@ -1,0 +1,118 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type ApiKeyRecord, hashKey, mintKey } from '../../src/domain/api-keys.js';
+import type { KeyStore } from '../../src/ports/key-store.js';
+
+export interface KeyStoreFixture {
+  store: KeyStore;
+  /** Closes the store and opens it again on the same data; `store` is the new one afterwards. */
+  reopen?(): Promise<void>;
+  /** Closes the current store and removes its data. */
+  cleanup(): Promise<void>;
+}
+
+const at = (second: number) => new Date(Date.UTC(2026, 10, 21, 10, 0, second)).toISOString();
+
+function minted(name = 'backend', environment: ApiKeyRecord['environment'] = 'test') {
+  return mintKey({ name, environment, type: 'sk', scopes: ['nature:write', 'nature:read'] }, new Date(at(0)));
+}
+
+/** The behaviour every key-store adapter must have, as the SQLite store (keys.db) has it. `open` gives each test an empty store. */
+export function keyStoreContract(adapter: string, open: () => Promise<KeyStoreFixture>, skip = false): void {
+  describe.skipIf(skip)(`key store contract: ${adapter}`, () => {
+    let fixture: KeyStoreFixture;
+    beforeEach(async () => {
+      fixture = await open();
+    });
+    afterEach(async () => {
+      await fixture.cleanup();
+    });
+
+    it('finds a key by the hash of its raw key and by id, as it was stored, and nothing for an unknown one', async () => {
+      const { raw, record } = minted();
+      await fixture.store.insert(record);
+      expect(await fixture.store.findByHash(hashKey(raw))).toEqual(record);
+      expect(await fixture.store.get(record.id)).toEqual(record);
+      expect(record.scopes).toEqual(['nature:read', 'nature:write']);
+      expect(await fixture.store.findByHash(hashKey(`${raw}x`))).toBeUndefined();
+      expect(await fixture.store.get('key_01M00000000000000000000000')).toBeUndefined();
+    });
+
+    it('lists every key, revoked ones too, in id order (oldest first)', async () => {
+      const keys = [minted('a'), minted('b', 'live'), minted('c')].map(({ record }) => record);
+      for (const record of [...keys].reverse()) await fixture.store.insert(record);
+      await fixture.store.revoke(keys[1]!.id, at(5), 'revoked');
+      const listed = await fixture.store.list();
+      expect(listed.map((record) => record.id)).toEqual(keys.map((record) => record.id).sort());
+      expect(listed.find((record) => record.id === keys[1]!.id)).toMatchObject({ revoked_at: at(5), revoked_reason: 'revoked' });
+    });
+
+    it('refuses a second key with the same hash or the same id', async () => {
+      const { record } = minted();
+      await fixture.store.insert(record);
+      await expect(fixture.store.insert({ ...minted().record, hash: record.hash })).rejects.toThrow();
+      await expect(fixture.store.insert({ ...minted().record, id: record.id })).rejects.toThrow();
+      expect(await fixture.store.list()).toEqual([record]);
+    });
+
+    it('revokes once: a second revocation keeps the first time and reason', async () => {
+      const { raw, record } = minted();
+      await fixture.store.insert(record);
+      expect(await fixture.store.revoke(record.id, at(5), 'revoked')).toEqual({ ...record, revoked_at: at(5), revoked_reason: 'revoked' });
+      expect(await fixture.store.revoke(record.id, at(9), 'rotated')).toMatchObject({ revoked_at: at(5), revoked_reason: 'revoked' });
+      expect(await fixture.store.findByHash(hashKey(raw))).toMatchObject({ revoked_at: at(5) });
+      expect(await fixture.store.revoke('key_01M00000000000000000000000', at(5), 'revoked')).toBeUndefined();
+    });
+
+    it('rotates: the old key is revoked as rotated and its replacement is found by its own hash', async () => {
+      const old = minted();
+      await fixture.store.insert(old.record);
+      const next = mintKey(old.record, new Date(at(7)), old.record.id);
+      await fixture.store.rotate(old.record.id, next.record, at(7));
+      expect(await fixture.store.get(old.record.id)).toEqual({ ...old.record, revoked_at: at(7), revoked_reason: 'rotated' });
+      expect(await fixture.store.findByHash(hashKey(next.raw))).toEqual(next.record);
+      expect(next.record).toMatchObject({ rotated_from: old.record.id, revoked_at: null, name: old.record.name, scopes: old.record.scopes });
+      expect((await fixture.store.list()).map((record) => record.id)).toEqual([old.record.id, next.record.id].sort());
+    });
+
+    it('refuses to rotate a key that is revoked or unknown, and keeps nothing of the replacement', async () => {
+      const revoked = minted();
+      await fixture.store.insert(revoked.record);
+      await fixture.store.revoke(revoked.record.id, at(3), 'revoked');
+      for (const oldId of [revoked.record.id, 'key_01M00000000000000000000000']) {
+        const next = mintKey(revoked.record, new Date(at(8)), oldId);
+        await expect(fixture.store.rotate(oldId, next.record, at(8))).rejects.toThrow(/not an active key/);
+        expect(await fixture.store.findByHash(hashKey(next.raw))).toBeUndefined();
+        expect(await fixture.store.get(next.record.id)).toBeUndefined();
+      }
+      expect(await fixture.store.list()).toEqual([{ ...revoked.record, revoked_at: at(3), revoked_reason: 'revoked' }]);
+    });
+
+    it('lets exactly one of concurrent rotations of a key happen; the others leave no working key behind', async () => {
+      const old = minted();
+      await fixture.store.insert(old.record);
+      const replacements = Array.from({ length: 4 }, () => mintKey(old.record, new Date(at(9)), old.record.id));
+      const outcomes = await Promise.allSettled(replacements.map(({ record }) => fixture.store.rotate(old.record.id, record, at(9))));
+      expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1);
+      const working = [];
+      for (const { raw } of replacements) if ((await fixture.store.findByHash(hashKey(raw)))?.revoked_at === null) working.push(raw);
+      expect(working).toHaveLength(1);
+      expect((await fixture.store.list()).filter((record) => record.revoked_at === null)).toHaveLength(1);
+    });
+
+    it('keeps keys and revocations across a reopen', async ({ skip }) => {
+      if (fixture.reopen === undefined) skip();
+      const kept = minted();
+      const gone = minted('gone');
+      await fixture.store.insert(kept.record);
+      await fixture.store.insert(gone.record);
+      await fixture.store.revoke(gone.record.id, at(4), 'revoked');
+      await fixture.reopen!();
+      expect(await fixture.store.findByHash(hashKey(kept.raw))).toEqual(kept.record);
+      expect(await fixture.store.get(gone.record.id)).toMatchObject({ revoked_at: at(4), revoked_reason: 'revoked' });
+    });
+
+    it('answers a ping', async () => {
+      await expect(fixture.store.ping()).resolves.toBeUndefined();
+    });
+  });
+}
