@@ -8,7 +8,7 @@ import {
   endpointStream,
   evolveEndpoint,
 } from '../domain/webhook-endpoint.js';
-import { type WebhookDeliveryAttempted, deliveryStream } from '../domain/webhook-delivery.js';
+import { type DeliveryOutcome, type WebhookDeliveryAttempted, deliveryStream } from '../domain/webhook-delivery.js';
 import { newId } from '../domain/ids.js';
 import type { CommandContext } from './context.js';
 import type { EventMetadata, EventStore } from '../ports/event-store.js';
@@ -46,9 +46,14 @@ export async function disableEndpoint(events: EventStore, endpointId: string, re
   });
 }
 
-/** How many attempts a delivery has had: its schedule counts these, not how often the bus handed it out. */
-export async function attemptsSoFar(events: EventStore, deliveryId: string): Promise<number> {
-  return (await events.readStream(deliveryStream(deliveryId))).events.length;
+/**
+ * What the log says of a delivery: how many attempts it has had (its schedule counts these, not how often
+ * the bus handed it out) and the last one's outcome, null before the first.
+ */
+export async function deliveryRecord(events: EventStore, deliveryId: string): Promise<{ attempts: number; outcome: DeliveryOutcome | null }> {
+  const attempts = (await events.readStream(deliveryStream(deliveryId))).events;
+  const last = attempts.at(-1)?.data as WebhookDeliveryAttempted['data'] | undefined;
+  return { attempts: attempts.length, outcome: last?.outcome ?? null };
 }
 
 export async function recordAttempt(events: EventStore, deliveryId: string, attempt: Omit<WebhookDeliveryAttempted['data'], 'delivery_id'>): Promise<void> {

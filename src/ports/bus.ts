@@ -15,8 +15,12 @@ export interface BusMessage {
   deliveryCount: number;
 }
 
-/** What the handler made of a message. */
-export type Outcome = { kind: 'ack' } | { kind: 'retry'; delayMs: number } | { kind: 'dead'; reason: string };
+/**
+ * What the handler made of a message. A retry is offered again after its delay, a delivery like any
+ * other; a deferred message was not handled at all (its handler had no room for it), so the delivery
+ * does not count.
+ */
+export type Outcome = { kind: 'ack' } | { kind: 'retry'; delayMs: number } | { kind: 'defer'; delayMs: number } | { kind: 'dead'; reason: string };
 
 export type Handler = (message: BusMessage) => Promise<Outcome>;
 
@@ -56,7 +60,9 @@ export interface Bus {
   publish(topic: Topic, id: string, payload: unknown): Promise<void>;
   /**
    * Hands each message of the topic to the handler until the signal aborts, then waits for the handlers
-   * under way. A message whose handler never settles (the process died) is delivered again later.
+   * under way. A message whose handler never settles (the process died) is delivered again later; one
+   * whose handler is still running is not. Messages waiting for a retry never hold back the others.
+   * Rejects if the adapter stops receiving messages (a networked bus after an outage): consume again.
    */
   consume(topic: Topic, handler: Handler, options: ConsumeOptions): Promise<void>;
   /** Messages that went dead, oldest first, for operators and tests. */

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { attemptsSoFar, disableEndpoint, recordAttempt } from '../commands/webhooks.js';
+import { deliveryRecord, disableEndpoint, recordAttempt } from '../commands/webhooks.js';
 import { assessmentStream } from '../domain/assessment.js';
 import { newId } from '../domain/ids.js';
 import { judgeAttempt } from '../domain/webhook-delivery.js';
@@ -8,6 +8,7 @@ import type { Bus, BusMessage, Handler, Outcome, Topic } from '../ports/bus.js';
 import type { EventStore } from '../ports/event-store.js';
 import type { ReadModelStore } from '../ports/read-models.js';
 import { type WebhookEvent, eventObject } from './event-object.js';
+import { EndpointSlots } from './endpoint-slots.js';
 import type { DeliveryMessage, EventMessage } from './messages.js';
 import { send } from './sender.js';
 import { sign } from './signer.js';
@@ -42,6 +43,13 @@ export async function queueRedelivery(bus: Bus, eventId: string, endpointId?: st
   return bus.publish('deliveries', `${id}:${endpointId}`, { event_id: eventId, endpoint_id: endpointId } satisfies DeliveryMessage);
 }
 
+/** Deliveries under way at once, and at most how many of them to one endpoint: one that never answers leaves the rest to the others. */
+const DELIVERY_SLOTS = 16;
+const SLOTS_PER_ENDPOINT = 4;
+
+/** A consumer that failed after this long had been working: the next one starts at once. */
+const CONSUMER_RAN_A_WHILE_MS = 10_000;
+
 /** How soon to look again for data the projector has not written yet: a little later each time. */
 function notYetProjected(message: BusMessage): Outcome {
   return { kind: 'retry', delayMs: Math.min(250 * message.deliveryCount, 10_000) };
@@ -58,6 +66,7 @@ export class WebhookDispatcher {
   private running: Promise<unknown> | undefined;
   /** Each endpoint's registration position in the log: it never changes, so it is read once. */
   private readonly registrations = new Map<string, bigint>();
+  private readonly slots = new EndpointSlots(SLOTS_PER_ENDPOINT);
 
   constructor(
     private readonly services: DispatcherServices,
@@ -67,7 +76,10 @@ export class WebhookDispatcher {
   ) {}
 
   start(): void {
-    this.running ??= Promise.all([this.keepConsuming('events', (m) => this.fanOut(m)), this.keepConsuming('deliveries', (m) => this.deliver(m))]);
+    this.running ??= Promise.all([
+      this.keepConsuming('events', (m) => this.fanOut(m)),
+      this.keepConsuming('deliveries', (m) => this.deliver(m), DELIVERY_SLOTS),
+    ]);
   }
 
   async stop(): Promise<void> {
@@ -75,18 +87,25 @@ export class WebhookDispatcher {
     await this.running;
   }
 
-  /** Consumes until stopped, starting over after a failure of the bus (a dropped connection, say). */
-  private async keepConsuming(topic: Topic, handler: Handler): Promise<void> {
+  /**
+   * Consumes until stopped, starting over after a failure of the bus (a dropped connection, say): soon
+   * after a consumer that ran a while, then less and less often while the bus stays down.
+   */
+  private async keepConsuming(topic: Topic, handler: Handler, concurrency?: number): Promise<void> {
+    let failures = 0;
     while (!this.abort.signal.aborted) {
+      const started = performance.now();
       try {
         await this.services.bus.consume(topic, handler, {
           signal: this.abort.signal,
+          ...(concurrency !== undefined && { concurrency }),
           onError: (error, message) => this.logger.error({ err: error, topic, message_id: message.id }, 'webhook bus message failed; it comes again'),
         });
       } catch (error) {
         if (this.abort.signal.aborted) return;
+        failures = performance.now() - started > CONSUMER_RAN_A_WHILE_MS ? 0 : failures + 1;
         this.logger.error({ err: error, topic }, 'webhook bus consumer failed; resuming');
-        await new Promise((resolve) => setTimeout(resolve, 1000));
+        await new Promise((resolve) => setTimeout(resolve, Math.min(5000, 250 * 2 ** failures)));
       }
     }
   }
@@ -175,11 +194,27 @@ export class WebhookDispatcher {
     // Pending deliveries (retries included) of an erased subject's events stop here.
     if (await this.subjectErased(event)) return { kind: 'ack' };
 
-    const attempt = (await attemptsSoFar(this.services.events, message.id)) + 1;
+    const record = await deliveryRecord(this.services.events, message.id);
+    // A delivery settled already (a repeat of its message after the bus's duplicate window) is not sent again.
+    if (record.outcome !== null && record.outcome !== 'retrying') return { kind: 'ack' };
+    const slot = this.slots.take(endpoint_id);
+    if ('retryInMs' in slot) return { kind: 'defer', delayMs: slot.retryInMs };
+    // The slot is held until the attempt is recorded: the turns of the deliveries turned away follow the pace of the whole delivery.
+    const started = performance.now();
+    try {
+      return await this.attempt(message.id, endpoint, event, record.attempts + 1);
+    } finally {
+      slot.release(performance.now() - started);
+    }
+  }
+
+  /** One POST of a delivery, recorded in the log, and what the bus is to do with its message. */
+  private async attempt(deliveryId: string, endpoint: WebhookEndpoint, event: WebhookEvent, attempt: number): Promise<Outcome> {
+    const endpoint_id = endpoint.id;
     const sent = await this.post(endpoint, event);
     const now = this.clock();
     const verdict = judgeAttempt(sent, attempt, this.options.retryScheduleMs);
-    await recordAttempt(this.services.events, message.id, {
+    await recordAttempt(this.services.events, deliveryId, {
       event_id: event.id,
       endpoint_id,
       attempt,

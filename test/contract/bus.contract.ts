@@ -132,6 +132,77 @@ export function busContract(adapter: string, create: () => Promise<BusFixture>, 
       await expect.poll(() => bus.deadLetters('deliveries'), { timeout: 5000 }).toEqual([{ id: 'stubborn', payload: { job: 'x' }, reason: 'no success after 3 deliveries' }]);
     });
 
+    it('delivers a message retried for longer than a second again after its delay', async () => {
+      const bus = await openBus();
+      await bus.publish('deliveries', 'later', { job: 2 });
+      const seen = await collect(bus, 'deliveries', (m) => (m.deliveryCount === 1 ? { kind: 'retry', delayMs: 1500 } : ack()), (s) => s.length === 2);
+      expect(seen.map(({ id, payload, deliveryCount }) => ({ id, payload, deliveryCount }))).toEqual([
+        { id: 'later', payload: { job: 2 }, deliveryCount: 1 },
+        { id: 'later', payload: { job: 2 }, deliveryCount: 2 },
+      ]);
+    });
+
+    it('offers a deferred message again without counting it as a delivery', async () => {
+      const bus = await openBus();
+      await bus.publish('deliveries', 'deferred', {});
+      // More deferrals than the fixture's 3 deliveries: none of them moves the message to the dead letters.
+      let offers = 0;
+      const seen = await collect(bus, 'deliveries', () => (++offers <= 4 ? { kind: 'defer', delayMs: 50 } : ack()), (s) => s.length === 5);
+      expect(seen.map((m) => m.deliveryCount)).toEqual([1, 1, 1, 1, 1]);
+      expect(await bus.deadLetters('deliveries')).toEqual([]);
+    });
+
+    it('does not deliver a message again while its handler is still at work, past the ack wait', async () => {
+      const bus = await openBus();
+      await bus.publish('deliveries', 'slow', {});
+      const seen: string[] = [];
+      let slowDone = false;
+      const controller = new AbortController();
+      const consuming = bus.consume(
+        'deliveries',
+        async (message) => {
+          seen.push(message.id);
+          if (message.id === 'slow') {
+            await new Promise((resolve) => setTimeout(resolve, 2500));
+            slowDone = true;
+          }
+          return ack();
+        },
+        { signal: controller.signal, concurrency: 4 },
+      );
+      // Well past the fixture's lease or ack wait, and a publish wakes the consumer up.
+      await new Promise((resolve) => setTimeout(resolve, 1200));
+      await bus.publish('deliveries', 'marker', {});
+      await expect.poll(() => slowDone && seen.includes('marker'), { timeout: 10_000 }).toBe(true);
+      controller.abort();
+      await consuming;
+      expect(seen.filter((id) => id === 'slow')).toEqual(['slow']);
+    });
+
+    it('hands a fresh message on while more than a thousand wait hours for their retry', async () => {
+      const bus = await openBus();
+      const backlog = 1050;
+      await Promise.all(Array.from({ length: backlog }, (_, i) => bus.publish('deliveries', `waiting-${i}`, { i })));
+      const seen: string[] = [];
+      const controller = new AbortController();
+      const consuming = bus.consume(
+        'deliveries',
+        async (message) => {
+          seen.push(message.id);
+          return message.id === 'fresh' ? ack() : { kind: 'retry', delayMs: 3_600_000 };
+        },
+        { signal: controller.signal },
+      );
+      await expect.poll(() => seen.length, { timeout: 20_000 }).toBe(backlog);
+      // Every message of the backlog now waits an hour: none can come back during the test.
+      await bus.publish('deliveries', 'fresh', {});
+      await expect.poll(() => seen.includes('fresh'), { timeout: 5_000 }).toBe(true);
+      controller.abort();
+      await consuming;
+      expect(new Set(seen).size).toBe(backlog + 1);
+      expect(seen).toHaveLength(backlog + 1);
+    });
+
     it('keeps topics apart', async () => {
       const bus = await openBus();
       await bus.publish('events', 'only-events', {});

@@ -1,8 +1,12 @@
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { NatsBus } from '../../src/adapters/nats/bus.js';
+import type { NatsLink } from '../../src/adapters/nats/connection.js';
 import { SqliteBus } from '../../src/adapters/sqlite/bus.js';
-import { natsServerPath, startNatsServer } from '../support/nats-server.js';
+import type { Bus, Outcome } from '../../src/ports/bus.js';
+import { type NatsServer, natsServerPath, startNatsServer } from '../support/nats-server.js';
+import { freePort } from '../support/processes.js';
 import { tempDir } from '../support/temp-dir.js';
 import { busContract } from './bus.contract.js';
 
@@ -63,3 +67,117 @@ busContract(
   },
   natsServerPath === undefined,
 );
+
+describe.skipIf(natsServerPath === undefined)('nats bus (a real nats-server with JetStream)', () => {
+  const servers: NatsServer[] = [];
+  const buses: Bus[] = [];
+  const dirs: ReturnType<typeof tempDir>[] = [];
+  afterEach(async () => {
+    for (const bus of buses.splice(0)) await bus.close().catch(() => undefined);
+    for (const server of servers.splice(0)) await server.stop();
+    for (const dir of dirs.splice(0)) dir.cleanup();
+  });
+  const start = async (at?: { port: number; storeDir: string }) => {
+    const server = await startNatsServer(at);
+    servers.push(server);
+    return server;
+  };
+  const connect = async (url: string, options: Partial<Parameters<typeof NatsBus.connect>[0]> = {}) => {
+    const bus = await NatsBus.connect({ url, environment: 'test', ackWaitMs: 2000, ...options });
+    buses.push(bus);
+    return bus;
+  };
+  /** Consumes `topic` in the background, acking all, until the test ends; what arrived, in order. */
+  const consumeAll = (bus: Bus, answer: (id: string) => Outcome = () => ({ kind: 'ack' })) => {
+    const seen: string[] = [];
+    const controller = new AbortController();
+    // Resumed after a failure, as the dispatcher does.
+    const loop = async () => {
+      while (!controller.signal.aborted) {
+        await bus
+          .consume(
+            'deliveries',
+            async (message) => {
+              seen.push(message.id);
+              return answer(message.id);
+            },
+            { signal: controller.signal },
+          )
+          .catch(() => new Promise((resolve) => setTimeout(resolve, 250)));
+      }
+    };
+    const running = loop();
+    return { seen, stop: () => (controller.abort(), running) };
+  };
+
+  it('consumes again after the server was down and came back on its store, messages kept and published since included', async () => {
+    const dir = tempDir('nature-nats-store-');
+    dirs.push(dir);
+    const at = { port: await freePort(), storeDir: dir.path };
+    const first = await start(at);
+    const bus = await connect(first.url);
+    // One message waits in the delay levels through the outage, due about when the server is back.
+    let retried = false;
+    const consumer = consumeAll(bus, (id) => (id === 'waiting' && !retried ? ((retried = true), { kind: 'retry', delayMs: 3000 }) : { kind: 'ack' }));
+    await bus.publish('deliveries', 'waiting', {});
+    await expect.poll(() => consumer.seen).toEqual(['waiting']);
+
+    await first.stop();
+    servers.splice(servers.indexOf(first), 1);
+    await expect(bus.ping()).rejects.toThrow();
+    await expect(bus.publish('deliveries', 'during', {})).rejects.toThrow();
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+
+    await start(at);
+    await expect.poll(() => bus.ping().then(() => 'ok', () => 'down'), { timeout: 15_000 }).toBe('ok');
+    await bus.publish('deliveries', 'after', {});
+    await expect.poll(() => [...consumer.seen].sort(), { timeout: 20_000 }).toEqual(['after', 'waiting', 'waiting']);
+    await consumer.stop();
+  });
+
+  it('replaces a connection that closed for good, and consumes on the new one', async () => {
+    const server = await start();
+    const bus = await connect(server.url);
+    const consumer = consumeAll(bus);
+    await bus.publish('deliveries', 'before', {});
+    await expect.poll(() => consumer.seen).toEqual(['before']);
+    // What the client does when the server refuses it for good: close, with no reconnect.
+    await (bus as unknown as { link: NatsLink }).link.nc.close();
+    await expect.poll(() => bus.publish('deliveries', 'after', {}).then(() => 'published', () => 'not yet'), { timeout: 15_000 }).toBe('published');
+    await expect.poll(() => consumer.seen, { timeout: 15_000 }).toEqual(['before', 'after']);
+    await consumer.stop();
+  });
+
+  it('keeps the newest dead letters within the limits', async () => {
+    const server = await start();
+    const bus = await connect(server.url, { deadLetters: { maxAgeMs: 3_600_000, maxMessages: 2 } });
+    for (const id of ['d-1', 'd-2', 'd-3']) await bus.publish('deliveries', id, { id });
+    const consumer = consumeAll(bus, () => ({ kind: 'dead', reason: 'no' }));
+    await expect.poll(() => consumer.seen).toHaveLength(3);
+    await consumer.stop();
+    await expect.poll(() => bus.deadLetters('deliveries')).toEqual([
+      { id: 'd-2', payload: { id: 'd-2' }, reason: 'no' },
+      { id: 'd-3', payload: { id: 'd-3' }, reason: 'no' },
+    ]);
+  });
+
+  it('asks for the configured stream copies: more than one needs a NATS cluster', async () => {
+    const server = await start();
+    await expect(connect(server.url, { replicas: 2 })).rejects.toThrow(/refused the bus's streams: replicas > 1 not supported in non-clustered mode/);
+  });
+
+  it('fails at start-up within its timeout, in one line naming the server without credentials, when NATS cannot be reached', async () => {
+    const nobody = await freePort();
+    await expect(connect(`nats://svc:hunter2@127.0.0.1:${nobody}`)).rejects.toThrow(new RegExp(`^cannot reach NATS at nats://127\\.0\\.0\\.1:${nobody}: `));
+    await expect(connect(`nats://svc:hunter2@127.0.0.1:${nobody}`)).rejects.not.toThrow(/hunter2/);
+    // A server that accepts the connection and never speaks.
+    const silent = createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (silent.address() as { port: number }).port;
+      await expect(connect(`nats://127.0.0.1:${port}`, { connectTimeoutMs: 1000 })).rejects.toThrow(/NATS at nats:\/\/127\.0\.0\.1:\d+/);
+    } finally {
+      silent.close();
+    }
+  });
+});

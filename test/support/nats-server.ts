@@ -20,11 +20,14 @@ export interface NatsServer {
   stop(): Promise<void>;
 }
 
-/** A real nats-server with JetStream on a free loopback port and a fresh store directory. */
-export async function startNatsServer(): Promise<NatsServer> {
+/**
+ * A real nats-server with JetStream on a free loopback port and a fresh store directory; `at` restarts one
+ * on its port and store directory (which `stop` then leaves in place).
+ */
+export async function startNatsServer(at?: { port: number; storeDir: string }): Promise<NatsServer> {
   if (natsServerPath === undefined) throw new Error('nats-server is not installed');
-  const port = await freePort();
-  const dir = tempDir('nature-nats-');
+  const port = at?.port ?? (await freePort());
+  const dir = at ? { path: at.storeDir, cleanup: () => undefined } : tempDir('nature-nats-');
   const child: ChildProcess = spawn(natsServerPath, ['-js', '-sd', dir.path, '-a', '127.0.0.1', '-p', String(port)], { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout?.on('data', (chunk) => (output += chunk));

@@ -2,17 +2,22 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { eventsProjection } from '../../projections/events.js';
 import { publisherReactor } from '../../projections/publisher.js';
 import { webhookEndpointsProjection } from '../../projections/webhook-endpoints.js';
 import { SqliteBus } from '../../src/adapters/sqlite/bus.js';
 import { SqliteEventStore } from '../../src/adapters/sqlite/event-store.js';
 import { SqliteReadModelStore } from '../../src/adapters/sqlite/read-model-store.js';
 import { toNewEvents } from '../../src/commands/handle-command.js';
+import { recordAttempt } from '../../src/commands/webhooks.js';
 import type { ScoringCompleted } from '../../src/domain/assessment.js';
-import { judgeAttempt } from '../../src/domain/webhook-delivery.js';
+import { deliveryStream, judgeAttempt } from '../../src/domain/webhook-delivery.js';
 import { type WebhookEndpointCreated, decideDeleteEndpoint, decideDisableEndpoint, endpointStream, evolveEndpoint } from '../../src/domain/webhook-endpoint.js';
 import type { EventStore, RecordedEvent } from '../../src/ports/event-store.js';
 import { type DispatcherServices, WebhookDispatcher } from '../../src/webhooks/dispatcher.js';
+import { EndpointSlots } from '../../src/webhooks/endpoint-slots.js';
+import type { WebhookEvent } from '../../src/webhooks/event-object.js';
+import type { DeliveryMessage } from '../../src/webhooks/messages.js';
 import { newSecret, sign } from '../../src/webhooks/signer.js';
 import { receiverPool } from '../support/receiver.js';
 import { tempDir } from '../support/temp-dir.js';
@@ -98,11 +103,11 @@ describe('webhook dispatcher', () => {
   });
 
   /** By default the read models are taken to be up to date, as they are once the test wrote them. */
-  function start(readModelsAt: DispatcherServices['readModelsAt'] = async () => true): void {
+  function start(readModelsAt: DispatcherServices['readModelsAt'] = async () => true, timeoutMs = 2000): void {
     const events: EventStore = Object.assign(Object.create(log) as EventStore, {
       readStream: (stream: string) => (streamsRead.push(stream), log.readStream(stream)),
     });
-    dispatcher = new WebhookDispatcher({ events, readModels, bus, livemode: false, readModelsAt }, { retryScheduleMs: [50], timeoutMs: 2000 }, pino({ level: 'silent' }));
+    dispatcher = new WebhookDispatcher({ events, readModels, bus, livemode: false, readModelsAt }, { retryScheduleMs: [50], timeoutMs }, pino({ level: 'silent' }));
     dispatcher.start();
   }
 
@@ -186,4 +191,78 @@ describe('webhook dispatcher', () => {
     await r.waitFor(1);
     expect(asked).toBe(2);
   });
+
+  /** A completion in the log and its webhook event, queued to no endpoint (none is registered before it). */
+  async function completedEvent(): Promise<WebhookEvent> {
+    return eventsProjection.evolve(undefined, await complete()) as WebhookEvent;
+  }
+
+  it('does not POST a delivery whose success is recorded already (its message came again after the duplicate window)', async () => {
+    const event = await completedEvent();
+    const r = await receivers.start();
+    const registration = await register(r.url);
+    await project(registration);
+    const endpoint_id = (registration.data as WebhookEndpointCreated['data']).endpoint_id;
+    r.useSecret((registration.data as WebhookEndpointCreated['data']).secret);
+    const attempt = { event_id: event.id, endpoint_id, outcome: 'succeeded', status_code: 200, error: null, duration_ms: 3, response_excerpt: 'ok', next_attempt_at: null } as const;
+    await recordAttempt(log, 'delivered-before', { ...attempt, attempt: 1, attempted_at: new Date().toISOString() });
+    await bus.publish('deliveries', 'delivered-before', { event, endpoint_id } satisfies DeliveryMessage);
+    await bus.publish('deliveries', 'never-delivered', { event, endpoint_id } satisfies DeliveryMessage);
+    start();
+    await r.waitFor(1);
+    await expect.poll(async () => (await log.readStream(deliveryStream('never-delivered'))).events.length).toBe(1);
+    // The settled delivery was acked unsent: one POST, and its record still holds its one attempt.
+    expect(r.received).toHaveLength(1);
+    expect((await log.readStream(deliveryStream('delivered-before'))).events).toHaveLength(1);
+    expect(await bus.deadLetters('deliveries')).toEqual([]);
+  });
+
+  it('gives an endpoint that never answers a few deliveries at once, so another endpoint still gets its own', async () => {
+    const event = await completedEvent();
+    const silent = await receivers.start(() => 'hang');
+    const healthy = await receivers.start();
+    const [silentEndpoint, healthyEndpoint] = [await register(silent.url), await register(healthy.url)];
+    await project(silentEndpoint);
+    await project(healthyEndpoint);
+    const id = (registration: RecordedEvent) => (registration.data as WebhookEndpointCreated['data']).endpoint_id;
+    // More deliveries to the silent endpoint than the dispatcher has slots, queued ahead of the healthy one's.
+    for (let i = 0; i < 20; i++) await bus.publish('deliveries', `silent-${i}`, { event, endpoint_id: id(silentEndpoint) } satisfies DeliveryMessage);
+    await bus.publish('deliveries', 'healthy', { event, endpoint_id: id(healthyEndpoint) } satisfies DeliveryMessage);
+    // Each silent POST waits a minute: longer than the test.
+    start(undefined, 60_000);
+    try {
+      await healthy.waitFor(1);
+      await silent.waitFor(4);
+      // The deliveries turned away come back within a second or so, and are turned away again.
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      expect(silent.received).toHaveLength(4);
+    } finally {
+      // Its POSTs fail at once rather than hold the dispatcher's stop for a minute.
+      await silent.close();
+    }
+  });
 });
+
+describe('endpoint slots', () => {
+  it('lets an endpoint hold a few deliveries at once and spaces the turns of the others by how long its POSTs take', () => {
+    let now = 0;
+    const slots = new EndpointSlots(2, () => now);
+    const first = slots.take('whe_a');
+    const second = slots.take('whe_a');
+    expect('release' in first && 'release' in second).toBe(true);
+    // Before any delivery has ended, one is taken to last 20 ms: a turn every 10 ms.
+    expect(slots.take('whe_a')).toEqual({ retryInMs: 10 });
+    expect(slots.take('whe_a')).toEqual({ retryInMs: 20 });
+    // Another endpoint is not held back.
+    expect('release' in slots.take('whe_b')).toBe(true);
+    now = 2000;
+    if ('release' in first) first.release(10_000);
+    if ('release' in second) second.release(10_000);
+    const again = [slots.take('whe_a'), slots.take('whe_a')];
+    expect(again.every((slot) => 'release' in slot)).toBe(true);
+    // Deliveries that time out after 10 s space the turns further apart.
+    const turn = slots.take('whe_a');
+    expect('retryInMs' in turn && turn.retryInMs).toBeGreaterThan(1000);
+  });
+});
+

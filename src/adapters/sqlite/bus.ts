@@ -68,6 +68,10 @@ export class SqliteBus implements Bus {
       ),
       ack: this.db.prepare<[Topic, string]>("UPDATE bus_messages SET state = 'done', leased_until = NULL WHERE topic = ? AND id = ?"),
       retry: this.db.prepare<[number, Topic, string]>('UPDATE bus_messages SET available_at = ?, leased_until = NULL WHERE topic = ? AND id = ?'),
+      defer: this.db.prepare<[number, Topic, string]>(
+        'UPDATE bus_messages SET available_at = ?, leased_until = NULL, delivery_count = delivery_count - 1 WHERE topic = ? AND id = ?',
+      ),
+      renew: this.db.prepare<[number, Topic, string]>("UPDATE bus_messages SET leased_until = ? WHERE topic = ? AND id = ? AND state = 'ready'"),
       dead: this.db.prepare<[string, Topic, string]>(
         "UPDATE bus_messages SET state = 'dead', dead_reason = ?, leased_until = NULL WHERE topic = ? AND id = ?",
       ),
@@ -101,7 +105,11 @@ export class SqliteBus implements Bus {
         const free = concurrency - running.size;
         const batch = free > 0 ? this.take(topic, free) : [];
         for (const message of batch) {
-          const work = this.handle(message, handler, onError).finally(() => running.delete(work));
+          // Woken once the slot is free: a wake-up before that would find no room and be lost.
+          const work = this.handle(message, handler, onError).finally(() => {
+            running.delete(work);
+            this.changed[topic].wake();
+          });
           running.add(work);
         }
         // Idle until a publish here or a finished handler (both wake), the next message's due time (with a
@@ -132,18 +140,30 @@ export class SqliteBus implements Bus {
       .immediate();
   }
 
-  /** Never rejects: a message that cannot be settled keeps its lease, which expires, and comes again. */
+  /**
+   * Never rejects: a message that cannot be settled keeps its lease, which expires, and comes again. The
+   * lease is renewed while the handler runs, so a slow handler's message is not taken a second time.
+   */
   private async handle(message: BusMessage, handler: Handler, onError: ConsumeOptions['onError']): Promise<void> {
-    const outcome = await runHandler(handler, message, this.maxDeliver, onError);
+    const renewal = setInterval(() => {
+      try {
+        if (this.db.open) this.statements.renew.run(Date.now() + this.leaseMs, message.topic, message.id);
+        else clearInterval(renewal);
+      } catch (error) {
+        // The lease may then run out: the message comes again, as after a crash.
+        onError?.(error, message);
+      }
+    }, this.leaseMs / 3).unref();
+    const outcome = await runHandler(handler, message, this.maxDeliver, onError).finally(() => clearInterval(renewal));
     if (!this.db.open) return;
     try {
       if (outcome.kind === 'ack') this.statements.ack.run(message.topic, message.id);
       else if (outcome.kind === 'retry') this.statements.retry.run(Date.now() + outcome.delayMs, message.topic, message.id);
+      else if (outcome.kind === 'defer') this.statements.defer.run(Date.now() + outcome.delayMs, message.topic, message.id);
       else this.statements.dead.run(outcome.reason, message.topic, message.id);
     } catch (error) {
       onError?.(error, message);
     }
-    this.changed[message.topic].wake();
   }
 
   deadLetters(topic: Topic) {

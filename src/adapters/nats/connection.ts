@@ -1,0 +1,152 @@
+import { type ConnectionOptions, Events, type JetStreamClient, type JetStreamManager, type NatsConnection, connect } from 'nats';
+
+/** How long start-up waits by default for NATS (connection and JetStream) before it gives up. */
+export const CONNECT_TIMEOUT_MS = 10_000;
+
+/** After the first connection: reconnect without limit, and notice a dead peer within half a minute. */
+const RESILIENCE: Partial<ConnectionOptions> = {
+  maxReconnectAttempts: -1,
+  reconnectTimeWait: 1000,
+  reconnectJitter: 1000,
+  pingInterval: 10_000,
+  maxPingOut: 3,
+};
+
+/** The longest pause between attempts to replace a connection that closed. */
+const REPLACE_BACKOFF_MAX_MS = 30_000;
+
+/** A NATS URL as it may be shown: without user, password or token. */
+export function redactUrl(url: string): string {
+  return url.replace(/\/\/[^/@]*@/, '//');
+}
+
+/**
+ * A connection to NATS that outlives outages of any length. The client reconnects without limit; a
+ * connection that closes anyway (the server refused it for good, say) is replaced by a new one. After
+ * either, `renew` runs (the bus declares its streams again: the server may be back without them) and
+ * every listener hears of it: a pull the server held may be gone, so consumers start afresh.
+ */
+export class NatsLink {
+  private closing = false;
+  private renewing: Promise<void> | undefined;
+  private readonly listeners = new Set<() => void>();
+  private connection!: { nc: NatsConnection; js: JetStreamClient; jsm: JetStreamManager };
+
+  private constructor(
+    private readonly url: string,
+    private readonly name: string,
+    private readonly renew: (jsm: JetStreamManager) => Promise<void>,
+  ) {}
+
+  /**
+   * Connects, or fails within `timeoutMs` with one line that names the server (never its credentials): a
+   * server that cannot be reached at start-up is a configuration error, not an outage.
+   */
+  static async open(url: string, name: string, renew: (jsm: JetStreamManager) => Promise<void>, timeoutMs = CONNECT_TIMEOUT_MS): Promise<NatsLink> {
+    const link = new NatsLink(url, name, renew);
+    const server = `NATS at ${redactUrl(url)}`;
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${server} did not answer within ${timeoutMs} ms`)), timeoutMs);
+    });
+    const opening = (async () => {
+      try {
+        const nc = await connect({ servers: url, name, timeout: timeoutMs, ...RESILIENCE });
+        if (link.closing) return nc.close();
+        link.adopt(nc, await nc.jetstreamManager());
+      } catch (error) {
+        throw new Error(`cannot reach ${server}: ${(error as Error).message}`);
+      }
+      try {
+        await renew(link.jsm);
+      } catch (error) {
+        throw new Error(`${server} refused the bus's streams: ${(error as Error).message}`);
+      }
+    })();
+    try {
+      await Promise.race([opening, timedOut]);
+      return link;
+    } catch (error) {
+      link.closing = true;
+      // A connection made after the deadline is closed as it arrives (link.closing).
+      await link.connection?.nc.close();
+      opening.catch(() => undefined);
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  get nc(): NatsConnection {
+    return this.connection.nc;
+  }
+
+  get js(): JetStreamClient {
+    return this.connection.js;
+  }
+
+  get jsm(): JetStreamManager {
+    return this.connection.jsm;
+  }
+
+  /** Calls `listener` after each reconnect or replaced connection; returns the call that stops it. */
+  onRenewed(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  get closed(): boolean {
+    return this.closing;
+  }
+
+  async close(): Promise<void> {
+    this.closing = true;
+    if (!this.connection.nc.isClosed()) await this.connection.nc.drain();
+  }
+
+  private adopt(nc: NatsConnection, jsm: JetStreamManager): void {
+    this.connection = { nc, js: nc.jetstream(), jsm };
+    void this.watch(nc);
+  }
+
+  private async watch(nc: NatsConnection): Promise<void> {
+    const status = nc.status();
+    void nc.closed().then(() => {
+      // The client leaves its status listeners open after a close.
+      (status as { stop?: () => void }).stop?.();
+      if (!this.closing) void this.replace();
+    });
+    for await (const { type } of status) if (type === Events.Reconnect) this.renewing ??= this.renewed().finally(() => (this.renewing = undefined));
+  }
+
+  private async replace(): Promise<void> {
+    for (let attempt = 0; !this.closing; attempt++) {
+      try {
+        const nc = await connect({ servers: this.url, name: this.name, timeout: CONNECT_TIMEOUT_MS, ...RESILIENCE });
+        if (this.closing) {
+          await nc.close();
+          return;
+        }
+        this.adopt(nc, await nc.jetstreamManager());
+        await this.renewed();
+        return;
+      } catch {
+        await new Promise((resolve) => setTimeout(resolve, Math.min(REPLACE_BACKOFF_MAX_MS, 1000 * 2 ** Math.min(attempt, 5))));
+      }
+    }
+  }
+
+  /** Runs `renew` until it succeeds (JetStream may still be starting), then tells the listeners. */
+  private async renewed(): Promise<void> {
+    for (let attempt = 0; !this.closing; attempt++) {
+      try {
+        await this.renew(this.jsm);
+        break;
+      } catch {
+        if (this.nc.isClosed()) return;
+        await new Promise((resolve) => setTimeout(resolve, Math.min(REPLACE_BACKOFF_MAX_MS, 500 * 2 ** Math.min(attempt, 6))));
+      }
+    }
+    for (const listener of this.listeners) listener();
+  }
+}
