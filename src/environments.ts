@@ -1,4 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { erasureReactor } from '../projections/erasure.js';
@@ -8,6 +10,7 @@ import { rescoringReactor } from '../projections/rescoring.js';
 import { scoringReactor } from '../projections/scoring.js';
 import { MongoDataKeyStore } from './adapters/mongodb/data-key-store.js';
 import { MongoIdempotencyStore } from './adapters/mongodb/idempotency-store.js';
+import { MongoKeyStore } from './adapters/mongodb/key-store.js';
 import { SqliteDataKeyStore } from './adapters/sqlite/data-key-store.js';
 import { encryptLegacyLog } from './adapters/sqlite/encrypt-legacy-log.js';
 import { EventStoreDbEventStore } from './adapters/eventstoredb/event-store.js';
@@ -28,6 +31,7 @@ import type { EventStore } from './ports/event-store.js';
 import type { IdempotencyStore } from './ports/idempotency.js';
 import type { KeyStore } from './ports/key-store.js';
 import type { ReadModelStore } from './ports/read-models.js';
+import { Leadership } from './leadership.js';
 import { Projector } from './projector.js';
 import { READ_YOUR_WRITES_TIMEOUT_MS } from './commands/subjects.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
@@ -55,7 +59,19 @@ export interface EnvironmentServices {
   /** The version that scores completions (NATURE_SCORING_VERSION). */
   scoringVersion: string;
   bus: Bus;
-  dispatcher: WebhookDispatcher;
+  /** Delivers the webhooks; each start runs a fresh WebhookDispatcher. */
+  dispatcher: Service;
+  /**
+   * Whether this replica runs the projector's handlers and the dispatcher: the one that holds the
+   * environment's lease in its read-model store does; every replica serves HTTP.
+   */
+  leadership: Leadership;
+}
+
+/** Something a replica runs while it leads. */
+export interface Service {
+  start(): void;
+  stop(): Promise<void>;
 }
 
 export type Environments = Record<Environment, EnvironmentServices>;
@@ -148,7 +164,7 @@ export async function openEnvironments(config: Config, logger: Logger, clock: ()
     const idempotency = await openIdempotency(config, environment);
     const bus: Bus =
       config.bus.kind === 'nats'
-        ? await NatsBus.connect({ url: config.bus.url, environment, ackWaitMs: redeliverAfterMs })
+        ? await NatsBus.connect({ url: config.bus.url, environment, ackWaitMs: redeliverAfterMs, replicas: config.bus.streamReplicas, connectTimeoutMs: config.backendTimeoutMs })
         : new SqliteBus(`${base}.events.db`, config.sqliteSynchronous, { leaseMs: redeliverAfterMs });
     const reactors = [
       scoringReactor(events, config.scoringVersion, clock),
@@ -160,23 +176,54 @@ export async function openEnvironments(config: Config, logger: Logger, clock: ()
     const livemode = environment === 'live';
     // Fan-out lists the endpoints once the read models hold everything up to the event: none registered before it is missed.
     const readModelsAt = (position: bigint) => projector.waitFor(position, READ_YOUR_WRITES_TIMEOUT_MS);
-    const dispatcher = new WebhookDispatcher({ events, readModels, bus, livemode, readModelsAt }, config.webhooks, log, clock);
-    return { environment, livemode, events, log: raw, dataKeys, readModels, idempotency, projector, scoringVersion: config.scoringVersion, bus, dispatcher };
+    const dispatcher = restartable(() => new WebhookDispatcher({ events, readModels, bus, livemode, readModelsAt }, config.webhooks, log, clock));
+    const leadership = new Leadership(
+      readModels,
+      { name: LEADER_LEASE, holder: `${hostname()}/${process.pid}/${randomBytes(4).toString('hex')}`, ttlMs: config.leaderLeaseMs },
+      {
+        lead(fence) {
+          projector.start(fence);
+          dispatcher.start();
+        },
+        async follow() {
+          await Promise.all([dispatcher.stop(), projector.follow()]);
+        },
+      },
+      log,
+    );
+    return { environment, livemode, events, log: raw, dataKeys, readModels, idempotency, projector, scoringVersion: config.scoringVersion, bus, dispatcher, leadership };
   };
   return { test: await open('test'), live: await open('live') };
 }
 
+/** The lease, one per environment's read-model store, for the projector's handlers and the dispatcher. */
+const LEADER_LEASE = 'leader';
+
+/** Starts each environment's leadership: the projector and dispatcher run on the replica that takes the lease. */
 export function startEnvironments(envs: Environments): void {
-  for (const environment of environments) {
-    envs[environment].projector.start();
-    envs[environment].dispatcher.start();
-  }
+  for (const environment of environments) envs[environment].leadership.start();
+}
+
+/** Each start makes a new service (a stopped WebhookDispatcher does not start again); stop stops the current one. */
+function restartable(make: () => Service): Service {
+  let current: Service | undefined;
+  return {
+    start() {
+      current ??= make();
+      current.start();
+    },
+    async stop() {
+      const stopping = current;
+      current = undefined;
+      await stopping?.stop();
+    },
+  };
 }
 
 export async function closeEnvironments(envs: Environments): Promise<void> {
   for (const environment of environments) {
     const env = envs[environment];
-    await env.dispatcher.stop();
+    await env.leadership.stop();
     await env.projector.stop();
     await env.bus.close();
     await env.events.close();
@@ -186,9 +233,15 @@ export async function closeEnvironments(envs: Environments): Promise<void> {
   }
 }
 
-/** API keys serve both environments, so they live in one store beside them. */
-export function openKeyStore(config: Config): KeyStore {
-  return new SqliteKeyStore(join(config.dataDir, 'keys.db'), config.sqliteSynchronous);
+/**
+ * API keys serve both environments, so they live in one store beside them: in MongoDB (`nature_keys`)
+ * whenever the read models are there, so every replica reads the same keys; else in keys.db in the data
+ * directory. `keys.db` opens that file whatever the configuration (what `nature keys import` copies from).
+ */
+export async function openKeyStore(config: Config, store: 'configured' | 'keys.db' = 'configured'): Promise<KeyStore> {
+  return config.readModels.kind === 'mongodb' && store === 'configured'
+    ? await MongoKeyStore.connect(config.readModels.url, config.backendTimeoutMs)
+    : new SqliteKeyStore(join(config.dataDir, 'keys.db'), config.sqliteSynchronous);
 }
 
 /**

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Projection, Reactor } from '../projections/projection.js';
 import type { SubjectErased } from './domain/subject.js';
 import type { EventStore, RecordedEvent } from './ports/event-store.js';
-import type { Document, DocumentWrite, ReadModelStore } from './ports/read-models.js';
+import { type Document, type DocumentWrite, type Fence, FencedOffError, type ReadModelStore } from './ports/read-models.js';
 
 /** Events per page at most: a projection commits once per page. */
 const PAGE_SIZE = 512;
@@ -14,6 +14,13 @@ const RETAINED_EVENTS = 16 * PAGE_SIZE;
 const STALL_MS = 1000;
 /** Events a handler may skip before its checkpoint is moved past them anyway. */
 const IDLE_CHECKPOINT_EVERY = 500;
+/**
+ * The checkpoint every projection has reached (events passed over included), kept by the replica that runs
+ * them for the replicas that do not: their writes wait on it.
+ */
+export const PROJECTED = 'projections';
+/** How often a replica that does not run the projections looks at PROJECTED while a write waits on it. */
+const FOLLOW_POLL_MS = 20;
 
 /**
  * Runs the projections and reactors of one log from one reader: each page of events is read (and its
@@ -21,6 +28,10 @@ const IDLE_CHECKPOINT_EVERY = 500;
  * a failing or slow handler stalls only itself. A projection folds a page into one write per document and
  * commits them with its checkpoint, so a restart resumes where it stopped and a replayed page changes
  * nothing; a reactor's checkpoint follows its reactions (reactors tolerate a repeat).
+ *
+ * Among replicas, the one that leads runs them (`start` with its fence; every commit is refused once the
+ * lease has passed on) and the others follow (`follow`): their `waitFor` watches the leader's progress in
+ * the store.
  */
 export class Projector {
   private readonly lanes: Lane[];
@@ -36,12 +47,18 @@ export class Projector {
   private floor = 0n;
   private readonly changes = new Changes();
   private readonly waiters = new Set<{ position: bigint; resolve: (reached: boolean) => void }>();
-  private readonly abort = new AbortController();
-  private running: Promise<void> | undefined;
+  /** The current run, while this replica runs the handlers; its lanes' positions count once loaded. */
+  private current: { abort: AbortController; running: Promise<void>; loaded: boolean } | undefined;
+  /** PROJECTED as last written, and the write under way. */
+  private published = 0n;
+  private publishing: Promise<void> | undefined;
+  private polling = false;
+  private stopped = false;
+  private fence: Fence | undefined;
 
   constructor(
     private readonly events: EventStore,
-    readModels: ReadModelStore,
+    private readonly readModels: ReadModelStore,
     projections: readonly Projection[],
     reactors: readonly Reactor[],
     private readonly logger: Logger,
@@ -52,23 +69,47 @@ export class Projector {
     this.tracked = projecting.length > 0 ? projecting : this.lanes;
   }
 
-  start(): void {
-    this.running ??= this.run();
+  /** Runs the handlers from their checkpoints, each commit under `fence` when given (the lease of a leader). */
+  start(fence?: Fence): void {
+    if (this.current !== undefined || this.stopped) return;
+    this.fence = fence;
+    for (const lane of this.lanes) lane.fence = fence;
+    const abort = new AbortController();
+    const run = { abort, running: Promise.resolve(), loaded: false };
+    run.running = this.run(run).finally(() => {
+      if (this.current !== run) return;
+      // Ended by follow(), stop(), or a fence: waiting writes follow the store from now on.
+      this.current = undefined;
+      this.watchStore();
+    });
+    this.current = run;
   }
 
-  async stop(): Promise<void> {
-    this.abort.abort();
+  /** Stops running the handlers (another replica leads); `waitFor` goes on, watching the store. */
+  async follow(): Promise<void> {
+    const run = this.current;
+    if (run === undefined) return;
+    run.abort.abort();
     this.changes.notify();
-    await this.running;
+    await run.running;
+    await this.publishing;
+  }
+
+  /** Stops for good: the handlers, and every write still waiting (answered false). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.follow();
     for (const waiter of this.waiters) waiter.resolve(false);
   }
 
   /**
    * Resolves true once every projection has handled the event at `position` (read-your-writes for the
-   * caller that appended it), or false after `timeoutMs`.
+   * caller that appended it), here or, on a replica that does not run them, as the store says; false after
+   * `timeoutMs`.
    */
   waitFor(position: bigint, timeoutMs: number): Promise<boolean> {
-    if (this.processed() >= position) return Promise.resolve(true);
+    if (this.current?.loaded === true && this.processed() >= position) return Promise.resolve(true);
+    if (this.stopped) return Promise.resolve(false);
     return new Promise((resolve) => {
       const waiter = {
         position,
@@ -80,6 +121,7 @@ export class Projector {
       };
       const timer = setTimeout(() => waiter.resolve(false), timeoutMs);
       this.waiters.add(waiter);
+      this.watchStore();
     });
   }
 
@@ -87,8 +129,34 @@ export class Projector {
     return this.tracked.reduce((min, lane) => (lane.position < min ? lane.position : min), this.tracked[0]?.position ?? 0n);
   }
 
-  private async run(): Promise<void> {
-    const signal = this.abort.signal;
+  /** While writes wait and no run of this replica answers them: polls PROJECTED, written by the replica that leads. */
+  private watchStore(): void {
+    if (this.polling || this.waiters.size === 0 || this.current !== undefined || this.stopped) return;
+    this.polling = true;
+    void (async () => {
+      try {
+        while (this.waiters.size > 0 && this.current === undefined && !this.stopped) {
+          let projected: bigint | undefined;
+          try {
+            projected = await this.readModels.checkpoint(PROJECTED);
+          } catch (error) {
+            this.logger.warn({ err: error }, 'could not read how far the projections are; trying again');
+          }
+          if (projected !== undefined) for (const waiter of this.waiters) if (waiter.position <= projected) waiter.resolve(true);
+          await new Promise((resolve) => setTimeout(resolve, FOLLOW_POLL_MS));
+        }
+      } finally {
+        this.polling = false;
+      }
+      // A write that began to wait as this poll ended is watched by a new one.
+      this.watchStore();
+    })();
+  }
+
+  private async run(run: { abort: AbortController; loaded: boolean }): Promise<void> {
+    const signal = run.abort.signal;
+    this.pages.length = 0;
+    this.retained = 0;
     while (!signal.aborted) {
       try {
         for (const lane of this.lanes) await lane.load();
@@ -98,9 +166,12 @@ export class Projector {
         await pause(this.retryDelayMs, signal);
       }
     }
+    if (signal.aborted) return;
     // Lanes resume together from the oldest checkpoint; each skips what it has already done.
     this.head = this.floor = this.lanes.reduce((min, lane) => (lane.position < min ? lane.position : min), this.lanes[0]?.position ?? 0n);
-    await Promise.all([this.read(signal), ...this.lanes.map((lane) => this.drive(lane, signal))]);
+    run.loaded = true;
+    this.advanced();
+    await Promise.all([this.read(signal), ...this.lanes.map((lane) => this.drive(lane, run.abort))]);
   }
 
   /**
@@ -124,8 +195,14 @@ export class Projector {
         this.trim();
         this.changes.notify();
       };
+      // The store searched the log up to `position` and found no more events: lanes with nothing pending move there.
+      const onCheckpoint = (position: bigint) => {
+        flush();
+        if (position > this.head) this.head = position;
+        this.changes.notify();
+      };
       try {
-        for await (const event of this.events.subscribeToAll({ after: this.head, signal })) {
+        for await (const event of this.events.subscribeToAll({ after: this.head, signal, onCheckpoint })) {
           page.push(event);
           if (page.length < PAGE_SIZE) {
             flushing ??= setImmediate(flush);
@@ -144,8 +221,12 @@ export class Projector {
     }
   }
 
-  /** One handler's loop: after a failure, it alone pauses and resumes from its checkpoint. */
-  private async drive(lane: Lane, signal: AbortSignal): Promise<void> {
+  /**
+   * One handler's loop: after a failure, it alone pauses and resumes from its checkpoint. A commit refused by
+   * the fence means another replica leads now: the whole run stops at once.
+   */
+  private async drive(lane: Lane, abort: AbortController): Promise<void> {
+    const signal = abort.signal;
     let failed = false;
     while (!signal.aborted) {
       try {
@@ -155,6 +236,12 @@ export class Projector {
         if (events === undefined) return;
         await lane.handle(events, signal);
       } catch (error) {
+        if (error instanceof FencedOffError) {
+          this.logger.warn({ handler: lane.name }, 'another replica leads now; the projections and reactors stop here');
+          abort.abort();
+          this.changes.notify();
+          return;
+        }
         failed = true;
         this.logger.error({ err: error, handler: lane.name }, `${lane.name} failed; resuming from its checkpoint`);
         await pause(this.retryDelayMs, signal);
@@ -171,6 +258,10 @@ export class Projector {
       if (lane.position < this.floor) return this.events.readAll({ after: lane.position, limit: PAGE_SIZE });
       const page = this.pages.find((candidate) => candidate.last > lane.position);
       if (page !== undefined) return page.events[0]!.position > lane.position ? page.events : page.events.filter((event) => event.position > lane.position);
+      if (this.head > lane.position) {
+        await lane.pass(this.head, IDLE_CHECKPOINT_EVERY);
+        continue;
+      }
       await this.changes.wait();
     }
   }
@@ -207,6 +298,33 @@ export class Projector {
     const processed = this.processed();
     for (const waiter of this.waiters) if (waiter.position <= processed) waiter.resolve(true);
     this.changes.notify();
+    this.publish();
+  }
+
+  /** Keeps PROJECTED up with the projections for the replicas that follow, one write at a time, under the run's fence. */
+  private publish(): void {
+    const run = this.current;
+    if (this.publishing !== undefined || run === undefined || !run.loaded) return;
+    const processed = this.processed();
+    if (processed <= this.published) return;
+    let retry = false;
+    this.publishing = this.readModels
+      .commit(PROJECTED, processed, [], this.fence)
+      .then(
+        () => {
+          this.published = processed;
+        },
+        (error: unknown) => {
+          retry = !(error instanceof FencedOffError);
+          this.logger.warn({ err: error }, 'could not record how far the projections are');
+        },
+      )
+      .finally(() => {
+        this.publishing = undefined;
+        if (this.current !== run) return;
+        if (retry) setTimeout(() => this.publish(), this.retryDelayMs);
+        else this.publish();
+      });
   }
 }
 
@@ -218,6 +336,8 @@ abstract class Lane {
   movedAt = performance.now();
   /** Events passed over since the last commit. */
   private idle = 0;
+  /** The lease every commit is made under, while a leader runs this lane. */
+  fence: Fence | undefined;
   private readonly types: ReadonlySet<string>;
 
   constructor(
@@ -251,13 +371,13 @@ abstract class Lane {
   }
 
   protected async commit(position: bigint, writes: DocumentWrite[] = []): Promise<void> {
-    await this.readModels.commit(this.name, position, writes);
+    await this.readModels.commit(this.name, position, writes, this.fence);
     this.position = position;
     this.idle = 0;
   }
 
   /** Moves past events with nothing to do; the checkpoint follows now and then, so a restart never re-reads the whole log. */
-  protected async pass(position: bigint, count: number): Promise<void> {
+  async pass(position: bigint, count: number): Promise<void> {
     this.idle += count;
     if (this.idle >= IDLE_CHECKPOINT_EVERY) await this.commit(position);
     else this.position = position;
@@ -304,7 +424,7 @@ class ProjectionLane extends Lane {
         return;
       }
       const version = stored.get(id);
-      // A store that writes documents before its checkpoint may hold this event already (a replay after a crash).
+      // The document (or its tombstone) may hold this event already: a replay after a crash, or another replica's write.
       if (version?.position !== undefined && event.position <= version.position) return;
       folded.set(id, { doc: this.projection.evolve(version?.doc, event), position: event.position });
     });

@@ -1,6 +1,11 @@
 /**
  * Read models: JSON documents in named collections, written only by projections. A projection's
  * changes and its checkpoint are committed together, so a replay after a crash is idempotent.
+ *
+ * Several replicas share one store: one of them leads (holds the lease) and writes, fenced by its token;
+ * the others read. Positions never go backwards, so a writer that lags or was deposed cannot undo a newer
+ * write: a checkpoint only moves forwards, a document is replaced only by a newer event, and a removed
+ * document leaves a tombstone with its position.
  */
 
 export type Document = Record<string, unknown> & { id: string };
@@ -8,18 +13,20 @@ export type Document = Record<string, unknown> & { id: string };
 /**
  * A document written whole (projections evolve the current one) or removed when `doc` is null; or, for an
  * erasure, every document matching `where` blanked: only its `keep` fields stay, and `set` is added.
- * `position` is the last event applied to the document (the commit's position when omitted): a store that
- * writes documents before its checkpoint keeps it, so a replay neither rolls a document back nor applies an
+ * `position` is the last event applied to the document (the commit's position when omitted): the store keeps
+ * it, with a removed document's too, and ignores a write of a position no newer than the one it holds, so a
+ * replay or a lagging writer neither rolls a document back, nor brings a removed one back, nor applies an
  * event to it twice.
  */
 export type DocumentWrite =
   | { collection: string; id: string; doc: Document | null; position?: bigint }
   | { collection: string; where: Record<string, string>; keep: readonly string[]; set: Record<string, unknown> };
 
-/** A stored document with, where the store keeps one, the position of the last event applied to it. */
+/** A stored document, or the tombstone of a removed one, with the position of the last event applied to it. */
 export interface StoredVersion {
-  doc: Document;
-  /** Undefined for a store that commits documents and checkpoint atomically (nothing to skip on a replay). */
+  /** Undefined for a removed document (a tombstone). */
+  doc: Document | undefined;
+  /** Undefined for a document written before positions were kept. */
   position: bigint | undefined;
 }
 
@@ -43,20 +50,43 @@ export interface ListPage {
   hasMore: boolean;
 }
 
+/** The lease a commit is made under: refused once the lease has passed to a newer token. */
+export interface Fence {
+  lease: string;
+  token: number;
+}
+
+/** A commit made under a lease that another holder has taken since: nothing of it was written. */
+export class FencedOffError extends Error {
+  override readonly name = 'FencedOffError';
+  constructor(fence: Fence) {
+    super(`the lease ${fence.lease} has passed on from token ${fence.token}`);
+  }
+}
+
 export interface ReadModelStore {
   /** The position of the last event the projection committed; undefined before its first. */
   checkpoint(projection: string): Promise<bigint | undefined>;
   /**
-   * Applies the writes in order and moves the projection's checkpoint to `position`: atomically, or (a store
-   * without transactions) documents first, each guarded by its position, then the checkpoint.
+   * Applies the writes in order and moves the projection's checkpoint to `position` unless it is already
+   * further: atomically, or (a store without transactions) documents first, each guarded by its position,
+   * then the checkpoint. Under a `fence`, throws FencedOffError (and writes nothing, or on a store without
+   * transactions nothing that a newer holder has not overtaken) once the lease has a newer token.
    */
-  commit(projection: string, position: bigint, writes: DocumentWrite[]): Promise<void>;
+  commit(projection: string, position: bigint, writes: DocumentWrite[], fence?: Fence): Promise<void>;
   get(collection: string, id: string): Promise<Document | undefined>;
-  /** The documents of `ids` that exist, in one read: what a projection needs to fold a page of events. */
+  /** The documents and tombstones of `ids` that exist, in one read: what a projection needs to fold a page of events. */
   getMany(collection: string, ids: readonly string[]): Promise<Map<string, StoredVersion>>;
   list(collection: string, query: ListQuery): Promise<ListPage>;
   /** Leaves no older copy of overwritten or removed documents in the store's files (after an erasure). */
   purge(): Promise<void>;
+  /**
+   * Takes the lease `name` for `ttlMs` if it is free or expired (with a token one above the last), or
+   * renews it if `holder` has it (same token); undefined while another holder has it.
+   */
+  acquireLease(name: string, holder: string, ttlMs: number): Promise<number | undefined>;
+  /** Lets the lease go at once if `holder` has it, so another replica need not wait for it to expire. */
+  releaseLease(name: string, holder: string): Promise<void>;
   /** Resolves when the store answers; for readiness checks. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ReadModelStore } from '../../src/ports/read-models.js';
+import { FencedOffError, type ReadModelStore } from '../../src/ports/read-models.js';
 
 export interface ReadModelFixture {
   store: ReadModelStore;
@@ -86,7 +86,8 @@ export function readModelStoreContract(adapter: string, open: () => Promise<Read
       await store.commit('p', 3001n, [...writes, { collection: 'things', id: 'thg_0999', doc: null, position: 3001n }]);
       expect(await store.checkpoint('p')).toBe(3001n);
       const found = await store.getMany('things', writes.map((write) => write.id));
-      expect(found.size).toBe(999);
+      expect(found.get('thg_0999')!.doc).toBeUndefined();
+      expect([...found.values()].filter((version) => version.doc !== undefined)).toHaveLength(999);
       expect(found.get('thg_0000')!.doc).toEqual({ id: 'thg_0000', n: 2000 });
       expect(found.get('thg_0998')!.doc).toEqual({ id: 'thg_0998', n: 2998 });
     });
@@ -153,6 +154,108 @@ export function readModelStoreContract(adapter: string, open: () => Promise<Read
       await expect(store.purge()).resolves.toBeUndefined();
       expect(await store.get('things', 'thg_01')).toEqual({ id: 'thg_01', erased: true });
       expect(await store.get('things', 'thg_00')).toEqual({ id: 'thg_00', tag: 'even', n: 0 });
+    });
+
+    describe('several writers (replicas): positions never go backwards', () => {
+      it('never moves a checkpoint backwards, beyond 64 bits too', async () => {
+        await store.commit('p', 10n, []);
+        await store.commit('p', 9n, []);
+        expect(await store.checkpoint('p')).toBe(10n);
+        const far = 10n ** 20n;
+        await store.commit('p', far, []);
+        await store.commit('p', 9n * 10n ** 19n, []);
+        await store.commit('p', 11n, []);
+        expect(await store.checkpoint('p')).toBe(far);
+      });
+
+      it('replaces a document only with a newer event: a lagging writer neither rolls it back nor applies an event twice', async () => {
+        await store.commit('p', 5n, [{ collection: 'things', id: 'thg_a', doc: { id: 'thg_a', v: 'new' }, position: 5n }]);
+        // A replica that lags commits an older version of the document, and its own (older) checkpoint.
+        await store.commit('p', 3n, [{ collection: 'things', id: 'thg_a', doc: { id: 'thg_a', v: 'old' }, position: 3n }]);
+        await store.commit('p', 5n, [{ collection: 'things', id: 'thg_a', doc: { id: 'thg_a', v: 'same event again' }, position: 5n }]);
+        expect(await store.get('things', 'thg_a')).toEqual({ id: 'thg_a', v: 'new' });
+        expect(await store.checkpoint('p')).toBe(5n);
+        expect((await store.getMany('things', ['thg_a'])).get('thg_a')).toEqual({ doc: { id: 'thg_a', v: 'new' }, position: 5n });
+      });
+
+      it('keeps a removed document as a tombstone with its position: an older write cannot bring it back, a newer one can', async () => {
+        await store.commit('p', 4n, [{ collection: 'things', id: 'thg_gone', doc: { id: 'thg_gone', tag: 'even' }, position: 4n }]);
+        await store.commit('p', 7n, [{ collection: 'things', id: 'thg_gone', doc: null, position: 7n }]);
+        // The lagging replica writes the document as it was before the removal.
+        await store.commit('p', 6n, [{ collection: 'things', id: 'thg_gone', doc: { id: 'thg_gone', tag: 'even', resurrected: true }, position: 6n }]);
+        expect(await store.get('things', 'thg_gone')).toBeUndefined();
+        expect((await store.list('things', { limit: 10 })).data).toEqual([]);
+        expect((await store.list('things', { limit: 10, where: { tag: 'even' } })).data).toEqual([]);
+        // A projection folding the next events learns that the document is gone, and since when.
+        expect((await store.getMany('things', ['thg_gone'])).get('thg_gone')).toEqual({ doc: undefined, position: 7n });
+        // A removal of a document never written leaves its tombstone too.
+        await store.commit('p', 8n, [{ collection: 'things', id: 'thg_never', doc: null, position: 8n }]);
+        await store.commit('p', 5n, [{ collection: 'things', id: 'thg_never', doc: { id: 'thg_never' }, position: 5n }]);
+        expect(await store.get('things', 'thg_never')).toBeUndefined();
+        await store.commit('p', 9n, [{ collection: 'things', id: 'thg_gone', doc: { id: 'thg_gone', tag: 'odd' }, position: 9n }]);
+        expect(await store.get('things', 'thg_gone')).toEqual({ id: 'thg_gone', tag: 'odd' });
+        expect((await store.list('things', { limit: 10 })).data).toEqual([{ id: 'thg_gone', tag: 'odd' }]);
+      });
+
+      it('keeps an erased document blank: a lagging write of its personal fields from before the erasure is ignored', async () => {
+        await store.commit('p', 3n, [{ collection: 'things', id: 'thg_a', doc: { id: 'thg_a', tag: 'sub_x', name: 'Ada' }, position: 3n }]);
+        await store.commit('p', 8n, [{ collection: 'things', where: { tag: 'sub_x' }, keep: ['id', 'tag'], set: { erased: true } }]);
+        await store.commit('p', 5n, [{ collection: 'things', id: 'thg_a', doc: { id: 'thg_a', tag: 'sub_x', name: 'Ada' }, position: 5n }]);
+        expect(await store.get('things', 'thg_a')).toEqual({ id: 'thg_a', tag: 'sub_x', erased: true });
+        expect((await store.getMany('things', ['thg_a'])).get('thg_a')!.position).toBe(8n);
+      });
+    });
+
+    describe('leases', () => {
+      it('gives a free lease to one holder with a token that grows with each new holder, and renews it for that holder', async () => {
+        const first = await store.acquireLease('leader', 'replica-a', 60_000);
+        expect(first).toBeTypeOf('number');
+        expect(await store.acquireLease('leader', 'replica-b', 60_000)).toBeUndefined();
+        expect(await store.acquireLease('leader', 'replica-a', 60_000)).toBe(first);
+        // Leases are by name: another lease is free.
+        expect(await store.acquireLease('other', 'replica-b', 60_000)).toBeTypeOf('number');
+        await store.releaseLease('leader', 'replica-b');
+        expect(await store.acquireLease('leader', 'replica-b', 60_000)).toBeUndefined();
+        await store.releaseLease('leader', 'replica-a');
+        const second = await store.acquireLease('leader', 'replica-b', 60_000);
+        expect(second).toBeGreaterThan(first!);
+        expect(await store.acquireLease('leader', 'replica-a', 60_000)).toBeUndefined();
+        // Taken back after a release, the lease has a new token again: the holder's old commits stay fenced off.
+        await store.releaseLease('leader', 'replica-b');
+        const third = await store.acquireLease('leader', 'replica-a', 60_000);
+        expect(third).toBeGreaterThan(second!);
+      });
+
+      it('lets another holder take a lease that was not renewed in time', async () => {
+        const first = await store.acquireLease('leader', 'replica-a', 300);
+        await expect.poll(() => store.acquireLease('leader', 'replica-b', 60_000), { timeout: 5000, interval: 50 }).toBeGreaterThan(first!);
+        expect(await store.acquireLease('leader', 'replica-a', 300)).toBeUndefined();
+      });
+
+      it("refuses a deposed holder's commit: nothing of it is written; the new holder's goes through", async () => {
+        const old = (await store.acquireLease('leader', 'replica-a', 60_000))!;
+        await store.commit('p', 2n, [{ collection: 'things', id: 'thg_a', doc: { id: 'thg_a', by: 'a' } }], { lease: 'leader', token: old });
+        await store.releaseLease('leader', 'replica-a');
+        const current = (await store.acquireLease('leader', 'replica-b', 60_000))!;
+        const deposed = store.commit(
+          'p',
+          3n,
+          [
+            { collection: 'things', id: 'thg_a', doc: { id: 'thg_a', by: 'deposed a' } },
+            { collection: 'things', id: 'thg_b', doc: { id: 'thg_b', by: 'deposed a' } },
+          ],
+          { lease: 'leader', token: old },
+        );
+        await expect(deposed).rejects.toBeInstanceOf(FencedOffError);
+        expect(await store.get('things', 'thg_a')).toEqual({ id: 'thg_a', by: 'a' });
+        expect(await store.get('things', 'thg_b')).toBeUndefined();
+        expect(await store.checkpoint('p')).toBe(2n);
+        await store.commit('p', 3n, [{ collection: 'things', id: 'thg_a', doc: { id: 'thg_a', by: 'b' } }], { lease: 'leader', token: current });
+        expect(await store.get('things', 'thg_a')).toEqual({ id: 'thg_a', by: 'b' });
+        expect(await store.checkpoint('p')).toBe(3n);
+        // A fence on a lease nobody ever took is refused too.
+        await expect(store.commit('p', 4n, [{ collection: 'things', id: 'thg_c', doc: { id: 'thg_c' } }], { lease: 'nobody', token: 1 })).rejects.toBeInstanceOf(FencedOffError);
+      });
     });
 
     it('lists newest id first, pages with starting_after and ending_before, and filters on a field', async () => {

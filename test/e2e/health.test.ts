@@ -21,6 +21,8 @@ describe('health', () => {
         'live.idempotency': 'ok',
         'live.bus': 'ok',
       },
+      // One replica: it leads in both environments.
+      roles: { test: 'leader', live: 'leader' },
     });
     await t.close();
   });

@@ -160,7 +160,7 @@ export class StoreReader {
     const db = this.db(prefix, 'read.db');
     const docs = new Map<string, Record<string, any>>();
     if (db === undefined) return docs;
-    for (const row of db.prepare<[string], { id: string; doc: string }>('SELECT id, doc FROM documents WHERE collection = ?').iterate(collection)) {
+    for (const row of db.prepare<[string], { id: string; doc: string }>('SELECT id, doc FROM documents WHERE collection = ? AND doc IS NOT NULL').iterate(collection)) {
       docs.set(row.id, JSON.parse(row.doc));
     }
     return docs;

@@ -1,6 +1,6 @@
 import { BSON } from 'mongodb';
 import { describe, expect, it } from 'vitest';
-import { blanking, fromStored, guardedDeleteFilter, guardedReplace, positionKey, toStored } from '../../src/adapters/mongodb/documents.js';
+import { blanking, forwardCheckpoint, fromStored, guardedReplace, isTombstone, positionKey, takeLease, toStored, tombstone } from '../../src/adapters/mongodb/documents.js';
 
 describe('MongoDB read-model documents (no server)', () => {
   it('stores positions as fixed-width strings that sort like the bigints, up to 128 bits', () => {
@@ -37,22 +37,34 @@ describe('MongoDB read-model documents (no server)', () => {
     expect(BSON.deserialize(BSON.serialize({ u: guardedReplace(stored) })).u).toEqual(guardedReplace(stored));
   });
 
-  it('blanks a document with a pipeline: _id and the kept fields projected, `set` as literals, the position moved', () => {
+  it('blanks a document with a pipeline: _id and the kept fields projected, `set` as literals, the position moved forwards', () => {
     const set = { erased: true, note: { $where: 'x' }, label: '$name' };
     const pipeline = blanking(['id', 'subject_id', 'status'], set, 12n);
+    const forwards = (position: bigint) => ({ $max: [{ $ifNull: ['$_position', ''] }, positionKey(position)] });
     expect(pipeline).toEqual([
       // `id` is the document's _id in MongoDB, so it is not projected as a field of its own.
-      { $project: { _id: 1, subject_id: 1, status: 1 } },
-      { $set: { erased: { $literal: true }, note: { $literal: { $where: 'x' } }, label: { $literal: '$name' }, _position: positionKey(12n) } },
+      { $project: { _id: 1, _position: 1, subject_id: 1, status: 1 } },
+      { $set: { erased: { $literal: true }, note: { $literal: { $where: 'x' } }, label: { $literal: '$name' }, _position: forwards(12n) } },
     ]);
-    expect(blanking([], {}, 0n)).toEqual([{ $project: { _id: 1 } }, { $set: { _position: positionKey(0n) } }]);
+    expect(blanking([], {}, 0n)).toEqual([{ $project: { _id: 1, _position: 1 } }, { $set: { _position: forwards(0n) } }]);
     expect(BSON.deserialize(BSON.serialize({ u: pipeline })).u).toEqual(pipeline);
   });
 
-  it('deletes only when no newer event has written the document', () => {
-    expect(guardedDeleteFilter('whe_1', 9n)).toEqual({
-      _id: 'whe_1',
-      $or: [{ _position: { $lt: positionKey(9n) } }, { _position: { $exists: false } }],
-    });
+  it('removes a document by replacing it with a tombstone that keeps its position, through the same guard', () => {
+    const removed = tombstone('whe_1', 9n);
+    expect(removed).toEqual({ _id: 'whe_1', _position: positionKey(9n), _removed: true });
+    expect(isTombstone(removed)).toBe(true);
+    expect(isTombstone(toStored({ id: 'whe_1', removed: true }, 9n))).toBe(false);
+    expect(guardedReplace(removed)[0]!.$replaceWith.$cond[0]).toEqual({ $lt: [{ $ifNull: ['$_position', ''] }, positionKey(9n)] });
+  });
+
+  it('moves a checkpoint forwards only, and takes a lease by the server clock with a holder that is never read as an expression', () => {
+    expect(forwardCheckpoint(5n)).toEqual([{ $set: { position: { $max: [{ $ifNull: ['$position', ''] }, positionKey(5n)] } } }]);
+    const pipeline = takeLease('$host:1', 3000);
+    const text = JSON.stringify(pipeline);
+    expect(text).toContain('"$$NOW"');
+    // Every mention of the holder is a literal.
+    expect(text.match(/"\$host:1"/g)!.length).toBe(text.match(/\{"\$literal":"\$host:1"\}/g)!.length);
+    expect(BSON.deserialize(BSON.serialize({ u: pipeline })).u).toEqual(pipeline);
   });
 });

@@ -6,7 +6,7 @@ import type { Projection, Reactor } from '../../projections/projection.js';
 import { SqliteEventStore } from '../../src/adapters/sqlite/event-store.js';
 import { SqliteReadModelStore } from '../../src/adapters/sqlite/read-model-store.js';
 import type { EventStore } from '../../src/ports/event-store.js';
-import type { DocumentWrite, ReadModelStore, StoredVersion } from '../../src/ports/read-models.js';
+import { type DocumentWrite, FencedOffError, type ReadModelStore, type StoredVersion } from '../../src/ports/read-models.js';
 import { Projector } from '../../src/projector.js';
 import { tempDir } from '../support/temp-dir.js';
 
@@ -40,15 +40,17 @@ function recording(inner: ReadModelStore) {
     get: (collection, id) => inner.get(collection, id),
     getMany: (collection, ids) => inner.getMany(collection, ids),
     list: (collection, query) => inner.list(collection, query),
-    async commit(projection, position, writes) {
+    async commit(projection, position, writes, fence) {
       if (projection === control.failing && control.failures > 0) {
         control.failures -= 1;
         throw new Error('commit refused');
       }
       commits.push({ projection, position, writes });
-      await inner.commit(projection, position, writes);
+      await inner.commit(projection, position, writes, fence);
     },
     purge: () => inner.purge(),
+    acquireLease: (name, holder, ttlMs) => inner.acquireLease(name, holder, ttlMs),
+    releaseLease: (name, holder) => inner.releaseLease(name, holder),
     ping: () => inner.ping(),
     close: () => inner.close(),
   };
@@ -302,5 +304,109 @@ describe('projector', () => {
     await projector.stop();
     await events.close();
     await store.close();
+  });
+});
+
+describe('projector among replicas (two connections to the same files, as two processes have)', () => {
+  let dir: ReturnType<typeof tempDir>;
+  const opened: { events: SqliteEventStore; readModels: SqliteReadModelStore; projector: Projector }[] = [];
+  beforeEach(() => {
+    dir = tempDir();
+  });
+  afterEach(async () => {
+    for (const replica of opened.splice(0)) {
+      await replica.projector.stop();
+      await replica.events.close();
+      await replica.readModels.close();
+    }
+    dir.cleanup();
+  });
+  const replica = (reactors: Reactor[] = []) => {
+    const events = new SqliteEventStore(join(dir.path, 'e.db'), 'FULL', { pollIntervalMs: 20 });
+    const readModels = new SqliteReadModelStore(join(dir.path, 'r.db'), 'NORMAL');
+    const projector = new Projector(events, readModels, [counter], reactors, pino({ level: 'silent' }), 10);
+    opened.push({ events, readModels, projector });
+    return { events, readModels, projector };
+  };
+  const lead = async (r: ReturnType<typeof replica>, holder: string) => {
+    const token = (await r.readModels.acquireLease('leader', holder, 60_000))!;
+    r.projector.start({ lease: 'leader', token });
+    return token;
+  };
+
+  it("answers a follower's waitFor once the leader has projected its write, events no projection handles included", async () => {
+    const leader = replica();
+    const follower = replica();
+    await lead(leader, 'a');
+    const counted = await follower.events.appendToStream('c-1', count(2), 'no_stream');
+    expect(await follower.projector.waitFor(counted.position, 5000)).toBe(true);
+    expect(await follower.readModels.get('counts', 'c-1')).toEqual({ id: 'c-1', seen: 2, last: 1 });
+    // No projection commits for these: the leader's progress in the store says they are handled all the same.
+    const unrelated = await follower.events.appendToStream('other', [{ id: randomUUID(), type: 'Unrelated', data: {}, metadata: {} }], 'no_stream');
+    expect(await follower.projector.waitFor(unrelated.position, 5000)).toBe(true);
+    expect(await follower.readModels.checkpoint('counter')).toBe(counted.position);
+    // With no leader, nothing answers it.
+    await leader.projector.follow();
+    const waiting = await follower.events.appendToStream('c-1', count(1), 1n);
+    expect(await follower.projector.waitFor(waiting.position, 100)).toBe(false);
+  });
+
+  it('hands over from one leader to the next without applying or reacting to an event twice', async () => {
+    const seen: string[] = [];
+    const logging: Reactor = { name: 'logging', canHandle: ['Counted'], react: async (event) => void seen.push(`${event.streamName}@${event.revision}`) };
+    const first = replica([logging]);
+    const second = replica([logging]);
+    await lead(first, 'a');
+    const a = await second.events.appendToStream('c-1', count(3), 'no_stream');
+    expect(await first.projector.waitFor(a.position, 5000)).toBe(true);
+    await expect.poll(() => first.readModels.checkpoint('logging')).toBe(a.position);
+    await first.projector.follow();
+    await first.readModels.releaseLease('leader', 'a');
+    const b = await first.events.appendToStream('c-1', count(2), 2n);
+    await lead(second, 'b');
+    // The replica that led before now follows, and its writes are answered by the new leader's progress.
+    expect(await first.projector.waitFor(b.position, 5000)).toBe(true);
+    expect(await first.readModels.get('counts', 'c-1')).toEqual({ id: 'c-1', seen: 5, last: 4 });
+    await expect.poll(() => seen.length).toBe(5);
+    expect(seen).toEqual(['c-1@0', 'c-1@1', 'c-1@2', 'c-1@3', 'c-1@4']);
+  });
+
+  it('stops a deposed leader at its first refused commit: nothing more of it is written, and the new leader projects everything once', async () => {
+    const first = replica();
+    const second = replica();
+    // The first replica's commits, as the store answered them.
+    const outcomes: string[] = [];
+    const inner = first.readModels;
+    const watched: ReadModelStore = {
+      ...recording(inner).store,
+      async commit(projection, position, writes, fence) {
+        try {
+          await inner.commit(projection, position, writes, fence);
+          outcomes.push('written');
+        } catch (error) {
+          outcomes.push(error instanceof FencedOffError ? 'fenced off' : 'failed');
+          throw error;
+        }
+      },
+    };
+    const deposed = new Projector(first.events, watched, [counter], [], pino({ level: 'silent' }), 10);
+    opened.push({ ...first, projector: deposed });
+    const old = (await inner.acquireLease('leader', 'a', 60_000))!;
+    deposed.start({ lease: 'leader', token: old });
+    const a = await first.events.appendToStream('c-1', count(2), 'no_stream');
+    expect(await deposed.waitFor(a.position, 5000)).toBe(true);
+    expect(outcomes).toContain('written');
+    // The lease passes on (the first replica stalled past it, say) while the first still runs.
+    await inner.releaseLease('leader', 'a');
+    expect(await lead(second, 'b')).toBeGreaterThan(old);
+    const takeover = outcomes.length;
+    const b = await second.events.appendToStream('c-1', count(3), 1n);
+    await expect.poll(() => outcomes.slice(takeover)).toContain('fenced off');
+    expect(await second.projector.waitFor(b.position, 5000)).toBe(true);
+    // Stopped, the deposed replica follows: its writes are answered by the new leader's progress.
+    const c = await first.events.appendToStream('c-1', count(1), 4n);
+    expect(await deposed.waitFor(c.position, 5000)).toBe(true);
+    expect(outcomes.slice(takeover)).not.toContain('written');
+    expect(await second.readModels.get('counts', 'c-1')).toEqual({ id: 'c-1', seen: 6, last: 5 });
   });
 });

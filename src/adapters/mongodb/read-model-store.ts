@@ -1,15 +1,46 @@
 import { type AnyBulkWriteOperation, type Db, MongoClient } from 'mongodb';
-import type { Document, DocumentWrite, IndexedField, ListPage, ListQuery, ReadModelStore, StoredVersion } from '../../ports/read-models.js';
-import { blanking, fromStored, guardedDeleteFilter, guardedReplace, positionKey, positionOf, toStored } from './documents.js';
+import {
+  type Document,
+  type DocumentWrite,
+  type Fence,
+  FencedOffError,
+  type IndexedField,
+  type ListPage,
+  type ListQuery,
+  type ReadModelStore,
+  type StoredVersion,
+} from '../../ports/read-models.js';
+import {
+  NOT_REMOVED,
+  blanking,
+  forwardCheckpoint,
+  fromStored,
+  guardedReplace,
+  isTombstone,
+  positionOf,
+  takeLease,
+  toStored,
+  tombstone,
+} from './documents.js';
 
 const CHECKPOINTS = '_checkpoints';
+const LEASES = '_leases';
 
 type Operation = AnyBulkWriteOperation<Record<string, unknown>>;
 
+interface Lease {
+  _id: string;
+  holder: string;
+  token: number;
+  expires_at: Date;
+}
+
 /**
  * Read models on MongoDB: one database per environment, one collection per read model. Writes are guarded
- * by the event position kept in each document, and the checkpoint is written after them, so a crash in
- * between replays events that change nothing: no gap, no E11000, no transaction (no replica set) needed.
+ * by the event position kept in each document (a removed document keeps a tombstone with it), and the
+ * checkpoint, which only moves forwards, is written after them, so a crash in between replays events that
+ * change nothing: no gap, no E11000, no transaction (no replica set) needed. For the same reason a writer
+ * that lags behind another can neither roll a document back nor bring a removed one back.
  */
 export class MongoReadModelStore implements ReadModelStore {
   private constructor(
@@ -30,8 +61,18 @@ export class MongoReadModelStore implements ReadModelStore {
     return found ? BigInt(found.position) : undefined;
   }
 
-  /** A page of writes in one ordered bulkWrite per run of writes to the same collection (one, for a projection), then the checkpoint. */
-  async commit(projection: string, position: bigint, writes: DocumentWrite[]): Promise<void> {
+  /**
+   * A page of writes in one ordered bulkWrite per run of writes to the same collection (one, for a projection),
+   * then the checkpoint. Without transactions the fence is read first: a deposed holder is refused before it
+   * writes anything, and what it may still write while a takeover races its commit is guarded by position
+   * (the same events give the same documents, and the newer holder's writes win). A checkpoint alone is only
+   * ever moved forwards over documents already written, so it needs no fence.
+   */
+  async commit(projection: string, position: bigint, writes: DocumentWrite[], fence?: Fence): Promise<void> {
+    if (fence !== undefined && writes.length > 0) {
+      const lease = await this.db.collection<Lease>(LEASES).findOne({ _id: fence.lease });
+      if (lease?.token !== fence.token) throw new FencedOffError(fence);
+    }
     let run: { collection: string; operations: Operation[] } | undefined;
     for (const write of writes) {
       if (run?.collection !== write.collection) {
@@ -41,9 +82,7 @@ export class MongoReadModelStore implements ReadModelStore {
       run.operations.push(operationFor(write, position));
     }
     await this.bulkWrite(run);
-    await this.db
-      .collection<{ _id: string; position: string }>(CHECKPOINTS)
-      .updateOne({ _id: projection }, { $set: { position: positionKey(position) } }, { upsert: true });
+    await this.db.collection<{ _id: string; position: string }>(CHECKPOINTS).updateOne({ _id: projection }, forwardCheckpoint(position), { upsert: true });
   }
 
   private async bulkWrite(run: { collection: string; operations: Operation[] } | undefined): Promise<void> {
@@ -51,7 +90,7 @@ export class MongoReadModelStore implements ReadModelStore {
   }
 
   async get(collection: string, id: string): Promise<Document | undefined> {
-    const found = await this.db.collection<Record<string, unknown>>(collection).findOne({ _id: id } as never);
+    const found = await this.db.collection<Record<string, unknown>>(collection).findOne({ _id: id, ...NOT_REMOVED } as never);
     return found ? fromStored(found) : undefined;
   }
 
@@ -59,17 +98,16 @@ export class MongoReadModelStore implements ReadModelStore {
     const found = new Map<string, StoredVersion>();
     if (ids.length === 0) return found;
     const rows = await this.db.collection<Record<string, unknown>>(collection).find({ _id: { $in: [...ids] } } as never).toArray();
-    // Documents are written before the checkpoint: a replay skips the events a document already holds.
+    // Documents are written before the checkpoint: a replay skips the events a document (or its tombstone) already holds.
     for (const row of rows) {
-      const doc = fromStored(row);
-      found.set(doc.id, { doc, position: positionOf(row) });
+      found.set(String(row._id), { doc: isTombstone(row) ? undefined : fromStored(row), position: positionOf(row) });
     }
     return found;
   }
 
   async list(collection: string, query: ListQuery): Promise<ListPage> {
     const backwards = query.endingBefore !== undefined;
-    const filter: Record<string, unknown> = { ...query.where };
+    const filter: Record<string, unknown> = { ...query.where, ...NOT_REMOVED };
     if (query.startingAfter !== undefined) filter._id = { $lt: query.startingAfter };
     else if (backwards) filter._id = { $gt: query.endingBefore };
     const rows = await this.db
@@ -87,6 +125,15 @@ export class MongoReadModelStore implements ReadModelStore {
     return Promise.resolve();
   }
 
+  async acquireLease(name: string, holder: string, ttlMs: number): Promise<number | undefined> {
+    const lease = await this.db.collection<Lease>(LEASES).findOneAndUpdate({ _id: name }, takeLease(holder, ttlMs), { upsert: true, returnDocument: 'after' });
+    return lease?.holder === holder ? lease.token : undefined;
+  }
+
+  async releaseLease(name: string, holder: string): Promise<void> {
+    await this.db.collection<Lease>(LEASES).updateOne({ _id: name, holder }, [{ $set: { expires_at: '$$NOW' } }]);
+  }
+
   async ping(): Promise<void> {
     await this.db.command({ ping: 1 });
   }
@@ -97,8 +144,8 @@ export class MongoReadModelStore implements ReadModelStore {
 }
 
 function operationFor(write: DocumentWrite, position: bigint): Operation {
-  if ('where' in write) return { updateMany: { filter: write.where, update: blanking(write.keep, write.set, position) } };
+  if ('where' in write) return { updateMany: { filter: { ...write.where, ...NOT_REMOVED }, update: blanking(write.keep, write.set, position) } };
   const at = write.position ?? position;
-  if (write.doc === null) return { deleteOne: { filter: guardedDeleteFilter(write.id, at) as never } };
-  return { updateOne: { filter: { _id: write.id } as never, update: guardedReplace(toStored(write.doc, at)), upsert: true } };
+  const stored = write.doc === null ? tombstone(write.id, at) : toStored(write.doc, at);
+  return { updateOne: { filter: { _id: write.id } as never, update: guardedReplace(stored), upsert: true } };
 }

@@ -91,7 +91,8 @@ export class SqliteEventStore implements EventStore {
   constructor(path: string, synchronous: Synchronous, options: SqliteEventStoreOptions = {}) {
     this.db = openDatabase(path, synchronous);
     this.db.exec(SCHEMA);
-    this.pollIntervalMs = options.pollIntervalMs ?? 250;
+    // Another process appends too (a replica, an operator command): a short poll keeps its writes quick to project.
+    this.pollIntervalMs = options.pollIntervalMs ?? 50;
     this.statements = {
       streamRevision: this.db
         .prepare<[string], { revision: bigint | null }>('SELECT max(stream_revision) AS revision FROM events WHERE stream_name = ?')

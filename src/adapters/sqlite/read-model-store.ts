@@ -1,13 +1,28 @@
 import type Database from 'better-sqlite3';
-import type { Document, DocumentWrite, IndexedField, ListPage, ListQuery, ReadModelStore, StoredVersion } from '../../ports/read-models.js';
+import {
+  type Document,
+  type DocumentWrite,
+  type Fence,
+  FencedOffError,
+  type IndexedField,
+  type ListPage,
+  type ListQuery,
+  type ReadModelStore,
+  type StoredVersion,
+} from '../../ports/read-models.js';
 import { openDatabase, type Synchronous } from './database.js';
 
-/** Documents are kilobytes of JSON: a rowid table keeps them out of the key's B-tree, which WITHOUT ROWID rewrote on each write. */
+/**
+ * Documents are kilobytes of JSON: a rowid table keeps them out of the key's B-tree, which WITHOUT ROWID
+ * rewrote on each write. `doc` is null for a removed document (its tombstone keeps the position); `position`
+ * is the last event applied, as 40 zero-padded digits so that positions compare as text.
+ */
 const DOCUMENTS = `
 CREATE TABLE IF NOT EXISTS documents (
   collection TEXT NOT NULL,
   id         TEXT NOT NULL,
-  doc        TEXT NOT NULL,
+  doc        TEXT,
+  position   TEXT,
   UNIQUE (collection, id)
 );
 `;
@@ -18,7 +33,19 @@ CREATE TABLE IF NOT EXISTS projection_checkpoints (
   projection TEXT PRIMARY KEY,
   position   TEXT NOT NULL
 );
+-- Leadership among the replicas that share this file (all on one host): expires_at in ms since the epoch
+-- by the host's clock, pid the holder's process.
+CREATE TABLE IF NOT EXISTS leases (
+  name       TEXT PRIMARY KEY,
+  holder     TEXT NOT NULL,
+  token      INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL,
+  pid        INTEGER NOT NULL
+);
 `;
+
+/** Newer than the stored position, or the stored document has none (written before positions were kept). */
+const NEWER = 'documents.position IS NULL OR documents.position < excluded.position';
 
 const FIELD = /^[a-z_][a-z0-9_]*$/;
 
@@ -26,13 +53,13 @@ export class SqliteReadModelStore implements ReadModelStore {
   private readonly db: Database.Database;
   private readonly statements;
   /** Lists and blankings by their SQL: a few shapes per collection, each prepared once. */
-  private readonly prepared = new Map<string, Database.Statement<unknown[], { doc: string }>>();
+  private readonly prepared = new Map<string, Database.Statement<unknown[], { doc: string; position: string | null }>>();
 
   constructor(path: string, synchronous: Synchronous, indexes: IndexedField[] = []) {
     this.db = openDatabase(path, synchronous);
     // Overwritten and removed documents are zeroed in place, so an erased subject leaves no plaintext behind.
     this.db.pragma('secure_delete = ON');
-    moveToRowidTable(this.db);
+    moveToCurrentTable(this.db);
     this.db.exec(SCHEMA);
     for (const { collection, field } of indexes) {
       assertField(field);
@@ -45,17 +72,31 @@ export class SqliteReadModelStore implements ReadModelStore {
     }
     this.statements = {
       checkpoint: this.db.prepare<[string], { position: string }>('SELECT position FROM projection_checkpoints WHERE projection = ?'),
+      // Forwards only: decimal text without leading zeros compares as a number by its length first.
       setCheckpoint: this.db.prepare<[string, string]>(
-        'INSERT INTO projection_checkpoints (projection, position) VALUES (?, ?) ON CONFLICT (projection) DO UPDATE SET position = excluded.position',
+        `INSERT INTO projection_checkpoints (projection, position) VALUES (?, ?) ON CONFLICT (projection) DO UPDATE SET position = excluded.position
+         WHERE length(excluded.position) > length(position) OR (length(excluded.position) = length(position) AND excluded.position > position)`,
       ),
-      get: this.db.prepare<[string, string], { doc: string }>('SELECT doc FROM documents WHERE collection = ? AND id = ?'),
-      getMany: this.db.prepare<[string, string], { id: string; doc: string }>(
-        'SELECT id, doc FROM documents WHERE collection = ? AND id IN (SELECT value FROM json_each(?))',
+      get: this.db.prepare<[string, string], { doc: string }>('SELECT doc FROM documents WHERE collection = ? AND id = ? AND doc IS NOT NULL'),
+      getMany: this.db.prepare<[string, string], { id: string; doc: string | null; position: string | null }>(
+        'SELECT id, doc, position FROM documents WHERE collection = ? AND id IN (SELECT value FROM json_each(?))',
       ),
-      remove: this.db.prepare<[string, string]>('DELETE FROM documents WHERE collection = ? AND id = ?'),
-      put: this.db.prepare<[string, string, string]>(
-        'INSERT INTO documents (collection, id, doc) VALUES (?, ?, ?) ON CONFLICT (collection, id) DO UPDATE SET doc = excluded.doc',
+      // A removal keeps the row, emptied, as the tombstone that keeps the position.
+      remove: this.db.prepare<[string, string, string]>(
+        `INSERT INTO documents (collection, id, doc, position) VALUES (?, ?, NULL, ?)
+         ON CONFLICT (collection, id) DO UPDATE SET doc = NULL, position = excluded.position WHERE ${NEWER}`,
       ),
+      put: this.db.prepare<[string, string, string, string]>(
+        `INSERT INTO documents (collection, id, doc, position) VALUES (?, ?, ?, ?)
+         ON CONFLICT (collection, id) DO UPDATE SET doc = excluded.doc, position = excluded.position WHERE ${NEWER}`,
+      ),
+      blank: this.db.prepare<[string, string, string, string]>('UPDATE documents SET doc = ?, position = ? WHERE collection = ? AND id = ?'),
+      lease: this.db.prepare<[string], { holder: string; token: number; expires_at: number; pid: number }>('SELECT holder, token, expires_at, pid FROM leases WHERE name = ?'),
+      setLease: this.db.prepare<[string, string, number, number, number]>(
+        `INSERT INTO leases (name, holder, token, expires_at, pid) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, token = excluded.token, expires_at = excluded.expires_at, pid = excluded.pid`,
+      ),
+      releaseLease: this.db.prepare<[string, string]>('UPDATE leases SET expires_at = 0 WHERE name = ? AND holder = ?'),
     };
   }
 
@@ -64,24 +105,30 @@ export class SqliteReadModelStore implements ReadModelStore {
     return Promise.resolve(row === undefined ? undefined : BigInt(row.position));
   }
 
-  commit(projection: string, position: bigint, writes: DocumentWrite[]): Promise<void> {
-    this.db.transaction(() => {
-      for (const write of writes) {
-        if ('where' in write) this.blank(write);
-        else if (write.doc === null) this.statements.remove.run(write.collection, write.id);
-        else this.statements.put.run(write.collection, write.id, JSON.stringify(write.doc));
-      }
-      this.statements.setCheckpoint.run(projection, position.toString());
-    })();
-    return Promise.resolve();
+  /** One IMMEDIATE transaction: the fence is read under the write lock, so no new holder can come between it and the writes. */
+  async commit(projection: string, position: bigint, writes: DocumentWrite[], fence?: Fence): Promise<void> {
+    this.db
+      .transaction(() => {
+        if (fence !== undefined && this.statements.lease.get(fence.lease)?.token !== fence.token) throw new FencedOffError(fence);
+        for (const write of writes) {
+          if ('where' in write) this.blank(write, position);
+          else if (write.doc === null) this.statements.remove.run(write.collection, write.id, positionKey(write.position ?? position));
+          else this.statements.put.run(write.collection, write.id, JSON.stringify(write.doc), positionKey(write.position ?? position));
+        }
+        this.statements.setCheckpoint.run(projection, position.toString());
+      })
+      .immediate();
   }
 
-  private blank({ collection, where, keep, set }: Extract<DocumentWrite, { where: unknown }>): void {
+  /** Blanked documents take the erasure's position unless they hold a newer one, so an older write cannot bring their fields back. */
+  private blank({ collection, where, keep, set }: Extract<DocumentWrite, { where: unknown }>, position: bigint): void {
     const { sql, params } = whereClause(collection, where);
-    for (const row of this.query(`SELECT doc FROM documents WHERE ${sql}`).all(...params)) {
+    const erasedAt = positionKey(position);
+    for (const row of this.query(`SELECT doc, position FROM documents WHERE ${sql}`).all(...params)) {
       const doc = JSON.parse(row.doc) as Document;
       const kept = Object.fromEntries(keep.filter((field) => field in doc).map((field) => [field, doc[field]]));
-      this.statements.put.run(collection, doc.id, JSON.stringify({ ...kept, ...set, id: doc.id }));
+      const at = row.position !== null && row.position > erasedAt ? row.position : erasedAt;
+      this.statements.blank.run(JSON.stringify({ ...kept, ...set, id: doc.id }), at, collection, doc.id);
     }
   }
 
@@ -98,9 +145,11 @@ export class SqliteReadModelStore implements ReadModelStore {
   getMany(collection: string, ids: readonly string[]): Promise<Map<string, StoredVersion>> {
     const found = new Map<string, StoredVersion>();
     if (ids.length === 0) return Promise.resolve(found);
-    // Documents and checkpoints commit together here, so a stored document never holds an event past its checkpoint.
     for (const row of this.statements.getMany.all(collection, JSON.stringify(ids))) {
-      found.set(row.id, { doc: JSON.parse(row.doc) as Document, position: undefined });
+      found.set(row.id, {
+        doc: row.doc === null ? undefined : (JSON.parse(row.doc) as Document),
+        position: row.position === null ? undefined : BigInt(row.position),
+      });
     }
     return Promise.resolve(found);
   }
@@ -117,20 +166,45 @@ export class SqliteReadModelStore implements ReadModelStore {
       clauses.push('id > ?');
       params.push(query.endingBefore);
     }
-    const sql = `SELECT doc FROM documents WHERE ${clauses.join(' AND ')} ORDER BY id ${backwards ? 'ASC' : 'DESC'} LIMIT ?`;
+    const sql = `SELECT doc, position FROM documents WHERE ${clauses.join(' AND ')} ORDER BY id ${backwards ? 'ASC' : 'DESC'} LIMIT ?`;
     const rows = this.query(sql).all(...params, query.limit + 1);
     const hasMore = rows.length > query.limit;
     const page = rows.slice(0, query.limit).map((row) => JSON.parse(row.doc) as Document);
     return Promise.resolve({ data: backwards ? page.reverse() : page, hasMore });
   }
 
-  private query(sql: string): Database.Statement<unknown[], { doc: string }> {
+  private query(sql: string): Database.Statement<unknown[], { doc: string; position: string | null }> {
     let statement = this.prepared.get(sql);
     if (statement === undefined) {
-      statement = this.db.prepare<unknown[], { doc: string }>(sql);
+      statement = this.db.prepare<unknown[], { doc: string; position: string | null }>(sql);
       this.prepared.set(sql, statement);
     }
     return statement;
+  }
+
+  /**
+   * Every replica of this file runs on this host (SQLite's WAL needs shared memory), so they share Date.now()
+   * as the lease's clock, and a lease whose holder's process has died is free at once: a replica killed or
+   * crashed is taken over (or, restarted, takes over itself) without waiting for its lease to expire.
+   */
+  acquireLease(name: string, holder: string, ttlMs: number): Promise<number | undefined> {
+    const token = this.db
+      .transaction(() => {
+        const now = Date.now();
+        const lease = this.statements.lease.get(name);
+        const free = lease === undefined || lease.expires_at <= now || (lease.holder !== holder && !processAlive(lease.pid));
+        if (!free && lease.holder !== holder) return undefined;
+        const next = free ? (lease?.token ?? 0) + 1 : lease.token;
+        this.statements.setLease.run(name, holder, next, now + ttlMs, process.pid);
+        return next;
+      })
+      .immediate();
+    return Promise.resolve(token);
+  }
+
+  releaseLease(name: string, holder: string): Promise<void> {
+    this.statements.releaseLease.run(name, holder);
+    return Promise.resolve();
   }
 
   ping(): Promise<void> {
@@ -144,10 +218,14 @@ export class SqliteReadModelStore implements ReadModelStore {
   }
 }
 
-/** Documents written by an earlier version (WITHOUT ROWID, indexed over every collection) move to the current table, checkpoints untouched. */
-function moveToRowidTable(db: Database.Database): void {
+/**
+ * Documents written by an earlier version (WITHOUT ROWID, indexed over every collection; or without positions,
+ * `doc` required) move to the current table, checkpoints untouched. Their position is unknown, so any write
+ * replaces them.
+ */
+function moveToCurrentTable(db: Database.Database): void {
   const table = db.prepare<[], { sql: string }>("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'documents'").get();
-  if (table === undefined || !/WITHOUT ROWID/i.test(table.sql)) return;
+  if (table === undefined || (!/WITHOUT ROWID/i.test(table.sql) && /\bposition\b/.test(table.sql))) return;
   db.transaction(() => {
     db.exec(`ALTER TABLE documents RENAME TO documents_before;
       ${DOCUMENTS}
@@ -156,13 +234,29 @@ function moveToRowidTable(db: Database.Database): void {
   })();
 }
 
+/** Whether a process of this host runs with that pid (one of another user's too); a pid taken again since counts as alive. */
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Positions as 40 zero-padded digits, which compare as text in the order of the numbers (any 128-bit bigint fits). */
+function positionKey(position: bigint): string {
+  return position.toString().padStart(40, '0');
+}
+
 /**
  * Documents of the collection whose top-level fields equal the given strings. The collection is written into
  * the SQL (checked as a name) so that SQLite can use the collection's partial indexes.
  */
 function whereClause(collection: string, where: Record<string, string>): { sql: string; params: unknown[] } {
   assertField(collection);
-  const clauses = [`collection = '${collection}'`];
+  // Tombstones (removed documents) are never read as documents.
+  const clauses = [`collection = '${collection}'`, 'doc IS NOT NULL'];
   const params: unknown[] = [];
   for (const [field, value] of Object.entries(where)) {
     assertField(field);

@@ -21,7 +21,9 @@ export function addReadinessCheck(app: FastifyInstance, name: string, probe: Pro
 
 /**
  * Liveness (the process answers) and readiness (every backend answers). Both are public, so readiness
- * says only which backend is unavailable; the reason goes to the log.
+ * says only which backend is unavailable; the reason goes to the log. It also says, per environment, whether
+ * this replica leads (runs the projections, reactors and webhook delivery) or follows: a follower serves
+ * HTTP as well, so it is as ready as the leader.
  */
 export function registerHealthRoutes(app: FastifyInstance, envs: Environments, keys: KeyStore): void {
   app.get('/healthz', { schema: { hide: true } }, () => ({ status: 'ok' }));
@@ -51,6 +53,9 @@ export function registerHealthRoutes(app: FastifyInstance, envs: Environments, k
       }),
     );
     const ready = Object.values(checks).every((status) => status === 'ok');
-    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'unavailable', checks: Object.fromEntries(probes.map(([name]) => [name, checks[name]])) });
+    const roles = Object.fromEntries(environments.map((environment) => [environment, envs[environment].leadership.role]));
+    return reply
+      .code(ready ? 200 : 503)
+      .send({ status: ready ? 'ready' : 'unavailable', checks: Object.fromEntries(probes.map(([name]) => [name, checks[name]])), roles });
   });
 }
