@@ -42,6 +42,8 @@ export interface EnvironmentServices {
   livemode: boolean;
   /** The log with personal fields sealed on the way in and opened on the way out. */
   events: EventStore;
+  /** The same log with data keys never cached: what an audit shows, so an erasure by another replica shows at once. */
+  shown: EventStore;
   /** The same log as stored, personal fields sealed: for reads that never need them (usage), without decrypting. */
   log: EventStore;
   /** Per-subject data keys, beside the log. */
@@ -88,7 +90,7 @@ export function openEventStore(config: Config, environment: Environment): EventS
 }
 
 /** The environment's data keys: in MongoDB beside the read models there, else in their own SQLite file. */
-export async function openDataKeys(config: Config, environment: Environment): Promise<DataKeyStore> {
+export async function openDataKeys(config: Config, environment: Environment): Promise<CachedDataKeys> {
   const name = storeNames[environment];
   const store =
     config.readModels.kind === 'mongodb'
@@ -97,12 +99,19 @@ export async function openDataKeys(config: Config, environment: Environment): Pr
   return new CachedDataKeys(store);
 }
 
-/** The log as commands and operator commands read and write it, with the data keys that seal it. */
-export async function openLog(config: Config, environment: Environment): Promise<{ events: EventStore; raw: EventStore; dataKeys: DataKeyStore }> {
+/**
+ * The log as commands and operator commands read and write it, with the data keys that seal it; and, for
+ * what is shown to a caller (an audit), the same log opened with keys read afresh each time, so a key
+ * another replica destroyed is gone here at once rather than after the cache's lifetime.
+ */
+export async function openLog(
+  config: Config,
+  environment: Environment,
+): Promise<{ events: EventStore; shown: EventStore; raw: EventStore; dataKeys: DataKeyStore }> {
   const dataKeys = await openDataKeys(config, environment);
   await upgradeSqliteLog(config, environment, dataKeys);
   const raw = openEventStore(config, environment);
-  return { events: new EncryptingEventStore(raw, dataKeys), raw, dataKeys };
+  return { events: new EncryptingEventStore(raw, dataKeys), shown: new EncryptingEventStore(raw, dataKeys.uncached), raw, dataKeys };
 }
 
 /**
@@ -159,7 +168,7 @@ export async function openEnvironments(config: Config, logger: Logger, clock: ()
   const open = async (environment: Environment): Promise<EnvironmentServices> => {
     const base = join(config.dataDir, storeNames[environment]);
     const log = logger.child({ environment });
-    const { events, raw, dataKeys } = await openLog(config, environment);
+    const { events, shown, raw, dataKeys } = await openLog(config, environment);
     const readModels = await openReadModels(config, environment);
     const idempotency = await openIdempotency(config, environment);
     const bus: Bus =
@@ -191,7 +200,7 @@ export async function openEnvironments(config: Config, logger: Logger, clock: ()
       },
       log,
     );
-    return { environment, livemode, events, log: raw, dataKeys, readModels, idempotency, projector, scoringVersion: config.scoringVersion, bus, dispatcher, leadership };
+    return { environment, livemode, events, shown, log: raw, dataKeys, readModels, idempotency, projector, scoringVersion: config.scoringVersion, bus, dispatcher, leadership };
   };
   return { test: await open('test'), live: await open('live') };
 }

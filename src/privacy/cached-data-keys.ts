@@ -15,6 +15,11 @@ export class CachedDataKeys implements DataKeyStore {
 
   constructor(private readonly store: DataKeyStore) {}
 
+  /** The store behind the cache, for reads that must see a key another process destroyed at once. */
+  get uncached(): DataKeyStore {
+    return this.store;
+  }
+
   async keyFor(subjectId: string): Promise<Buffer> {
     const key = await this.store.keyFor(subjectId);
     this.remember(subjectId, key);
