@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Fence, ReadModelStore } from './ports/read-models.js';
+import { pause } from './pause.js';
 
 /** What a replica runs only while it leads: started with the lease's fence, stopped when the lease is lost. */
 export interface Led {
@@ -136,16 +137,4 @@ export class Leadership {
  */
 function safeShare(ttlMs: number): number {
   return (ttlMs * 5) / 6;
-}
-
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
 }

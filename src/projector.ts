@@ -3,6 +3,7 @@ import type { Projection, Reactor } from '../projections/projection.js';
 import type { SubjectErased } from './domain/subject.js';
 import type { EventStore, RecordedEvent } from './ports/event-store.js';
 import { type Document, type DocumentWrite, type Fence, FencedOffError, type ReadModelStore } from './ports/read-models.js';
+import { pause } from './pause.js';
 
 /** Events per page at most: a projection commits once per page. */
 const PAGE_SIZE = 512;
@@ -143,7 +144,7 @@ export class Projector {
             this.logger.warn({ err: error }, 'could not read how far the projections are; trying again');
           }
           if (projected !== undefined) for (const waiter of this.waiters) if (waiter.position <= projected) waiter.resolve(true);
-          await new Promise((resolve) => setTimeout(resolve, FOLLOW_POLL_MS));
+          await pause(FOLLOW_POLL_MS);
         }
       } finally {
         this.polling = false;
@@ -491,17 +492,4 @@ class Changes {
     this.waiters = [];
     for (const wake of waiters) wake();
   }
-}
-
-/** Resolves after `ms`, or at once when the signal aborts. */
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
 }
