@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SqliteReadModelStore } from '../../src/adapters/sqlite/read-model-store.js';
 import { tempDir } from '../support/temp-dir.js';
@@ -43,6 +44,22 @@ describe('SQLite leases between processes of one host', () => {
       expect(await store.acquireLease('leader', 'here', 60_000)).toBe(2);
     } finally {
       await holder.kill();
+      await store.close();
+    }
+  });
+
+  it('keeps the lease of a holder in another container (another host name, a pid unknown here) until it expires', async () => {
+    const path = join(dir.path, 'read.db');
+    const store = new SqliteReadModelStore(path, 'NORMAL');
+    try {
+      // What a replica in a container of its own writes: its host name, and a pid of its own process namespace.
+      const other = new Database(path);
+      other
+        .prepare('INSERT INTO leases (name, holder, token, expires_at, pid, host) VALUES (?, ?, ?, ?, ?, ?)')
+        .run('leader', 'elsewhere', 1, Date.now() + 60_000, 4_194_000, 'another-container');
+      other.close();
+      expect(await store.acquireLease('leader', 'here', 60_000)).toBeUndefined();
+    } finally {
       await store.close();
     }
   });

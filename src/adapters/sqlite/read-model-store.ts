@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import type Database from 'better-sqlite3';
 import {
   type Document,
@@ -34,13 +35,14 @@ CREATE TABLE IF NOT EXISTS projection_checkpoints (
   position   TEXT NOT NULL
 );
 -- Leadership among the replicas that share this file (all on one host): expires_at in ms since the epoch
--- by the host's clock, pid the holder's process.
+-- by the host's clock; pid the holder's process, in the process namespace named by host (its host name).
 CREATE TABLE IF NOT EXISTS leases (
   name       TEXT PRIMARY KEY,
   holder     TEXT NOT NULL,
   token      INTEGER NOT NULL,
   expires_at INTEGER NOT NULL,
-  pid        INTEGER NOT NULL
+  pid        INTEGER NOT NULL,
+  host       TEXT NOT NULL
 );
 `;
 
@@ -91,10 +93,13 @@ export class SqliteReadModelStore implements ReadModelStore {
          ON CONFLICT (collection, id) DO UPDATE SET doc = excluded.doc, position = excluded.position WHERE ${NEWER}`,
       ),
       blank: this.db.prepare<[string, string, string, string]>('UPDATE documents SET doc = ?, position = ? WHERE collection = ? AND id = ?'),
-      lease: this.db.prepare<[string], { holder: string; token: number; expires_at: number; pid: number }>('SELECT holder, token, expires_at, pid FROM leases WHERE name = ?'),
-      setLease: this.db.prepare<[string, string, number, number, number]>(
-        `INSERT INTO leases (name, holder, token, expires_at, pid) VALUES (?, ?, ?, ?, ?)
-         ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, token = excluded.token, expires_at = excluded.expires_at, pid = excluded.pid`,
+      lease: this.db.prepare<[string], { holder: string; token: number; expires_at: number; pid: number; host: string }>(
+        'SELECT holder, token, expires_at, pid, host FROM leases WHERE name = ?',
+      ),
+      setLease: this.db.prepare<[string, string, number, number, number, string]>(
+        `INSERT INTO leases (name, holder, token, expires_at, pid, host) VALUES (?, ?, ?, ?, ?, ?)
+         ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, token = excluded.token, expires_at = excluded.expires_at,
+           pid = excluded.pid, host = excluded.host`,
       ),
       releaseLease: this.db.prepare<[string, string]>('UPDATE leases SET expires_at = 0 WHERE name = ? AND holder = ?'),
     };
@@ -185,17 +190,20 @@ export class SqliteReadModelStore implements ReadModelStore {
   /**
    * Every replica of this file runs on this host (SQLite's WAL needs shared memory), so they share Date.now()
    * as the lease's clock, and a lease whose holder's process has died is free at once: a replica killed or
-   * crashed is taken over (or, restarted, takes over itself) without waiting for its lease to expire.
+   * crashed is taken over (or, restarted, takes over itself) without waiting for its lease to expire. Only
+   * a holder of the same host name is looked for: replicas in containers of their own (each its own process
+   * namespace, its own host name) cannot see each other's processes, so theirs wait for the lease to expire.
    */
   acquireLease(name: string, holder: string, ttlMs: number): Promise<number | undefined> {
     const token = this.db
       .transaction(() => {
         const now = Date.now();
         const lease = this.statements.lease.get(name);
-        const free = lease === undefined || lease.expires_at <= now || (lease.holder !== holder && !processAlive(lease.pid));
+        const holderGone = lease !== undefined && lease.holder !== holder && lease.host === hostname() && !processAlive(lease.pid);
+        const free = lease === undefined || lease.expires_at <= now || holderGone;
         if (!free && lease.holder !== holder) return undefined;
         const next = free ? (lease?.token ?? 0) + 1 : lease.token;
-        this.statements.setLease.run(name, holder, next, now + ttlMs, process.pid);
+        this.statements.setLease.run(name, holder, next, now + ttlMs, process.pid, hostname());
         return next;
       })
       .immediate();
