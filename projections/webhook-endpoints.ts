@@ -7,7 +7,14 @@ import type { Projection } from './projection.js';
 export const webhookEndpointsProjection: Projection = {
   name: 'webhook_endpoints',
   collection: 'webhook_endpoints',
-  canHandle: ['WebhookEndpointCreated', 'WebhookEndpointDisabled', 'WebhookEndpointDeleted'],
+  canHandle: [
+    'WebhookEndpointCreated',
+    'WebhookEndpointDisabled',
+    'WebhookEndpointEnabled',
+    'WebhookEndpointUpdated',
+    'WebhookEndpointSecretRotated',
+    'WebhookEndpointDeleted',
+  ],
   documentId: (event) => (event.data as WebhookEndpointEvent['data']).endpoint_id,
   evolve: (current: Document | undefined, event: RecordedEvent) =>
     (evolveEndpoint(current as WebhookEndpoint | undefined, event as unknown as WebhookEndpointEvent) ?? null) as Document | null,

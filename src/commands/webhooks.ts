@@ -1,10 +1,13 @@
 import {
+  type EndpointChanges,
   type EventType,
   type WebhookEndpoint,
   type WebhookEndpointCreated,
   type WebhookEndpointState,
   decideDeleteEndpoint,
   decideDisableEndpoint,
+  decideRotateSecret,
+  decideUpdateEndpoint,
   endpointStream,
   evolveEndpoint,
 } from '../domain/webhook-endpoint.js';
@@ -39,11 +42,32 @@ export async function deleteEndpoint(env: CommandContext, endpointId: string, me
   if (result.appended) await env.projector.waitFor(result.appended.position, READ_YOUR_WRITES_TIMEOUT_MS);
 }
 
-/** The dispatcher retires an endpoint that answered 410 Gone. */
-export async function disableEndpoint(events: EventStore, endpointId: string, reason: string, now: Date): Promise<void> {
-  await handleCommand(events, endpointStream(endpointId), endpointAggregate, (state) => decideDisableEndpoint(state, reason, now), {
+/** The dispatcher retires an endpoint (410 Gone, retries exhausted); true if this call disabled it. */
+export async function disableEndpoint(events: EventStore, endpointId: string, reason: string, now: Date): Promise<boolean> {
+  const result = await handleCommand(events, endpointStream(endpointId), endpointAggregate, (state) => decideDisableEndpoint(state, reason, now), {
     causation: 'webhook_dispatcher',
   });
+  return result.appended !== undefined;
+}
+
+/** Changes url, enabled_events, description or status; answers the endpoint as it now stands. */
+export async function updateEndpoint(env: CommandContext, endpointId: string, changes: EndpointChanges, metadata: EventMetadata, now: Date): Promise<WebhookEndpoint> {
+  return settle(env, await handleCommand(env.events, endpointStream(endpointId), endpointAggregate, (state) => decideUpdateEndpoint(state, endpointId, changes, now), metadata));
+}
+
+/** A new secret, answered once; the replaced one also signs for `overlapSeconds`. */
+export async function rotateEndpointSecret(env: CommandContext, endpointId: string, overlapSeconds: number, metadata: EventMetadata, now: Date): Promise<WebhookEndpoint> {
+  const secret = newSecret();
+  return settle(
+    env,
+    await handleCommand(env.events, endpointStream(endpointId), endpointAggregate, (state) => decideRotateSecret(state, endpointId, secret, overlapSeconds, now), metadata),
+  );
+}
+
+/** Waits until the read models show the command's events (what the dispatcher reads), and answers the endpoint. */
+async function settle(env: CommandContext, result: { state: WebhookEndpointState; appended: { position: bigint } | undefined }): Promise<WebhookEndpoint> {
+  if (result.appended) await env.projector.waitFor(result.appended.position, READ_YOUR_WRITES_TIMEOUT_MS);
+  return result.state!;
 }
 
 /**

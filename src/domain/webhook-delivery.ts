@@ -42,3 +42,8 @@ export function judgeAttempt(result: SendResult, attempt: number, scheduleMs: re
   const delay = scheduleMs[attempt - 1];
   return delay === undefined ? { outcome: 'failed', retryInMs: null } : { outcome: 'retrying', retryInMs: delay };
 }
+
+/** A test event is sent once: a 2xx succeeds, anything else fails, and nothing retries it or retires the endpoint. */
+export function judgeTestAttempt(result: SendResult): DeliveryOutcome {
+  return result.status_code !== null && result.status_code >= 200 && result.status_code < 300 ? 'succeeded' : 'failed';
+}

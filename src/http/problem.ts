@@ -5,6 +5,7 @@ export const problemCodes = {
   malformed_request: { status: 400, title: 'Malformed request' },
   unauthenticated: { status: 401, title: 'Unauthenticated' },
   insufficient_scope: { status: 403, title: 'Insufficient scope' },
+  sandbox_only: { status: 403, title: 'Sandbox only' },
   not_found: { status: 404, title: 'Not found' },
   profile_not_found: { status: 404, title: 'Profile not found' },
   product_not_available: { status: 404, title: 'Product not available' },

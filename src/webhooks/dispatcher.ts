@@ -2,8 +2,8 @@ import type { Logger } from 'pino';
 import { deliveryRecord, disableEndpoint, recordAttempt } from '../commands/webhooks.js';
 import { assessmentStream } from '../domain/assessment.js';
 import { newId } from '../domain/ids.js';
-import { judgeAttempt } from '../domain/webhook-delivery.js';
-import { type WebhookEndpoint, endpointStream, subscribes } from '../domain/webhook-endpoint.js';
+import { type DeliveryOutcome, judgeAttempt, judgeTestAttempt } from '../domain/webhook-delivery.js';
+import { type WebhookEndpoint, endpointStream, signingSecrets, subscribes } from '../domain/webhook-endpoint.js';
 import type { Bus, BusMessage, Handler, Outcome, Topic } from '../ports/bus.js';
 import type { EventStore } from '../ports/event-store.js';
 import type { ReadModelStore } from '../ports/read-models.js';
@@ -11,7 +11,7 @@ import { type WebhookEvent, eventObject } from './event-object.js';
 import { EndpointSlots } from './endpoint-slots.js';
 import type { DeliveryMessage, EventMessage } from './messages.js';
 import { send } from './sender.js';
-import { sign } from './signer.js';
+import { signatureHeader } from './signer.js';
 
 export interface DispatcherOptions {
   /** Delay before each retry: the schedule's length is the number of retries. */
@@ -41,6 +41,11 @@ export async function queueRedelivery(bus: Bus, eventId: string, endpointId?: st
   const id = `${eventId}:redeliver:${newId('req')}`;
   if (endpointId === undefined) return bus.publish('events', id, { event_id: eventId } satisfies EventMessage);
   return bus.publish('deliveries', `${id}:${endpointId}`, { event_id: eventId, endpoint_id: endpointId } satisfies DeliveryMessage);
+}
+
+/** Queues a test event for one endpoint: sent once, never retried, and it never disables the endpoint. */
+export async function queueTestEvent(bus: Bus, event: WebhookEvent, endpointId: string): Promise<void> {
+  return bus.publish('deliveries', `test:${event.id}:${endpointId}`, { event, endpoint_id: endpointId, test: true } satisfies DeliveryMessage);
 }
 
 /** Deliveries under way at once, and at most how many of them to one endpoint: one that never answers leaves the rest to the others. */
@@ -187,12 +192,12 @@ export class WebhookDispatcher {
     const payload = message.payload as DeliveryMessage;
     const { endpoint_id } = payload;
     const endpoint = (await this.services.readModels.get('webhook_endpoints', endpoint_id)) as unknown as WebhookEndpoint | undefined;
-    // Deleted or disabled since the fan-out: nothing to deliver to.
-    if (endpoint?.status !== 'enabled') return { kind: 'ack' };
+    // Deleted, or disabled since the fan-out: nothing to deliver to. A test may check a disabled endpoint before it is enabled again.
+    if (!endpoint || (endpoint.status !== 'enabled' && !payload.test)) return { kind: 'ack' };
     const event = 'event' in payload ? payload.event : await this.projectedEvent(payload.event_id);
     if (!event) return notYetProjected(message);
-    // Pending deliveries (retries included) of an erased subject's events stop here.
-    if (await this.subjectErased(event)) return { kind: 'ack' };
+    // Pending deliveries (retries included) of an erased subject's events stop here. A test event names no subject.
+    if (!payload.test && (await this.subjectErased(event))) return { kind: 'ack' };
 
     const record = await deliveryRecord(this.services.events, message.id);
     // A delivery settled already (a repeat of its message after the bus's duplicate window) is not sent again.
@@ -202,18 +207,20 @@ export class WebhookDispatcher {
     // The slot is held until the attempt is recorded: the turns of the deliveries turned away follow the pace of the whole delivery.
     const started = performance.now();
     try {
-      return await this.attempt(message.id, endpoint, event, record.attempts + 1);
+      return await this.attempt(message.id, endpoint, event, record.attempts + 1, payload.test === true);
     } finally {
       slot.release(performance.now() - started);
     }
   }
 
   /** One POST of a delivery, recorded in the log, and what the bus is to do with its message. */
-  private async attempt(deliveryId: string, endpoint: WebhookEndpoint, event: WebhookEvent, attempt: number): Promise<Outcome> {
+  private async attempt(deliveryId: string, endpoint: WebhookEndpoint, event: WebhookEvent, attempt: number, test: boolean): Promise<Outcome> {
     const endpoint_id = endpoint.id;
     const sent = await this.post(endpoint, event);
     const now = this.clock();
-    const verdict = judgeAttempt(sent, attempt, this.options.retryScheduleMs);
+    const verdict: { outcome: DeliveryOutcome; retryInMs: number | null } = test
+      ? { outcome: judgeTestAttempt(sent), retryInMs: null }
+      : judgeAttempt(sent, attempt, this.options.retryScheduleMs);
     await recordAttempt(this.services.events, deliveryId, {
       event_id: event.id,
       endpoint_id,
@@ -226,31 +233,44 @@ export class WebhookDispatcher {
       attempted_at: now.toISOString(),
       next_attempt_at: verdict.retryInMs === null ? null : new Date(now.getTime() + verdict.retryInMs).toISOString(),
     });
-    this.logger.info({ event_id: event.id, endpoint_id, attempt, outcome: verdict.outcome, status_code: sent.status_code }, 'webhook attempt');
+    this.logger.info({ event_id: event.id, endpoint_id, attempt, outcome: verdict.outcome, status_code: sent.status_code, ...(test && { test }) }, 'webhook attempt');
+    if (test) return { kind: 'ack' };
     switch (verdict.outcome) {
       case 'succeeded':
         return { kind: 'ack' };
       case 'endpoint_gone':
-        await disableEndpoint(this.services.events, endpoint_id, 'The endpoint answered 410 Gone.', now);
+        await this.retire(endpoint_id, 'The endpoint answered 410 Gone.', now);
         return { kind: 'ack' };
       case 'retrying':
         return { kind: 'retry', delayMs: verdict.retryInMs! };
       case 'failed':
+        await this.retire(endpoint_id, `A delivery got no 2xx in ${attempt} attempts: its retries are exhausted.`, now);
         return { kind: 'dead', reason: `no 2xx after ${attempt} attempts` };
     }
   }
 
-  /** The Standard Webhooks request: webhook-id is the event id, stable across retries. */
+  /** Stops delivering to an endpoint, and says so once, at warn: an operator's cue that a receiver needs fixing. */
+  private async retire(endpointId: string, reason: string, now: Date): Promise<void> {
+    if (await disableEndpoint(this.services.events, endpointId, reason, now)) {
+      this.logger.warn({ endpoint_id: endpointId, reason }, 'webhook endpoint disabled; PATCH it with "status": "enabled" once it is fixed');
+    }
+  }
+
+  /**
+   * The Standard Webhooks request: webhook-id is the event id, stable across retries. During a secret
+   * rotation's overlap it carries a signature for each secret, so a receiver holding either verifies it.
+   */
   private post(endpoint: WebhookEndpoint, event: WebhookEvent) {
     const body = JSON.stringify(eventObject(event, this.services.livemode));
-    const timestamp = Math.floor(this.clock().getTime() / 1000);
+    const now = this.clock();
+    const timestamp = Math.floor(now.getTime() / 1000);
     return send({
       url: endpoint.url,
       body,
       headers: {
         'webhook-id': event.id,
         'webhook-timestamp': String(timestamp),
-        'webhook-signature': sign(endpoint.secret, event.id, timestamp, body),
+        'webhook-signature': signatureHeader(signingSecrets(endpoint, now), event.id, timestamp, body),
       },
       timeoutMs: this.options.timeoutMs,
       livemode: this.services.livemode,

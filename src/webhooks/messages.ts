@@ -8,5 +8,8 @@ import type { WebhookEvent } from './event-object.js';
  */
 export type EventMessage = { event: WebhookEvent; position: string } | { event_id: string };
 
-/** A `deliveries` message: send the event to one endpoint. The fan-out's messages carry the event; a redelivery to one endpoint names it. */
-export type DeliveryMessage = { endpoint_id: string } & ({ event: WebhookEvent } | { event_id: string });
+/**
+ * A `deliveries` message: send the event to one endpoint. The fan-out's messages carry the event; a
+ * redelivery to one endpoint names it. A test event (`test: true`) is sent once, whatever the endpoint's status.
+ */
+export type DeliveryMessage = { endpoint_id: string; test?: true } & ({ event: WebhookEvent } | { event_id: string });

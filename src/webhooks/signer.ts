@@ -12,3 +12,8 @@ export function sign(secret: string, id: string, timestampSeconds: number, body:
   const key = Buffer.from(secret.slice(SECRET_PREFIX.length), 'base64');
   return `v1,${createHmac('sha256', key).update(`${id}.${timestampSeconds}.${body}`).digest('base64')}`;
 }
+
+/** The webhook-signature header: one signature per secret, space-separated, as Standard Webhooks allows during a rotation. */
+export function signatureHeader(secrets: readonly string[], id: string, timestampSeconds: number, body: string): string {
+  return secrets.map((secret) => sign(secret, id, timestampSeconds, body)).join(' ');
+}

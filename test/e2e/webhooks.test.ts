@@ -121,6 +121,7 @@ describe('webhook endpoints and delivery rules (embedded bus)', () => {
       description: 'test receiver',
       status: 'enabled',
       disabled_reason: null,
+      previous_secret_expires_at: null,
       livemode: false,
       created_at: expect.any(String),
       secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
@@ -233,7 +234,7 @@ describe('webhook endpoints and delivery rules (embedded bus)', () => {
     expect((await api.call('GET', `/v1/nature/webhook_endpoints/${production.id}`)).status).toBe(404);
   });
 
-  it('gives up after the schedule: every attempt recorded, the last failed, the message dead-lettered', async () => {
+  it('gives up after the schedule: every attempt recorded, the last failed, the message dead-lettered, the endpoint disabled', async () => {
     const r = await receiver(() => 500);
     const endpoint = await api.register(r.url);
     await api.completeAssessment();
@@ -242,6 +243,10 @@ describe('webhook endpoints and delivery rules (embedded bus)', () => {
     expect(attempts.map((a) => a.outcome)).toEqual(['failed', 'retrying', 'retrying', 'retrying']);
     expect(attempts[0]!.next_attempt_at).toBeNull();
     expect(await t.envs.test.bus.deadLetters('deliveries')).toContainEqual(expect.objectContaining({ reason: 'no 2xx after 4 attempts' }));
+    expect((await api.call('GET', `/v1/nature/webhook_endpoints/${endpoint.id}`)).body).toMatchObject({
+      status: 'disabled',
+      disabled_reason: 'A delivery got no 2xx in 4 attempts: its retries are exhausted.',
+    });
   });
 
   it('treats a redirect as a failure and never follows it', async () => {

@@ -1,12 +1,21 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { createEndpoint, deleteEndpoint } from '../../commands/webhooks.js';
-import { type WebhookEndpoint, eventTypes } from '../../domain/webhook-endpoint.js';
+import { createEndpoint, deleteEndpoint, rotateEndpointSecret, updateEndpoint } from '../../commands/webhooks.js';
+import { type WebhookEndpoint, eventTypes, previousSecretExpiresAt } from '../../domain/webhook-endpoint.js';
+import type { ReadModelStore } from '../../ports/read-models.js';
 import { endpointUrlProblem } from '../../webhooks/address-guard.js';
+import { queueTestEvent } from '../../webhooks/dispatcher.js';
+import { eventObject } from '../../webhooks/event-object.js';
+import { testCompletion } from '../../webhooks/test-event.js';
 import { listOf, listPage, listQuery } from '../lists.js';
 import { ProblemError } from '../problem.js';
 import { problems, text, timestamp } from '../schemas.js';
+import { eventResource } from './events.js';
+
+/** How long a rotated-out secret may keep signing. */
+const MAX_OVERLAP_SECONDS = 7 * 24 * 3600;
+const DEFAULT_OVERLAP_SECONDS = 24 * 3600;
 
 const endpointFields = {
   id: z.string().describe('whe_…'),
@@ -16,12 +25,15 @@ const endpointFields = {
   description: z.string().nullable(),
   status: z.enum(['enabled', 'disabled']),
   disabled_reason: z.string().nullable(),
+  previous_secret_expires_at: timestamp
+    .nullable()
+    .describe('After a secret rotation: until then deliveries carry a signature with the previous secret too. Null when only the current secret signs.'),
   livemode: z.boolean(),
   created_at: timestamp,
 };
 const endpointResource = z.object(endpointFields).meta({ id: 'WebhookEndpoint' });
 const createdEndpointResource = z
-  .object({ ...endpointFields, secret: z.string().describe('whsec_…: shown only in this response. Verify deliveries with it.') })
+  .object({ ...endpointFields, secret: z.string().describe('whsec_…: shown only in this response (at creation or rotation). Verify deliveries with it.') })
   .meta({ id: 'CreatedWebhookEndpoint' });
 
 const deliveryResource = z
@@ -42,23 +54,66 @@ const deliveryResource = z
   })
   .meta({ id: 'WebhookDelivery' });
 
+const url = text(1, 2048).describe('Taken as written: no whitespace, credentials or empty host. Production: https and a public address. Sandbox: http and loopback allowed.');
+const enabledEvents = z
+  .array(z.enum(eventTypes))
+  .min(1)
+  .describe(
+    'Default: nature.assessment.completed. Add nature.profile.updated to hear of profiles a rebuild changed. A type listed twice is kept once. Only events after the registration are sent.',
+  );
+const description = text(0, 500).nullable();
+
 const createBody = z.strictObject({
-  url: text(1, 2048).describe('Taken as written: no whitespace, credentials or empty host. Production: https and a public address. Sandbox: http and loopback allowed.'),
-  enabled_events: z
-    .array(z.enum(eventTypes))
-    .min(1)
-    .default(['nature.assessment.completed'])
-    .describe(
-      'Default: nature.assessment.completed. Add nature.profile.updated to hear of profiles a rebuild changed. A type listed twice is kept once. Only events after the registration are sent.',
-    ),
-  description: text(0, 500).nullable().default(null),
+  url,
+  enabled_events: enabledEvents.default(['nature.assessment.completed']),
+  description: description.default(null),
 });
+
+/** Optional, as is every field: an update that changes nothing answers the endpoint as it stands. */
+const updateBody = z
+  .strictObject({
+    url: url.optional(),
+    enabled_events: enabledEvents.optional(),
+    description: description.optional(),
+    status: z
+      .enum(['enabled', 'disabled'])
+      .optional()
+      .describe('"enabled" turns an endpoint disabled by a 410, by exhausted retries or by request back on; "disabled" stops deliveries to it.'),
+  })
+  .nullish();
+
+/** Optional: fastify reads an absent body as null. */
+const rotateBody = z
+  .strictObject({
+    expire_previous_in: z
+      .number()
+      .int()
+      .min(0)
+      .max(MAX_OVERLAP_SECONDS)
+      .optional()
+      .describe('Seconds during which the previous secret still signs deliveries beside the new one (default 86400, at most 7 days; 0 stops it at once).'),
+  })
+  .nullish();
+
+const emptyBody = z.strictObject({}).nullish();
 
 const idParams = z.strictObject({ id: z.string().describe('whe_…') });
 
-function toEndpointResource(endpoint: WebhookEndpoint, livemode: boolean): z.infer<typeof endpointResource> {
-  const { secret: _secret, ...shown } = endpoint;
-  return { ...shown, object: 'webhook_endpoint', livemode };
+function toEndpointResource(endpoint: WebhookEndpoint, livemode: boolean, now: Date): z.infer<typeof endpointResource> {
+  const { secret: _secret, previous_secrets: _previous, ...shown } = endpoint;
+  return { ...shown, previous_secret_expires_at: previousSecretExpiresAt(endpoint, now), object: 'webhook_endpoint', livemode };
+}
+
+/** The endpoint as the read models hold it, or 404. */
+async function requireEndpoint(readModels: ReadModelStore, id: string): Promise<WebhookEndpoint> {
+  const doc = (await readModels.get('webhook_endpoints', id)) as unknown as WebhookEndpoint | undefined;
+  if (!doc) throw new ProblemError('not_found', `No webhook endpoint ${id}.`);
+  return doc;
+}
+
+function refuseUrl(value: string, livemode: boolean): void {
+  const problem = endpointUrlProblem(value, livemode);
+  if (problem) throw new ProblemError('validation_failed', problem, { errors: [{ path: '/url', in: 'body', message: problem }] });
 }
 
 export function registerWebhookEndpointRoutes(app: FastifyInstance, clock: () => Date): void {
@@ -69,27 +124,101 @@ export function registerWebhookEndpointRoutes(app: FastifyInstance, clock: () =>
     {
       schema: {
         tags: ['webhooks'],
+        operationId: 'createWebhookEndpoint',
         summary: 'Register a webhook endpoint',
         description: "Endpoints belong to the key's environment: sandbox events go to sandbox endpoints only. The secret is shown once, here.",
         body: createBody,
-        response: { 201: createdEndpointResource, ...problems(400, 413, 415, 422) },
+        response: { 201: createdEndpointResource, ...problems() },
       },
     },
     async (request, reply) => {
-      const problem = endpointUrlProblem(request.body.url, request.env.livemode);
-      if (problem) throw new ProblemError('validation_failed', problem, { errors: [{ path: '/url', in: 'body', message: problem }] });
-      const endpoint = await createEndpoint(request.env, request.body, { request_id: request.id, key_id: request.apiKey.id }, clock());
-      return reply.code(201).send({ ...toEndpointResource(endpoint, request.env.livemode), secret: endpoint.secret });
+      refuseUrl(request.body.url, request.env.livemode);
+      const now = clock();
+      const endpoint = await createEndpoint(request.env, request.body, { request_id: request.id, key_id: request.apiKey.id }, now);
+      return reply.code(201).send({ ...toEndpointResource(endpoint, request.env.livemode, now), secret: endpoint.secret });
     },
   );
 
   routes.get(
     '/v1/nature/webhook_endpoints/:id',
-    { schema: { tags: ['webhooks'], summary: 'Retrieve a webhook endpoint', params: idParams, response: { 200: endpointResource, ...problems(404) } } },
+    {
+      schema: {
+        tags: ['webhooks'],
+        operationId: 'getWebhookEndpoint',
+        summary: 'Retrieve a webhook endpoint',
+        description: 'Its url, events, status (and why it was disabled); never its secret.',
+        params: idParams,
+        response: { 200: endpointResource, ...problems('not_found') },
+      },
+    },
+    async (request) => toEndpointResource(await requireEndpoint(request.env.readModels, request.params.id), request.env.livemode, clock()),
+  );
+
+  routes.patch(
+    '/v1/nature/webhook_endpoints/:id',
+    {
+      schema: {
+        tags: ['webhooks'],
+        operationId: 'updateWebhookEndpoint',
+        summary: 'Update a webhook endpoint',
+        description:
+          'Changes the fields given (validated as at registration) and nothing else; sending the values it has already changes nothing. `"status": "enabled"` turns a disabled endpoint back on: it receives the events that happen from then on (redeliver the ones it missed). Deliveries still retrying go to the new url.',
+        params: idParams,
+        body: updateBody,
+        response: { 200: endpointResource, ...problems('not_found') },
+      },
+    },
     async (request) => {
-      const doc = await request.env.readModels.get('webhook_endpoints', request.params.id);
-      if (!doc) throw new ProblemError('not_found', `No webhook endpoint ${request.params.id}.`);
-      return toEndpointResource(doc as unknown as WebhookEndpoint, request.env.livemode);
+      const changes = request.body ?? {};
+      if (changes.url !== undefined) refuseUrl(changes.url, request.env.livemode);
+      const now = clock();
+      const endpoint = await updateEndpoint(request.env, request.params.id, changes, { request_id: request.id, key_id: request.apiKey.id }, now);
+      return toEndpointResource(endpoint, request.env.livemode, now);
+    },
+  );
+
+  routes.post(
+    '/v1/nature/webhook_endpoints/:id/rotate_secret',
+    {
+      schema: {
+        tags: ['webhooks'],
+        operationId: 'rotateWebhookEndpointSecret',
+        summary: "Rotate a webhook endpoint's secret",
+        description:
+          'A new secret, shown once, here. Until `previous_secret_expires_at` every delivery carries two signatures in webhook-signature (`v1,<new> v1,<previous>`), so receivers holding either secret verify it while you deploy the new one; after it, only the new one.',
+        params: idParams,
+        body: rotateBody,
+        response: { 200: createdEndpointResource, ...problems('not_found') },
+      },
+    },
+    async (request) => {
+      const now = clock();
+      const overlap = request.body?.expire_previous_in ?? DEFAULT_OVERLAP_SECONDS;
+      const endpoint = await rotateEndpointSecret(request.env, request.params.id, overlap, { request_id: request.id, key_id: request.apiKey.id }, now);
+      return { ...toEndpointResource(endpoint, request.env.livemode, now), secret: endpoint.secret };
+    },
+  );
+
+  routes.post(
+    '/v1/nature/webhook_endpoints/:id/test',
+    {
+      schema: {
+        tags: ['webhooks'],
+        operationId: 'sendTestWebhookEvent',
+        summary: 'Send a test event to a webhook endpoint',
+        description:
+          'Sandbox only (production answers 403 `sandbox_only`: a sample completion must never reach a live integration). Queues a signed sample `nature.assessment.completed` for this endpoint, even a disabled one; 202 with the event. Its ids end in `TEST` and name nothing; it is sent once, listed in the endpoint\'s deliveries, never retried, and never disables the endpoint.',
+        params: idParams,
+        body: emptyBody,
+        response: { 202: eventResource, ...problems('not_found', 'sandbox_only') },
+      },
+    },
+    async (request, reply) => {
+      if (request.env.livemode) throw new ProblemError('sandbox_only', 'Test events are sent in the sandbox only: use a test_ key.');
+      const endpoint = await requireEndpoint(request.env.readModels, request.params.id);
+      const event = testCompletion(clock());
+      await queueTestEvent(request.env.bus, event, endpoint.id);
+      return reply.code(202).send(eventObject(event, request.env.livemode));
     },
   );
 
@@ -98,13 +227,19 @@ export function registerWebhookEndpointRoutes(app: FastifyInstance, clock: () =>
     {
       schema: {
         tags: ['webhooks'],
+        operationId: 'listWebhookEndpoints',
         summary: 'List webhook endpoints',
+        description: "Newest first: the endpoints of the key's environment.",
         querystring: z.strictObject(listQuery),
-        response: { 200: listOf(endpointResource), ...problems(400, 422) },
+        response: { 200: listOf(endpointResource), ...problems('invalid_cursor') },
       },
     },
-    async (request) =>
-      listPage(request.env.readModels, 'webhook_endpoints', request.query, {}, (doc) => toEndpointResource(doc as unknown as WebhookEndpoint, request.env.livemode)),
+    async (request) => {
+      const now = clock();
+      return listPage(request.env.readModels, 'webhook_endpoints', request.query, {}, (doc) =>
+        toEndpointResource(doc as unknown as WebhookEndpoint, request.env.livemode, now),
+      );
+    },
   );
 
   routes.delete(
@@ -112,9 +247,11 @@ export function registerWebhookEndpointRoutes(app: FastifyInstance, clock: () =>
     {
       schema: {
         tags: ['webhooks'],
+        operationId: 'deleteWebhookEndpoint',
         summary: 'Delete a webhook endpoint',
+        description: 'The endpoint is removed and is sent no new events.',
         params: idParams,
-        response: { 200: z.object({ id: z.string(), object: z.literal('webhook_endpoint'), deleted: z.literal(true) }), ...problems(404) },
+        response: { 200: z.object({ id: z.string(), object: z.literal('webhook_endpoint'), deleted: z.literal(true) }), ...problems('not_found') },
       },
     },
     async (request) => {
@@ -128,17 +265,16 @@ export function registerWebhookEndpointRoutes(app: FastifyInstance, clock: () =>
     {
       schema: {
         tags: ['webhooks'],
+        operationId: 'listWebhookDeliveries',
         summary: "List an endpoint's delivery attempts",
         description: 'Newest first: every attempt with its status code or error, latency and when the next one is due.',
         params: idParams,
         querystring: z.strictObject(listQuery),
-        response: { 200: listOf(deliveryResource), ...problems(400, 404, 422) },
+        response: { 200: listOf(deliveryResource), ...problems('invalid_cursor', 'not_found') },
       },
     },
     async (request) => {
-      if (!(await request.env.readModels.get('webhook_endpoints', request.params.id))) {
-        throw new ProblemError('not_found', `No webhook endpoint ${request.params.id}.`);
-      }
+      await requireEndpoint(request.env.readModels, request.params.id);
       return listPage(request.env.readModels, 'webhook_deliveries', request.query, { endpoint_id: request.params.id }, (doc) => ({
         ...(doc as unknown as Omit<z.infer<typeof deliveryResource>, 'object' | 'livemode'>),
         object: 'webhook_delivery' as const,
