@@ -2,7 +2,10 @@ import { z } from 'zod';
 import { TIMESTAMP_FORMAT, parseInstant } from '../domain/instant.js';
 import { type ProblemCode, problemCodes } from './problem.js';
 
-/** The RFC 9457 body every error answers with. */
+/**
+ * The problem+json body as the serializer checks it: every error body has these members, and the extension
+ * members that some codes add pass through. The document describes each code exactly (openapi-problems.ts).
+ */
 const problemSchema = z
   .object({
     type: z.string(),
@@ -13,15 +16,50 @@ const problemSchema = z
     request_id: z.string(),
     errors: z.array(z.object({ path: z.string(), in: z.enum(['body', 'query', 'path', 'header']), message: z.string() })).optional(),
   })
-  .loose()
-  .describe('application/problem+json');
+  .loose();
 
-/** The error statuses a route documents, each with the problem body. */
-export function problems(...statuses: number[]): Record<number, typeof problemSchema> {
-  return Object.fromEntries([401, 403, ...statuses].map((status) => [status, problemSchema]));
+/** The codes a route declared with `problems`, keyed by the schema that carries them to the document. */
+const declaredCodes = new WeakMap<z.ZodType, readonly ProblemCode[]>();
+
+const errorStatuses = [...new Set(Object.values(problemCodes).map(({ status }) => status))];
+
+/**
+ * The error responses of a route: `codes` are the ones particular to it (not_found, subject_exists, …);
+ * the document adds those every route or every write can answer (openapi-problems.ts). Every error status
+ * gets the problem schema, so any error body is serialized the same way whichever status it has.
+ */
+export function problems(...codes: ProblemCode[]): Record<number, z.ZodType> {
+  const schema = problemSchema.clone();
+  declaredCodes.set(schema, codes);
+  return Object.fromEntries(errorStatuses.map((status) => [status, schema]));
 }
 
-export const timestamp = z.string().describe('ISO 8601 UTC');
+/** The codes `problems` declared, if `schema` is one of its schemas. */
+export function problemCodesOf(schema: unknown): readonly ProblemCode[] | undefined {
+  return schema instanceof z.ZodType ? declaredCodes.get(schema) : undefined;
+}
+
+const EXAMPLE_TIME = '2026-11-21T19:20:57.021Z';
+
+export const timestamp = z.string().meta({ format: 'date-time', description: 'ISO 8601 UTC, to the millisecond.', examples: [EXAMPLE_TIME] });
+
+/** The ids' shape: a prefix and a ULID (26 Crockford base32 characters), for the document only. */
+export function id(prefix: string, example: string, description?: string) {
+  return z.string().meta({ pattern: `^${prefix}_[0-9A-HJKMNP-TV-Z]{26}$`, examples: [example], ...(description !== undefined && { description }) });
+}
+
+/** Example ids, one per kind, reused across the document's examples so they read as one story. */
+export const exampleIds = {
+  subject: 'sub_01JD4Z8Q3V6N2XK7M5T9B1C0EA',
+  assessment: 'asm_01JD4Z9T2W8P4RK1N6V3C7D5FB',
+  profile: 'prf_01JD4ZB6H3Y9Q5SM2P8W4E6G7H',
+  previousProfile: 'prf_01JD4ZA1F2X8P4RK1N6V3C7D5J',
+  event: 'evt_01JD4ZB6J0K2R7TN3Q9X5F8H1M',
+  endpoint: 'whe_01JD4Z7N5R1M8QJ2K4T6V9W3XA',
+  delivery: 'whd_01JD4ZB7P4S6V8XZ1B3D5F7H9K',
+  key: 'key_01JD4Z6K2M4P6R8T0V2X4Z6B8D',
+  request: 'req_01JD4ZB6G8N3Q7TV1X5Z9C3F7K',
+} as const;
 
 /** Length in Unicode code points: what a person counts as characters, the same everywhere in the API. */
 export const codePoints = (value: string) => [...value].length;

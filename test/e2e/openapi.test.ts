@@ -33,14 +33,15 @@ describe('OpenAPI document and docs', () => {
       ]),
     );
     const patch = doc.paths['/v1/nature/subjects/{id}/assessments/{assessment_id}'].patch;
-    const entry = patch.requestBody.content['application/json'].schema.properties.responses;
+    const schemaOf = (media: { schema: { $ref: string } }) => doc.components.schemas[media.schema.$ref.replace('#/components/schemas/', '')];
+    const entry = schemaOf(patch.requestBody.content['application/json']).properties.responses;
     expect(entry).toMatchObject({ type: 'array', minItems: 1, maxItems: 76 });
     expect(entry.items.properties.value).toMatchObject({ type: 'integer', minimum: 1, maximum: 5 });
     expect(Object.keys(patch.responses)).toEqual(expect.arrayContaining(['200', '404', '409', '422']));
     expect(doc.paths['/v1/openapi.json']).toBeUndefined();
     const create = doc.paths['/v1/nature/subjects'].post;
     expect(Object.keys(create.responses)).toEqual(expect.arrayContaining(['201', '401', '403', '409', '422']));
-    const body = create.requestBody.content['application/json'].schema;
+    const body = schemaOf(create.requestBody.content['application/json']);
     expect(body.required).toEqual(expect.arrayContaining(['external_subject_id', 'consent']));
     expect(body.additionalProperties).toBe(false);
     expect(body.properties.consent.properties.ui_hash.pattern).toBe('^sha256:[0-9a-f]{64}$');

@@ -3,32 +3,60 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { abandonAssessment, startAssessment, submitResponses } from '../../commands/assessments.js';
 import { type Assessment, statusAt } from '../../domain/assessment.js';
-import { ITEM_COUNT, itemIds, items } from '../../scoring/item-bank.js';
+import { ITEM_COUNT, ITEM_SET_VERSION, itemIds, items } from '../../scoring/item-bank.js';
 import { listOf, listPage, listQuery } from '../lists.js';
 import { ProblemError } from '../problem.js';
-import { problems, timestamp } from '../schemas.js';
+import { exampleIds, id, problems, timestamp } from '../schemas.js';
 import { requireSubject } from './subjects.js';
+
+const subjectId = id('sub', exampleIds.subject, 'The subject id.');
+const assessmentId = id('asm', exampleIds.assessment, 'The assessment id.');
+
+/** The ids of the items after the first `answered`, as an example's unanswered_item_ids. */
+const unansweredAfter = (answered: number) => items.slice(answered).map((item) => item.id);
 
 const assessmentResource = z
   .object({
-    id: z.string().describe('asm_…'),
+    id: assessmentId,
     object: z.literal('assessment'),
-    subject_id: z.string(),
+    subject_id: subjectId,
     status: z.enum(['created', 'in_progress', 'scoring', 'completed', 'abandoned', 'expired']),
     language: z.literal('en').describe('The language used: English at v1.'),
     requested_language: z.enum(['en', 'fr']),
-    item_set_version: z.string(),
-    responses_received: z.number().int(),
-    responses_required: z.number().int(),
-    unanswered_item_ids: z.array(z.string()),
-    profile_id: z.string().nullable(),
+    item_set_version: z.string().meta({ examples: [ITEM_SET_VERSION] }),
+    responses_received: z.number().int().meta({ examples: [19] }),
+    responses_required: z.number().int().meta({ examples: [ITEM_COUNT] }),
+    unanswered_item_ids: z.array(z.string().meta({ pattern: '^mn_0[0-7][0-9]$' })).meta({ examples: [unansweredAfter(19)] }),
+    profile_id: id('prf', exampleIds.profile, 'Null until the assessment is completed.').nullable(),
     livemode: z.boolean(),
     created_at: timestamp,
     updated_at: timestamp,
     completed_at: timestamp.nullable(),
     expires_at: timestamp,
   })
-  .meta({ id: 'Assessment' });
+  .meta({
+    id: 'Assessment',
+    examples: [
+      {
+        id: exampleIds.assessment,
+        object: 'assessment',
+        subject_id: exampleIds.subject,
+        status: 'in_progress',
+        language: 'en',
+        requested_language: 'en',
+        item_set_version: ITEM_SET_VERSION,
+        responses_received: 19,
+        responses_required: ITEM_COUNT,
+        unanswered_item_ids: unansweredAfter(19),
+        profile_id: null,
+        livemode: false,
+        created_at: '2026-11-21T19:21:04.310Z',
+        updated_at: '2026-11-21T19:23:41.902Z',
+        completed_at: null,
+        expires_at: '2026-11-28T19:21:04.310Z',
+      },
+    ],
+  });
 
 type AssessmentResource = z.infer<typeof assessmentResource>;
 
@@ -53,35 +81,41 @@ function toAssessmentResource(assessment: Assessment, livemode: boolean, now: Da
   };
 }
 
-const subjectParams = z.strictObject({ id: z.string().describe('The subject id, sub_…') });
-const assessmentParams = z.strictObject({ id: z.string().describe('The subject id, sub_…'), assessment_id: z.string().describe('asm_…') });
+const subjectParams = z.strictObject({ id: subjectId });
+const assessmentParams = z.strictObject({ id: subjectId, assessment_id: assessmentId });
 
 const startBody = z
   .strictObject({
     language: z.enum(['en', 'fr']).default('en').describe('Requested language. French is accepted and recorded; English is used at v1.'),
   })
+  .meta({ id: 'StartAssessmentRequest', examples: [{ language: 'en' }] })
   // Fastify passes a request without a body as null.
   .nullish();
 
-const responsesBody = z.strictObject({
-  responses: z
-    .array(
-      z.strictObject({
-        item_id: z.string().refine((id) => itemIds.has(id), 'Unknown item id; GET /v1/nature/items lists them.').describe('mn_001..mn_076'),
-        value: z.number().int('Must be a whole number from 1 to 5.').min(1).max(5).describe('1 = not at all like me … 5 = exactly like me'),
-      }),
-    )
-    .min(1)
-    .max(ITEM_COUNT)
-    .superRefine((responses, ctx) => {
-      const seen = new Set<string>();
-      responses.forEach(({ item_id }, index) => {
-        if (seen.has(item_id)) ctx.addIssue({ code: 'custom', path: [index, 'item_id'], message: 'This item is answered twice in the batch.' });
-        seen.add(item_id);
-      });
-    })
-    .describe('A batch of 1..76 answers, all stored or none.'),
-});
+const responsesBody = z
+  .strictObject({
+    responses: z
+      .array(
+        z.strictObject({
+          item_id: z.string().refine((id) => itemIds.has(id), 'Unknown item id; GET /v1/nature/items lists them.').describe('mn_001..mn_076'),
+          value: z.number().int('Must be a whole number from 1 to 5.').min(1).max(5).describe('1 = not at all like me … 5 = exactly like me'),
+        }),
+      )
+      .min(1)
+      .max(ITEM_COUNT)
+      .superRefine((responses, ctx) => {
+        const seen = new Set<string>();
+        responses.forEach(({ item_id }, index) => {
+          if (seen.has(item_id)) ctx.addIssue({ code: 'custom', path: [index, 'item_id'], message: 'This item is answered twice in the batch.' });
+          seen.add(item_id);
+        });
+      })
+      .describe('A batch of 1..76 answers, all stored or none.'),
+  })
+  .meta({
+    id: 'SubmitResponsesRequest',
+    examples: [{ responses: items.slice(0, 19).map((item, index) => ({ item_id: item.id, value: 1 + ((index * 3) % 5) })) }],
+  });
 
 const actor = (request: FastifyRequest) => ({ request_id: request.id, key_id: request.apiKey.id });
 
@@ -93,11 +127,13 @@ export function registerAssessmentRoutes(app: FastifyInstance, clock: () => Date
     {
       schema: {
         tags: ['assessments'],
+        operationId: 'startAssessment',
         summary: 'Start an assessment',
-        description: 'One open assessment per subject: while one is created or in_progress, another start answers 409 assessment_in_progress.',
+        description:
+          'One open assessment per subject: while one is created or in_progress, another start answers 409 assessment_in_progress. The body is optional: without one, the language is en.',
         params: subjectParams,
         body: startBody,
-        response: { 201: assessmentResource, ...problems(400, 404, 409, 410, 415, 422) },
+        response: { 201: assessmentResource, ...problems('not_found', 'subject_erased', 'assessment_in_progress') },
       },
     },
     async (request, reply) => {
@@ -113,10 +149,12 @@ export function registerAssessmentRoutes(app: FastifyInstance, clock: () => Date
     {
       schema: {
         tags: ['assessments'],
+        operationId: 'listAssessments',
         summary: "List a subject's assessments",
+        description: 'Newest first, with each one\'s status and progress.',
         params: subjectParams,
         querystring: z.strictObject(listQuery),
-        response: { 200: listOf(assessmentResource), ...problems(400, 404, 410, 422) },
+        response: { 200: listOf(assessmentResource), ...problems('invalid_cursor', 'not_found', 'subject_erased') },
       },
     },
     async (request) => {
@@ -131,7 +169,14 @@ export function registerAssessmentRoutes(app: FastifyInstance, clock: () => Date
   routes.get(
     '/v1/nature/subjects/:id/assessments/:assessment_id',
     {
-      schema: { tags: ['assessments'], summary: 'Retrieve an assessment', params: assessmentParams, response: { 200: assessmentResource, ...problems(404, 410) } },
+      schema: {
+        tags: ['assessments'],
+        operationId: 'getAssessment',
+        summary: 'Retrieve an assessment',
+        description: 'Its status (expired once 7 days passed without completion), progress, and its profile_id once completed.',
+        params: assessmentParams,
+        response: { 200: assessmentResource, ...problems('not_found', 'subject_erased') },
+      },
     },
     async (request) => {
       await requireSubject(request.env.readModels, request.params.id);
@@ -146,13 +191,14 @@ export function registerAssessmentRoutes(app: FastifyInstance, clock: () => Date
     {
       schema: {
         tags: ['assessments'],
+        operationId: 'submitResponses',
         summary: 'Submit a batch of responses',
         description:
           'All-or-nothing. An item answered again with the same value changes nothing (safe to retry); with another value, the newer answer replaces the older. ' +
           'The batch that completes the 76 moves the assessment to scoring, and scoring starts by itself.',
         params: assessmentParams,
         body: responsesBody,
-        response: { 200: assessmentResource, ...problems(400, 404, 409, 410, 413, 415, 422) },
+        response: { 200: assessmentResource, ...problems('not_found', 'subject_erased', 'assessment_not_open') },
       },
     },
     async (request) => {
@@ -169,9 +215,11 @@ export function registerAssessmentRoutes(app: FastifyInstance, clock: () => Date
     {
       schema: {
         tags: ['assessments'],
+        operationId: 'abandonAssessment',
         summary: 'Abandon an open assessment',
+        description: 'Answers 200 with the abandoned assessment; one no longer open answers 409 assessment_not_open.',
         params: assessmentParams,
-        response: { 200: assessmentResource, ...problems(404, 409, 410) },
+        response: { 200: assessmentResource, ...problems('not_found', 'subject_erased', 'assessment_not_open') },
       },
     },
     async (request) => {

@@ -7,31 +7,34 @@ import { queueRedelivery } from '../../webhooks/dispatcher.js';
 import { type EventData, eventObject } from '../../webhooks/event-object.js';
 import { listOf, listPage, listQuery } from '../lists.js';
 import { ProblemError } from '../problem.js';
-import { problems, timestamp } from '../schemas.js';
+import { exampleIds, id, problems, timestamp } from '../schemas.js';
 import { requireSubject } from './subjects.js';
 
-const eventResource = z
+const eventId = id('evt', exampleIds.event, 'The event id.');
+
+export const eventResource = z
   .object({
-    id: z.string().describe('evt_…: also the webhook-id header of every delivery of this event'),
+    id: eventId.describe('Also the webhook-id header of every delivery of this event.'),
     object: z.literal('event'),
     type: z.enum(eventTypes),
     created_at: timestamp,
     livemode: z.boolean(),
     data: z.object({
-      profile_id: z.string(),
-      assessment_id: z.string(),
-      subject_id: z.string(),
-      previous_profile_id: z.string().optional().describe('nature.profile.updated: the profile it replaces.'),
-      scoring_version: z.string().optional().describe('nature.profile.updated: the scoring version of the new profile.'),
+      profile_id: id('prf', exampleIds.profile),
+      assessment_id: id('asm', exampleIds.assessment),
+      subject_id: id('sub', exampleIds.subject),
+      previous_profile_id: id('prf', exampleIds.previousProfile, 'nature.profile.updated: the profile it replaces.').optional(),
+      scoring_version: z.string().optional().describe('nature.profile.updated: the scoring version of the new profile.').meta({ examples: ['mn76-v2'] }),
     }),
   })
   .meta({ id: 'Event' });
 
-const idParams = z.strictObject({ id: z.string().describe('evt_…') });
+const idParams = z.strictObject({ id: eventId });
 
 /** Optional: fastify reads an absent body as null. */
 const redeliverBody = z
-  .strictObject({ endpoint_id: z.string().optional().describe('whe_…: send the event to this endpoint only, even one registered after the event.') })
+  .strictObject({ endpoint_id: id('whe', exampleIds.endpoint, 'Send the event to this endpoint only, even one registered after the event.').optional() })
+  .meta({ id: 'RedeliverEventRequest', examples: [{ endpoint_id: exampleIds.endpoint }] })
   .nullish();
 
 /** The one endpoint a redelivery names: it must exist here, be enabled and listen to the event's type. */
@@ -55,10 +58,11 @@ export function registerEventRoutes(app: FastifyInstance): void {
     {
       schema: {
         tags: ['webhooks'],
+        operationId: 'listEvents',
         summary: 'List events',
         description: 'Newest first: catch up on events your endpoint missed.',
         querystring: z.strictObject(listQuery),
-        response: { 200: listOf(eventResource), ...problems(400, 422) },
+        response: { 200: listOf(eventResource), ...problems('invalid_cursor') },
       },
     },
     async (request) => listPage(request.env.readModels, 'events', request.query, {}, (doc) => eventObject(doc, request.env.livemode)),
@@ -66,7 +70,16 @@ export function registerEventRoutes(app: FastifyInstance): void {
 
   routes.get(
     '/v1/nature/events/:id',
-    { schema: { tags: ['webhooks'], summary: 'Retrieve an event', params: idParams, response: { 200: eventResource, ...problems(404) } } },
+    {
+      schema: {
+        tags: ['webhooks'],
+        operationId: 'getEvent',
+        summary: 'Retrieve an event',
+        description: 'The event object exactly as its webhook deliveries carry it.',
+        params: idParams,
+        response: { 200: eventResource, ...problems('not_found') },
+      },
+    },
     async (request) => {
       const doc = await request.env.readModels.get('events', request.params.id);
       if (!doc) throw new ProblemError('not_found', `No event ${request.params.id}.`);
@@ -79,12 +92,13 @@ export function registerEventRoutes(app: FastifyInstance): void {
     {
       schema: {
         tags: ['webhooks'],
+        operationId: 'redeliverEvent',
         summary: 'Send an event again',
         description:
           "Queues the event again; 202 with the event. Deliveries keep its webhook-id. Without a body: for the environment's enabled endpoints that listen to its type and were registered before it. With `endpoint_id`: for that endpoint only (404 if there is none here, 422 if it is disabled or does not listen to the event's type).",
         params: idParams,
         body: redeliverBody,
-        response: { 202: eventResource, ...problems(400, 404, 410, 413, 415, 422) },
+        response: { 202: eventResource, ...problems('not_found', 'subject_erased') },
       },
     },
     async (request, reply) => {

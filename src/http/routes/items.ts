@@ -3,18 +3,7 @@ import { z } from 'zod';
 import { ITEM_SET_VERSION, items, scale } from '../../scoring/item-bank.js';
 import { problems } from '../schemas.js';
 
-const itemBankResource = z
-  .object({
-    object: z.literal('list'),
-    data: z.array(z.object({ id: z.string(), object: z.literal('item'), text: z.string() })),
-    has_more: z.literal(false),
-    item_set_version: z.string(),
-    language: z.literal('en'),
-    scale: z.object({ min: z.literal(1), max: z.literal(5), labels: z.array(z.object({ value: z.number().int(), label: z.string() })) }),
-  })
-  .meta({ id: 'ItemBank' });
-
-/** Built and serialised once: the bank is constant, and it never says which construct an item measures. */
+/** The bank as the API shows it: it never says which construct an item measures. */
 const itemBank = {
   object: 'list' as const,
   data: items.map(({ id, text }) => ({ id, object: 'item' as const, text })),
@@ -23,6 +12,19 @@ const itemBank = {
   language: 'en' as const,
   scale: { min: scale.min, max: scale.max, labels: [...scale.labels] },
 };
+
+const itemBankResource = z
+  .object({
+    object: z.literal('list'),
+    data: z.array(z.object({ id: z.string().meta({ pattern: '^mn_0[0-7][0-9]$' }), object: z.literal('item'), text: z.string() })),
+    has_more: z.literal(false),
+    item_set_version: z.string(),
+    language: z.literal('en'),
+    scale: z.object({ min: z.literal(1), max: z.literal(5), labels: z.array(z.object({ value: z.number().int(), label: z.string() })) }),
+  })
+  .meta({ id: 'ItemBank', examples: [itemBank] });
+
+/** Serialised once: the bank is constant. */
 const itemBankJson = JSON.stringify(itemBankResource.parse(itemBank));
 
 export function registerItemRoutes(app: FastifyInstance): void {
@@ -33,6 +35,7 @@ export function registerItemRoutes(app: FastifyInstance): void {
       config: { publishable: true },
       schema: {
         tags: ['assessments'],
+        operationId: 'listItems',
         summary: 'The item bank',
         description: 'All 76 items in id order, with the 1..5 answer scale. Publishable (pk) keys may read it, so a browser can render the items.',
         response: { 200: itemBankResource, ...problems() },

@@ -3,10 +3,14 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { servedVersion } from '../../domain/assessment.js';
 import { intelligences, natures } from '../../scoring/constructs.js';
+import { items } from '../../scoring/item-bank.js';
+import { NEWEST_SCORING_VERSION, scorers } from '../../scoring/scorers.js';
 import type { Document, ReadModelStore } from '../../ports/read-models.js';
 import { ProblemError } from '../problem.js';
-import { problems, timestamp } from '../schemas.js';
+import { exampleIds, id, problems, timestamp } from '../schemas.js';
 import { requireSubject } from './subjects.js';
+
+const profileId = id('prf', exampleIds.profile, 'The profile id.');
 
 const scoresOf = (names: readonly string[]) => z.strictObject(Object.fromEntries(names.map((name) => [name, z.number().min(0).max(1)])));
 
@@ -16,13 +20,27 @@ const description = z.object({
   text: z.string(),
 });
 
+/** A profile the scorer really makes, from a varied set of answers, as the document's example. */
+const exampleProfile = {
+  id: exampleIds.profile,
+  object: 'profile',
+  subject_id: exampleIds.subject,
+  assessment_id: exampleIds.assessment,
+  ...scorers[NEWEST_SCORING_VERSION]!(Object.fromEntries(items.map((item, index) => [item.id, 1 + ((index * 7 + Math.floor(index / 19)) % 5)]))),
+  language: 'en',
+  status: 'current',
+  superseded_by: null,
+  livemode: false,
+  created_at: '2026-11-21T19:25:12.448Z',
+};
+
 const profileResource = z
   .object({
-    id: z.string().describe('prf_…'),
+    id: profileId,
     object: z.literal('profile'),
-    subject_id: z.string(),
-    assessment_id: z.string(),
-    scoring_version: z.string(),
+    subject_id: id('sub', exampleIds.subject),
+    assessment_id: id('asm', exampleIds.assessment),
+    scoring_version: z.string().meta({ examples: [NEWEST_SCORING_VERSION] }),
     language: z.literal('en'),
     natures: scoresOf(natures).describe('9 scores, 0.0..1.0, alphabetical'),
     intelligences: scoresOf(intelligences).describe('10 scores, 0.0..1.0, alphabetical'),
@@ -34,11 +52,11 @@ const profileResource = z
     status: z
       .enum(['current', 'superseded'])
       .describe("superseded: a profile rebuild re-scored the assessment with the active scoring version; superseded_by is the assessment's current profile."),
-    superseded_by: z.string().nullable(),
+    superseded_by: id('prf', exampleIds.profile).nullable(),
     livemode: z.boolean(),
     created_at: timestamp,
   })
-  .meta({ id: 'Profile' });
+  .meta({ id: 'Profile', examples: [exampleProfile] });
 
 type ProfileResource = z.infer<typeof profileResource>;
 
@@ -102,12 +120,13 @@ export function registerProfileRoutes(app: FastifyInstance): void {
     {
       schema: {
         tags: ['profiles'],
+        operationId: 'getLatestProfile',
         summary: "The subject's latest profile",
         description:
           'The current profile of the most recently completed assessment: scored with the active scoring version once a profile rebuild ' +
           'has switched to it, else with the version that scored the completion. 404 profile_not_found until one completes.',
-        params: z.strictObject({ id: z.string() }),
-        response: { 200: profileResource, ...problems(404, 410) },
+        params: z.strictObject({ id: id('sub', exampleIds.subject, 'The subject id.') }),
+        response: { 200: profileResource, ...problems('not_found', 'profile_not_found', 'subject_erased') },
       },
     },
     async (request) => {
@@ -129,12 +148,13 @@ export function registerProfileRoutes(app: FastifyInstance): void {
     {
       schema: {
         tags: ['profiles'],
+        operationId: 'getProfile',
         summary: 'Retrieve a profile',
         description:
           'By the profile id that a nature.assessment.completed or nature.profile.updated event carries. A profile that a rebuild replaced ' +
           'still answers, with status superseded and a link to the current one.',
-        params: z.strictObject({ id: z.string() }),
-        response: { 200: profileResource, ...problems(404, 410) },
+        params: z.strictObject({ id: profileId }),
+        response: { 200: profileResource, ...problems('profile_not_found', 'subject_erased') },
       },
     },
     async (request) => {

@@ -8,36 +8,49 @@ import { subjectErasedError } from '../../domain/subject.js';
 import { listOf, listPage, listQuery, pageOf } from '../lists.js';
 import { metadataInput, metadataOutput } from '../metadata.js';
 import { ProblemError } from '../problem.js';
-import { instantInput, problems, text, timestamp } from '../schemas.js';
+import { exampleIds, id, instantInput, problems, text, timestamp } from '../schemas.js';
 import type { Document, ReadModelStore } from '../../ports/read-models.js';
 
 const FUTURE_TOLERANCE_MS = 5 * 60 * 1000;
 
+const UI_HASH = 'sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08';
+const exampleMetadata = { cohort: '2026-spring', role: 'analyst' };
+
 const consentInput = z.strictObject({
-  text_version: text(1, 64).describe('Version label of the consent text shown to the person.'),
+  text_version: text(1, 64).describe('Version label of the consent text shown to the person.').meta({ examples: ['consent-v3'] }),
   granted_at: instantInput
     .refine((value) => Date.parse(value) <= Date.now() + FUTURE_TOLERANCE_MS, 'Must not be more than 5 minutes in the future.')
-    .describe('When consent was granted: a UTC timestamp such as 2026-01-31T09:30:00Z, kept to the millisecond.'),
+    .describe('When consent was granted: a UTC timestamp such as 2026-01-31T09:30:00Z, kept to the millisecond.')
+    .meta({ examples: ['2026-11-01T09:30:00Z'] }),
   ui_hash: z
     .string()
     .regex(/^sha256:[0-9a-f]{64}$/, 'Must be "sha256:" followed by 64 lowercase hex digits.')
-    .describe('Hash of the consent interface: sha256: and 64 lowercase hex digits.'),
+    .describe('Hash of the consent interface: sha256: and 64 lowercase hex digits.')
+    .meta({ examples: [UI_HASH] }),
 });
 
-const createSubjectBody = z.strictObject({
-  external_subject_id: text(1, 255).describe("Your own identifier for the person; unique per environment."),
-  metadata: metadataInput.optional(),
-  consent: consentInput,
+const createSubjectBody = z
+  .strictObject({
+    external_subject_id: text(1, 255).describe('Your own identifier for the person; unique per environment.').meta({ examples: ['emp-0042'] }),
+    metadata: metadataInput.optional().meta({ examples: [exampleMetadata] }),
+    consent: consentInput,
+  })
+  .meta({ id: 'CreateSubjectRequest' });
+
+const consentOutput = z.object({
+  text_version: z.string().meta({ examples: ['consent-v3'] }),
+  granted_at: timestamp.meta({ examples: ['2026-11-01T09:30:00.000Z'] }),
+  ui_hash: z.string().meta({ pattern: '^sha256:[0-9a-f]{64}$', examples: [UI_HASH] }),
 });
 
-const consentOutput = z.object({ text_version: z.string(), granted_at: z.string(), ui_hash: z.string() });
+const subjectId = id('sub', exampleIds.subject);
 
 const subjectResource = z
   .object({
-    id: z.string().describe('sub_…'),
+    id: subjectId,
     object: z.literal('subject'),
-    external_subject_id: z.string(),
-    metadata: metadataOutput,
+    external_subject_id: z.string().meta({ examples: ['emp-0042'] }),
+    metadata: metadataOutput.meta({ examples: [exampleMetadata] }),
     consent: consentOutput,
     status: z.enum(['active']),
     livemode: z.boolean(),
@@ -47,7 +60,7 @@ const subjectResource = z
 
 type SubjectResource = z.infer<typeof subjectResource>;
 
-const subjectIdParams = z.strictObject({ id: z.string().describe('The subject id, sub_…') });
+const subjectIdParams = z.strictObject({ id: id('sub', exampleIds.subject, 'The subject id.') });
 
 /**
  * The subject as the API may show it: active (consent recorded), in the key's environment. An erased
@@ -62,15 +75,18 @@ export async function requireSubject(readModels: ReadModelStore, id: string): Pr
 
 const auditEntry = z
   .object({
-    id: z.string().describe("The log event's id; <assessment id>:expired for an expiry."),
+    id: z
+      .string()
+      .describe("The log event's id; <assessment id>:expired for an expiry.")
+      .meta({ examples: ['evt_01JD4Z9T3A5C7E9G1J3M5P7R9T'] }),
     object: z.literal('audit_entry'),
     type: z.enum(auditTypes),
     occurred_at: timestamp,
-    assessment_id: z.string().nullable(),
-    key_id: z.string().nullable().describe('The API key that made the request (key_…); null for what the service did itself.'),
-    request_id: z.string().nullable(),
+    assessment_id: id('asm', exampleIds.assessment).nullable(),
+    key_id: id('key', exampleIds.key, 'The API key that made the request; null for what the service did itself.').nullable(),
+    request_id: id('req', exampleIds.request).nullable(),
     personal_data: z.enum(['present', 'erased', 'none']).describe('erased: the values were personal and the erasure made them unreadable (null).'),
-    data: z.record(z.string(), z.unknown()),
+    data: z.record(z.string(), z.unknown()).meta({ examples: [{ assessment_id: exampleIds.assessment, requested_language: 'en' }] }),
   })
   .meta({ id: 'AuditEntry' });
 
@@ -95,10 +111,11 @@ export function registerSubjectRoutes(app: FastifyInstance, clock: () => Date): 
     {
       schema: {
         tags: ['subjects'],
+        operationId: 'createSubject',
         summary: 'Create a subject',
         description: 'Records the person and their consent. A second subject with the same external_subject_id answers 409 subject_exists with the existing id.',
         body: createSubjectBody,
-        response: { 201: subjectResource, ...problems(400, 409, 413, 415, 422) },
+        response: { 201: subjectResource, ...problems('subject_exists', 'subject_erased') },
       },
     },
     async (request, reply) => {
@@ -124,7 +141,14 @@ export function registerSubjectRoutes(app: FastifyInstance, clock: () => Date): 
   routes.get(
     '/v1/nature/subjects/:id',
     {
-      schema: { tags: ['subjects'], summary: 'Retrieve a subject', params: subjectIdParams, response: { 200: subjectResource, ...problems(404) } },
+      schema: {
+        tags: ['subjects'],
+        operationId: 'getSubject',
+        summary: 'Retrieve a subject',
+        description: 'An erased subject answers 410 subject_erased.',
+        params: subjectIdParams,
+        response: { 200: subjectResource, ...problems('not_found', 'subject_erased') },
+      },
     },
     async (request) => toSubjectResource(await requireSubject(request.env.readModels, request.params.id), request.env.livemode),
   );
@@ -134,13 +158,17 @@ export function registerSubjectRoutes(app: FastifyInstance, clock: () => Date): 
     {
       schema: {
         tags: ['subjects'],
+        operationId: 'eraseSubject',
         summary: 'Erase a subject',
         description:
           "Destroys the subject's data key, so its external id, metadata, responses and profiles become unreadable for good, and releases " +
           'its external_subject_id for reuse. The consent record and the fact and time of erasure stay, for audit. Afterwards every route ' +
           'under the subject answers 410 subject_erased, except its audit.',
         params: subjectIdParams,
-        response: { 200: z.object({ id: z.string(), object: z.literal('subject'), deleted: z.literal(true) }), ...problems(404, 410) },
+        response: {
+          200: z.object({ id: subjectId, object: z.literal('subject'), deleted: z.literal(true) }).meta({ id: 'DeletedSubject' }),
+          ...problems('not_found', 'subject_erased'),
+        },
       },
     },
     async (request) => {
@@ -154,6 +182,7 @@ export function registerSubjectRoutes(app: FastifyInstance, clock: () => Date): 
     {
       schema: {
         tags: ['subjects'],
+        operationId: 'listAuditEntries',
         summary: "A subject's audit trail",
         description:
           'Oldest first, straight from the event log: consent, assessments started, abandoned and expired, every response batch (items, ' +
@@ -164,7 +193,7 @@ export function registerSubjectRoutes(app: FastifyInstance, clock: () => Date): 
           starting_after: listQuery.starting_after.describe('An entry id from a previous page: the page after it (later entries).'),
           ending_before: listQuery.ending_before.describe('An entry id from a previous page: the page before it (earlier entries).'),
         }),
-        response: { 200: listOf(auditEntry), ...problems(400, 404, 422) },
+        response: { 200: listOf(auditEntry), ...problems('invalid_cursor', 'not_found') },
       },
     },
     async (request) => {
@@ -178,10 +207,11 @@ export function registerSubjectRoutes(app: FastifyInstance, clock: () => Date): 
     {
       schema: {
         tags: ['subjects'],
+        operationId: 'listSubjects',
         summary: 'List subjects',
         description: 'Newest first. Filter by external_subject_id to find the subject of one of your records.',
-        querystring: z.strictObject({ ...listQuery, external_subject_id: text(1, 255).optional() }),
-        response: { 200: listOf(subjectResource), ...problems(400, 422) },
+        querystring: z.strictObject({ ...listQuery, external_subject_id: text(1, 255).optional().describe('Only the subject with this id of yours.') }),
+        response: { 200: listOf(subjectResource), ...problems('invalid_cursor') },
       },
     },
     async (request) => {

@@ -3,7 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { granularities, meterUsage, parseUsageRange } from '../../domain/usage.js';
 import { ProblemError } from '../problem.js';
-import { problems, timestamp } from '../schemas.js';
+import { exampleIds, id, problems, timestamp } from '../schemas.js';
 
 /** Checked in the handler (parseUsageRange), the same way the operator command checks it. */
 const instant = z.string().optional();
@@ -24,13 +24,13 @@ const usageResource = z
     data: z
       .array(
         z.object({
-          key_id: z.string().nullable().describe('key_…: the key that sent the batch completing the assessment.'),
-          period: z.string().describe('2026-11-22 (day) or 2026-11 (month), UTC.'),
-          completed_assessments: z.number().int().min(1),
+          key_id: id('key', exampleIds.key, 'The key that sent the batch completing the assessment.').nullable(),
+          period: z.string().describe('2026-11-22 (day) or 2026-11 (month), UTC.').meta({ examples: ['2026-11-21'] }),
+          completed_assessments: z.number().int().min(1).meta({ examples: [42] }),
         }),
       )
       .describe('One row per key and period with at least one completion; sorted by period, then key_id.'),
-    total_completed_assessments: z.number().int().min(0),
+    total_completed_assessments: z.number().int().min(0).meta({ examples: [42] }),
   })
   .meta({ id: 'Usage' });
 
@@ -42,13 +42,14 @@ export function registerUsageRoutes(app: FastifyInstance): void {
     {
       schema: {
         tags: ['usage'],
+        operationId: 'getUsage',
         summary: 'Completed assessments per key and period',
         description:
           'Metered usage of the key\'s environment: assessments completed in [from, to), per API key (the key that sent the completing ' +
           'batch) and per UTC day or month, computed from the event log. Counts only: no subject data. Re-scoring does not count. ' +
           'Needs a secret key with nature:read.',
         querystring: usageQuery,
-        response: { 200: usageResource, ...problems(422) },
+        response: { 200: usageResource, ...problems() },
       },
     },
     async (request) => {

@@ -1,0 +1,85 @@
+import { eventTypes } from '../domain/webhook-endpoint.js';
+import { exampleOf } from './openapi-examples.js';
+import type { Json } from './openapi-problems.js';
+import { exampleIds } from './schemas.js';
+
+const summaries: Record<string, string> = {
+  'nature.assessment.completed': 'An assessment was completed and scored: `data.profile_id` is its profile.',
+  'nature.profile.updated': 'A profile rebuild re-scored a completed assessment: `data.profile_id` replaces `data.previous_profile_id`.',
+};
+
+const operationIds: Record<string, string> = {
+  'nature.assessment.completed': 'assessmentCompleted',
+  'nature.profile.updated': 'profileUpdated',
+};
+
+const signatureHeaders: Json[] = [
+  {
+    name: 'webhook-id',
+    in: 'header',
+    required: true,
+    description: "The event's id, the same in every attempt: dedupe on it (deliveries are at least once).",
+    schema: { type: 'string', pattern: '^evt_[0-9A-HJKMNP-TV-Z]{26}$' },
+    example: exampleIds.event,
+  },
+  {
+    name: 'webhook-timestamp',
+    in: 'header',
+    required: true,
+    description: 'Unix seconds when this attempt was signed: refuse deliveries far from your clock (Standard Webhooks libraries allow 5 minutes).',
+    schema: { type: 'string', pattern: '^[0-9]+$' },
+    example: '1795288857',
+  },
+  {
+    name: 'webhook-signature',
+    in: 'header',
+    required: true,
+    description:
+      '`v1,` and the base64 HMAC-SHA256 of `webhook-id.webhook-timestamp.body`, keyed with the base64-decoded part of the endpoint secret after `whsec_`. ' +
+      'During a secret rotation, space-separated signatures with the new and the previous secret: accept the delivery when any one verifies.',
+    schema: { type: 'string', pattern: '^v1,[A-Za-z0-9+/]+=*( v1,[A-Za-z0-9+/]+=*)*$' },
+    example: 'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=',
+  },
+];
+
+const examples: Record<string, Json> = {
+  'nature.assessment.completed': { profile_id: exampleIds.profile, assessment_id: exampleIds.assessment, subject_id: exampleIds.subject },
+  'nature.profile.updated': {
+    profile_id: exampleIds.profile,
+    assessment_id: exampleIds.assessment,
+    subject_id: exampleIds.subject,
+    previous_profile_id: exampleIds.previousProfile,
+    scoring_version: 'mn76-v2',
+  },
+};
+
+/** The document's `webhooks`: one signed POST per event type, its body the event object of GET /v1/nature/events/{id}. */
+export function webhooks(schemas: Json): Json {
+  return Object.fromEntries(
+    eventTypes.map((type) => {
+      const schema = { allOf: [{ $ref: '#/components/schemas/Event' }, { properties: { type: { const: type } } }] };
+      const example = { ...(exampleOf(schema, schemas) as Json), type, ...(examples[type] && { data: examples[type] }) };
+      return [
+        type,
+        {
+          post: {
+            operationId: operationIds[type] ?? type.replace(/\W+(\w)/g, (_match, letter: string) => letter.toUpperCase()),
+            tags: ['webhooks'],
+            summary: type,
+            description:
+              `${summaries[type] ?? `The ${type} event.`} Sent to each enabled endpoint of the environment listening to it, following Standard Webhooks. ` +
+              'A 2xx within 10 s is a delivery; anything else is retried with backoff (about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h), then marked failed. ' +
+              'A 410 disables the endpoint.',
+            security: [],
+            parameters: signatureHeaders,
+            requestBody: { required: true, content: { 'application/json': { schema, example } } },
+            responses: {
+              '200': { description: 'Any 2xx answer within 10 s: delivered. The body is ignored.' },
+              '410': { description: 'Gone: the endpoint is disabled and receives nothing more until it is enabled again.' },
+            },
+          },
+        },
+      ];
+    }),
+  );
+}
