@@ -1,0 +1,37 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { OpenAPI3 } from 'openapi-typescript';
+import { loadConfig } from '../../../src/config.js';
+import { closeEnvironments, openEnvironments, openKeyStore } from '../../../src/environments.js';
+import { buildApp } from '../../../src/http/app.js';
+import { createLogger } from '../../../src/logger.js';
+
+/**
+ * The OpenAPI document exactly as the server serves it at /v1/openapi.json: the whole app built in-process
+ * on a throw-away data directory (the document is generated from the routes, so only a real app has it).
+ */
+export async function liveOpenApiDocument(): Promise<OpenAPI3> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'nature-openapi-'));
+  try {
+    const config = loadConfig({ NATURE_DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
+    const logger = createLogger(config.logLevel);
+    const keys = await openKeyStore(config);
+    const envs = await openEnvironments(config, logger);
+    try {
+      const app = await buildApp({ logger, keys, envs });
+      try {
+        const response = await app.inject({ url: '/v1/openapi.json' });
+        if (response.statusCode !== 200) throw new Error(`GET /v1/openapi.json answered ${response.statusCode}`);
+        return response.json();
+      } finally {
+        await app.close();
+      }
+    } finally {
+      await closeEnvironments(envs);
+      await keys.close();
+    }
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,33 @@
+import type { Client, ClientPathsWithMethod, MaybeOptionalInit, MethodResponse } from 'openapi-fetch';
+import type { paths } from './generated/openapi.js';
+
+/**
+ * Types derived from the generated document by path and status only, never by operationId or schema
+ * name, so that renaming an operation or a component in the document changes nothing here.
+ */
+export type { paths };
+export type RawClient = Client<paths>;
+type Method = 'get' | 'post' | 'patch' | 'delete';
+type Values<T> = T[keyof T];
+
+export type PathsWith<M extends Method> = ClientPathsWithMethod<RawClient, M>;
+
+/** The 2xx body of a route, as `GET('/v1/nature/subjects/{id}')` resolves. */
+export type ResponseOf<M extends Method, P extends PathsWith<M>> = MethodResponse<RawClient, M, P>;
+
+/** What a route takes (`params`, `body`), as openapi-fetch defines it. */
+export type InitOf<M extends Method, P extends PathsWith<M>> = MaybeOptionalInit<paths[P], M>;
+
+/** The init argument: optional when the route needs neither parameters nor a body. */
+export type InitArgs<Init> = [RequiredKeys<Init>] extends [never] ? [init?: Init & { [key: string]: unknown }] : [init: Init & { [key: string]: unknown }];
+type RequiredKeys<T> = Values<{ [K in keyof T]-?: object extends Pick<T, K> ? never : K }>;
+
+type Operation = Values<{ [P in keyof paths]: Values<{ [M in Method]: paths[P][M] }> }>;
+type ErrorBodies<R> = Values<{ [S in keyof R]: `${S & number}` extends `4${string}` | `5${string}` ? (R[S] extends { content: infer C } ? Values<C> : never) : never }>;
+
+/** Every error body the document describes, on any route: the RFC 9457 problem. */
+export type Problem = Operation extends infer O ? (O extends { responses: infer R } ? ErrorBodies<R> : never) : never;
+export type ProblemCode = Problem extends { code: infer C } ? C : never;
+
+/** An event, as `GET /v1/nature/events/{id}` answers and as a webhook delivers it. */
+export type NatureEvent = ResponseOf<'get', '/v1/nature/events/{id}'>;

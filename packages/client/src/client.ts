@@ -1,0 +1,56 @@
+import createClient from 'openapi-fetch';
+import type { InitArgs, InitOf, PathsWith, RawClient, ResponseOf, paths } from './api.js';
+import { NatureApiError } from './errors.js';
+import { idempotencyKeys } from './idempotency.js';
+import { type ListItem, type ListPath, paginate } from './pagination.js';
+import { type RetryOptions, retryingFetch } from './retry.js';
+
+export interface NatureClientOptions {
+  /** A secret key (`test_sk_…` for the sandbox, `live_sk_…` for production): keep it on your servers. */
+  apiKey: string;
+  /** Where the API is, e.g. `http://127.0.0.1:8080`. */
+  baseUrl: string;
+  /** The fetch to send requests with (default: the global fetch). */
+  fetch?: (request: Request) => Promise<Response>;
+  retries?: RetryOptions;
+}
+
+type Caller<M extends 'get' | 'post' | 'patch' | 'delete'> = <P extends PathsWith<M>>(path: P, ...init: InitArgs<InitOf<M, P>>) => Promise<ResponseOf<M, P>>;
+
+/**
+ * Each method takes a path of the API as the document writes it and resolves with the 2xx body, typed by
+ * the document; any other answer (after retries) rejects with a NatureApiError.
+ */
+export interface NatureClient {
+  GET: Caller<'get'>;
+  POST: Caller<'post'>;
+  PATCH: Caller<'patch'>;
+  DELETE: Caller<'delete'>;
+  /** Every item of a cursor list, page by page: `for await (const subject of nature.list('/v1/nature/subjects'))`. */
+  list<P extends ListPath>(path: P, ...init: InitArgs<InitOf<'get', P>>): AsyncIterableIterator<ListItem<P>>;
+  /** The openapi-fetch client underneath, with the same key, Idempotency-Keys and retries: its answers keep the response (headers). */
+  raw: RawClient;
+}
+
+export function createNatureClient({ apiKey, baseUrl, fetch = (request) => globalThis.fetch(request), retries }: NatureClientOptions): NatureClient {
+  const raw = createClient<paths>({
+    baseUrl,
+    fetch: retryingFetch(fetch, retries),
+    headers: { authorization: `Bearer ${apiKey}` },
+  });
+  raw.use(idempotencyKeys);
+  const request = raw.request as (method: string, path: string, init?: object) => Promise<{ data?: unknown; error?: unknown; response: Response }>;
+  const send = (method: string) => async (path: string, init?: object) => {
+    const { data, error, response } = await request(method, path, init);
+    if (!response.ok) throw new NatureApiError(response.status, error, response.headers);
+    return data;
+  };
+  return {
+    GET: send('GET') as Caller<'get'>,
+    POST: send('POST') as Caller<'post'>,
+    PATCH: send('PATCH') as Caller<'patch'>,
+    DELETE: send('DELETE') as Caller<'delete'>,
+    list: (path, ...init) => paginate(send('GET'), path, ...init),
+    raw,
+  };
+}

@@ -1,0 +1,170 @@
+import { describe, expect, it } from 'vitest';
+import { Webhook } from 'standardwebhooks';
+import { NatureApiError, WebhookVerificationError, createNatureClient, isNatureApiError, verifyWebhook } from '../../packages/client/src/index.js';
+import { retryAfterMs, retryingFetch } from '../../packages/client/src/retry.js';
+
+const problem = (status: number, code: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) =>
+  new Response(JSON.stringify({ type: `urn:nature:problem:${code}`, title: code, status, detail: `${code} happened`, code, request_id: 'req_1', ...extra }), {
+    status,
+    headers: { 'content-type': 'application/problem+json', 'request-id': 'req_1', ...headers },
+  });
+const ok = () => new Response(JSON.stringify({ ok: true }), { status: 200, headers: { 'content-type': 'application/json' } });
+
+/** A fetch that answers from `answers` in turn (a thrown Error for a network failure) and keeps what it was sent. */
+function scripted(...answers: (Response | Error)[]) {
+  const sent: Request[] = [];
+  const fetch = async (request: Request) => {
+    sent.push(request);
+    const answer = answers.shift();
+    if (answer === undefined) throw new Error('no answer scripted');
+    if (answer instanceof Error) throw answer;
+    return answer;
+  };
+  return { fetch, sent };
+}
+
+describe('client retries', () => {
+  const retried = (fetch: (request: Request) => Promise<Response>, options = {}) => {
+    const waits: number[] = [];
+    const send = retryingFetch(fetch, options, async (ms) => {
+      waits.push(ms);
+    });
+    return { send, waits };
+  };
+  const post = () => new Request('http://api.test/v1/nature/subjects', { method: 'POST', body: '{"a":1}' });
+
+  it('waits as Retry-After says (seconds or a date) on 429, 503 and the 409 of a key still in use, then returns the answer', async () => {
+    const { fetch, sent } = scripted(
+      problem(429, 'rate_limited', {}, { 'retry-after': '2' }),
+      problem(503, 'service_unavailable', {}, { 'retry-after': '1' }),
+      problem(409, 'idempotency_key_in_use', {}, { 'retry-after': '1' }),
+      ok(),
+    );
+    const { send, waits } = retried(fetch);
+    expect((await send(post())).status).toBe(200);
+    expect(waits).toEqual([2000, 1000, 1000]);
+    // Every attempt carried the body.
+    expect(await Promise.all(sent.map((request) => request.text()))).toEqual(Array(4).fill('{"a":1}'));
+    const date = new Response(null, { headers: { 'retry-after': new Date(Date.UTC(2026, 0, 1, 0, 0, 30)).toUTCString() } });
+    expect(retryAfterMs(date, Date.UTC(2026, 0, 1, 0, 0, 0))).toBe(30_000);
+  });
+
+  it('backs off exponentially on 5xx without Retry-After and on network errors, and gives up after maxRetries', async () => {
+    const { fetch, sent } = scripted(problem(500, 'internal_error'), new TypeError('fetch failed'), problem(502, 'internal_error'), problem(500, 'internal_error'));
+    const { send, waits } = retried(fetch, { maxRetries: 3, baseDelayMs: 100 });
+    expect((await send(post())).status).toBe(500);
+    expect(sent).toHaveLength(4);
+    expect(waits).toHaveLength(3);
+    waits.forEach((wait, retry) => {
+      expect(wait).toBeGreaterThanOrEqual(50 * 2 ** retry);
+      expect(wait).toBeLessThanOrEqual(100 * 2 ** retry);
+    });
+  });
+
+  it('rethrows the network error once retries are spent, and never retries a caller who aborted', async () => {
+    const failing = scripted(new TypeError('fetch failed'), new TypeError('fetch failed again'));
+    await expect(retried(failing.fetch, { maxRetries: 1 }).send(post())).rejects.toThrow('fetch failed again');
+    const controller = new AbortController();
+    controller.abort();
+    const aborted = scripted(new DOMException('aborted', 'AbortError'), ok());
+    await expect(retried(aborted.fetch).send(new Request('http://api.test/x', { signal: controller.signal }))).rejects.toThrow('aborted');
+    expect(aborted.sent).toHaveLength(1);
+  });
+
+  it('does not retry what would fail again, nor beyond the longest wait it accepts', async () => {
+    for (const answer of [problem(400, 'invalid_json'), problem(404, 'not_found'), problem(409, 'subject_exists'), problem(422, 'validation_failed')]) {
+      const { fetch, sent } = scripted(answer);
+      expect((await retried(fetch).send(post())).status).toBe(answer.status);
+      expect(sent).toHaveLength(1);
+    }
+    const { fetch, sent } = scripted(problem(429, 'rate_limited', {}, { 'retry-after': '3600' }));
+    expect((await retried(fetch, { maxDelayMs: 20_000 }).send(post())).status).toBe(429);
+    expect(sent).toHaveLength(1);
+  });
+});
+
+describe('client requests and errors', () => {
+  it('authenticates every request and gives each POST and PATCH a fresh Idempotency-Key, kept on its retries; a chosen key is kept', async () => {
+    const { fetch, sent } = scripted(new TypeError('fetch failed'), ok(), ok(), ok(), ok(), ok());
+    const nature = createNatureClient({ apiKey: 'test_sk_x', baseUrl: 'http://api.test', fetch, retries: { baseDelayMs: 1 } });
+    await nature.POST('/v1/nature/subjects', { body: { external_subject_id: 'e', consent: { text_version: 'v', granted_at: '2026-11-01T09:30:00Z', ui_hash: 'sha256:00' } } });
+    await nature.PATCH('/v1/nature/subjects/{id}/assessments/{assessment_id}', {
+      params: { path: { id: 'sub_1', assessment_id: 'asm_1' } },
+      body: { responses: [{ item_id: 'mn_001', value: 4 }] },
+    });
+    await nature.GET('/v1/nature/subjects/{id}', { params: { path: { id: 'sub_1' } } });
+    await nature.DELETE('/v1/nature/subjects/{id}', { params: { path: { id: 'sub_1' } } });
+    await nature.raw.POST('/v1/nature/events/{id}/redeliver', { params: { path: { id: 'evt_1' } }, headers: { 'idempotency-key': 'mine' } });
+    expect(sent.map((request) => `${request.method} ${new URL(request.url).pathname}`)).toEqual([
+      'POST /v1/nature/subjects',
+      'POST /v1/nature/subjects',
+      'PATCH /v1/nature/subjects/sub_1/assessments/asm_1',
+      'GET /v1/nature/subjects/sub_1',
+      'DELETE /v1/nature/subjects/sub_1',
+      'POST /v1/nature/events/evt_1/redeliver',
+    ]);
+    expect(sent.every((request) => request.headers.get('authorization') === 'Bearer test_sk_x')).toBe(true);
+    const keys = sent.map((request) => request.headers.get('idempotency-key'));
+    expect(keys[1]).toBe(keys[0]);
+    expect(keys[2]).not.toBe(keys[0]);
+    expect(keys.slice(0, 3).every((key) => key !== null && /^[0-9a-f-]{36}$/.test(key))).toBe(true);
+    expect(keys.slice(3)).toEqual([null, null, 'mine']);
+  });
+
+  it('rejects with a NatureApiError carrying the problem members, narrowed by code', async () => {
+    const { fetch } = scripted(
+      problem(409, 'assessment_not_open', { assessment_status: 'completed' }),
+      problem(422, 'validation_failed', { errors: [{ path: '/responses/0/value', in: 'body', message: 'Must be 1..5.' }] }),
+      problem(403, 'insufficient_scope', { required_scope: 'nature:write' }),
+    );
+    const nature = createNatureClient({ apiKey: 'test_sk_x', baseUrl: 'http://api.test', fetch });
+    const patch = () =>
+      nature.PATCH('/v1/nature/subjects/{id}/assessments/{assessment_id}', { params: { path: { id: 'sub_1', assessment_id: 'asm_1' } }, body: { responses: [{ item_id: 'mn_001', value: 4 }] } });
+    const notOpen = await patch().catch((error: unknown) => error);
+    if (!isNatureApiError(notOpen, 'assessment_not_open')) throw notOpen;
+    expect(notOpen).toMatchObject({ status: 409, code: 'assessment_not_open', assessment_status: 'completed', detail: 'assessment_not_open happened', request_id: 'req_1' });
+    expect(notOpen.message).toBe('assessment_not_open happened');
+    const invalid = await patch().catch((error: unknown) => error);
+    if (!isNatureApiError(invalid, 'validation_failed')) throw invalid;
+    expect(invalid.errors.map((error) => error.path)).toEqual(['/responses/0/value']);
+    const scope = await patch().catch((error: unknown) => error);
+    expect(isNatureApiError(scope, 'validation_failed', 'subject_exists')).toBe(false);
+    if (!isNatureApiError(scope)) throw scope;
+    expect(scope.code === 'insufficient_scope' && scope.required_scope).toBe('nature:write');
+    expect(scope.subject_id).toBeUndefined();
+  });
+
+  it('says so when an error answer is not problem+json (a proxy in the way)', async () => {
+    const html = new Response('<html>Bad gateway</html>', { status: 502, headers: { 'content-type': 'text/html' } });
+    const nature = createNatureClient({ apiKey: 'test_sk_x', baseUrl: 'http://api.test', fetch: scripted(html).fetch, retries: { maxRetries: 0 } });
+    const error = await nature.GET('/v1/nature/items').catch((error: unknown) => error);
+    expect(error).toBeInstanceOf(NatureApiError);
+    expect(error).toMatchObject({ status: 502, code: 'unexpected_response', problem: undefined, detail: 'The server answered 502 (text/html), not a problem+json body.' });
+  });
+});
+
+describe('verifyWebhook', () => {
+  const secret = `whsec_${Buffer.from('a secret of twenty-four b').toString('base64')}`;
+  const event = { id: 'evt_1', object: 'event', type: 'nature.assessment.completed', created_at: '2026-11-21T19:32:03.349Z', livemode: false, data: { profile_id: 'prf_1', assessment_id: 'asm_1', subject_id: 'sub_1' } };
+  const body = JSON.stringify(event);
+  const signed = (payload = body, at = new Date()) => ({
+    'webhook-id': 'evt_1',
+    'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+    'webhook-signature': new Webhook(secret).sign('evt_1', at, payload),
+  });
+
+  it('returns the event of a genuine delivery, from Node, Fetch or plain headers and a string or bytes body', () => {
+    const headers = signed();
+    expect(verifyWebhook(body, headers, secret)).toEqual(event);
+    expect(verifyWebhook(new TextEncoder().encode(body), new Headers(headers), secret)).toEqual(event);
+    const shouted = Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toUpperCase(), value]));
+    expect(verifyWebhook(body, shouted, secret)).toEqual(event);
+  });
+
+  it('throws WebhookVerificationError on a changed body, another secret or a stale timestamp', () => {
+    expect(() => verifyWebhook(body.replace('prf_1', 'prf_2'), signed(), secret)).toThrow(WebhookVerificationError);
+    expect(() => verifyWebhook(body, signed(), `whsec_${Buffer.from('another secret entirely!').toString('base64')}`)).toThrow(WebhookVerificationError);
+    const stale = new Date(Date.now() - 10 * 60_000);
+    expect(() => verifyWebhook(body, signed(body, stale), secret)).toThrow(WebhookVerificationError);
+  });
+});
