@@ -21,6 +21,8 @@ COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY bin ./bin
+# The guides under /docs are rendered from these at start-up.
+COPY docs ./docs
 RUN mkdir -p /data && chown node:node /data
 USER node
 VOLUME ["/data"]

@@ -31,7 +31,7 @@ function describe(record: ApiKeyRecord) {
     type: record.type,
     scopes: record.scopes,
     ends_with: record.last4,
-    status: record.revoked_at === null ? 'active' : record.revoked_reason,
+    status: record.revoked_at === null ? 'active' : (record.revoked_reason ?? 'revoked'),
     created_at: record.created_at,
     revoked_at: record.revoked_at,
     rotated_from: record.rotated_from,
@@ -57,7 +57,7 @@ export interface KeyStores {
 }
 
 export function keysCommand(stores: KeyStores, output: Output): Command {
-  const keys = new Command('keys').description('mint, list, rotate and revoke API keys');
+  const keys = new Command('keys').description('mint, list, show, rotate and revoke API keys');
   const withStore = async (work: (store: KeyStore) => Promise<void>, options = { create: false }) => {
     const store = await stores.open(options);
     try {
@@ -87,15 +87,45 @@ export function keysCommand(stores: KeyStores, output: Output): Command {
 
   keys
     .command('list')
-    .description('list keys (never their raw values)')
+    .description('list keys in a table with a header line (never their raw values)')
     .option('--json', 'print a JSON array')
     .action((options: { json?: boolean }) =>
       withStore(async (store) => {
         const all = (await store.list()).map(describe);
         if (options.json) return output.out(JSON.stringify(all));
-        for (const key of all) {
-          output.out(`${key.id}  ${key.environment}_${key.type}_…${key.ends_with}  ${key.status}  ${key.scopes.join(',')}  ${key.name}`);
-        }
+        const rows = all.map((key) => [key.id, `${key.environment}_${key.type}_…${key.ends_with}`, key.status, key.scopes.join(','), key.created_at, key.name]);
+        for (const line of table(['ID', 'KEY', 'STATUS', 'SCOPES', 'CREATED', 'NAME'], rows)) output.out(line);
+        if (all.length === 0) output.err('nature: no keys yet: mint one with nature keys create');
+      }),
+    );
+
+  keys
+    .command('show')
+    .description("one key's details: name, environment, type, scopes, status, dates, rotation (never the raw key or its hash)")
+    .argument('<key_id>')
+    .option('--json', 'print one JSON object')
+    .action((keyId: string, options: { json?: boolean }) =>
+      withStore(async (store) => {
+        const key = await store.get(keyId);
+        if (key === undefined) throw new CliError(`no key ${keyId}`);
+        // The key that replaced this one by rotation, which only the replacement records.
+        const rotatedTo = key.revoked_reason === 'rotated' ? ((await store.list()).find((other) => other.rotated_from === key.id)?.id ?? null) : null;
+        const shown = { ...describe(key), rotated_to: rotatedTo };
+        if (options.json) return output.out(JSON.stringify(shown));
+        const fields: [string, string][] = [
+          ['id', shown.id],
+          ['name', shown.name],
+          ['key', `${shown.environment}_${shown.type}_…${shown.ends_with}`],
+          ['environment', `${shown.environment} (${environmentNames[shown.environment]})`],
+          ['type', `${shown.type} (${shown.type === 'sk' ? 'secret' : 'publishable'})`],
+          ['scopes', shown.scopes.join(', ')],
+          ['status', shown.status],
+          ['created_at', shown.created_at],
+          ['revoked_at', shown.revoked_at ?? '-'],
+          ['rotated_from', shown.rotated_from ?? '-'],
+          ['rotated_to', shown.rotated_to ?? '-'],
+        ];
+        for (const line of table(undefined, fields)) output.out(line);
       }),
     );
 
@@ -148,6 +178,13 @@ export function keysCommand(stores: KeyStores, output: Output): Command {
       output.err(`nature: ${file} is no longer read; remove it (the server refuses to start while it holds keys that MongoDB lacks)`);
     });
   return keys;
+}
+
+/** Columns padded to their widest cell, two spaces apart; the last column (a free-text name) is not padded. */
+function table(header: string[] | undefined, rows: string[][]): string[] {
+  const all = header ? [header, ...rows] : rows;
+  const widths = all[0]?.map((_, column) => Math.max(...all.map((row) => [...(row[column] ?? '')].length))) ?? [];
+  return all.map((row) => row.map((cell, column) => (column === row.length - 1 ? cell : cell + ' '.repeat(widths[column]! - [...cell].length))).join('  '));
 }
 
 /** The key, unless it does not exist or is no longer active: then the command fails with one line. */

@@ -10,6 +10,7 @@ import { openEventStore, openKeyStore, openOperatorStores, sqliteStoreFile } fro
 import { OperatorError, oneLine, storeProblem } from '../operator-errors.js';
 import { auditCommand } from './audit.js';
 import { CliError, UsageError, exitStatus } from './errors.js';
+import { addCommandHelp } from './help.js';
 import { keysCommand } from './keys.js';
 import { profilesCommand } from './profiles.js';
 import { usageCommand } from './usage.js';
@@ -83,6 +84,8 @@ program.addCommand(
 program.addCommand(profilesCommand(async (environment) => openOperatorStores(await reachable(existingStore(environment)), environment), output));
 program.addCommand(auditCommand(async (environment) => openOperatorStores(await reachable(existingStore(environment)), environment), output));
 program.addCommand(usageCommand(async (environment) => openEventStore(await reachable(existingStore(environment)), environment), output));
+
+addCommandHelp(program);
 
 // Commander reports through us (one line, or JSON) and never exits by itself.
 const everyCommand = (command: Command): Command[] => [command, ...command.commands.flatMap(everyCommand)];

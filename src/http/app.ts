@@ -1,6 +1,7 @@
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import { serializerCompiler } from 'fastify-type-provider-zod';
 import type { Logger } from 'pino';
+import { type Config, loadConfig } from '../config.js';
 import { newId } from '../domain/ids.js';
 import type { Environments } from '../environments.js';
 import type { KeyStore } from '../ports/key-store.js';
@@ -14,6 +15,7 @@ import { registerStrictInput } from './strict-input.js';
 import { validatorCompiler } from './validation.js';
 import { type RateLimitSettings, createRateLimiter } from './rate-limit.js';
 import { registerAssessmentRoutes } from './routes/assessments.js';
+import { registerDocsRoutes } from './routes/docs.js';
 import { registerEventRoutes } from './routes/events.js';
 import { registerHealthRoutes } from './routes/health.js';
 import { registerItemRoutes } from './routes/items.js';
@@ -30,11 +32,13 @@ export interface AppDependencies {
   rateLimit?: RateLimitSettings;
   /** Time for commands and for deriving `expired`; tests move it. */
   clock?: () => Date;
+  /** The webhook settings, which the webhook guide quotes; their defaults otherwise. */
+  webhooks?: Config['webhooks'];
 }
 
 const BODY_LIMIT_BYTES = 64 * 1024;
 
-export async function buildApp({ logger, keys, envs, rateLimit = { perSecond: 100, burst: 200 }, clock = () => new Date() }: AppDependencies): Promise<FastifyInstance> {
+export async function buildApp({ logger, keys, envs, rateLimit = { perSecond: 100, burst: 200 }, clock = () => new Date(), webhooks = loadConfig({}).webhooks }: AppDependencies): Promise<FastifyInstance> {
   const app: FastifyInstance = Fastify({
     // pino's Logger is a FastifyBaseLogger; typing the instance plainly keeps route modules generic-free.
     loggerInstance: logger as FastifyInstance['log'],
@@ -73,5 +77,6 @@ export async function buildApp({ logger, keys, envs, rateLimit = { perSecond: 10
   registerWebhookEndpointRoutes(app, clock);
   registerEventRoutes(app);
   registerUsageRoutes(app);
+  registerDocsRoutes(app, webhooks);
   return app;
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MongoDBContainer } from '@testcontainers/mongodb';
@@ -7,6 +8,7 @@ import { KEYS_DATABASE } from '../../src/adapters/mongodb/key-store.js';
 import { serverTarget } from '../support/backend-servers.js';
 import { freePort, runCli, runCliWith, runServerToExit, unprivileged } from '../support/processes.js';
 import { tempDir } from '../support/temp-dir.js';
+import { auth, openTestApp, validSubject } from '../support/test-app.js';
 
 const packageVersion = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 const mintArgs = ['keys', 'create', '--env', 'test', '--type', 'sk', '--scope', 'nature:read', '--name'];
@@ -37,6 +39,112 @@ describe('the nature operator command', () => {
     expect(result.status).toBe(0);
     expect(result.stdout.trim()).toBe(packageVersion);
   });
+
+  it('lists every command under --help, each with its synopsis, what it does and an example', () => {
+    const result = nature(['--help']);
+    expect(result.status).toBe(0);
+    expect(result.stderr).toBe('');
+    const lines = result.stdout.split('\n');
+    const listed = lines.flatMap((line, index) => {
+      const command = /^ {2}nature ((?:keys |profiles )?[a-z]+)\b/.exec(line)?.[1];
+      return command === undefined ? [] : [{ command, description: lines[index + 1]!, example: lines[index + 2]! }];
+    });
+    expect(listed.map((entry) => entry.command)).toEqual(['keys create', 'keys list', 'keys show', 'keys rotate', 'keys revoke', 'keys import', 'profiles rebuild', 'audit', 'usage']);
+    for (const { command, description, example } of listed) {
+      expect(description, command).toMatch(/^ {6}[a-z]/);
+      expect(example, command).toMatch(new RegExp(`^ {6}\\$ (\\S+=\\S+ )*nature ${command}\\b`));
+    }
+    expect(nature(['keys', 'show', '--help']).stdout).toMatch(/Example:\n {2}\$ nature keys show key_/);
+  });
+
+  it("shows one key's details, never the raw key or its hash; --json too", () => {
+    const minted = JSON.parse(nature([...mintArgs, 'reporting job', '--json']).stdout) as { id: string; key: string };
+    const hash = createHash('sha256').update(minted.key).digest('hex');
+    const shown = nature(['keys', 'show', minted.id]);
+    expect(shown.status, shown.stderr).toBe(0);
+    expect(shown.stdout).toMatch(new RegExp(`^id +${minted.id}$`, 'm'));
+    expect(shown.stdout).toMatch(/^name +reporting job$/m);
+    expect(shown.stdout).toMatch(new RegExp(`^key +test_sk_…${minted.key.slice(-4)}$`, 'm'));
+    expect(shown.stdout).toMatch(/^environment +test \(sandbox\)$/m);
+    expect(shown.stdout).toMatch(/^scopes +nature:read$/m);
+    expect(shown.stdout).toMatch(/^status +active$/m);
+    for (const output of [shown.stdout, nature(['keys', 'show', minted.id, '--json']).stdout]) {
+      expect(output).not.toContain(minted.key);
+      expect(output).not.toContain(minted.key.slice(8, -4));
+      expect(output).not.toContain(hash);
+    }
+
+    const rotated = JSON.parse(nature(['keys', 'rotate', minted.id, '--json']).stdout) as { id: string };
+    expect(JSON.parse(nature(['keys', 'show', minted.id, '--json']).stdout)).toEqual({
+      id: minted.id,
+      name: 'reporting job',
+      environment: 'test',
+      type: 'sk',
+      scopes: ['nature:read'],
+      ends_with: minted.key.slice(-4),
+      status: 'rotated',
+      created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      revoked_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      rotated_from: null,
+      rotated_to: rotated.id,
+    });
+    expect(nature(['keys', 'show', rotated.id]).stdout).toMatch(new RegExp(`^rotated_from +${minted.id}$`, 'm'));
+
+    expectFailure(nature(['keys', 'show', 'key_01M00000000000000000000000']), 1, /^nature: no key key_01M00000000000000000000000$/);
+    const missing = nature(['keys', 'show', 'key_01M00000000000000000000000', '--json']);
+    expect(JSON.parse(missing.stderr)).toEqual({ error: { code: 'command_failed', message: 'no key key_01M00000000000000000000000' } });
+  });
+
+  it('lists keys under a header line, in aligned columns', () => {
+    const first = JSON.parse(nature([...mintArgs, 'first', '--json']).stdout) as { id: string; key: string };
+    const second = JSON.parse(nature(['keys', 'create', '--env', 'live', '--type', 'pk', '--scope', 'nature:read', '--name', 'widget', '--json']).stdout) as { id: string; key: string };
+    expect(nature(['keys', 'revoke', second.id]).status).toBe(0);
+    const result = nature(['keys', 'list']);
+    expect(result.status, result.stderr).toBe(0);
+    const [header, ...rows] = result.stdout.trimEnd().split('\n');
+    expect(header).toMatch(/^ID +KEY +STATUS +SCOPES +CREATED +NAME$/);
+    expect(rows).toEqual([
+      expect.stringMatching(new RegExp(`^${first.id} +test_sk_…${first.key.slice(-4)} +active +nature:read +\\S+ +first$`)),
+      expect.stringMatching(new RegExp(`^${second.id} +live_pk_…${second.key.slice(-4)} +revoked +nature:read +\\S+ +widget$`)),
+    ]);
+    // Every column starts where its heading does.
+    for (const heading of ['KEY', 'STATUS', 'SCOPES', 'CREATED', 'NAME']) {
+      const column = header!.indexOf(heading);
+      for (const row of rows) expect(row[column - 1], heading).toBe(' ');
+      for (const row of rows) expect(row[column], heading).not.toBe(' ');
+    }
+  });
+
+  it('prints one JSON document on stdout under --json, for every command', async () => {
+    const t = await openTestApp({ NATURE_DATA_DIR: data });
+    let subjectId: string;
+    try {
+      const { raw } = await t.mint('test', 'sk');
+      const created = await t.app.inject({ method: 'POST', url: '/v1/nature/subjects', headers: auth(raw), payload: validSubject() });
+      expect(created.statusCode).toBe(201);
+      subjectId = created.json().id;
+    } finally {
+      await t.stop();
+    }
+    const key = JSON.parse(nature([...mintArgs, 'json', '--json']).stdout) as { id: string };
+    const runs: [string[], (value: unknown) => void][] = [
+      [['keys', 'list'], (value) => expect(value).toEqual(expect.arrayContaining([expect.objectContaining({ id: key.id })]))],
+      [['keys', 'show', key.id], (value) => expect(value).toMatchObject({ id: key.id, status: 'active' })],
+      [['audit', subjectId, '--env', 'test'], (value) => expect(value).toMatchObject({ subject_id: subjectId, data: expect.arrayContaining([expect.objectContaining({ type: 'subject.created' })]) })],
+      [['usage', '--env', 'test'], (value) => expect(value).toMatchObject({ object: 'usage', total_completed_assessments: 0 })],
+      [['profiles', 'rebuild', '--scoring-version', 'mn76-v2', '--env', 'test'], (value) => expect(value).toMatchObject({ scoring_version: 'mn76-v2', assessments: 0 })],
+      [['keys', 'rotate', key.id], (value) => expect(value).toMatchObject({ rotated_from: key.id, key: expect.stringMatching(/^test_sk_/) })],
+      [['keys', 'create', '--env', 'live', '--type', 'pk', '--scope', 'nature:read', '--name', 'x'], (value) => expect(value).toMatchObject({ environment: 'live', type: 'pk' })],
+    ];
+    for (const [args, check] of runs) {
+      const result = nature([...args, '--json']);
+      expect(result.status, `${args.join(' ')}: ${result.stderr}`).toBe(0);
+      check(JSON.parse(result.stdout));
+    }
+    const listed = JSON.parse(nature(['keys', 'list', '--json']).stdout) as { id: string; status: string }[];
+    const active = listed.find((entry) => entry.status === 'active' && entry.id !== key.id)!;
+    expect(JSON.parse(nature(['keys', 'revoke', active.id, '--json']).stdout)).toMatchObject({ id: active.id, status: 'revoked' });
+  }, 60_000);
 
   it('refuses to read a store that is not there, and creates nothing: exit 1', () => {
     for (const args of [['keys', 'list'], ['keys', 'revoke', 'key_01M00000000000000000000000'], ['keys', 'rotate', 'key_01M00000000000000000000000']]) {

@@ -44,7 +44,7 @@ export async function openTestApp(settings: Record<string, string> = {}): Promis
   const clock = () => new Date(Date.now() + offsetMs);
   const envs = await openEnvironments(config, logger, clock);
   startEnvironments(envs);
-  const app = await buildApp({ logger, keys, envs, rateLimit: config.rateLimit, clock });
+  const app = await buildApp({ logger, keys, envs, rateLimit: config.rateLimit, clock, webhooks: config.webhooks });
   const testApp: TestApp = {
     app,
     keys,

@@ -1,0 +1,64 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Config } from '../../config.js';
+import { type RenderedPage, guides, renderPage } from './render.js';
+
+/** What the guides say about this server's own settings. */
+export type DocsSettings = Config['webhooks'];
+
+/**
+ * The docs/ directory at the package root: beside src/ in a checkout (run by tsx), beside dist/ once built
+ * (dist/src/http/docs/), and in the image where the Dockerfile copies it.
+ */
+function docsDirectory(): string {
+  for (let dir = dirname(fileURLToPath(import.meta.url)); dir !== dirname(dir); dir = dirname(dir)) {
+    if (existsSync(join(dir, 'docs', 'index.md'))) return join(dir, 'docs');
+  }
+  throw new Error('the docs/ directory of the package is missing');
+}
+
+/** 5000 → "5 s", 1800000 → "30 min", 36000000 → "10 h"; `rough` keeps two significant digits (5.08 min → 5.1 min). */
+function duration(ms: number, rough = false): string {
+  const units: [number, string][] = [
+    [3_600_000, 'h'],
+    [60_000, 'min'],
+    [1000, 's'],
+  ];
+  for (const [size, unit] of units) {
+    if (ms >= size) return `${Number(rough ? (ms / size).toPrecision(2) : (ms / size).toFixed(2))} ${unit}`;
+  }
+  return `${ms} ms`;
+}
+
+/** The retry schedule as a Markdown table: when each attempt is made if the ones before it failed. */
+function retryTable(scheduleMs: readonly number[]): string {
+  const rows = ['| attempt | sent | about this long after the first attempt |', '|---|---|---|', '| 1 | when the event happens | — |'];
+  let total = 0;
+  scheduleMs.forEach((delay, index) => {
+    total += delay;
+    rows.push(`| ${index + 2} | ${duration(delay)} after attempt ${index + 1} failed | ${duration(total, true)} |`);
+  });
+  return rows.join('\n');
+}
+
+/** Every page under /docs, rendered once at start-up: `index` is /docs itself. */
+export function loadDocsPages(settings: DocsSettings): Map<string, RenderedPage> {
+  const dir = docsDirectory();
+  const values: Record<string, string> = {
+    retry_schedule: retryTable(settings.retryScheduleMs),
+    attempts: String(settings.retryScheduleMs.length + 1),
+    webhook_timeout: duration(settings.timeoutMs),
+  };
+  const pages = new Map<string, RenderedPage>();
+  for (const { slug, title } of [{ slug: 'index', title: 'Documentation' }, ...guides]) {
+    const source = readFileSync(join(dir, `${slug}.md`), 'utf8').replace(/\{\{(\w+)\}\}/g, (_whole, name: string) => {
+      // A misspelt placeholder fails the start (and the tests), rather than show braces to readers.
+      const value = values[name];
+      if (value === undefined) throw new Error(`docs/${slug}.md names an unknown value {{${name}}}`);
+      return value;
+    });
+    pages.set(slug, renderPage(slug, title, source));
+  }
+  return pages;
+}

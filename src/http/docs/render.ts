@@ -1,0 +1,98 @@
+import { createHash } from 'node:crypto';
+import { Marked } from 'marked';
+
+/** A docs page as served: a whole HTML document, and the strong validator of its bytes. */
+export interface RenderedPage {
+  html: string;
+  etag: string;
+}
+
+/** The guides, in the order of the navigation bar; the API reference and the document follow them. */
+export const guides = [
+  { slug: 'getting-started', title: 'Getting started' },
+  { slug: 'errors', title: 'Errors' },
+  { slug: 'webhooks', title: 'Webhooks' },
+] as const;
+
+const STYLESHEET = `
+:root { color-scheme: light; --ink: #1b1f24; --muted: #57606a; --line: #d0d7de; --code: #f3f4f6; --link: #0a58ca; }
+* { box-sizing: border-box; }
+body { margin: 0; font: 16px/1.6 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--ink); background: #fff; }
+header { border-bottom: 1px solid var(--line); background: #f6f8fa; }
+nav { max-width: 60rem; margin: 0 auto; padding: 0.75rem 1.5rem; display: flex; flex-wrap: wrap; gap: 0.5rem 1.5rem; }
+nav a { font-weight: 600; }
+nav a[aria-current="page"] { color: var(--ink); text-decoration: none; border-bottom: 2px solid var(--ink); }
+main { max-width: 60rem; margin: 0 auto; padding: 1rem 1.5rem 3rem; }
+a { color: var(--link); }
+a:focus-visible { outline: 3px solid #ffbf47; outline-offset: 2px; }
+h1, h2, h3 { line-height: 1.25; margin: 2rem 0 0.75rem; }
+h1 { font-size: 2rem; margin-top: 1.5rem; }
+h2 { font-size: 1.5rem; border-bottom: 1px solid var(--line); padding-bottom: 0.25rem; }
+code { font: 0.9em/1.5 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; background: var(--code); padding: 0.1em 0.3em; border-radius: 4px; }
+pre { background: var(--code); padding: 1rem; overflow-x: auto; border-radius: 6px; border: 1px solid var(--line); }
+pre code { padding: 0; background: none; }
+table { border-collapse: collapse; width: 100%; margin: 1rem 0; display: block; overflow-x: auto; }
+th, td { border: 1px solid var(--line); padding: 0.4rem 0.6rem; text-align: left; vertical-align: top; }
+th { background: #f6f8fa; }
+blockquote { margin: 1rem 0; padding: 0 1rem; color: var(--muted); border-left: 4px solid var(--line); }
+footer { max-width: 60rem; margin: 0 auto; padding: 1rem 1.5rem 2rem; color: var(--muted); border-top: 1px solid var(--line); }
+`;
+
+/** What the page may load: nothing but its own inline stylesheet (no script, no font, no CDN). */
+export const CONTENT_SECURITY_POLICY = `default-src 'none'; style-src 'sha256-${createHash('sha256').update(STYLESHEET).digest('base64')}'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
+
+const escapeHtml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+
+/** "Error catalogue" → "error-catalogue", "`subject_exists`" → "subject_exists": anchors a reader can type. */
+const slug = (text: string) =>
+  text
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}_ -]/gu, '')
+    .trim()
+    .replace(/\s+/g, '-');
+
+const markdown = new Marked({
+  gfm: true,
+  async: false,
+  renderer: {
+    // The guides are Markdown only: HTML in them is shown as written, so `Bearer <API key>` is never swallowed as a tag.
+    html({ text }) {
+      return escapeHtml(text);
+    },
+    heading({ tokens, depth }) {
+      const plain = this.parser.parseInline(tokens, this.parser.textRenderer);
+      return `<h${depth} id="${escapeHtml(slug(plain))}">${this.parser.parseInline(tokens)}</h${depth}>\n`;
+    },
+  },
+});
+
+/** One guide from Markdown into a complete, accessible HTML page with the navigation and the inline stylesheet. */
+export function renderPage(slugOfPage: string, title: string, source: string): RenderedPage {
+  const body = markdown.parse(source, { async: false });
+  const link = (href: string, label: string, current: boolean) => `<a href="${href}"${current ? ' aria-current="page"' : ''}>${escapeHtml(label)}</a>`;
+  const nav = [
+    link('/docs', 'Docs', slugOfPage === 'index'),
+    ...guides.map((guide) => link(`/docs/${guide.slug}`, guide.title, guide.slug === slugOfPage)),
+    link('/v1/docs', 'API reference', false),
+    link('/v1/openapi.json', 'OpenAPI document', false),
+  ].join('\n');
+  const html = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)} · Nature Profile API</title>
+<style>${STYLESHEET}</style>
+</head>
+<body>
+<header><nav aria-label="Documentation">
+${nav}
+</nav></header>
+<main>
+${body}</main>
+<footer>Nature Profile API documentation, served by the API itself.</footer>
+</body>
+</html>
+`;
+  return { html, etag: `"${createHash('sha256').update(html).digest('base64url').slice(0, 27)}"` };
+}

@@ -1,0 +1,82 @@
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { problemCodes } from '../../src/http/problem.js';
+import { type TestApp, openTestApp } from '../support/test-app.js';
+
+const pages = ['/docs', '/docs/getting-started', '/docs/errors', '/docs/webhooks'];
+
+describe('the docs pages under /docs', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await openTestApp({ NATURE_WEBHOOK_RETRY_SCHEDULE: '2s,90s,1h', NATURE_WEBHOOK_TIMEOUT_MS: '2500' });
+  });
+  afterAll(() => t.close());
+  const get = (url: string, headers: Record<string, string> = {}) => t.app.inject({ method: 'GET', url, headers });
+
+  it.each(pages)('serves %s as HTML without a key, cacheable and loading nothing from elsewhere', async (url) => {
+    const response = await get(url);
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(response.headers['cache-control']).toBe('public, max-age=300');
+    expect(response.headers['etag']).toMatch(/^"[\w-]+"$/);
+    // No script, font or stylesheet from anywhere: only the page's own inline stylesheet, by its hash.
+    expect(response.headers['content-security-policy']).toMatch(/^default-src 'none'; style-src 'sha256-[\w+/=]+'/);
+    expect(response.body).toMatch(/^<!doctype html>\n<html lang="en">/);
+    expect(response.body).not.toMatch(/<script|<link|src="http|@import/);
+
+    const again = await get(url, { 'if-none-match': response.headers['etag'] as string });
+    expect(again.statusCode).toBe(304);
+    expect(again.body).toBe('');
+    expect((await get(url, { 'if-none-match': '"other"' })).statusCode).toBe(200);
+  });
+
+  it('lists every error code the server answers with, its status, meaning and fix, and no other', async () => {
+    const html = (await get('/docs/errors')).body;
+    const rows = [...html.matchAll(/<tr>\s*<td>(\d{3})<\/td>\s*<td><code>(\w+)<\/code><\/td>\s*<td>(.*?)<\/td>\s*<td>(.*?)<\/td>\s*<\/tr>/gs)].map(
+      ([, status, code, meaning, fix]) => ({ status: Number(status), code: code!, meaning: meaning!, fix: fix! }),
+    );
+    const catalogue = Object.fromEntries(rows.map((row) => [row.code, row.status]));
+    const served = Object.fromEntries(Object.entries(problemCodes).map(([code, { status }]) => [code, status]));
+    expect(catalogue).toEqual(served);
+    expect(rows).toHaveLength(Object.keys(problemCodes).length);
+    for (const row of rows) {
+      expect(row.meaning.length, row.code).toBeGreaterThan(10);
+      expect(row.fix.length, row.code).toBeGreaterThan(10);
+    }
+  });
+
+  it("quotes this server's own webhook retry schedule and timeout", async () => {
+    const html = (await get('/docs/webhooks')).body;
+    expect(html).toContain('within 2.5 s');
+    expect(html).toContain('4 attempts in');
+    expect(html).toMatch(/<td>2<\/td>\s*<td>2 s after attempt 1 failed<\/td>\s*<td>2 s<\/td>/);
+    expect(html).toMatch(/<td>3<\/td>\s*<td>1.5 min after attempt 2 failed<\/td>\s*<td>1.5 min<\/td>/);
+    expect(html).toMatch(/<td>4<\/td>\s*<td>1 h after attempt 3 failed<\/td>\s*<td>1 h<\/td>/);
+    expect(html).not.toContain('<td>5</td>');
+    expect(html).not.toContain('{{');
+  });
+
+  it('shows text in angle brackets as text, never as a tag', async () => {
+    expect((await get('/docs/getting-started')).body).toContain('Authorization: Bearer &lt;API key&gt;');
+    expect((await get('/docs/errors')).body).toContain('Authorization: Bearer &lt;API key&gt;');
+  });
+
+  it('renders every guide from its Markdown file, with no Markdown left over', async () => {
+    for (const url of pages) {
+      const html = (await get(url)).body;
+      const name = url === '/docs' ? 'index' : url.slice('/docs/'.length);
+      const title = /^# (.+)$/m.exec(readFileSync(new URL(`../../docs/${name}.md`, import.meta.url), 'utf8'))![1]!;
+      expect(html).toContain(`<h1 id=`);
+      expect(html).toContain(`>${title}</h1>`);
+      const text = html.replace(/<pre>[\s\S]*?<\/pre>/g, '').replace(/<code>[\s\S]*?<\/code>/g, '');
+      expect(text, url).not.toMatch(/^#{1,6} |\*\*|```|\]\(/m);
+    }
+  });
+
+  it('answers 404 problem+json for a page that does not exist', async () => {
+    const response = await get('/docs/nope');
+    expect(response.statusCode).toBe(404);
+    expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(response.json()).toMatchObject({ code: 'not_found' });
+  });
+});
