@@ -15,6 +15,10 @@ const redact = {
     'raw_key',
     'secret',
     '*.secret',
+    'client_secret',
+    '*.client_secret',
+    'headers["nature-client-secret"]',
+    'req.headers["nature-client-secret"]',
   ],
   censor: '[redacted]',
 };

@@ -1,5 +1,5 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { type ApiKeyRecord, environments, keyTypes, mintKey, scopes } from '../domain/api-keys.js';
+import { type ApiKeyRecord, environments, keyTypes, mintKey, parseOrigin, scopes } from '../domain/api-keys.js';
 import { type KeyStore, keysMissing } from '../ports/key-store.js';
 import { CliError, UsageError } from './errors.js';
 
@@ -22,6 +22,13 @@ function keyName(value: string): string {
   return name;
 }
 
+/** One more allowed origin of a pk key, as browsers send it in Origin. */
+function allowedOrigin(value: string, previous: string[]): string[] {
+  const origin = parseOrigin(value);
+  if (origin === undefined) throw new InvalidArgumentError('An origin is scheme://host[:port], such as https://app.example.com: no path, no trailing slash.');
+  return [...previous, origin];
+}
+
 /** A key as the operator sees it: never the hash. */
 function describe(record: ApiKeyRecord) {
   return {
@@ -35,8 +42,12 @@ function describe(record: ApiKeyRecord) {
     created_at: record.created_at,
     revoked_at: record.revoked_at,
     rotated_from: record.rotated_from,
+    origins: record.origins,
   };
 }
+
+/** A key's allowed origins in a listing: `*` for any (every sk key, and pk keys minted without --origin). */
+const originsCell = (origins: string[]) => (origins.length === 0 ? '*' : origins.join(','));
 
 function printMinted(output: Output, json: boolean, record: ApiKeyRecord, raw: string): void {
   if (json) {
@@ -74,12 +85,15 @@ export function keysCommand(stores: KeyStores, output: Output): Command {
     .addOption(new Option('--type <type>', 'pk (publishable) or sk (secret)').choices(keyTypes).makeOptionMandatory())
     .addOption(new Option('--scope <scope...>', 'a scope; repeat for several').choices(scopes).makeOptionMandatory())
     .requiredOption('--name <name>', `what the key is for: 1 to ${NAME_MAX} printable characters`, keyName)
+    .option('--origin <origin>', 'a browser origin a pk key may be used from (scheme://host[:port]); repeat for several; none: any origin', allowedOrigin, [])
     .option('--json', 'print one JSON object with id and key')
-    .action((options: { env: ApiKeyRecord['environment']; type: ApiKeyRecord['type']; scope: ApiKeyRecord['scopes']; name: string; json?: boolean }) => {
-      // A pk key may only read the item bank, in a browser: a write scope on it would be a lie, or a leak.
+    .action((options: { env: ApiKeyRecord['environment']; type: ApiKeyRecord['type']; scope: ApiKeyRecord['scopes']; name: string; origin: string[]; json?: boolean }) => {
+      // A pk key writes only with an assessment's client secret: a write scope of its own would be a leak.
       if (options.type === 'pk' && options.scope.includes('nature:write')) throw new UsageError('a pk (publishable) key cannot have nature:write; mint an sk key for writes');
+      // An sk key never runs in a browser, so it has no origins to allow.
+      if (options.type === 'sk' && options.origin.length > 0) throw new UsageError('--origin is for pk (publishable) keys only; sk keys are never used from a browser');
       return withStore(async (store) => {
-        const { raw, record } = mintKey({ name: options.name, environment: options.env, type: options.type, scopes: options.scope }, new Date());
+        const { raw, record } = mintKey({ name: options.name, environment: options.env, type: options.type, scopes: options.scope, origins: options.origin }, new Date());
         await store.insert(record);
         printMinted(output, options.json === true, record, raw);
       }, { create: true });
@@ -93,8 +107,8 @@ export function keysCommand(stores: KeyStores, output: Output): Command {
       withStore(async (store) => {
         const all = (await store.list()).map(describe);
         if (options.json) return output.out(JSON.stringify(all));
-        const rows = all.map((key) => [key.id, `${key.environment}_${key.type}_…${key.ends_with}`, key.status, key.scopes.join(','), key.created_at, key.name]);
-        for (const line of table(['ID', 'KEY', 'STATUS', 'SCOPES', 'CREATED', 'NAME'], rows)) output.out(line);
+        const rows = all.map((key) => [key.id, `${key.environment}_${key.type}_…${key.ends_with}`, key.status, key.scopes.join(','), key.created_at, originsCell(key.origins), key.name]);
+        for (const line of table(['ID', 'KEY', 'STATUS', 'SCOPES', 'CREATED', 'ORIGINS', 'NAME'], rows)) output.out(line);
         if (all.length === 0) output.err('nature: no keys yet: mint one with nature keys create');
       }),
     );
@@ -119,6 +133,7 @@ export function keysCommand(stores: KeyStores, output: Output): Command {
           ['environment', `${shown.environment} (${environmentNames[shown.environment]})`],
           ['type', `${shown.type} (${shown.type === 'sk' ? 'secret' : 'publishable'})`],
           ['scopes', shown.scopes.join(', ')],
+          ['origins', shown.type === 'pk' && shown.origins.length === 0 ? 'any' : shown.origins.join(', ') || '-'],
           ['status', shown.status],
           ['created_at', shown.created_at],
           ['revoked_at', shown.revoked_at ?? '-'],

@@ -14,6 +14,7 @@ import {
   decideSubmitResponses,
   evolveAssessment,
 } from '../domain/assessment.js';
+import { mintClientSecret } from '../domain/client-secrets.js';
 import { newId } from '../domain/ids.js';
 import { decideOpenAssessment, evolveSubject, initialSubjectState, subjectStream } from '../domain/subject.js';
 import type { CommandContext } from './context.js';
@@ -43,7 +44,7 @@ export async function startAssessment(
   requestedLanguage: Language,
   metadata: EventMetadata,
   now: Date,
-): Promise<Assessment> {
+): Promise<{ assessment: Assessment; client_secret: string }> {
   for (;;) {
     const subjectRead = await env.events.readStream(subjectStream(subjectId));
     const subject = fold(subjectAggregate, subjectRead.events);
@@ -53,7 +54,9 @@ export async function startAssessment(
       await writeStarted(env.events, pointer, metadata);
       continue;
     }
-    const opened = decideOpenAssessment(subject, current, { assessment_id: newId('asm'), requested_language: requestedLanguage, now });
+    const assessmentId = newId('asm');
+    const secret = mintClientSecret(assessmentId);
+    const opened = decideOpenAssessment(subject, current, { assessment_id: assessmentId, requested_language: requestedLanguage, client_secret_hash: secret.hash, now });
     try {
       await env.events.appendToStream(subjectStream(subjectId), toNewEvents(opened, metadata), subjectRead.revision);
     } catch (error) {
@@ -64,7 +67,7 @@ export async function startAssessment(
     await writeStarted(env.events, pointed, metadata);
     const stream = await env.events.readStream(assessmentStream(pointed.assessment_id));
     await env.projector.waitFor(stream.events.at(-1)!.position, READ_YOUR_WRITES_TIMEOUT_MS);
-    return fold(assessmentAggregate, stream.events)!;
+    return { assessment: fold(assessmentAggregate, stream.events)!, client_secret: secret.raw };
   }
 }
 

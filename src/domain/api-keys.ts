@@ -27,6 +27,8 @@ export interface ApiKeyRecord {
   revoked_reason: 'revoked' | 'rotated' | null;
   /** The key this one replaced by rotation. */
   rotated_from: string | null;
+  /** A pk key's allowed browser origins (scheme://host[:port]); empty: any origin. Always empty for sk keys. */
+  origins: string[];
 }
 
 const RANDOM_LENGTH = 40;
@@ -49,6 +51,20 @@ export interface MintRequest {
   environment: Environment;
   type: KeyType;
   scopes: Scope[];
+  origins?: string[];
+}
+
+/**
+ * An origin as browsers send it (lower-case, default port left out), from scheme://host[:port]; undefined for
+ * anything else: a path, even a trailing slash, would never match a browser's Origin header.
+ */
+export function parseOrigin(value: string): string | undefined {
+  if (!/^https?:\/\/[^/?#@\s]+$/i.test(value)) return undefined;
+  try {
+    return new URL(value).origin;
+  } catch {
+    return undefined;
+  }
 }
 
 /** A new key: the record to store and the raw key to show once. */
@@ -66,6 +82,7 @@ export function mintKey(request: MintRequest, now: Date, rotatedFrom: string | n
     revoked_at: null,
     revoked_reason: null,
     rotated_from: rotatedFrom,
+    origins: [...new Set(request.origins ?? [])],
   };
   return { raw, record };
 }

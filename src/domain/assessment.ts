@@ -23,6 +23,8 @@ export type AssessmentStarted = {
     item_set_version: string;
     created_at: string;
     expires_at: string;
+    /** SHA-256 of the assessment's client secret (absent from assessments started before secrets existed). */
+    client_secret_hash?: string;
   };
 };
 /**
@@ -115,6 +117,8 @@ export interface Assessment {
   updated_at: string;
   completed_at: string | null;
   expires_at: string;
+  /** SHA-256 of the client secret a browser presents with a pk key; absent for assessments older than secrets. */
+  client_secret_hash?: string;
 }
 
 export interface VersionedProfile {
@@ -191,15 +195,24 @@ export interface AssessmentPointer {
   requested_language: Language;
   created_at: string;
   expires_at: string;
+  client_secret_hash?: string;
 }
 
-export function assessmentPointer(command: { assessment_id: string; subject_id: string; requested_language: Language; now: Date }): AssessmentPointer {
+export function assessmentPointer(command: {
+  assessment_id: string;
+  subject_id: string;
+  requested_language: Language;
+  /** Optional so the tests of the domain can start assessments without one; the command always mints one. */
+  client_secret_hash?: string;
+  now: Date;
+}): AssessmentPointer {
   return {
     subject_id: command.subject_id,
     assessment_id: command.assessment_id,
     requested_language: command.requested_language,
     created_at: command.now.toISOString(),
     expires_at: new Date(command.now.getTime() + ASSESSMENT_TTL_MS).toISOString(),
+    ...(command.client_secret_hash === undefined ? {} : { client_secret_hash: command.client_secret_hash }),
   };
 }
 
@@ -216,6 +229,7 @@ export function decideStartAssessment(pointer: AssessmentPointer): AssessmentEve
         item_set_version: ITEM_SET_VERSION,
         created_at: pointer.created_at,
         expires_at: pointer.expires_at,
+        ...(pointer.client_secret_hash === undefined ? {} : { client_secret_hash: pointer.client_secret_hash }),
       },
     },
   ];

@@ -6,6 +6,7 @@ import { newId } from '../domain/ids.js';
 import type { Environments } from '../environments.js';
 import type { KeyStore } from '../ports/key-store.js';
 import { registerAuth } from './auth.js';
+import { registerCors } from './cors.js';
 import { clientErrorHandler, frameworkError, registerErrorHandling } from './errors.js';
 import { registerFraming } from './framing.js';
 import { registerIdempotency } from './idempotency.js';
@@ -66,7 +67,9 @@ export async function buildApp({ logger, keys, envs, rateLimit = { perSecond: 10
   registerRequestLog(app);
   registerErrorHandling(app);
   registerStrictInput(app);
-  registerAuth(app, keys, envs, await createRateLimiter(app, rateLimit));
+  const limit = await createRateLimiter(app, rateLimit);
+  await registerCors(app, limit);
+  registerAuth(app, keys, envs, limit, clock);
   registerIdempotency(app, clock);
   await registerOpenApi(app);
   registerHealthRoutes(app, envs, keys);

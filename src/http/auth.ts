@@ -2,6 +2,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { type ApiKeyRecord, type Scope, hashKey, parseRawKey } from '../domain/api-keys.js';
 import type { EnvironmentServices, Environments } from '../environments.js';
 import type { KeyStore } from '../ports/key-store.js';
+import { checkClientSecret } from './client-secret.js';
+import { refuseOtherOrigin } from './cors.js';
 import { ProblemError } from './problem.js';
 import type { RateLimiter } from './rate-limit.js';
 
@@ -15,6 +17,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Publishable (pk) keys may call this route. */
     publishable?: boolean;
+    /** Publishable keys need the client secret of the route's assessment (and then need no scope: the secret is the grant). */
+    clientSecret?: boolean;
   }
 }
 
@@ -30,12 +34,14 @@ function scopeFor(method: string): Scope {
  * scope. Each request counts against its key's rate limit; requests without a valid key (public routes,
  * unknown routes, bad keys) count against their client address, so a flood of bad keys is limited too.
  */
-export function registerAuth(app: FastifyInstance, keys: KeyStore, envs: Environments, limit: RateLimiter): void {
+export function registerAuth(app: FastifyInstance, keys: KeyStore, envs: Environments, limit: RateLimiter, clock: () => Date): void {
   app.decorateRequest('apiKey', null as unknown as ApiKeyRecord);
   app.decorateRequest('env', null as unknown as EnvironmentServices);
   app.addHook('onRequest', async (request, reply) => {
     const address = `address:${request.ip}`;
     // An unknown route answers 404 (or 405) with or without a key.
+    // A preflight the CORS hook did not answer (not a browser route) gets its 404 or 405 without a key; cors.ts counted it.
+    if (request.method === 'OPTIONS') return;
     if (PUBLIC_PATHS.test(request.url) || request.is404) return limit(request, reply, address);
     const key = await authenticate(request, keys).catch(async (error: unknown) => {
       await limit(request, reply, address);
@@ -44,8 +50,13 @@ export function registerAuth(app: FastifyInstance, keys: KeyStore, envs: Environ
     await limit(request, reply, `key:${key.id}`);
     request.apiKey = key;
     request.env = envs[key.environment];
+    if (key.type === 'pk') refuseOtherOrigin(request, reply, key);
+    if (key.type === 'pk' && request.routeOptions.config.clientSecret === true) return checkClientSecret(request, clock());
     if (key.type === 'pk' && request.routeOptions.config.publishable !== true) {
-      throw new ProblemError('insufficient_scope', 'Publishable (pk) keys may only read the item bank; use a secret (sk) key from your server.');
+      throw new ProblemError(
+        'insufficient_scope',
+        'Publishable (pk) keys may only read the item bank, and one assessment with its client secret; use a secret (sk) key from your server.',
+      );
     }
     const needed = scopeFor(request.method);
     if (!key.scopes.includes(needed)) {

@@ -185,6 +185,13 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       components: {
         securitySchemes: {
           apiKey: { type: 'http', scheme: 'bearer', description: 'An API key: test_sk_…, live_sk_…, test_pk_… or live_pk_…' },
+          clientSecret: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'Nature-Client-Secret',
+            description:
+              "An assessment's client secret (asm_…_secret_…, from its start), sent with a publishable (pk) key of the same environment: it lets a browser read and answer that one assessment while it is open. A wrong, another assessment's or a closed assessment's secret answers 401 unauthenticated.",
+          },
         },
       },
       security: [{ apiKey: [] }],

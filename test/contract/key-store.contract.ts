@@ -37,6 +37,20 @@ export function keyStoreContract(adapter: string, open: () => Promise<KeyStoreFi
       expect(await fixture.store.get('key_01M00000000000000000000000')).toBeUndefined();
     });
 
+    it("keeps a pk key's allowed origins, in every read; a key minted without any allows any origin (none stored)", async () => {
+      const origins = ['https://app.example.com', 'http://localhost:5173'];
+      const { raw, record } = mintKey({ name: 'browser', environment: 'test', type: 'pk', scopes: ['nature:read'], origins }, new Date(at(0)));
+      const plain = minted().record;
+      await fixture.store.insert(record);
+      await fixture.store.insert(plain);
+      expect((await fixture.store.findByHash(hashKey(raw)))?.origins).toEqual(origins);
+      expect((await fixture.store.get(record.id))?.origins).toEqual(origins);
+      expect((await fixture.store.list()).map((key) => key.origins)).toEqual([origins, []]);
+      await fixture.reopen?.();
+      expect((await fixture.store.get(plain.id))?.origins).toEqual([]);
+      expect((await fixture.store.get(record.id))?.origins).toEqual(origins);
+    });
+
     it('lists every key, revoked ones too, in id order (oldest first)', async () => {
       const keys = [minted('a'), minted('b', 'live'), minted('c')].map(({ record }) => record);
       for (const record of [...keys].reverse()) await fixture.store.insert(record);

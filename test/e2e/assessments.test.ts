@@ -58,6 +58,7 @@ describe('assessments, scoring and profiles', () => {
       id: expect.stringMatching(/^asm_[0-9A-Z]{26}$/),
       object: 'assessment',
       subject_id: subjectId,
+      client_secret: expect.stringMatching(/^asm_[0-9A-Z]{26}_secret_[0-9A-Za-z]{40}$/),
       status: 'created',
       language: 'en',
       requested_language: 'fr',

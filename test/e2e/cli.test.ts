@@ -86,6 +86,7 @@ describe('the nature operator command', () => {
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
       revoked_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
       rotated_from: null,
+      origins: [],
       rotated_to: rotated.id,
     });
     expect(nature(['keys', 'show', rotated.id]).stdout).toMatch(new RegExp(`^rotated_from +${minted.id}$`, 'm'));
@@ -102,13 +103,13 @@ describe('the nature operator command', () => {
     const result = nature(['keys', 'list']);
     expect(result.status, result.stderr).toBe(0);
     const [header, ...rows] = result.stdout.trimEnd().split('\n');
-    expect(header).toMatch(/^ID +KEY +STATUS +SCOPES +CREATED +NAME$/);
+    expect(header).toMatch(/^ID +KEY +STATUS +SCOPES +CREATED +ORIGINS +NAME$/);
     expect(rows).toEqual([
-      expect.stringMatching(new RegExp(`^${first.id} +test_sk_…${first.key.slice(-4)} +active +nature:read +\\S+ +first$`)),
-      expect.stringMatching(new RegExp(`^${second.id} +live_pk_…${second.key.slice(-4)} +revoked +nature:read +\\S+ +widget$`)),
+      expect.stringMatching(new RegExp(`^${first.id} +test_sk_…${first.key.slice(-4)} +active +nature:read +\\S+ +\\* +first$`)),
+      expect.stringMatching(new RegExp(`^${second.id} +live_pk_…${second.key.slice(-4)} +revoked +nature:read +\\S+ +\\* +widget$`)),
     ]);
     // Every column starts where its heading does.
-    for (const heading of ['KEY', 'STATUS', 'SCOPES', 'CREATED', 'NAME']) {
+    for (const heading of ['KEY', 'STATUS', 'SCOPES', 'CREATED', 'ORIGINS', 'NAME']) {
       const column = header!.indexOf(heading);
       for (const row of rows) expect(row[column - 1], heading).toBe(' ');
       for (const row of rows) expect(row[column], heading).not.toBe(' ');
@@ -198,6 +199,20 @@ describe('the nature operator command', () => {
     const minted = nature([...mintArgs, ` ${'é'.repeat(100)} `, '--json']);
     expect(minted.status, minted.stderr).toBe(0);
     expect(JSON.parse(minted.stdout).name).toBe('é'.repeat(100));
+  });
+
+  it('mints a pk key with allowed origins (repeatable), shows them, and refuses an origin with a path or on an sk key', () => {
+    const minted = nature(['keys', 'create', '--env', 'test', '--type', 'pk', '--scope', 'nature:read', '--name', 'widget', '--origin', 'https://App.example.com', '--origin', 'http://localhost:5173', '--json']);
+    expect(minted.status, minted.stderr).toBe(0);
+    const { id } = JSON.parse(minted.stdout) as { id: string };
+    expect(JSON.parse(nature(['keys', 'show', id, '--json']).stdout).origins).toEqual(['https://app.example.com', 'http://localhost:5173']);
+    expect(nature(['keys', 'show', id]).stdout).toMatch(/^origins +https:\/\/app\.example\.com, http:\/\/localhost:5173$/m);
+    expect(nature(['keys', 'list']).stdout).toMatch(new RegExp(`^${id} .* https://app\\.example\\.com,http://localhost:5173 +widget$`, 'm'));
+    for (const origin of ['https://app.example.com/', 'https://app.example.com/embed', 'app.example.com', 'ftp://app.example.com']) {
+      expectFailure(nature(['keys', 'create', '--env', 'test', '--type', 'pk', '--scope', 'nature:read', '--name', 'w', '--origin', origin]), 2, /^nature: option '--origin <origin>' argument .* is invalid\. An origin is scheme:\/\/host\[:port\]/);
+    }
+    expectFailure(nature([...mintArgs, 'server', '--origin', 'https://app.example.com']), 2, /^nature: --origin is for pk \(publishable\) keys only/);
+    expect(JSON.parse(nature(['keys', 'list', '--json']).stdout)).toHaveLength(1);
   });
 
   it('refuses nature:write on a pk key: exit 2, nothing minted', () => {

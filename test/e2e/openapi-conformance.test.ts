@@ -302,6 +302,32 @@ describe('the OpenAPI document matches what the server answers', () => {
     expect(operations.length).toBeGreaterThan(20);
   }, 60_000);
 
+  it("documents a browser's answers (a pk key with an assessment's client secret) and offers that security on exactly the browser's operations", async () => {
+    const pk = (await t.mint('test', 'pk', ['nature:read'])).raw;
+    const subject = JSON.parse((await call('POST', '/v1/nature/subjects', validSubject())()).body).id as string;
+    const startPath = '/v1/nature/subjects/{id}/assessments';
+    const started = await call('POST', `/v1/nature/subjects/${subject}/assessments`)();
+    check(started, doc.paths[startPath].post.responses['201'], `#/paths/${pointer(startPath)}/post/responses/201`);
+    const { id, client_secret } = JSON.parse(started.body) as Json;
+    const path = '/v1/nature/subjects/{id}/assessments/{assessment_id}';
+    const url = `/v1/nature/subjects/${subject}/assessments/${id}`;
+    const asBrowser = (method: string, secret: string, payload?: unknown) =>
+      inject(t, method, url, pk, { headers: { 'nature-client-secret': secret, ...(payload !== undefined && { 'content-type': 'application/json' }) }, ...(payload !== undefined && { payload: JSON.stringify(payload) }) });
+    for (const [method, payload] of [['get', undefined], ['patch', { responses: [{ item_id: 'mn_001', value: 4 }] }]] as const) {
+      const answered = await asBrowser(method.toUpperCase(), client_secret, payload);
+      expect(answered.status, answered.body).toBe(200);
+      check(answered, doc.paths[path][method].responses['200'], `#/paths/${pointer(path)}/${method}/responses/200`);
+      const refused = await asBrowser(method.toUpperCase(), `${id}_secret_${'0'.repeat(40)}`, payload);
+      expect(refused.status).toBe(401);
+      check(refused, doc.paths[path][method].responses['401'], `#/paths/${pointer(path)}/${method}/responses/401`);
+    }
+    expect(doc.components.securitySchemes.clientSecret).toMatchObject({ type: 'apiKey', in: 'header', name: 'Nature-Client-Secret' });
+    const withSecret = Object.entries(doc.paths as Json).flatMap(([route, item]) =>
+      Object.values(item as Json).flatMap((operation: Json) => ((operation.security ?? []) as Json[]).some((option) => 'clientSecret' in option) ? [`${operation.operationId} ${route}`] : []),
+    );
+    expect(withSecret.sort()).toEqual([`getAssessment ${path}`, 'listItems /v1/nature/items', `submitResponses ${path}`]);
+  });
+
   it('documents a replayed write with idempotent-replayed, as the server sends it', async () => {
     const headers = { 'idempotency-key': `replay-${Math.random()}`, 'content-type': 'application/json' };
     const payload = JSON.stringify(validSubject());

@@ -56,7 +56,7 @@ describe('starting assessments', () => {
   it('opens one assessment when starts truly interleave; the others are told which one is open', async () => {
     const { id } = await subject();
     const outcomes = await Promise.allSettled([0, 1, 2].map(() => startAssessment(env, id, 'en', {}, now)));
-    const opened = outcomes.filter((o) => o.status === 'fulfilled').map((o) => (o as PromiseFulfilledResult<{ id: string }>).value.id);
+    const opened = outcomes.filter((o) => o.status === 'fulfilled').map((o) => (o as PromiseFulfilledResult<{ assessment: { id: string } }>).value.assessment.id);
     expect(opened).toHaveLength(1);
     for (const refused of outcomes.filter((o) => o.status === 'rejected')) {
       expect((refused as PromiseRejectedResult).reason).toMatchObject({ code: 'assessment_in_progress', details: { assessment_id: opened[0] } });

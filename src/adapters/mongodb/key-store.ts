@@ -8,7 +8,8 @@ import type { KeyStore } from '../../ports/key-store.js';
  * the rotation happens, so a crash half-way leaves either the old key working or the new one, never both,
  * and no transaction (no replica set) is needed.
  */
-type KeyDocument = Omit<ApiKeyRecord, 'id'> & { _id: string; pending?: true; rotated_to?: string };
+// `origins` is absent from keys stored before pk keys had allowed origins: they allow any origin.
+type KeyDocument = Omit<ApiKeyRecord, 'id' | 'origins'> & { _id: string; origins?: string[]; pending?: true; rotated_to?: string };
 
 /** The database that holds what both environments share (each environment has its own: nature_sandbox, nature_production). */
 export const KEYS_DATABASE = 'nature_keys';
@@ -93,5 +94,5 @@ function toDocument({ id, ...rest }: ApiKeyRecord): KeyDocument {
 }
 
 function fromDocument({ _id, pending: _pending, rotated_to: _rotatedTo, ...rest }: KeyDocument): ApiKeyRecord {
-  return { id: _id, ...rest, scopes: [...rest.scopes] };
+  return { id: _id, ...rest, scopes: [...rest.scopes], origins: [...(rest.origins ?? [])] };
 }

@@ -15,11 +15,18 @@ CREATE TABLE IF NOT EXISTS api_keys (
   created_at     TEXT NOT NULL,
   revoked_at     TEXT,
   revoked_reason TEXT,
-  rotated_from   TEXT
+  rotated_from   TEXT,
+  origins        TEXT NOT NULL DEFAULT '[]'
 );
 `;
 
-type Row = Omit<ApiKeyRecord, 'scopes'> & { scopes: string };
+type Row = Omit<ApiKeyRecord, 'scopes' | 'origins'> & { scopes: string; origins: string };
+
+/** keys.db files made before pk keys had allowed origins gain the column; their keys allow any origin, as before. */
+function addOriginsColumn(db: Database.Database): void {
+  const columns = db.prepare<[], { name: string }>('PRAGMA table_info(api_keys)').all();
+  if (!columns.some((column) => column.name === 'origins')) db.exec(`ALTER TABLE api_keys ADD COLUMN origins TEXT NOT NULL DEFAULT '[]'`);
+}
 
 export class SqliteKeyStore implements KeyStore {
   private readonly db: Database.Database;
@@ -28,10 +35,11 @@ export class SqliteKeyStore implements KeyStore {
   constructor(path: string, synchronous: Synchronous) {
     this.db = openDatabase(path, synchronous);
     this.db.exec(SCHEMA);
+    addOriginsColumn(this.db);
     this.statements = {
       insert: this.db.prepare<Row>(
-        `INSERT INTO api_keys (id, name, environment, type, scopes, hash, last4, created_at, revoked_at, revoked_reason, rotated_from)
-         VALUES (@id, @name, @environment, @type, @scopes, @hash, @last4, @created_at, @revoked_at, @revoked_reason, @rotated_from)`,
+        `INSERT INTO api_keys (id, name, environment, type, scopes, hash, last4, created_at, revoked_at, revoked_reason, rotated_from, origins)
+         VALUES (@id, @name, @environment, @type, @scopes, @hash, @last4, @created_at, @revoked_at, @revoked_reason, @rotated_from, @origins)`,
       ),
       byHash: this.db.prepare<[string], Row>('SELECT * FROM api_keys WHERE hash = ?'),
       byId: this.db.prepare<[string], Row>('SELECT * FROM api_keys WHERE id = ?'),
@@ -82,9 +90,9 @@ export class SqliteKeyStore implements KeyStore {
 }
 
 function toRow(record: ApiKeyRecord): Row {
-  return { ...record, scopes: JSON.stringify(record.scopes) };
+  return { ...record, scopes: JSON.stringify(record.scopes), origins: JSON.stringify(record.origins) };
 }
 
 function fromRow(row: Row | undefined): ApiKeyRecord | undefined {
-  return row ? { ...row, scopes: JSON.parse(row.scopes) } : undefined;
+  return row ? { ...row, scopes: JSON.parse(row.scopes), origins: JSON.parse(row.origins) } : undefined;
 }

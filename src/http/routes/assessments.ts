@@ -60,6 +60,23 @@ const assessmentResource = z
 
 type AssessmentResource = z.infer<typeof assessmentResource>;
 
+/** The start's answer: the assessment with its client secret, shown this once (only its hash is kept). */
+const startedAssessment = assessmentResource
+  .extend({
+    client_secret: z
+      .string()
+      .describe(
+        'Hand it to the page that lets the subject answer: with a publishable (pk) key, in the Nature-Client-Secret header, it reads the item bank and reads and answers this one assessment while it is open. Shown only here: only its hash is kept.',
+      )
+      .meta({ pattern: '^asm_[0-9A-Za-z]+_secret_[0-9A-Za-z]{40}$', examples: [`${exampleIds.assessment}_secret_${'x7Kq2'.repeat(8)}`] }),
+  })
+  .meta({ id: 'StartedAssessment' });
+
+/** The routes a pk key may call with an assessment's client secret (auth.ts checks it). */
+const withClientSecret = { publishable: true, clientSecret: true } as const;
+/** An sk key alone, or a pk key with the assessment's client secret. */
+export const skOrPkWithSecret: Record<string, string[]>[] = [{ apiKey: [] }, { apiKey: [], clientSecret: [] }];
+
 function toAssessmentResource(assessment: Assessment, livemode: boolean, now: Date): AssessmentResource {
   return {
     id: assessment.id,
@@ -130,17 +147,18 @@ export function registerAssessmentRoutes(app: FastifyInstance, clock: () => Date
         operationId: 'startAssessment',
         summary: 'Start an assessment',
         description:
-          'One open assessment per subject: while one is created or in_progress, another start answers 409 assessment_in_progress. The body is optional: without one, the language is en.',
+          'One open assessment per subject: while one is created or in_progress, another start answers 409 assessment_in_progress. The body is optional: without one, the language is en. ' +
+          'The answer carries the client_secret a browser uses with a publishable (pk) key, shown only here.',
         params: subjectParams,
         body: startBody,
-        response: { 201: assessmentResource, ...problems('not_found', 'subject_erased', 'assessment_in_progress') },
+        response: { 201: startedAssessment, ...problems('not_found', 'subject_erased', 'assessment_in_progress') },
       },
     },
     async (request, reply) => {
       await requireSubject(request.env.readModels, request.params.id);
       const now = clock();
-      const assessment = await startAssessment(request.env, request.params.id, request.body?.language ?? 'en', actor(request), now);
-      return reply.code(201).send(toAssessmentResource(assessment, request.env.livemode, now));
+      const { assessment, client_secret } = await startAssessment(request.env, request.params.id, request.body?.language ?? 'en', actor(request), now);
+      return reply.code(201).send({ ...toAssessmentResource(assessment, request.env.livemode, now), client_secret });
     },
   );
 
@@ -169,11 +187,15 @@ export function registerAssessmentRoutes(app: FastifyInstance, clock: () => Date
   routes.get(
     '/v1/nature/subjects/:id/assessments/:assessment_id',
     {
+      config: withClientSecret,
       schema: {
         tags: ['assessments'],
         operationId: 'getAssessment',
         summary: 'Retrieve an assessment',
-        description: 'Its status (expired once 7 days passed without completion), progress, and its profile_id once completed.',
+        description:
+          'Its status (expired once 7 days passed without completion), progress, and its profile_id once completed. ' +
+          "A browser may call it with a publishable (pk) key and the assessment's client secret while the assessment is open.",
+        security: skOrPkWithSecret,
         params: assessmentParams,
         response: { 200: assessmentResource, ...problems('not_found', 'subject_erased') },
       },
@@ -189,13 +211,16 @@ export function registerAssessmentRoutes(app: FastifyInstance, clock: () => Date
   routes.patch(
     '/v1/nature/subjects/:id/assessments/:assessment_id',
     {
+      config: withClientSecret,
       schema: {
         tags: ['assessments'],
         operationId: 'submitResponses',
         summary: 'Submit a batch of responses',
         description:
           'All-or-nothing. An item answered again with the same value changes nothing (safe to retry); with another value, the newer answer replaces the older. ' +
-          'The batch that completes the 76 moves the assessment to scoring, and scoring starts by itself.',
+          'The batch that completes the 76 moves the assessment to scoring, and scoring starts by itself. ' +
+          "A browser may call it with a publishable (pk) key and the assessment's client secret while the assessment is open.",
+        security: skOrPkWithSecret,
         params: assessmentParams,
         body: responsesBody,
         response: { 200: assessmentResource, ...problems('not_found', 'subject_erased', 'assessment_not_open') },

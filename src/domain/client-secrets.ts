@@ -1,0 +1,22 @@
+import { timingSafeEqual } from 'node:crypto';
+import { customAlphabet } from 'nanoid';
+import { hashKey } from './api-keys.js';
+
+/**
+ * An assessment's client secret, `asm_…_secret_…`: what a browser presents with a pk key to act on that one
+ * assessment. It names its assessment, so a secret of another assessment is told apart before any lookup.
+ * Only its SHA-256 is kept (in the log and the read model), like API keys: it carries 238 random bits.
+ */
+const randomPart = customAlphabet('0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz', 40);
+const CLIENT_SECRET = /^(asm_[0-9A-Za-z]+)_secret_[0-9A-Za-z]{40}$/;
+
+export function mintClientSecret(assessmentId: string): { raw: string; hash: string } {
+  const raw = `${assessmentId}_secret_${randomPart()}`;
+  return { raw, hash: hashKey(raw) };
+}
+
+/** Whether `raw` is the secret of assessment `assessmentId`, whose stored hash is `hash` (absent: it has none). */
+export function clientSecretMatches(raw: string, assessmentId: string, hash: string | undefined): boolean {
+  if (hash === undefined || CLIENT_SECRET.exec(raw)?.[1] !== assessmentId) return false;
+  return timingSafeEqual(Buffer.from(hashKey(raw), 'hex'), Buffer.from(hash, 'hex'));
+}

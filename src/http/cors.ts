@@ -1,0 +1,57 @@
+import cors from '@fastify/cors';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ApiKeyRecord } from '../domain/api-keys.js';
+import { ProblemError } from './problem.js';
+import type { RateLimiter } from './rate-limit.js';
+
+/** The routes a pk key may call from a browser, with their methods: the only ones that speak CORS. */
+const BROWSER_ROUTES: [RegExp, string[]][] = [
+  [/^\/v1\/nature\/items$/, ['GET']],
+  [/^\/v1\/nature\/subjects\/[^/]+\/assessments\/[^/]+$/, ['GET', 'PATCH']],
+];
+const ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'Nature-Client-Secret'];
+const EXPOSED_HEADERS = ['request-id', 'Retry-After', 'RateLimit', 'RateLimit-Policy', 'idempotent-replayed'];
+/** How long a browser may reuse a preflight's answer. */
+const PREFLIGHT_MAX_AGE_S = 600;
+
+function browserMethods(url: string): string[] | undefined {
+  const path = url.split('?')[0] ?? '';
+  return BROWSER_ROUTES.find(([pattern]) => pattern.test(path))?.[1];
+}
+
+/**
+ * CORS on the browser routes only, in the first onRequest hook: a preflight carries no Authorization, so
+ * it is answered before authentication, and an actual request's Access-Control-Allow-Origin is set before
+ * anything can fail, so errors carry it too. The preflight allows every origin (no key is known yet); the
+ * key's own origins are enforced on the actual request (refuseOtherOrigin). Anything else, including a
+ * preflight for a method the route lacks, gets no CORS headers and the usual 404 or 405 (unauthenticated).
+ */
+export async function registerCors(app: FastifyInstance, limit: RateLimiter): Promise<void> {
+  // Preflights never reach authentication: they count against their client address here.
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.method === 'OPTIONS') await limit(request, reply, `address:${request.ip}`);
+  });
+  await app.register(cors, {
+    hook: 'onRequest',
+    delegator: async (request: FastifyRequest) => {
+      const methods = browserMethods(request.url);
+      // Only a browser's preflight (Origin and Access-Control-Request-Method) is one; any other OPTIONS is 405.
+      const preflight = request.method === 'OPTIONS';
+      const method = preflight ? (request.headers.origin === undefined ? undefined : request.headers['access-control-request-method']) : request.method;
+      if (methods === undefined || method === undefined || !methods.includes(method.toUpperCase())) return { origin: false };
+      return { origin: true, methods, allowedHeaders: ALLOWED_HEADERS, exposedHeaders: EXPOSED_HEADERS, maxAge: PREFLIGHT_MAX_AGE_S };
+    },
+  });
+}
+
+/**
+ * A pk key minted with origins works from those origins only. A browser would hide the answer from another
+ * origin anyway, but a PATCH would still have run: so the request is refused (403) as well as left without
+ * Access-Control-Allow-Origin. Requests without Origin (not from a browser) are not CORS's concern.
+ */
+export function refuseOtherOrigin(request: FastifyRequest, reply: FastifyReply, key: ApiKeyRecord): void {
+  const origin = request.headers.origin;
+  if (key.origins.length === 0 || origin === undefined || key.origins.includes(origin)) return;
+  reply.removeHeader('access-control-allow-origin');
+  throw new ProblemError('insufficient_scope', `This publishable key may not be used from ${origin}; its allowed origins are ${key.origins.join(', ')}.`);
+}
