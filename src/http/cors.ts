@@ -4,29 +4,33 @@ import type { ApiKeyRecord } from '../domain/api-keys.js';
 import { ProblemError } from './problem.js';
 import type { RateLimiter } from './rate-limit.js';
 
-/** The routes a pk key may call from a browser, with their methods: the only ones that speak CORS. */
-const BROWSER_ROUTES: [RegExp, string[]][] = [
-  [/^\/v1\/nature\/items$/, ['GET']],
-  [/^\/v1\/nature\/subjects\/[^/]+\/assessments\/[^/]+$/, ['GET', 'PATCH']],
-];
 const ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'Nature-Client-Secret'];
 const EXPOSED_HEADERS = ['request-id', 'Retry-After', 'RateLimit', 'RateLimit-Policy', 'idempotent-replayed'];
 /** How long a browser may reuse a preflight's answer. */
 const PREFLIGHT_MAX_AGE_S = 600;
 
-function browserMethods(url: string): string[] | undefined {
-  const path = url.split('?')[0] ?? '';
-  return BROWSER_ROUTES.find(([pattern]) => pattern.test(path))?.[1];
-}
-
 /**
- * CORS on the browser routes only, in the first onRequest hook: a preflight carries no Authorization, so
+ * CORS on the browser routes only (registered before the routes, so it sees them declared), in the first onRequest hook: a preflight carries no Authorization, so
  * it is answered before authentication, and an actual request's Access-Control-Allow-Origin is set before
  * anything can fail, so errors carry it too. The preflight allows every origin (no key is known yet); the
  * key's own origins are enforced on the actual request (refuseOtherOrigin). Anything else, including a
  * preflight for a method the route lacks, gets no CORS headers and the usual 404 or 405 (unauthenticated).
  */
 export async function registerCors(app: FastifyInstance, limit: RateLimiter): Promise<void> {
+  // The routes a pk key may call (marked publishable or clientSecret where they are declared), with their methods.
+  const browserRoutes: { pattern: RegExp; methods: string[] }[] = [];
+  app.addHook('onRoute', (route) => {
+    if (route.config?.publishable !== true && route.config?.clientSecret !== true) return;
+    const pattern = new RegExp(`^${route.url.replace(/:[^/]+/g, '[^/]+')}$`);
+    const methods = [route.method].flat().filter((method) => method !== 'HEAD');
+    const known = browserRoutes.find((entry) => entry.pattern.source === pattern.source);
+    if (known) known.methods.push(...methods);
+    else browserRoutes.push({ pattern, methods });
+  });
+  const browserMethods = (url: string) => {
+    const path = url.split('?')[0] ?? '';
+    return browserRoutes.find(({ pattern }) => pattern.test(path))?.methods;
+  };
   // Preflights never reach authentication: they count against their client address here.
   app.addHook('onRequest', async (request, reply) => {
     if (request.method === 'OPTIONS') await limit(request, reply, `address:${request.ip}`);
