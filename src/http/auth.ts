@@ -37,6 +37,7 @@ function scopeFor(method: string): Scope {
 export function registerAuth(app: FastifyInstance, keys: KeyStore, envs: Environments, limit: RateLimiter, clock: () => Date): void {
   app.decorateRequest('apiKey', null as unknown as ApiKeyRecord);
   app.decorateRequest('env', null as unknown as EnvironmentServices);
+  app.decorateRequest('closedSecretRefusal', null);
   app.addHook('onRequest', async (request, reply) => {
     const address = `address:${request.ip}`;
     // An unknown route answers 404 (or 405) with or without a key.

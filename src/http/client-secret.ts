@@ -3,6 +3,17 @@ import { type Assessment, isOpen } from '../domain/assessment.js';
 import { clientSecretMatches } from '../domain/client-secrets.js';
 import { ProblemError } from './problem.js';
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /**
+     * The 401 a valid secret of a closed assessment earns, held back on a PATCH with an Idempotency-Key:
+     * the retry of the batch that closed it must get its stored answer, so the refusal stands only when
+     * nothing was stored for the key (idempotency.ts).
+     */
+    closedSecretRefusal: ProblemError | null;
+  }
+}
+
 export const CLIENT_SECRET_HEADER = 'nature-client-secret';
 
 /**
@@ -24,6 +35,8 @@ export async function checkClientSecret(request: FastifyRequest, now: Date): Pro
     typeof secret === 'string' && doc !== undefined && doc.subject_id === id && clientSecretMatches(secret, assessment_id, doc.client_secret_hash);
   if (!valid) throw new ProblemError('unauthenticated', 'The Nature-Client-Secret is not the client secret of this assessment.');
   if (!isOpen(doc, now)) {
-    throw new ProblemError('unauthenticated', 'This client secret no longer works: its assessment is no longer open (created or in_progress).');
+    const refusal = new ProblemError('unauthenticated', 'This client secret no longer works: its assessment is no longer open (created or in_progress).');
+    if (request.method !== 'PATCH' || request.headers['idempotency-key'] === undefined) throw refusal;
+    request.closedSecretRefusal = refusal;
   }
 }

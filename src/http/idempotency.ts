@@ -55,6 +55,10 @@ export function registerIdempotency(app: FastifyInstance, clock: () => Date): vo
     const claim = await request.env.idempotency.claim({ key, fingerprint, now: clock(), leaseMs: LEASE_MS, ttlMs: TTL_MS });
     switch (claim.outcome) {
       case 'claimed':
+        if (request.closedSecretRefusal !== null) {
+          await request.env.idempotency.release(key);
+          throw request.closedSecretRefusal;
+        }
         request.idempotency.claimed = true;
         return;
       case 'in_use':

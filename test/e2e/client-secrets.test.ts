@@ -78,9 +78,13 @@ describe('client secrets: a browser answers one assessment with a pk key', () =>
     expectProblem(bad, 422, 'validation_failed');
     expect((await call('GET', url, { key, secret })).json().responses_received).toBe(57);
 
-    const last = await call('PATCH', url, { key, secret, payload: { responses: fourth! } });
+    const last = await call('PATCH', url, { key, secret, payload: { responses: fourth! }, idempotencyKey: `batch-${assessmentId}-3` });
     expect(last.statusCode).toBe(200);
     expect(last.json()).toMatchObject({ status: 'scoring', responses_received: 76 });
+    // The browser lost the answer to the closing batch and retries it: the stored answer, though the secret now refuses anything new.
+    const lastRetried = await call('PATCH', url, { key, secret, payload: { responses: fourth! }, idempotencyKey: `batch-${assessmentId}-3` });
+    expect(lastRetried.headers['idempotent-replayed']).toBe('true');
+    expect(lastRetried.body).toBe(last.body);
 
     const profile = await eventually(async () => {
       const response = await call('GET', `/v1/nature/subjects/${subjectId}/profile`, { key: sk });
@@ -95,6 +99,9 @@ describe('client secrets: a browser answers one assessment with a pk key', () =>
     // Completed: the secret no longer works, for reading or answering.
     expectProblem(await call('GET', url, { key, secret }), 401, 'unauthenticated');
     expectProblem(await call('PATCH', url, { key, secret, payload: { responses: first! } }), 401, 'unauthenticated');
+    expectProblem(await call('PATCH', url, { key, secret, payload: { responses: first! }, idempotencyKey: `late-${assessmentId}` }), 401, 'unauthenticated');
+    // That refusal stored nothing: the key is free for the sk key's own request.
+    expectProblem(await call('PATCH', url, { key: sk, payload: { responses: first! }, idempotencyKey: `late-${assessmentId}` }), 409, 'assessment_not_open');
   });
 
   it('refuses the pk key everything else, secret or not: 403 insufficient_scope', async () => {
