@@ -7,11 +7,15 @@ WORKDIR /app
 # better-sqlite3 (the key store, and the embedded backends) compiles with node-gyp.
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
+# The workspaces' manifests, so npm ci installs their dependencies too (esbuild builds the web component).
+COPY packages/client/package.json ./packages/client/
+COPY packages/embed/package.json ./packages/embed/
 # Scripts wait until the sources are in: `prepare` builds them.
 RUN npm ci --ignore-scripts && npm rebuild better-sqlite3
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY projections ./projections
+COPY packages/embed ./packages/embed
 RUN npm run build && npm prune --omit=dev
 
 FROM node:24.11.1-bookworm-slim
@@ -20,6 +24,8 @@ ENV NODE_ENV=production HOST=0.0.0.0 PORT=8080 NATURE_DATA_DIR=/data
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
+# The <nature-assessment> module, served at /v1/embed/nature-assessment.js.
+COPY --from=build /app/packages/embed/dist ./packages/embed/dist
 COPY bin ./bin
 # The guides under /docs are rendered from these at start-up.
 COPY docs ./docs

@@ -17,6 +17,7 @@ import { validatorCompiler } from './validation.js';
 import { type RateLimitSettings, createRateLimiter } from './rate-limit.js';
 import { registerAssessmentRoutes } from './routes/assessments.js';
 import { registerDocsRoutes } from './routes/docs.js';
+import { registerEmbedRoutes } from './routes/embed.js';
 import { registerEventRoutes } from './routes/events.js';
 import { registerHealthRoutes } from './routes/health.js';
 import { registerItemRoutes } from './routes/items.js';
@@ -81,5 +82,6 @@ export async function buildApp({ logger, keys, envs, rateLimit = { perSecond: 10
   registerEventRoutes(app);
   registerUsageRoutes(app);
   registerDocsRoutes(app, webhooks);
+  registerEmbedRoutes(app);
   return app;
 }

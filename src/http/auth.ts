@@ -22,7 +22,7 @@ declare module 'fastify' {
   }
 }
 
-const PUBLIC_PATHS = /^\/(v1\/openapi\.json|v1\/docs(\/.*)?|docs(\/[a-z-]+)?|healthz|readyz)(\?.*)?$/;
+const PUBLIC_PATHS = /^\/(v1\/openapi\.json|v1\/docs(\/.*)?|v1\/embed\/nature-assessment\.js|docs(\/[a-z-]+)?|healthz|readyz)(\?.*)?$/;
 
 /** The scope a method needs, as the specification's scope rules say. */
 function scopeFor(method: string): Scope {

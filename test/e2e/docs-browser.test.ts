@@ -25,6 +25,7 @@ const guides = [
   { path: '/docs/getting-started', title: 'Getting started', shot: 'getting-started' },
   { path: '/docs/errors', title: 'Errors', shot: 'errors' },
   { path: '/docs/webhooks', title: 'Webhooks', shot: 'webhooks' },
+  { path: '/docs/embedding', title: 'Embedding the assessment', shot: 'embedding' },
 ];
 
 /** The elements Markdown renders into, and the page's frame: anything else is HTML that slipped through. */
@@ -75,7 +76,7 @@ describe.skipIf(chromiumMissing)('the docs in headless Chromium', () => {
     try {
       await expect.poll(() => page.locator('h1').innerText()).toBe(title);
       expect(await page.title()).toBe(`${path === '/docs' ? 'Documentation' : title} · Nature Profile API`);
-      expect(await page.locator('nav a').allInnerTexts()).toEqual(['Docs', 'Getting started', 'Errors', 'Webhooks', 'API reference', 'OpenAPI document']);
+      expect(await page.locator('nav a').allInnerTexts()).toEqual(['Docs', 'Getting started', 'Errors', 'Webhooks', 'Embedding the assessment', 'API reference', 'OpenAPI document']);
       // The inline stylesheet applied (the page's Content-Security-Policy lets exactly it through).
       expect(await page.locator('main').evaluate((main) => main.ownerDocument.defaultView!.getComputedStyle(main).maxWidth)).toBe('960px');
       expect(problems).toEqual([]);
@@ -162,7 +163,7 @@ describe.skipIf(chromiumMissing)('the docs in headless Chromium', () => {
         await page.close();
       }
     }
-    for (const path of ['/docs', '/docs/getting-started', '/docs/errors', '/docs/webhooks', '/v1/docs', '/v1/openapi.json']) expect(checked).toContain(`${server.url}${path}`);
+    for (const path of ['/docs', '/docs/getting-started', '/docs/errors', '/docs/webhooks', '/docs/embedding', '/v1/docs', '/v1/openapi.json']) expect(checked).toContain(`${server.url}${path}`);
   });
 
   it('shows the API reference introduction at /v1/docs as text, with a link to these guides', async () => {

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { problemCodes } from '../../src/http/problem.js';
 import { type TestApp, openTestApp } from '../support/test-app.js';
 
-const pages = ['/docs', '/docs/getting-started', '/docs/errors', '/docs/webhooks'];
+const pages = ['/docs', '/docs/getting-started', '/docs/errors', '/docs/webhooks', '/docs/embedding'];
 
 describe('the docs pages under /docs', () => {
   let t: TestApp;

@@ -145,6 +145,7 @@ export const publicPaths: { path: string; methods: string[] }[] = [
   { path: '/readyz', methods: ['GET'] },
   { path: '/v1/openapi.json', methods: ['GET'] },
   { path: '/v1/docs', methods: ['GET'] },
+  { path: '/v1/embed/nature-assessment.js', methods: ['GET'] },
 ];
 
 /** The methods each API path answers, from the route table. */

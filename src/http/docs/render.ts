@@ -12,6 +12,7 @@ export const guides = [
   { slug: 'getting-started', title: 'Getting started' },
   { slug: 'errors', title: 'Errors' },
   { slug: 'webhooks', title: 'Webhooks' },
+  { slug: 'embedding', title: 'Embedding the assessment' },
 ] as const;
 
 const STYLESHEET = `

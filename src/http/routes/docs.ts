@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { isNotModified } from '../conditional.js';
 import { type DocsSettings, loadDocsPages } from '../docs/pages.js';
 import { CONTENT_SECURITY_POLICY } from '../docs/render.js';
 
@@ -16,8 +17,7 @@ export function registerDocsRoutes(app: FastifyInstance, settings: DocsSettings)
         'x-content-type-options': 'nosniff',
         'referrer-policy': 'no-referrer',
       });
-      const validators = request.headers['if-none-match']?.split(',').map((tag) => tag.trim().replace(/^W\//, ''));
-      if (validators?.includes(page.etag) || validators?.includes('*')) return reply.code(304).send();
+      if (isNotModified(request, page.etag)) return reply.code(304).send();
       return reply.type('text/html; charset=utf-8').send(page.html);
     });
   }

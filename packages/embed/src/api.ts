@@ -1,0 +1,199 @@
+// The three calls a publishable key may make with a client secret, their problem+json errors, and when
+// and how long to wait before a retry. Free of DOM types: the unit tests run it under Node.
+
+export const TOTAL_ITEMS = 76;
+
+export interface Answer {
+  item_id: string;
+  value: number;
+}
+
+export interface Item {
+  id: string;
+  text: string;
+}
+
+export interface ScaleLabel {
+  value: number;
+  label: string;
+}
+
+export interface ItemBank {
+  items: Item[];
+  labels: ScaleLabel[];
+}
+
+export interface AssessmentState {
+  id: string;
+  status: string;
+  responses_received: number;
+  unanswered_item_ids: string[];
+}
+
+/** What every failure is reduced to: the problem's fields, or `network_error` when fetch rejected. */
+export interface ApiError {
+  code: string;
+  status: number | null;
+  title: string;
+  detail: string;
+  request_id: string | null;
+  /** Milliseconds from Retry-After, when the answer had one. */
+  retryAfterMs: number | null;
+}
+
+export type Result<T> = { ok: true; value: T } | { ok: false; error: ApiError };
+
+/** The part of `fetch` used here, so tests can pass a fake and Node's types suffice. */
+export type FetchLike = (url: string, init: FetchInit) => Promise<ResponseLike>;
+export interface FetchInit {
+  method: string;
+  headers: Record<string, string>;
+  body?: string;
+  keepalive?: boolean;
+}
+export interface ResponseLike {
+  ok: boolean;
+  status: number;
+  headers: { get(name: string): string | null };
+  json(): Promise<unknown>;
+}
+
+export const NETWORK_MESSAGE =
+  "Could not reach the Nature Profile API. Check your connection; if this persists, this page's origin may not be allowed for the publishable key.";
+
+export interface ApiConfig {
+  base: string;
+  publishableKey: string;
+  clientSecret: string;
+  subjectId: string;
+  assessmentId: string;
+  fetch: FetchLike;
+}
+
+export interface Api {
+  items(): Promise<Result<ItemBank>>;
+  assessment(): Promise<Result<AssessmentState>>;
+  submit(idempotencyKey: string, responses: Answer[], keepalive: boolean): Promise<Result<AssessmentState>>;
+}
+
+export function createApi(config: ApiConfig): Api {
+  const base = config.base.replace(/\/+$/, '');
+  const assessmentUrl = `${base}/v1/nature/subjects/${encodeURIComponent(config.subjectId)}/assessments/${encodeURIComponent(config.assessmentId)}`;
+  const auth = { Authorization: `Bearer ${config.publishableKey}`, 'Nature-Client-Secret': config.clientSecret };
+
+  async function call<T>(url: string, init: FetchInit, read: (body: unknown) => T | null): Promise<Result<T>> {
+    let response: ResponseLike;
+    try {
+      response = await config.fetch(url, init);
+    } catch {
+      return { ok: false, error: networkError() };
+    }
+    const body = await response.json().catch(() => null);
+    if (!response.ok) return { ok: false, error: problemFrom(response, body) };
+    const value = read(body);
+    return value === null ? { ok: false, error: unexpectedBody(response) } : { ok: true, value };
+  }
+
+  return {
+    items: () => call(`${base}/v1/nature/items`, { method: 'GET', headers: auth }, readItemBank),
+    assessment: () => call(assessmentUrl, { method: 'GET', headers: auth }, readAssessment),
+    submit: (idempotencyKey, responses, keepalive) =>
+      call(
+        assessmentUrl,
+        {
+          method: 'PATCH',
+          headers: { ...auth, 'Content-Type': 'application/json', 'Idempotency-Key': idempotencyKey },
+          body: JSON.stringify({ responses }),
+          keepalive,
+        },
+        readAssessment,
+      ),
+  };
+}
+
+function networkError(): ApiError {
+  return { code: 'network_error', status: null, title: 'Network error', detail: NETWORK_MESSAGE, request_id: null, retryAfterMs: null };
+}
+
+function problemFrom(response: ResponseLike, body: unknown): ApiError {
+  const problem = isRecord(body) ? body : {};
+  const text = (key: string) => (typeof problem[key] === 'string' ? (problem[key] as string) : null);
+  return {
+    code: text('code') ?? `http_${response.status}`,
+    status: response.status,
+    title: text('title') ?? `HTTP ${response.status}`,
+    detail: text('detail') ?? `The Nature Profile API answered ${response.status}.`,
+    request_id: text('request_id') ?? response.headers.get('request-id'),
+    retryAfterMs: parseRetryAfter(response.headers.get('retry-after')),
+  };
+}
+
+function unexpectedBody(response: ResponseLike): ApiError {
+  return {
+    code: 'unexpected_response',
+    status: response.status,
+    title: 'Unexpected response',
+    detail: 'The Nature Profile API sent an answer this component does not understand.',
+    request_id: response.headers.get('request-id'),
+    retryAfterMs: null,
+  };
+}
+
+/** Retry-After in seconds (the API's form) or as an HTTP date. */
+export function parseRetryAfter(header: string | null, now = Date.now()): number | null {
+  if (header === null || header.trim() === '') return null;
+  const seconds = Number(header);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const date = Date.parse(header);
+  return Number.isNaN(date) ? null : Math.max(0, date - now);
+}
+
+/** Failures that the same request may get past later; anything else needs a person to act. */
+export function isRetryable(error: ApiError): boolean {
+  if (error.status === null) return error.code === 'network_error';
+  return error.status >= 500 || error.status === 429 || error.code === 'idempotency_key_in_use';
+}
+
+const BACKOFF_BASE_MS = 1_000;
+const BACKOFF_CAP_MS = 30_000;
+
+/**
+ * Wait before retry number `attempt` (1-based): Retry-After when the server gave one, else exponential
+ * from 1 s capped at 30 s, with up to 20 % taken off at random so many pages do not retry in step.
+ */
+export function retryDelay(attempt: number, error: ApiError, random: () => number): number {
+  if (error.retryAfterMs !== null) return error.retryAfterMs;
+  const exponential = Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** Math.max(0, attempt - 1));
+  return Math.round(exponential * (1 - 0.2 * random()));
+}
+
+function readItemBank(body: unknown): ItemBank | null {
+  if (!isRecord(body) || !Array.isArray(body.data) || !isRecord(body.scale) || !Array.isArray(body.scale.labels)) return null;
+  const items = body.data.filter((item): item is Item => isRecord(item) && typeof item.id === 'string' && typeof item.text === 'string');
+  const labels = body.scale.labels.filter(
+    (label): label is ScaleLabel => isRecord(label) && typeof label.value === 'number' && typeof label.label === 'string',
+  );
+  if (items.length === 0 || labels.length === 0) return null;
+  return { items: items.map(({ id, text }) => ({ id, text })).sort((a, b) => a.id.localeCompare(b.id)), labels };
+}
+
+function readAssessment(body: unknown): AssessmentState | null {
+  if (
+    !isRecord(body) ||
+    typeof body.id !== 'string' ||
+    typeof body.status !== 'string' ||
+    typeof body.responses_received !== 'number' ||
+    !Array.isArray(body.unanswered_item_ids)
+  ) {
+    return null;
+  }
+  const unanswered = body.unanswered_item_ids.filter((id): id is string => typeof id === 'string');
+  return { id: body.id, status: body.status, responses_received: body.responses_received, unanswered_item_ids: unanswered };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Open assessments take answers; any other status means the answers are in (or it can no longer take them). */
+export const isOpen = (status: string) => status === 'created' || status === 'in_progress';

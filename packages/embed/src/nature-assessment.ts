@@ -1,0 +1,270 @@
+// <nature-assessment>: reads its attributes, loads the item bank and the assessment, and wires the view
+// to the outbox. Each start (connect, or a change of key, secret or ids) is a session of its own, so a
+// late answer of an old session never touches the new one.
+
+import {
+  type Api,
+  type ApiError,
+  type AssessmentState,
+  type ItemBank,
+  type Result,
+  TOTAL_ITEMS,
+  createApi,
+  isOpen,
+  isRetryable,
+  retryDelay,
+} from './api.js';
+import { Outbox, type StorageLike } from './outbox.js';
+import { View } from './render.js';
+
+const REQUIRED = ['publishable-key', 'client-secret', 'subject-id', 'assessment-id'] as const;
+const DEFAULT_BATCH_SIZE = 10;
+/** The API is, unless told otherwise, where this module was served from. */
+const MODULE_ORIGIN = new URL(import.meta.url).origin;
+
+export interface ProgressDetail {
+  answered: number;
+  saved: number;
+  total: number;
+}
+export interface SubmittedDetail {
+  assessment_id: string;
+  status: string;
+}
+export interface ErrorDetail {
+  code: string;
+  status: number | null;
+  title: string;
+  detail: string;
+  request_id: string | null;
+  retrying: boolean;
+}
+
+export class NatureAssessment extends HTMLElement {
+  static readonly observedAttributes = [...REQUIRED];
+  private readonly root: ShadowRoot;
+  private session: Session | null = null;
+  private connected = false;
+  private startPending = false;
+
+  constructor() {
+    super();
+    this.root = this.attachShadow({ mode: 'open' });
+  }
+
+  connectedCallback(): void {
+    this.connected = true;
+    this.scheduleStart();
+  }
+
+  disconnectedCallback(): void {
+    this.connected = false;
+    this.session?.end();
+    this.session = null;
+  }
+
+  attributeChangedCallback(_name: string, previous: string | null, next: string | null): void {
+    if (previous !== next && this.connected) this.scheduleStart();
+  }
+
+  /**
+   * Starts (over) once the current task is done: a page that sets the four attributes one after the other
+   * gets one start with all of them, and a listener added right after the element still hears its events.
+   */
+  private scheduleStart(): void {
+    if (this.startPending) return;
+    this.startPending = true;
+    queueMicrotask(() => {
+      this.startPending = false;
+      if (this.connected) this.start();
+    });
+  }
+
+  private start(): void {
+    this.session?.end();
+    const view = new View(this.root);
+    const missing = REQUIRED.find((name) => !this.getAttribute(name)?.trim());
+    if (missing) {
+      this.session = null;
+      const detail = `The <nature-assessment> element needs its ${missing} attribute.`;
+      view.showError(detail, false);
+      emit<ErrorDetail>(this, 'nature:error', { code: 'missing_attribute', status: null, title: 'Missing attribute', detail, request_id: null, retrying: false });
+      return;
+    }
+    const attribute = (name: string) => (this.getAttribute(name) ?? '').trim();
+    this.session = new Session(this, view, {
+      base: attribute('api-base') || MODULE_ORIGIN,
+      publishableKey: attribute('publishable-key'),
+      clientSecret: attribute('client-secret'),
+      subjectId: attribute('subject-id'),
+      assessmentId: attribute('assessment-id'),
+      batchSize: parseBatchSize(this.getAttribute('batch-size')),
+    });
+  }
+}
+
+/** The component's events cross the shadow boundary and bubble, so a page may listen on any ancestor. */
+function emit<T>(host: HTMLElement, type: string, detail: T): void {
+  host.dispatchEvent(new CustomEvent<T>(type, { detail, bubbles: true, composed: true }));
+}
+
+interface SessionConfig {
+  base: string;
+  publishableKey: string;
+  clientSecret: string;
+  subjectId: string;
+  assessmentId: string;
+  batchSize: number;
+}
+
+class Session {
+  private readonly host: HTMLElement;
+  private readonly view: View;
+  private readonly assessmentId: string;
+  private readonly api: Api;
+  private readonly outbox: Outbox;
+  private ended = false;
+  private readonly onPageHide = () => void this.outbox.flush(true);
+  private readonly onVisibility = () => {
+    if (document.visibilityState === 'hidden') void this.outbox.flush(true);
+  };
+
+  constructor(host: HTMLElement, view: View, config: SessionConfig) {
+    this.host = host;
+    this.view = view;
+    this.assessmentId = config.assessmentId;
+    this.api = createApi({ ...config, fetch: (url, init) => fetch(url, init as RequestInit) });
+    this.outbox = new Outbox({
+      storage: localStorageOrMemory(),
+      assessmentId: config.assessmentId,
+      batchSize: config.batchSize,
+      submit: this.api.submit,
+      newKey: () => crypto.randomUUID(),
+      timers: { set: (callback, ms) => setTimeout(callback, ms), clear: (handle) => clearTimeout(handle as number) },
+      listener: {
+        accepted: () => {
+          if (this.ended) return;
+          this.view.clearError();
+          this.progress();
+        },
+        submitted: (assessment) => this.finish(assessment),
+        failed: (error, retrying) => this.fail(error, retrying),
+      },
+    });
+    addEventListener('pagehide', this.onPageHide);
+    document.addEventListener('visibilitychange', this.onVisibility);
+    void this.open();
+  }
+
+  /** Sends what is waiting (the request outlives the page), then stops; the outbox keeps the rest. */
+  end(): void {
+    if (this.ended) return;
+    void this.outbox.flush(true);
+    this.ended = true;
+    this.outbox.dispose();
+    removeEventListener('pagehide', this.onPageHide);
+    document.removeEventListener('visibilitychange', this.onVisibility);
+  }
+
+  private async open(): Promise<void> {
+    if (this.outbox.submitted) {
+      this.view.setProgress(TOTAL_ITEMS);
+      return this.view.showDone();
+    }
+    this.view.showLoading();
+    // A batch left in flight by the last visit goes first: it may be the one that closed the assessment.
+    await this.outbox.resume();
+    if (this.ended || this.outbox.submitted) return;
+    const loaded = await this.load();
+    if (!loaded || this.ended || this.outbox.submitted) return;
+    const [bank, assessment] = loaded;
+    this.outbox.reconcile(assessment);
+    this.view.renderItems(bank, this.outbox, (itemId, value) => this.answer(itemId, value));
+    this.view.setProgress(this.outbox.answered);
+    if (!isOpen(assessment.status)) {
+      if (assessment.responses_received >= TOTAL_ITEMS) this.view.showDone();
+      else this.fail(notOpen(assessment.status), false);
+      return;
+    }
+    if (this.outbox.answered > 0) this.view.focusFirstUnanswered(this.outbox);
+    void this.outbox.flush(false);
+  }
+
+  /** The item bank and the assessment, retried with backoff while the failure is a passing one. */
+  private async load(): Promise<[ItemBank, AssessmentState] | null> {
+    for (let attempt = 1; ; attempt += 1) {
+      const [bank, assessment] = await Promise.all([this.api.items(), this.api.assessment()]);
+      if (this.ended) return null;
+      if (bank.ok && assessment.ok) {
+        // Only this loop's own message: a refusal of the resent batch must stay on screen.
+        if (attempt > 1) this.view.clearError();
+        return [bank.value, assessment.value];
+      }
+      const error = firstError(bank, assessment);
+      const retrying = isRetryable(error);
+      this.fail(error, retrying);
+      if (!retrying) return null;
+      await new Promise((resolve) => setTimeout(resolve, retryDelay(attempt, error, Math.random)));
+      if (this.ended) return null;
+    }
+  }
+
+  private answer(itemId: string, value: number): void {
+    this.outbox.give(itemId, value);
+    this.view.markAnswered(itemId, true, true);
+    this.progress();
+  }
+
+  private progress(): void {
+    const answered = this.outbox.answered;
+    this.view.setProgress(answered);
+    emit<ProgressDetail>(this.host, 'nature:progress', { answered, saved: this.outbox.saved, total: TOTAL_ITEMS });
+  }
+
+  private finish(assessment: AssessmentState): void {
+    if (this.ended) return;
+    this.view.setProgress(TOTAL_ITEMS);
+    this.view.showDone();
+    emit<SubmittedDetail>(this.host, 'nature:submitted', { assessment_id: this.assessmentId, status: assessment.status });
+  }
+
+  private fail(error: ApiError, retrying: boolean): void {
+    if (this.ended) return;
+    this.view.showError(retrying ? `${error.detail} Retrying…` : error.detail, retrying);
+    const { code, status, title, detail, request_id } = error;
+    emit<ErrorDetail>(this.host, 'nature:error', { code, status, title, detail, request_id, retrying });
+  }
+}
+
+function parseBatchSize(value: string | null): number {
+  const size = Number(value);
+  return value !== null && Number.isInteger(size) && size >= 1 && size <= TOTAL_ITEMS ? size : DEFAULT_BATCH_SIZE;
+}
+
+function firstError(...results: Result<unknown>[]): ApiError {
+  for (const result of results) if (!result.ok) return result.error;
+  throw new Error('firstError needs a failed result');
+}
+
+function notOpen(status: string): ApiError {
+  return {
+    code: 'assessment_not_open',
+    status: 409,
+    title: 'Assessment not open',
+    detail: `This assessment is ${status} and no longer takes answers.`,
+    request_id: null,
+    retryAfterMs: null,
+  };
+}
+
+/** localStorage, or for this visit only a map where the browser refuses it (some private modes, sandboxed frames). */
+function localStorageOrMemory(): StorageLike {
+  try {
+    const storage = window.localStorage;
+    storage.getItem('nature-assessment:probe');
+    return storage;
+  } catch {
+    const map = new Map<string, string>();
+    return { getItem: (key) => map.get(key) ?? null, setItem: (key, value) => void map.set(key, value) };
+  }
+}

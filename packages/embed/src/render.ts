@@ -1,0 +1,129 @@
+// The component's DOM: a progress header, an error area, the 76 items as native radio groups, and the
+// closing message. Native radios give keyboard use for free (Tab between items, arrows within one).
+
+import { type ItemBank, TOTAL_ITEMS } from './api.js';
+import { styles } from './styles.js';
+
+export const DONE_MESSAGE = 'Thank you: all 76 answers are in.';
+const ANSWERED_ELSEWHERE = 'Answered earlier. Choose again to change your answer.';
+
+/** What the view needs to know about an item's answer. */
+export interface AnswerLookup {
+  isAnswered(itemId: string): boolean;
+  valueOf(itemId: string): number | undefined;
+}
+
+export class View {
+  private readonly progressHeader: HTMLElement;
+  private readonly progressText: HTMLElement;
+  private readonly progressBar: HTMLProgressElement;
+  private readonly error: HTMLElement;
+  private readonly loading: HTMLElement;
+  private readonly list: HTMLElement;
+  private readonly done: HTMLElement;
+  private readonly fieldsets = new Map<string, HTMLFieldSetElement>();
+
+  constructor(root: ShadowRoot) {
+    const style = el('style');
+    style.textContent = styles;
+    this.progressText = el('div', { part: 'progress', role: 'status', 'aria-live': 'polite' });
+    this.progressBar = el('progress', { part: 'progress-bar', max: String(TOTAL_ITEMS), value: '0', 'aria-label': 'Assessment progress' });
+    this.progressHeader = el('div', { class: 'progress', hidden: '' }, this.progressText, this.progressBar);
+    this.error = el('div', { part: 'error', role: 'alert', class: 'message', hidden: '' });
+    this.loading = el('p', { class: 'loading', hidden: '' }, 'Loading the questions…');
+    this.list = el('div', { class: 'items' });
+    this.done = el('div', { part: 'done', role: 'status', class: 'message', hidden: '' });
+    root.replaceChildren(style, this.progressHeader, this.error, this.loading, this.list, this.done);
+  }
+
+  showLoading(): void {
+    this.loading.hidden = false;
+  }
+
+  /** Renders the items in id order; `onAnswer` gets each choice the person makes. */
+  renderItems(bank: ItemBank, answers: AnswerLookup, onAnswer: (itemId: string, value: number) => void): void {
+    this.loading.hidden = true;
+    this.fieldsets.clear();
+    const fieldsets = bank.items.map((item, index) => {
+      const legendId = `legend-${item.id}`;
+      const value = answers.valueOf(item.id);
+      const options = bank.labels.map((label) => {
+        const radio = el('input', { type: 'radio', name: item.id, value: String(label.value) });
+        radio.checked = value === label.value;
+        return el('label', { part: 'option' }, radio, el('span', {}, label.label));
+      });
+      const fieldset = el(
+        'fieldset',
+        { part: 'item', role: 'radiogroup', 'data-item-id': item.id, 'aria-labelledby': legendId },
+        el('legend', { part: 'legend', id: legendId }, `${index + 1}. ${item.text}`),
+        el('div', { class: 'options' }, ...options),
+        el('p', { class: 'note', hidden: '' }, ANSWERED_ELSEWHERE),
+      );
+      fieldset.addEventListener('change', (event) => {
+        const target = event.target as HTMLInputElement;
+        onAnswer(item.id, Number(target.value));
+      });
+      this.fieldsets.set(item.id, fieldset);
+      this.markAnswered(item.id, answers.isAnswered(item.id), value !== undefined);
+      return fieldset;
+    });
+    this.list.replaceChildren(...fieldsets);
+  }
+
+  /** An item answered elsewhere (no value known here) says so, since none of its radios is checked. */
+  markAnswered(itemId: string, answered: boolean, valueKnown: boolean): void {
+    const fieldset = this.fieldsets.get(itemId);
+    if (!fieldset) return;
+    fieldset.toggleAttribute('data-answered', answered);
+    const note = fieldset.querySelector<HTMLElement>('.note');
+    if (note) note.hidden = !answered || valueKnown;
+  }
+
+  setProgress(answered: number): void {
+    this.progressHeader.hidden = false;
+    const text = `${answered} of ${TOTAL_ITEMS} answered`;
+    if (this.progressText.textContent !== text) this.progressText.textContent = text;
+    this.progressBar.value = answered;
+  }
+
+  /** A failure the component will not retry by itself also ends the loading. */
+  showError(message: string, retrying: boolean): void {
+    if (!retrying) this.loading.hidden = true;
+    this.error.textContent = message;
+    this.error.hidden = false;
+  }
+
+  clearError(): void {
+    this.error.textContent = '';
+    this.error.hidden = true;
+  }
+
+  showDone(): void {
+    this.loading.hidden = true;
+    this.clearError();
+    for (const fieldset of this.fieldsets.values()) fieldset.disabled = true;
+    this.done.textContent = DONE_MESSAGE;
+    this.done.hidden = false;
+  }
+
+  /** Brings the person back to where they stopped. */
+  focusFirstUnanswered(answers: AnswerLookup): void {
+    for (const [itemId, fieldset] of this.fieldsets) {
+      if (answers.isAnswered(itemId)) continue;
+      fieldset.scrollIntoView({ block: 'center' });
+      fieldset.querySelector<HTMLInputElement>('input')?.focus({ preventScroll: true });
+      return;
+    }
+  }
+}
+
+function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attributes: Record<string, string> = {},
+  ...children: (Node | string)[]
+): HTMLElementTagNameMap[K] {
+  const element = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) element.setAttribute(name, value);
+  element.append(...children);
+  return element;
+}

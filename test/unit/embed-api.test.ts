@@ -1,0 +1,181 @@
+import { describe, expect, it } from 'vitest';
+import {
+  type ApiError,
+  type FetchInit,
+  type ResponseLike,
+  NETWORK_MESSAGE,
+  createApi,
+  isRetryable,
+  parseRetryAfter,
+  retryDelay,
+} from '../../packages/embed/src/api.js';
+
+function response(status: number, body: unknown, headers: Record<string, string> = {}): ResponseLike {
+  return {
+    ok: status >= 200 && status < 300,
+    status,
+    headers: { get: (name) => headers[name.toLowerCase()] ?? null },
+    json: async () => (typeof body === 'string' ? JSON.parse(body) : body),
+  };
+}
+
+/** An api over a fake fetch that records each request and answers with `answer`. */
+function apiAnswering(answer: () => Promise<ResponseLike>) {
+  const requests: { url: string; init: FetchInit }[] = [];
+  const api = createApi({
+    base: 'https://api.example.com/',
+    publishableKey: 'test_pk_abc',
+    clientSecret: 'asm_1_secret_xyz',
+    subjectId: 'sub_1',
+    assessmentId: 'asm_1',
+    fetch: (url, init) => {
+      requests.push({ url, init });
+      return answer();
+    },
+  });
+  return { api, requests };
+}
+
+const assessmentBody = { id: 'asm_1', object: 'assessment', status: 'in_progress', responses_received: 2, unanswered_item_ids: ['mn_003'] };
+
+const error = (status: number | null, code: string, retryAfterMs: number | null = null): ApiError => ({
+  code,
+  status,
+  title: code,
+  detail: code,
+  request_id: null,
+  retryAfterMs,
+});
+
+describe('the embed API client', () => {
+  it('PATCHes a batch with the publishable key, the client secret, the Idempotency-Key and keepalive when asked', async () => {
+    const { api, requests } = apiAnswering(async () => response(200, assessmentBody));
+    const result = await api.submit('key-1', [{ item_id: 'mn_001', value: 4 }], true);
+    expect(result).toEqual({ ok: true, value: { id: 'asm_1', status: 'in_progress', responses_received: 2, unanswered_item_ids: ['mn_003'] } });
+    expect(requests).toHaveLength(1);
+    expect(requests[0]?.url).toBe('https://api.example.com/v1/nature/subjects/sub_1/assessments/asm_1');
+    expect(requests[0]?.init).toEqual({
+      method: 'PATCH',
+      headers: {
+        Authorization: 'Bearer test_pk_abc',
+        'Nature-Client-Secret': 'asm_1_secret_xyz',
+        'Content-Type': 'application/json',
+        'Idempotency-Key': 'key-1',
+      },
+      body: JSON.stringify({ responses: [{ item_id: 'mn_001', value: 4 }] }),
+      keepalive: true,
+    });
+  });
+
+  it('reads the item bank: items in id order and the scale labels', async () => {
+    const bank = {
+      object: 'list',
+      data: [
+        { id: 'mn_002', object: 'item', text: 'Second' },
+        { id: 'mn_001', object: 'item', text: 'First' },
+      ],
+      scale: { min: 1, max: 5, labels: [{ value: 1, label: 'Not at all like me' }] },
+    };
+    const { api, requests } = apiAnswering(async () => response(200, bank));
+    const result = await api.items();
+    expect(requests[0]?.url).toBe('https://api.example.com/v1/nature/items');
+    expect(requests[0]?.init.headers).toEqual({ Authorization: 'Bearer test_pk_abc', 'Nature-Client-Secret': 'asm_1_secret_xyz' });
+    expect(result).toEqual({
+      ok: true,
+      value: {
+        items: [
+          { id: 'mn_001', text: 'First' },
+          { id: 'mn_002', text: 'Second' },
+        ],
+        labels: [{ value: 1, label: 'Not at all like me' }],
+      },
+    });
+  });
+
+  it('turns a problem+json answer into its fields, with Retry-After in milliseconds', async () => {
+    const problem = {
+      type: 'urn:nature:problem:rate_limited',
+      title: 'Too many requests',
+      status: 429,
+      detail: 'Slow down.',
+      code: 'rate_limited',
+      request_id: 'req_9',
+    };
+    const { api } = apiAnswering(async () => response(429, problem, { 'retry-after': '3' }));
+    expect(await api.assessment()).toEqual({
+      ok: false,
+      error: { code: 'rate_limited', status: 429, title: 'Too many requests', detail: 'Slow down.', request_id: 'req_9', retryAfterMs: 3000 },
+    });
+  });
+
+  it('keeps the detail of a revoked key for the person to read', async () => {
+    const problem = { title: 'Unauthenticated', status: 401, detail: 'This API key was revoked and no longer works.', code: 'unauthenticated', request_id: 'r' };
+    const { api } = apiAnswering(async () => response(401, problem));
+    const result = await api.items();
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.error).toMatchObject({ code: 'unauthenticated', status: 401, detail: 'This API key was revoked and no longer works.' });
+  });
+
+  it('answers a rejected fetch (offline, or refused by CORS) as network_error with the human sentence', async () => {
+    const { api } = apiAnswering(async () => {
+      throw new TypeError('Failed to fetch');
+    });
+    const result = await api.submit('k', [{ item_id: 'mn_001', value: 1 }], false);
+    expect(result).toEqual({
+      ok: false,
+      error: { code: 'network_error', status: null, title: 'Network error', detail: NETWORK_MESSAGE, request_id: null, retryAfterMs: null },
+    });
+  });
+
+  it('falls back to the status and request-id header when the error body is not a problem', async () => {
+    const { api } = apiAnswering(async () => response(502, '<html>bad gateway</html>', { 'request-id': 'req_h' }));
+    const result = await api.assessment();
+    expect(result).toEqual({
+      ok: false,
+      error: { code: 'http_502', status: 502, title: 'HTTP 502', detail: 'The Nature Profile API answered 502.', request_id: 'req_h', retryAfterMs: null },
+    });
+  });
+
+  it('refuses a 200 whose body is not an assessment', async () => {
+    const { api } = apiAnswering(async () => response(200, { hello: 'world' }));
+    const result = await api.assessment();
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.error.code).toBe('unexpected_response');
+  });
+});
+
+describe('when the embed retries', () => {
+  it.each([
+    [error(null, 'network_error'), true],
+    [error(500, 'internal_error'), true],
+    [error(503, 'http_503'), true],
+    [error(429, 'rate_limited'), true],
+    [error(409, 'idempotency_key_in_use'), true],
+    [error(409, 'assessment_not_open'), false],
+    [error(401, 'unauthenticated'), false],
+    [error(403, 'insufficient_scope'), false],
+    [error(404, 'not_found'), false],
+    [error(422, 'idempotency_key_reused'), false],
+    [error(422, 'validation_failed'), false],
+    [error(null, 'unexpected_response'), false],
+  ])('%o retryable: %s', (failure, expected) => {
+    expect(isRetryable(failure)).toBe(expected);
+  });
+
+  it('waits Retry-After when given, else 1 s doubling up to 30 s, less up to 20 % at random', () => {
+    expect(retryDelay(1, error(429, 'rate_limited', 12_000), () => 0.5)).toBe(12_000);
+    expect([1, 2, 3, 4, 5, 6, 10].map((attempt) => retryDelay(attempt, error(null, 'network_error'), () => 0))).toEqual([
+      1000, 2000, 4000, 8000, 16000, 30000, 30000,
+    ]);
+    expect(retryDelay(2, error(null, 'network_error'), () => 1)).toBe(1600);
+  });
+
+  it('reads Retry-After as seconds or an HTTP date', () => {
+    expect(parseRetryAfter('2')).toBe(2000);
+    expect(parseRetryAfter(null)).toBeNull();
+    expect(parseRetryAfter('soon')).toBeNull();
+    const now = Date.parse('2026-11-22T08:00:00Z');
+    expect(parseRetryAfter('Sun, 22 Nov 2026 08:00:05 GMT', now)).toBe(5000);
+    expect(parseRetryAfter('Sun, 22 Nov 2026 07:00:00 GMT', now)).toBe(0);
+  });
+});

@@ -1,0 +1,327 @@
+import { describe, expect, it } from 'vitest';
+import type { Answer, ApiError, AssessmentState, Result } from '../../packages/embed/src/api.js';
+import { Outbox, type StorageLike, storageKey } from '../../packages/embed/src/outbox.js';
+
+const ASSESSMENT = 'asm_01TEST';
+const ids = Array.from({ length: 76 }, (_, index) => `mn_${String(index + 1).padStart(3, '0')}`);
+
+class MemoryStorage implements StorageLike {
+  readonly map = new Map<string, string>();
+  getItem(key: string) {
+    return this.map.get(key) ?? null;
+  }
+  setItem(key: string, value: string) {
+    this.map.set(key, value);
+  }
+  stored() {
+    return JSON.parse(this.map.get(storageKey(ASSESSMENT)) ?? 'null');
+  }
+}
+
+interface Call {
+  key: string;
+  responses: Answer[];
+  keepalive: boolean;
+  resolve(result: Result<AssessmentState>): void;
+}
+
+/** An outbox over fakes: each submit waits until the test settles it; timers run when the test says. */
+function harness(options: { storage?: MemoryStorage; batchSize?: number } = {}) {
+  const storage = options.storage ?? new MemoryStorage();
+  const calls: Call[] = [];
+  const timers: { callback: () => void; ms: number; cleared: boolean }[] = [];
+  const events: string[] = [];
+  const errors: { error: ApiError; retrying: boolean }[] = [];
+  let keys = 0;
+  const outbox = new Outbox({
+    storage,
+    assessmentId: ASSESSMENT,
+    batchSize: options.batchSize ?? 3,
+    submit: (key, responses, keepalive) => new Promise((resolve) => calls.push({ key, responses, keepalive, resolve })),
+    newKey: () => `key-${++keys}`,
+    timers: {
+      set: (callback, ms) => timers.push({ callback, ms, cleared: false }) - 1,
+      clear: (handle) => {
+        const timer = timers[handle as number];
+        if (timer) timer.cleared = true;
+      },
+    },
+    random: () => 0,
+    listener: {
+      accepted: (assessment) => events.push(`accepted ${assessment.responses_received}`),
+      submitted: (assessment) => events.push(`submitted ${assessment.status}`),
+      failed: (error, retrying) => errors.push({ error, retrying }),
+    },
+  });
+  /** Lets the outbox handle a settled submit (its continuation runs on the microtask queue). */
+  const settle = async (call: Call | undefined, result: Result<AssessmentState>) => {
+    if (!call) throw new Error('no such submit call');
+    call.resolve(result);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+  };
+  const runTimer = async () => {
+    const timer = timers.find((candidate) => !candidate.cleared);
+    if (!timer) throw new Error('no timer pending');
+    timer.cleared = true;
+    timer.callback();
+    await new Promise((resolve) => setTimeout(resolve, 0));
+  };
+  return { outbox, storage, calls, timers, events, errors, settle, runTimer };
+}
+
+/** The assessment as the server shows it once it holds `answered` (item ids). */
+function serverState(answered: Iterable<string>, status = 'in_progress'): AssessmentState {
+  const have = new Set(answered);
+  return { id: ASSESSMENT, status, responses_received: have.size, unanswered_item_ids: ids.filter((id) => !have.has(id)) };
+}
+
+/** A PATCH accepted, the server then holding `answered`. */
+const ok = (answered: Iterable<string>, status = 'in_progress'): Result<AssessmentState> => ({ ok: true, value: serverState(answered, status) });
+
+function problem(status: number, code: string, retryAfterMs: number | null = null): Result<AssessmentState> {
+  return { ok: false, error: { code, status, title: code, detail: `detail of ${code}`, request_id: 'req_1', retryAfterMs } };
+}
+
+const networkFailure: Result<AssessmentState> = {
+  ok: false,
+  error: { code: 'network_error', status: null, title: 'Network error', detail: 'unreachable', request_id: null, retryAfterMs: null },
+};
+
+describe('the embed outbox', () => {
+  it('persists each answer before sending, and sends a batch when batch-size answers are waiting', () => {
+    const { outbox, storage, calls } = harness({ batchSize: 3 });
+    outbox.give('mn_001', 4);
+    expect(storage.stored().answers).toEqual({ mn_001: 4 });
+    expect(storage.stored().pending).toEqual({ mn_001: 4 });
+    outbox.give('mn_002', 2);
+    expect(calls).toHaveLength(0);
+    outbox.give('mn_003', 5);
+    expect(calls).toHaveLength(1);
+    expect(calls[0]).toMatchObject({ key: 'key-1', keepalive: false });
+    expect(calls[0]?.responses).toEqual([
+      { item_id: 'mn_001', value: 4 },
+      { item_id: 'mn_002', value: 2 },
+      { item_id: 'mn_003', value: 5 },
+    ]);
+    // The batch is in storage, with its key, before the request goes out.
+    expect(storage.stored().inflight).toEqual({ key: 'key-1', responses: calls[0]?.responses });
+    expect(storage.stored().pending).toEqual({});
+  });
+
+  it('keeps one batch in flight: answers given meanwhile wait, then go as the next batch', async () => {
+    const { outbox, calls, settle, events } = harness({ batchSize: 2 });
+    outbox.give('mn_001', 1);
+    outbox.give('mn_002', 2);
+    outbox.give('mn_003', 3);
+    outbox.give('mn_004', 4);
+    outbox.give('mn_005', 5);
+    expect(calls).toHaveLength(1);
+    await settle(calls[0], ok(['mn_001', 'mn_002']));
+    expect(events).toEqual(['accepted 2']);
+    expect(outbox.saved).toBe(2);
+    expect(calls).toHaveLength(2);
+    expect(calls[1]?.key).toBe('key-2');
+    expect(calls[1]?.responses.map((answer) => answer.item_id)).toEqual(['mn_003', 'mn_004', 'mn_005']);
+  });
+
+  it('a newer answer to an item replaces the older one in the pending set', () => {
+    const { outbox, storage, calls } = harness({ batchSize: 3 });
+    outbox.give('mn_001', 2);
+    outbox.give('mn_002', 3);
+    outbox.give('mn_001', 5);
+    expect(storage.stored().pending).toEqual({ mn_002: 3, mn_001: 5 });
+    expect(calls).toHaveLength(0);
+    expect(outbox.answered).toBe(2);
+    outbox.give('mn_003', 1);
+    expect(calls[0]?.responses).toEqual([
+      { item_id: 'mn_002', value: 3 },
+      { item_id: 'mn_001', value: 5 },
+      { item_id: 'mn_003', value: 1 },
+    ]);
+  });
+
+  it('sends the last answers as soon as the 76th is given, whatever the batch size', async () => {
+    const { outbox, calls, settle, events, storage } = harness({ batchSize: 10 });
+    outbox.reconcile(serverState(ids.slice(0, 73)));
+    expect(outbox.answered).toBe(73);
+    outbox.give('mn_074', 3);
+    outbox.give('mn_075', 3);
+    expect(calls).toHaveLength(0);
+    outbox.give('mn_076', 3);
+    expect(outbox.answered).toBe(76);
+    expect(calls).toHaveLength(1);
+    expect(calls[0]?.responses.map((answer) => answer.item_id)).toEqual(['mn_074', 'mn_075', 'mn_076']);
+    await settle(calls[0], ok(ids, 'scoring'));
+    expect(events).toEqual(['accepted 76', 'submitted scoring']);
+    // Only the fact stays in storage, not the person's answers.
+    expect(storage.stored()).toEqual({ answers: {}, pending: {}, inflight: null, submitted: true });
+  });
+
+  it.each([
+    ['a network failure', networkFailure, 1000, true],
+    ['a 503', problem(503, 'internal_error'), 1000, true],
+    ['a 429 (after its Retry-After)', problem(429, 'rate_limited', 7000), 7000, true],
+    // Usually the keepalive copy of the same batch sent by the page before a reload: waited for without a word.
+    ['a 409 idempotency_key_in_use (after its Retry-After, quietly)', problem(409, 'idempotency_key_in_use', 2000), 2000, false],
+  ])('retries %s with the same Idempotency-Key and body', async (_name, failure, delay, reported) => {
+    const { outbox, calls, settle, timers, runTimer, errors } = harness({ batchSize: 2 });
+    outbox.give('mn_001', 1);
+    outbox.give('mn_002', 2);
+    await settle(calls[0], failure);
+    expect(errors).toEqual(reported ? [{ error: (failure as { error: ApiError }).error, retrying: true }] : []);
+    expect(timers.map((timer) => timer.ms)).toEqual([delay]);
+    expect(calls).toHaveLength(1);
+    await runTimer();
+    expect(calls).toHaveLength(2);
+    expect(calls[1]?.key).toBe(calls[0]?.key);
+    expect(calls[1]?.responses).toEqual(calls[0]?.responses);
+  });
+
+  it('backs off exponentially between retries, capped at 30 s', async () => {
+    const { outbox, calls, settle, timers, runTimer } = harness({ batchSize: 1 });
+    outbox.give('mn_001', 1);
+    for (let attempt = 0; attempt < 7; attempt += 1) {
+      await settle(calls[attempt], networkFailure);
+      await runTimer();
+    }
+    expect(timers.map((timer) => timer.ms)).toEqual([1000, 2000, 4000, 8000, 16000, 30000, 30000]);
+    expect(new Set(calls.map((call) => call.key))).toEqual(new Set(['key-1']));
+  });
+
+  it('does not send new answers while a retry waits, and sends them after it succeeds', async () => {
+    const { outbox, calls, settle, runTimer } = harness({ batchSize: 1 });
+    outbox.give('mn_001', 1);
+    await settle(calls[0], networkFailure);
+    outbox.give('mn_002', 2);
+    expect(calls).toHaveLength(1);
+    await runTimer();
+    await settle(calls[1], ok(['mn_001']));
+    expect(calls).toHaveLength(3);
+    expect(calls[2]?.responses).toEqual([{ item_id: 'mn_002', value: 2 }]);
+  });
+
+  it.each([
+    [401, 'unauthenticated'],
+    [403, 'insufficient_scope'],
+    [404, 'not_found'],
+    [409, 'assessment_not_open'],
+    [422, 'validation_failed'],
+  ])('stops on %i %s, keeping the answers in the outbox', async (status, code) => {
+    const { outbox, calls, settle, timers, errors, storage } = harness({ batchSize: 2 });
+    outbox.give('mn_001', 1);
+    outbox.give('mn_002', 2);
+    outbox.give('mn_003', 3);
+    await settle(calls[0], problem(status, code));
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatchObject({ error: { code, status }, retrying: false });
+    expect(timers).toHaveLength(0);
+    // The refused batch is pending again, ahead of the answer given after it.
+    expect(storage.stored().inflight).toBeNull();
+    expect(Object.keys(storage.stored().pending)).toEqual(['mn_001', 'mn_002', 'mn_003']);
+    outbox.give('mn_004', 4);
+    await outbox.flush(true);
+    expect(calls).toHaveLength(1);
+    expect(storage.stored().answers).toEqual({ mn_001: 1, mn_002: 2, mn_003: 3, mn_004: 4 });
+  });
+
+  it('a reload resends the persisted in-flight batch first, with the same key and body', async () => {
+    const storage = new MemoryStorage();
+    const first = harness({ storage, batchSize: 2 });
+    first.outbox.give('mn_001', 1);
+    first.outbox.give('mn_002', 2);
+    first.outbox.give('mn_003', 3);
+    // The page goes away before the answer comes back.
+    first.outbox.dispose();
+
+    const second = harness({ storage, batchSize: 2 });
+    expect(second.outbox.inflight).toEqual({ key: 'key-1', responses: first.calls[0]?.responses });
+    expect(second.outbox.pendingCount).toBe(1);
+    const resumed = second.outbox.resume();
+    expect(second.calls).toHaveLength(1);
+    expect(second.calls[0]?.key).toBe('key-1');
+    expect(second.calls[0]?.responses).toEqual(first.calls[0]?.responses);
+    second.calls[0]?.resolve(ok(['mn_001', 'mn_002']));
+    await resumed;
+    expect(second.outbox.inflight).toBeNull();
+  });
+
+  it('a reload remembers the values given on this browser and counts them as answered', () => {
+    const storage = new MemoryStorage();
+    const first = harness({ storage, batchSize: 10 });
+    first.outbox.give('mn_001', 4);
+    first.outbox.give('mn_005', 2);
+    const second = harness({ storage, batchSize: 10 });
+    expect(second.outbox.valueOf('mn_001')).toBe(4);
+    expect(second.outbox.valueOf('mn_005')).toBe(2);
+    expect(second.outbox.valueOf('mn_002')).toBeUndefined();
+    expect(second.outbox.answered).toBe(2);
+    expect(second.outbox.pendingCount).toBe(2);
+  });
+
+  it('on reopening, answers the server lacks are queued again and counted with those given elsewhere', async () => {
+    const storage = new MemoryStorage();
+    // An earlier visit: mn_001..mn_002 accepted, mn_003 refused (back in pending), then pending lost.
+    storage.setItem(storageKey(ASSESSMENT), JSON.stringify({ answers: { mn_001: 1, mn_002: 2, mn_003: 3 }, pending: {}, inflight: null, submitted: false }));
+    const { outbox, calls } = harness({ storage, batchSize: 10 });
+    // The server has mn_001, mn_002 and mn_010 (answered on another device).
+    outbox.reconcile(serverState(['mn_001', 'mn_002', 'mn_010']));
+    expect(outbox.answered).toBe(4);
+    expect(outbox.saved).toBe(3);
+    expect(outbox.isAnswered('mn_010')).toBe(true);
+    expect(outbox.valueOf('mn_010')).toBeUndefined();
+    expect(outbox.isAnswered('mn_011')).toBe(false);
+    expect(outbox.pendingCount).toBe(1);
+    void outbox.flush(false);
+    expect(calls[0]?.responses).toEqual([{ item_id: 'mn_003', value: 3 }]);
+  });
+
+  it('does not queue again an answer that is already in flight', () => {
+    const storage = new MemoryStorage();
+    storage.setItem(
+      storageKey(ASSESSMENT),
+      JSON.stringify({ answers: { mn_001: 1 }, pending: {}, inflight: { key: 'k', responses: [{ item_id: 'mn_001', value: 1 }] }, submitted: false }),
+    );
+    const { outbox } = harness({ storage });
+    outbox.reconcile(serverState([]));
+    expect(outbox.pendingCount).toBe(0);
+  });
+
+  it('on leaving the page, sends what waits with keepalive, even below batch-size or during a backoff', async () => {
+    const { outbox, calls, settle, timers } = harness({ batchSize: 10 });
+    outbox.give('mn_001', 1);
+    void outbox.flush(true);
+    expect(calls).toHaveLength(1);
+    expect(calls[0]?.keepalive).toBe(true);
+    await settle(calls[0], networkFailure);
+    expect(timers).toHaveLength(1);
+    void outbox.flush(true);
+    expect(timers[0]?.cleared).toBe(true);
+    expect(calls).toHaveLength(2);
+    expect(calls[1]).toMatchObject({ key: calls[0]?.key, responses: calls[0]?.responses, keepalive: true });
+  });
+
+  it('reports the submission once, and a reopened outbox knows it is done', async () => {
+    const storage = new MemoryStorage();
+    const { outbox, calls, settle, events } = harness({ storage, batchSize: 76 });
+    for (const id of ids) outbox.give(id, 3);
+    expect(calls).toHaveLength(1);
+    expect(calls[0]?.responses).toHaveLength(76);
+    await settle(calls[0], ok(ids, 'completed'));
+    outbox.give('mn_001', 5);
+    expect(events).toEqual(['accepted 76', 'submitted completed']);
+    expect(calls).toHaveLength(1);
+    const reopened = harness({ storage });
+    expect(reopened.outbox.submitted).toBe(true);
+    expect(reopened.outbox.answered).toBe(76);
+  });
+
+  it('ignores stored state it cannot read instead of failing', () => {
+    const storage = new MemoryStorage();
+    storage.setItem(storageKey(ASSESSMENT), '{not json');
+    expect(harness({ storage }).outbox.answered).toBe(0);
+    storage.setItem(storageKey(ASSESSMENT), JSON.stringify({ answers: { mn_001: 'x', mn_002: 4 }, inflight: { key: 7 } }));
+    const { outbox } = harness({ storage });
+    expect(outbox.answered).toBe(1);
+    expect(outbox.inflight).toBeNull();
+  });
+});
