@@ -1,21 +1,14 @@
-import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type BrowserContext, type Page, chromium } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { problemCodes } from '../../src/http/problem.js';
+import { chromiumMissing, launchChromium } from '../support/browser.js';
 import { type ServerProcess, startServer } from '../support/processes.js';
 import { tempDir } from '../support/temp-dir.js';
 
-/** Debian's chromium (`apt-get install -y chromium`; .ci/run installs it), driven by playwright-core. */
-const CHROMIUM = '/usr/bin/chromium';
-const chromiumMissing = !existsSync(CHROMIUM);
-if (chromiumMissing) {
-  console.error(
-    `\n!!! DOCS BROWSER TESTS SKIPPED: ${CHROMIUM} is not installed on this machine. Install it (apt-get install -y chromium;\n` +
-      '!!! .ci/run does) and run npm test again. The skipped tests are reported as skipped, never as passed.\n',
-  );
-}
+const skipped = chromiumMissing('DOCS BROWSER TESTS');
 
 /** Where the screenshots go, to look at after a run. */
 const screenshots = fileURLToPath(new URL('../../test-results/docs-browser/', import.meta.url));
@@ -33,7 +26,7 @@ const RENDERED_TAGS = new Set(
   'html head meta title style body header nav main footer a h1 h2 h3 h4 p pre code ul ol li table thead tbody tr th td strong em blockquote hr br'.split(' '),
 );
 
-describe.skipIf(chromiumMissing)('the docs in headless Chromium', () => {
+describe.skipIf(skipped)('the docs in headless Chromium', () => {
   const data = tempDir();
   const profile = tempDir('nature-chromium-');
   let server: ServerProcess;
@@ -41,12 +34,7 @@ describe.skipIf(chromiumMissing)('the docs in headless Chromium', () => {
   beforeAll(async () => {
     mkdirSync(screenshots, { recursive: true });
     server = await startServer({ NATURE_DATA_DIR: data.path, NATURE_WEBHOOK_RETRY_SCHEDULE: '5s,5m,30m' });
-    browser = await chromium.launchPersistentContext(profile.path, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-      viewport: { width: 1200, height: 900 },
-    });
+    browser = await launchChromium(profile.path);
   }, 60_000);
   afterAll(async () => {
     await browser?.close();

@@ -1,0 +1,105 @@
+/** The caller's page: its own header and text, the `<nature-assessment>` component, and a few lines of script. */
+
+export interface PageData {
+  apiUrl: string;
+  publishableKey: string;
+  subjectId: string;
+  assessmentId: string;
+  clientSecret: string;
+  /** False once the assessment is answered: the page then shows the outcome instead of the component. */
+  open: boolean;
+}
+
+const escape = (value: string) => value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+export function renderPage(data: PageData): string {
+  const component = data.open
+    ? `<nature-assessment
+        publishable-key="${escape(data.publishableKey)}"
+        subject-id="${escape(data.subjectId)}"
+        assessment-id="${escape(data.assessmentId)}"
+        client-secret="${escape(data.clientSecret)}"
+      ></nature-assessment>`
+    : '<p>You have answered every statement. Your profile appears below as soon as it is ready.</p>';
+  return `<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <meta name="viewport" content="width=device-width, initial-scale=1">
+  <title>Your nature profile · Example Careers</title>
+  <script type="module" src="${escape(data.apiUrl)}/v1/embed/nature-assessment.js"></script>
+  <style>
+    body { margin: 0; font-family: system-ui, sans-serif; color: #1d2a24; background: #f6f7f4; }
+    header { background: #2f5d46; color: #fff; padding: 12px 16px; }
+    header strong { font-size: 1.1rem; }
+    main { max-width: 760px; margin: 0 auto; padding: 16px; }
+    nature-assessment { display: block; --nature-accent: #2f5d46; --nature-radius: 8px; }
+    #page-events { margin-top: 24px; padding: 12px 16px; border: 1px solid #c9d3cc; border-radius: 8px; background: #fff; }
+    #page-events h2 { font-size: 1rem; margin: 0 0 8px; }
+    #page-events p, #page-events li { margin: 4px 0; overflow-wrap: anywhere; }
+  </style>
+</head>
+<body>
+  <header><strong>Example Careers</strong></header>
+  <main>
+    <h1>Your nature profile</h1>
+    <p>Answer each statement with how much it is like you. Your answers are saved as you go: you can close
+      this page and come back later.</p>
+    ${component}
+    <section id="page-events" aria-labelledby="page-events-title">
+      <h2 id="page-events-title">What this page heard</h2>
+      <p id="progress-line" role="status">No answer yet.</p>
+      <ol id="event-lines"></ol>
+      <p id="profile-line" role="status"></p>
+    </section>
+  </main>
+  <script type="module">
+    // The component's DOM events, as a page would use them (and kept in window.natureEvents for the tests).
+    const events = (window.natureEvents = []);
+    const line = (text) => {
+      const li = document.createElement('li');
+      li.textContent = text;
+      document.getElementById('event-lines').append(li);
+    };
+    document.addEventListener('nature:progress', (event) => {
+      events.push({ type: event.type, detail: event.detail });
+      const { answered, saved, total } = event.detail;
+      document.getElementById('progress-line').textContent = 'Answered ' + answered + ' of ' + total + ', ' + saved + ' saved.';
+    });
+    document.addEventListener('nature:submitted', (event) => {
+      events.push({ type: event.type, detail: event.detail });
+      line('Submitted (' + event.detail.status + ').');
+      pollProfile();
+    });
+    document.addEventListener('nature:error', (event) => {
+      events.push({ type: event.type, detail: event.detail });
+      line('Error ' + event.detail.code + (event.detail.retrying ? ' (retrying)' : '') + ': ' + event.detail.detail);
+    });
+
+    // Our own server learns of the profile by the signed webhook; the page asks it.
+    let polling = false;
+    async function pollProfile() {
+      if (polling) return;
+      polling = true;
+      const shown = document.getElementById('profile-line');
+      shown.textContent = 'Waiting for your profile…';
+      for (;;) {
+        const status = await fetch('/status').then((r) => r.json(), () => null);
+        if (status && status.profile) {
+          const top = Object.entries(status.profile.natures).sort((a, b) => b[1] - a[1]).slice(0, 3).map(([name]) => name);
+          shown.textContent = 'Profile ready: ' + status.profile.id + ' (strongest natures: ' + top.join(', ') + ').';
+          return;
+        }
+        if (status && status.profile_error) {
+          shown.textContent = 'The profile could not be fetched: ' + status.profile_error;
+          return;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+    }
+    if (!document.querySelector('nature-assessment')) pollProfile();
+  </script>
+</body>
+</html>
+`;
+}

@@ -1,0 +1,326 @@
+import { mkdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { BrowserContext, Locator, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Example, startExample } from '../../examples/embed/example.js';
+import { chromiumMissing, launchChromium } from '../support/browser.js';
+import { eventually } from '../support/eventually.js';
+import { tempDir } from '../support/temp-dir.js';
+
+/** Where the screenshots go, to look at after a run (and one for the README). */
+const screenshots = fileURLToPath(new URL('../../test-results/embed-browser/', import.meta.url));
+
+const TOTAL = 76;
+const itemId = (n: number) => `mn_${String(n).padStart(3, '0')}`;
+/** The answer the person gives to item n: every value of the scale, in no simple order. */
+const valueFor = (n: number) => ((n * 7) % 5) + 1;
+
+interface NatureEvent {
+  type: 'nature:progress' | 'nature:submitted' | 'nature:error';
+  detail: Record<string, unknown>;
+}
+
+/** expect.poll with room for a busy 2-core machine (its default gives up after 1 s). */
+const poll = <T>(probe: () => Promise<T> | T, timeout = 15_000) => expect.poll(probe, { timeout, interval: 50 });
+
+const skipped = chromiumMissing('EMBED BROWSER TESTS');
+
+describe.skipIf(skipped)('the <nature-assessment> component in the example page, in headless Chromium', () => {
+  const profile = tempDir('nature-chromium-');
+  let example: Example;
+  let browser: BrowserContext;
+  let scaleLabels: string[];
+  let itemTexts: string[];
+
+  beforeAll(async () => {
+    mkdirSync(screenshots, { recursive: true });
+    // A short retry schedule: a delivery the receiver missed comes again within seconds.
+    example = await startExample({ port: 0, apiEnv: { NATURE_WEBHOOK_RETRY_SCHEDULE: '1s,5s,30s' } });
+    browser = await launchChromium(profile.path);
+    const bank = (await sk('GET', '/v1/nature/items')).body;
+    scaleLabels = bank.scale.labels.map((label: { label: string }) => label.label);
+    itemTexts = bank.data.map((item: { text: string }) => item.text);
+  }, 120_000);
+  afterAll(async () => {
+    await browser?.close();
+    await example?.stop();
+    profile.cleanup();
+  }, 60_000);
+
+  /** The API as the caller's server calls it, with its secret key. */
+  async function sk(method: string, path: string) {
+    const response = await fetch(`${example.apiUrl}${path}`, { method, headers: { authorization: `Bearer ${example.secretKey.key}` } });
+    // Response bodies are checked field by field; their static type adds nothing.
+    return { status: response.status, body: (await response.json()) as Record<string, any> };
+  }
+
+  /** Opens a page and records the script errors it raises. */
+  async function open(url: string, viewport?: { width: number; height: number }): Promise<{ page: Page; pageErrors: string[] }> {
+    const page = await browser.newPage();
+    if (viewport) await page.setViewportSize(viewport);
+    const pageErrors: string[] = [];
+    page.on('pageerror', (error) => pageErrors.push(error.message));
+    const response = await page.goto(url);
+    expect(response?.status(), url).toBe(200);
+    return { page, pageErrors };
+  }
+
+  const component = (page: Page) => page.locator('nature-assessment');
+  const progressText = (page: Page) => component(page).locator('[part="progress"]').innerText();
+  const item = (page: Page, n: number) => component(page).locator(`fieldset[data-item-id="${itemId(n)}"]`);
+  const radio = (page: Page, n: number, value: number) => item(page, n).locator(`input[type="radio"][value="${value}"]`);
+  /** The value of item n's checked radio, or null when none is. */
+  const checkedValue = (page: Page, n: number): Promise<string | null> =>
+    item(page, n).evaluate((fieldset) => fieldset.querySelector('input[type="radio"]:checked')?.getAttribute('value') ?? null);
+  /** The radio that has the focus inside the component, as `item_id=value`. */
+  const focusedRadio = (page: Page) =>
+    component(page).evaluate((element) => {
+      const active = element.shadowRoot?.activeElement;
+      return active ? `${active.getAttribute('name')}=${active.getAttribute('value')}` : null;
+    });
+  /** Whether the focused radio shows a focus ring: it matches :focus-visible and draws an outline or its option a ring. */
+  const focusRing = (page: Page) =>
+    component(page).evaluate((element) => {
+      const active = element.shadowRoot?.activeElement;
+      if (!active?.matches(':focus-visible')) return false;
+      const style = (target: any) => element.ownerDocument.defaultView!.getComputedStyle(target);
+      const outlined = style(active).outlineStyle !== 'none' && parseFloat(style(active).outlineWidth) > 0;
+      const label = active.closest('label');
+      return outlined || (label !== null && style(label).boxShadow !== 'none');
+    });
+  const events = async (page: Page) => (await page.evaluate('window.natureEvents')) as NatureEvent[];
+  const assessmentOf = async (page: Page) => {
+    const subjectId = await component(page).getAttribute('subject-id');
+    const assessmentId = await component(page).getAttribute('assessment-id');
+    return { subjectId: subjectId!, assessmentId: assessmentId!, path: `/v1/nature/subjects/${subjectId}/assessments/${assessmentId}` };
+  };
+  /** What the API has stored for the assessment, polled until `predicate` holds. */
+  const stored = (path: string, predicate: (body: Record<string, any>) => boolean, ms = 15_000) =>
+    eventually(async () => {
+      const { body } = await sk('GET', path);
+      return predicate(body) ? body : undefined;
+    }, ms);
+
+  /** Answers item n by keyboard from its focused first radio: Space selects, the arrow keys move the choice. */
+  async function answerByKeyboard(page: Page, n: number) {
+    expect(await focusedRadio(page)).toBe(`${itemId(n)}=1`);
+    await page.keyboard.press('Space');
+    for (let step = 1; step < valueFor(n); step++) await page.keyboard.press('ArrowRight');
+    await poll(() => checkedValue(page, n)).toBe(String(valueFor(n)));
+    expect(await focusedRadio(page)).toBe(`${itemId(n)}=${valueFor(n)}`);
+  }
+
+  /** Answers item n with the mouse, on the label's text. */
+  async function answerByMouse(page: Page, n: number) {
+    const label: Locator = item(page, n).locator('label[part="option"]').nth(valueFor(n) - 1);
+    expect(await label.innerText()).toBe(scaleLabels[valueFor(n) - 1]);
+    await label.click();
+    await poll(() => checkedValue(page, n)).toBe(String(valueFor(n)));
+  }
+
+  it(
+    'is answered by keyboard and mouse, resumes after a reload, submits once, and the webhook brings the profile',
+    async () => {
+      const { page, pageErrors } = await open(example.pageUrl);
+      const { subjectId, assessmentId, path } = await assessmentOf(page);
+
+      // The 76 items in id order, each a labelled radio group with the scale's five labels.
+      await poll(() => progressText(page)).toBe(`0 of ${TOTAL} answered`);
+      expect(await component(page).locator('fieldset[part="item"]').count()).toBe(TOTAL);
+      expect(await item(page, 1).locator('legend').innerText()).toBe(`1. ${itemTexts[0]}`);
+      expect(await item(page, 76).locator('legend').innerText()).toBe(`76. ${itemTexts[75]}`);
+      expect(await item(page, 1).getAttribute('role')).toBe('radiogroup');
+      expect(await item(page, 1).locator('label[part="option"]').allInnerTexts()).toEqual(scaleLabels);
+      expect(await component(page).getByRole('progressbar', { name: 'Assessment progress' }).count()).toBe(1);
+
+      // Items 1..20 by keyboard: Space, arrows, then Tab to the next item.
+      await radio(page, 1, 1).focus();
+      for (let n = 1; n <= 20; n++) {
+        await answerByKeyboard(page, n);
+        if (n === 1) {
+          expect(await focusRing(page), 'a visible focus ring on the focused option').toBe(true);
+          await item(page, 1).screenshot({ path: join(screenshots, 'keyboard-focus.png') });
+        }
+        if (n === 10) expect((await stored(path, (body) => body.responses_received === 10)).status).toBe('in_progress');
+        await page.keyboard.press('Tab');
+      }
+      // Items 21..37 with the mouse.
+      for (let n = 21; n <= 37; n++) await answerByMouse(page, n);
+      await poll(() => progressText(page)).toBe(`37 of ${TOTAL} answered`);
+      expect(await component(page).locator('progress').getAttribute('value')).toBe('37');
+      // Three batches of 10 are in; the last 7 answers wait in the outbox, kept in localStorage.
+      await stored(path, (body) => body.responses_received === 30);
+      expect(await page.evaluate(`localStorage.getItem('nature-assessment:${assessmentId}')`)).toContain(itemId(37));
+
+      await page.evaluate('window.scrollTo(0, 0)');
+      await page.screenshot({ path: join(screenshots, 'desktop.png') });
+      expect(statSync(join(screenshots, 'desktop.png')).size).toBeGreaterThan(10_000);
+
+      // Still 30 just before leaving: the 7 newest answers have not been sent yet.
+      expect((await sk('GET', path)).body.responses_received).toBe(30);
+      const before = await events(page);
+      const progressBefore = before.filter((event) => event.type === 'nature:progress').map((event) => event.detail);
+      expect(progressBefore.at(-1)).toEqual({ answered: 37, saved: 30, total: TOTAL });
+      expect(progressBefore.map((detail) => detail.answered)).toEqual([...progressBefore.map((detail) => detail.answered as number)].sort((a, b) => a - b));
+      expect(new Set(progressBefore.map((detail) => detail.saved))).toEqual(new Set([0, 10, 20, 30]));
+      expect(before.filter((event) => event.type !== 'nature:progress')).toEqual([]);
+
+      // Reload in the middle: the component resumes where the person was, and no answer is lost.
+      await page.reload();
+      await poll(() => progressText(page)).toBe(`37 of ${TOTAL} answered`);
+      await poll(() => focusedRadio(page)).toBe(`${itemId(38)}=1`);
+      const visible = await item(page, 38).evaluate((element) => {
+        const box = element.getBoundingClientRect();
+        return box.top >= 0 && box.bottom <= element.ownerDocument.defaultView!.innerHeight;
+      });
+      expect(visible, 'the first unanswered item is scrolled into view').toBe(true);
+      for (let n = 1; n <= 37; n++) expect(await checkedValue(page, n), `item ${n} after the reload`).toBe(String(valueFor(n)));
+      expect(await checkedValue(page, 38)).toBeNull();
+      // The 7 answers that were waiting reach the server (sent on leaving, or again on reopening).
+      expect((await stored(path, (body) => body.responses_received === 37)).unanswered_item_ids[0]).toBe(itemId(38));
+
+      // Items 38..57 by keyboard from where the focus was put, 58..76 with the mouse.
+      for (let n = 38; n <= 57; n++) {
+        await answerByKeyboard(page, n);
+        await page.keyboard.press('Tab');
+      }
+      for (let n = 58; n <= TOTAL; n++) await answerByMouse(page, n);
+
+      const done = component(page).locator('[part="done"]');
+      await poll(() => done.innerText().catch(() => '')).toBe('Thank you: all 76 answers are in.');
+      await poll(() => progressText(page)).toBe(`76 of ${TOTAL} answered`);
+      expect(await radio(page, 1, 1).isDisabled()).toBe(true);
+      expect(await component(page).locator('[part="error"]').innerText()).toBe('');
+      expect((await page.locator('#event-lines li').allInnerTexts()).filter((line) => line.startsWith('Submitted'))).toEqual([
+        expect.stringMatching(/^Submitted \((scoring|completed)\)\.$/),
+      ]);
+
+      // The DOM events after the reload: progress up to 76 saved, one submitted, no error.
+      await poll(async () => (await events(page)).filter((event) => event.type === 'nature:progress').at(-1)?.detail).toEqual({ answered: 76, saved: 76, total: TOTAL });
+      const after = await events(page);
+      const submitted = after.filter((event) => event.type === 'nature:submitted');
+      expect(submitted).toHaveLength(1);
+      expect(submitted[0]!.detail).toEqual({ assessment_id: assessmentId, status: expect.stringMatching(/^(scoring|completed)$/) });
+      // No error: not even when the batch sent on leaving (keepalive) is still running as the reopened page sends it
+      // again with the same key (409 idempotency_key_in_use), which the component waits out quietly.
+      expect(after.filter((event) => event.type === 'nature:error')).toEqual([]);
+      const answeredAfter = after.filter((event) => event.type === 'nature:progress').map((event) => event.detail.answered as number);
+      expect(Math.min(...answeredAfter)).toBeGreaterThanOrEqual(37);
+
+      // The caller's receiver verified the webhook and fetched the profile; its page says so.
+      await poll(() => page.locator('#profile-line').innerText(), 30_000).toMatch(/^Profile ready: prf_\w+ \(strongest natures: /);
+      await page.locator('#profile-line').scrollIntoViewIfNeeded();
+      await page.screenshot({ path: join(screenshots, 'completed.png') });
+      const latest = await sk('GET', `/v1/nature/subjects/${subjectId}/profile`);
+      expect(latest.status).toBe(200);
+      expect(latest.body).toMatchObject({ object: 'profile', subject_id: subjectId, assessment_id: assessmentId, status: 'current' });
+      expect(await page.locator('#profile-line').innerText()).toContain(latest.body.id);
+      const deliveries = example.caller.deliveries.filter((delivery) => delivery.data.assessment_id === assessmentId);
+      expect(deliveries).toEqual([
+        expect.objectContaining({ type: 'nature.assessment.completed', data: expect.objectContaining({ profile_id: latest.body.id, subject_id: subjectId }) }),
+      ]);
+      expect(example.caller.completions.get(assessmentId)?.profile).toMatchObject({ id: latest.body.id });
+      const assessment = await sk('GET', path);
+      expect(assessment.body).toMatchObject({ status: 'completed', responses_received: 76, profile_id: latest.body.id });
+
+      // Every answer the person gave is the one stored: the last value per item in the subject's history.
+      const audit = await sk('GET', `/v1/nature/subjects/${subjectId}/audit?limit=100`);
+      const storedValues = new Map<string, number>();
+      for (const entry of [...audit.body.data].sort((a, b) => String(a.occurred_at).localeCompare(String(b.occurred_at)) || String(a.id).localeCompare(String(b.id)))) {
+        if (entry.type !== 'responses.submitted') continue;
+        for (const response of entry.data.responses as { item_id: string; value: number }[]) storedValues.set(response.item_id, response.value);
+      }
+      expect(Object.fromEntries(storedValues)).toEqual(Object.fromEntries(Array.from({ length: TOTAL }, (_, i) => [itemId(i + 1), valueFor(i + 1)])));
+      expect(pageErrors).toEqual([]);
+      await page.close();
+    },
+    180_000,
+  );
+
+  it('the receiver refuses a delivery whose signature does not verify (400) and records nothing', async () => {
+    const count = example.caller.deliveries.length;
+    const rejected = example.caller.rejectedDeliveries;
+    const forged = await fetch(new URL('/webhooks', example.otherOriginUrl), {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'webhook-id': 'evt_forged',
+        'webhook-timestamp': String(Math.floor(Date.now() / 1000)),
+        'webhook-signature': 'v1,bm90IGEgcmVhbCBzaWduYXR1cmU=',
+      },
+      body: JSON.stringify({ type: 'nature.assessment.completed', data: { profile_id: 'prf_forged', assessment_id: 'asm_forged' } }),
+    });
+    expect(forged.status).toBe(400);
+    expect(example.caller.deliveries).toHaveLength(count);
+    expect(example.caller.rejectedDeliveries).toBe(rejected + 1);
+  });
+
+  it(
+    'fits a 360-px-wide phone screen: no horizontal scroll, the options within the screen',
+    async () => {
+      await browser.clearCookies(); // a new visitor, with a new assessment
+      const { page, pageErrors } = await open(example.pageUrl, { width: 360, height: 780 });
+      await poll(() => progressText(page)).toBe(`0 of ${TOTAL} answered`);
+      for (let n = 1; n <= 2; n++) await answerByMouse(page, n);
+      await poll(() => progressText(page)).toBe(`2 of ${TOTAL} answered`);
+      expect(await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth')).toBeLessThanOrEqual(0);
+      for (const n of [1, 3, 76]) {
+        for (const label of await item(page, n).locator('label[part="option"]').all()) {
+          const box = await label.boundingBox();
+          expect(box, `item ${n}: an option lies outside the screen`).not.toBeNull();
+          expect(box!.x).toBeGreaterThanOrEqual(0);
+          expect(box!.x + box!.width).toBeLessThanOrEqual(360);
+        }
+      }
+      await page.evaluate('window.scrollTo(0, 0)');
+      await page.screenshot({ path: join(screenshots, 'phone.png') });
+      expect(statSync(join(screenshots, 'phone.png')).size).toBeGreaterThan(10_000);
+      expect(pageErrors).toEqual([]);
+      await page.close();
+    },
+    120_000,
+  );
+
+  it(
+    'on an origin the publishable key does not allow: refused by CORS, a clear error, nothing stored',
+    async () => {
+      const { page } = await open(example.otherOriginUrl);
+      const { path } = await assessmentOf(page);
+      const error = component(page).locator('[part="error"]');
+      await poll(() => error.innerText().catch(() => '')).toContain('Could not reach the Nature Profile API');
+      expect(await error.getAttribute('role')).toBe('alert');
+      await poll(async () => (await events(page)).filter((event) => event.type === 'nature:error').map((event) => event.detail.code)).toContain('network_error');
+      expect((await events(page)).filter((event) => event.type === 'nature:submitted')).toEqual([]);
+      // The API refused the page's origin (no Access-Control-Allow-Origin), and stored no answer.
+      const refused = await fetch(`${example.apiUrl}/v1/nature/items`, {
+        headers: { authorization: `Bearer ${example.publishableKey.key}`, origin: new URL(example.otherOriginUrl).origin },
+      });
+      expect(refused.status).toBe(403);
+      expect(refused.headers.get('access-control-allow-origin')).toBeNull();
+      expect((await sk('GET', path)).body).toMatchObject({ status: 'created', responses_received: 0 });
+      await page.close();
+    },
+    120_000,
+  );
+
+  // Last: it revokes the example's publishable key.
+  it(
+    'with a revoked publishable key: the component says the key was revoked and emits nature:error unauthenticated',
+    async () => {
+      await example.cli(['keys', 'revoke', example.publishableKey.id]);
+      await browser.clearCookies();
+      const { page } = await open(example.pageUrl);
+      const { path } = await assessmentOf(page);
+      const error = component(page).locator('[part="error"]');
+      await poll(() => error.innerText().catch(() => '')).toMatch(/revoked/);
+      expect(await error.innerText()).toContain('This API key was revoked and no longer works.');
+      const errors = async () => (await events(page)).filter((event) => event.type === 'nature:error').map((event) => event.detail);
+      await poll(async () => (await errors()).length).toBeGreaterThan(0);
+      for (const detail of await errors()) expect(detail).toMatchObject({ code: 'unauthenticated', status: 401, retrying: false });
+      expect((await sk('GET', path)).body).toMatchObject({ status: 'created', responses_received: 0 });
+      await page.close();
+    },
+    120_000,
+  );
+});
