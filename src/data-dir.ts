@@ -16,10 +16,11 @@ function storeFiles(dir: string): string[] {
     .map((entry) => join(dir, entry.name));
 }
 
-function readableAndWritable(path: string, subject: string, mode = constants.R_OK | constants.W_OK): void {
+function readableAndWritable(path: string, subject: string, mode = constants.R_OK | constants.W_OK, mayVanish = false): void {
   try {
     accessSync(path, mode);
   } catch (error) {
+    if (mayVanish && (error as ErrnoException).code === 'ENOENT') return;
     throw new OperatorError(fileProblem(subject, error as ErrnoException));
   }
 }
@@ -46,7 +47,9 @@ export function checkDataDirWritable(dir: string): void {
   const subject = `the data directory ${dir}`;
   if (!statSync(dir).isDirectory()) throw new OperatorError(`${subject} is not a directory`);
   readableAndWritable(dir, subject, constants.R_OK | constants.W_OK | constants.X_OK);
-  for (const file of storeFiles(dir)) readableAndWritable(file, file);
+  // Another process on the directory (a replica, the operator command) may remove a WAL or shm file between the
+  // listing and the check, as SQLite does when its last connection closes: gone is not unwritable.
+  for (const file of storeFiles(dir)) readableAndWritable(file, file, constants.R_OK | constants.W_OK, true);
 }
 
 /**
