@@ -202,8 +202,7 @@ export function assessmentPointer(command: {
   assessment_id: string;
   subject_id: string;
   requested_language: Language;
-  /** Optional so the tests of the domain can start assessments without one; the command always mints one. */
-  client_secret_hash?: string;
+  client_secret_hash: string;
   now: Date;
 }): AssessmentPointer {
   return {
@@ -212,7 +211,7 @@ export function assessmentPointer(command: {
     requested_language: command.requested_language,
     created_at: command.now.toISOString(),
     expires_at: new Date(command.now.getTime() + ASSESSMENT_TTL_MS).toISOString(),
-    ...(command.client_secret_hash === undefined ? {} : { client_secret_hash: command.client_secret_hash }),
+    client_secret_hash: command.client_secret_hash,
   };
 }
 

@@ -4,7 +4,8 @@ import { hashKey } from './api-keys.js';
 
 /**
  * An assessment's client secret, `asm_…_secret_…`: what a browser presents with a pk key to act on that one
- * assessment. It names its assessment, so a secret of another assessment is told apart before any lookup.
+ * assessment. It names its assessment, so a secret of another assessment is told apart before any lookup
+ * (namesAssessment).
  * Only its SHA-256 is kept (in the log and the read model), like API keys: it carries 238 random bits.
  */
 const randomPart = customAlphabet('0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz', 40);
@@ -15,8 +16,13 @@ export function mintClientSecret(assessmentId: string): { raw: string; hash: str
   return { raw, hash: hashKey(raw) };
 }
 
+/** Whether `raw` has the form of a client secret of assessment `assessmentId`. */
+export function namesAssessment(raw: string, assessmentId: string): boolean {
+  return CLIENT_SECRET.exec(raw)?.[1] === assessmentId;
+}
+
 /** Whether `raw` is the secret of assessment `assessmentId`, whose stored hash is `hash` (absent: it has none). */
 export function clientSecretMatches(raw: string, assessmentId: string, hash: string | undefined): boolean {
-  if (hash === undefined || CLIENT_SECRET.exec(raw)?.[1] !== assessmentId) return false;
+  if (hash === undefined || !namesAssessment(raw, assessmentId)) return false;
   return timingSafeEqual(Buffer.from(hashKey(raw), 'hex'), Buffer.from(hash, 'hex'));
 }

@@ -159,7 +159,7 @@ export function decideCreateSubject(state: SubjectState, command: CreateSubject)
 export function decideOpenAssessment(
   state: SubjectState,
   current: AssessmentState,
-  command: { assessment_id: string; requested_language: Language; client_secret_hash?: string; now: Date },
+  command: { assessment_id: string; requested_language: Language; client_secret_hash: string; now: Date },
 ): SubjectEvent[] {
   const subject = activeSubject(state);
   if (current !== undefined && isOpen(current, command.now)) {

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
-import { type Assessment, isOpen } from '../domain/assessment.js';
-import { clientSecretMatches } from '../domain/client-secrets.js';
+import { type Assessment, statusAt } from '../domain/assessment.js';
+import { clientSecretMatches, namesAssessment } from '../domain/client-secrets.js';
 import { ProblemError } from './problem.js';
 
 declare module 'fastify' {
@@ -30,13 +30,17 @@ export async function checkClientSecret(request: FastifyRequest, now: Date): Pro
     );
   }
   const { id, assessment_id } = request.params as { id: string; assessment_id: string };
+  const refused = new ProblemError('unauthenticated', 'The Nature-Client-Secret is not the client secret of this assessment.');
+  // Another assessment's secret (or none at all) is told apart without reading anything.
+  if (typeof secret !== 'string' || !namesAssessment(secret, assessment_id)) throw refused;
   const doc = (await request.env.readModels.get('assessments', assessment_id)) as Assessment | undefined;
-  const valid =
-    typeof secret === 'string' && doc !== undefined && doc.subject_id === id && clientSecretMatches(secret, assessment_id, doc.client_secret_hash);
-  if (!valid) throw new ProblemError('unauthenticated', 'The Nature-Client-Secret is not the client secret of this assessment.');
-  if (!isOpen(doc, now)) {
-    const refusal = new ProblemError('unauthenticated', 'This client secret no longer works: its assessment is no longer open (created or in_progress).');
-    if (request.method !== 'PATCH' || request.headers['idempotency-key'] === undefined) throw refusal;
-    request.closedSecretRefusal = refusal;
-  }
+  if (doc === undefined || doc.subject_id !== id || !clientSecretMatches(secret, assessment_id, doc.client_secret_hash)) throw refused;
+  const status = statusAt(doc, now);
+  if (status === 'created' || status === 'in_progress') return;
+  // The secret's holder may learn what became of its assessment: a page reopened after the person finished shows so.
+  const closed = new ProblemError('unauthenticated', `This client secret no longer works: its assessment is ${status}, no longer created or in_progress.`, {
+    assessment_status: status,
+  });
+  if (request.method !== 'PATCH' || request.headers['idempotency-key'] === undefined) throw closed;
+  request.closedSecretRefusal = closed;
 }

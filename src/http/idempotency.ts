@@ -45,7 +45,9 @@ export function registerIdempotency(app: FastifyInstance, clock: () => Date): vo
         errors: [{ path: '/idempotency-key', in: 'header', message: 'Must be 1..255 visible ASCII characters, such as a UUID.' }],
       });
     }
-    request.idempotency = { key, claimed: false };
+    // A publishable key is in every end user's page: its keys are kept apart per path (the one assessment its
+    // secret opens), so a browser can neither take the caller's server's keys in advance nor another page's.
+    request.idempotency = { key: request.apiKey?.type === 'pk' ? `pk ${request.url.split('?')[0]} ${key}` : key, claimed: false };
   });
 
   app.addHook('preHandler', async (request, reply) => {
@@ -53,17 +55,20 @@ export function registerIdempotency(app: FastifyInstance, clock: () => Date): vo
     const { key } = request.idempotency;
     const fingerprint = fingerprintOf(request.method, request.url, request.body);
     const claim = await request.env.idempotency.claim({ key, fingerprint, now: clock(), leaseMs: LEASE_MS, ttlMs: TTL_MS });
+    // A closed assessment's secret gets only the replay of what it stored, or a wait while that still runs.
+    const refusal = request.closedSecretRefusal;
     switch (claim.outcome) {
       case 'claimed':
-        if (request.closedSecretRefusal !== null) {
+        if (refusal !== null) {
           await request.env.idempotency.release(key);
-          throw request.closedSecretRefusal;
+          throw refusal;
         }
         request.idempotency.claimed = true;
         return;
       case 'in_use':
         throw new ProblemError('idempotency_key_in_use', 'A request with this Idempotency-Key is still running; retry when it has finished.', {}, { 'retry-after': '1' });
       case 'reused':
+        if (refusal !== null) throw refusal;
         throw new ProblemError('idempotency_key_reused', 'This Idempotency-Key was used for a different request (method, path or body); use a new key.');
       case 'replay':
         return replay(reply, JSON.parse(claim.response) as StoredAnswer, request.env.dataKeys, key);

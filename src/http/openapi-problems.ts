@@ -50,9 +50,12 @@ const meanings: Record<ProblemCode, { when: string; detail: string }> = {
     when: 'The request is not well-formed HTTP: no or several Host headers, or a body that ended early.',
     detail: 'An HTTP/1.1 request has exactly one Host header; this one has 0.',
   },
-  unauthenticated: { when: 'No API key, a malformed one, or an unknown, rotated or revoked key.', detail: 'Send your API key as Authorization: Bearer <API key>.' },
+  unauthenticated: {
+    when: 'No API key, a malformed one, or an unknown, rotated or revoked key; or, with a publishable key, a Nature-Client-Secret that is not this assessment\'s, or one whose assessment is no longer open (`assessment_status` then says what it is).',
+    detail: 'Send your API key as Authorization: Bearer <API key>.',
+  },
   insufficient_scope: {
-    when: 'The key lacks the scope the method needs (`required_scope`), or a publishable key called anything but the item bank.',
+    when: 'The key lacks the scope the method needs (`required_scope`); or a publishable key called anything but the item bank and one assessment with its client secret, or came from an origin it was not minted for.',
     detail: 'This operation needs the nature:write scope; the key has nature:read.',
   },
   sandbox_only: { when: 'The operation exists in the sandbox only: use a test_ key.', detail: 'Test events are sent in the sandbox only: use a test_ key.' },
@@ -178,7 +181,7 @@ const problemProperties: Record<string, Json> = {
   assessment_status: {
     type: 'string',
     enum: ['scoring', 'completed', 'abandoned', 'expired'],
-    description: 'assessment_not_open: the status the assessment has.',
+    description: 'assessment_not_open: the status the assessment has; unauthenticated, to the holder of a client secret whose assessment closed: the same.',
   },
   required_scope: { type: 'string', enum: ['nature:read', 'nature:write'], description: 'insufficient_scope: the scope the method needs.' },
 };

@@ -96,8 +96,12 @@ describe('client secrets: a browser answers one assessment with a pk key', () =>
     // The batches are on record as the pk key's.
     expect(events[1]!.metadata).toMatchObject({ key_id: expect.stringMatching(/^key_/) });
 
-    // Completed: the secret no longer works, for reading or answering.
-    expectProblem(await call('GET', url, { key, secret }), 401, 'unauthenticated');
+    // Completed: the secret no longer works, for reading or answering; it tells its holder what became of the assessment.
+    const reopened = await call('GET', url, { key, secret });
+    expectProblem(reopened, 401, 'unauthenticated');
+    expect(reopened.json().assessment_status).toMatch(/^(scoring|completed)$/);
+    // The closing batch's key with another body: still the closed secret's 401, not a hint about the key.
+    expectProblem(await call('PATCH', url, { key, secret, payload: { responses: first! }, idempotencyKey: `batch-${assessmentId}-3` }), 401, 'unauthenticated');
     expectProblem(await call('PATCH', url, { key, secret, payload: { responses: first! } }), 401, 'unauthenticated');
     expectProblem(await call('PATCH', url, { key, secret, payload: { responses: first! }, idempotencyKey: `late-${assessmentId}` }), 401, 'unauthenticated');
     // That refusal stored nothing: the key is free for the sk key's own request.
@@ -137,7 +141,30 @@ describe('client secrets: a browser answers one assessment with a pk key', () =>
 
     // Abandoned by the caller's server: closed.
     expect((await call('DELETE', other.url, { key: sk })).statusCode).toBe(200);
-    expectProblem(await call('PATCH', other.url, { key, secret: other.secret, payload: answer }), 401, 'unauthenticated');
+    const abandoned = await call('PATCH', other.url, { key, secret: other.secret, payload: answer });
+    expectProblem(abandoned, 401, 'unauthenticated');
+    expect(abandoned.json().assessment_status).toBe('abandoned');
+    // Only a secret that opened the assessment learns its status.
+    expect((await call('GET', other.url, { key, secret: mine.secret })).json()).not.toHaveProperty('assessment_status');
+  });
+
+  it("keeps a browser's Idempotency-Keys apart from the caller's server's and from other pages'", async () => {
+    const key = await pk();
+    const mine = await started();
+    const other = await started();
+    // A page that knows (or guesses) a key the caller's server will use cannot take it in advance.
+    const taken = `create-subject-${mine.assessmentId}`;
+    expect((await call('PATCH', mine.url, { key, secret: mine.secret, payload: { responses: [knownResponses[0]!] }, idempotencyKey: taken })).statusCode).toBe(200);
+    const created = await call('POST', '/v1/nature/subjects', { key: sk, payload: validSubject(), idempotencyKey: taken });
+    expect(created.statusCode).toBe(201);
+    expect(created.headers['idempotent-replayed']).toBeUndefined();
+    // Nor can one page's key block another page's batch.
+    const answered = await call('PATCH', other.url, { key, secret: other.secret, payload: { responses: [knownResponses[1]!] }, idempotencyKey: taken });
+    expect(answered.statusCode).toBe(200);
+    expect(answered.json()).toMatchObject({ id: other.assessmentId, responses_received: 1 });
+    // Within one page, a retry is still a replay.
+    const retried = await call('PATCH', mine.url, { key, secret: mine.secret, payload: { responses: [knownResponses[0]!] }, idempotencyKey: taken });
+    expect(retried.headers['idempotent-replayed']).toBe('true');
   });
 
   it('stops the secret once the assessment expires (7 days)', async () => {
@@ -145,7 +172,9 @@ describe('client secrets: a browser answers one assessment with a pk key', () =>
     const { secret, url } = await started();
     expect((await call('PATCH', url, { key, secret, payload: { responses: [knownResponses[0]!] } })).statusCode).toBe(200);
     t.advance(7 * 24 * 60 * 60 * 1000 + 1000);
-    expectProblem(await call('GET', url, { key, secret }), 401, 'unauthenticated');
+    const expired = await call('GET', url, { key, secret });
+    expectProblem(expired, 401, 'unauthenticated');
+    expect(expired.json().assessment_status).toBe('expired');
     expect((await call('GET', url, { key: sk })).json().status).toBe('expired');
   });
 });

@@ -13,12 +13,15 @@ import {
 import { scorers } from '../../src/scoring/scorers.js';
 import { knownResponses } from '../support/known-answers.js';
 
+/** The hash of the client secret the start command mints; the domain only carries it. */
+const SECRET_HASH = 'c'.repeat(64);
+
 const scoreV1 = scorers['mn76-v1']!;
 
 const now = new Date('2026-11-21T10:00:00.000Z');
 const later = (ms: number) => new Date(now.getTime() + ms);
 const DAY = 24 * 60 * 60 * 1000;
-const started = decideStartAssessment(assessmentPointer({ assessment_id: 'asm_1', subject_id: 'sub_1', requested_language: 'fr', now }));
+const started = decideStartAssessment(assessmentPointer({ assessment_id: 'asm_1', subject_id: 'sub_1', requested_language: 'fr', client_secret_hash: SECRET_HASH, now }));
 const fold = (events: AssessmentEvent[]): AssessmentState => events.reduce(evolveAssessment, undefined as AssessmentState);
 let minted = 0;
 const scoring = () => ({ profile_id: `prf_${++minted}`, event_id: `evt_${minted}`, scorer: scoreV1, now });

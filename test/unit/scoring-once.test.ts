@@ -15,6 +15,9 @@ import { batches, knownResponses } from '../support/known-answers.js';
 import { interleaving } from '../support/interleaving.js';
 import { tempDir } from '../support/temp-dir.js';
 
+/** The hash of the client secret the start command mints; the domain only carries it. */
+const SECRET_HASH = 'c'.repeat(64);
+
 const now = new Date('2026-11-21T10:00:00.000Z');
 
 /** The 76 answers as an earlier version recorded them: one batch without its count, scored later by the reactor. */
@@ -45,7 +48,7 @@ describe('responses and scoring under concurrency and replay', () => {
     };
     env.projector = projector();
     env.projector.start();
-    const started = decideStartAssessment(assessmentPointer({ assessment_id: 'asm_1', subject_id: 'sub_1', requested_language: 'en', now }));
+    const started = decideStartAssessment(assessmentPointer({ assessment_id: 'asm_1', subject_id: 'sub_1', requested_language: 'en', client_secret_hash: SECRET_HASH, now }));
     await sqlite.appendToStream(assessmentStream('asm_1'), toNewEvents(started, {}), 'no_stream');
   });
   afterEach(async () => {

@@ -16,6 +16,9 @@ import { Projector } from '../../src/projector.js';
 import { interleaving } from '../support/interleaving.js';
 import { tempDir } from '../support/temp-dir.js';
 
+/** The hash of the client secret the start command mints; the domain only carries it. */
+const SECRET_HASH = 'c'.repeat(64);
+
 /** Appends to assessment streams arrive late, as over a network, widening the gap between a start's two appends. */
 function slowAssessmentAppends(store: EventStore): EventStore {
   return {
@@ -65,7 +68,7 @@ describe('starting assessments', () => {
 
   it('completes a pointer whose stream was never written (a crash between the appends), which then counts as open', async () => {
     const { id } = await subject();
-    const pointer = assessmentPointer({ assessment_id: 'asm_01M7ZZZZZZZZZZZZZZZZZZZZZZ', subject_id: id, requested_language: 'fr', now });
+    const pointer = assessmentPointer({ assessment_id: 'asm_01M7ZZZZZZZZZZZZZZZZZZZZZZ', subject_id: id, requested_language: 'fr', client_secret_hash: SECRET_HASH, now });
     const { revision } = await sqlite.readStream(subjectStream(id));
     await sqlite.appendToStream(subjectStream(id), toNewEvents([{ type: 'AssessmentOpened', data: pointer }], {}), revision);
 

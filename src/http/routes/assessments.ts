@@ -60,13 +60,13 @@ const assessmentResource = z
 
 type AssessmentResource = z.infer<typeof assessmentResource>;
 
-/** The start's answer: the assessment with its client secret, shown this once (only its hash is kept). */
+/** The start's answer: the assessment with its client secret, shown this once (only its hash is kept, and an Idempotency-Key's sealed replay). */
 const startedAssessment = assessmentResource
   .extend({
     client_secret: z
       .string()
       .describe(
-        'Hand it to the page that lets the subject answer: with a publishable (pk) key, in the Nature-Client-Secret header, it reads the item bank and reads and answers this one assessment while it is open. Shown only here: only its hash is kept.',
+        'Hand it to the page that lets the subject answer: with a publishable (pk) key, in the Nature-Client-Secret header, it reads and answers this one assessment while it is open. Shown only here (and in a replay of this start with the same Idempotency-Key, for 24 h): only its hash is kept with the assessment.',
       )
       .meta({ pattern: '^asm_[0-9A-Za-z]+_secret_[0-9A-Za-z]{40}$', examples: [`${exampleIds.assessment}_secret_${'x7Kq2'.repeat(8)}`] }),
   })
@@ -75,7 +75,7 @@ const startedAssessment = assessmentResource
 /** The routes a pk key may call with an assessment's client secret (auth.ts checks it). */
 const withClientSecret = { publishable: true, clientSecret: true } as const;
 /** An sk key alone, or a pk key with the assessment's client secret. */
-export const skOrPkWithSecret: Record<string, string[]>[] = [{ apiKey: [] }, { apiKey: [], clientSecret: [] }];
+const skOrPkWithSecret: Record<string, string[]>[] = [{ apiKey: [] }, { apiKey: [], clientSecret: [] }];
 
 function toAssessmentResource(assessment: Assessment, livemode: boolean, now: Date): AssessmentResource {
   return {
