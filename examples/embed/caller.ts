@@ -4,7 +4,7 @@
  * resumes the same assessment), serves the page with the `<nature-assessment>` component, and receives the
  * signed webhook that says the profile is ready. The sk key never reaches the page.
  */
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
@@ -215,13 +215,13 @@ export class CallerServer {
     void fetching.finally(() => this.pending.delete(fetching));
   }
 
-  /** A request to the API with the server's secret key; writes carry an Idempotency-Key, so a retry is safe. */
+  /** A request to the API with the server's secret key. (A product that retries would send an Idempotency-Key, the same on each retry.) */
   private async api(settings: CallerSettings, method: 'GET' | 'POST', path: string, body?: unknown): Promise<Record<string, unknown>> {
     const response = await fetch(`${settings.apiUrl}${path}`, {
       method,
       headers: {
         authorization: `Bearer ${settings.secretKey}`,
-        ...(body !== undefined && { 'content-type': 'application/json', 'idempotency-key': randomUUID() }),
+        ...(body !== undefined && { 'content-type': 'application/json' }),
       },
       ...(body !== undefined && { body: JSON.stringify(body) }),
     });

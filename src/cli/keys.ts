@@ -25,7 +25,7 @@ function keyName(value: string): string {
 /** One more allowed origin of a pk key, as browsers send it in Origin. */
 function allowedOrigin(value: string, previous: string[]): string[] {
   const origin = parseOrigin(value);
-  if (origin === undefined) throw new InvalidArgumentError('An origin is scheme://host[:port], such as https://app.example.com: no path, no trailing slash.');
+  if (origin === undefined) throw new InvalidArgumentError('An origin is scheme://host[:port], such as https://app.example.com: no path, no trailing slash, no wildcard (repeat --origin for each).');
   return [...previous, origin];
 }
 

@@ -56,10 +56,11 @@ export interface MintRequest {
 
 /**
  * An origin as browsers send it (lower-case, default port left out), from scheme://host[:port]; undefined for
- * anything else: a path, even a trailing slash, would never match a browser's Origin header.
+ * anything else: a path, even a trailing slash, or a wildcard would never match a browser's Origin header.
  */
 export function parseOrigin(value: string): string | undefined {
-  if (!/^https?:\/\/[^/?#@\s]+$/i.test(value)) return undefined;
+  // No `*`: origins match exactly (the URL parser would keep `https://*.example.com`, which no browser ever sends).
+  if (!/^https?:\/\/[^/?#@\s*]+$/i.test(value)) return undefined;
   try {
     return new URL(value).origin;
   } catch {

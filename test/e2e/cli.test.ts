@@ -208,7 +208,7 @@ describe('the nature operator command', () => {
     expect(JSON.parse(nature(['keys', 'show', id, '--json']).stdout).origins).toEqual(['https://app.example.com', 'http://localhost:5173']);
     expect(nature(['keys', 'show', id]).stdout).toMatch(/^origins +https:\/\/app\.example\.com, http:\/\/localhost:5173$/m);
     expect(nature(['keys', 'list']).stdout).toMatch(new RegExp(`^${id} .* https://app\\.example\\.com,http://localhost:5173 +widget$`, 'm'));
-    for (const origin of ['https://app.example.com/', 'https://app.example.com/embed', 'app.example.com', 'ftp://app.example.com']) {
+    for (const origin of ['https://app.example.com/', 'https://app.example.com/embed', 'app.example.com', 'ftp://app.example.com', 'https://*.example.com', '*']) {
       expectFailure(nature(['keys', 'create', '--env', 'test', '--type', 'pk', '--scope', 'nature:read', '--name', 'w', '--origin', origin]), 2, /^nature: option '--origin <origin>' argument .* is invalid\. An origin is scheme:\/\/host\[:port\]/);
     }
     expectFailure(nature([...mintArgs, 'server', '--origin', 'https://app.example.com']), 2, /^nature: --origin is for pk \(publishable\) keys only/);

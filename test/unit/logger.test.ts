@@ -1,0 +1,35 @@
+import { Writable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/logger.js';
+
+/** The log lines a logger writes, parsed. */
+function capture() {
+  const lines: Record<string, any>[] = [];
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(JSON.parse(String(chunk)));
+      done();
+    },
+  });
+  return { logger: createLogger('info', sink), lines };
+}
+
+describe('the logger', () => {
+  it('never writes a credential, wherever a log call puts it', () => {
+    const { logger, lines } = capture();
+    const secrets = ['Bearer test_sk_Secret1', 'asm_01X_secret_Secret2', 'whsec_Secret3', 'test_pk_Secret4'];
+    logger.info({ headers: { authorization: secrets[0], 'nature-client-secret': secrets[1], accept: 'application/json' } }, 'a request whole');
+    logger.info({ req: { headers: { authorization: secrets[0], 'nature-client-secret': secrets[1] } } }, 'nested');
+    logger.info({ endpoint: { secret: secrets[2] }, client_secret: secrets[1], key: secrets[3] }, 'resources');
+    const written = JSON.stringify(lines);
+    for (const secret of secrets) expect(written).not.toContain(secret);
+    expect(lines[0]!.headers).toEqual({ authorization: '[redacted]', 'nature-client-secret': '[redacted]', accept: 'application/json' });
+    expect(lines[2]).toMatchObject({ endpoint: { secret: '[redacted]' }, client_secret: '[redacted]', key: '[redacted]' });
+  });
+
+  it('logs a request as its method and path: no query string, no headers', () => {
+    const { logger, lines } = capture();
+    logger.info({ req: { method: 'GET', url: '/v1/nature/subjects?external_subject_id=emp-0042', headers: { authorization: 'Bearer x' }, id: 'req_1' } }, 'in');
+    expect(lines[0]!.req).toEqual({ method: 'GET', url: '/v1/nature/subjects' });
+  });
+});
