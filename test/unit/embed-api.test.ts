@@ -4,6 +4,8 @@ import {
   type FetchInit,
   type ResponseLike,
   NETWORK_MESSAGE,
+  SUBMIT_TIMEOUT_MS,
+  closedOutcome,
   createApi,
   isRetryable,
   parseRetryAfter,
@@ -48,7 +50,7 @@ const error = (status: number | null, code: string, retryAfterMs: number | null 
 });
 
 describe('the embed API client', () => {
-  it('PATCHes a batch with the publishable key, the client secret, the Idempotency-Key and keepalive when asked', async () => {
+  it('PATCHes a batch with the publishable key, the client secret, the Idempotency-Key and keepalive (no timeout when leaving)', async () => {
     const { api, requests } = apiAnswering(async () => response(200, assessmentBody));
     const result = await api.submit('key-1', [{ item_id: 'mn_001', value: 4 }], true);
     expect(result).toEqual({ ok: true, value: { id: 'asm_1', status: 'in_progress', responses_received: 2, unanswered_item_ids: ['mn_003'] } });
@@ -65,6 +67,67 @@ describe('the embed API client', () => {
       body: JSON.stringify({ responses: [{ item_id: 'mn_001', value: 4 }] }),
       keepalive: true,
     });
+  });
+
+  it('sends every batch with keepalive; one sent while the page stays gives up after 30 s (a network error, retried)', async () => {
+    const { api, requests } = apiAnswering(() => Promise.reject(new DOMException('The operation timed out.', 'TimeoutError')));
+    const result = await api.submit('key-1', [{ item_id: 'mn_001', value: 4 }], false);
+    const init = requests[0]!.init;
+    expect(init.keepalive).toBe(true);
+    expect(init.signal).toBeInstanceOf(AbortSignal);
+    expect(init.signal?.aborted).toBe(false);
+    expect(SUBMIT_TIMEOUT_MS).toBe(30_000);
+    expect(result.ok).toBe(false);
+    if (!result.ok) {
+      expect(result.error.code).toBe('network_error');
+      expect(isRetryable(result.error)).toBe(true);
+    }
+  });
+
+  it.each(['scoring', 'completed'])('passes through assessment_status %s of the 401 to a closed assessment\'s secret: finished', async (status) => {
+    const problem = {
+      title: 'Unauthenticated',
+      status: 401,
+      detail: `This client secret no longer works: its assessment is ${status}, no longer created or in_progress.`,
+      code: 'unauthenticated',
+      request_id: 'req_c',
+      assessment_status: status,
+    };
+    const { api } = apiAnswering(async () => response(401, problem));
+    const result = await api.assessment();
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.error).toMatchObject({ code: 'unauthenticated', status: 401, assessment_status: status, request_id: 'req_c' });
+    expect(closedOutcome(result.error)).toBe('finished');
+  });
+
+  it.each(['abandoned', 'expired'])('turns the 401 of a %s assessment into assessment_not_open with a clear sentence', async (status) => {
+    const problem = { title: 'Unauthenticated', status: 401, detail: 'no longer works', code: 'unauthenticated', request_id: 'req_d', assessment_status: status };
+    const { api } = apiAnswering(async () => response(401, problem));
+    const result = await api.assessment();
+    expect(result).toEqual({
+      ok: false,
+      error: {
+        code: 'assessment_not_open',
+        status: 401,
+        title: 'Assessment not open',
+        detail: `This assessment is ${status} and no longer takes answers.`,
+        request_id: 'req_d',
+        retryAfterMs: null,
+        assessment_status: status,
+      },
+    });
+    if (!result.ok) {
+      expect(closedOutcome(result.error)).toBe('not_open');
+      expect(isRetryable(result.error)).toBe(false);
+    }
+  });
+
+  it('a 401 without assessment_status (wrong secret, revoked key) is not about a closed assessment', async () => {
+    const { api } = apiAnswering(async () => response(401, { status: 401, code: 'unauthenticated', detail: 'x', title: 't' }));
+    const result = await api.assessment();
+    expect(!result.ok && closedOutcome(result.error)).toBeNull();
+    expect(!result.ok && 'assessment_status' in result.error).toBe(false);
   });
 
   it('reads the item bank: items in id order and the scale labels', async () => {

@@ -21,12 +21,13 @@ class MemoryStorage implements StorageLike {
 interface Call {
   key: string;
   responses: Answer[];
-  keepalive: boolean;
+  /** Sent as the page goes away (every PATCH is keepalive; these have no timeout). */
+  leaving: boolean;
   resolve(result: Result<AssessmentState>): void;
 }
 
 /** An outbox over fakes: each submit waits until the test settles it; timers run when the test says. */
-function harness(options: { storage?: MemoryStorage; batchSize?: number } = {}) {
+function harness(options: { storage?: MemoryStorage; batchSize?: number; settleMs?: number } = {}) {
   const storage = options.storage ?? new MemoryStorage();
   const calls: Call[] = [];
   const timers: { callback: () => void; ms: number; cleared: boolean }[] = [];
@@ -37,7 +38,7 @@ function harness(options: { storage?: MemoryStorage; batchSize?: number } = {}) 
     storage,
     assessmentId: ASSESSMENT,
     batchSize: options.batchSize ?? 3,
-    submit: (key, responses, keepalive) => new Promise((resolve) => calls.push({ key, responses, keepalive, resolve })),
+    submit: (key, responses, leaving) => new Promise((resolve) => calls.push({ key, responses, leaving, resolve })),
     newKey: () => `key-${++keys}`,
     timers: {
       set: (callback, ms) => timers.push({ callback, ms, cleared: false }) - 1,
@@ -46,8 +47,11 @@ function harness(options: { storage?: MemoryStorage; batchSize?: number } = {}) 
         if (timer) timer.cleared = true;
       },
     },
+    // No settling wait unless a test asks for it (the element's default is 600 ms).
+    settleMs: options.settleMs ?? 0,
     random: () => 0,
     listener: {
+      finished: (status) => events.push(`finished ${status}`),
       accepted: (assessment) => events.push(`accepted ${assessment.responses_received}`),
       submitted: (assessment) => events.push(`submitted ${assessment.status}`),
       failed: (error, retrying) => errors.push({ error, retrying }),
@@ -97,18 +101,18 @@ describe('the embed outbox', () => {
     expect(calls).toHaveLength(0);
     outbox.give('mn_003', 5);
     expect(calls).toHaveLength(1);
-    expect(calls[0]).toMatchObject({ key: 'key-1', keepalive: false });
+    expect(calls[0]).toMatchObject({ key: 'key-1', leaving: false });
     expect(calls[0]?.responses).toEqual([
       { item_id: 'mn_001', value: 4 },
       { item_id: 'mn_002', value: 2 },
       { item_id: 'mn_003', value: 5 },
     ]);
     // The batch is in storage, with its key, before the request goes out.
-    expect(storage.stored().inflight).toEqual({ key: 'key-1', responses: calls[0]?.responses });
+    expect(storage.stored().inflight).toEqual([{ key: 'key-1', responses: calls[0]?.responses }]);
     expect(storage.stored().pending).toEqual({});
   });
 
-  it('keeps one batch in flight: answers given meanwhile wait, then go as the next batch', async () => {
+  it('keeps one batch in flight: answers given meanwhile wait, then go as the next batches of batch-size', async () => {
     const { outbox, calls, settle, events } = harness({ batchSize: 2 });
     outbox.give('mn_001', 1);
     outbox.give('mn_002', 2);
@@ -121,7 +125,8 @@ describe('the embed outbox', () => {
     expect(outbox.saved).toBe(2);
     expect(calls).toHaveLength(2);
     expect(calls[1]?.key).toBe('key-2');
-    expect(calls[1]?.responses.map((answer) => answer.item_id)).toEqual(['mn_003', 'mn_004', 'mn_005']);
+    expect(calls[1]?.responses.map((answer) => answer.item_id)).toEqual(['mn_003', 'mn_004']);
+    expect(outbox.pendingCount).toBe(1);
   });
 
   it('a newer answer to an item replaces the older one in the pending set', () => {
@@ -154,7 +159,7 @@ describe('the embed outbox', () => {
     await settle(calls[0], ok(ids, 'scoring'));
     expect(events).toEqual(['accepted 76', 'submitted scoring']);
     // Only the fact stays in storage, not the person's answers.
-    expect(storage.stored()).toEqual({ answers: {}, pending: {}, inflight: null, submitted: true });
+    expect(storage.stored()).toEqual({ answers: {}, pending: {}, inflight: [], submitted: true });
   });
 
   it.each([
@@ -216,7 +221,7 @@ describe('the embed outbox', () => {
     expect(errors[0]).toMatchObject({ error: { code, status }, retrying: false });
     expect(timers).toHaveLength(0);
     // The refused batch is pending again, ahead of the answer given after it.
-    expect(storage.stored().inflight).toBeNull();
+    expect(storage.stored().inflight).toEqual([]);
     expect(Object.keys(storage.stored().pending)).toEqual(['mn_001', 'mn_002', 'mn_003']);
     outbox.give('mn_004', 4);
     await outbox.flush(true);
@@ -234,7 +239,7 @@ describe('the embed outbox', () => {
     first.outbox.dispose();
 
     const second = harness({ storage, batchSize: 2 });
-    expect(second.outbox.inflight).toEqual({ key: 'key-1', responses: first.calls[0]?.responses });
+    expect(second.outbox.inflight).toEqual([{ key: 'key-1', responses: first.calls[0]?.responses }]);
     expect(second.outbox.pendingCount).toBe(1);
     const resumed = second.outbox.resume();
     expect(second.calls).toHaveLength(1);
@@ -242,7 +247,7 @@ describe('the embed outbox', () => {
     expect(second.calls[0]?.responses).toEqual(first.calls[0]?.responses);
     second.calls[0]?.resolve(ok(['mn_001', 'mn_002']));
     await resumed;
-    expect(second.outbox.inflight).toBeNull();
+    expect(second.outbox.inflight).toEqual([]);
   });
 
   it('a reload remembers the values given on this browser and counts them as answered', () => {
@@ -291,13 +296,13 @@ describe('the embed outbox', () => {
     outbox.give('mn_001', 1);
     void outbox.flush(true);
     expect(calls).toHaveLength(1);
-    expect(calls[0]?.keepalive).toBe(true);
+    expect(calls[0]?.leaving).toBe(true);
     await settle(calls[0], networkFailure);
     expect(timers).toHaveLength(1);
     void outbox.flush(true);
     expect(timers[0]?.cleared).toBe(true);
     expect(calls).toHaveLength(2);
-    expect(calls[1]).toMatchObject({ key: calls[0]?.key, responses: calls[0]?.responses, keepalive: true });
+    expect(calls[1]).toMatchObject({ key: calls[0]?.key, responses: calls[0]?.responses, leaving: true });
   });
 
   it('reports the submission once, and a reopened outbox knows it is done', async () => {
@@ -322,6 +327,187 @@ describe('the embed outbox', () => {
     storage.setItem(storageKey(ASSESSMENT), JSON.stringify({ answers: { mn_001: 'x', mn_002: 4 }, inflight: { key: 7 } }));
     const { outbox } = harness({ storage });
     expect(outbox.answered).toBe(1);
-    expect(outbox.inflight).toBeNull();
+    expect(outbox.inflight).toEqual([]);
+  });
+  it('leaving while a batch is in flight sends the pending answers as a second batch, persisted first', async () => {
+    const { outbox, calls, storage, settle, events } = harness({ batchSize: 10 });
+    for (const id of ids.slice(0, 10)) outbox.give(id, 3);
+    expect(calls).toHaveLength(1);
+    outbox.give('mn_011', 1);
+    outbox.give('mn_012', 2);
+    expect(calls).toHaveLength(1);
+    void outbox.flush(true);
+    expect(calls).toHaveLength(2);
+    expect(calls[1]).toMatchObject({
+      key: 'key-2',
+      leaving: true,
+      responses: [
+        { item_id: 'mn_011', value: 1 },
+        { item_id: 'mn_012', value: 2 },
+      ],
+    });
+    // Both batches are stored, in order, before their requests went out.
+    expect(storage.stored().inflight.map((batch: { key: string }) => batch.key)).toEqual(['key-1', 'key-2']);
+    expect(storage.stored().pending).toEqual({});
+    // They may be answered in either order; the server's larger count is the newer view.
+    await settle(calls[1], ok([...ids.slice(0, 10), 'mn_011', 'mn_012']));
+    await settle(calls[0], ok(ids.slice(0, 10)));
+    expect(outbox.saved).toBe(12);
+    expect(outbox.inflight).toEqual([]);
+    expect(events).toEqual(['accepted 12', 'accepted 10']);
+    expect(calls).toHaveLength(2);
+  });
+
+  it('leaving: an item changed while its older value is in flight stays pending, out of the second batch', async () => {
+    const { outbox, calls, storage } = harness({ batchSize: 10 });
+    for (const id of ids.slice(0, 10)) outbox.give(id, 3);
+    outbox.give('mn_011', 1);
+    outbox.give('mn_005', 5); // mn_005 = 3 is in the batch in flight
+    void outbox.flush(true);
+    expect(calls).toHaveLength(2);
+    expect(calls[1]?.responses).toEqual([{ item_id: 'mn_011', value: 1 }]);
+    expect(storage.stored().pending).toEqual({ mn_005: 5 });
+    expect(storage.stored().inflight).toHaveLength(2);
+    // Next visit: both batches go again one after the other, in order, then the pending answer.
+    const next = harness({ storage, batchSize: 10 });
+    void next.outbox.resume();
+    expect(next.calls.map((call) => call.key)).toEqual(['key-1']);
+    await next.settle(next.calls[0], ok(ids.slice(0, 10)));
+    expect(next.calls.map((call) => call.key)).toEqual(['key-1', 'key-2']);
+    expect(next.calls[1]?.responses).toEqual([{ item_id: 'mn_011', value: 1 }]);
+    await next.settle(next.calls[1], ok([...ids.slice(0, 10), 'mn_011']));
+    void next.outbox.flush(false);
+    expect(next.calls[2]?.responses).toEqual([{ item_id: 'mn_005', value: 5 }]);
+  });
+
+  it('a due batch waits until the answers settle (no answer for 600 ms); the 76th and leaving go at once', async () => {
+    const { outbox, calls, timers, runTimer, settle } = harness({ batchSize: 3, settleMs: 600 });
+    outbox.give('mn_001', 1);
+    outbox.give('mn_002', 1);
+    outbox.give('mn_003', 1);
+    // Arrowing through mn_003's options: each press is an answer, and each restarts the wait.
+    outbox.give('mn_003', 2);
+    outbox.give('mn_003', 4);
+    expect(calls).toHaveLength(0);
+    expect(timers.filter((timer) => !timer.cleared).map((timer) => timer.ms)).toEqual([600]);
+    await runTimer();
+    expect(calls).toHaveLength(1);
+    expect(calls[0]?.responses).toEqual([
+      { item_id: 'mn_001', value: 1 },
+      { item_id: 'mn_002', value: 1 },
+      { item_id: 'mn_003', value: 4 },
+    ]);
+    await settle(calls[0], ok(['mn_001', 'mn_002', 'mn_003']));
+    // Leaving does not wait.
+    outbox.give('mn_004', 1);
+    void outbox.flush(true);
+    expect(calls).toHaveLength(2);
+    expect(calls[1]).toMatchObject({ leaving: true, responses: [{ item_id: 'mn_004', value: 1 }] });
+    await settle(calls[1], ok(['mn_001', 'mn_002', 'mn_003', 'mn_004']));
+    // The 76th does not wait either.
+    outbox.reconcile(serverState(ids.slice(0, 75)));
+    outbox.give('mn_076', 2);
+    expect(calls).toHaveLength(3);
+    expect(calls[2]?.responses).toEqual([{ item_id: 'mn_076', value: 2 }]);
+  });
+
+  it('a batch accepted while answers are still coming waits for them to settle before the next', async () => {
+    const { outbox, calls, settle, runTimer } = harness({ batchSize: 2, settleMs: 600 });
+    outbox.give('mn_001', 1);
+    outbox.give('mn_002', 1);
+    await runTimer();
+    expect(calls).toHaveLength(1);
+    outbox.give('mn_003', 1);
+    outbox.give('mn_004', 1);
+    await settle(calls[0], ok(['mn_001', 'mn_002']));
+    expect(calls).toHaveLength(1);
+    await runTimer();
+    expect(calls[1]?.responses.map((answer) => answer.item_id)).toEqual(['mn_003', 'mn_004']);
+  });
+
+  it('two tabs on the same assessment keep each other\'s stored answers; per item the one saved last wins', async () => {
+    const storage = new MemoryStorage();
+    const a = harness({ storage, batchSize: 10 });
+    const b = harness({ storage, batchSize: 10 });
+    a.outbox.give('mn_001', 1);
+    b.outbox.give('mn_002', 2);
+    a.outbox.give('mn_003', 3);
+    expect(storage.stored().answers).toEqual({ mn_001: 1, mn_002: 2, mn_003: 3 });
+    expect(storage.stored().pending).toEqual({ mn_002: 2, mn_001: 1, mn_003: 3 });
+    // B changes A's answer: B's value is the newer one.
+    b.outbox.give('mn_001', 5);
+    a.outbox.give('mn_004', 4);
+    expect(storage.stored().answers).toMatchObject({ mn_001: 5 });
+    // A sends its own pending answers; what B keeps pending stays stored, and A's sent ones are not brought back.
+    void a.outbox.flush(false);
+    expect(a.calls[0]?.responses).toEqual([
+      { item_id: 'mn_001', value: 1 },
+      { item_id: 'mn_003', value: 3 },
+      { item_id: 'mn_004', value: 4 },
+    ]);
+    await a.settle(a.calls[0], ok(['mn_001', 'mn_003', 'mn_004']));
+    b.outbox.give('mn_005', 5);
+    expect(storage.stored().pending).toEqual({ mn_002: 2, mn_001: 5, mn_005: 5 });
+    expect(storage.stored().inflight).toEqual([]);
+    expect(storage.stored().answers).toEqual({ mn_001: 5, mn_002: 2, mn_003: 3, mn_004: 4, mn_005: 5 });
+    // A third visit sees every answer given in either tab.
+    const later = harness({ storage });
+    expect(later.outbox.answered).toBe(5);
+  });
+
+  it('a tab keeps the batch another tab has in flight in storage', () => {
+    const storage = new MemoryStorage();
+    const a = harness({ storage, batchSize: 2 });
+    const b = harness({ storage, batchSize: 10 });
+    a.outbox.give('mn_001', 1);
+    a.outbox.give('mn_002', 2);
+    expect(a.calls).toHaveLength(1);
+    b.outbox.give('mn_010', 3);
+    expect(storage.stored().inflight).toEqual([{ key: 'key-1', responses: a.calls[0]?.responses }]);
+    expect(b.calls).toHaveLength(0);
+  });
+
+  it('a resent batch refused because the assessment is already completed: done, nothing kept, no error', async () => {
+    const storage = new MemoryStorage();
+    storage.setItem(
+      storageKey(ASSESSMENT),
+      JSON.stringify({ answers: { mn_001: 1 }, pending: {}, inflight: [{ key: 'k', responses: [{ item_id: 'mn_001', value: 1 }] }], submitted: false }),
+    );
+    const { outbox, calls, settle, events, errors } = harness({ storage });
+    void outbox.resume();
+    const closed = problem(401, 'unauthenticated');
+    if (!closed.ok) closed.error.assessment_status = 'completed';
+    await settle(calls[0], closed);
+    expect(events).toEqual(['finished completed']);
+    expect(errors).toEqual([]);
+    expect(outbox.submitted).toBe(true);
+    expect(storage.stored()).toEqual({ answers: {}, pending: {}, inflight: [], submitted: true });
+  });
+
+  it('reads the single in-flight batch stored by the earlier version', () => {
+    const storage = new MemoryStorage();
+    storage.setItem(
+      storageKey(ASSESSMENT),
+      JSON.stringify({ answers: { mn_001: 1 }, pending: {}, inflight: { key: 'k', responses: [{ item_id: 'mn_001', value: 1 }] }, submitted: false }),
+    );
+    expect(harness({ storage }).outbox.inflight).toEqual([{ key: 'k', responses: [{ item_id: 'mn_001', value: 1 }] }]);
+  });
+  it('on reopening, answers below batch-size go once the resent batches are done', async () => {
+    const storage = new MemoryStorage();
+    storage.setItem(
+      storageKey(ASSESSMENT),
+      JSON.stringify({
+        answers: { mn_001: 1, mn_002: 2 },
+        pending: { mn_002: 2 },
+        inflight: [{ key: 'k', responses: [{ item_id: 'mn_001', value: 1 }] }],
+        submitted: false,
+      }),
+    );
+    const { outbox, calls, settle } = harness({ storage, batchSize: 10 });
+    void outbox.resume();
+    void outbox.flush(false);
+    expect(calls.map((call) => call.key)).toEqual(['k']);
+    await settle(calls[0], ok(['mn_001']));
+    expect(calls[1]?.responses).toEqual([{ item_id: 'mn_002', value: 2 }]);
   });
 });

@@ -39,6 +39,11 @@ export interface ApiError {
   request_id: string | null;
   /** Milliseconds from Retry-After, when the answer had one. */
   retryAfterMs: number | null;
+  /**
+   * What became of the assessment, when the API refused because it is no longer open (its 401 to the
+   * secret of a closed assessment, its 409 assessment_not_open): `scoring`, `completed`, `abandoned`, `expired`.
+   */
+  assessment_status?: string;
 }
 
 export type Result<T> = { ok: true; value: T } | { ok: false; error: ApiError };
@@ -50,6 +55,7 @@ export interface FetchInit {
   headers: Record<string, string>;
   body?: string;
   keepalive?: boolean;
+  signal?: AbortSignal;
 }
 export interface ResponseLike {
   ok: boolean;
@@ -73,8 +79,16 @@ export interface ApiConfig {
 export interface Api {
   items(): Promise<Result<ItemBank>>;
   assessment(): Promise<Result<AssessmentState>>;
-  submit(idempotencyKey: string, responses: Answer[], keepalive: boolean): Promise<Result<AssessmentState>>;
+  /**
+   * PATCHes one batch, always with `keepalive` (so a batch under way when the page goes still arrives; a
+   * batch is a few KB, far below the browser's 64 KiB keepalive budget). Unless `leaving`, the request
+   * gives up after SUBMIT_TIMEOUT_MS (a network error, retried with the same key and body), so a hung
+   * request cannot hold up the outbox; a batch sent as the page goes has no timeout, it must outlive the page.
+   */
+  submit(idempotencyKey: string, responses: Answer[], leaving: boolean): Promise<Result<AssessmentState>>;
 }
+
+export const SUBMIT_TIMEOUT_MS = 30_000;
 
 export function createApi(config: ApiConfig): Api {
   const base = config.base.replace(/\/+$/, '');
@@ -97,14 +111,15 @@ export function createApi(config: ApiConfig): Api {
   return {
     items: () => call(`${base}/v1/nature/items`, { method: 'GET', headers: auth }, readItemBank),
     assessment: () => call(assessmentUrl, { method: 'GET', headers: auth }, readAssessment),
-    submit: (idempotencyKey, responses, keepalive) =>
+    submit: (idempotencyKey, responses, leaving) =>
       call(
         assessmentUrl,
         {
           method: 'PATCH',
           headers: { ...auth, 'Content-Type': 'application/json', 'Idempotency-Key': idempotencyKey },
           body: JSON.stringify({ responses }),
-          keepalive,
+          keepalive: true,
+          ...(leaving ? {} : { signal: AbortSignal.timeout(SUBMIT_TIMEOUT_MS) }),
         },
         readAssessment,
       ),
@@ -118,7 +133,7 @@ function networkError(): ApiError {
 function problemFrom(response: ResponseLike, body: unknown): ApiError {
   const problem = isRecord(body) ? body : {};
   const text = (key: string) => (typeof problem[key] === 'string' ? (problem[key] as string) : null);
-  return {
+  const error: ApiError = {
     code: text('code') ?? `http_${response.status}`,
     status: response.status,
     title: text('title') ?? `HTTP ${response.status}`,
@@ -126,6 +141,26 @@ function problemFrom(response: ResponseLike, body: unknown): ApiError {
     request_id: text('request_id') ?? response.headers.get('request-id'),
     retryAfterMs: parseRetryAfter(response.headers.get('retry-after')),
   };
+  const status = text('assessment_status');
+  if (status === null) return error;
+  error.assessment_status = status;
+  // The secret of an assessment that can no longer take answers (abandoned, expired): say that, not "unauthenticated".
+  if (response.status === 401 && !FINISHED.has(status)) {
+    return { ...error, code: 'assessment_not_open', title: 'Assessment not open', detail: `This assessment is ${status} and no longer takes answers.` };
+  }
+  return error;
+}
+
+/** Statuses of an assessment that has all its answers. */
+const FINISHED = new Set(['scoring', 'completed']);
+
+/**
+ * A refusal because the assessment is closed: `finished` when it is scoring or completed (all 76 are in,
+ * from an earlier visit or elsewhere: nothing is wrong), `not_open` when it can no longer take answers.
+ */
+export function closedOutcome(error: ApiError): 'finished' | 'not_open' | null {
+  if (error.assessment_status === undefined) return null;
+  return FINISHED.has(error.assessment_status) ? 'finished' : 'not_open';
 }
 
 function unexpectedBody(response: ResponseLike): ApiError {

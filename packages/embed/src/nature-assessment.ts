@@ -9,8 +9,8 @@ import {
   type ItemBank,
   type Result,
   TOTAL_ITEMS,
+  closedOutcome,
   createApi,
-  isOpen,
   isRetryable,
   retryDelay,
 } from './api.js';
@@ -144,10 +144,12 @@ class Session {
       listener: {
         accepted: () => {
           if (this.ended) return;
-          this.view.clearError();
+          // A refusal of another batch (sending stopped) stays on screen.
+          if (!this.outbox.haltedBy) this.view.clearError();
           this.progress();
         },
         submitted: (assessment) => this.finish(assessment),
+        finished: () => this.showFinished(),
         failed: (error, retrying) => this.fail(error, retrying),
       },
     });
@@ -178,14 +180,11 @@ class Session {
     const loaded = await this.load();
     if (!loaded || this.ended || this.outbox.submitted) return;
     const [bank, assessment] = loaded;
+    // A GET with the secret succeeds only while the assessment is open (created, in_progress): a closed one
+    // is a 401 carrying its assessment_status, handled in load(). So the items are always answerable here.
     this.outbox.reconcile(assessment);
     this.view.renderItems(bank, this.outbox, (itemId, value) => this.answer(itemId, value));
     this.view.setProgress(this.outbox.answered);
-    if (!isOpen(assessment.status)) {
-      if (assessment.responses_received >= TOTAL_ITEMS) this.view.showDone();
-      else this.fail(notOpen(assessment.status), false);
-      return;
-    }
     if (this.outbox.answered > 0) this.view.focusFirstUnanswered(this.outbox);
     void this.outbox.flush(false);
   }
@@ -200,7 +199,13 @@ class Session {
         if (attempt > 1) this.view.clearError();
         return [bank.value, assessment.value];
       }
-      const error = firstError(bank, assessment);
+      const error = firstError(assessment, bank);
+      // Reopened after the person finished (here or elsewhere): the done state, not an error.
+      if (closedOutcome(error) === 'finished') {
+        this.outbox.markFinished();
+        this.showFinished();
+        return null;
+      }
       const retrying = isRetryable(error);
       this.fail(error, retrying);
       if (!retrying) return null;
@@ -219,6 +224,15 @@ class Session {
     const answered = this.outbox.answered;
     this.view.setProgress(answered);
     emit<ProgressDetail>(this.host, 'nature:progress', { answered, saved: this.outbox.saved, total: TOTAL_ITEMS });
+  }
+
+  /** Already scoring or completed when this visit learnt of it: done, without a second nature:submitted. */
+  private showFinished(): void {
+    if (this.ended) return;
+    this.view.clearError();
+    this.view.setProgress(TOTAL_ITEMS);
+    this.view.showDone();
+    emit<ProgressDetail>(this.host, 'nature:progress', { answered: TOTAL_ITEMS, saved: TOTAL_ITEMS, total: TOTAL_ITEMS });
   }
 
   private finish(assessment: AssessmentState): void {
@@ -244,17 +258,6 @@ function parseBatchSize(value: string | null): number {
 function firstError(...results: Result<unknown>[]): ApiError {
   for (const result of results) if (!result.ok) return result.error;
   throw new Error('firstError needs a failed result');
-}
-
-function notOpen(status: string): ApiError {
-  return {
-    code: 'assessment_not_open',
-    status: 409,
-    title: 'Assessment not open',
-    detail: `This assessment is ${status} and no longer takes answers.`,
-    request_id: null,
-    retryAfterMs: null,
-  };
 }
 
 /** localStorage, or for this visit only a map where the browser refuses it (some private modes, sandboxed frames). */

@@ -1,8 +1,13 @@
-// The local outbox: every answer is written to storage before anything else, batched, and sent one batch
-// at a time; the batch in flight (its Idempotency-Key and body) is persisted before it is sent, so a retry,
-// even after a reload, repeats exactly the same request. Storage, the network and timers are injected.
+// The local outbox: every answer is written to storage before anything else, batched, and sent; each batch
+// (its Idempotency-Key and body) is persisted before it is sent, so a retry, even after a reload, repeats
+// exactly the same request. Storage, the network and timers are injected.
+//
+// Normally one batch is in flight at a time. Leaving the page while one is in flight sends the pending
+// answers at once as a second batch, without the items of the batches in flight (those stay pending for the
+// next visit): two requests under way may arrive in either order, so no item may be in both. Batches in
+// storage are therefore always about different items.
 
-import { type Answer, type ApiError, type AssessmentState, type Result, TOTAL_ITEMS, isOpen, isRetryable, retryDelay } from './api.js';
+import { type Answer, type ApiError, type AssessmentState, type Result, TOTAL_ITEMS, closedOutcome, isOpen, isRetryable, retryDelay } from './api.js';
 
 /** The part of `localStorage` used here. */
 export interface StorageLike {
@@ -25,7 +30,8 @@ export interface OutboxState {
   answers: Record<string, number>;
   /** Answers not yet in a batch, oldest first; a newer answer to an item replaces the older. */
   pending: Record<string, number>;
-  inflight: InflightBatch | null;
+  /** Batches sent (or about to be) and not yet accepted, oldest first; resent in this order after a reload. */
+  inflight: InflightBatch[];
   /** All 76 were accepted: the answers themselves are then dropped from storage. */
   submitted: boolean;
 }
@@ -35,6 +41,8 @@ export interface OutboxListener {
   accepted(assessment: AssessmentState): void;
   /** The batch that completed the 76 was accepted (called once). */
   submitted(assessment: AssessmentState): void;
+  /** The server says the assessment is already scoring or completed (finished in an earlier visit or elsewhere). */
+  finished(status: string): void;
   /** A batch failed; with `retrying` false, sending stopped and the answers stay in the outbox. */
   failed(error: ApiError, retrying: boolean): void;
 }
@@ -43,14 +51,25 @@ export interface OutboxOptions {
   storage: StorageLike;
   assessmentId: string;
   batchSize: number;
-  submit: (idempotencyKey: string, responses: Answer[], keepalive: boolean) => Promise<Result<AssessmentState>>;
+  /**
+   * Sends one batch. `leaving`: sent as the page goes away (no timeout: the request must outlive the page);
+   * otherwise the request gives up after a while and counts as a network error.
+   */
+  submit: (idempotencyKey: string, responses: Answer[], leaving: boolean) => Promise<Result<AssessmentState>>;
   newKey: () => string;
   timers: Timers;
+  /**
+   * A due batch waits until no answer came for this long (default 600 ms), so arrowing through an item's
+   * options does not send the values passed on the way. The 76th answer and leaving the page go at once.
+   */
+  settleMs?: number;
   random?: () => number;
   listener: OutboxListener;
 }
 
 export const storageKey = (assessmentId: string) => `nature-assessment:${assessmentId}`;
+
+export const DEFAULT_SETTLE_MS = 600;
 
 export class Outbox {
   private readonly options: OutboxOptions;
@@ -59,16 +78,31 @@ export class Outbox {
   /** Items the server lacks, as of its last answer; null until it has told us. */
   private serverUnanswered: Set<string> | null = null;
   private savedCount = 0;
-  private sending = false;
+  /** Keys of the batches whose request is under way. */
+  private readonly active = new Set<string>();
   private retryTimer: unknown = null;
+  private settleTimer: unknown = null;
   private attempt = 0;
   private halted: ApiError | null = null;
   private disposed = false;
+  /** flush(false) came while a request was under way: the pending answers go, whatever their number, when it is done. */
+  private flushRequested = false;
+  /** The item just answered here, until it is saved: the newest value, over what another tab stored for it. */
+  private changed: string | null = null;
+  /** Items whose sending this tab is responsible for (pending or batched here); other tabs' pending items are only kept in storage. */
+  private readonly mine = new Set<string>();
+  /** Batch keys this tab loaded or made: a stored batch with another key belongs to another tab and is kept in storage. */
+  private readonly ownKeys = new Set<string>();
 
   constructor(options: OutboxOptions) {
     this.options = options;
     this.key = storageKey(options.assessmentId);
     this.state = load(options.storage, this.key);
+    for (const itemId of Object.keys(this.state.pending)) this.mine.add(itemId);
+    for (const batch of this.state.inflight) {
+      this.ownKeys.add(batch.key);
+      for (const answer of batch.responses) this.mine.add(answer.item_id);
+    }
   }
 
   get submitted(): boolean {
@@ -93,8 +127,13 @@ export class Outbox {
     return Object.keys(this.state.pending).length;
   }
 
-  get inflight(): InflightBatch | null {
+  get inflight(): readonly InflightBatch[] {
     return this.state.inflight;
+  }
+
+  /** The refusal that stopped sending, if one did. */
+  get haltedBy(): ApiError | null {
+    return this.halted;
   }
 
   /** The value given on this browser, if any. */
@@ -112,100 +151,158 @@ export class Outbox {
    */
   reconcile(assessment: AssessmentState): void {
     this.learn(assessment);
-    const inflight = new Set(this.state.inflight?.responses.map((answer) => answer.item_id));
+    const inflight = this.inflightItems();
     for (const [itemId, value] of Object.entries(this.state.answers)) {
-      if (this.serverUnanswered?.has(itemId) && !(itemId in this.state.pending) && !inflight.has(itemId)) this.state.pending[itemId] = value;
+      if (this.serverUnanswered?.has(itemId) && !(itemId in this.state.pending) && !inflight.has(itemId)) {
+        this.state.pending[itemId] = value;
+        this.mine.add(itemId);
+      }
     }
     this.save();
   }
 
-  /** Records an answer (persisted first), then sends a batch if one is due. */
+  /** The server says the assessment is scoring or completed: every answer is in, only that fact is kept. */
+  markFinished(): void {
+    this.clearTimers();
+    this.state = { answers: {}, pending: {}, inflight: [], submitted: true };
+    this.save();
+  }
+
+  /** Records an answer (persisted first), then sends a batch if one is due (after the answers settle). */
   give(itemId: string, value: number): void {
     if (this.state.submitted) return;
     this.state.answers[itemId] = value;
+    this.changed = itemId;
+    this.mine.add(itemId);
     // Deleting first moves a changed answer to the end, so the pending set stays in answer order.
     delete this.state.pending[itemId];
     this.state.pending[itemId] = value;
     this.save();
-    this.sendIfDue();
+    this.clearSettle();
+    const settleMs = this.options.settleMs ?? DEFAULT_SETTLE_MS;
+    if (settleMs > 0 && this.answered < TOTAL_ITEMS) {
+      this.settleTimer = this.options.timers.set(() => {
+        this.settleTimer = null;
+        this.next();
+      }, settleMs);
+    }
+    this.next();
   }
 
-  /** Resends the batch left in flight by an earlier visit; resolves after the first attempt. */
+  /** Resends the batches left in flight by an earlier visit, one after the other; resolves after the first attempt of the first. */
   resume(): Promise<void> {
-    return this.state.inflight ? this.send(false) : Promise.resolve();
+    const first = this.state.inflight[0];
+    return first && this.active.size === 0 && !this.halted && !this.disposed ? this.send(first, false) : Promise.resolve();
   }
 
   /**
-   * Sends what is waiting now, whatever the batch size: on leaving the page (with keepalive, so the request
-   * outlives it; a retry waiting for its backoff goes at once) and on reopening.
+   * Sends what is waiting now, whatever the batch size. On reopening (`leaving` false): unless a request is
+   * under way or a retry waits. On leaving the page (`leaving` true): at once, stored batches not under way
+   * and a new batch of the pending answers whose items are not in a stored batch.
    */
-  flush(keepalive: boolean): Promise<void> {
-    if (this.disposed || this.halted || this.sending) return Promise.resolve();
-    if (this.retryTimer !== null && !keepalive) return Promise.resolve();
-    return this.send(keepalive);
+  flush(leaving: boolean): Promise<void> {
+    if (this.disposed || this.halted) return Promise.resolve();
+    this.clearSettle();
+    if (!leaving) {
+      if (this.active.size > 0 || this.retryTimer !== null) {
+        this.flushRequested = true;
+        return Promise.resolve();
+      }
+      const batch = this.state.inflight[0] ?? this.takeBatch();
+      return batch ? this.send(batch, false) : Promise.resolve();
+    }
+    this.clearRetry();
+    const sends = this.state.inflight.filter((batch) => !this.active.has(batch.key)).map((batch) => this.send(batch, true));
+    const extra = this.takeBatch();
+    if (extra) sends.push(this.send(extra, true));
+    return Promise.all(sends).then(() => undefined);
   }
 
   /** Stops timers; what is persisted stays for the next visit. */
   dispose(): void {
     this.disposed = true;
-    this.clearRetry();
+    this.clearTimers();
   }
 
-  private sendIfDue(): void {
-    if (this.disposed || this.halted || this.sending || this.retryTimer !== null) return;
+  /** Starts the next request when none is under way: a stored batch first, else a new one when due. */
+  private next(): void {
+    if (this.disposed || this.halted || this.state.submitted || this.active.size > 0 || this.retryTimer !== null) return;
+    const stored = this.state.inflight[0];
+    if (stored) {
+      void this.send(stored, false);
+      return;
+    }
     const pending = this.pendingCount;
     if (pending === 0) return;
-    if (pending >= this.options.batchSize || this.answered === TOTAL_ITEMS) void this.send(false);
+    const all = this.answered === TOTAL_ITEMS || this.flushRequested;
+    if (all || (pending >= this.options.batchSize && this.settleTimer === null)) {
+      // A due batch is the batch-size oldest answers (more may have come while it waited); the last ones, or
+      // what a reopened page found waiting, go all at once.
+      this.flushRequested = false;
+      const batch = this.takeBatch(all ? TOTAL_ITEMS : this.options.batchSize);
+      if (batch) void this.send(batch, false);
+    }
   }
 
-  private async send(keepalive: boolean): Promise<void> {
-    this.clearRetry();
-    const batch = this.state.inflight ?? this.takeBatch();
-    if (batch === null) return;
-    this.sending = true;
-    const result = await this.options.submit(batch.key, batch.responses, keepalive);
-    this.sending = false;
-    if (this.disposed) return;
-    if (result.ok) this.accept(result.value);
+  private async send(batch: InflightBatch, leaving: boolean): Promise<void> {
+    this.active.add(batch.key);
+    const result = await this.options.submit(batch.key, batch.responses, leaving);
+    this.active.delete(batch.key);
+    if (this.disposed || this.state.submitted) return;
+    if (result.ok) this.accept(batch, result.value);
+    else if (closedOutcome(result.error) === 'finished') return this.finished(result.error);
     else if (isRetryable(result.error)) this.scheduleRetry(result.error);
-    else this.halt(result.error);
+    else this.halt(batch, result.error);
+    this.next();
   }
 
-  /** Moves the pending answers (at most 76) into a new in-flight batch, persisted before it is sent. */
-  private takeBatch(): InflightBatch | null {
-    const entries = Object.entries(this.state.pending).slice(0, TOTAL_ITEMS);
+  /**
+   * Moves the oldest pending answers (at most `limit`) into a new batch, persisted before it is sent. Items
+   * of a batch already stored stay pending: the two requests could arrive in either order and the older value win.
+   */
+  private takeBatch(limit = TOTAL_ITEMS): InflightBatch | null {
+    const busy = this.inflightItems();
+    const entries = Object.entries(this.state.pending)
+      .filter(([itemId]) => !busy.has(itemId))
+      .slice(0, limit);
     if (entries.length === 0) return null;
     const batch = { key: this.options.newKey(), responses: entries.map(([item_id, value]) => ({ item_id, value })) };
+    this.ownKeys.add(batch.key);
     for (const [itemId] of entries) delete this.state.pending[itemId];
-    this.state.inflight = batch;
+    this.state.inflight.push(batch);
     this.save();
     return batch;
   }
 
-  private accept(assessment: AssessmentState): void {
+  private accept(batch: InflightBatch, assessment: AssessmentState): void {
     this.attempt = 0;
-    this.state.inflight = null;
+    this.state.inflight = this.state.inflight.filter((candidate) => candidate.key !== batch.key);
     this.learn(assessment);
     const complete = !isOpen(assessment.status) && assessment.responses_received >= TOTAL_ITEMS;
     if (complete && !this.state.submitted) {
       // Everything is on the server: keep only the fact, not the person's answers.
-      this.state = { answers: {}, pending: {}, inflight: null, submitted: true };
-      this.save();
+      this.markFinished();
       this.options.listener.accepted(assessment);
       this.options.listener.submitted(assessment);
       return;
     }
     this.save();
     this.options.listener.accepted(assessment);
-    this.sendIfDue();
+  }
+
+  /** Closed as scoring or completed before this batch came: all 76 are in, nothing is left to send. */
+  private finished(error: ApiError): void {
+    this.markFinished();
+    this.options.listener.finished(error.assessment_status ?? 'completed');
   }
 
   private scheduleRetry(error: ApiError): void {
+    this.clearRetry();
     this.attempt += 1;
     const delay = retryDelay(this.attempt, error, this.options.random ?? Math.random);
     this.retryTimer = this.options.timers.set(() => {
       this.retryTimer = null;
-      void this.send(false);
+      this.next();
     }, delay);
     // "Still running" is usually our own earlier copy of this batch (the keepalive flush of the page before a
     // reload): a quiet wait, nothing the person or the page needs to hear about.
@@ -213,22 +310,26 @@ export class Outbox {
   }
 
   /** A failure retrying cannot fix: the batch goes back to pending (behind newer answers) and sending stops. */
-  private halt(error: ApiError): void {
-    const batch = this.state.inflight;
-    if (batch) {
-      const pending: Record<string, number> = {};
-      for (const { item_id, value } of batch.responses) pending[item_id] = value;
-      this.state.pending = { ...pending, ...this.state.pending };
-      this.state.inflight = null;
-    }
+  private halt(batch: InflightBatch, error: ApiError): void {
+    const pending: Record<string, number> = {};
+    for (const { item_id, value } of batch.responses) pending[item_id] = value;
+    this.state.pending = { ...pending, ...this.state.pending };
+    this.state.inflight = this.state.inflight.filter((candidate) => candidate.key !== batch.key);
+    this.clearTimers();
     this.save();
     this.halted = error;
     this.options.listener.failed(error, false);
   }
 
   private learn(assessment: AssessmentState): void {
+    // Two requests under way may answer in either order: the server's count only grows, so the larger is newer.
+    if (this.serverUnanswered !== null && assessment.responses_received < this.savedCount) return;
     this.serverUnanswered = new Set(assessment.unanswered_item_ids);
     this.savedCount = assessment.responses_received;
+  }
+
+  private inflightItems(): Set<string> {
+    return new Set(this.state.inflight.flatMap((batch) => batch.responses.map((answer) => answer.item_id)));
   }
 
   private clearRetry(): void {
@@ -237,9 +338,44 @@ export class Outbox {
     this.retryTimer = null;
   }
 
+  private clearSettle(): void {
+    if (this.settleTimer === null) return;
+    this.options.timers.clear(this.settleTimer);
+    this.settleTimer = null;
+  }
+
+  private clearTimers(): void {
+    this.clearRetry();
+    this.clearSettle();
+  }
+
+  /**
+   * Writes this tab's state merged into what is stored now: another tab on the same assessment writes the
+   * same key, and neither may erase the other's answers. Per item the answer saved last wins; other tabs'
+   * pending answers and batches are kept as stored (they send them themselves, or the next visit does).
+   */
   private save(): void {
     try {
-      this.options.storage.setItem(this.key, JSON.stringify(this.state));
+      let record: OutboxState = this.state;
+      if (!this.state.submitted) {
+        const stored = load(this.options.storage, this.key);
+        // Another tab saw all 76 accepted: nothing of this tab's is left to keep.
+        if (stored.submitted) return;
+        // Per item, the value saved last (by any tab) wins: what is stored, unless this tab has just answered it.
+        const answers = { ...this.state.answers, ...stored.answers };
+        if (this.changed !== null) answers[this.changed] = this.state.answers[this.changed] as number;
+        const ours = new Set([...this.mine, ...Object.keys(this.state.pending)]);
+        const foreignPending = Object.fromEntries(Object.entries(stored.pending).filter(([itemId]) => !ours.has(itemId)));
+        const foreignBatches = stored.inflight.filter((batch) => !this.ownKeys.has(batch.key));
+        record = {
+          answers,
+          pending: { ...foreignPending, ...this.state.pending },
+          inflight: [...this.state.inflight, ...foreignBatches],
+          submitted: false,
+        };
+      }
+      this.changed = null;
+      this.options.storage.setItem(this.key, JSON.stringify(record));
     } catch {
       // Storage full or refused (a private window): the answers still live in memory for this visit.
     }
@@ -247,7 +383,7 @@ export class Outbox {
 }
 
 function load(storage: StorageLike, key: string): OutboxState {
-  const empty: OutboxState = { answers: {}, pending: {}, inflight: null, submitted: false };
+  const empty: OutboxState = { answers: {}, pending: {}, inflight: [], submitted: false };
   let raw: unknown;
   try {
     raw = JSON.parse(storage.getItem(key) ?? 'null');
@@ -255,15 +391,22 @@ function load(storage: StorageLike, key: string): OutboxState {
     return empty;
   }
   if (typeof raw !== 'object' || raw === null) return empty;
-  const stored = raw as Partial<OutboxState>;
-  const inflight = stored.inflight;
-  const responses = inflight && typeof inflight.key === 'string' && Array.isArray(inflight.responses) ? inflight.responses.filter(isAnswer) : [];
+  const stored = raw as Partial<Record<keyof OutboxState, unknown>>;
+  // Earlier versions stored one batch (or null) here.
+  const batches = Array.isArray(stored.inflight) ? stored.inflight : stored.inflight ? [stored.inflight] : [];
   return {
     answers: values(stored.answers),
     pending: values(stored.pending),
-    inflight: inflight && responses.length > 0 ? { key: inflight.key, responses } : null,
+    inflight: batches.map(readBatch).filter((batch): batch is InflightBatch => batch !== null),
     submitted: stored.submitted === true,
   };
+}
+
+function readBatch(value: unknown): InflightBatch | null {
+  const batch = value as Partial<InflightBatch> | null;
+  if (typeof batch !== 'object' || batch === null || typeof batch.key !== 'string' || !Array.isArray(batch.responses)) return null;
+  const responses = batch.responses.filter(isAnswer);
+  return responses.length > 0 ? { key: batch.key, responses } : null;
 }
 
 /** Keeps the entries of a stored answer map that are still answers (storage is shared with the page). */
