@@ -9,7 +9,7 @@ import {
   sqliteConnection,
 } from '@event-driven-io/emmett-sqlite';
 import sqlite3 from 'sqlite3';
-import { SqliteEventStore } from '../../src/adapters/sqlite/event-store.js';
+import { EVENTS_TABLE, SqliteEventStore } from '../../src/adapters/sqlite/event-store.js';
 import type { BenchEvent } from './store-event.js';
 
 /** One event store under test: appends to new streams, reads whole streams. */
@@ -39,20 +39,6 @@ export const ours: StoreKind = {
   },
 };
 
-/** The same table as ours; what a transaction of plain INSERTs costs on the same build of SQLite. */
-const RAW_SCHEMA = `
-CREATE TABLE events (
-  position        INTEGER PRIMARY KEY AUTOINCREMENT,
-  event_id        TEXT    NOT NULL UNIQUE,
-  stream_name     TEXT    NOT NULL,
-  stream_revision INTEGER NOT NULL,
-  type            TEXT    NOT NULL,
-  data            TEXT    NOT NULL,
-  metadata        TEXT    NOT NULL,
-  recorded_at     TEXT    NOT NULL,
-  UNIQUE (stream_name, stream_revision)
-)`;
-
 interface RawRow {
   data: string;
   metadata: string;
@@ -66,7 +52,7 @@ export const raw: StoreKind = {
     const db = new Database(join(dir, 'raw.db'));
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = FULL');
-    db.exec(RAW_SCHEMA);
+    db.exec(EVENTS_TABLE);
     const insert = db.prepare<[string, string, number, string, string, string, string]>(
       'INSERT INTO events (event_id, stream_name, stream_revision, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
     );

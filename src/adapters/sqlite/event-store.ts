@@ -32,7 +32,8 @@ CREATE TRIGGER IF NOT EXISTS events_are_never_deleted BEFORE DELETE ON events
   BEGIN SELECT RAISE(ABORT, 'events are append-only'); END;
 `;
 
-const SCHEMA = `
+/** The log's table (the benchmark's raw baseline creates the same one). */
+export const EVENTS_TABLE = `
 CREATE TABLE IF NOT EXISTS events (
   position        INTEGER PRIMARY KEY AUTOINCREMENT,
   event_id        TEXT    NOT NULL UNIQUE,
@@ -43,7 +44,9 @@ CREATE TABLE IF NOT EXISTS events (
   metadata        TEXT    NOT NULL,
   recorded_at     TEXT    NOT NULL,
   UNIQUE (stream_name, stream_revision)
-);
+)`;
+
+const SCHEMA = `${EVENTS_TABLE};
 ${APPEND_ONLY}`;
 
 export interface SqliteEventStoreOptions {
