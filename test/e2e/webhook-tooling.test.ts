@@ -52,9 +52,8 @@ describe('webhook tooling', () => {
   afterEach(async () => {
     await receivers.closeAll();
     // Each test starts without endpoints.
-    for (const c of [api, live]) {
-      for (const e of (await c.call('GET', '/v1/nature/webhook_endpoints?limit=100')).body.data) await c.call('DELETE', `/v1/nature/webhook_endpoints/${e.id}`);
-    }
+    await api.deleteEndpoints();
+    await live.deleteEndpoints();
   });
   afterAll(async () => {
     await t.close();

@@ -32,6 +32,12 @@ export function client(t: TestApp, key: string) {
       expect(created.status, JSON.stringify(created.body)).toBe(201);
       return created.body;
     },
+    /** Deletes every webhook endpoint of the key's environment, so the next test starts without any. */
+    async deleteEndpoints() {
+      for (const endpoint of (await call('GET', '/v1/nature/webhook_endpoints?limit=100')).body.data as Body[]) {
+        await call('DELETE', `/v1/nature/webhook_endpoints/${endpoint.id}`);
+      }
+    },
     deliveries: (endpointId: string) => call('GET', `/v1/nature/webhook_endpoints/${endpointId}/deliveries?limit=100`).then((r) => r.body.data as Body[]),
     /** The endpoint's attempts (newest first) once `ready` says they are all there. */
     attemptsWhen: (endpointId: string, ready: (attempts: Body[]) => boolean) =>
