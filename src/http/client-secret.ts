@@ -7,8 +7,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /**
      * The 401 a valid secret of a closed assessment earns, held back on a PATCH with an Idempotency-Key:
-     * the retry of the batch that closed it must get its stored answer, so the refusal stands only when
-     * nothing was stored for the key (idempotency.ts).
+     * the retry of the batch that closed it must get its stored answer (idempotency.ts); any other outcome,
+     * an invalid body or key included, is answered with this refusal (errors.ts).
      */
     closedSecretRefusal: ProblemError | null;
   }

@@ -67,6 +67,10 @@ export function registerErrorHandling(app: FastifyInstance): void {
 }
 
 function toProblem(error: FastifyError, request: FastifyRequest): ProblemError {
+  // A closed assessment's client secret is refused whatever else the request got wrong (its key, its body): only
+  // the replay of its own stored answer (no error) or a wait while that answer is still being made gets through.
+  const refusal = request.closedSecretRefusal;
+  if (refusal !== null && !(error instanceof ProblemError && error.code === 'idempotency_key_in_use')) return refusal;
   if (error instanceof ProblemError) return error;
   if (error instanceof DomainError) return new ProblemError(error.code, error.message, error.details);
   // A write that met the subject's erasure half-way (its data key already destroyed).

@@ -55,20 +55,18 @@ export function registerIdempotency(app: FastifyInstance, clock: () => Date): vo
     const { key } = request.idempotency;
     const fingerprint = fingerprintOf(request.method, request.url, request.body);
     const claim = await request.env.idempotency.claim({ key, fingerprint, now: clock(), leaseMs: LEASE_MS, ttlMs: TTL_MS });
-    // A closed assessment's secret gets only the replay of what it stored, or a wait while that still runs.
-    const refusal = request.closedSecretRefusal;
     switch (claim.outcome) {
       case 'claimed':
-        if (refusal !== null) {
+        // A closed assessment's secret gets only the replay of what it stored (errors.ts answers its 401).
+        if (request.closedSecretRefusal !== null) {
           await request.env.idempotency.release(key);
-          throw refusal;
+          throw request.closedSecretRefusal;
         }
         request.idempotency.claimed = true;
         return;
       case 'in_use':
         throw new ProblemError('idempotency_key_in_use', 'A request with this Idempotency-Key is still running; retry when it has finished.', {}, { 'retry-after': '1' });
       case 'reused':
-        if (refusal !== null) throw refusal;
         throw new ProblemError('idempotency_key_reused', 'This Idempotency-Key was used for a different request (method, path or body); use a new key.');
       case 'replay':
         return replay(reply, JSON.parse(claim.response) as StoredAnswer, request.env.dataKeys, key);

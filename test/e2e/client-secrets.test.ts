@@ -144,6 +144,14 @@ describe('client secrets: a browser answers one assessment with a pk key', () =>
     const abandoned = await call('PATCH', other.url, { key, secret: other.secret, payload: answer });
     expectProblem(abandoned, 401, 'unauthenticated');
     expect(abandoned.json().assessment_status).toBe('abandoned');
+    // Whatever else the request gets wrong, a closed secret hears the same 401: a bad body, a malformed or a new key.
+    for (const [payload, idempotencyKey] of [
+      [{ responses: [{ item_id: 'mn_999', value: 9 }] }, 'new-key'],
+      [answer, 'not a key'],
+      [answer, 'another-new-key'],
+    ] as const) {
+      expectProblem(await call('PATCH', other.url, { key, secret: other.secret, payload, idempotencyKey }), 401, 'unauthenticated');
+    }
     // Only a secret that opened the assessment learns its status.
     expect((await call('GET', other.url, { key, secret: mine.secret })).json()).not.toHaveProperty('assessment_status');
   });
