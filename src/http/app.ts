@@ -72,7 +72,7 @@ export async function buildApp({ logger, keys, envs, rateLimit = { perSecond: 10
   await registerCors(app, limit);
   registerAuth(app, keys, envs, limit, clock);
   registerIdempotency(app, clock);
-  await registerOpenApi(app);
+  await registerOpenApi(app, webhooks);
   registerHealthRoutes(app, envs, keys);
   registerSubjectRoutes(app, clock);
   registerItemRoutes(app);

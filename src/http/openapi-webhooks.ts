@@ -1,4 +1,6 @@
+import type { Config } from '../config.js';
 import { eventTypes } from '../domain/webhook-endpoint.js';
+import { duration } from './docs/pages.js';
 import { exampleOf } from './openapi-examples.js';
 import type { Json } from './openapi-problems.js';
 import { exampleIds } from './schemas.js';
@@ -54,7 +56,10 @@ const examples: Record<string, Json> = {
 };
 
 /** The document's `webhooks`: one signed POST per event type, its body the event object of GET /v1/nature/events/{id}. */
-export function webhooks(schemas: Json): Json {
+/** The webhooks section; what it says of deliveries follows this server's own settings, as the guide does. */
+export function webhooks(schemas: Json, delivery: Config['webhooks']): Json {
+  const timeout = duration(delivery.timeoutMs);
+  const schedule = delivery.retryScheduleMs.map((ms) => duration(ms, true)).join(', ');
   return Object.fromEntries(
     eventTypes.map((type) => {
       const schema = { allOf: [{ $ref: '#/components/schemas/Event' }, { properties: { type: { const: type } } }] };
@@ -68,13 +73,13 @@ export function webhooks(schemas: Json): Json {
             summary: type,
             description:
               `${summaries[type] ?? `The ${type} event.`} Sent to each enabled endpoint of the environment listening to it, following Standard Webhooks. ` +
-              'A 2xx within 10 s is a delivery; anything else is retried with backoff (about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h), then marked failed. ' +
-              'A 410 disables the endpoint.',
+              `A 2xx within ${timeout} is a delivery; anything else is retried with backoff (about ${schedule} after each failed attempt); ` +
+              'when the retries run out, or on a 410, the endpoint is disabled.',
             security: [],
             parameters: signatureHeaders,
             requestBody: { required: true, content: { 'application/json': { schema, example } } },
             responses: {
-              '200': { description: 'Any 2xx answer within 10 s: delivered. The body is ignored.' },
+              '200': { description: `Any 2xx answer within ${timeout}: delivered. The body is ignored.` },
               '410': { description: 'Gone: the endpoint is disabled and receives nothing more until it is enabled again.' },
             },
           },

@@ -3,9 +3,11 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import type { Config } from '../config.js';
 import { type Json, KEYED_METHODS, codesOf, headers, problemResponse, problemSchemas, responseName } from './openapi-problems.js';
 import { exampleOf } from './openapi-examples.js';
 import { webhooks } from './openapi-webhooks.js';
+import { guides } from './docs/render.js';
 import type { ProblemCode } from './problem.js';
 import { problemCodes } from './problem.js';
 import { problemCodesOf } from './schemas.js';
@@ -15,14 +17,14 @@ const description = `Subjects, the 76-item Multiple Natures / Multiple Intellige
 Authenticate every request with \`Authorization: Bearer <API key>\`. The key's prefix picks the store: \`test_\` keys
 the sandbox, \`live_\` keys production; a resource of the other environment answers 404. Secret (\`sk\`) keys may do what
 their scopes allow (\`GET\` needs \`nature:read\`; \`POST\`, \`PATCH\`, \`DELETE\` need \`nature:write\`); publishable (\`pk\`)
-keys may only read the item bank.
+keys, for browsers, may read the item bank, and read and answer one assessment with its client secret in the
+\`Nature-Client-Secret\` header.
 
 Errors are RFC 9457 \`application/problem+json\` bodies with a stable \`code\` and the \`request_id\` of the
 \`request-id\` header. Writes (\`POST\`, \`PATCH\`) take an \`Idempotency-Key\`: the first answer is stored for 24 hours and
 replayed with \`idempotent-replayed: true\`. Unknown fields, in the body or the query, are refused with 422.
 
-Guides, served by this server: [Getting started](/docs/getting-started), [Errors](/docs/errors) (every \`code\`, what it
-means and how to fix it) and [Webhooks](/docs/webhooks) (headers, verification, retry schedule).`;
+Guides, served by this server: ${guides.map(({ slug, title }) => `[${title}](/docs/${slug})`).join(', ')}.`;
 
 const tags = [
   { name: 'subjects', description: 'The people to be assessed, their consent, erasure and audit trail.' },
@@ -59,7 +61,7 @@ const transform: SwaggerTransform = (input) => {
 const METHODS = ['get', 'post', 'patch', 'put', 'delete'] as const;
 
 /** The whole document: shared error responses, headers and parameters, examples, webhooks, no unused components. */
-const transformObject: SwaggerTransformObject = (input) => {
+const transformObject = (delivery: Config['webhooks']): SwaggerTransformObject => (input) => {
   const doc = jsonSchemaTransformObject(input) as Json & { paths: Record<string, Record<string, Json>>; components: Record<string, Json> };
   const responses: Json = {};
   for (const operations of Object.values(doc.paths)) {
@@ -85,7 +87,7 @@ const transformObject: SwaggerTransformObject = (input) => {
       },
     },
   };
-  doc.webhooks = webhooks(doc.components.schemas!);
+  doc.webhooks = webhooks(doc.components.schemas!, delivery);
   return withoutUnusedSchemas(doc);
 };
 
@@ -163,7 +165,7 @@ function withoutUnusedSchemas<T extends Json & { components: Record<string, Json
 }
 
 /** The OpenAPI 3.1 document, generated from the routes' zod schemas, and its docs UI. Both are public. */
-export async function registerOpenApi(app: FastifyInstance): Promise<void> {
+export async function registerOpenApi(app: FastifyInstance, delivery: Config['webhooks']): Promise<void> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -197,7 +199,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       security: [{ apiKey: [] }],
     },
     transform,
-    transformObject,
+    transformObject: transformObject(delivery),
   });
   await app.register(swaggerUi, { routePrefix: '/v1/docs' });
   app.get('/v1/openapi.json', { schema: { hide: true } }, () => app.swagger());

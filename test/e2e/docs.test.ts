@@ -56,6 +56,12 @@ describe('the docs pages under /docs', () => {
     expect(html).not.toContain('{{');
   });
 
+  it("says the same of deliveries in the OpenAPI document's webhooks section", async () => {
+    const delivery = (await get('/v1/openapi.json')).json().webhooks['nature.assessment.completed'].post;
+    expect(delivery.description).toContain('A 2xx within 2.5 s is a delivery; anything else is retried with backoff (about 2 s, 1.5 min, 1 h after each failed attempt)');
+    expect(delivery.responses['200'].description).toBe('Any 2xx answer within 2.5 s: delivered. The body is ignored.');
+  });
+
   it('shows text in angle brackets as text, never as a tag', async () => {
     expect((await get('/docs/getting-started')).body).toContain('Authorization: Bearer &lt;API key&gt;');
     expect((await get('/docs/errors')).body).toContain('Authorization: Bearer &lt;API key&gt;');

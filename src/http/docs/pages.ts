@@ -19,7 +19,7 @@ function docsDirectory(): string {
 }
 
 /** 5000 → "5 s", 1800000 → "30 min", 36000000 → "10 h"; `rough` keeps two significant digits (5.08 min → 5.1 min). */
-function duration(ms: number, rough = false): string {
+export function duration(ms: number, rough = false): string {
   const units: [number, string][] = [
     [3_600_000, 'h'],
     [60_000, 'min'],
