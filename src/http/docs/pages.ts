@@ -1,22 +1,11 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Config } from '../../config.js';
-import { type RenderedPage, guides, renderPage } from './render.js';
+import { type StaticAsset, packagePath } from '../static-asset.js';
+import { guides, renderPage } from './render.js';
 
 /** What the guides say about this server's own settings. */
 export type DocsSettings = Config['webhooks'];
-
-/**
- * The docs/ directory at the package root: beside src/ in a checkout (run by tsx), beside dist/ once built
- * (dist/src/http/docs/), and in the image where the Dockerfile copies it.
- */
-function docsDirectory(): string {
-  for (let dir = dirname(fileURLToPath(import.meta.url)); dir !== dirname(dir); dir = dirname(dir)) {
-    if (existsSync(join(dir, 'docs', 'index.md'))) return join(dir, 'docs');
-  }
-  throw new Error('the docs/ directory of the package is missing');
-}
 
 /** 5000 → "5 s", 1800000 → "30 min", 36000000 → "10 h"; `rough` keeps two significant digits (5.08 min → 5.1 min). */
 export function duration(ms: number, rough = false): string {
@@ -43,14 +32,15 @@ function retryTable(scheduleMs: readonly number[]): string {
 }
 
 /** Every page under /docs, rendered once at start-up: `index` is /docs itself. */
-export function loadDocsPages(settings: DocsSettings): Map<string, RenderedPage> {
-  const dir = docsDirectory();
+export function loadDocsPages(settings: DocsSettings): Map<string, StaticAsset> {
+  // By its index page: src/http/docs/ (this module's own directory) is not the guides'.
+  const dir = dirname(packagePath('docs/index.md'));
   const values: Record<string, string> = {
     retry_schedule: retryTable(settings.retryScheduleMs),
     attempts: String(settings.retryScheduleMs.length + 1),
     webhook_timeout: duration(settings.timeoutMs),
   };
-  const pages = new Map<string, RenderedPage>();
+  const pages = new Map<string, StaticAsset>();
   for (const { slug, title } of [{ slug: 'index', title: 'Documentation' }, ...guides]) {
     const source = readFileSync(join(dir, `${slug}.md`), 'utf8').replace(/\{\{(\w+)\}\}/g, (_whole, name: string) => {
       // A misspelt placeholder fails the start (and the tests), rather than show braces to readers.

@@ -1,11 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Marked } from 'marked';
+import { type StaticAsset, staticAsset } from '../static-asset.js';
 
-/** A docs page as served: a whole HTML document, and the strong validator of its bytes. */
-export interface RenderedPage {
-  html: string;
-  etag: string;
-}
 
 /** The guides, in the order of the navigation bar; the API reference and the document follow them. */
 export const guides = [
@@ -40,7 +36,7 @@ footer { max-width: 60rem; margin: 0 auto; padding: 1rem 1.5rem 2rem; color: var
 `;
 
 /** What the page may load: nothing but its own inline stylesheet (no script, no font, no CDN). */
-export const CONTENT_SECURITY_POLICY = `default-src 'none'; style-src 'sha256-${createHash('sha256').update(STYLESHEET).digest('base64')}'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
+const CONTENT_SECURITY_POLICY = `default-src 'none'; style-src 'sha256-${createHash('sha256').update(STYLESHEET).digest('base64')}'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
 
 const escapeHtml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
@@ -68,7 +64,7 @@ const markdown = new Marked({
 });
 
 /** One guide from Markdown into a complete, accessible HTML page with the navigation and the inline stylesheet. */
-export function renderPage(slugOfPage: string, title: string, source: string): RenderedPage {
+export function renderPage(slugOfPage: string, title: string, source: string): StaticAsset {
   const body = markdown.parse(source, { async: false });
   const link = (href: string, label: string, current: boolean) => `<a href="${href}"${current ? ' aria-current="page"' : ''}>${escapeHtml(label)}</a>`;
   const nav = [
@@ -95,5 +91,5 @@ ${body}</main>
 </body>
 </html>
 `;
-  return { html, etag: `"${createHash('sha256').update(html).digest('base64url').slice(0, 27)}"` };
+  return staticAsset(html, 'text/html; charset=utf-8', { 'content-security-policy': CONTENT_SECURITY_POLICY, 'referrer-policy': 'no-referrer' });
 }
