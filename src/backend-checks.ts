@@ -11,10 +11,10 @@ interface Backend {
   probe: (url: string, timeoutMs: number) => Promise<void>;
 }
 
-/** The backend servers `config` names; the operator command never uses the bus. */
-function backendsOf(config: Config, uses: { bus: boolean }): Backend[] {
+/** The backend servers `config` names that a process uses: the operator command never uses the bus, its key commands no event store. */
+function backendsOf(config: Config, uses: Uses): Backend[] {
   const backends: Backend[] = [];
-  if (config.eventStore.kind === 'eventstoredb') backends.push({ name: 'EventStoreDB', variable: 'EVENTSTORE_URL', url: config.eventStore.url, probe: probeEventStoreDb });
+  if (uses.eventStore && config.eventStore.kind === 'eventstoredb') backends.push({ name: 'EventStoreDB', variable: 'EVENTSTORE_URL', url: config.eventStore.url, probe: probeEventStoreDb });
   if (config.readModels.kind === 'mongodb') backends.push({ name: 'MongoDB', variable: 'MONGODB_URL', url: config.readModels.url, probe: probeMongoDb });
   if (uses.bus && config.bus.kind === 'nats') backends.push({ name: 'NATS', variable: 'NATS_URL', url: config.bus.url, probe: probeNats });
   return backends;
@@ -25,7 +25,9 @@ function backendsOf(config: Config, uses: { bus: boolean }): Backend[] {
  * throws an OperatorError whose one line names the first that did not answer (in the order above) and its
  * host, never the URL's credentials. Drivers connect lazily or retry for long: this is where a wrong URL shows.
  */
-export async function checkBackends(config: Config, uses = { bus: true }): Promise<void> {
+type Uses = { bus: boolean; eventStore: boolean };
+
+export async function checkBackends(config: Config, uses: Uses = { bus: true, eventStore: true }): Promise<void> {
   const backends = backendsOf(config, uses);
   const outcomes = await Promise.allSettled(backends.map((backend) => within(config.backendTimeoutMs, backend.probe(backend.url, config.backendTimeoutMs))));
   const failed = outcomes.findIndex((outcome) => outcome.status === 'rejected');

@@ -37,14 +37,14 @@ function storeConfig(): Config {
 
 /**
  * The configuration, once the store that a command reads is known to exist: in a wrong directory it
- * fails, rather than create an empty store and report that it is empty. `keys.db` is the file whatever
- * the configuration; the configured key store is on MongoDB whenever the read models are.
+ * fails, rather than create an empty store and report that it is empty.
  */
-function existingStore(store: 'keys' | 'keys.db' | Environment): Config {
+function existingStore(store: 'keys' | Environment): Config {
   const config = storeConfig();
-  const file = store === 'keys' && config.readModels.kind === 'mongodb' ? undefined : sqliteStoreFile(config, store === 'keys.db' ? 'keys' : store);
+  const file = sqliteStoreFile(config, store);
+  // On EventStoreDB there is no file to look for: the server is asked instead (reachable).
   if (file === undefined) return config;
-  const what = store === 'keys' || store === 'keys.db' ? 'key store' : `${store === 'live' ? 'production' : 'sandbox'} event log`;
+  const what = store === 'keys' ? 'key store' : `${store === 'live' ? 'production' : 'sandbox'} event log`;
   const missing = new CliError(`no ${what} in ${config.dataDir} (no ${basename(file)}): is --data-dir (or NATURE_DATA_DIR) right?`);
   if (!existsSync(config.dataDir)) throw missing;
   // A directory this user cannot read would hide the file: say that instead.
@@ -53,9 +53,12 @@ function existingStore(store: 'keys' | 'keys.db' | Environment): Config {
   return config;
 }
 
-/** The configuration, once its backend servers answered (within NATURE_BACKEND_TIMEOUT_MS each): a wrong URL fails at once, in one line. */
-async function reachable(config: Config): Promise<Config> {
-  await checkBackends(config, { bus: false });
+/**
+ * The configuration, once the backend servers the command uses answered (within NATURE_BACKEND_TIMEOUT_MS
+ * each): a wrong URL fails at once, in one line. The key commands use no event store.
+ */
+async function reachable(config: Config, uses = { eventStore: true }): Promise<Config> {
+  await checkBackends(config, { bus: false, ...uses });
   return config;
 }
 
@@ -64,7 +67,7 @@ program.addCommand(
     {
       async open({ create }) {
         const config = storeConfig();
-        if (config.readModels.kind === 'mongodb') return openKeyStore(await reachable(config));
+        if (config.readModels.kind === 'mongodb') return openKeyStore(await reachable(config, { eventStore: false }));
         if (!create) return openKeyStore(existingStore('keys'));
         // Minting is how a new install starts, so it may create the store: it says so.
         const fresh = !existsSync(sqliteStoreFile(config, 'keys'));
@@ -75,7 +78,7 @@ program.addCommand(
       async openLeftBehind() {
         const config = storeConfig();
         if (config.readModels.kind !== 'mongodb') throw new CliError('the keys are kept in keys.db itself (NATURE_READ_MODELS is not mongodb): there is nothing to import');
-        return { store: await openKeyStore(existingStore('keys.db'), 'keys.db'), file: sqliteStoreFile(config, 'keys') };
+        return { store: await openKeyStore(existingStore('keys'), 'keys.db'), file: sqliteStoreFile(config, 'keys') };
       },
     },
     output,

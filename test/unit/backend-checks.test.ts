@@ -71,7 +71,14 @@ describe.skipIf(natsServerPath === undefined)('checking the NATS server at start
 
   it('leaves the bus out for operator commands, which never use it', async () => {
     const port = await freePort();
-    await expect(checkBackends(config(`nats://127.0.0.1:${port}`), { bus: false })).resolves.toBeUndefined();
+    await expect(checkBackends(config(`nats://127.0.0.1:${port}`), { bus: false, eventStore: true })).resolves.toBeUndefined();
     await expect(checkBackends(config(`nats://127.0.0.1:${port}`))).rejects.toThrow(/^NATS at 127\.0\.0\.1:\d+ \(NATS_URL\) did not answer: CONNECTION_REFUSED$/);
+  });
+
+  it('leaves the event store out for the key commands, which never use it', async () => {
+    const port = await freePort();
+    const onEventStoreDb = loadConfig({ NATURE_EVENT_STORE: 'eventstoredb', EVENTSTORE_URL: `esdb://127.0.0.1:${port}?tls=false`, NATURE_BACKEND_TIMEOUT_MS: '3000' });
+    await expect(checkBackends(onEventStoreDb, { bus: false, eventStore: false })).resolves.toBeUndefined();
+    await expect(checkBackends(onEventStoreDb, { bus: false, eventStore: true })).rejects.toThrow(/^EventStoreDB at 127\.0\.0\.1:\d+ \(EVENTSTORE_URL\) did not answer/);
   });
 });
