@@ -4,15 +4,19 @@ import { fileURLToPath } from 'node:url';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Example, startExample } from '../../examples/embed/example.js';
+import { DONE_MESSAGE } from '../../packages/embed/src/api.js';
+import { items } from '../../src/scoring/item-bank.js';
 import { chromiumMissing, launchChromium } from '../support/browser.js';
 import { eventually } from '../support/eventually.js';
+import { callServer } from '../support/processes.js';
 import { tempDir } from '../support/temp-dir.js';
 
 /** Where the screenshots go, to look at after a run (and one for the README). */
 const screenshots = fileURLToPath(new URL('../../test-results/embed-browser/', import.meta.url));
 
 const TOTAL = 76;
-const itemId = (n: number) => `mn_${String(n).padStart(3, '0')}`;
+/** The id of item n (1-based). */
+const itemId = (n: number) => items[n - 1]!.id;
 /** The answer the person gives to item n: every value of the scale, in no simple order. */
 const valueFor = (n: number) => ((n * 7) % 5) + 1;
 
@@ -49,11 +53,7 @@ describe.skipIf(skipped)('the <nature-assessment> component in the example page,
   }, 60_000);
 
   /** The API as the caller's server calls it, with its secret key. */
-  async function sk(method: string, path: string) {
-    const response = await fetch(`${example.apiUrl}${path}`, { method, headers: { authorization: `Bearer ${example.secretKey.key}` } });
-    // Response bodies are checked field by field; their static type adds nothing.
-    return { status: response.status, body: (await response.json()) as Record<string, any> };
-  }
+  const sk = (method: string, path: string) => callServer({ url: example.apiUrl }, example.secretKey.key, method, path);
 
   /** Opens a page and records the script errors it raises. */
   async function open(url: string, viewport?: { width: number; height: number }): Promise<{ page: Page; pageErrors: string[] }> {
@@ -196,7 +196,7 @@ describe.skipIf(skipped)('the <nature-assessment> component in the example page,
       for (let n = 58; n <= TOTAL; n++) await answerByMouse(page, n);
 
       const done = component(page).locator('[part="done"]');
-      await poll(() => done.innerText().catch(() => '')).toBe('Thank you: all 76 answers are in.');
+      await poll(() => done.innerText().catch(() => '')).toBe(DONE_MESSAGE);
       await poll(() => progressText(page)).toBe(`76 of ${TOTAL} answered`);
       expect(await radio(page, 1, 1).isDisabled()).toBe(true);
       expect(await component(page).locator('[part="error"]').innerText()).toBe('');
@@ -239,7 +239,7 @@ describe.skipIf(skipped)('the <nature-assessment> component in the example page,
         if (entry.type !== 'responses.submitted') continue;
         for (const response of entry.data.responses as { item_id: string; value: number }[]) storedValues.set(response.item_id, response.value);
       }
-      expect(Object.fromEntries(storedValues)).toEqual(Object.fromEntries(Array.from({ length: TOTAL }, (_, i) => [itemId(i + 1), valueFor(i + 1)])));
+      expect(Object.fromEntries(storedValues)).toEqual(Object.fromEntries(items.map((item, i) => [item.id, valueFor(i + 1)])));
       expect(pageErrors).toEqual([]);
       await page.close();
 
@@ -256,7 +256,7 @@ describe.skipIf(skipped)('the <nature-assessment> component in the example page,
         document.querySelector('main').append(element);
       `);
       const doneAgain = component(again.page).locator('[part="done"]');
-      await poll(() => doneAgain.innerText().catch(() => '')).toBe('Thank you: all 76 answers are in.');
+      await poll(() => doneAgain.innerText().catch(() => '')).toBe(DONE_MESSAGE);
       expect(await progressText(again.page)).toBe(`76 of ${TOTAL} answered`);
       expect(await component(again.page).locator('[part="error"]').innerText()).toBe('');
       const reopenedEvents = await events(again.page);

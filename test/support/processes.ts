@@ -86,8 +86,8 @@ export function serverPool(env: () => Record<string, string>) {
   };
 }
 
-/** A JSON request to a server process with a key, as a caller sends it over real HTTP. */
-export async function callServer(server: ServerProcess, key: string, method: string, path: string, body?: unknown) {
+/** A JSON request to a server (a ServerProcess, or anything with its `url`) with a key, as a caller sends it over real HTTP. */
+export async function callServer(server: { url: string }, key: string, method: string, path: string, body?: unknown) {
   const response = await fetch(`${server.url}${path}`, {
     method,
     headers: { authorization: `Bearer ${key}`, ...(body !== undefined && { 'content-type': 'application/json' }) },

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { Answer, ApiError, AssessmentState, Result } from '../../packages/embed/src/api.js';
 import { Outbox, type StorageLike, storageKey } from '../../packages/embed/src/outbox.js';
+import { items } from '../../src/scoring/item-bank.js';
 
 const ASSESSMENT = 'asm_01TEST';
-const ids = Array.from({ length: 76 }, (_, index) => `mn_${String(index + 1).padStart(3, '0')}`);
+const ids = items.map((item) => item.id);
 
 class MemoryStorage implements StorageLike {
   readonly map = new Map<string, string>();
@@ -182,15 +183,21 @@ describe('the embed outbox', () => {
     expect(calls[1]?.responses).toEqual(calls[0]?.responses);
   });
 
-  it('backs off exponentially between retries, capped at 30 s', async () => {
+  it('waits longer after each failed attempt (the sequence itself: embed-api.test.ts), and starts over after a success', async () => {
     const { outbox, calls, settle, timers, runTimer } = harness({ batchSize: 1 });
     outbox.give('mn_001', 1);
-    for (let attempt = 0; attempt < 7; attempt += 1) {
+    for (let attempt = 0; attempt < 3; attempt += 1) {
       await settle(calls[attempt], networkFailure);
       await runTimer();
     }
-    expect(timers.map((timer) => timer.ms)).toEqual([1000, 2000, 4000, 8000, 16000, 30000, 30000]);
+    const [first, second, third] = timers.map((timer) => timer.ms);
+    expect(second).toBeGreaterThan(first!);
+    expect(third).toBeGreaterThan(second!);
     expect(new Set(calls.map((call) => call.key))).toEqual(new Set(['key-1']));
+    await settle(calls[3], ok(['mn_001']));
+    outbox.give('mn_002', 2);
+    await settle(calls[4], networkFailure);
+    expect(timers.at(-1)?.ms).toBe(first);
   });
 
   it('does not send new answers while a retry waits, and sends them after it succeeds', async () => {
@@ -266,7 +273,7 @@ describe('the embed outbox', () => {
   it('on reopening, answers the server lacks are queued again and counted with those given elsewhere', async () => {
     const storage = new MemoryStorage();
     // An earlier visit: mn_001..mn_002 accepted, mn_003 refused (back in pending), then pending lost.
-    storage.setItem(storageKey(ASSESSMENT), JSON.stringify({ answers: { mn_001: 1, mn_002: 2, mn_003: 3 }, pending: {}, inflight: null, submitted: false }));
+    storage.setItem(storageKey(ASSESSMENT), JSON.stringify({ answers: { mn_001: 1, mn_002: 2, mn_003: 3 }, pending: {}, inflight: [], submitted: false }));
     const { outbox, calls } = harness({ storage, batchSize: 10 });
     // The server has mn_001, mn_002 and mn_010 (answered on another device).
     outbox.reconcile(serverState(['mn_001', 'mn_002', 'mn_010']));
@@ -284,11 +291,38 @@ describe('the embed outbox', () => {
     const storage = new MemoryStorage();
     storage.setItem(
       storageKey(ASSESSMENT),
-      JSON.stringify({ answers: { mn_001: 1 }, pending: {}, inflight: { key: 'k', responses: [{ item_id: 'mn_001', value: 1 }] }, submitted: false }),
+      JSON.stringify({ answers: { mn_001: 1 }, pending: {}, inflight: [{ key: 'k', responses: [{ item_id: 'mn_001', value: 1 }] }], submitted: false }),
     );
     const { outbox } = harness({ storage });
     outbox.reconcile(serverState([]));
     expect(outbox.pendingCount).toBe(0);
+  });
+
+  it('hiding the page keeps waiting out a Retry-After (the answers stay stored); pagehide sends at once', async () => {
+    const { outbox, calls, settle, timers, storage } = harness({ batchSize: 1 });
+    outbox.give('mn_001', 1);
+    await settle(calls[0], problem(429, 'rate_limited', 7000));
+    outbox.give('mn_002', 2);
+    await outbox.hide();
+    expect(calls).toHaveLength(1);
+    expect(timers.map((timer) => [timer.ms, timer.cleared])).toEqual([[7000, false]]);
+    expect(storage.stored().pending).toEqual({ mn_002: 2 });
+    // The page really goes: the stored batch (same key) and the pending answer leave now.
+    void outbox.flush(true);
+    expect(timers[0]?.cleared).toBe(true);
+    expect(calls.slice(1).map((call) => [call.key, call.leaving])).toEqual([
+      ['key-1', true],
+      ['key-2', true],
+    ]);
+  });
+
+  it('hiding the page during a backoff without Retry-After sends at once, as leaving', async () => {
+    const { outbox, calls, settle, timers } = harness({ batchSize: 1 });
+    outbox.give('mn_001', 1);
+    await settle(calls[0], networkFailure);
+    void outbox.hide();
+    expect(timers[0]?.cleared).toBe(true);
+    expect(calls[1]).toMatchObject({ key: 'key-1', leaving: true });
   });
 
   it('on leaving the page, sends what waits with keepalive, even below batch-size or during a backoff', async () => {
@@ -324,7 +358,7 @@ describe('the embed outbox', () => {
     const storage = new MemoryStorage();
     storage.setItem(storageKey(ASSESSMENT), '{not json');
     expect(harness({ storage }).outbox.answered).toBe(0);
-    storage.setItem(storageKey(ASSESSMENT), JSON.stringify({ answers: { mn_001: 'x', mn_002: 4 }, inflight: { key: 7 } }));
+    storage.setItem(storageKey(ASSESSMENT), JSON.stringify({ answers: { mn_001: 'x', mn_002: 4 }, inflight: [{ key: 7 }] }));
     const { outbox } = harness({ storage });
     expect(outbox.answered).toBe(1);
     expect(outbox.inflight).toEqual([]);
@@ -455,6 +489,19 @@ describe('the embed outbox', () => {
     expect(later.outbox.answered).toBe(5);
   });
 
+  it('a tab that sent an item keeps another tab\'s later, unsent change to it in storage', async () => {
+    const storage = new MemoryStorage();
+    const a = harness({ storage, batchSize: 1 });
+    const b = harness({ storage, batchSize: 10 });
+    a.outbox.give('mn_001', 1);
+    await a.settle(a.calls[0], ok(['mn_001']));
+    b.outbox.give('mn_001', 5);
+    expect(storage.stored().pending).toEqual({ mn_001: 5 });
+    a.outbox.give('mn_002', 2);
+    expect(storage.stored().pending).toEqual({ mn_001: 5 });
+    expect(storage.stored().answers).toEqual({ mn_001: 5, mn_002: 2 });
+  });
+
   it('a tab keeps the batch another tab has in flight in storage', () => {
     const storage = new MemoryStorage();
     const a = harness({ storage, batchSize: 2 });
@@ -484,14 +531,6 @@ describe('the embed outbox', () => {
     expect(storage.stored()).toEqual({ answers: {}, pending: {}, inflight: [], submitted: true });
   });
 
-  it('reads the single in-flight batch stored by the earlier version', () => {
-    const storage = new MemoryStorage();
-    storage.setItem(
-      storageKey(ASSESSMENT),
-      JSON.stringify({ answers: { mn_001: 1 }, pending: {}, inflight: { key: 'k', responses: [{ item_id: 'mn_001', value: 1 }] }, submitted: false }),
-    );
-    expect(harness({ storage }).outbox.inflight).toEqual([{ key: 'k', responses: [{ item_id: 'mn_001', value: 1 }] }]);
-  });
   it('on reopening, answers below batch-size go once the resent batches are done', async () => {
     const storage = new MemoryStorage();
     storage.setItem(
@@ -509,5 +548,28 @@ describe('the embed outbox', () => {
     expect(calls.map((call) => call.key)).toEqual(['k']);
     await settle(calls[0], ok(['mn_001']));
     expect(calls[1]?.responses).toEqual([{ item_id: 'mn_002', value: 2 }]);
+  });
+
+  it('on reopening, a flush sends the stored batch, then the pending answers below batch-size once it is accepted', async () => {
+    const storage = new MemoryStorage();
+    storage.setItem(
+      storageKey(ASSESSMENT),
+      JSON.stringify({
+        answers: { mn_001: 1, mn_002: 2 },
+        pending: { mn_002: 2 },
+        inflight: [{ key: 'k', responses: [{ item_id: 'mn_001', value: 1 }] }],
+        submitted: false,
+      }),
+    );
+    const { outbox, calls, settle, storage: stored } = harness({ storage, batchSize: 10 });
+    void outbox.flush(false);
+    expect(calls.map((call) => call.key)).toEqual(['k']);
+    await settle(calls[0], ok(['mn_001']));
+    expect(calls[1]).toMatchObject({ key: 'key-1', leaving: false, responses: [{ item_id: 'mn_002', value: 2 }] });
+    await settle(calls[1], ok(['mn_001', 'mn_002']));
+    expect(stored.stored().pending).toEqual({});
+    // The flush is over: the next answer waits for batch-size again.
+    outbox.give('mn_003', 3);
+    expect(calls).toHaveLength(2);
   });
 });

@@ -64,6 +64,9 @@ export interface ResponseLike {
   json(): Promise<unknown>;
 }
 
+/** What the element says once all 76 answers are in (here, free of DOM types, so Node-side tests can import it). */
+export const DONE_MESSAGE = 'Thank you: all 76 answers are in.';
+
 export const NETWORK_MESSAGE =
   "Could not reach the Nature Profile API. Check your connection; if this persists, this page's origin may not be allowed for the publishable key.";
 

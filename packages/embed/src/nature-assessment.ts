@@ -126,7 +126,8 @@ class Session {
   private ended = false;
   private readonly onPageHide = () => void this.outbox.flush(true);
   private readonly onVisibility = () => {
-    if (document.visibilityState === 'hidden') void this.outbox.flush(true);
+    // Hidden may come back: a wait for the server's Retry-After goes on (pagehide sends regardless).
+    if (document.visibilityState === 'hidden') void this.outbox.hide();
   };
 
   constructor(host: HTMLElement, view: View, config: SessionConfig) {

@@ -85,12 +85,12 @@ export class Outbox {
   private attempt = 0;
   private halted: ApiError | null = null;
   private disposed = false;
-  /** flush(false) came while a request was under way: the pending answers go, whatever their number, when it is done. */
+  /** flush(false) asked for the pending answers to go, whatever their number, once nothing is under way or waiting. */
   private flushRequested = false;
+  /** The retry waiting in retryTimer waits out the server's Retry-After. */
+  private retryAfterServer = false;
   /** The item just answered here, until it is saved: the newest value, over what another tab stored for it. */
   private changed: string | null = null;
-  /** Items whose sending this tab is responsible for (pending or batched here); other tabs' pending items are only kept in storage. */
-  private readonly mine = new Set<string>();
   /** Batch keys this tab loaded or made: a stored batch with another key belongs to another tab and is kept in storage. */
   private readonly ownKeys = new Set<string>();
 
@@ -98,11 +98,7 @@ export class Outbox {
     this.options = options;
     this.key = storageKey(options.assessmentId);
     this.state = load(options.storage, this.key);
-    for (const itemId of Object.keys(this.state.pending)) this.mine.add(itemId);
-    for (const batch of this.state.inflight) {
-      this.ownKeys.add(batch.key);
-      for (const answer of batch.responses) this.mine.add(answer.item_id);
-    }
+    for (const batch of this.state.inflight) this.ownKeys.add(batch.key);
   }
 
   get submitted(): boolean {
@@ -155,7 +151,6 @@ export class Outbox {
     for (const [itemId, value] of Object.entries(this.state.answers)) {
       if (this.serverUnanswered?.has(itemId) && !(itemId in this.state.pending) && !inflight.has(itemId)) {
         this.state.pending[itemId] = value;
-        this.mine.add(itemId);
       }
     }
     this.save();
@@ -173,7 +168,6 @@ export class Outbox {
     if (this.state.submitted) return;
     this.state.answers[itemId] = value;
     this.changed = itemId;
-    this.mine.add(itemId);
     // Deleting first moves a changed answer to the end, so the pending set stays in answer order.
     delete this.state.pending[itemId];
     this.state.pending[itemId] = value;
@@ -196,26 +190,32 @@ export class Outbox {
   }
 
   /**
-   * Sends what is waiting now, whatever the batch size. On reopening (`leaving` false): unless a request is
-   * under way or a retry waits. On leaving the page (`leaving` true): at once, stored batches not under way
-   * and a new batch of the pending answers whose items are not in a stored batch.
+   * Sends what is waiting now, whatever the batch size. On reopening (`leaving` false): the stored batches
+   * first, then the pending answers, once no request is under way and no retry waits. On leaving the page
+   * (`leaving` true): at once, stored batches not under way and a new batch of the pending answers whose
+   * items are not in a stored batch.
    */
   flush(leaving: boolean): Promise<void> {
     if (this.disposed || this.halted) return Promise.resolve();
     this.clearSettle();
     if (!leaving) {
-      if (this.active.size > 0 || this.retryTimer !== null) {
-        this.flushRequested = true;
-        return Promise.resolve();
-      }
-      const batch = this.state.inflight[0] ?? this.takeBatch();
-      return batch ? this.send(batch, false) : Promise.resolve();
+      this.flushRequested = true;
+      this.next();
+      return Promise.resolve();
     }
     this.clearRetry();
     const sends = this.state.inflight.filter((batch) => !this.active.has(batch.key)).map((batch) => this.send(batch, true));
     const extra = this.takeBatch();
     if (extra) sends.push(this.send(extra, true));
     return Promise.all(sends).then(() => undefined);
+  }
+
+  /**
+   * The page was hidden (it may come back): as leaving, except that a retry waiting out the server's
+   * Retry-After keeps waiting (sending now would only be refused again). `pagehide` still sends at once.
+   */
+  hide(): Promise<void> {
+    return this.retryTimer !== null && this.retryAfterServer ? Promise.resolve() : this.flush(true);
   }
 
   /** Stops timers; what is persisted stays for the next visit. */
@@ -233,7 +233,11 @@ export class Outbox {
       return;
     }
     const pending = this.pendingCount;
-    if (pending === 0) return;
+    if (pending === 0) {
+      // Nothing was left to flush: the next answer waits for batch-size and settles as usual.
+      this.flushRequested = false;
+      return;
+    }
     const all = this.answered === TOTAL_ITEMS || this.flushRequested;
     if (all || (pending >= this.options.batchSize && this.settleTimer === null)) {
       // A due batch is the batch-size oldest answers (more may have come while it waited); the last ones, or
@@ -300,6 +304,7 @@ export class Outbox {
     this.clearRetry();
     this.attempt += 1;
     const delay = retryDelay(this.attempt, error, this.options.random ?? Math.random);
+    this.retryAfterServer = error.retryAfterMs !== null;
     this.retryTimer = this.options.timers.set(() => {
       this.retryTimer = null;
       this.next();
@@ -364,7 +369,9 @@ export class Outbox {
         // Per item, the value saved last (by any tab) wins: what is stored, unless this tab has just answered it.
         const answers = { ...this.state.answers, ...stored.answers };
         if (this.changed !== null) answers[this.changed] = this.state.answers[this.changed] as number;
-        const ours = new Set([...this.mine, ...Object.keys(this.state.pending)]);
+        // This tab's items: pending or in a batch here. Stored pending answers to any other item are another
+        // tab's (its later change to an item this tab sent, say) and are kept.
+        const ours = new Set([...Object.keys(this.state.pending), ...this.inflightItems()]);
         const foreignPending = Object.fromEntries(Object.entries(stored.pending).filter(([itemId]) => !ours.has(itemId)));
         const foreignBatches = stored.inflight.filter((batch) => !this.ownKeys.has(batch.key));
         record = {
@@ -392,8 +399,7 @@ function load(storage: StorageLike, key: string): OutboxState {
   }
   if (typeof raw !== 'object' || raw === null) return empty;
   const stored = raw as Partial<Record<keyof OutboxState, unknown>>;
-  // Earlier versions stored one batch (or null) here.
-  const batches = Array.isArray(stored.inflight) ? stored.inflight : stored.inflight ? [stored.inflight] : [];
+  const batches = Array.isArray(stored.inflight) ? stored.inflight : [];
   return {
     answers: values(stored.answers),
     pending: values(stored.pending),

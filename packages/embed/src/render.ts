@@ -1,10 +1,8 @@
 // The component's DOM: a progress header, an error area, the 76 items as native radio groups, and the
 // closing message. Native radios give keyboard use for free (Tab between items, arrows within one).
 
-import { type ItemBank, TOTAL_ITEMS } from './api.js';
+import { DONE_MESSAGE, type ItemBank, TOTAL_ITEMS } from './api.js';
 import { styles } from './styles.js';
-
-export const DONE_MESSAGE = 'Thank you: all 76 answers are in.';
 const ANSWERED_ELSEWHERE = 'Answered earlier. Choose again to change your answer.';
 
 /** What the view needs to know about an item's answer. */
