@@ -32,7 +32,8 @@ export interface ApiKeyRecord {
 }
 
 const RANDOM_LENGTH = 40;
-const randomPart = customAlphabet('0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz', RANDOM_LENGTH);
+/** Base62 random characters: the secret part of raw API keys and client secrets. */
+export const randomPart = customAlphabet('0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz', RANDOM_LENGTH);
 const RAW_KEY = /^(test|live)_(pk|sk)_[0-9A-Za-z]{32,128}$/;
 
 export function hashKey(raw: string): string {

@@ -1,6 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
-import { customAlphabet } from 'nanoid';
-import { hashKey } from './api-keys.js';
+import { hashKey, randomPart } from './api-keys.js';
 
 /**
  * An assessment's client secret, `asm_…_secret_…`: what a browser presents with a pk key to act on that one
@@ -8,7 +7,6 @@ import { hashKey } from './api-keys.js';
  * (namesAssessment).
  * Only its SHA-256 is kept (in the log and the read model), like API keys: it carries 238 random bits.
  */
-const randomPart = customAlphabet('0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz', 40);
 const CLIENT_SECRET = /^(asm_[0-9A-Za-z]+)_secret_[0-9A-Za-z]{40}$/;
 
 export function mintClientSecret(assessmentId: string): { raw: string; hash: string } {

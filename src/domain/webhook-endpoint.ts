@@ -130,7 +130,7 @@ export interface EndpointChanges {
   status?: 'enabled' | 'disabled' | undefined;
 }
 
-export const DISABLED_BY_REQUEST = 'Disabled by request.';
+const DISABLED_BY_REQUEST = 'Disabled by request.';
 
 /** Records what differs from the endpoint as it stands: the same values again decide nothing (a safe retry). */
 export function decideUpdateEndpoint(state: WebhookEndpointState, endpointId: string, changes: EndpointChanges, now: Date): WebhookEndpointEvent[] {

@@ -14,7 +14,7 @@ declare module 'fastify' {
   }
 }
 
-export const CLIENT_SECRET_HEADER = 'nature-client-secret';
+const CLIENT_SECRET_HEADER = 'nature-client-secret';
 
 /**
  * A pk key on an assessment route acts only with that assessment's client secret, and only while the

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { type EventType, type WebhookEndpoint, eventTypes, subscribes } from '../../domain/webhook-endpoint.js';
+import { type EventType, eventTypes, subscribes } from '../../domain/webhook-endpoint.js';
 import type { ReadModelStore } from '../../ports/read-models.js';
 import { queueRedelivery } from '../../webhooks/dispatcher.js';
 import { type EventData, eventObject } from '../../webhooks/event-object.js';
@@ -9,6 +9,7 @@ import { listOf, listPage, listQuery } from '../lists.js';
 import { ProblemError } from '../problem.js';
 import { exampleIds, id, problems, timestamp } from '../schemas.js';
 import { requireSubject } from './subjects.js';
+import { requireEndpoint } from './webhook-endpoints.js';
 
 const eventId = id('evt', exampleIds.event, 'The event id.');
 
@@ -39,8 +40,7 @@ const redeliverBody = z
 
 /** The one endpoint a redelivery names: it must exist here, be enabled and listen to the event's type. */
 async function requireRedeliveryTarget(readModels: ReadModelStore, endpointId: string, type: EventType): Promise<void> {
-  const endpoint = (await readModels.get('webhook_endpoints', endpointId)) as unknown as WebhookEndpoint | undefined;
-  if (!endpoint) throw new ProblemError('not_found', `No webhook endpoint ${endpointId}.`);
+  const endpoint = await requireEndpoint(readModels, endpointId);
   const reason =
     endpoint.status !== 'enabled'
       ? `The endpoint ${endpointId} is disabled: it receives nothing.`

@@ -105,7 +105,7 @@ function toEndpointResource(endpoint: WebhookEndpoint, livemode: boolean, now: D
 }
 
 /** The endpoint as the read models hold it, or 404. */
-async function requireEndpoint(readModels: ReadModelStore, id: string): Promise<WebhookEndpoint> {
+export async function requireEndpoint(readModels: ReadModelStore, id: string): Promise<WebhookEndpoint> {
   const doc = (await readModels.get('webhook_endpoints', id)) as unknown as WebhookEndpoint | undefined;
   if (!doc) throw new ProblemError('not_found', `No webhook endpoint ${id}.`);
   return doc;
