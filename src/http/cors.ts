@@ -1,11 +1,13 @@
 import cors from '@fastify/cors';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import type { ApiKeyRecord } from '../domain/api-keys.js';
 import { ProblemError } from './problem.js';
 import type { RateLimiter } from './rate-limit.js';
 
 const ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'Nature-Client-Secret'];
 const EXPOSED_HEADERS = ['request-id', 'Retry-After', 'RateLimit', 'RateLimit-Policy', 'idempotent-replayed'];
+const BROWSER_METHODS: HTTPMethod[] = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'];
 /** How long a browser may reuse a preflight's answer. */
 const PREFLIGHT_MAX_AGE_S = 600;
 
@@ -17,19 +19,16 @@ const PREFLIGHT_MAX_AGE_S = 600;
  * preflight for a method the route lacks, gets no CORS headers and the usual 404 or 405 (unauthenticated).
  */
 export async function registerCors(app: FastifyInstance, limit: RateLimiter): Promise<void> {
-  // The routes a pk key may call (marked publishable or clientSecret where they are declared), with their methods.
-  const browserRoutes: { pattern: RegExp; methods: string[] }[] = [];
+  // The routes a pk key may call (marked publishable or clientSecret where they are declared), for preflights,
+  // which reach no route of their own: the router answers which methods a path has.
+  const browserRoutes = FindMyWay();
   app.addHook('onRoute', (route) => {
     if (route.config?.publishable !== true && route.config?.clientSecret !== true) return;
-    const pattern = new RegExp(`^${route.url.replace(/:[^/]+/g, '[^/]+')}$`);
-    const methods = [route.method].flat().filter((method) => method !== 'HEAD');
-    const known = browserRoutes.find((entry) => entry.pattern.source === pattern.source);
-    if (known) known.methods.push(...methods);
-    else browserRoutes.push({ pattern, methods });
+    for (const method of [route.method].flat()) if (method !== 'HEAD') browserRoutes.on(method as HTTPMethod, route.url, () => undefined);
   });
-  const browserMethods = (url: string) => {
-    const path = url.split('?')[0] ?? '';
-    return browserRoutes.find(({ pattern }) => pattern.test(path))?.methods;
+  const isBrowserRoute = (request: FastifyRequest) => {
+    const config = request.routeOptions.config;
+    return config.publishable === true || config.clientSecret === true;
   };
   // Preflights never reach authentication: they count against their client address here.
   app.addHook('onRequest', async (request, reply) => {
@@ -38,11 +37,13 @@ export async function registerCors(app: FastifyInstance, limit: RateLimiter): Pr
   await app.register(cors, {
     hook: 'onRequest',
     delegator: async (request: FastifyRequest) => {
-      const methods = browserMethods(request.url);
+      const path = request.url.split('?')[0] ?? '';
       // Only a browser's preflight (Origin and Access-Control-Request-Method) is one; any other OPTIONS is 405.
-      const preflight = request.method === 'OPTIONS';
-      const method = preflight ? (request.headers.origin === undefined ? undefined : request.headers['access-control-request-method']) : request.method;
-      if (methods === undefined || method === undefined || !methods.includes(method.toUpperCase())) return { origin: false };
+      const asked = request.headers.origin === undefined ? undefined : request.headers['access-control-request-method']?.toUpperCase();
+      const allowed =
+        request.method === 'OPTIONS' ? asked !== undefined && browserRoutes.find(asked as HTTPMethod, path) !== null : isBrowserRoute(request);
+      if (!allowed) return { origin: false };
+      const methods = BROWSER_METHODS.filter((method) => browserRoutes.find(method, path) !== null);
       return { origin: true, methods, allowedHeaders: ALLOWED_HEADERS, exposedHeaders: EXPOSED_HEADERS, maxAge: PREFLIGHT_MAX_AGE_S };
     },
   });
