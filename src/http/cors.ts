@@ -43,6 +43,7 @@ export async function registerCors(app: FastifyInstance, limit: RateLimiter): Pr
       const allowed =
         request.method === 'OPTIONS' ? asked !== undefined && browserRoutes.find(asked as HTTPMethod, path) !== null : isBrowserRoute(request);
       if (!allowed) return { origin: false };
+      if (request.method !== 'OPTIONS') return { origin: true, exposedHeaders: EXPOSED_HEADERS };
       const methods = BROWSER_METHODS.filter((method) => browserRoutes.find(method, path) !== null);
       return { origin: true, methods, allowedHeaders: ALLOWED_HEADERS, exposedHeaders: EXPOSED_HEADERS, maxAge: PREFLIGHT_MAX_AGE_S };
     },
