@@ -1,6 +1,4 @@
-import { join } from 'node:path';
-import { SqliteKeyStore } from '../../src/adapters/sqlite/key-store.js';
-import { mintKey } from '../../src/domain/api-keys.js';
+import { mintKeysInto } from '../../test/support/keys.js';
 import { tempDir } from './paths.js';
 import { type Process, startProcess } from './processes.js';
 
@@ -18,10 +16,7 @@ export interface NatureServer extends Process {
 export async function startNatureServer(env: Record<string, string> = {}, keepDataIn?: string): Promise<NatureServer> {
   // A data directory the caller gives is the caller's to remove (to read the stores after the server stops).
   const data = keepDataIn === undefined ? tempDir('nature-bench-data-') : { path: keepDataIn, cleanup: () => undefined };
-  const store = new SqliteKeyStore(join(data.path, 'keys.db'), 'FULL');
-  const { raw, record } = mintKey({ name: 'bench', environment: 'test', type: 'sk', scopes: ['nature:read', 'nature:write'] }, new Date());
-  await store.insert(record);
-  await store.close();
+  const [raw] = await mintKeysInto(data.path, [{ environment: 'test', type: 'sk', scopes: ['nature:read', 'nature:write'] }]);
   const server = await startProcess(
     'src/main.ts',
     { NATURE_DATA_DIR: data.path, NATURE_RATE_LIMIT_PER_SECOND: '1000000', NATURE_RATE_LIMIT_BURST: '1000000', ...env },
@@ -32,7 +27,7 @@ export async function startNatureServer(env: Record<string, string> = {}, keepDa
   });
   return {
     ...server,
-    key: raw,
+    key: raw!,
     dataDir: data.path,
     async stop() {
       await server.stop();
