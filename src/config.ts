@@ -17,8 +17,12 @@ const durations = z
     }),
   );
 
+/** A setting that is a whole number from min to max, written in digits only (no "1e3", no "10.0"). */
+const wholeNumber = (min: number, max: number) =>
+  z.string().regex(/^\d+$/, 'must be a whole number').transform(Number).pipe(z.number().int().min(min).max(max));
+
 const schema = z.object({
-  PORT: z.string().regex(/^\d+$/, 'must be a whole number').transform(Number).pipe(z.number().int().min(1).max(65535)).default(8080),
+  PORT: wholeNumber(1, 65535).default(8080),
   HOST: z.string().min(1).default('127.0.0.1'),
   NATURE_DATA_DIR: z.string().min(1).default('./data'),
   NATURE_EVENT_STORE: z.enum(['sqlite', 'eventstoredb']).default('sqlite'),
@@ -38,12 +42,12 @@ const schema = z.object({
     .optional(),
   NATS_STREAM_REPLICAS: z.string().regex(/^[1-5]$/, 'must be a whole number from 1 to 5 (the servers of the NATS cluster that keep each stream)').transform(Number).default(1),
   NATURE_SQLITE_SYNCHRONOUS: z.enum(['FULL', 'NORMAL']).default('FULL'),
-  NATURE_BACKEND_TIMEOUT_MS: z.string().regex(/^\d+$/, 'must be a whole number').transform(Number).pipe(z.number().int().min(100).max(300_000)).default(10_000),
+  NATURE_BACKEND_TIMEOUT_MS: wholeNumber(100, 300_000).default(10_000),
   NATURE_WEBHOOK_RETRY_SCHEDULE: durations.prefault('5s,5m,30m,2h,5h,10h,10h'),
-  NATURE_WEBHOOK_TIMEOUT_MS: z.string().regex(/^\d+$/, 'must be a whole number').transform(Number).pipe(z.number().int().min(100).max(60_000)).default(10_000),
-  NATURE_LEADER_LEASE_MS: z.string().regex(/^\d+$/, 'must be a whole number').transform(Number).pipe(z.number().int().min(300).max(600_000)).default(10_000),
-  NATURE_RATE_LIMIT_PER_SECOND: z.string().regex(/^\d+$/, 'must be a whole number').transform(Number).pipe(z.number().int().min(1).max(1_000_000)).default(100),
-  NATURE_RATE_LIMIT_BURST: z.string().regex(/^\d+$/, 'must be a whole number').transform(Number).pipe(z.number().int().min(1).max(1_000_000)).default(200),
+  NATURE_WEBHOOK_TIMEOUT_MS: wholeNumber(100, 60_000).default(10_000),
+  NATURE_LEADER_LEASE_MS: wholeNumber(300, 600_000).default(10_000),
+  NATURE_RATE_LIMIT_PER_SECOND: wholeNumber(1, 1_000_000).default(100),
+  NATURE_RATE_LIMIT_BURST: wholeNumber(1, 1_000_000).default(200),
   NATURE_SCORING_VERSION: z.enum(scoringVersions).default(NEWEST_SCORING_VERSION),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
