@@ -1,6 +1,7 @@
 import { BSON } from 'mongodb';
 import { describe, expect, it } from 'vitest';
-import { blanking, forwardCheckpoint, fromStored, guardedReplace, isTombstone, positionKey, takeLease, toStored, tombstone } from '../../src/adapters/mongodb/documents.js';
+import { blanking, forwardCheckpoint, fromStored, guardedReplace, isTombstone, takeLease, toStored, tombstone } from '../../src/adapters/mongodb/documents.js';
+import { positionKey } from '../../src/adapters/position-key.js';
 
 describe('MongoDB read-model documents (no server)', () => {
   it('stores positions as fixed-width strings that sort like the bigints, up to 128 bits', () => {

@@ -1,4 +1,5 @@
 import type { Document } from '../../ports/read-models.js';
+import { positionKey } from '../position-key.js';
 
 /** A read-model document as MongoDB stores it: `_id` is the document's id, `_position` the last event applied. */
 export type StoredDocument = Record<string, unknown> & { _id: string; _position: string };
@@ -9,11 +10,6 @@ export type Tombstone = { _id: string; _position: string; _removed: true };
 /** Matches the documents that are not tombstones. */
 export const NOT_REMOVED = { _removed: { $exists: false } } as const;
 
-/** Positions as fixed-width decimal strings: they compare in order as strings and fit any 128-bit bigint. */
-export function positionKey(position: bigint): string {
-  if (position < 0n) throw new Error('positions are never negative');
-  return position.toString().padStart(40, '0');
-}
 
 export function toStored(doc: Document, position: bigint): StoredDocument {
   const { id, ...rest } = doc;

@@ -11,6 +11,7 @@ import {
   type ReadModelStore,
   type StoredVersion,
 } from '../../ports/read-models.js';
+import { positionKey } from '../position-key.js';
 import { openDatabase, type Synchronous } from './database.js';
 
 /**
@@ -250,11 +251,6 @@ function processAlive(pid: number): boolean {
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
-}
-
-/** Positions as 40 zero-padded digits, which compare as text in the order of the numbers (any 128-bit bigint fits). */
-function positionKey(position: bigint): string {
-  return position.toString().padStart(40, '0');
 }
 
 /**
