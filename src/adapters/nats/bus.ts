@@ -15,7 +15,7 @@ import {
 import type { Environment } from '../../domain/api-keys.js';
 import { type Bus, type BusMessage, type ConsumeOptions, DEFAULT_MAX_DELIVER, type Handler, type Outcome, type Topic, runHandler, topics } from '../../ports/bus.js';
 import { NatsLink } from './connection.js';
-import { DELAY_LEVELS_MS, type DelayLevel, type Delayed, afterHop, nextHop } from './delays.js';
+import { DELAY_LEVELS_MS, type DelayLevel, type Delayed, afterHop, firstHop } from './delays.js';
 
 export interface NatsBusOptions {
   url: string;
@@ -264,9 +264,8 @@ export class NatsBus implements Bus {
 
   /** Acks the message once a copy waits in the delay levels, due after `delayMs`. */
   private async postpone(topic: Topic, message: JsMsg, envelope: Required<Envelope>, delayMs: number): Promise<void> {
-    const now = Date.now();
-    const level = nextHop(delayMs);
-    await this.publishDelayed(topic, level, { ...envelope, dueAt: now + delayMs, hop: 0, hopUntil: now + level });
+    const { level, delayed } = firstHop(envelope, Date.now(), delayMs);
+    await this.publishDelayed(topic, level, delayed);
     await message.ackAck();
   }
 
