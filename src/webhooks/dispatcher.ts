@@ -4,6 +4,7 @@ import { assessmentStream } from '../domain/assessment.js';
 import { newId } from '../domain/ids.js';
 import { type DeliveryOutcome, judgeAttempt, judgeTestAttempt } from '../domain/webhook-delivery.js';
 import { type WebhookEndpoint, endpointStream, signingSecrets, subscribes } from '../domain/webhook-endpoint.js';
+import { pause } from '../pause.js';
 import type { Bus, BusMessage, Handler, Outcome, Topic } from '../ports/bus.js';
 import type { EventStore } from '../ports/event-store.js';
 import type { ReadModelStore } from '../ports/read-models.js';
@@ -110,7 +111,8 @@ export class WebhookDispatcher {
         if (this.abort.signal.aborted) return;
         failures = performance.now() - started > CONSUMER_RAN_A_WHILE_MS ? 0 : failures + 1;
         this.logger.error({ err: error, topic }, 'webhook bus consumer failed; resuming');
-        await new Promise((resolve) => setTimeout(resolve, Math.min(5000, 250 * 2 ** failures)));
+        // Cut short by stop(): a shutdown or a step-down does not wait out the back-off.
+        await pause(Math.min(5000, 250 * 2 ** failures), this.abort.signal);
       }
     }
   }
@@ -194,22 +196,25 @@ export class WebhookDispatcher {
     const endpoint = (await this.services.readModels.get('webhook_endpoints', endpoint_id)) as unknown as WebhookEndpoint | undefined;
     // Deleted, or disabled since the fan-out: nothing to deliver to. A test may check a disabled endpoint before it is enabled again.
     if (!endpoint || (endpoint.status !== 'enabled' && !payload.test)) return { kind: 'ack' };
-    const event = 'event' in payload ? payload.event : await this.projectedEvent(payload.event_id);
-    if (!event) return notYetProjected(message);
-    // Pending deliveries (retries included) of an erased subject's events stop here. A test event names no subject.
-    if (!payload.test && (await this.subjectErased(event))) return { kind: 'ack' };
-
-    const record = await deliveryRecord(this.services.events, message.id);
-    // A delivery settled already (a repeat of its message after the bus's duplicate window) is not sent again.
-    if (record.outcome !== null && record.outcome !== 'retrying') return { kind: 'ack' };
+    // The slot first: a delivery turned away because its endpoint is busy (a hung one turns away hundreds a
+    // second) costs this one read, not the event's, the subject's and the delivery's too.
     const slot = this.slots.take(endpoint_id);
     if ('retryInMs' in slot) return { kind: 'defer', delayMs: slot.retryInMs };
-    // The slot is held until the attempt is recorded: the turns of the deliveries turned away follow the pace of the whole delivery.
-    const started = performance.now();
+    // The slot is held until the attempt is recorded: the turns of the deliveries turned away follow the pace
+    // of the whole delivery. One given back without an attempt teaches the slots no duration.
+    let started: number | undefined;
     try {
+      const event = 'event' in payload ? payload.event : await this.projectedEvent(payload.event_id);
+      if (!event) return notYetProjected(message);
+      // Pending deliveries (retries included) of an erased subject's events stop here. A test event names no subject.
+      if (!payload.test && (await this.subjectErased(event))) return { kind: 'ack' };
+      const record = await deliveryRecord(this.services.events, message.id);
+      // A delivery settled already (a repeat of its message after the bus's duplicate window) is not sent again.
+      if (record.outcome !== null && record.outcome !== 'retrying') return { kind: 'ack' };
+      started = performance.now();
       return await this.attempt(message.id, endpoint, event, record.attempts + 1, payload.test === true);
     } finally {
-      slot.release(performance.now() - started);
+      slot.release(started === undefined ? undefined : performance.now() - started);
     }
   }
 

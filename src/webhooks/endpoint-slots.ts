@@ -29,8 +29,12 @@ export class EndpointSlots {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** A slot, released with how long it was held; or, when the endpoint is full, how long to wait before asking again. */
-  take(endpointId: string): { release: (durationMs: number) => void } | { retryInMs: number } {
+  /**
+   * A slot, released with how long its delivery held it (or with no duration when it was given back
+   * without one: that teaches nothing); or, when the endpoint is full, how long to wait before asking again.
+   * Releasing a slot twice gives it back once.
+   */
+  take(endpointId: string): { release: (durationMs?: number) => void } | { retryInMs: number } {
     const load = this.endpoints.get(endpointId) ?? { busy: 0, lastTurn: 0, typicalMs: FIRST_GUESS_MS };
     this.endpoints.set(endpointId, load);
     const now = this.now();
@@ -39,10 +43,13 @@ export class EndpointSlots {
       return { retryInMs: load.lastTurn - now };
     }
     load.busy += 1;
+    let released = false;
     return {
       release: (durationMs) => {
+        if (released) return;
+        released = true;
         load.busy -= 1;
-        load.typicalMs += WEIGHT * (durationMs - load.typicalMs);
+        if (durationMs !== undefined) load.typicalMs += WEIGHT * (durationMs - load.typicalMs);
       },
     };
   }

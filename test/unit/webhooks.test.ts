@@ -13,7 +13,9 @@ import { recordAttempt } from '../../src/commands/webhooks.js';
 import type { ScoringCompleted } from '../../src/domain/assessment.js';
 import { deliveryStream, judgeAttempt } from '../../src/domain/webhook-delivery.js';
 import { type WebhookEndpointCreated, decideDeleteEndpoint, decideDisableEndpoint, endpointStream, evolveEndpoint } from '../../src/domain/webhook-endpoint.js';
+import type { Bus } from '../../src/ports/bus.js';
 import type { EventStore, RecordedEvent } from '../../src/ports/event-store.js';
+import type { ReadModelStore } from '../../src/ports/read-models.js';
 import { type DispatcherServices, WebhookDispatcher } from '../../src/webhooks/dispatcher.js';
 import { EndpointSlots } from '../../src/webhooks/endpoint-slots.js';
 import type { WebhookEvent } from '../../src/webhooks/event-object.js';
@@ -83,6 +85,8 @@ describe('webhook dispatcher', () => {
   let dispatcher: WebhookDispatcher | undefined;
   /** The streams the dispatcher read from the log. */
   let streamsRead: string[];
+  /** The read-model collections the dispatcher read a document of, once per read. */
+  let documentsRead: string[];
   const receivers = receiverPool();
   beforeEach(() => {
     dir = tempDir();
@@ -91,6 +95,7 @@ describe('webhook dispatcher', () => {
     bus = new SqliteBus(join(dir.path, 'events.db'), 'FULL', { pollIntervalMs: 3_600_000 });
     readModels = new SqliteReadModelStore(join(dir.path, 'read.db'), 'NORMAL');
     streamsRead = [];
+    documentsRead = [];
   });
   afterEach(async () => {
     await dispatcher?.stop();
@@ -107,7 +112,10 @@ describe('webhook dispatcher', () => {
     const events: EventStore = Object.assign(Object.create(log) as EventStore, {
       readStream: (stream: string) => (streamsRead.push(stream), log.readStream(stream)),
     });
-    dispatcher = new WebhookDispatcher({ events, readModels, bus, livemode: false, readModelsAt }, { retryScheduleMs: [50], timeoutMs }, pino({ level: 'silent' }));
+    const documents: ReadModelStore = Object.assign(Object.create(readModels) as ReadModelStore, {
+      get: (collection: string, id: string) => (documentsRead.push(collection), readModels.get(collection, id)),
+    });
+    dispatcher = new WebhookDispatcher({ events, readModels: documents, bus, livemode: false, readModelsAt }, { retryScheduleMs: [50], timeoutMs }, pino({ level: 'silent' }));
     dispatcher.start();
   }
 
@@ -241,6 +249,71 @@ describe('webhook dispatcher', () => {
       await silent.close();
     }
   });
+
+  it('turns a delivery away from a busy endpoint after one read, not the subject\'s and the delivery\'s too', async () => {
+    const event = await completedEvent();
+    const silent = await receivers.start(() => 'hang');
+    const registration = await register(silent.url);
+    await project(registration);
+    const endpoint_id = (registration.data as WebhookEndpointCreated['data']).endpoint_id;
+    for (let i = 0; i < 20; i++) await bus.publish('deliveries', `busy-${i}`, { event, endpoint_id } satisfies DeliveryMessage);
+    start(undefined, 60_000);
+    try {
+      await silent.waitFor(4);
+      // The 16 turned away come back every few milliseconds, and are turned away again, for a while.
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      const endpointReads = documentsRead.filter((collection) => collection === 'webhook_endpoints').length;
+      expect(endpointReads).toBeGreaterThan(20 + 16);
+      // Only the four deliveries that got a slot read the subject and their delivery record (the fifth read
+      // of the subject is the fan-out's, of the completion's own message).
+      expect(documentsRead.filter((collection) => collection === 'subjects')).toHaveLength(5);
+      expect(streamsRead.filter((stream) => stream.startsWith('webhook_delivery-'))).toHaveLength(4);
+      expect(silent.received).toHaveLength(4);
+    } finally {
+      await silent.close();
+    }
+  });
+
+  it('gives the slot back when a delivery ends before its POST, so later deliveries to the endpoint still go out', async () => {
+    const event = await completedEvent();
+    const r = await receivers.start();
+    const registration = await register(r.url);
+    await project(registration);
+    const endpoint_id = (registration.data as WebhookEndpointCreated['data']).endpoint_id;
+    r.useSecret((registration.data as WebhookEndpointCreated['data']).secret);
+    const attempt = { event_id: event.id, endpoint_id, outcome: 'succeeded', status_code: 200, error: null, duration_ms: 3, response_excerpt: 'ok', next_attempt_at: null } as const;
+    // More settled deliveries than an endpoint has slots, each acked unsent once it has taken one.
+    for (let i = 0; i < 10; i++) {
+      await recordAttempt(log, `settled-${i}`, { ...attempt, attempt: 1, attempted_at: new Date().toISOString() });
+      await bus.publish('deliveries', `settled-${i}`, { event, endpoint_id } satisfies DeliveryMessage);
+    }
+    // And deliveries of an event the read models do not hold yet: each looks again later.
+    for (let i = 0; i < 10; i++) await bus.publish('deliveries', `unprojected-${i}`, { event_id: 'evt_not_yet', endpoint_id } satisfies DeliveryMessage);
+    await bus.publish('deliveries', 'fresh', { event, endpoint_id } satisfies DeliveryMessage);
+    start();
+    await r.waitFor(1);
+    await expect.poll(async () => (await log.readStream(deliveryStream('fresh'))).events.length).toBe(1);
+    expect(r.received).toHaveLength(1);
+  });
+
+  it('stops at once while it waits to consume again after the bus failed', async () => {
+    let consumed = 0;
+    const failing: Bus = Object.assign(Object.create(bus) as Bus, {
+      consume: async () => {
+        consumed += 1;
+        throw new Error('bus down');
+      },
+    });
+    dispatcher = new WebhookDispatcher({ events: log, readModels, bus: failing, livemode: false, readModelsAt: async () => true }, { retryScheduleMs: [50], timeoutMs: 2000 }, pino({ level: 'silent' }));
+    dispatcher.start();
+    // Both consumers failed three times: each now waits two seconds before its fourth try.
+    await expect.poll(() => consumed, { timeout: 5000 }).toBeGreaterThanOrEqual(6);
+    const stopping = performance.now();
+    await dispatcher.stop();
+    dispatcher = undefined;
+    // Well inside that wait: a stop that sat it out would take about two seconds.
+    expect(performance.now() - stopping).toBeLessThan(1000);
+  });
 });
 
 describe('endpoint slots', () => {
@@ -263,6 +336,20 @@ describe('endpoint slots', () => {
     // Deliveries that time out after 10 s space the turns further apart.
     const turn = slots.take('whe_a');
     expect('retryInMs' in turn && turn.retryInMs).toBeGreaterThan(1000);
+  });
+
+  it('learns nothing from a slot given back without a POST, and gives a slot released twice back once', () => {
+    const now = 0;
+    const slots = new EndpointSlots(2, () => now);
+    const first = slots.take('whe_a');
+    if (!('release' in first)) throw new Error('expected a slot');
+    // Given back unsent (a delivery settled already, say), twice over: it frees one slot and teaches no duration.
+    first.release();
+    first.release();
+    const held = [slots.take('whe_a'), slots.take('whe_a')];
+    expect(held.every((slot) => 'release' in slot)).toBe(true);
+    // Still the first guess of 20 ms a delivery: a turn every 10 ms.
+    expect(slots.take('whe_a')).toEqual({ retryInMs: 10 });
   });
 });
 
