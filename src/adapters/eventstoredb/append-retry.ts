@@ -1,4 +1,5 @@
 import { CancelledError, DeadlineExceededError, NotLeaderError, TimeoutError, UnavailableError } from '@eventstore/db-client';
+import { pause } from '../../pause.js';
 
 /** How an append whose outcome is unknown is sent again: at most `attempts` sends, waits doubling from `firstDelayMs` up to `maxDelayMs`. */
 export interface AppendRetryPolicy {
@@ -31,8 +32,6 @@ export function retryDelay(policy: AppendRetryPolicy, attempt: number): number {
   return Math.min(policy.maxDelayMs, policy.firstDelayMs * 2 ** (attempt - 1));
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
 /**
  * Sends `request` until it is answered, resending the very same request (the same event ids and the same
  * expected revision) after a transient failure. EventStoreDB answers a resend of events it already committed
@@ -43,7 +42,7 @@ export async function sendWithRetry<Request, Result>(
   send: (request: Request) => Promise<Result>,
   request: Request,
   policy: AppendRetryPolicy = APPEND_RETRY,
-  wait: (ms: number) => Promise<void> = sleep,
+  wait: (ms: number) => Promise<void> = pause,
 ): Promise<{ result: Result; attempts: number }> {
   for (let attempt = 1; ; attempt += 1) {
     try {

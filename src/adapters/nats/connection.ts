@@ -1,4 +1,6 @@
 import { type ConnectionOptions, Events, type JetStreamClient, type JetStreamManager, type NatsConnection, connect } from 'nats';
+import { BackendTimeoutError, within, withoutCredentials } from '../../operator-errors.js';
+import { pause } from '../../pause.js';
 
 /** How long start-up waits by default for NATS (connection and JetStream) before it gives up. */
 export const CONNECT_TIMEOUT_MS = 10_000;
@@ -15,11 +17,6 @@ const RESILIENCE: Partial<ConnectionOptions> = {
 /** The longest pause between attempts to replace a connection that closed. */
 const REPLACE_BACKOFF_MAX_MS = 30_000;
 
-/** A NATS URL as it may be shown: without user, password or token. */
-export function redactUrl(url: string): string {
-  return url.replace(/\/\/[^/@]*@/, '//');
-}
-
 /**
  * A connection to NATS that outlives outages of any length. The client reconnects without limit; a
  * connection that closes anyway (the server refused it for good, say) is replaced by a new one. After
@@ -28,6 +25,8 @@ export function redactUrl(url: string): string {
  */
 export class NatsLink {
   private closing = false;
+  /** Aborted by close(): cuts short the waits between attempts to replace or renew the connection. */
+  private readonly stopping = new AbortController();
   private renewing: Promise<void> | undefined;
   private readonly listeners = new Set<() => void>();
   private connection!: { nc: NatsConnection; js: JetStreamClient; jsm: JetStreamManager };
@@ -44,11 +43,7 @@ export class NatsLink {
    */
   static async open(url: string, name: string, renew: (jsm: JetStreamManager) => Promise<void>, timeoutMs = CONNECT_TIMEOUT_MS): Promise<NatsLink> {
     const link = new NatsLink(url, name, renew);
-    const server = `NATS at ${redactUrl(url)}`;
-    let timer: NodeJS.Timeout | undefined;
-    const timedOut = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`${server} did not answer within ${timeoutMs} ms`)), timeoutMs);
-    });
+    const server = `NATS at ${withoutCredentials(url)}`;
     const opening = (async () => {
       try {
         const nc = await connect({ servers: url, name, timeout: timeoutMs, ...RESILIENCE });
@@ -64,16 +59,14 @@ export class NatsLink {
       }
     })();
     try {
-      await Promise.race([opening, timedOut]);
+      await within(timeoutMs, opening);
       return link;
     } catch (error) {
       link.closing = true;
       // A connection made after the deadline is closed as it arrives (link.closing).
       await link.connection?.nc.close();
       opening.catch(() => undefined);
-      throw error;
-    } finally {
-      clearTimeout(timer);
+      throw error instanceof BackendTimeoutError ? new BackendTimeoutError(`${server} did not answer within ${timeoutMs} ms`) : error;
     }
   }
 
@@ -101,6 +94,7 @@ export class NatsLink {
 
   async close(): Promise<void> {
     this.closing = true;
+    this.stopping.abort();
     if (!this.connection.nc.isClosed()) await this.connection.nc.drain();
   }
 
@@ -131,7 +125,7 @@ export class NatsLink {
         await this.renewed();
         return;
       } catch {
-        await new Promise((resolve) => setTimeout(resolve, Math.min(REPLACE_BACKOFF_MAX_MS, 1000 * 2 ** Math.min(attempt, 5))));
+        await pause(Math.min(REPLACE_BACKOFF_MAX_MS, 1000 * 2 ** Math.min(attempt, 5)), this.stopping.signal);
       }
     }
   }
@@ -144,7 +138,7 @@ export class NatsLink {
         break;
       } catch {
         if (this.nc.isClosed()) return;
-        await new Promise((resolve) => setTimeout(resolve, Math.min(REPLACE_BACKOFF_MAX_MS, 500 * 2 ** Math.min(attempt, 6))));
+        await pause(Math.min(REPLACE_BACKOFF_MAX_MS, 500 * 2 ** Math.min(attempt, 6)), this.stopping.signal);
       }
     }
     for (const listener of this.listeners) listener();
