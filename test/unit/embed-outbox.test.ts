@@ -531,26 +531,10 @@ describe('the embed outbox', () => {
     expect(storage.stored()).toEqual({ answers: {}, pending: {}, inflight: [], submitted: true });
   });
 
-  it('on reopening, answers below batch-size go once the resent batches are done', async () => {
-    const storage = new MemoryStorage();
-    storage.setItem(
-      storageKey(ASSESSMENT),
-      JSON.stringify({
-        answers: { mn_001: 1, mn_002: 2 },
-        pending: { mn_002: 2 },
-        inflight: [{ key: 'k', responses: [{ item_id: 'mn_001', value: 1 }] }],
-        submitted: false,
-      }),
-    );
-    const { outbox, calls, settle } = harness({ storage, batchSize: 10 });
-    void outbox.resume();
-    void outbox.flush(false);
-    expect(calls.map((call) => call.key)).toEqual(['k']);
-    await settle(calls[0], ok(['mn_001']));
-    expect(calls[1]?.responses).toEqual([{ item_id: 'mn_002', value: 2 }]);
-  });
-
-  it('on reopening, a flush sends the stored batch, then the pending answers below batch-size once it is accepted', async () => {
+  it.each([
+    ['after the stored batch was resent (as the element opens)', true],
+    ['by itself', false],
+  ])('on reopening, a flush %s sends the stored batch, then the pending answers below batch-size once it is accepted', async (_when, resumed) => {
     const storage = new MemoryStorage();
     storage.setItem(
       storageKey(ASSESSMENT),
@@ -562,6 +546,7 @@ describe('the embed outbox', () => {
       }),
     );
     const { outbox, calls, settle, storage: stored } = harness({ storage, batchSize: 10 });
+    if (resumed) void outbox.resume();
     void outbox.flush(false);
     expect(calls.map((call) => call.key)).toEqual(['k']);
     await settle(calls[0], ok(['mn_001']));

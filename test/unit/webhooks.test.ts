@@ -205,14 +205,20 @@ describe('webhook dispatcher', () => {
     return eventsProjection.evolve(undefined, await complete()) as WebhookEvent;
   }
 
-  it('does not POST a delivery whose success is recorded already (its message came again after the duplicate window)', async () => {
+  /** A completion, a projected endpoint with its receiver, and the successful attempt a delivery of it records. */
+  async function deliveredBefore() {
     const event = await completedEvent();
     const r = await receivers.start();
     const registration = await register(r.url);
     await project(registration);
-    const endpoint_id = (registration.data as WebhookEndpointCreated['data']).endpoint_id;
-    r.useSecret((registration.data as WebhookEndpointCreated['data']).secret);
+    const { endpoint_id, secret } = registration.data as WebhookEndpointCreated['data'];
+    r.useSecret(secret);
     const attempt = { event_id: event.id, endpoint_id, outcome: 'succeeded', status_code: 200, error: null, duration_ms: 3, response_excerpt: 'ok', next_attempt_at: null } as const;
+    return { event, r, endpoint_id, attempt };
+  }
+
+  it('does not POST a delivery whose success is recorded already (its message came again after the duplicate window)', async () => {
+    const { event, r, endpoint_id, attempt } = await deliveredBefore();
     await recordAttempt(log, 'delivered-before', { ...attempt, attempt: 1, attempted_at: new Date().toISOString() });
     await bus.publish('deliveries', 'delivered-before', { event, endpoint_id } satisfies DeliveryMessage);
     await bus.publish('deliveries', 'never-delivered', { event, endpoint_id } satisfies DeliveryMessage);
@@ -275,13 +281,7 @@ describe('webhook dispatcher', () => {
   });
 
   it('gives the slot back when a delivery ends before its POST, so later deliveries to the endpoint still go out', async () => {
-    const event = await completedEvent();
-    const r = await receivers.start();
-    const registration = await register(r.url);
-    await project(registration);
-    const endpoint_id = (registration.data as WebhookEndpointCreated['data']).endpoint_id;
-    r.useSecret((registration.data as WebhookEndpointCreated['data']).secret);
-    const attempt = { event_id: event.id, endpoint_id, outcome: 'succeeded', status_code: 200, error: null, duration_ms: 3, response_excerpt: 'ok', next_attempt_at: null } as const;
+    const { event, r, endpoint_id, attempt } = await deliveredBefore();
     // More settled deliveries than an endpoint has slots, each acked unsent once it has taken one.
     for (let i = 0; i < 10; i++) {
       await recordAttempt(log, `settled-${i}`, { ...attempt, attempt: 1, attempted_at: new Date().toISOString() });
