@@ -6,8 +6,11 @@ import { ProblemError } from './problem.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** The request's Idempotency-Key: checked before validation, claimed after it, then completed or released on send. */
-    idempotency: { key: string; claimed: boolean } | null;
+    /**
+     * The request's Idempotency-Key: checked before validation, claimed after it (as `holder`), then completed
+     * or released on send.
+     */
+    idempotency: { key: string; holder: string | null } | null;
   }
 }
 
@@ -47,7 +50,7 @@ export function registerIdempotency(app: FastifyInstance, clock: () => Date): vo
     }
     // A publishable key is in every end user's page: its keys are kept apart per path (the one assessment its
     // secret opens), so a browser can neither take the caller's server's keys in advance nor another page's.
-    request.idempotency = { key: request.apiKey?.type === 'pk' ? `pk ${request.url.split('?')[0]} ${key}` : key, claimed: false };
+    request.idempotency = { key: request.apiKey?.type === 'pk' ? `pk ${request.url.split('?')[0]} ${key}` : key, holder: null };
   });
 
   app.addHook('preHandler', async (request, reply) => {
@@ -59,10 +62,10 @@ export function registerIdempotency(app: FastifyInstance, clock: () => Date): vo
       case 'claimed':
         // A closed assessment's secret gets only the replay of what it stored (errors.ts answers its 401).
         if (request.closedSecretRefusal !== null) {
-          await request.env.idempotency.release(key);
+          await request.env.idempotency.release(key, claim.holder);
           throw request.closedSecretRefusal;
         }
-        request.idempotency.claimed = true;
+        request.idempotency.holder = claim.holder;
         return;
       case 'in_use':
         throw new ProblemError('idempotency_key_in_use', 'A request with this Idempotency-Key is still running; retry when it has finished.', {}, { 'retry-after': '1' });
@@ -74,12 +77,12 @@ export function registerIdempotency(app: FastifyInstance, clock: () => Date): vo
   });
 
   app.addHook('onSend', async (request, reply, payload) => {
-    if (!request.idempotency?.claimed) return payload;
-    const { key } = request.idempotency;
+    if (!request.idempotency?.holder) return payload;
+    const { key, holder } = request.idempotency;
     request.idempotency = null;
     const status = reply.statusCode;
     if (!(status < 300 || status === 404 || status === 409 || status === 410)) {
-      await request.env.idempotency.release(key);
+      await request.env.idempotency.release(key, holder);
       return payload;
     }
     const headers = Object.fromEntries(
@@ -90,7 +93,7 @@ export function registerIdempotency(app: FastifyInstance, clock: () => Date): vo
     );
     const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : '';
     const answer = await sealed({ status, headers, body }, request.env.dataKeys, key);
-    await request.env.idempotency.complete(key, JSON.stringify(answer));
+    await request.env.idempotency.complete(key, holder, JSON.stringify(answer));
     return payload;
   });
 }

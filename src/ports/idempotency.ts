@@ -5,8 +5,11 @@
 
 /** What a claim finds. */
 export type Claim =
-  /** The caller runs the request and then completes or releases the key. */
-  | { outcome: 'claimed' }
+  /**
+   * The caller runs the request and then completes or releases the key as `holder`: once its lease ran out and
+   * a retry claimed the key, the store ignores what the first claimant does with it.
+   */
+  | { outcome: 'claimed'; holder: string }
   /** An earlier request with the same fingerprint finished: its stored answer. */
   | { outcome: 'replay'; response: string }
   /** An earlier request with the same fingerprint is still running (its lease has not run out). */
@@ -28,10 +31,10 @@ export interface ClaimRequest {
 export interface IdempotencyStore {
   /** Atomically claims the key, or tells what holds it. A key past its time to live counts as new. */
   claim(request: ClaimRequest): Promise<Claim>;
-  /** Stores the answer of a claimed key (opaque to the store) for replays. */
-  complete(key: string, response: string): Promise<void>;
-  /** Frees a claimed key without an answer, so a retry runs the request again. */
-  release(key: string): Promise<void>;
+  /** Stores the answer of a key `holder` claimed (opaque to the store) for replays; nothing if another holder has it since. */
+  complete(key: string, holder: string, response: string): Promise<void>;
+  /** Frees a key `holder` claimed without an answer, so a retry runs the request again; nothing if another holder has it since. */
+  release(key: string, holder: string): Promise<void>;
   /** Resolves when the store answers; for readiness checks. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ClaimRequest, IdempotencyStore } from '../../src/ports/idempotency.js';
+import type { Claim, ClaimRequest, IdempotencyStore } from '../../src/ports/idempotency.js';
 
 export interface IdempotencyFixture {
   store: IdempotencyStore;
@@ -12,6 +12,13 @@ const HOUR = 3_600_000;
 const t0 = new Date('2026-11-22T10:00:00.000Z');
 const at = (ms: number) => new Date(t0.getTime() + ms);
 const request = (key: string, fingerprint: string, now = t0): ClaimRequest => ({ key, fingerprint, now, leaseMs: 30_000, ttlMs: 24 * HOUR });
+const claimed = { outcome: 'claimed', holder: expect.any(String) };
+
+/** The holder of a claim that must have been taken. */
+function holderOf(claim: Claim): string {
+  if (claim.outcome !== 'claimed') throw new Error(`expected the key to be claimed, found ${claim.outcome}`);
+  return claim.holder;
+}
 
 /** The behaviour every idempotency-key adapter must have. `open` gives each test an empty store. */
 export function idempotencyStoreContract(adapter: string, open: () => Promise<IdempotencyFixture>, skip = false): void {
@@ -25,10 +32,10 @@ export function idempotencyStoreContract(adapter: string, open: () => Promise<Id
     });
 
     it('claims a new key once; the same request meanwhile finds it in use, another request finds it reused', async () => {
-      expect(await fixture.store.claim(request('k1', 'f1'))).toEqual({ outcome: 'claimed' });
+      expect(await fixture.store.claim(request('k1', 'f1'))).toEqual(claimed);
       expect(await fixture.store.claim(request('k1', 'f1', at(1000)))).toEqual({ outcome: 'in_use' });
       expect(await fixture.store.claim(request('k1', 'f2', at(1000)))).toEqual({ outcome: 'reused' });
-      expect(await fixture.store.claim(request('k2', 'f1'))).toEqual({ outcome: 'claimed' });
+      expect(await fixture.store.claim(request('k2', 'f1'))).toEqual(claimed);
     });
 
     it('lets exactly one of many concurrent claims of a key run', async () => {
@@ -38,21 +45,21 @@ export function idempotencyStoreContract(adapter: string, open: () => Promise<Id
     });
 
     it('replays a completed answer, across a reopen, until the key expires', async () => {
-      await fixture.store.claim(request('k', 'f'));
-      await fixture.store.complete('k', '{"status":201}');
+      const holder = holderOf(await fixture.store.claim(request('k', 'f')));
+      await fixture.store.complete('k', holder, '{"status":201}');
       await fixture.reopen();
       expect(await fixture.store.claim(request('k', 'f', at(23 * HOUR)))).toEqual({ outcome: 'replay', response: '{"status":201}' });
       expect(await fixture.store.claim(request('k', 'other', at(23 * HOUR)))).toEqual({ outcome: 'reused' });
       // After 24 h the key is new again, for any request.
-      expect(await fixture.store.claim(request('k', 'other', at(24 * HOUR)))).toEqual({ outcome: 'claimed' });
+      expect(await fixture.store.claim(request('k', 'other', at(24 * HOUR)))).toEqual(claimed);
     });
 
     it('frees a released key for a retry, but never a completed one', async () => {
-      await fixture.store.claim(request('k', 'f'));
-      await fixture.store.release('k');
-      expect(await fixture.store.claim(request('k', 'f2', at(1)))).toEqual({ outcome: 'claimed' });
-      await fixture.store.complete('k', 'answer');
-      await fixture.store.release('k');
+      const first = holderOf(await fixture.store.claim(request('k', 'f')));
+      await fixture.store.release('k', first);
+      const second = holderOf(await fixture.store.claim(request('k', 'f2', at(1))));
+      await fixture.store.complete('k', second, 'answer');
+      await fixture.store.release('k', second);
       expect(await fixture.store.claim(request('k', 'f2', at(2)))).toEqual({ outcome: 'replay', response: 'answer' });
     });
 
@@ -61,8 +68,24 @@ export function idempotencyStoreContract(adapter: string, open: () => Promise<Id
       await fixture.reopen();
       expect(await fixture.store.claim(request('k', 'f', at(29_999)))).toEqual({ outcome: 'in_use' });
       expect(await fixture.store.claim(request('k', 'other', at(30_000)))).toEqual({ outcome: 'reused' });
-      expect(await fixture.store.claim(request('k', 'f', at(30_000)))).toEqual({ outcome: 'claimed' });
+      expect(await fixture.store.claim(request('k', 'f', at(30_000)))).toEqual(claimed);
       expect(await fixture.store.claim(request('k', 'f', at(30_001)))).toEqual({ outcome: 'in_use' });
+    });
+
+    it('lets only the holder complete or release a key: not a request whose lease ran out and whose key a retry took', async () => {
+      const late = holderOf(await fixture.store.claim(request('k', 'f')));
+      const retry = holderOf(await fixture.store.claim(request('k', 'f', at(30_000))));
+      expect(retry).not.toBe(late);
+      // The first request finally ends: neither its release nor its answer touches the retry's claim.
+      await fixture.store.release('k', late);
+      expect(await fixture.store.claim(request('k', 'f', at(30_001)))).toEqual({ outcome: 'in_use' });
+      await fixture.store.complete('k', late, 'late answer');
+      expect(await fixture.store.claim(request('k', 'f', at(30_002)))).toEqual({ outcome: 'in_use' });
+      await fixture.store.complete('k', retry, 'answer');
+      // Nor, once the retry's answer is stored, can anyone change it.
+      await fixture.store.complete('k', late, 'late answer');
+      await fixture.store.complete('k', retry, 'another answer');
+      expect(await fixture.store.claim(request('k', 'f', at(30_003)))).toEqual({ outcome: 'replay', response: 'answer' });
     });
   });
 }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { MongoDBContainer } from '@testcontainers/mongodb';
 import { MongoClient } from 'mongodb';
 import { afterAll, describe, expect, it } from 'vitest';
+import { connectMongo } from '../../src/adapters/mongodb/client.js';
 import { MongoDataKeyStore } from '../../src/adapters/mongodb/data-key-store.js';
 import { MongoIdempotencyStore } from '../../src/adapters/mongodb/idempotency-store.js';
 import { MongoKeyStore } from '../../src/adapters/mongodb/key-store.js';
@@ -13,10 +14,13 @@ import { idempotencyStoreContract } from './idempotency-store.contract.js';
 import { keyStoreContract } from './key-store.contract.js';
 import { readModelStoreContract } from './read-model-store.contract.js';
 
+// The version docker-compose.yml runs; the module starts it as a single-member replica set.
 const target = await serverTarget('MongoDB', 'MONGODB_URL', async () => {
-  const container = await new MongoDBContainer('mongo:7').start();
+  const container = await new MongoDBContainer('mongo:8.0.13').start();
   return { url: `${container.getConnectionString()}?directConnection=true`, container };
 });
+/** The stores' settings for the server under test: as in production, a standalone server is refused. */
+const settings = () => ({ url: target.url!, timeoutMs: 10_000, allowStandalone: false });
 afterAll(async () => {
   if (target.url !== undefined) await target.stop();
 });
@@ -32,7 +36,7 @@ readModelStoreContract(
   `mongodb (${target.url !== undefined ? target.source : 'skipped'})`,
   async () => {
     const database = `nature_contract_${randomUUID().slice(0, 8)}`;
-    const store = await MongoReadModelStore.connect(target.url!, database, [{ collection: 'things', field: 'tag' }]);
+    const store = await MongoReadModelStore.connect(settings(), database, [{ collection: 'things', field: 'tag' }]);
     return {
       store,
       cleanup: async () => {
@@ -49,10 +53,10 @@ dataKeyStoreContract(
   async () => {
     const database = `nature_contract_${randomUUID().slice(0, 8)}`;
     const fixture = {
-      store: await MongoDataKeyStore.connect(target.url!, database),
+      store: await MongoDataKeyStore.connect(settings(), database),
       reopen: async () => {
         await fixture.store.close();
-        fixture.store = await MongoDataKeyStore.connect(target.url!, database);
+        fixture.store = await MongoDataKeyStore.connect(settings(), database);
       },
       cleanup: async () => {
         await fixture.store.close();
@@ -69,10 +73,10 @@ idempotencyStoreContract(
   async () => {
     const database = `nature_contract_${randomUUID().slice(0, 8)}`;
     const fixture = {
-      store: await MongoIdempotencyStore.connect(target.url!, database),
+      store: await MongoIdempotencyStore.connect(settings(), database),
       reopen: async () => {
         await fixture.store.close();
-        fixture.store = await MongoIdempotencyStore.connect(target.url!, database);
+        fixture.store = await MongoIdempotencyStore.connect(settings(), database);
       },
       cleanup: async () => {
         await fixture.store.close();
@@ -89,10 +93,10 @@ keyStoreContract(
   async () => {
     const database = `nature_contract_${randomUUID().slice(0, 8)}`;
     const fixture = {
-      store: await MongoKeyStore.connect(target.url!, 10_000, database),
+      store: await MongoKeyStore.connect(settings(), database),
       reopen: async () => {
         await fixture.store.close();
-        fixture.store = await MongoKeyStore.connect(target.url!, 10_000, database);
+        fixture.store = await MongoKeyStore.connect(settings(), database);
       },
       cleanup: async () => {
         await fixture.store.close();
@@ -108,7 +112,7 @@ describe.skipIf(target.url === undefined)('mongodb key store after a crash in th
   /** The store's collection as a rotation left it when the process died after `steps` of its writes. */
   async function rotationCutAfter(steps: 1 | 2) {
     const database = `nature_contract_${randomUUID().slice(0, 8)}`;
-    const store = await MongoKeyStore.connect(target.url!, 10_000, database);
+    const store = await MongoKeyStore.connect(settings(), database);
     const old = mintKey({ name: 'n', environment: 'live', type: 'sk', scopes: ['nature:read'] }, new Date());
     const next = mintKey(old.record, new Date(), old.record.id);
     await store.insert(old.record);
@@ -143,5 +147,19 @@ describe.skipIf(target.url === undefined)('mongodb key store after a crash in th
     expect(await store.findByHash(hashKey(next.raw))).toEqual(next.record);
     expect(await store.revoke(next.record.id, new Date().toISOString(), 'revoked')).toMatchObject({ revoked_reason: 'revoked' });
     await cleanup();
+  });
+});
+
+describe.skipIf(target.url === undefined)('mongodb deployment', () => {
+  it('is one the stores commit on in transactions (a replica set), with every write majority-acknowledged', async () => {
+    const connection = await connectMongo(settings());
+    try {
+      expect(connection.deployment).toEqual({ transactions: true });
+      const db = connection.db(`nature_contract_${randomUUID().slice(0, 8)}`);
+      expect(db.writeConcern).toMatchObject({ w: 'majority', journal: true });
+      expect(db.readConcern?.level).toBe('majority');
+    } finally {
+      await connection.release();
+    }
   });
 });

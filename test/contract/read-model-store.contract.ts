@@ -100,6 +100,21 @@ export function readModelStoreContract(adapter: string, open: () => Promise<Read
       expect(({} as Record<string, unknown>).x).toBeUndefined();
     });
 
+    it('keeps metadata keys with `$` and `.` as plain data, never as operators or paths', async () => {
+      // Callers choose metadata keys (1..40 characters, any); nested values are for other documents' sake.
+      const metadata = { $set: 'x', 'a.b': 1, nested: { $gt: 2, 'x.y': 'z' }, $: '$$ROOT', '.': '$literal', $where: 'sleep(1000)' };
+      await store.commit('p', 1n, [{ collection: 'things', id: 'thg_m', doc: { id: 'thg_m', tag: 'even', metadata } }]);
+      expect(await store.get('things', 'thg_m')).toEqual({ id: 'thg_m', tag: 'even', metadata });
+      expect((await store.getMany('things', ['thg_m'])).get('thg_m')!.doc).toEqual({ id: 'thg_m', tag: 'even', metadata });
+      expect((await store.list('things', { limit: 10, where: { tag: 'even' } })).data).toEqual([{ id: 'thg_m', tag: 'even', metadata }]);
+      // Replaced by a newer event, and blanked by an erasure, as any other document.
+      const newer = { ...metadata, 'a.b': 2 };
+      await store.commit('p', 2n, [{ collection: 'things', id: 'thg_m', doc: { id: 'thg_m', tag: 'even', metadata: newer } }]);
+      expect(await store.get('things', 'thg_m')).toEqual({ id: 'thg_m', tag: 'even', metadata: newer });
+      await store.commit('p', 3n, [{ collection: 'things', where: { tag: 'even' }, keep: ['id', 'tag'], set: { erased: true } }]);
+      expect(await store.get('things', 'thg_m')).toEqual({ id: 'thg_m', tag: 'even', erased: true });
+    });
+
     it('replays idempotently: the same commit twice leaves the same documents', async () => {
       await putAll();
       await putAll();
@@ -255,6 +270,32 @@ export function readModelStoreContract(adapter: string, open: () => Promise<Read
         expect(await store.checkpoint('p')).toBe(3n);
         // A fence on a lease nobody ever took is refused too.
         await expect(store.commit('p', 4n, [{ collection: 'things', id: 'thg_c', doc: { id: 'thg_c' } }], { lease: 'nobody', token: 1 })).rejects.toBeInstanceOf(FencedOffError);
+      });
+
+      it("refuses a deposed holder's checkpoint-only commit: the checkpoint stays where the new holder left it", async () => {
+        const old = (await store.acquireLease('leader', 'replica-a', 60_000))!;
+        await store.commit('p', 2n, [], { lease: 'leader', token: old });
+        await store.releaseLease('leader', 'replica-a');
+        const current = (await store.acquireLease('leader', 'replica-b', 60_000))!;
+        await expect(store.commit('p', 5n, [], { lease: 'leader', token: old })).rejects.toBeInstanceOf(FencedOffError);
+        expect(await store.checkpoint('p')).toBe(2n);
+        await expect(store.commit('other', 5n, [], { lease: 'leader', token: old })).rejects.toBeInstanceOf(FencedOffError);
+        expect(await store.checkpoint('other')).toBeUndefined();
+        await store.commit('p', 3n, [], { lease: 'leader', token: current });
+        expect(await store.checkpoint('p')).toBe(3n);
+      });
+
+      it('checks a fence on its own: it holds for the current token only', async () => {
+        const old = (await store.acquireLease('leader', 'replica-a', 60_000))!;
+        await expect(store.checkFence({ lease: 'leader', token: old })).resolves.toBeUndefined();
+        await store.releaseLease('leader', 'replica-a');
+        const current = (await store.acquireLease('leader', 'replica-b', 60_000))!;
+        await expect(store.checkFence({ lease: 'leader', token: old })).rejects.toBeInstanceOf(FencedOffError);
+        await expect(store.checkFence({ lease: 'leader', token: current })).resolves.toBeUndefined();
+        // Renewed, the lease keeps its token, and the fence holds.
+        expect(await store.acquireLease('leader', 'replica-b', 60_000)).toBe(current);
+        await expect(store.checkFence({ lease: 'leader', token: current })).resolves.toBeUndefined();
+        await expect(store.checkFence({ lease: 'nobody', token: 1 })).rejects.toBeInstanceOf(FencedOffError);
       });
     });
 

@@ -272,7 +272,7 @@ describe('the nature operator command', () => {
 });
 
 const mongo = await serverTarget('MongoDB', 'MONGODB_URL', async () => {
-  const container = await new MongoDBContainer('mongo:7').start();
+  const container = await new MongoDBContainer('mongo:8.0.13').start();
   return { url: `${container.getConnectionString()}?directConnection=true`, container };
 });
 afterAll(async () => {

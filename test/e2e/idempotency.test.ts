@@ -86,7 +86,7 @@ describe('Idempotency-Key on POST and PATCH', () => {
     const key = (await t.mint('test', 'sk')).raw;
     const subject = validSubject('emp-in-flight');
     // The first request is in flight (on another server process, say): it holds the key with this fingerprint.
-    await t.envs.test.idempotency.claim({
+    const held = await t.envs.test.idempotency.claim({
       key: 'in-flight',
       fingerprint: fingerprintOf('POST', '/v1/nature/subjects', subject),
       now: new Date(),
@@ -97,7 +97,7 @@ describe('Idempotency-Key on POST and PATCH', () => {
     expectProblem(busy, 409, 'idempotency_key_in_use');
     expect(busy.headers['retry-after']).toBe('1');
     expect(await logLength(t.envs, 'test')).toBe(0);
-    await t.envs.test.idempotency.release('in-flight');
+    await t.envs.test.idempotency.release('in-flight', held.outcome === 'claimed' ? held.holder : '');
     expect((await send(t, key, 'POST', '/v1/nature/subjects', subject, 'in-flight')).statusCode).toBe(201);
   });
 

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { Binary, type Collection, type Db, MongoClient, MongoServerError } from 'mongodb';
+import { Binary, type Collection, MongoServerError } from 'mongodb';
 import { type DataKeyStore, SubjectErasedError } from '../../ports/data-keys.js';
+import { type MongoConnection, type MongoSettings, connectMongo } from './client.js';
 
 interface KeyDocument {
   _id: string;
@@ -14,23 +15,25 @@ const DUPLICATE_KEY = 11000;
 /**
  * Data keys in the environment's MongoDB database (`data_keys`), beside the read models and apart from the
  * log. A destroyed key's field is set to null; MongoDB reclaims the old bytes with its storage, so backups
- * taken before an erasure must expire on their own schedule (README, "Erasure").
+ * taken before an erasure must expire on their own schedule (README, "Erasure"). Every write waits for a
+ * majority (client.ts): a key that a failover rolled back would leave what it sealed unreadable for ever, and a
+ * destruction rolled back would undo an erasure.
  */
 export class MongoDataKeyStore implements DataKeyStore {
   private readonly keys: Collection<KeyDocument>;
   private readonly settings: Collection<{ _id: string; value: Binary }>;
 
   private constructor(
-    private readonly client: MongoClient,
-    db: Db,
+    private readonly connection: MongoConnection,
+    database: string,
   ) {
+    const db = connection.db(database);
     this.keys = db.collection<KeyDocument>('data_keys');
     this.settings = db.collection<{ _id: string; value: Binary }>('settings');
   }
 
-  static async connect(url: string, database: string): Promise<MongoDataKeyStore> {
-    const client = await new MongoClient(url).connect();
-    return new MongoDataKeyStore(client, client.db(database));
+  static async connect(settings: MongoSettings, database: string): Promise<MongoDataKeyStore> {
+    return new MongoDataKeyStore(await connectMongo(settings), database);
   }
 
   async keyFor(subjectId: string): Promise<Buffer> {
@@ -71,12 +74,12 @@ export class MongoDataKeyStore implements DataKeyStore {
     return Buffer.from(found!.value.buffer);
   }
 
-  async ping(): Promise<void> {
-    await this.client.db('admin').command({ ping: 1 });
+  ping(): Promise<void> {
+    return this.connection.ping();
   }
 
-  async close(): Promise<void> {
-    await this.client.close();
+  close(): Promise<void> {
+    return this.connection.release();
   }
 }
 

@@ -1,4 +1,5 @@
-import type { Document } from '../../ports/read-models.js';
+import type { AnyBulkWriteOperation } from 'mongodb';
+import type { Document, DocumentWrite, Fence } from '../../ports/read-models.js';
 import { positionKey } from '../position-key.js';
 
 /** A read-model document as MongoDB stores it: `_id` is the document's id, `_position` the last event applied. */
@@ -9,7 +10,6 @@ export type Tombstone = { _id: string; _position: string; _removed: true };
 
 /** Matches the documents that are not tombstones. */
 export const NOT_REMOVED = { _removed: { $exists: false } } as const;
-
 
 export function toStored(doc: Document, position: bigint): StoredDocument {
   const { id, ...rest } = doc;
@@ -60,6 +60,51 @@ export function blanking(keep: readonly string[], set: Record<string, unknown>, 
     { $project: Object.fromEntries(['_id', '_position', ...keep.filter((field) => field !== 'id')].map((field) => [field, 1])) },
     { $set: { ...Object.fromEntries(Object.entries(set).map(([field, value]) => [field, { $literal: value }])), _position: { $max: [{ $ifNull: ['$_position', ''] }, positionKey(position)] } } },
   ];
+}
+
+/** Writes of a commit to one collection, in order: one ordered bulkWrite. */
+export interface Run {
+  collection: string;
+  operations: AnyBulkWriteOperation<Record<string, unknown>>[];
+}
+
+/** The steps of a commit, in the order they are written (in one transaction where the deployment has them). */
+export interface CommitPlan {
+  /** Under a fence, first: the lease write that must match (fenceHold), or the commit is fenced off. */
+  fence: ReturnType<typeof fenceHold> | undefined;
+  /** The documents, one run per stretch of writes to the same collection (one, for a projection). */
+  runs: Run[];
+  /** Last: the projection's checkpoint, moved forwards only. */
+  checkpoint: { filter: { _id: string }; update: ReturnType<typeof forwardCheckpoint> };
+}
+
+/** Every fenced commit holds its fence, a checkpoint alone included: a deposed leader moves nothing. */
+export function commitPlan(projection: string, position: bigint, writes: readonly DocumentWrite[], fence: Fence | undefined): CommitPlan {
+  const runs: Run[] = [];
+  for (const write of writes) {
+    const last = runs.at(-1);
+    const operation = operationFor(write, position);
+    if (last?.collection === write.collection) last.operations.push(operation);
+    else runs.push({ collection: write.collection, operations: [operation] });
+  }
+  return { fence: fence && fenceHold(fence), runs, checkpoint: { filter: { _id: projection }, update: forwardCheckpoint(position) } };
+}
+
+function operationFor(write: DocumentWrite, position: bigint): AnyBulkWriteOperation<Record<string, unknown>> {
+  if ('where' in write) return { updateMany: { filter: { ...write.where, ...NOT_REMOVED }, update: blanking(write.keep, write.set, position) } };
+  const at = write.position ?? position;
+  const stored = write.doc === null ? tombstone(write.id, at) : toStored(write.doc, at);
+  return { updateOne: { filter: { _id: write.id } as never, update: guardedReplace(stored), upsert: true } };
+}
+
+/**
+ * The write that opens a fenced commit's transaction: it matches only while the lease has the fence's token,
+ * and it changes the lease (an $inc is never a no-op, which would write nothing), so a takeover racing the
+ * transaction conflicts with it: the takeover waits for the commit, or the commit is run again and finds the
+ * new token.
+ */
+export function fenceHold(fence: Fence) {
+  return { filter: { _id: fence.lease, token: fence.token }, update: { $inc: { commits: 1 } } } as const;
 }
 
 /** Moves a checkpoint to `position` unless it is further already. */

@@ -1,9 +1,13 @@
-import { type Collection, MongoClient, MongoServerError } from 'mongodb';
+import { randomUUID } from 'node:crypto';
+import { type Collection, MongoServerError } from 'mongodb';
 import type { Claim, ClaimRequest, IdempotencyStore } from '../../ports/idempotency.js';
+import { type MongoConnection, type MongoSettings, withMongo } from './client.js';
 
 interface KeyDocument {
   _id: string;
   fingerprint: string;
+  /** Who runs the request: only it completes or releases the key (absent on keys stored before holders were kept). */
+  holder?: string;
   response: string | null;
   locked_until: Date;
   /** A TTL index removes the document some time after this; until then claims treat it as absent. */
@@ -15,21 +19,24 @@ const DUPLICATE_KEY = 11000;
 /** Idempotency keys in the environment's MongoDB database (`idempotency_keys`), beside the read models. */
 export class MongoIdempotencyStore implements IdempotencyStore {
   private constructor(
-    private readonly client: MongoClient,
+    private readonly connection: MongoConnection,
     private readonly keys: Collection<KeyDocument>,
   ) {}
 
-  static async connect(url: string, database: string): Promise<MongoIdempotencyStore> {
-    const client = await new MongoClient(url).connect();
-    const keys = client.db(database).collection<KeyDocument>('idempotency_keys');
-    await keys.createIndex({ expires_at: 1 }, { expireAfterSeconds: 0 });
-    return new MongoIdempotencyStore(client, keys);
+  static connect(settings: MongoSettings, database: string): Promise<MongoIdempotencyStore> {
+    return withMongo(settings, async (connection) => {
+      const keys = connection.db(database).collection<KeyDocument>('idempotency_keys');
+      await keys.createIndex({ expires_at: 1 }, { expireAfterSeconds: 0 });
+      return new MongoIdempotencyStore(connection, keys);
+    });
   }
 
   async claim({ key, fingerprint, now, leaseMs, ttlMs }: ClaimRequest): Promise<Claim> {
+    const holder = randomUUID();
     // The upsert takes _id from the filter; $set may not name it.
     const fresh: Omit<KeyDocument, '_id'> = {
       fingerprint,
+      holder,
       response: null,
       locked_until: new Date(now.getTime() + leaseMs),
       expires_at: new Date(now.getTime() + ttlMs),
@@ -41,30 +48,31 @@ export class MongoIdempotencyStore implements IdempotencyStore {
     };
     try {
       const taken = await this.keys.findOneAndUpdate(takeable, { $set: fresh }, { upsert: true, returnDocument: 'after' });
-      if (taken !== null) return { outcome: 'claimed' };
+      if (taken !== null) return { outcome: 'claimed', holder };
     } catch (error) {
       // The upsert met a live document with the same _id: it belongs to someone else.
       if (!(error instanceof MongoServerError && error.code === DUPLICATE_KEY)) throw error;
     }
     const held = await this.keys.findOne({ _id: key });
-    if (held === null) return this.claim({ key, fingerprint, now, leaseMs, ttlMs });
+    // A majority read misses a claim that no majority acknowledged yet (or one let go just now): a request with it is running.
+    if (held === null) return { outcome: 'in_use' };
     if (held.fingerprint !== fingerprint) return { outcome: 'reused' };
     return held.response !== null ? { outcome: 'replay', response: held.response } : { outcome: 'in_use' };
   }
 
-  async complete(key: string, response: string): Promise<void> {
-    await this.keys.updateOne({ _id: key }, { $set: { response, locked_until: new Date(0) } });
+  async complete(key: string, holder: string, response: string): Promise<void> {
+    await this.keys.updateOne({ _id: key, holder, response: null }, { $set: { response, locked_until: new Date(0) } });
   }
 
-  async release(key: string): Promise<void> {
-    await this.keys.deleteOne({ _id: key, response: null });
+  async release(key: string, holder: string): Promise<void> {
+    await this.keys.deleteOne({ _id: key, holder, response: null });
   }
 
   async ping(): Promise<void> {
     await this.keys.findOne({ _id: '' });
   }
 
-  async close(): Promise<void> {
-    await this.client.close();
+  close(): Promise<void> {
+    return this.connection.release();
   }
 }

@@ -1,6 +1,7 @@
-import { type Collection, MongoClient } from 'mongodb';
+import type { Collection } from 'mongodb';
 import type { ApiKeyRecord } from '../../domain/api-keys.js';
 import type { KeyStore } from '../../ports/key-store.js';
+import { type MongoConnection, type MongoSettings, withMongo } from './client.js';
 
 /**
  * A key as stored: the record with `_id` for its id. A rotation's replacement is inserted `pending` first and
@@ -14,19 +15,23 @@ type KeyDocument = Omit<ApiKeyRecord, 'id' | 'origins'> & { _id: string; origins
 /** The database that holds what both environments share (each environment has its own: nature_sandbox, nature_production). */
 export const KEYS_DATABASE = 'nature_keys';
 
-/** API keys in MongoDB (`nature_keys.api_keys`): SHA-256 hashes only, never a raw key, beside the read models. */
+/**
+ * API keys in MongoDB (`nature_keys.api_keys`): SHA-256 hashes only, never a raw key, beside the read models.
+ * Writes wait for a majority (client.ts): a revocation that a failover rolled back would let the key in again.
+ */
 export class MongoKeyStore implements KeyStore {
   private constructor(
-    private readonly client: MongoClient,
+    private readonly connection: MongoConnection,
     private readonly keys: Collection<KeyDocument>,
   ) {}
 
-  /** Connects within `timeoutMs` (server selection) and creates the unique index on hashes (idempotent). */
-  static async connect(url: string, timeoutMs: number, database = KEYS_DATABASE): Promise<MongoKeyStore> {
-    const client = await new MongoClient(url, { serverSelectionTimeoutMS: timeoutMs }).connect();
-    const keys = client.db(database).collection<KeyDocument>('api_keys');
-    await keys.createIndex({ hash: 1 }, { unique: true });
-    return new MongoKeyStore(client, keys);
+  /** Connects (the process's one client) and creates the unique index on hashes (idempotent). */
+  static connect(settings: MongoSettings, database = KEYS_DATABASE): Promise<MongoKeyStore> {
+    return withMongo(settings, async (connection) => {
+      const keys = connection.db(database).collection<KeyDocument>('api_keys');
+      await keys.createIndex({ hash: 1 }, { unique: true });
+      return new MongoKeyStore(connection, keys);
+    });
   }
 
   async insert(record: ApiKeyRecord): Promise<void> {
@@ -70,12 +75,12 @@ export class MongoKeyStore implements KeyStore {
     await this.keys.updateOne({ _id: replacement.id }, { $unset: { pending: '' } });
   }
 
-  async ping(): Promise<void> {
-    await this.client.db('admin').command({ ping: 1 });
+  ping(): Promise<void> {
+    return this.connection.ping();
   }
 
-  async close(): Promise<void> {
-    await this.client.close();
+  close(): Promise<void> {
+    return this.connection.release();
   }
 
   /** The record as it stands, or undefined for a rotation's replacement whose rotation never happened. */

@@ -1,12 +1,10 @@
-import { MongoClient } from 'mongodb';
+import { type MongoSettings, connectMongo } from './client.js';
 
-/** Resolves once the MongoDB deployment at `url` answers a ping, within `timeoutMs` of server selection. */
-export async function probeMongoDb(url: string, timeoutMs: number): Promise<void> {
-  const client = new MongoClient(url, { serverSelectionTimeoutMS: timeoutMs, connectTimeoutMS: timeoutMs });
-  try {
-    await client.connect();
-    await client.db('admin').command({ ping: 1 });
-  } finally {
-    await client.close();
-  }
+/**
+ * Resolves once the MongoDB deployment at `settings.url` answers within the timeouts and is one the service can
+ * rely on; else throws (an UnsuitableDeploymentError for a server too old, or a standalone one not allowed).
+ */
+export async function probeMongoDb(settings: MongoSettings): Promise<void> {
+  const connection = await connectMongo(settings);
+  await connection.release();
 }

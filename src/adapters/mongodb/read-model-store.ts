@@ -1,4 +1,4 @@
-import { type AnyBulkWriteOperation, type Db, MongoClient } from 'mongodb';
+import type { ClientSession, Collection, Db } from 'mongodb';
 import {
   type Document,
   type DocumentWrite,
@@ -10,83 +10,81 @@ import {
   type ReadModelStore,
   type StoredVersion,
 } from '../../ports/read-models.js';
-import {
-  NOT_REMOVED,
-  blanking,
-  forwardCheckpoint,
-  fromStored,
-  guardedReplace,
-  isTombstone,
-  positionOf,
-  takeLease,
-  toStored,
-  tombstone,
-} from './documents.js';
+import { type MongoConnection, type MongoSettings, withMongo } from './client.js';
+import { type CommitPlan, NOT_REMOVED, commitPlan, fromStored, isTombstone, positionOf, takeLease } from './documents.js';
 
 const CHECKPOINTS = '_checkpoints';
 const LEASES = '_leases';
-
-type Operation = AnyBulkWriteOperation<Record<string, unknown>>;
 
 interface Lease {
   _id: string;
   holder: string;
   token: number;
   expires_at: Date;
+  /** Fenced commits made under the lease: each one's write of the lease is what makes a takeover conflict with it. */
+  commits?: number;
 }
 
 /**
- * Read models on MongoDB: one database per environment, one collection per read model. Writes are guarded
- * by the event position kept in each document (a removed document keeps a tombstone with it), and the
- * checkpoint, which only moves forwards, is written after them, so a crash in between replays events that
- * change nothing: no gap, no E11000, no transaction (no replica set) needed. For the same reason a writer
- * that lags behind another can neither roll a document back nor bring a removed one back.
+ * Read models on MongoDB: one database per environment, one collection per read model. A commit writes its
+ * documents and checkpoint in one transaction, opened under a fence by a write of the lease that matches only
+ * the fence's token. Writes are also guarded by the event position kept in each document (a removed document
+ * keeps a tombstone with it), and the checkpoint only moves forwards, so a writer that lags behind another can
+ * neither roll a document back nor bring a removed one back; on a standalone server (no transactions, accepted
+ * with NATURE_MONGODB_ALLOW_STANDALONE) those guards are what is left: the documents, then the checkpoint, after
+ * a read of the fence.
  */
 export class MongoReadModelStore implements ReadModelStore {
-  private constructor(
-    private readonly client: MongoClient,
-    private readonly db: Db,
-  ) {}
+  private readonly checkpoints: Collection<{ _id: string; position: string }>;
+  private readonly leases: Collection<Lease>;
 
-  /** Connects and creates the list indexes (idempotent) before the store is used. */
-  static async connect(url: string, database: string, indexes: IndexedField[]): Promise<MongoReadModelStore> {
-    const client = await new MongoClient(url).connect();
-    const db = client.db(database);
-    for (const { collection, field } of indexes) await db.collection(collection).createIndex({ [field]: 1, _id: -1 });
-    return new MongoReadModelStore(client, db);
+  private constructor(
+    private readonly connection: MongoConnection,
+    private readonly db: Db,
+  ) {
+    this.checkpoints = db.collection(CHECKPOINTS);
+    this.leases = db.collection(LEASES);
+  }
+
+  /** Connects (the process's one client) and creates the list indexes (idempotent) before the store is used. */
+  static connect(settings: MongoSettings, database: string, indexes: IndexedField[]): Promise<MongoReadModelStore> {
+    return withMongo(settings, async (connection) => {
+      const db = connection.db(database);
+      for (const { collection, field } of indexes) await db.collection(collection).createIndex({ [field]: 1, _id: -1 });
+      return new MongoReadModelStore(connection, db);
+    });
   }
 
   async checkpoint(projection: string): Promise<bigint | undefined> {
-    const found = await this.db.collection<{ _id: string; position: string }>(CHECKPOINTS).findOne({ _id: projection });
+    const found = await this.checkpoints.findOne({ _id: projection });
     return found ? BigInt(found.position) : undefined;
   }
 
-  /**
-   * A page of writes in one ordered bulkWrite per run of writes to the same collection (one, for a projection),
-   * then the checkpoint. Without transactions the fence is read first: a deposed holder is refused before it
-   * writes anything, and what it may still write while a takeover races its commit is guarded by position
-   * (the same events give the same documents, and the newer holder's writes win). A checkpoint alone is only
-   * ever moved forwards over documents already written, so it needs no fence.
-   */
   async commit(projection: string, position: bigint, writes: DocumentWrite[], fence?: Fence): Promise<void> {
-    if (fence !== undefined && writes.length > 0) {
-      const lease = await this.db.collection<Lease>(LEASES).findOne({ _id: fence.lease });
-      if (lease?.token !== fence.token) throw new FencedOffError(fence);
+    const plan = commitPlan(projection, position, writes, fence);
+    if (!this.connection.deployment.transactions) {
+      if (fence !== undefined) await this.checkFence(fence);
+      return this.write(plan);
     }
-    let run: { collection: string; operations: Operation[] } | undefined;
-    for (const write of writes) {
-      if (run?.collection !== write.collection) {
-        await this.bulkWrite(run);
-        run = { collection: write.collection, operations: [] };
+    await this.connection.transaction(async (session) => {
+      const hold = plan.fence;
+      if (hold !== undefined && (await this.leases.updateOne(hold.filter, hold.update, { session })).matchedCount === 0) {
+        throw new FencedOffError({ lease: hold.filter._id, token: hold.filter.token });
       }
-      run.operations.push(operationFor(write, position));
-    }
-    await this.bulkWrite(run);
-    await this.db.collection<{ _id: string; position: string }>(CHECKPOINTS).updateOne({ _id: projection }, forwardCheckpoint(position), { upsert: true });
+      await this.write(plan, session);
+    });
   }
 
-  private async bulkWrite(run: { collection: string; operations: Operation[] } | undefined): Promise<void> {
-    if (run !== undefined) await this.db.collection<Record<string, unknown>>(run.collection).bulkWrite(run.operations, { ordered: true });
+  /** The documents, then the checkpoint; in `session`'s transaction when there is one. */
+  private async write({ runs, checkpoint }: CommitPlan, session?: ClientSession): Promise<void> {
+    for (const run of runs) await this.db.collection<Record<string, unknown>>(run.collection).bulkWrite(run.operations, { ordered: true, session });
+    await this.checkpoints.updateOne(checkpoint.filter, checkpoint.update, { upsert: true, session });
+  }
+
+  /** A majority read of the lease (the database's read concern): a token that a failover may still roll back does not count. */
+  async checkFence(fence: Fence): Promise<void> {
+    const lease = await this.leases.findOne({ _id: fence.lease });
+    if (lease?.token !== fence.token) throw new FencedOffError(fence);
   }
 
   async get(collection: string, id: string): Promise<Document | undefined> {
@@ -98,7 +96,7 @@ export class MongoReadModelStore implements ReadModelStore {
     const found = new Map<string, StoredVersion>();
     if (ids.length === 0) return found;
     const rows = await this.db.collection<Record<string, unknown>>(collection).find({ _id: { $in: [...ids] } } as never).toArray();
-    // Documents are written before the checkpoint: a replay skips the events a document (or its tombstone) already holds.
+    // Without transactions documents are written before the checkpoint: a replay skips the events a document (or its tombstone) already holds.
     for (const row of rows) {
       found.set(String(row._id), { doc: isTombstone(row) ? undefined : fromStored(row), position: positionOf(row) });
     }
@@ -125,27 +123,21 @@ export class MongoReadModelStore implements ReadModelStore {
     return Promise.resolve();
   }
 
+  /** Written with a majority's acknowledgement: a lease that a failover rolled back would let two leaders hold one token. */
   async acquireLease(name: string, holder: string, ttlMs: number): Promise<number | undefined> {
-    const lease = await this.db.collection<Lease>(LEASES).findOneAndUpdate({ _id: name }, takeLease(holder, ttlMs), { upsert: true, returnDocument: 'after' });
+    const lease = await this.leases.findOneAndUpdate({ _id: name }, takeLease(holder, ttlMs), { upsert: true, returnDocument: 'after' });
     return lease?.holder === holder ? lease.token : undefined;
   }
 
   async releaseLease(name: string, holder: string): Promise<void> {
-    await this.db.collection<Lease>(LEASES).updateOne({ _id: name, holder }, [{ $set: { expires_at: '$$NOW' } }]);
+    await this.leases.updateOne({ _id: name, holder }, [{ $set: { expires_at: '$$NOW' } }]);
   }
 
-  async ping(): Promise<void> {
-    await this.db.command({ ping: 1 });
+  ping(): Promise<void> {
+    return this.connection.ping();
   }
 
-  async close(): Promise<void> {
-    await this.client.close();
+  close(): Promise<void> {
+    return this.connection.release();
   }
-}
-
-function operationFor(write: DocumentWrite, position: bigint): Operation {
-  if ('where' in write) return { updateMany: { filter: { ...write.where, ...NOT_REMOVED }, update: blanking(write.keep, write.set, position) } };
-  const at = write.position ?? position;
-  const stored = write.doc === null ? tombstone(write.id, at) : toStored(write.doc, at);
-  return { updateOne: { filter: { _id: write.id } as never, update: guardedReplace(stored), upsert: true } };
 }

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import type { Claim, ClaimRequest, IdempotencyStore } from '../../ports/idempotency.js';
 import { openDatabase, type Synchronous } from './database.js';
@@ -6,6 +7,7 @@ const SCHEMA = `
 CREATE TABLE IF NOT EXISTS idempotency_keys (
   key          TEXT PRIMARY KEY,
   fingerprint  TEXT NOT NULL,
+  holder       TEXT,
   response     TEXT,
   locked_until INTEGER NOT NULL,
   expires_at   INTEGER NOT NULL
@@ -29,46 +31,50 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
     // Stored answers may hold personal data (sealed, but still): leave no old copy in freed pages.
     this.db.pragma('secure_delete = ON');
     this.db.exec(SCHEMA);
+    // Files from before holders were kept: their keys have none, so no request still running completes them.
+    const columns = this.db.prepare<[], { name: string }>('PRAGMA table_info(idempotency_keys)').all();
+    if (!columns.some((column) => column.name === 'holder')) this.db.exec('ALTER TABLE idempotency_keys ADD COLUMN holder TEXT');
     this.statements = {
       expire: this.db.prepare<[number]>('DELETE FROM idempotency_keys WHERE expires_at <= ?'),
       get: this.db.prepare<[string], Row>('SELECT fingerprint, response, locked_until FROM idempotency_keys WHERE key = ?'),
-      insert: this.db.prepare<[string, string, number, number]>(
-        'INSERT INTO idempotency_keys (key, fingerprint, response, locked_until, expires_at) VALUES (?, ?, NULL, ?, ?)',
+      insert: this.db.prepare<[string, string, string, number, number]>(
+        'INSERT INTO idempotency_keys (key, fingerprint, holder, response, locked_until, expires_at) VALUES (?, ?, ?, NULL, ?, ?)',
       ),
-      relock: this.db.prepare<[number, string]>('UPDATE idempotency_keys SET locked_until = ? WHERE key = ?'),
-      complete: this.db.prepare<[string, string]>('UPDATE idempotency_keys SET response = ?, locked_until = 0 WHERE key = ?'),
-      release: this.db.prepare<[string]>('DELETE FROM idempotency_keys WHERE key = ? AND response IS NULL'),
+      relock: this.db.prepare<[string, number, string]>('UPDATE idempotency_keys SET holder = ?, locked_until = ? WHERE key = ?'),
+      complete: this.db.prepare<[string, string, string]>('UPDATE idempotency_keys SET response = ?, locked_until = 0 WHERE key = ? AND holder = ? AND response IS NULL'),
+      release: this.db.prepare<[string, string]>('DELETE FROM idempotency_keys WHERE key = ? AND holder = ? AND response IS NULL'),
     };
   }
 
   claim({ key, fingerprint, now, leaseMs, ttlMs }: ClaimRequest): Promise<Claim> {
     const at = now.getTime();
+    const holder = randomUUID();
     const claim = this.db
       .transaction((): Claim => {
         this.statements.expire.run(at);
         const row = this.statements.get.get(key);
         if (row === undefined) {
-          this.statements.insert.run(key, fingerprint, at + leaseMs, at + ttlMs);
-          return { outcome: 'claimed' };
+          this.statements.insert.run(key, fingerprint, holder, at + leaseMs, at + ttlMs);
+          return { outcome: 'claimed', holder };
         }
         if (row.fingerprint !== fingerprint) return { outcome: 'reused' };
         if (row.response !== null) return { outcome: 'replay', response: row.response };
         if (row.locked_until > at) return { outcome: 'in_use' };
         // The request that held it never finished (the process died): this retry runs it.
-        this.statements.relock.run(at + leaseMs, key);
-        return { outcome: 'claimed' };
+        this.statements.relock.run(holder, at + leaseMs, key);
+        return { outcome: 'claimed', holder };
       })
       .immediate();
     return Promise.resolve(claim);
   }
 
-  complete(key: string, response: string): Promise<void> {
-    this.statements.complete.run(response, key);
+  complete(key: string, holder: string, response: string): Promise<void> {
+    this.statements.complete.run(response, key, holder);
     return Promise.resolve();
   }
 
-  release(key: string): Promise<void> {
-    this.statements.release.run(key);
+  release(key: string, holder: string): Promise<void> {
+    this.statements.release.run(key, holder);
     return Promise.resolve();
   }
 
