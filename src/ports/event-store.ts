@@ -55,6 +55,17 @@ export class WrongExpectedRevisionError extends Error {
   }
 }
 
+/**
+ * The stream was deleted for good outside the service (an operator tombstoned it in EventStoreDB): it can be
+ * neither read nor appended to again. Nothing the caller sends can change that.
+ */
+export class StreamDeletedError extends Error {
+  override readonly name = 'StreamDeletedError';
+  constructor(readonly streamName: string) {
+    super(`stream ${streamName} was deleted from the event store and can no longer be read or appended to`);
+  }
+}
+
 export interface ReadAllOptions {
   /** Exclusive: events with a position greater than this. Omit to read from the start. */
   after?: bigint;

@@ -1,12 +1,11 @@
 import { ANY, NO_STREAM } from '@eventstore/db-client';
 import { describe, expect, it } from 'vitest';
 import {
-  CheckpointMark,
   decodePosition,
   encodePosition,
   fromCurrentRevision,
   fromStoredEvent,
-  fromSubscriptionItem,
+  isServerEvent,
   toEventData,
   toExpectedRevision,
 } from '../../src/adapters/eventstoredb/mapping.js';
@@ -86,32 +85,8 @@ describe('EventStoreDB mapping (no server)', () => {
     expect(() => fromStoredEvent(stored, 'sandbox.')).toThrow(/outside sandbox\./);
   });
 
-  describe('items of a filtered $all subscription', () => {
-    const stored = (commit: bigint) => ({
-      id: `e-${commit}`,
-      streamId: 'sandbox.subject-sub_1',
-      revision: 0n,
-      type: 'SubjectCreated',
-      created: new Date('2026-11-21T10:00:00.000Z'),
-      data: {},
-      metadata: {},
-      position: { commit, prepare: commit },
-    });
-    const at = (commit: bigint) => encodePosition({ commit, prepare: commit });
-
-    it('yields an event past the last one seen, and passes over one at or before it (a resubscription repeats)', () => {
-      expect(fromSubscriptionItem({ event: stored(20n) }, 'sandbox.', at(10n))).toMatchObject({ kind: 'event', event: { id: 'e-20', position: at(20n) } });
-      expect(fromSubscriptionItem({ event: stored(20n) }, 'sandbox.', undefined)).toMatchObject({ kind: 'event' });
-      expect(fromSubscriptionItem({ event: stored(10n) }, 'sandbox.', at(10n))).toEqual({ kind: 'seen' });
-      expect(fromSubscriptionItem({}, 'sandbox.', at(10n))).toEqual({ kind: 'seen' });
-    });
-
-    it("turns the server's checkpoint into a position past the last one seen, and never moves back", () => {
-      const mark = new CheckpointMark({ commit: 5000n, prepare: 4990n });
-      expect(fromSubscriptionItem(mark, 'sandbox.', at(10n))).toEqual({ kind: 'checkpoint', position: encodePosition({ commit: 5000n, prepare: 4990n }) });
-      expect(fromSubscriptionItem(mark, 'sandbox.', undefined)).toEqual({ kind: 'checkpoint', position: encodePosition({ commit: 5000n, prepare: 4990n }) });
-      expect(fromSubscriptionItem(mark, 'sandbox.', at(5000n))).toEqual({ kind: 'seen' });
-      expect(fromSubscriptionItem(mark, 'sandbox.', at(6000n))).toEqual({ kind: 'seen' });
-    });
+  it("tells the server's records in our streams (a deleted stream's tombstone) from our events", () => {
+    expect(isServerEvent({ type: '$streamDeleted' })).toBe(true);
+    expect(isServerEvent({ type: 'SubjectCreated' })).toBe(false);
   });
 });

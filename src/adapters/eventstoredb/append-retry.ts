@@ -1,27 +1,37 @@
 import { CancelledError, DeadlineExceededError, NotLeaderError, TimeoutError, UnavailableError } from '@eventstore/db-client';
+import { BackendTimeoutError, within } from '../../operator-errors.js';
 import { pause } from '../../pause.js';
 
-/** How an append whose outcome is unknown is sent again: at most `attempts` sends, waits doubling from `firstDelayMs` up to `maxDelayMs`. */
+/**
+ * How an append whose outcome is unknown is sent again: for at most `totalMs` from the first send, each send
+ * waiting at most `sendMs` for its answer, with waits between sends doubling from `firstDelayMs` up to `maxDelayMs`.
+ */
 export interface AppendRetryPolicy {
-  attempts: number;
+  totalMs: number;
+  sendMs: number;
   firstDelayMs: number;
   maxDelayMs: number;
 }
 
-/** Four sends over about 1.4 s of waits (200, 400, 800 ms), each send bounded by the client's deadline (10 s by default). */
-export const APPEND_RETRY: AppendRetryPolicy = { attempts: 4, firstDelayMs: 200, maxDelayMs: 2000 };
+/** The client's own deadline for one call, which a send keeps to while the append's time allows. */
+export const SEND_MS = 10_000;
+
+export function appendRetryPolicy(totalMs: number): AppendRetryPolicy {
+  return { totalMs, sendMs: SEND_MS, firstDelayMs: 200, maxDelayMs: 2_000 };
+}
 
 /**
  * Failures that leave an append unknown or undone, and that a resend may get past: the reply was lost (the
- * deadline passed, the connection dropped: UNAVAILABLE), the server gave up committing in time (ABORTED),
- * cancelled the call, or is no longer the leader (the client reconnects to the new one). Anything else
- * (a conflict, access denied, a bad request) would fail again the same way.
+ * deadline passed, no answer in the append's time, the connection dropped: UNAVAILABLE), the server gave up
+ * committing in time (ABORTED), cancelled the call, or is no longer the leader (the client reconnects to the
+ * new one). Anything else (a conflict, a deleted stream, access denied, a bad request) would fail again the same way.
  */
 export function isTransient(error: unknown): boolean {
   return (
     error instanceof UnavailableError ||
     error instanceof DeadlineExceededError ||
     error instanceof TimeoutError ||
+    error instanceof BackendTimeoutError ||
     error instanceof CancelledError ||
     error instanceof NotLeaderError
   );
@@ -32,24 +42,39 @@ export function retryDelay(policy: AppendRetryPolicy, attempt: number): number {
   return Math.min(policy.maxDelayMs, policy.firstDelayMs * 2 ** (attempt - 1));
 }
 
+/** Time as the retries see it: a clock and a wait (a test passes its own). */
+export interface RetryClock {
+  now(): number;
+  wait(ms: number): Promise<void>;
+}
+
+const realClock: RetryClock = { now: () => performance.now(), wait: (ms) => pause(ms) };
+
 /**
  * Sends `request` until it is answered, resending the very same request (the same event ids and the same
  * expected revision) after a transient failure. EventStoreDB answers a resend of events it already committed
  * at that revision as a success and stores nothing twice, so a lost reply neither fails a write that landed
- * nor writes it twice. Answers the result and how many sends it took.
+ * nor writes it twice. Each send gets as its deadline (ms) the lesser of `sendMs` and the time left, and is cut
+ * off when the time is up (the batch-append call keeps no deadline of its own on the client); no resend starts
+ * unless time is left after its wait. So an append answers, or throws its last failure, within `totalMs`.
+ * Answers the result and how many sends it took.
  */
 export async function sendWithRetry<Request, Result>(
-  send: (request: Request) => Promise<Result>,
+  send: (request: Request, deadlineMs: number) => Promise<Result>,
   request: Request,
-  policy: AppendRetryPolicy = APPEND_RETRY,
-  wait: (ms: number) => Promise<void> = pause,
+  policy: AppendRetryPolicy,
+  clock: RetryClock = realClock,
 ): Promise<{ result: Result; attempts: number }> {
+  const started = clock.now();
+  const left = () => policy.totalMs - (clock.now() - started);
   for (let attempt = 1; ; attempt += 1) {
+    const time = Math.floor(left());
     try {
-      return { result: await send(request), attempts: attempt };
+      return { result: await within(time, send(request, Math.min(policy.sendMs, time))), attempts: attempt };
     } catch (error) {
-      if (attempt >= policy.attempts || !isTransient(error)) throw error;
-      await wait(retryDelay(policy, attempt));
+      const delay = retryDelay(policy, attempt);
+      if (!isTransient(error) || left() <= delay) throw error;
+      await clock.wait(delay);
     }
   }
 }

@@ -2,12 +2,12 @@ import {
   type AppendResult as ClientAppendResult,
   type AppendExpectedRevision,
   BACKWARDS,
-  CancelledError,
+  StreamDeletedError as ClientStreamDeletedError,
   EventStoreDBClient,
   FORWARDS,
+  type Position,
   START,
   StreamNotFoundError,
-  UnavailableError,
   WrongExpectedVersionError,
   streamNameFilter,
 } from '@eventstore/db-client';
@@ -19,10 +19,12 @@ import {
   type ReadAllOptions,
   type RecordedEvent,
   type StreamRead,
+  StreamDeletedError,
   type SubscribeOptions,
   WrongExpectedRevisionError,
 } from '../../ports/event-store.js';
-import { sendWithRetry } from './append-retry.js';
+import { type AppendRetryPolicy, appendRetryPolicy, sendWithRetry } from './append-retry.js';
+import { readAllFiltered, readEvents } from './filtered-read.js';
 import {
   CheckpointMark,
   type StoredEvent,
@@ -30,19 +32,22 @@ import {
   encodePosition,
   fromCurrentRevision,
   fromStoredEvent,
-  fromSubscriptionItem,
   toEventData,
   toExpectedRevision,
 } from './mapping.js';
+import { type OpenedSubscription, type SubscriptionOutput, follow } from './subscription.js';
 
-/** $all pages read when looking for this environment's events among everyone's. */
-const PAGE = 500;
-const RESUBSCRIBE_DELAY_MS = 1000;
 /**
  * Server checkpoints of the filtered subscription come every this many search windows (32 events each by
  * default): about every thousand events of the other environment, or of other users of the server.
  */
 const CHECKPOINT_INTERVAL = 32;
+
+/** Where the server is and how long an append may take, resends included (EVENTSTORE_URL, EVENTSTORE_APPEND_RETRY_MS). */
+export interface EventStoreDbSettings {
+  url: string;
+  appendRetryMs: number;
+}
 
 /** One append as it is sent, and sent again: the events (with their ids) and the expected revision are fixed once. */
 interface AppendRequest {
@@ -53,18 +58,23 @@ interface AppendRequest {
 
 /**
  * The event store on EventStoreDB. Each environment's streams carry a prefix (`sandbox.`, `production.`),
- * so one server holds both apart and a $all subscription filters to its own. The catch-up subscription
- * is consumed with `for await` (one event at a time) and resubscribes from the last position it yielded,
- * or the server's last checkpoint past it, when the server drops it. Appends are retried (see appendToStream).
+ * so one server holds both apart, and the server filters every read and subscription of $all to its own. The catch-up
+ * subscription is consumed with `for await` (one event at a time) and opened again when the server drops it
+ * (see follow). Appends are retried within the append's time (see appendToStream).
  */
 export class EventStoreDbEventStore implements EventStore {
+  private readonly appendRetry: AppendRetryPolicy;
+
   constructor(
     private readonly client: EventStoreDBClient,
     private readonly streamPrefix: string,
-  ) {}
+    appendRetryMs: number,
+  ) {
+    this.appendRetry = appendRetryPolicy(appendRetryMs);
+  }
 
-  static connect(url: string, streamPrefix: string): EventStoreDbEventStore {
-    return new EventStoreDbEventStore(EventStoreDBClient.connectionString(url), streamPrefix);
+  static connect({ url, appendRetryMs }: EventStoreDbSettings, streamPrefix: string): EventStoreDbEventStore {
+    return new EventStoreDbEventStore(EventStoreDBClient.connectionString(url), streamPrefix, appendRetryMs);
   }
 
   /**
@@ -75,7 +85,7 @@ export class EventStoreDbEventStore implements EventStore {
   async appendToStream(streamName: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
     const request: AppendRequest = { streamName: this.streamPrefix + streamName, events: events.map(toEventData), expectedRevision: toExpectedRevision(expected) };
     try {
-      const { result, attempts } = await sendWithRetry((sent: AppendRequest) => this.send(sent), request);
+      const { result, attempts } = await sendWithRetry((sent: AppendRequest, deadline: number) => this.send(sent, deadline), request, this.appendRetry);
       // A resend answered from the server's idempotency check carries the position of a record, or none, not
       // always the one the first send would have answered: the stream says where our last event is.
       const position = attempts === 1 && result.position !== undefined ? encodePosition(result.position) : await this.positionOf(request, result.nextExpectedRevision);
@@ -84,12 +94,13 @@ export class EventStoreDbEventStore implements EventStore {
       if (error instanceof WrongExpectedVersionError) {
         throw new WrongExpectedRevisionError(streamName, expected, fromCurrentRevision(error.actualVersion));
       }
+      if (error instanceof ClientStreamDeletedError) throw new StreamDeletedError(streamName);
       throw error;
     }
   }
 
-  private send({ streamName, events, expectedRevision }: AppendRequest): Promise<ClientAppendResult> {
-    return this.client.appendToStream(streamName, events, { expectedRevision });
+  private send({ streamName, events, expectedRevision }: AppendRequest, deadline: number): Promise<ClientAppendResult> {
+    return this.client.appendToStream(streamName, events, { expectedRevision, deadline });
   }
 
   /** The $all position of the request's last event, read back from its stream at `revision`. */
@@ -109,30 +120,16 @@ export class EventStoreDbEventStore implements EventStore {
       }
     } catch (error) {
       if (error instanceof StreamNotFoundError) return { revision: -1n, events: [] };
+      if (error instanceof ClientStreamDeletedError) throw new StreamDeletedError(streamName);
       throw error;
     }
     return { revision: events.at(-1)?.revision ?? -1n, events };
   }
 
-  /** $all cannot be filtered server-side on reads, so pages are read and this environment's events kept. */
-  async readAll({ after, limit }: ReadAllOptions): Promise<RecordedEvent[]> {
-    const found: RecordedEvent[] = [];
-    let from = after;
-    for (;;) {
-      let read = 0;
-      for await (const resolved of this.client.readAll({ fromPosition: from === undefined ? START : decodePosition(from), maxCount: PAGE, direction: FORWARDS })) {
-        read += 1;
-        const event = resolved.event;
-        if (!event) continue;
-        const position = encodePosition(event.position);
-        // Reads include the event at fromPosition; the port's `after` excludes it.
-        if (from !== undefined && position <= from) continue;
-        from = position;
-        if (event.streamId.startsWith(this.streamPrefix)) found.push(fromStoredEvent(event as StoredEvent, this.streamPrefix));
-        if (found.length === limit) return found;
-      }
-      if (read < PAGE) return found;
-    }
+  /** The server reads $all for this environment's streams only (see readEvents). */
+  readAll(options: ReadAllOptions): Promise<RecordedEvent[]> {
+    const read = (from: Position | undefined, maxCount: number) => readAllFiltered(this.client, this.streamPrefix, from, maxCount) as AsyncIterable<{ event?: StoredEvent }>;
+    return readEvents(read, this.streamPrefix, options);
   }
 
   /**
@@ -140,43 +137,23 @@ export class EventStoreDbEventStore implements EventStore {
    * says how far it got: that reaches `onCheckpoint` in order with the events, and a resubscription resumes
    * from it, so neither searches the other environment's events again.
    */
-  async *subscribeToAll({ after, signal, onCheckpoint }: SubscribeOptions): AsyncIterable<RecordedEvent> {
-    let last = after;
-    while (!signal.aborted) {
-      const subscription = this.client.subscribeToAll({
-        fromPosition: last === undefined ? START : decodePosition(last),
-        filter: streamNameFilter({
-          prefixes: [this.streamPrefix],
-          checkpointInterval: CHECKPOINT_INTERVAL,
-          // Pushed into the subscription's own output, behind every event the server sent before the checkpoint.
-          checkpointReached: (output, position) => {
-            output.push(new CheckpointMark(position));
-          },
-        }),
-      });
-      const stop = () => void subscription.unsubscribe();
-      signal.addEventListener('abort', stop, { once: true });
-      try {
-        for await (const resolved of subscription as AsyncIterable<{ event?: StoredEvent } | CheckpointMark>) {
-          const item = fromSubscriptionItem(resolved, this.streamPrefix, last);
-          if (item.kind === 'seen') continue;
-          if (item.kind === 'checkpoint') {
-            last = item.position;
-            onCheckpoint?.(item.position);
-            continue;
-          }
-          last = item.event.position;
-          yield item.event;
-        }
-      } catch (error) {
-        if (signal.aborted) return;
-        if (!(error instanceof UnavailableError || error instanceof CancelledError)) throw error;
-        await new Promise((resolve) => setTimeout(resolve, RESUBSCRIBE_DELAY_MS));
-      } finally {
-        signal.removeEventListener('abort', stop);
-        await subscription.unsubscribe();
-      }
-    }
+  subscribeToAll(options: SubscribeOptions): AsyncIterable<RecordedEvent> {
+    return follow((after) => this.open(after), this.streamPrefix, options);
+  }
+
+  private open(after: bigint | undefined): OpenedSubscription {
+    const subscription = this.client.subscribeToAll({
+      fromPosition: after === undefined ? START : decodePosition(after),
+      filter: streamNameFilter({
+        prefixes: [this.streamPrefix],
+        checkpointInterval: CHECKPOINT_INTERVAL,
+        // Pushed into the subscription's own output, behind every event the server sent before the checkpoint.
+        checkpointReached: (output, position) => {
+          output.push(new CheckpointMark(position));
+        },
+      }),
+    });
+    return { output: subscription as AsyncIterable<SubscriptionOutput>, close: () => subscription.unsubscribe() };
   }
 
   async ping(): Promise<void> {

@@ -59,24 +59,15 @@ export function fromStoredEvent(stored: StoredEvent, streamPrefix: string): Reco
   };
 }
 
+/** Types the server writes into our streams, never ours: the `$streamDeleted` tombstone of a deleted stream. */
+export function isServerEvent(stored: Pick<StoredEvent, 'type'>): boolean {
+  return stored.type.startsWith('$');
+}
+
 /**
  * The server's word, in a filtered $all subscription, that it has searched the log up to `position` and sent
  * every event of ours before it. It travels in the subscription's own output, in order with the events.
  */
 export class CheckpointMark {
   constructor(readonly position: Position) {}
-}
-
-/** What one item of a subscription means for a subscriber that has seen everything up to `last`. */
-export type SubscriptionItem = { kind: 'event'; event: RecordedEvent } | { kind: 'checkpoint'; position: bigint } | { kind: 'seen' };
-
-export function fromSubscriptionItem(item: { event?: StoredEvent } | CheckpointMark, streamPrefix: string, last: bigint | undefined): SubscriptionItem {
-  if (item instanceof CheckpointMark) {
-    const position = encodePosition(item.position);
-    return last !== undefined && position <= last ? { kind: 'seen' } : { kind: 'checkpoint', position };
-  }
-  if (item.event === undefined) return { kind: 'seen' };
-  const event = fromStoredEvent(item.event, streamPrefix);
-  // A resubscription from `last` may hand back what was already yielded.
-  return last !== undefined && event.position <= last ? { kind: 'seen' } : { kind: 'event', event };
 }
