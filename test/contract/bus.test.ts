@@ -1,7 +1,9 @@
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { connect as connectNats } from 'nats';
 import { NatsBus } from '../../src/adapters/nats/bus.js';
+import { DELAY_LEVELS_MS } from '../../src/adapters/nats/delays.js';
 import type { NatsLink } from '../../src/adapters/nats/connection.js';
 import { SqliteBus } from '../../src/adapters/sqlite/bus.js';
 import type { Bus, Outcome } from '../../src/ports/bus.js';
@@ -61,7 +63,7 @@ busContract(
   async () => {
     const server = await startNatsServer();
     return {
-      open: (environment) => NatsBus.connect({ url: server.url, environment, ackWaitMs: 500, maxDeliver: 3 }),
+      open: (environment) => NatsBus.connect({ access: server.access, environment, ackWaitMs: 500, maxDeliver: 3 }),
       cleanup: () => server.stop(),
     };
   },
@@ -82,8 +84,10 @@ describe.skipIf(natsServerPath === undefined)('nats bus (a real nats-server with
     servers.push(server);
     return server;
   };
-  const connect = async (url: string, options: Partial<Parameters<typeof NatsBus.connect>[0]> = {}) => {
-    const bus = await NatsBus.connect({ url, environment: 'test', ackWaitMs: 2000, ...options });
+  /** A bus on `server`, or on the URL `target` with no credentials. */
+  const connect = async (target: NatsServer | string, options: Partial<Parameters<typeof NatsBus.connect>[0]> = {}) => {
+    const access = typeof target === 'string' ? { url: target, auth: { kind: 'none' as const }, tls: undefined } : target.access;
+    const bus = await NatsBus.connect({ access, environment: 'test', ackWaitMs: 2000, ...options });
     buses.push(bus);
     return bus;
   };
@@ -115,7 +119,7 @@ describe.skipIf(natsServerPath === undefined)('nats bus (a real nats-server with
     dirs.push(dir);
     const at = { port: await freePort(), storeDir: dir.path };
     const first = await start(at);
-    const bus = await connect(first.url);
+    const bus = await connect(first);
     // One message waits in the delay levels through the outage, due about when the server is back.
     let retried = false;
     const consumer = consumeAll(bus, (id) => (id === 'waiting' && !retried ? ((retried = true), { kind: 'retry', delayMs: 3000 }) : { kind: 'ack' }));
@@ -137,7 +141,7 @@ describe.skipIf(natsServerPath === undefined)('nats bus (a real nats-server with
 
   it('replaces a connection that closed for good, and consumes on the new one', async () => {
     const server = await start();
-    const bus = await connect(server.url);
+    const bus = await connect(server);
     const consumer = consumeAll(bus);
     await bus.publish('deliveries', 'before', {});
     await expect.poll(() => consumer.seen).toEqual(['before']);
@@ -150,7 +154,7 @@ describe.skipIf(natsServerPath === undefined)('nats bus (a real nats-server with
 
   it('keeps the newest dead letters within the limits', async () => {
     const server = await start();
-    const bus = await connect(server.url, { deadLetters: { maxAgeMs: 3_600_000, maxMessages: 2 } });
+    const bus = await connect(server, { deadLetters: { maxAgeMs: 3_600_000, maxMessages: 2 } });
     for (const id of ['d-1', 'd-2', 'd-3']) await bus.publish('deliveries', id, { id });
     const consumer = consumeAll(bus, () => ({ kind: 'dead', reason: 'no' }));
     await expect.poll(() => consumer.seen).toHaveLength(3);
@@ -163,21 +167,81 @@ describe.skipIf(natsServerPath === undefined)('nats bus (a real nats-server with
 
   it('asks for the configured stream copies: more than one needs a NATS cluster', async () => {
     const server = await start();
-    await expect(connect(server.url, { replicas: 2 })).rejects.toThrow(/refused the bus's streams: replicas > 1 not supported in non-clustered mode/);
+    await expect(connect(server, { replicas: 2 })).rejects.toThrow(/refused the bus's streams: replicas > 1 not supported in non-clustered mode/);
   });
 
   it('fails at start-up within its timeout, in one line naming the server without credentials, when NATS cannot be reached', async () => {
     const nobody = await freePort();
-    await expect(connect(`nats://svc:hunter2@127.0.0.1:${nobody}`)).rejects.toThrow(new RegExp(`^cannot reach NATS at nats://127\\.0\\.0\\.1:${nobody}: `));
+    await expect(connect(`nats://svc:hunter2@127.0.0.1:${nobody}`)).rejects.toThrow(new RegExp(`^cannot reach NATS at 127\\.0\\.0\\.1:${nobody}: `));
     await expect(connect(`nats://svc:hunter2@127.0.0.1:${nobody}`)).rejects.not.toThrow(/hunter2/);
     // A server that accepts the connection and never speaks.
     const silent = createServer(() => undefined);
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     try {
       const port = (silent.address() as { port: number }).port;
-      await expect(connect(`nats://127.0.0.1:${port}`, { connectTimeoutMs: 1000 })).rejects.toThrow(/NATS at nats:\/\/127\.0\.0\.1:\d+/);
+      await expect(connect(`nats://127.0.0.1:${port}`, { connectTimeoutMs: 1000 })).rejects.toThrow(/NATS at 127\.0\.0\.1:\d+/);
     } finally {
       silent.close();
     }
+  });
+
+  /** A plain client of the server, as an operator's tools or another program are. */
+  const outsider = async (server: NatsServer) => {
+    const nc = await connectNats({ servers: server.url });
+    closers.push(() => nc.close());
+    return { nc, js: nc.jetstream(), jsm: await nc.jetstreamManager() };
+  };
+  const closers: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const close of closers.splice(0)) await close();
+  });
+
+  it('sends what it cannot decode, on its topic or any delay level, to the dead letters with the reason, and goes on delivering', async () => {
+    const server = await start();
+    const bus = await connect(server);
+    const consumer = consumeAll(bus);
+    const { js } = await outsider(server);
+    const subjects = ['nature.test.deliveries', ...DELAY_LEVELS_MS.map((level) => `nature.test.delayed.deliveries.${level}`)];
+    const garbage = ['not json', '{}', '{"id":1}', 'null', '{"id":"","payload":{}}'].map((text) => new TextEncoder().encode(text));
+    garbage.push(Uint8Array.from([0xff, 0xfe, 0x00]));
+    for (const subject of subjects) for (const [i, data] of garbage.entries()) await js.publish(subject, data, { msgID: `garbage-${subject}-${i}` });
+    await bus.publish('deliveries', 'real', { n: 1 });
+    await expect.poll(() => consumer.seen).toEqual(['real']);
+    await expect.poll(async () => (await bus.deadLetters('deliveries')).length, { timeout: 15_000 }).toBe(subjects.length * garbage.length);
+    const letters = await bus.deadLetters('deliveries');
+    expect(letters.every((letter) => /^undecodable message on nature\.test\.(delayed\.deliveries\.\d+|deliveries): not (JSON|a message of this bus)/.test(letter.reason))).toBe(true);
+    expect(letters.map((letter) => letter.payload)).toContain('not json');
+    await consumer.stop();
+  });
+
+  it('declares again a consumer deleted under it and goes on consuming, and a stream deleted under it at the next publish', async () => {
+    const server = await start();
+    const bus = await connect(server);
+    const consumer = consumeAll(bus);
+    await bus.publish('deliveries', 'one', {});
+    await expect.poll(() => consumer.seen).toEqual(['one']);
+    const { jsm } = await outsider(server);
+    await jsm.consumers.delete('NATURE_TEST', 'deliveries');
+    await bus.publish('deliveries', 'two', {});
+    await expect.poll(() => consumer.seen, { timeout: 20_000 }).toEqual(['one', 'two']);
+    await jsm.streams.delete('NATURE_TEST');
+    await bus.publish('deliveries', 'three', {});
+    await expect.poll(() => consumer.seen, { timeout: 20_000 }).toEqual(['one', 'two', 'three']);
+    await consumer.stop();
+  });
+
+  it('bounds its work streams: a full one refuses a publish rather than drop a message, and none keeps a message past the age limit', async () => {
+    const server = await start();
+    const bus = await connect(server, { limits: { maxBytes: 4096, maxAgeMs: 3_600_000 } });
+    const { jsm } = await outsider(server);
+    for (const stream of ['NATURE_TEST', 'NATURE_TEST_DELAYED']) {
+      const { config } = await jsm.streams.info(stream);
+      expect({ max_bytes: config.max_bytes, max_age: config.max_age, discard: config.discard }).toEqual({ max_bytes: 4096, max_age: 3_600_000 * 1_000_000, discard: 'new' });
+    }
+    const outcomes: string[] = [];
+    for (let i = 0; i < 12; i++) outcomes.push(await bus.publish('deliveries', `big-${i}`, 'x'.repeat(600)).then(() => 'stored', (error: Error) => error.message));
+    expect(outcomes[0]).toBe('stored');
+    expect(outcomes.at(-1)).toMatch(/maximum bytes exceeded/);
+    expect(outcomes.filter((outcome) => outcome === 'stored').length).toBeLessThan(outcomes.length);
   });
 });

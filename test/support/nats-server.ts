@@ -1,4 +1,7 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { NatsAccess } from '../../src/config.js';
 import { freePort } from './processes.js';
 import { tempDir } from './temp-dir.js';
 
@@ -17,18 +20,23 @@ if (natsServerPath === undefined) {
 
 export interface NatsServer {
   url: string;
+  /** The URL with no credentials and no TLS files: what the bus is given for a server that asks for neither. */
+  access: NatsAccess;
   stop(): Promise<void>;
 }
 
 /**
  * A real nats-server with JetStream on a free loopback port and a fresh store directory; `at` restarts one
- * on its port and store directory (which `stop` then leaves in place).
+ * on its port and store directory (which `stop` then leaves in place). `config` adds to its configuration
+ * file (an `authorization` or `tls` block, say).
  */
-export async function startNatsServer(at?: { port: number; storeDir: string }): Promise<NatsServer> {
+export async function startNatsServer(at?: { port: number; storeDir: string }, config = ''): Promise<NatsServer> {
   if (natsServerPath === undefined) throw new Error('nats-server is not installed');
   const port = at?.port ?? (await freePort());
   const dir = at ? { path: at.storeDir, cleanup: () => undefined } : tempDir('nature-nats-');
-  const child: ChildProcess = spawn(natsServerPath, ['-js', '-sd', dir.path, '-a', '127.0.0.1', '-p', String(port)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const file = join(dir.path, 'nats-server.conf');
+  writeFileSync(file, `listen: "127.0.0.1:${port}"\njetstream { store_dir: ${JSON.stringify(dir.path)} }\n${config}\n`);
+  const child: ChildProcess = spawn(natsServerPath, ['-c', file], { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout?.on('data', (chunk) => (output += chunk));
   child.stderr?.on('data', (chunk) => (output += chunk));
@@ -44,8 +52,10 @@ export async function startNatsServer(at?: { port: number; storeDir: string }): 
     child.stderr?.on('data', check);
     child.once('exit', () => reject(new Error(`nats-server exited:\n${output}`)));
   });
+  const url = `nats://127.0.0.1:${port}`;
   return {
-    url: `nats://127.0.0.1:${port}`,
+    url,
+    access: { url, auth: { kind: 'none' }, tls: undefined },
     async stop() {
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');

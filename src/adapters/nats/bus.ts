@@ -7,18 +7,22 @@ import {
   type JetStreamManager,
   type JsMsg,
   JSONCodec,
+  type MsgHdrs,
   RetentionPolicy,
   StorageType,
   type StreamConfig,
   nanos,
 } from 'nats';
+import type { NatsAccess } from '../../config.js';
 import type { Environment } from '../../domain/api-keys.js';
 import { type Bus, type BusMessage, type ConsumeOptions, DEFAULT_MAX_DELIVER, type Handler, type Outcome, type Topic, runHandler, topics } from '../../ports/bus.js';
 import { NatsLink } from './connection.js';
 import { DELAY_LEVELS_MS, type DelayLevel, type Delayed, afterHop, firstHop } from './delays.js';
+import { type Envelope, decodeDelayed, decodeEnvelope, undecodable } from './envelopes.js';
 
 export interface NatsBusOptions {
-  url: string;
+  /** Where NATS is and how to log in to it. */
+  access: NatsAccess;
   environment: Environment;
   /** How long a delivered message may stay unacknowledged before NATS delivers it again. */
   ackWaitMs?: number;
@@ -32,7 +36,15 @@ export interface NatsBusOptions {
   replicas?: number;
   /** What the dead-letter stream keeps: the newest `maxMessages`, none older than `maxAgeMs`. */
   deadLetters?: { maxAgeMs: number; maxMessages: number };
+  /**
+   * Bounds on the work-queue and delay streams: at `maxBytes` a publish is refused (the publisher holds the
+   * message back in the log and tries again), and a message older than `maxAgeMs` is dropped.
+   */
+  limits?: { maxBytes: number; maxAgeMs: number };
 }
+
+/** A week and a gigabyte: far beyond the default retry schedule (about 33 h in all), and bounded. */
+export const STREAM_LIMITS = { maxBytes: 1_073_741_824, maxAgeMs: 7 * 24 * 3_600_000 };
 
 /** Dead letters are for operators to look into: a month of them, at most 100,000. */
 export const DEAD_LETTER_LIMITS = { maxAgeMs: 30 * 24 * 3_600_000, maxMessages: 100_000 };
@@ -45,13 +57,6 @@ const NAK_AT_MOST_MS = 1000;
 
 /** Messages a delay level forwards at once. */
 const FORWARDERS = 32;
-
-interface Envelope {
-  id: string;
-  payload: unknown;
-  /** Deliveries before this copy, for a message that came back from the delay levels. */
-  deliveries?: number;
-}
 
 const codec = JSONCodec<Envelope>();
 const delayedCodec = JSONCodec<Delayed>();
@@ -73,6 +78,8 @@ export class NatsBus implements Bus {
   private readonly ackWaitMs: number;
   private readonly maxDeliver: number;
   private link!: NatsLink;
+  /** A declaration under way after a stream or consumer was found missing: one at a time. */
+  private redeclaring: Promise<void> | undefined;
 
   private constructor(private readonly options: NatsBusOptions) {
     this.stream = `NATURE_${options.environment.toUpperCase()}`;
@@ -83,7 +90,7 @@ export class NatsBus implements Bus {
   /** Connects and declares the streams; fails within `connectTimeoutMs` if NATS cannot be reached. */
   static async connect(options: NatsBusOptions): Promise<NatsBus> {
     const bus = new NatsBus(options);
-    bus.link = await NatsLink.open(options.url, `nature-${options.environment}`, (jsm) => bus.declare(jsm), options.connectTimeoutMs);
+    bus.link = await NatsLink.open(options.access, `nature-${options.environment}`, (jsm) => bus.declare(jsm), options.connectTimeoutMs);
     return bus;
   }
 
@@ -129,6 +136,9 @@ export class NatsBus implements Bus {
       }
     };
     const deadLetters = this.options.deadLetters ?? DEAD_LETTER_LIMITS;
+    const limits = this.options.limits ?? STREAM_LIMITS;
+    // A full stream refuses new messages rather than dropping old ones: a refused publish is retried from the log.
+    const bounded = { max_bytes: limits.maxBytes, max_age: nanos(limits.maxAgeMs), discard: DiscardPolicy.New };
     await upsertStream({
       name: this.stream,
       subjects: topics.map((topic) => this.subject(topic)),
@@ -136,6 +146,7 @@ export class NatsBus implements Bus {
       storage: StorageType.File,
       duplicate_window: nanos(this.options.duplicateWindowMs ?? 2 * 60 * 1000),
       num_replicas: replicas,
+      ...bounded,
     });
     await upsertStream({
       name: this.delayStream,
@@ -144,6 +155,7 @@ export class NatsBus implements Bus {
       storage: StorageType.File,
       duplicate_window: nanos(this.options.duplicateWindowMs ?? 2 * 60 * 1000),
       num_replicas: replicas,
+      ...bounded,
     });
     await upsertStream({
       name: this.deadStream,
@@ -165,8 +177,28 @@ export class NatsBus implements Bus {
     }
   }
 
+  /**
+   * Declares the streams and consumers again after one was found missing (deleted by hand, or lost with a
+   * server's store), without waiting for a reconnect.
+   */
+  private redeclare(): Promise<void> {
+    this.redeclaring ??= this.declare(this.link.jsm).finally(() => (this.redeclaring = undefined));
+    return this.redeclaring;
+  }
+
   async publish(topic: Topic, id: string, payload: unknown): Promise<void> {
-    await this.link.js.publish(this.subject(topic), codec.encode({ id, payload }), { msgID: `${topic}:${id}` });
+    await this.send(this.subject(topic), codec.encode({ id, payload }), { msgID: `${topic}:${id}` });
+  }
+
+  /** A JetStream publish; one that no stream took (its stream is gone) is sent again once the streams are declared again. */
+  private async send(subject: string, data: Uint8Array, options: { msgID: string; headers?: MsgHdrs }): Promise<void> {
+    try {
+      await this.link.js.publish(subject, data, options).catch(explained);
+    } catch (error) {
+      if (!isNoStream(error)) throw error;
+      await this.redeclare();
+      await this.link.js.publish(subject, data, options).catch(explained);
+    }
   }
 
   /**
@@ -199,7 +231,11 @@ export class NatsBus implements Bus {
 
   /** Hands a durable consumer's messages to `handle`, `concurrency` at a time, until `signal` aborts; rejects if the messages stop coming. */
   private async pull(stream: string, durable: string, concurrency: number, signal: AbortSignal, handle: (message: JsMsg) => Promise<void>): Promise<void> {
-    const consumer = await this.link.js.consumers.get(stream, durable);
+    const consumer = await this.link.js.consumers.get(stream, durable).catch(async (error: unknown) => {
+      // Declared again now, so the caller's next consume finds it.
+      if (isNotFound(error)) await this.redeclare();
+      throw error;
+    });
     const messages = await consumer.consume({ max_messages: concurrency });
     // The server may have dropped the pull the client is waiting on: after a reconnect, start afresh.
     const stopRenewed = this.link.onRenewed(() => messages.stop(new Error(`NATS connection renewed; consuming ${durable} afresh`)));
@@ -208,7 +244,8 @@ export class NatsBus implements Bus {
     if (signal.aborted) stop();
     void (async () => {
       for await (const { type } of await messages.status()) {
-        // The consumer or its stream is gone: declared again on the next renewal, consumed afresh after.
+        // The consumer or its stream is gone: the next consume finds it missing and declares it again (not at
+        // once: the server may still be deleting the stream, and would take a consumer declared now with it).
         if (type === ConsumerEvents.ConsumerDeleted || type === ConsumerEvents.ConsumerNotFound || type === ConsumerEvents.StreamNotFound) {
           messages.stop(new Error(`NATS consumer ${durable} of ${stream}: ${type}`));
         }
@@ -230,9 +267,14 @@ export class NatsBus implements Bus {
     if (!signal.aborted) throw new Error(`NATS consumer ${durable} of ${stream} stopped delivering`);
   }
 
-  /** Never rejects: a message that cannot be settled (the connection dropped) comes again after ack_wait. */
+  /**
+   * Never rejects: a message that cannot be settled (the connection dropped) comes again after ack_wait, and
+   * one that is not the bus's own (not JSON, say) goes to the dead letters at once.
+   */
   private async handle(topic: Topic, message: JsMsg, handler: Handler, onError: ConsumeOptions['onError']): Promise<void> {
-    const { id, payload, deliveries = 0 } = codec.decode(message.data);
+    const decoded = decodeEnvelope(message.data);
+    if (!decoded.ok) return this.poisoned(topic, message, decoded.reason, onError);
+    const { id, payload, deliveries = 0 } = decoded.value;
     const busMessage: BusMessage = { topic, id, payload, deliveryCount: deliveries + message.info.redeliveryCount };
     const beat = this.keepAlive(message);
     try {
@@ -257,8 +299,20 @@ export class NatsBus implements Bus {
         // Not a delivery: the copy that comes back counts as this one did.
         return this.postpone(topic, message, { id, payload, deliveries: deliveryCount - 1 }, outcome.delayMs);
       case 'dead':
-        await this.link.js.publish(this.deadSubject(topic), deadCodec.encode({ id, payload, reason: outcome.reason }), { msgID: `dead:${topic}:${id}` });
+        await this.send(this.deadSubject(topic), deadCodec.encode({ id, payload, reason: outcome.reason }), { msgID: `dead:${topic}:${id}` });
         message.term();
+    }
+  }
+
+  /** A message the bus cannot read: kept as a dead letter, with why, and never offered again. */
+  private async poisoned(topic: Topic, message: JsMsg, reason: string, onError: ConsumeOptions['onError']): Promise<void> {
+    const id = `${message.info.stream}:${message.seq}`;
+    const letter = { id, payload: undecodable(message.data), reason: `undecodable message on ${message.subject}: ${reason}` };
+    try {
+      await this.send(this.deadSubject(topic), deadCodec.encode(letter), { msgID: `dead:${topic}:${id}` });
+      message.term();
+    } catch (error) {
+      onError?.(error, { topic, id, payload: letter.payload, deliveryCount: message.info.redeliveryCount });
     }
   }
 
@@ -270,14 +324,16 @@ export class NatsBus implements Bus {
   }
 
   private async publishDelayed(topic: Topic, level: DelayLevel, delayed: Delayed): Promise<void> {
-    await this.link.js.publish(this.delaySubject(topic, level), delayedCodec.encode(delayed), {
+    await this.send(this.delaySubject(topic, level), delayedCodec.encode(delayed), {
       msgID: `delayed:${topic}:${delayed.id}:${delayed.deliveries}:${delayed.dueAt}:${delayed.hop}`,
     });
   }
 
   /** A delay level's message: waits out its hop, then goes on to the next hop or back to its topic. */
   private async forward(topic: Topic, message: JsMsg, onError: ConsumeOptions['onError']): Promise<void> {
-    const delayed = delayedCodec.decode(message.data);
+    const decoded = decodeDelayed(message.data);
+    if (!decoded.ok) return this.poisoned(topic, message, decoded.reason, onError);
+    const delayed = decoded.value;
     try {
       const now = Date.now();
       if (delayed.hopUntil > now) return message.nak(delayed.hopUntil - now);
@@ -285,7 +341,7 @@ export class NatsBus implements Bus {
       if (next.kind === 'hop') await this.publishDelayed(topic, next.level, next.next);
       else {
         const { id, payload, deliveries, dueAt } = delayed;
-        await this.link.js.publish(this.subject(topic), codec.encode({ id, payload, deliveries }), { msgID: `${topic}:${id}:${deliveries}:${dueAt}` });
+        await this.send(this.subject(topic), codec.encode({ id, payload, deliveries }), { msgID: `${topic}:${id}:${deliveries}:${dueAt}` });
       }
       await message.ackAck();
     } catch (error) {
@@ -335,4 +391,20 @@ function delayConsumer(topic: Topic, level: DelayLevel): string {
 
 function isNotFound(error: unknown): boolean {
   return error instanceof Error && /not found/i.test(error.message);
+}
+
+/** A stream's refusal says why (the client's own message is a bare "503"); the code and API error stay. */
+function explained(error: unknown): never {
+  const description = (error as { api_error?: { description?: unknown } }).api_error?.description;
+  if (typeof description === 'string' && error instanceof Error) error.message = `the stream refused the message: ${description}`;
+  throw error;
+}
+
+/**
+ * A JetStream publish no stream answered: no stream listens on the subject (any more). A stream that answered
+ * with an error (a full one, say) answers with a 503 too, but carries the server's API error.
+ */
+function isNoStream(error: unknown): boolean {
+  const { code, api_error } = (error ?? {}) as { code?: unknown; api_error?: unknown };
+  return code === '503' && api_error === undefined;
 }

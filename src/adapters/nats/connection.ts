@@ -1,6 +1,8 @@
 import { type ConnectionOptions, Events, type JetStreamClient, type JetStreamManager, type NatsConnection, connect } from 'nats';
-import { BackendTimeoutError, within, withoutCredentials } from '../../operator-errors.js';
+import type { NatsAccess } from '../../config.js';
+import { BackendTimeoutError, OperatorError, urlHosts, within } from '../../operator-errors.js';
 import { pause } from '../../pause.js';
+import { NatsLoginRefusedError, connectionOptions, isRefusedLogin } from './access.js';
 
 /** How long start-up waits by default for NATS (connection and JetStream) before it gives up. */
 export const CONNECT_TIMEOUT_MS = 10_000;
@@ -32,7 +34,8 @@ export class NatsLink {
   private connection!: { nc: NatsConnection; js: JetStreamClient; jsm: JetStreamManager };
 
   private constructor(
-    private readonly url: string,
+    /** Where and how to log in (secrets included): kept for connections that replace a closed one. */
+    private readonly options: Partial<ConnectionOptions>,
     private readonly name: string,
     private readonly renew: (jsm: JetStreamManager) => Promise<void>,
   ) {}
@@ -41,15 +44,16 @@ export class NatsLink {
    * Connects, or fails within `timeoutMs` with one line that names the server (never its credentials): a
    * server that cannot be reached at start-up is a configuration error, not an outage.
    */
-  static async open(url: string, name: string, renew: (jsm: JetStreamManager) => Promise<void>, timeoutMs = CONNECT_TIMEOUT_MS): Promise<NatsLink> {
-    const link = new NatsLink(url, name, renew);
-    const server = `NATS at ${withoutCredentials(url)}`;
+  static async open(access: NatsAccess, name: string, renew: (jsm: JetStreamManager) => Promise<void>, timeoutMs = CONNECT_TIMEOUT_MS): Promise<NatsLink> {
+    const link = new NatsLink(await connectionOptions(access), name, renew);
+    const server = `NATS at ${urlHosts(access.url)}`;
     const opening = (async () => {
       try {
-        const nc = await connect({ servers: url, name, timeout: timeoutMs, ...RESILIENCE });
+        const nc = await connect({ ...link.options, name, timeout: timeoutMs, ...RESILIENCE });
         if (link.closing) return nc.close();
         link.adopt(nc, await nc.jetstreamManager());
       } catch (error) {
+        if (isRefusedLogin(error)) throw new OperatorError(`${server} ${new NatsLoginRefusedError(access, error).message}`);
         throw new Error(`cannot reach ${server}: ${(error as Error).message}`);
       }
       try {
@@ -116,7 +120,7 @@ export class NatsLink {
   private async replace(): Promise<void> {
     for (let attempt = 0; !this.closing; attempt++) {
       try {
-        const nc = await connect({ servers: this.url, name: this.name, timeout: CONNECT_TIMEOUT_MS, ...RESILIENCE });
+        const nc = await connect({ ...this.options, name: this.name, timeout: CONNECT_TIMEOUT_MS, ...RESILIENCE });
         if (this.closing) {
           await nc.close();
           return;

@@ -1,8 +1,16 @@
 import { connect } from 'nats';
+import type { NatsAccess } from '../../config.js';
+import { NatsLoginRefusedError, connectionOptions, isRefusedLogin } from './access.js';
 
-/** Resolves once the NATS server at `url` accepts a connection and answers JetStream (the bus needs it), without reconnecting. */
-export async function probeNats(url: string, timeoutMs: number): Promise<void> {
-  const connection = await connect({ servers: url, timeout: timeoutMs, reconnect: false, name: 'nature-startup-probe' });
+/**
+ * Resolves once the NATS server accepts a connection with this service's credentials and answers JetStream
+ * (the bus needs it), without reconnecting. A refused login says which settings hold the credentials.
+ */
+export async function probeNats(access: NatsAccess, timeoutMs: number): Promise<void> {
+  const options = await connectionOptions(access);
+  const connection = await connect({ ...options, timeout: timeoutMs, reconnect: false, name: 'nature-startup-probe' }).catch((error: unknown) => {
+    throw isRefusedLogin(error) ? new NatsLoginRefusedError(access, error) : error;
+  });
   try {
     // Reads the account's JetStream information; a server without JetStream answers that with a bare "503".
     await connection.jetstreamManager().catch((error: unknown) => {
