@@ -70,11 +70,18 @@ export class Projector {
     this.tracked = projecting.length > 0 ? projecting : this.lanes;
   }
 
-  /** Runs the handlers from their checkpoints, each commit under `fence` when given (the lease of a leader). */
-  start(fence?: Fence): void {
+  /**
+   * Runs the handlers from their checkpoints, each commit under `fence` when given (the lease of a leader),
+   * and each reaction after `guard` (by default, the store's word that the fence still holds): a reactor's
+   * effects lie outside the store, so a deposed leader must not start one.
+   */
+  start(fence?: Fence, guard: (() => Promise<void>) | undefined = fence && (() => this.readModels.checkFence(fence))): void {
     if (this.current !== undefined || this.stopped) return;
     this.fence = fence;
-    for (const lane of this.lanes) lane.fence = fence;
+    for (const lane of this.lanes) {
+      lane.fence = fence;
+      lane.guard = guard;
+    }
     const abort = new AbortController();
     const run = { abort, running: Promise.resolve(), loaded: false };
     run.running = this.run(run).finally(() => {
@@ -339,6 +346,8 @@ abstract class Lane {
   private idle = 0;
   /** The lease every commit is made under, while a leader runs this lane. */
   fence: Fence | undefined;
+  /** Throws FencedOffError once the lease has passed on; asked before each reaction. */
+  guard: (() => Promise<void>) | undefined;
   private readonly types: ReadonlySet<string>;
 
   constructor(
@@ -462,6 +471,7 @@ class ReactorLane extends Lane {
           if (reacted) await this.commit(previous);
           return;
         }
+        await this.guard?.();
         await this.reactor.react(event);
         reacted = true;
       }

@@ -69,11 +69,17 @@ export interface ReadModelStore {
   checkpoint(projection: string): Promise<bigint | undefined>;
   /**
    * Applies the writes in order and moves the projection's checkpoint to `position` unless it is already
-   * further: atomically, or (a store without transactions) documents first, each guarded by its position,
-   * then the checkpoint. Under a `fence`, throws FencedOffError (and writes nothing, or on a store without
-   * transactions nothing that a newer holder has not overtaken) once the lease has a newer token.
+   * further, in one transaction. Under a `fence`, the lease is checked in the same atomic operation as the writes
+   * (a checkpoint-only commit included): once the lease has a newer token the commit throws FencedOffError
+   * and writes nothing.
    */
   commit(projection: string, position: bigint, writes: DocumentWrite[], fence?: Fence): Promise<void>;
+  /**
+   * Resolves while `fence` still holds its lease, as the store's majority sees it; throws FencedOffError once
+   * a newer holder has it. For side effects outside the store (a webhook POST, a publish) that a deposed
+   * leader must not start.
+   */
+  checkFence(fence: Fence): Promise<void>;
   get(collection: string, id: string): Promise<Document | undefined>;
   /** The documents and tombstones of `ids` that exist, in one read: what a projection needs to fold a page of events. */
   getMany(collection: string, ids: readonly string[]): Promise<Map<string, StoredVersion>>;

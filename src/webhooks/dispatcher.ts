@@ -7,10 +7,10 @@ import { type WebhookEndpoint, endpointStream, signingSecrets, subscribes } from
 import { pause } from '../pause.js';
 import type { Bus, BusMessage, Handler, Outcome, Topic } from '../ports/bus.js';
 import type { EventStore } from '../ports/event-store.js';
-import type { ReadModelStore } from '../ports/read-models.js';
+import { FencedOffError, type ReadModelStore } from '../ports/read-models.js';
 import { type WebhookEvent, eventObject } from './event-object.js';
 import { EndpointSlots } from './endpoint-slots.js';
-import type { DeliveryMessage, EventMessage } from './messages.js';
+import { type DeliveryMessage, type EventMessage, deliveryMessage, eventMessage, malformed } from './messages.js';
 import { send } from './sender.js';
 import { signatureHeader } from './signer.js';
 
@@ -32,6 +32,11 @@ export interface DispatcherServices {
    * before it, even while the projector lags behind the publisher.
    */
   readModelsAt: (position: bigint) => Promise<boolean>;
+  /**
+   * Throws FencedOffError once this replica no longer leads (Lead.guard): asked before each publish and each
+   * POST, which no store can fence, so a deposed leader starts neither.
+   */
+  guard: () => Promise<void>;
 }
 
 /**
@@ -105,7 +110,10 @@ export class WebhookDispatcher {
         await this.services.bus.consume(topic, handler, {
           signal: this.abort.signal,
           ...(concurrency !== undefined && { concurrency }),
-          onError: (error, message) => this.logger.error({ err: error, topic, message_id: message.id }, 'webhook bus message failed; it comes again'),
+          onError: (error, message) =>
+            error instanceof FencedOffError
+              ? this.logger.warn({ topic, message_id: message.id }, 'another replica leads now; the message is left to it')
+              : this.logger.error({ err: error, topic, message_id: message.id }, 'webhook bus message failed; it comes again'),
         });
       } catch (error) {
         if (this.abort.signal.aborted) return;
@@ -118,7 +126,10 @@ export class WebhookDispatcher {
   }
 
   private async fanOut(message: BusMessage): Promise<Outcome> {
-    const payload = message.payload as EventMessage;
+    const parsed = eventMessage.safeParse(message.payload);
+    // Not ours (published to the subject by hand, say): no retry can make it deliverable.
+    if (!parsed.success) return { kind: 'dead', reason: malformed('events', parsed.error) };
+    const payload = parsed.data;
     const found = 'event' in payload ? { event: payload.event, position: BigInt(payload.position) } : await this.lookUp(payload.event_id);
     if (!found) return notYetProjected(message);
     const { event, position } = found;
@@ -132,6 +143,7 @@ export class WebhookDispatcher {
       if ((await this.registeredAt(endpoint.id)) > position) continue;
       targets.push(endpoint);
     }
+    if (targets.length > 0) await this.services.guard();
     // Side by side: a networked bus takes one round trip for all of them, not one each.
     await Promise.all(
       targets.map((endpoint) => this.services.bus.publish('deliveries', `${message.id}:${endpoint.id}`, { event, endpoint_id: endpoint.id } satisfies DeliveryMessage)),
@@ -191,7 +203,9 @@ export class WebhookDispatcher {
   }
 
   private async deliver(message: BusMessage): Promise<Outcome> {
-    const payload = message.payload as DeliveryMessage;
+    const parsed = deliveryMessage.safeParse(message.payload);
+    if (!parsed.success) return { kind: 'dead', reason: malformed('deliveries', parsed.error) };
+    const payload = parsed.data;
     const { endpoint_id } = payload;
     const endpoint = (await this.services.readModels.get('webhook_endpoints', endpoint_id)) as unknown as WebhookEndpoint | undefined;
     // Deleted, or disabled since the fan-out: nothing to deliver to. A test may check a disabled endpoint before it is enabled again.
@@ -221,6 +235,7 @@ export class WebhookDispatcher {
   /** One POST of a delivery, recorded in the log, and what the bus is to do with its message. */
   private async attempt(deliveryId: string, endpoint: WebhookEndpoint, event: WebhookEvent, attempt: number, test: boolean): Promise<Outcome> {
     const endpoint_id = endpoint.id;
+    await this.services.guard();
     const sent = await this.post(endpoint, event);
     const now = this.clock();
     const verdict: { outcome: DeliveryOutcome; retryInMs: number | null } = test

@@ -443,7 +443,7 @@ describe('an endpoint registered while delivery lags', () => {
       };
       const { events: log, readModels, livemode, projector } = t.envs.test;
       const readModelsAt = (position: bigint) => projector.waitFor(position, 2000);
-      const dispatcher = new WebhookDispatcher({ events: log, readModels, bus: recording, livemode, readModelsAt }, { retryScheduleMs: [50], timeoutMs: 500 }, pino({ level: 'silent' }));
+      const dispatcher = new WebhookDispatcher({ events: log, readModels, bus: recording, livemode, readModelsAt, guard: async () => undefined }, { retryScheduleMs: [50], timeoutMs: 500 }, pino({ level: 'silent' }));
       dispatcher.start();
       await early.waitFor(2);
       await late.waitFor(1);

@@ -51,6 +51,7 @@ function recording(inner: ReadModelStore) {
     purge: () => inner.purge(),
     acquireLease: (name, holder, ttlMs) => inner.acquireLease(name, holder, ttlMs),
     releaseLease: (name, holder) => inner.releaseLease(name, holder),
+    checkFence: (fence) => inner.checkFence(fence),
     ping: () => inner.ping(),
     close: () => inner.close(),
   };
@@ -408,5 +409,34 @@ describe('projector among replicas (two connections to the same files, as two pr
     expect(await deposed.waitFor(c.position, 5000)).toBe(true);
     expect(outcomes.slice(takeover)).not.toContain('written');
     expect(await second.readModels.get('counts', 'c-1')).toEqual({ id: 'c-1', seen: 6, last: 5 });
+  });
+  it("starts no reaction once the lease has passed on: a deposed leader's side effects stop before they begin, not at its next commit", async () => {
+    const reacted: string[] = [];
+    const logging: Reactor = { name: 'logging', canHandle: ['Counted'], react: async (event) => void reacted.push(`${event.streamName}@${event.revision}`) };
+    const first = replica([logging]);
+    const fencesChecked: string[] = [];
+    const inner = first.readModels;
+    const watched: ReadModelStore = {
+      ...recording(inner).store,
+      async checkFence(fence) {
+        try {
+          await inner.checkFence(fence);
+          fencesChecked.push('held');
+        } catch (error) {
+          fencesChecked.push(error instanceof FencedOffError ? 'fenced off' : 'failed');
+          throw error;
+        }
+      },
+    };
+    const deposed = new Projector(first.events, watched, [], [logging], pino({ level: 'silent' }), 10);
+    opened.push({ ...first, projector: deposed });
+    deposed.start({ lease: 'leader', token: (await inner.acquireLease('leader', 'a', 60_000))! });
+    await first.events.appendToStream('c-1', count(1), 'no_stream');
+    await expect.poll(() => reacted).toEqual(['c-1@0']);
+    await inner.releaseLease('leader', 'a');
+    await inner.acquireLease('leader', 'b', 60_000);
+    await first.events.appendToStream('c-1', count(2), 0n);
+    await expect.poll(() => fencesChecked).toContain('fenced off');
+    expect(reacted).toEqual(['c-1@0']);
   });
 });

@@ -13,9 +13,9 @@ import { recordAttempt } from '../../src/commands/webhooks.js';
 import type { ScoringCompleted } from '../../src/domain/assessment.js';
 import { deliveryStream, judgeAttempt } from '../../src/domain/webhook-delivery.js';
 import { type WebhookEndpointCreated, decideDeleteEndpoint, decideDisableEndpoint, endpointStream, evolveEndpoint } from '../../src/domain/webhook-endpoint.js';
-import type { Bus } from '../../src/ports/bus.js';
+import type { Bus, Topic } from '../../src/ports/bus.js';
 import type { EventStore, RecordedEvent } from '../../src/ports/event-store.js';
-import type { ReadModelStore } from '../../src/ports/read-models.js';
+import { FencedOffError, type ReadModelStore } from '../../src/ports/read-models.js';
 import { type DispatcherServices, WebhookDispatcher } from '../../src/webhooks/dispatcher.js';
 import { EndpointSlots } from '../../src/webhooks/endpoint-slots.js';
 import type { WebhookEvent } from '../../src/webhooks/event-object.js';
@@ -87,6 +87,8 @@ describe('webhook dispatcher', () => {
   let streamsRead: string[];
   /** The read-model collections the dispatcher read a document of, once per read. */
   let documentsRead: string[];
+  /** What the dispatcher published: `topic:id`. */
+  let published: string[];
   const receivers = receiverPool();
   beforeEach(() => {
     dir = tempDir();
@@ -96,6 +98,7 @@ describe('webhook dispatcher', () => {
     readModels = new SqliteReadModelStore(join(dir.path, 'read.db'), 'NORMAL');
     streamsRead = [];
     documentsRead = [];
+    published = [];
   });
   afterEach(async () => {
     await dispatcher?.stop();
@@ -107,16 +110,32 @@ describe('webhook dispatcher', () => {
     dir.cleanup();
   });
 
-  /** By default the read models are taken to be up to date, as they are once the test wrote them. */
-  function start(readModelsAt: DispatcherServices['readModelsAt'] = async () => true, timeoutMs = 2000): void {
+  /**
+   * By default the read models are taken to be up to date, as they are once the test wrote them, and the
+   * dispatcher's replica leads throughout.
+   */
+  function start(readModelsAt: DispatcherServices['readModelsAt'] = async () => true, timeoutMs = 2000, guard: DispatcherServices['guard'] = async () => undefined): void {
     const events: EventStore = Object.assign(Object.create(log) as EventStore, {
       readStream: (stream: string) => (streamsRead.push(stream), log.readStream(stream)),
     });
     const documents: ReadModelStore = Object.assign(Object.create(readModels) as ReadModelStore, {
       get: (collection: string, id: string) => (documentsRead.push(collection), readModels.get(collection, id)),
     });
-    dispatcher = new WebhookDispatcher({ events, readModels: documents, bus, livemode: false, readModelsAt }, { retryScheduleMs: [50], timeoutMs }, pino({ level: 'silent' }));
+    const publishing: Bus = Object.assign(Object.create(bus) as Bus, {
+      publish: (topic: Topic, id: string, payload: unknown) => (published.push(`${topic}:${id}`), bus.publish(topic, id, payload)),
+    });
+    dispatcher = new WebhookDispatcher({ events, readModels: documents, bus: publishing, livemode: false, readModelsAt, guard }, { retryScheduleMs: [50], timeoutMs }, pino({ level: 'silent' }));
     dispatcher.start();
+  }
+
+  /** A guard that refuses (another replica leads) until `lead()`; `asked` counts its calls. */
+  function term() {
+    const t = { leading: false, asked: 0, lead: () => void (t.leading = true) };
+    const guard = async () => {
+      t.asked += 1;
+      if (!t.leading) throw new FencedOffError({ lease: 'leader', token: 1 });
+    };
+    return { t, guard };
   }
 
   async function register(url: string): Promise<RecordedEvent> {
@@ -217,6 +236,32 @@ describe('webhook dispatcher', () => {
     return { event, r, endpoint_id, attempt };
   }
 
+  it('publishes no delivery while its guard says another replica leads, and fans out once it leads again', async () => {
+    const r = await receivers.start();
+    await project(await register(r.url));
+    await complete();
+    const { t, guard } = term();
+    start(undefined, undefined, guard);
+    await expect.poll(() => t.asked).toBeGreaterThan(0);
+    expect(published.filter((p) => p.startsWith('deliveries:'))).toEqual([]);
+    t.lead();
+    await r.waitFor(1);
+    expect(published.filter((p) => p.startsWith('deliveries:'))).toHaveLength(1);
+  });
+
+  it('sends no POST while its guard says another replica leads, and records no attempt; the delivery goes once it leads again', async () => {
+    const { event, r, endpoint_id } = await deliveredBefore();
+    await bus.publish('deliveries', 'guarded', { event, endpoint_id } satisfies DeliveryMessage);
+    const { t, guard } = term();
+    start(undefined, undefined, guard);
+    await expect.poll(() => t.asked).toBeGreaterThan(0);
+    expect(r.received).toHaveLength(0);
+    expect((await log.readStream(deliveryStream('guarded'))).events).toEqual([]);
+    t.lead();
+    await r.waitFor(1);
+    await expect.poll(async () => (await log.readStream(deliveryStream('guarded'))).events.length).toBe(1);
+  });
+
   it('does not POST a delivery whose success is recorded already (its message came again after the duplicate window)', async () => {
     const { event, r, endpoint_id, attempt } = await deliveredBefore();
     await recordAttempt(log, 'delivered-before', { ...attempt, attempt: 1, attempted_at: new Date().toISOString() });
@@ -304,7 +349,7 @@ describe('webhook dispatcher', () => {
         throw new Error('bus down');
       },
     });
-    dispatcher = new WebhookDispatcher({ events: log, readModels, bus: failing, livemode: false, readModelsAt: async () => true }, { retryScheduleMs: [50], timeoutMs: 2000 }, pino({ level: 'silent' }));
+    dispatcher = new WebhookDispatcher({ events: log, readModels, bus: failing, livemode: false, readModelsAt: async () => true, guard: async () => undefined }, { retryScheduleMs: [50], timeoutMs: 2000 }, pino({ level: 'silent' }));
     dispatcher.start();
     // Both consumers failed three times: each now waits two seconds before its fourth try.
     await expect.poll(() => consumed, { timeout: 5000 }).toBeGreaterThanOrEqual(6);

@@ -126,6 +126,11 @@ export class SqliteReadModelStore implements ReadModelStore {
       .immediate();
   }
 
+  checkFence(fence: Fence): Promise<void> {
+    if (this.statements.lease.get(fence.lease)?.token !== fence.token) return Promise.reject(new FencedOffError(fence));
+    return Promise.resolve();
+  }
+
   /** Blanked documents take the erasure's position unless they hold a newer one, so an older write cannot bring their fields back. */
   private blank({ collection, where, keep, set }: Extract<DocumentWrite, { where: unknown }>, position: bigint): void {
     const { sql, params } = whereClause(collection, where);
