@@ -1,8 +1,10 @@
 import { probeEventStoreDb } from './adapters/eventstoredb/probe.js';
+import { UnsupportedServerError } from './adapters/eventstoredb/server-version.js';
+import { UnsuitableDeploymentError } from './adapters/mongodb/deployment.js';
 import { probeMongoDb } from './adapters/mongodb/probe.js';
 import { probeNats } from './adapters/nats/probe.js';
 import type { Config } from './config.js';
-import { OperatorError, backendProblem, within } from './operator-errors.js';
+import { OperatorError, backendProblem, urlHosts, within } from './operator-errors.js';
 
 interface Backend {
   name: string;
@@ -15,8 +17,14 @@ interface Backend {
 function backendsOf(config: Config, uses: Uses): Backend[] {
   const backends: Backend[] = [];
   if (uses.eventStore && config.eventStore.kind === 'eventstoredb') backends.push({ name: 'EventStoreDB', variable: 'EVENTSTORE_URL', url: config.eventStore.url, probe: probeEventStoreDb });
-  if (config.readModels.kind === 'mongodb') backends.push({ name: 'MongoDB', variable: 'MONGODB_URL', url: config.readModels.url, probe: probeMongoDb });
-  if (uses.bus && config.bus.kind === 'nats') backends.push({ name: 'NATS', variable: 'NATS_URL', url: config.bus.url, probe: probeNats });
+  if (config.readModels.kind === 'mongodb') {
+    const allowStandalone = config.mongodbAllowStandalone;
+    backends.push({ name: 'MongoDB', variable: 'MONGODB_URL', url: config.readModels.url, probe: (url, timeoutMs) => probeMongoDb({ url, timeoutMs, allowStandalone }) });
+  }
+  if (uses.bus && config.bus.kind === 'nats') {
+    const access = config.bus;
+    backends.push({ name: 'NATS', variable: 'NATS_URL', url: access.url, probe: (_, timeoutMs) => probeNats(access, timeoutMs) });
+  }
   return backends;
 }
 
@@ -32,5 +40,10 @@ export async function checkBackends(config: Config, uses: Uses = { bus: true, ev
   const outcomes = await Promise.allSettled(backends.map((backend) => within(config.backendTimeoutMs, backend.probe(backend.url, config.backendTimeoutMs))));
   const failed = outcomes.findIndex((outcome) => outcome.status === 'rejected');
   if (failed === -1) return;
-  throw new OperatorError(backendProblem(backends[failed]!, (outcomes[failed] as PromiseRejectedResult).reason, config.backendTimeoutMs));
+  const backend = backends[failed]!;
+  const reason: unknown = (outcomes[failed] as PromiseRejectedResult).reason;
+  // A server that answered but is deployed in a way the service cannot rely on (MongoDB too old, or standalone;
+  // EventStoreDB without the checkpoint fix).
+  if (reason instanceof UnsuitableDeploymentError || reason instanceof UnsupportedServerError) throw new OperatorError(`${backend.name} at ${urlHosts(backend.url)} (${backend.variable}) ${reason.message}`);
+  throw new OperatorError(backendProblem(backend, reason, config.backendTimeoutMs));
 }

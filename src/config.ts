@@ -17,6 +17,16 @@ const durations = z
     }),
   );
 
+/** "7d" → 604800000: one duration, from an hour to a year (what a stream may keep a message for). */
+const duration = z
+  .string()
+  .regex(/^(\d+)(h|d)$/, 'must be a duration in hours or days such as 48h or 7d')
+  .transform((value) => {
+    const [, amount, unit] = /^(\d+)(h|d)$/.exec(value)!;
+    return Number(amount) * (unit === 'd' ? 86_400_000 : 3_600_000);
+  })
+  .pipe(z.number().min(3_600_000, 'must be at least 1h').max(366 * 86_400_000, 'must be at most 366d'));
+
 /** A setting that is a whole number from min to max, written in digits only (no "1e3", no "10.0"). */
 const wholeNumber = (min: number, max: number) =>
   z.string().regex(/^\d+$/, 'must be a whole number').transform(Number).pipe(z.number().int().min(min).max(max));
@@ -31,21 +41,37 @@ const schema = z.object({
     .string()
     .regex(/^(esdb|esdb\+discover):\/\/\S+$/, 'must be an esdb:// or esdb+discover:// URL such as esdb://127.0.0.1:2113?tls=false (the only schemes the EventStoreDB client reads)')
     .optional(),
+  // The longest an append may take, its resends after a lost reply or a leader change included (README, "Production deployment").
+  EVENTSTORE_APPEND_RETRY_MS: wholeNumber(1_000, 300_000).default(20_000),
   NATURE_READ_MODELS: z.enum(['sqlite', 'mongodb']).default('sqlite'),
   MONGODB_URL: z.string().regex(/^mongodb(\+srv)?:\/\/\S+$/, 'must be a URL such as mongodb://127.0.0.1:27017').optional(),
+  // A standalone server has no failover and no transactions: accepted only when the operator says so (README, "Production deployment").
+  NATURE_MONGODB_ALLOW_STANDALONE: z.enum(['true', 'false']).default('false').transform((value) => value === 'true'),
   NATURE_BUS: z.enum(['local', 'nats']).default('local'),
   // The nats client for Node speaks TCP only (ws:// is nats.ws's) and drops credentials given in the URL.
   NATS_URL: z
     .string()
     .regex(/^(nats|tls):\/\/\S+$/, 'must be a nats:// or tls:// URL such as nats://127.0.0.1:4222 (the NATS client for Node does not speak WebSocket)')
-    .refine((url) => !/^[a-z]+:\/\/[^/?#]*@/.test(url), 'must not carry credentials: the NATS client ignores them')
+    .refine((url) => !/^[a-z]+:\/\/[^/?#]*@/.test(url), 'must not carry credentials (the NATS client ignores them): give them in NATS_USER and NATS_PASSWORD, NATS_TOKEN, NATS_NKEY_SEED_FILE or NATS_CREDS_FILE')
     .optional(),
+  NATS_USER: z.string().optional(),
+  NATS_PASSWORD: z.string().optional(),
+  NATS_TOKEN: z.string().optional(),
+  NATS_NKEY_SEED_FILE: z.string().optional(),
+  NATS_CREDS_FILE: z.string().optional(),
+  NATS_TLS_CA_FILE: z.string().optional(),
+  NATS_TLS_CERT_FILE: z.string().optional(),
+  NATS_TLS_KEY_FILE: z.string().optional(),
   NATS_STREAM_REPLICAS: z.string().regex(/^[1-5]$/, 'must be a whole number from 1 to 5 (the servers of the NATS cluster that keep each stream)').transform(Number).default(1),
+  // Bounds on the work-queue streams, so a stalled consumer cannot fill JetStream's disk (README, "Running with NATS JetStream").
+  NATS_STREAM_MAX_BYTES: wholeNumber(1_048_576, 1_099_511_627_776).default(1_073_741_824),
+  NATS_STREAM_MAX_AGE: duration.prefault('7d'),
   NATURE_SQLITE_SYNCHRONOUS: z.enum(['FULL', 'NORMAL']).default('FULL'),
   NATURE_BACKEND_TIMEOUT_MS: wholeNumber(100, 300_000).default(10_000),
   NATURE_WEBHOOK_RETRY_SCHEDULE: durations.prefault('5s,5m,30m,2h,5h,10h,10h'),
   NATURE_WEBHOOK_TIMEOUT_MS: wholeNumber(100, 60_000).default(10_000),
-  NATURE_LEADER_LEASE_MS: wholeNumber(300, 600_000).default(10_000),
+  // Longer than a MongoDB election (10–12 s), so a leader rides one out instead of stepping down.
+  NATURE_LEADER_LEASE_MS: wholeNumber(300, 600_000).default(30_000),
   NATURE_RATE_LIMIT_PER_SECOND: wholeNumber(1, 1_000_000).default(100),
   NATURE_RATE_LIMIT_BURST: wholeNumber(1, 1_000_000).default(200),
   NATURE_SCORING_VERSION: z.enum(scoringVersions).default(NEWEST_SCORING_VERSION),
@@ -57,13 +83,19 @@ export interface Config {
   host: string;
   /** Absolute. */
   dataDir: string;
-  eventStore: { kind: 'sqlite' } | { kind: 'eventstoredb'; url: string };
+  /** On EventStoreDB, an append answers or fails within `appendRetryMs`, resends included. */
+  eventStore: { kind: 'sqlite' } | { kind: 'eventstoredb'; url: string; appendRetryMs: number };
   readModels: { kind: 'sqlite' } | { kind: 'mongodb'; url: string };
+  /** Whether a standalone MongoDB server is accepted (no failover, no transactions: commits are not fenced atomically). */
+  mongodbAllowStandalone: boolean;
   sqliteSynchronous: 'FULL' | 'NORMAL';
   /** How long each backend server may take to answer at start-up before the process gives up on it. */
   backendTimeoutMs: number;
-  /** On NATS, `streamReplicas` copies of each stream (1 on a single server; 3 is usual in a cluster). */
-  bus: { kind: 'local' } | { kind: 'nats'; url: string; streamReplicas: number };
+  /**
+   * On NATS: how to reach and log in to it, `streamReplicas` copies of each stream (1 on a single server; 3 is
+   * usual in a cluster), and the bounds of the work-queue streams.
+   */
+  bus: { kind: 'local' } | ({ kind: 'nats' } & NatsAccess & { streamReplicas: number; streamLimits: { maxBytes: number; maxAgeMs: number } });
   webhooks: { retryScheduleMs: number[]; timeoutMs: number };
   /** How long a replica leads (runs projections, reactors and webhook delivery) without renewing its lease. */
   leaderLeaseMs: number;
@@ -73,6 +105,24 @@ export interface Config {
   scoringVersion: string;
   logLevel: z.infer<typeof schema>['LOG_LEVEL'];
 }
+
+/** How the service logs in to NATS: at most one way; TLS with any of them (or alone). */
+export type NatsAuth =
+  | { kind: 'none' }
+  | { kind: 'user'; user: string; password: string }
+  | { kind: 'token'; token: string }
+  | { kind: 'nkey'; seedFile: string }
+  | { kind: 'creds'; credsFile: string };
+
+export interface NatsAccess {
+  url: string;
+  auth: NatsAuth;
+  /** Files in PEM: the CA that signed the server's certificate, and this client's certificate and key (mutual TLS). */
+  tls: { caFile?: string; certFile?: string; keyFile?: string } | undefined;
+}
+
+/** Settings whose values are secrets: a message about them never shows the value. */
+const SECRET_SETTINGS: ReadonlySet<string> = new Set(['NATS_PASSWORD', 'NATS_TOKEN']);
 
 /** A setting that stops start-up; its message is one line naming the setting. */
 export class ConfigError extends Error {
@@ -86,8 +136,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const name = String(issue.path[0]);
-    // A URL's password never reaches the terminal or a log.
-    throw new ConfigError(`configuration error: ${name}=${JSON.stringify(env[name] === undefined ? undefined : withoutCredentials(env[name]))} ${issue.message}`);
+    // A URL's password, or a secret setting, never reaches the terminal or a log.
+    const shown = SECRET_SETTINGS.has(name) ? '(hidden)' : JSON.stringify(env[name] === undefined ? undefined : withoutCredentials(env[name]));
+    throw new ConfigError(`configuration error: ${name}=${shown} ${issue.message}`);
   }
   const settings = parsed.data;
   const required: [boolean, string, string][] = [
@@ -104,11 +155,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: settings.PORT,
     host: settings.HOST,
     dataDir: resolve(settings.NATURE_DATA_DIR),
-    eventStore: settings.NATURE_EVENT_STORE === 'eventstoredb' ? { kind: 'eventstoredb', url: settings.EVENTSTORE_URL! } : { kind: 'sqlite' },
+    eventStore: settings.NATURE_EVENT_STORE === 'eventstoredb' ? { kind: 'eventstoredb', url: settings.EVENTSTORE_URL!, appendRetryMs: settings.EVENTSTORE_APPEND_RETRY_MS } : { kind: 'sqlite' },
     readModels: settings.NATURE_READ_MODELS === 'mongodb' ? { kind: 'mongodb', url: settings.MONGODB_URL! } : { kind: 'sqlite' },
+    mongodbAllowStandalone: settings.NATURE_MONGODB_ALLOW_STANDALONE,
     sqliteSynchronous: settings.NATURE_SQLITE_SYNCHRONOUS,
     backendTimeoutMs: settings.NATURE_BACKEND_TIMEOUT_MS,
-    bus: settings.NATURE_BUS === 'nats' ? { kind: 'nats', url: settings.NATS_URL!, streamReplicas: settings.NATS_STREAM_REPLICAS } : { kind: 'local' },
+    bus:
+      settings.NATURE_BUS === 'nats'
+        ? {
+            kind: 'nats',
+            url: settings.NATS_URL!,
+            auth: natsAuth(settings),
+            tls: natsTls(settings),
+            streamReplicas: settings.NATS_STREAM_REPLICAS,
+            streamLimits: { maxBytes: settings.NATS_STREAM_MAX_BYTES, maxAgeMs: settings.NATS_STREAM_MAX_AGE },
+          }
+        : { kind: 'local' },
     webhooks: { retryScheduleMs: settings.NATURE_WEBHOOK_RETRY_SCHEDULE, timeoutMs: settings.NATURE_WEBHOOK_TIMEOUT_MS },
     leaderLeaseMs: settings.NATURE_LEADER_LEASE_MS,
     rateLimit: { perSecond: settings.NATURE_RATE_LIMIT_PER_SECOND, burst: settings.NATURE_RATE_LIMIT_BURST },
@@ -117,13 +179,42 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   };
 }
 
+type Settings = z.infer<typeof schema>;
+
+/** The one way of logging in to NATS the settings give; two at once, or half of one, is a configuration error. */
+function natsAuth(settings: Settings): NatsAuth {
+  const { NATS_USER: user, NATS_PASSWORD: password, NATS_TOKEN: token, NATS_NKEY_SEED_FILE: seedFile, NATS_CREDS_FILE: credsFile } = settings;
+  if ((user === undefined) !== (password === undefined)) throw new ConfigError('configuration error: NATS_USER and NATS_PASSWORD go together: give both or neither');
+  const given = [
+    user !== undefined && 'NATS_USER/NATS_PASSWORD',
+    token !== undefined && 'NATS_TOKEN',
+    seedFile !== undefined && 'NATS_NKEY_SEED_FILE',
+    credsFile !== undefined && 'NATS_CREDS_FILE',
+  ].filter((name) => name !== false);
+  if (given.length > 1) throw new ConfigError(`configuration error: ${given.join(' and ')} are two ways of logging in to NATS: give one`);
+  if (user !== undefined) return { kind: 'user', user, password: password! };
+  if (token !== undefined) return { kind: 'token', token };
+  if (seedFile !== undefined) return { kind: 'nkey', seedFile: resolve(seedFile) };
+  if (credsFile !== undefined) return { kind: 'creds', credsFile: resolve(credsFile) };
+  return { kind: 'none' };
+}
+
+function natsTls(settings: Settings): NatsAccess['tls'] {
+  const { NATS_TLS_CA_FILE: ca, NATS_TLS_CERT_FILE: cert, NATS_TLS_KEY_FILE: key } = settings;
+  if ((cert === undefined) !== (key === undefined)) throw new ConfigError('configuration error: NATS_TLS_CERT_FILE and NATS_TLS_KEY_FILE go together: give both or neither');
+  if (ca === undefined && cert === undefined) return undefined;
+  return { ...(ca !== undefined && { caFile: resolve(ca) }), ...(cert !== undefined && { certFile: resolve(cert), keyFile: resolve(key!) }) };
+}
+
 /** Where the stores are and how they are written: all that an operator command reads of the configuration. */
 const STORE_SETTINGS = [
   'NATURE_DATA_DIR',
   'NATURE_EVENT_STORE',
   'EVENTSTORE_URL',
+  'EVENTSTORE_APPEND_RETRY_MS',
   'NATURE_READ_MODELS',
   'MONGODB_URL',
+  'NATURE_MONGODB_ALLOW_STANDALONE',
   'NATURE_SQLITE_SYNCHRONOUS',
   'NATURE_BACKEND_TIMEOUT_MS',
 ] as const;

@@ -8,6 +8,7 @@ import { indexedFields, projections } from '../projections/index.js';
 import { publisherReactor } from '../projections/publisher.js';
 import { rescoringReactor } from '../projections/rescoring.js';
 import { scoringReactor } from '../projections/scoring.js';
+import type { MongoSettings } from './adapters/mongodb/client.js';
 import { MongoDataKeyStore } from './adapters/mongodb/data-key-store.js';
 import { MongoIdempotencyStore } from './adapters/mongodb/idempotency-store.js';
 import { MongoKeyStore } from './adapters/mongodb/key-store.js';
@@ -15,6 +16,8 @@ import { SqliteDataKeyStore } from './adapters/sqlite/data-key-store.js';
 import { encryptLegacyLog } from './adapters/sqlite/encrypt-legacy-log.js';
 import { EventStoreDbEventStore } from './adapters/eventstoredb/event-store.js';
 import { MongoReadModelStore } from './adapters/mongodb/read-model-store.js';
+import { isMongoUnavailable } from './adapters/mongodb/unavailable.js';
+import { isTransient as isEventStoreUnavailable } from './adapters/eventstoredb/append-retry.js';
 import { NatsBus } from './adapters/nats/bus.js';
 import { SqliteBus } from './adapters/sqlite/bus.js';
 import { SqliteEventStore } from './adapters/sqlite/event-store.js';
@@ -61,8 +64,8 @@ export interface EnvironmentServices {
   /** The version that scores completions (NATURE_SCORING_VERSION). */
   scoringVersion: string;
   bus: Bus;
-  /** Delivers the webhooks; each start runs a fresh WebhookDispatcher. */
-  dispatcher: Service;
+  /** Delivers the webhooks while this replica leads (each start, with the term's guard, runs a fresh WebhookDispatcher). */
+  dispatcher: Service<LeaderGuard>;
   /**
    * Whether this replica runs the projector's handlers and the dispatcher: the one that holds the
    * environment's lease in its read-model store does; every replica serves HTTP.
@@ -70,9 +73,12 @@ export interface EnvironmentServices {
   leadership: Leadership;
 }
 
+/** Throws FencedOffError once this replica no longer leads; see Lead.guard. */
+export type LeaderGuard = () => Promise<void>;
+
 /** Something a replica runs while it leads. */
-export interface Service {
-  start(): void;
+export interface Service<Term = void> {
+  start(term: Term): void;
   stop(): Promise<void>;
 }
 
@@ -85,8 +91,16 @@ const storeNames: Record<Environment, string> = { test: 'sandbox', live: 'produc
 export function openEventStore(config: Config, environment: Environment): EventStore {
   const name = storeNames[environment];
   return config.eventStore.kind === 'eventstoredb'
-    ? EventStoreDbEventStore.connect(config.eventStore.url, `${name}.`)
+    ? EventStoreDbEventStore.connect(config.eventStore, `${name}.`)
     : new SqliteEventStore(join(config.dataDir, `${name}.events.db`), config.sqliteSynchronous);
+}
+
+/**
+ * How the MongoDB stores connect. Every store given the same settings shares the process's one MongoClient
+ * (adapters/mongodb/client.ts): opened by the first, closed when the last one closes.
+ */
+function mongoSettings(config: Config, url: string): MongoSettings {
+  return { url, timeoutMs: config.backendTimeoutMs, allowStandalone: config.mongodbAllowStandalone };
 }
 
 /** The environment's data keys: in MongoDB beside the read models there, else in their own SQLite file. */
@@ -94,7 +108,7 @@ export async function openDataKeys(config: Config, environment: Environment): Pr
   const name = storeNames[environment];
   const store =
     config.readModels.kind === 'mongodb'
-      ? await MongoDataKeyStore.connect(config.readModels.url, `nature_${name}`)
+      ? await MongoDataKeyStore.connect(mongoSettings(config, config.readModels.url), `nature_${name}`)
       : new SqliteDataKeyStore(join(config.dataDir, `${name}.data-keys.db`), config.sqliteSynchronous);
   return new CachedDataKeys(store);
 }
@@ -131,7 +145,7 @@ async function upgradeSqliteLog(config: Config, environment: Environment, dataKe
 export async function openReadModels(config: Config, environment: Environment): Promise<ReadModelStore> {
   const name = storeNames[environment];
   return config.readModels.kind === 'mongodb'
-    ? await MongoReadModelStore.connect(config.readModels.url, `nature_${name}`, indexedFields)
+    ? await MongoReadModelStore.connect(mongoSettings(config, config.readModels.url), `nature_${name}`, indexedFields)
     : // Read models are rebuilt from the log, so they need not survive power loss: NORMAL is enough.
       new SqliteReadModelStore(join(config.dataDir, `${name}.read.db`), 'NORMAL', indexedFields);
 }
@@ -140,7 +154,7 @@ export async function openReadModels(config: Config, environment: Environment): 
 async function openIdempotency(config: Config, environment: Environment): Promise<IdempotencyStore> {
   const name = storeNames[environment];
   return config.readModels.kind === 'mongodb'
-    ? await MongoIdempotencyStore.connect(config.readModels.url, `nature_${name}`)
+    ? await MongoIdempotencyStore.connect(mongoSettings(config, config.readModels.url), `nature_${name}`)
     : new SqliteIdempotencyStore(join(config.dataDir, `${name}.idempotency.db`), config.sqliteSynchronous);
 }
 
@@ -173,7 +187,14 @@ export async function openEnvironments(config: Config, logger: Logger, clock: ()
     const idempotency = await openIdempotency(config, environment);
     const bus: Bus =
       config.bus.kind === 'nats'
-        ? await NatsBus.connect({ url: config.bus.url, environment, ackWaitMs: redeliverAfterMs, replicas: config.bus.streamReplicas, connectTimeoutMs: config.backendTimeoutMs })
+        ? await NatsBus.connect({
+            access: config.bus,
+            environment,
+            ackWaitMs: redeliverAfterMs,
+            replicas: config.bus.streamReplicas,
+            limits: config.bus.streamLimits,
+            connectTimeoutMs: config.backendTimeoutMs,
+          })
         : new SqliteBus(`${base}.events.db`, config.sqliteSynchronous, { leaseMs: redeliverAfterMs });
     const reactors = [
       scoringReactor(events, config.scoringVersion, clock),
@@ -185,14 +206,14 @@ export async function openEnvironments(config: Config, logger: Logger, clock: ()
     const livemode = environment === 'live';
     // Fan-out lists the endpoints once the read models hold everything up to the event: none registered before it is missed.
     const readModelsAt = (position: bigint) => projector.waitFor(position, READ_YOUR_WRITES_TIMEOUT_MS);
-    const dispatcher = restartable(() => new WebhookDispatcher({ events, readModels, bus, livemode, readModelsAt }, config.webhooks, log, clock));
+    const dispatcher = restartable((guard: LeaderGuard) => new WebhookDispatcher({ events, readModels, bus, livemode, readModelsAt, guard }, config.webhooks, log, clock));
     const leadership = new Leadership(
       readModels,
       { name: LEADER_LEASE, holder: `${hostname()}/${process.pid}/${randomBytes(4).toString('hex')}`, ttlMs: config.leaderLeaseMs },
       {
-        lead(fence) {
-          projector.start(fence);
-          dispatcher.start();
+        lead({ fence, guard }) {
+          projector.start(fence, guard);
+          dispatcher.start(guard);
         },
         async follow() {
           await Promise.all([dispatcher.stop(), projector.follow()]);
@@ -205,6 +226,14 @@ export async function openEnvironments(config: Config, logger: Logger, clock: ()
   return { test: await open('test'), live: await open('live') };
 }
 
+/**
+ * Whether an error means a backend server does not answer now (MongoDB without a primary, EventStoreDB
+ * unreachable): the request that met it is worth retrying, and is answered 503, not 500.
+ */
+export function backendUnavailable(error: unknown): boolean {
+  return isMongoUnavailable(error) || isEventStoreUnavailable(error);
+}
+
 /** The lease, one per environment's read-model store, for the projector's handlers and the dispatcher. */
 const LEADER_LEASE = 'leader';
 
@@ -214,11 +243,11 @@ export function startEnvironments(envs: Environments): void {
 }
 
 /** Each start makes a new service (a stopped WebhookDispatcher does not start again); stop stops the current one. */
-function restartable(make: () => Service): Service {
+function restartable<Term>(make: (term: Term) => Service): Service<Term> {
   let current: Service | undefined;
   return {
-    start() {
-      current ??= make();
+    start(term) {
+      current ??= make(term);
       current.start();
     },
     async stop() {
@@ -249,7 +278,7 @@ export async function closeEnvironments(envs: Environments): Promise<void> {
  */
 export async function openKeyStore(config: Config, store: 'configured' | 'keys.db' = 'configured'): Promise<KeyStore> {
   return config.readModels.kind === 'mongodb' && store === 'configured'
-    ? await MongoKeyStore.connect(config.readModels.url, config.backendTimeoutMs)
+    ? await MongoKeyStore.connect(mongoSettings(config, config.readModels.url))
     : new SqliteKeyStore(join(config.dataDir, 'keys.db'), config.sqliteSynchronous);
 }
 

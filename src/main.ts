@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { checkBackends } from './backend-checks.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { checkDataDir, checkDataDirWritable } from './data-dir.js';
-import { closeEnvironments, openEnvironments, openKeyStore, startEnvironments } from './environments.js';
+import { backendUnavailable, closeEnvironments, openEnvironments, openKeyStore, startEnvironments } from './environments.js';
 import { buildApp } from './http/app.js';
 import { addReadinessCheck } from './http/routes/health.js';
 import { createLogger } from './logger.js';
@@ -34,6 +34,8 @@ function readConfig(): Config {
 
 const config = readConfig();
 const logger = createLogger(config.logLevel);
+// A rejected promise nobody handled is a fault to report, not a reason to stop serving every caller (Node's default).
+process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled promise rejection; the server goes on'));
 
 /**
  * Keys minted into keys.db before the keys moved to MongoDB would answer 401 from now on, silently: start-up
@@ -70,7 +72,7 @@ const { keys, envs } = await openStores().catch((error: unknown) => {
   // A backend that cannot be reached: its driver's message names it.
   return fail(`start-up error: could not open the backends: ${messageOf(error)}`, logger, error);
 });
-const app = await buildApp({ logger, keys, envs, rateLimit: config.rateLimit, webhooks: config.webhooks });
+const app = await buildApp({ logger, keys, envs, rateLimit: config.rateLimit, webhooks: config.webhooks, unavailable: backendUnavailable });
 // A data directory that turned read-only would fail every write: readiness says so.
 addReadinessCheck(app, 'data_dir', async () => checkDataDirWritable(config.dataDir));
 

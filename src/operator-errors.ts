@@ -108,10 +108,16 @@ function urlSecrets(url: string): string[] {
 export function backendProblem(backend: { name: string; variable: string; url: string }, error: unknown, timeoutMs: number): string {
   const where = `${backend.name} at ${urlHosts(backend.url)} (${backend.variable})`;
   if (error instanceof BackendTimeoutError) return `${where} did not answer within ${timeoutMs} ms; check the host and port, and that the server runs`;
+  if (error instanceof BackendRefusal) return `${where} ${error.message}`;
+  // Not the server's doing (a key file of its settings that cannot be read, say): said as it is.
+  if (error instanceof OperatorError) return error.message;
   let message = error instanceof Error ? error.message : String(error);
   for (const secret of urlSecrets(backend.url)) message = message.split(secret).join('***');
   return `${where} did not answer: ${message}`;
 }
+
+/** A backend server that answered and refused this service (its credentials, say): the message goes on from the server's name. */
+export class BackendRefusal extends OperatorError {}
 
 /** A backend that took longer than its bounded wait. */
 export class BackendTimeoutError extends Error {

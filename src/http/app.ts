@@ -36,11 +36,13 @@ export interface AppDependencies {
   clock?: () => Date;
   /** The webhook settings, which the webhook guide quotes; their defaults otherwise. */
   webhooks?: Config['webhooks'];
+  /** Whether an error means a backend does not answer now (environments.ts's backendUnavailable): answered 503. */
+  unavailable: (error: unknown) => boolean;
 }
 
 const BODY_LIMIT_BYTES = 64 * 1024;
 
-export async function buildApp({ logger, keys, envs, rateLimit = { perSecond: 100, burst: 200 }, clock = () => new Date(), webhooks = loadConfig({}).webhooks }: AppDependencies): Promise<FastifyInstance> {
+export async function buildApp({ logger, keys, envs, rateLimit = { perSecond: 100, burst: 200 }, clock = () => new Date(), webhooks = loadConfig({}).webhooks, unavailable }: AppDependencies): Promise<FastifyInstance> {
   const app: FastifyInstance = Fastify({
     // pino's Logger is a FastifyBaseLogger; typing the instance plainly keeps route modules generic-free.
     loggerInstance: logger as FastifyInstance['log'],
@@ -66,7 +68,7 @@ export async function buildApp({ logger, keys, envs, rateLimit = { perSecond: 10
     reply.header('request-id', request.id);
   });
   registerRequestLog(app);
-  registerErrorHandling(app);
+  registerErrorHandling(app, unavailable);
   registerStrictInput(app);
   const limit = await createRateLimiter(app, rateLimit);
   await registerCors(app, limit);

@@ -8,6 +8,7 @@ import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { DomainError } from '../domain/errors.js';
 import { jsonPointer } from './json-pointer.js';
 import { SubjectErasedError } from '../ports/data-keys.js';
+import { StreamDeletedError } from '../ports/event-store.js';
 import { type FieldError, type ProblemCode, ProblemError, problemBody, problemCodes } from './problem.js';
 
 const fastifyCodes: Record<string, ProblemCode> = {
@@ -27,7 +28,7 @@ const METHODS = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'] as const;
  * Every failure, ours or fastify's, becomes one problem+json body with the request id. Unknown routes
  * answer 404, or 405 with Allow when the path exists for another method.
  */
-export function registerErrorHandling(app: FastifyInstance): void {
+export function registerErrorHandling(app: FastifyInstance, unavailable: (error: unknown) => boolean): void {
   const routes = FindMyWay();
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) {
@@ -63,10 +64,10 @@ export function registerErrorHandling(app: FastifyInstance): void {
     return sendProblem(reply, request, new ProblemError('not_found', `No route ${request.method} ${path}.`));
   });
 
-  app.setErrorHandler((error: FastifyError, request, reply) => sendProblem(reply, request, toProblem(error, request)));
+  app.setErrorHandler((error: FastifyError, request, reply) => sendProblem(reply, request, toProblem(error, request, unavailable)));
 }
 
-function toProblem(error: FastifyError, request: FastifyRequest): ProblemError {
+function toProblem(error: FastifyError, request: FastifyRequest, unavailable: (error: unknown) => boolean): ProblemError {
   // A closed assessment's client secret is refused whatever else the request got wrong (its key, its body): only
   // the replay of its own stored answer (no error) or a wait while that answer is still being made gets through.
   const refusal = request.closedSecretRefusal;
@@ -75,6 +76,8 @@ function toProblem(error: FastifyError, request: FastifyRequest): ProblemError {
   if (error instanceof DomainError) return new ProblemError(error.code, error.message, error.details);
   // A write that met the subject's erasure half-way (its data key already destroyed).
   if (error instanceof SubjectErasedError) return new ProblemError('subject_erased', `The subject ${error.subjectId} was erased.`, { subject_id: error.subjectId });
+  // An operator deleted the stream for good in EventStoreDB (a tombstone): nothing of it can be read or changed.
+  if (error instanceof StreamDeletedError) return new ProblemError('not_found', 'This resource was deleted from the event log by an operator; it can no longer be read or changed.');
   if (hasZodFastifySchemaValidationErrors(error)) {
     const where = locations[(error.validationContext ?? 'body') as keyof typeof locations] ?? 'body';
     const errors = error.validation.flatMap((issue): FieldError[] => {
@@ -92,6 +95,11 @@ function toProblem(error: FastifyError, request: FastifyRequest): ProblemError {
   if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
     request.log.info({ code: error.code, reason: error.message }, 'request body could not be read');
     return new ProblemError('malformed_request', 'The request body could not be read: it ended early or its framing is broken.');
+  }
+  // A backend that does not answer now (a failover, an outage): the caller retries, with the same Idempotency-Key.
+  if (unavailable(error)) {
+    request.log.warn({ err: error }, 'a backend did not answer');
+    return new ProblemError('service_unavailable', 'A backend of the service does not answer right now; retry shortly with the same Idempotency-Key.', {}, { 'retry-after': '1' });
   }
   request.log.error({ err: error }, 'unhandled error');
   return new ProblemError('internal_error', 'Something went wrong on our side. Retry later; quote the request_id if it persists.');

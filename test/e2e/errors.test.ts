@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { MongoNetworkTimeoutError } from 'mongodb';
+import { StreamDeletedError } from '../../src/ports/event-store.js';
 import { type TestApp, auth, logLength, openTestApp, useTestApp, validSubject } from '../support/test-app.js';
 
 describe('errors as problem+json', () => {
@@ -84,5 +86,35 @@ describe('errors as problem+json', () => {
     expect(Object.keys(body).sort()).toEqual(['code', 'detail', 'request_id', 'status', 'title', 'type']);
     expect(broken.logs.join('')).toContain(body.request_id);
     await broken.app.close();
+  });
+
+  it('answers 404 not_found, not 500, for a resource whose history an operator deleted from the event store (a tombstoned stream)', async () => {
+    const t = await openTestApp();
+    const key = (await t.mint('test', 'sk')).raw;
+    const created = await t.app.inject({ method: 'POST', url: '/v1/nature/subjects', headers: auth(key), payload: validSubject() });
+    expect(created.statusCode).toBe(201);
+    const subject = created.json() as { id: string };
+    const { events } = t.envs.test;
+    const readStream = events.readStream.bind(events);
+    // What the EventStoreDB adapter answers for a stream deleted for good outside the service.
+    Object.assign(events, {
+      readStream: (stream: string) => (stream.includes(subject.id) ? Promise.reject(new StreamDeletedError(stream)) : readStream(stream)),
+    });
+    const response = await t.app.inject({ method: 'POST', url: `/v1/nature/subjects/${subject.id}/assessments`, headers: auth(key), payload: {} });
+    const body = await expectProblem(response, 404, 'not_found');
+    expect(body.detail).toMatch(/deleted from the event log/);
+    await t.close();
+  });
+
+  it('answers 503 service_unavailable with Retry-After, not 500, while a backend does not answer (MongoDB in an election, say)', async () => {
+    const t = await openTestApp();
+    const key = (await t.mint('test', 'sk')).raw;
+    Object.assign(t.envs.test.readModels, { list: () => Promise.reject(new MongoNetworkTimeoutError('connection 3 to 10.0.0.7:27017 timed out')) });
+    const response = await t.app.inject({ url: '/v1/nature/subjects', headers: auth(key) });
+    const body = await expectProblem(response, 503, 'service_unavailable');
+    expect(response.headers['retry-after']).toBe('1');
+    expect(response.body).not.toMatch(/10\.0\.0\.7|timed out|mongo/i);
+    expect(body.detail).toMatch(/retry shortly/);
+    await t.close();
   });
 });

@@ -38,6 +38,20 @@ describe('health', () => {
     await t.app.close();
   });
 
+  it('stays 200, "degraded", while only a bus does not answer (writes go on, webhooks wait), and 503 once a store does not either', async () => {
+    const t = await openTestApp();
+    Object.assign(t.envs.live.bus, { ping: () => Promise.reject(new Error('NATS connection closed')) });
+    const degraded = await t.app.inject({ url: '/readyz' });
+    expect(degraded.statusCode).toBe(200);
+    expect(degraded.json()).toMatchObject({ status: 'degraded', checks: { 'live.bus': 'unavailable', 'test.bus': 'ok', 'live.event_store': 'ok' } });
+    expect(degraded.body).not.toMatch(/NATS connection/);
+    await t.envs.test.readModels.close();
+    const down = await t.app.inject({ url: '/readyz' });
+    expect(down.statusCode).toBe(503);
+    expect(down.json()).toMatchObject({ status: 'unavailable', checks: { 'live.bus': 'unavailable', 'test.read_models': 'unavailable' } });
+    await t.app.close();
+  });
+
   it('answers 503 naming a check the process added (the data directory) while it fails, without its error', async () => {
     const t = await openTestApp();
     let writable = true;

@@ -10,6 +10,7 @@ describe('configuration', () => {
       dataDir: resolve('data'),
       eventStore: { kind: 'sqlite' },
       readModels: { kind: 'sqlite' },
+      mongodbAllowStandalone: false,
       sqliteSynchronous: 'FULL',
       backendTimeoutMs: 10_000,
       bus: { kind: 'local' },
@@ -17,7 +18,7 @@ describe('configuration', () => {
       rateLimit: { perSecond: 100, burst: 200 },
       scoringVersion: 'mn76-v2',
       logLevel: 'info',
-      leaderLeaseMs: 10_000,
+      leaderLeaseMs: 30_000,
     });
   });
 
@@ -28,13 +29,20 @@ describe('configuration', () => {
       NATURE_READ_MODELS: 'mongodb',
       MONGODB_URL: 'mongodb://mongo:27017/?replicaSet=rs0',
     });
-    expect(config.eventStore).toEqual({ kind: 'eventstoredb', url: 'esdb://eventstore:2113?tls=false' });
+    expect(config.eventStore).toEqual({ kind: 'eventstoredb', url: 'esdb://eventstore:2113?tls=false', appendRetryMs: 20_000 });
     expect(config.readModels).toEqual({ kind: 'mongodb', url: 'mongodb://mongo:27017/?replicaSet=rs0' });
   });
 
   it('selects NATS with its URL, and reads a retry schedule of durations', () => {
     const config = loadConfig({ NATURE_BUS: 'nats', NATS_URL: 'nats://127.0.0.1:4222', NATURE_WEBHOOK_RETRY_SCHEDULE: '50ms, 1.5s,2m,1h', NATURE_WEBHOOK_TIMEOUT_MS: '2000' });
-    expect(config.bus).toEqual({ kind: 'nats', url: 'nats://127.0.0.1:4222', streamReplicas: 1 });
+    expect(config.bus).toEqual({
+      kind: 'nats',
+      url: 'nats://127.0.0.1:4222',
+      auth: { kind: 'none' },
+      tls: undefined,
+      streamReplicas: 1,
+      streamLimits: { maxBytes: 1_073_741_824, maxAgeMs: 7 * 86_400_000 },
+    });
     expect(config.webhooks).toEqual({ retryScheduleMs: [50, 1500, 120_000, 3_600_000], timeoutMs: 2000 });
   });
 
@@ -79,6 +87,7 @@ describe('configuration', () => {
     expect(loadStoreConfig({ NATURE_EVENT_STORE: 'eventstoredb', EVENTSTORE_URL: 'esdb://eventstore:2113?tls=false' }).eventStore).toEqual({
       kind: 'eventstoredb',
       url: 'esdb://eventstore:2113?tls=false',
+      appendRetryMs: 20_000,
     });
     expect(() => loadStoreConfig({ PORT: 'http', NATURE_EVENT_STORE: 'oracle' })).toThrow(/^configuration error: NATURE_EVENT_STORE="oracle" /);
     expect(() => loadStoreConfig({ NATURE_READ_MODELS: 'mongodb' })).toThrow(/^configuration error: MONGODB_URL is required when NATURE_READ_MODELS=mongodb$/);
@@ -99,7 +108,7 @@ describe('configuration', () => {
 
     it('accepts esdb:// and esdb+discover:// for EventStoreDB, with or without credentials and several hosts', () => {
       for (const url of ['esdb://127.0.0.1:2113?tls=false', 'esdb+discover://cluster.example.com:2113', 'esdb://admin:changeit@node1:2113,node2:2113,node3:2113?tls=true']) {
-        expect(eventStore(url)).toEqual({ kind: 'eventstoredb', url });
+        expect(eventStore(url)).toEqual({ kind: 'eventstoredb', url, appendRetryMs: 20_000 });
       }
     });
 
@@ -125,10 +134,51 @@ describe('configuration', () => {
       expect(message).not.toMatch(/s3cret|svc/);
     });
 
+    it('logs in to NATS in the one way given: user and password, a token, an nkey seed file or a creds file; with TLS files or none', () => {
+      const nats = { NATURE_BUS: 'nats', NATS_URL: 'tls://nats.example.com:4222' };
+      const access = (env: Record<string, string>) => {
+        const config = loadConfig({ ...nats, ...env }).bus;
+        return config.kind === 'nats' ? { auth: config.auth, tls: config.tls } : undefined;
+      };
+      expect(access({ NATS_USER: 'svc', NATS_PASSWORD: 's3cret' })).toEqual({ auth: { kind: 'user', user: 'svc', password: 's3cret' }, tls: undefined });
+      expect(access({ NATS_TOKEN: 't0k' })?.auth).toEqual({ kind: 'token', token: 't0k' });
+      expect(access({ NATS_NKEY_SEED_FILE: 'secrets/svc.nk' })?.auth).toEqual({ kind: 'nkey', seedFile: resolve('secrets/svc.nk') });
+      expect(access({ NATS_CREDS_FILE: '/etc/nature/svc.creds' })?.auth).toEqual({ kind: 'creds', credsFile: '/etc/nature/svc.creds' });
+      expect(access({ NATS_TLS_CA_FILE: '/etc/ca.pem', NATS_TLS_CERT_FILE: '/etc/c.pem', NATS_TLS_KEY_FILE: '/etc/c.key' })?.tls).toEqual({ caFile: '/etc/ca.pem', certFile: '/etc/c.pem', keyFile: '/etc/c.key' });
+      expect(access({ NATS_TLS_CA_FILE: '/etc/ca.pem' })?.tls).toEqual({ caFile: '/etc/ca.pem' });
+    });
+
+    it('refuses half a NATS login, two ways at once, a certificate without its key, and never prints a password or token', () => {
+      const nats = { NATURE_BUS: 'nats', NATS_URL: 'nats://127.0.0.1:4222' };
+      expect(refusal({ ...nats, NATS_USER: 'svc' })).toBe('configuration error: NATS_USER and NATS_PASSWORD go together: give both or neither');
+      expect(refusal({ ...nats, NATS_PASSWORD: 's3cret' })).not.toContain('s3cret');
+      expect(refusal({ ...nats, NATS_USER: 'svc', NATS_PASSWORD: 's3cret', NATS_TOKEN: 't0k' })).toBe(
+        'configuration error: NATS_USER/NATS_PASSWORD and NATS_TOKEN are two ways of logging in to NATS: give one',
+      );
+      expect(refusal({ ...nats, NATS_TLS_CERT_FILE: '/etc/c.pem' })).toMatch(/NATS_TLS_CERT_FILE and NATS_TLS_KEY_FILE go together/);
+      expect(refusal({ ...nats, NATS_STREAM_MAX_AGE: '30m' })).toMatch(/^configuration error: NATS_STREAM_MAX_AGE="30m" must be a duration in hours or days/);
+      expect(loadConfig({ ...nats, NATS_STREAM_MAX_AGE: '48h', NATS_STREAM_MAX_BYTES: '2097152' }).bus).toMatchObject({ streamLimits: { maxBytes: 2_097_152, maxAgeMs: 48 * 3_600_000 } });
+    });
+
     it('never prints the password of a refused URL', () => {
       const message = refusal({ NATURE_EVENT_STORE: 'eventstoredb', EVENTSTORE_URL: 'kurrentdb://admin:hunter2@db.example.com:2113' });
       expect(message).toContain('kurrentdb://db.example.com:2113');
       expect(message).not.toMatch(/hunter2|admin/);
+    });
+
+    it('accepts a standalone MongoDB server only when NATURE_MONGODB_ALLOW_STANDALONE=true, for the server and for operator commands', () => {
+      expect(loadConfig({}).mongodbAllowStandalone).toBe(false);
+      expect(loadConfig({ NATURE_MONGODB_ALLOW_STANDALONE: 'false' }).mongodbAllowStandalone).toBe(false);
+      expect(loadConfig({ NATURE_MONGODB_ALLOW_STANDALONE: 'true' }).mongodbAllowStandalone).toBe(true);
+      expect(loadStoreConfig({ NATURE_MONGODB_ALLOW_STANDALONE: 'true' }).mongodbAllowStandalone).toBe(true);
+      expect(() => loadConfig({ NATURE_MONGODB_ALLOW_STANDALONE: 'yes' })).toThrow(/^configuration error: NATURE_MONGODB_ALLOW_STANDALONE="yes" /);
+    });
+
+    it('bounds an EventStoreDB append with its resends by EVENTSTORE_APPEND_RETRY_MS, for the server and for operator commands', () => {
+      const esdb = { NATURE_EVENT_STORE: 'eventstoredb', EVENTSTORE_URL: 'esdb://eventstore:2113?tls=false' };
+      expect(loadConfig({ ...esdb, EVENTSTORE_APPEND_RETRY_MS: '5000' }).eventStore).toMatchObject({ appendRetryMs: 5000 });
+      expect(loadStoreConfig({ ...esdb, EVENTSTORE_APPEND_RETRY_MS: '5000' }).eventStore).toMatchObject({ appendRetryMs: 5000 });
+      expect(refusal({ ...esdb, EVENTSTORE_APPEND_RETRY_MS: '10' })).toMatch(/^configuration error: EVENTSTORE_APPEND_RETRY_MS="10" /);
     });
 
     it('reads NATURE_BACKEND_TIMEOUT_MS, for the server and for operator commands', () => {

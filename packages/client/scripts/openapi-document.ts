@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { OpenAPI3 } from 'openapi-typescript';
 import { loadConfig } from '../../../src/config.js';
-import { closeEnvironments, openEnvironments, openKeyStore } from '../../../src/environments.js';
+import { backendUnavailable, closeEnvironments, openEnvironments, openKeyStore } from '../../../src/environments.js';
 import { buildApp } from '../../../src/http/app.js';
 import { createLogger } from '../../../src/logger.js';
 
@@ -19,7 +19,7 @@ export async function liveOpenApiDocument(): Promise<OpenAPI3> {
     const keys = await openKeyStore(config);
     const envs = await openEnvironments(config, logger);
     try {
-      const app = await buildApp({ logger, keys, envs });
+      const app = await buildApp({ logger, keys, envs, unavailable: backendUnavailable });
       try {
         const response = await app.inject({ url: '/v1/openapi.json' });
         if (response.statusCode !== 200) throw new Error(`GET /v1/openapi.json answered ${response.statusCode}`);

@@ -20,16 +20,20 @@ export function addReadinessCheck(app: FastifyInstance, name: string, probe: Pro
 }
 
 /**
- * Liveness (the process answers) and readiness (every backend answers). Both are public, so readiness
- * says only which backend is unavailable; the reason goes to the log. It also says, per environment, whether
- * this replica leads (runs the projections, reactors and webhook delivery) or follows: a follower serves
- * HTTP as well, so it is as ready as the leader.
+ * Liveness (the process answers) and readiness (it can take writes). Readiness is 503 only when a store that
+ * writes need does not answer; a bus that does not answer leaves it 200 with `"status": "degraded"`, since
+ * writes go on and their webhooks wait in the log until the bus is back: a load balancer keeps the replica
+ * in rotation. Both routes are public, so readiness says only which backend is unavailable; the reason goes
+ * to the log. It also says, per environment, whether this replica leads (runs the projections, reactors and
+ * webhook delivery) or follows: a follower serves HTTP as well, so it is as ready as the leader.
  */
 export function registerHealthRoutes(app: FastifyInstance, envs: Environments, keys: KeyStore): void {
   app.get('/healthz', { schema: { hide: true } }, () => ({ status: 'ok' }));
 
   app.get('/readyz', { schema: { hide: true } }, async (request, reply) => {
     const probes: [string, Probe][] = [['keys', () => keys.ping()]];
+    /** What may be down while writes are still taken. */
+    const degradable = new Set<string>();
     for (const environment of environments) {
       const env = envs[environment];
       probes.push(
@@ -38,6 +42,7 @@ export function registerHealthRoutes(app: FastifyInstance, envs: Environments, k
         [`${environment}.idempotency`, () => env.idempotency.ping()],
         [`${environment}.bus`, () => env.bus.ping()],
       );
+      degradable.add(`${environment}.bus`);
     }
     probes.push(...(addedChecks.get(app) ?? []));
     const checks: Record<string, 'ok' | 'unavailable'> = {};
@@ -52,10 +57,11 @@ export function registerHealthRoutes(app: FastifyInstance, envs: Environments, k
         }
       }),
     );
-    const ready = Object.values(checks).every((status) => status === 'ok');
+    const down = Object.keys(checks).filter((name) => checks[name] !== 'ok');
+    const status = down.length === 0 ? 'ready' : down.every((name) => degradable.has(name)) ? 'degraded' : 'unavailable';
     const roles = Object.fromEntries(environments.map((environment) => [environment, envs[environment].leadership.role]));
     return reply
-      .code(ready ? 200 : 503)
-      .send({ status: ready ? 'ready' : 'unavailable', checks: Object.fromEntries(probes.map(([name]) => [name, checks[name]])), roles });
+      .code(status === 'unavailable' ? 503 : 200)
+      .send({ status, checks: Object.fromEntries(probes.map(([name]) => [name, checks[name]])), roles });
   });
 }
