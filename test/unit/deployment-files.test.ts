@@ -28,6 +28,24 @@ describe('the deployment files', () => {
     }
   });
 
+  it('publish every port on 127.0.0.1 only (the servers run without credentials), and give the service time to stop cleanly', () => {
+    const found = services();
+    for (const [name, block] of found) {
+      const ports = [...block.matchAll(/\n {6}- "([^"]+)"/g)].map((match) => match[1]!);
+      expect(ports.length, name).toBeGreaterThan(0);
+      for (const port of ports) expect(port, name).toMatch(/^127\.0\.0\.1:\d+:\d+$/);
+    }
+    expect(found.get('nature')).toMatch(/\n {4}stop_grace_period: 30s\n/);
+  });
+
+  it('test against the very server versions compose runs: every testcontainers image is pinned to the compose one', () => {
+    const composed = new Set([...services().values()].map((block) => /\n {4}image: (\S+)/.exec(block)?.[1]).filter((image) => image !== undefined));
+    const sources = ['../contract/mongodb.test.ts', '../contract/eventstoredb.test.ts', '../e2e/cli.test.ts'].map((path) => readFileSync(new URL(path, import.meta.url), 'utf8'));
+    const used = sources.flatMap((source) => [...source.matchAll(/(?:MongoDBContainer|GenericContainer)\('([^']+)'\)/g)].map((match) => match[1]!));
+    expect(used.length).toBe(3);
+    for (const image of used) expect(composed, image).toContain(image);
+  });
+
   it('build the image on an exact Node release of a supported LTS line, the same in both stages', () => {
     const bases = [...dockerfile.matchAll(/^FROM (\S+)/gm)].map((match) => match[1]);
     expect(bases).toHaveLength(2);
