@@ -17,7 +17,10 @@ const durations = z
     }),
   );
 
-/** "7d" → 604800000: one duration, from an hour to a year (what a stream may keep a message for). */
+/**
+ * "7d" → 604800000: how long a stream may keep a message, from 6 h (twice the longest delay level, on which a
+ * retry waits three hours in the delay stream) to a year.
+ */
 const duration = z
   .string()
   .regex(/^(\d+)(h|d)$/, 'must be a duration in hours or days such as 48h or 7d')
@@ -25,7 +28,7 @@ const duration = z
     const [, amount, unit] = /^(\d+)(h|d)$/.exec(value)!;
     return Number(amount) * (unit === 'd' ? 86_400_000 : 3_600_000);
   })
-  .pipe(z.number().min(3_600_000, 'must be at least 1h').max(366 * 86_400_000, 'must be at most 366d'));
+  .pipe(z.number().min(6 * 3_600_000, 'must be at least 6h (a retry waits up to 3 h in the delay stream)').max(366 * 86_400_000, 'must be at most 366d'));
 
 /** A setting that is a whole number from min to max, written in digits only (no "1e3", no "10.0"). */
 const wholeNumber = (min: number, max: number) =>

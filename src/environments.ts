@@ -194,6 +194,7 @@ export async function openEnvironments(config: Config, logger: Logger, clock: ()
             replicas: config.bus.streamReplicas,
             limits: config.bus.streamLimits,
             connectTimeoutMs: config.backendTimeoutMs,
+            logger: log,
           })
         : new SqliteBus(`${base}.events.db`, config.sqliteSynchronous, { leaseMs: redeliverAfterMs });
     const reactors = [

@@ -165,8 +165,16 @@ export class Leadership {
     this.deadline = setTimeout(() => this.watchDeadline(), Math.min(WALL_CLOCK_CHECK_MS, until.monotonic - this.clocks.monotonic()));
   }
 
+  /**
+   * A term whose time has passed by either clock ends here, before the deadline's next look at the wall clock:
+   * what it ran has stopped on this refusal, and the next renewal starts a fresh term that runs it again.
+   */
   private async guard(fence: Fence): Promise<void> {
-    if (this.token !== fence.token || this.validUntil === undefined || this.passed(this.validUntil)) throw new FencedOffError(fence);
+    if (this.token !== fence.token) throw new FencedOffError(fence);
+    if (this.validUntil === undefined || this.passed(this.validUntil)) {
+      void this.stepDown('the lease could not be renewed in time');
+      throw new FencedOffError(fence);
+    }
     await this.store.checkFence(fence);
   }
 

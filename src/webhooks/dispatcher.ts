@@ -62,6 +62,9 @@ const SLOTS_PER_ENDPOINT = 4;
 const CONSUMER_RAN_A_WHILE_MS = 10_000;
 
 /** How soon to look again for data the projector has not written yet: a little later each time. */
+/** A message a deposed leader did not act on: back on the bus, uncounted, for the replica that leads now. */
+const HANDED_BACK: Outcome = { kind: 'defer', delayMs: 1000 };
+
 function notYetProjected(message: BusMessage): Outcome {
   return { kind: 'retry', delayMs: Math.min(250 * message.deliveryCount, 10_000) };
 }
@@ -110,10 +113,7 @@ export class WebhookDispatcher {
         await this.services.bus.consume(topic, handler, {
           signal: this.abort.signal,
           ...(concurrency !== undefined && { concurrency }),
-          onError: (error, message) =>
-            error instanceof FencedOffError
-              ? this.logger.warn({ topic, message_id: message.id }, 'another replica leads now; the message is left to it')
-              : this.logger.error({ err: error, topic, message_id: message.id }, 'webhook bus message failed; it comes again'),
+          onError: (error, message) => this.logger.error({ err: error, topic, message_id: message.id }, 'webhook bus message failed; it comes again'),
         });
       } catch (error) {
         if (this.abort.signal.aborted) return;
@@ -129,7 +129,8 @@ export class WebhookDispatcher {
     const parsed = eventMessage.safeParse(message.payload);
     // Not ours (published to the subject by hand, say): no retry can make it deliverable.
     if (!parsed.success) return { kind: 'dead', reason: malformed('events', parsed.error) };
-    const payload = parsed.data;
+    // What the dispatcher reads is checked; fields it does not know ride along.
+    const payload = parsed.data as EventMessage;
     const found = 'event' in payload ? { event: payload.event, position: BigInt(payload.position) } : await this.lookUp(payload.event_id);
     if (!found) return notYetProjected(message);
     const { event, position } = found;
@@ -143,7 +144,7 @@ export class WebhookDispatcher {
       if ((await this.registeredAt(endpoint.id)) > position) continue;
       targets.push(endpoint);
     }
-    if (targets.length > 0) await this.services.guard();
+    if (targets.length > 0 && !(await this.leading(message.id))) return HANDED_BACK;
     // Side by side: a networked bus takes one round trip for all of them, not one each.
     await Promise.all(
       targets.map((endpoint) => this.services.bus.publish('deliveries', `${message.id}:${endpoint.id}`, { event, endpoint_id: endpoint.id } satisfies DeliveryMessage)),
@@ -205,7 +206,7 @@ export class WebhookDispatcher {
   private async deliver(message: BusMessage): Promise<Outcome> {
     const parsed = deliveryMessage.safeParse(message.payload);
     if (!parsed.success) return { kind: 'dead', reason: malformed('deliveries', parsed.error) };
-    const payload = parsed.data;
+    const payload = parsed.data as DeliveryMessage;
     const { endpoint_id } = payload;
     const endpoint = (await this.services.readModels.get('webhook_endpoints', endpoint_id)) as unknown as WebhookEndpoint | undefined;
     // Deleted, or disabled since the fan-out: nothing to deliver to. A test may check a disabled endpoint before it is enabled again.
@@ -235,7 +236,7 @@ export class WebhookDispatcher {
   /** One POST of a delivery, recorded in the log, and what the bus is to do with its message. */
   private async attempt(deliveryId: string, endpoint: WebhookEndpoint, event: WebhookEvent, attempt: number, test: boolean): Promise<Outcome> {
     const endpoint_id = endpoint.id;
-    await this.services.guard();
+    if (!(await this.leading(deliveryId))) return HANDED_BACK;
     const sent = await this.post(endpoint, event);
     const now = this.clock();
     const verdict: { outcome: DeliveryOutcome; retryInMs: number | null } = test
@@ -266,6 +267,18 @@ export class WebhookDispatcher {
       case 'failed':
         await this.retire(endpoint_id, `A delivery got no 2xx in ${attempt} attempts: its retries are exhausted.`, now);
         return { kind: 'dead', reason: `no 2xx after ${attempt} attempts` };
+    }
+  }
+
+  /** Whether this replica still leads (the term's guard): a deposed one neither publishes nor POSTs. */
+  private async leading(messageId: string): Promise<boolean> {
+    try {
+      await this.services.guard();
+      return true;
+    } catch (error) {
+      if (!(error instanceof FencedOffError)) throw error;
+      this.logger.warn({ message_id: messageId }, 'another replica leads now; the message is handed back to it');
+      return false;
     }
   }
 

@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { nkeys } from 'nats';
+import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { NatsLoginRefusedError } from '../../src/adapters/nats/access.js';
 import { NatsBus } from '../../src/adapters/nats/bus.js';
@@ -114,6 +115,20 @@ describe.skipIf(natsServerPath === undefined)('logging in to NATS and TLS (real 
     // The server's certificate is not trusted without the CA; the server refuses a client without a certificate.
     await expect(probeNats({ url, auth: { kind: 'none' }, tls: { ...pki.client } }, 5000)).rejects.toThrow();
     await expect(probeNats({ url, auth: { kind: 'none' }, tls: { caFile: pki.caFile } }, 5000)).rejects.toThrow();
+  });
+
+  it('says in the log, at error, that the credentials were refused when the server stops accepting them after start-up (revoked, rotated)', async () => {
+    const server = await start('authorization { user: svc, password: "s3cret-pw" }');
+    const lines: string[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(line) });
+    const bus = await NatsBus.connect({ access: { ...server.access, auth: { kind: 'user', user: 'svc', password: 's3cret-pw' } }, environment: 'test', connectTimeoutMs: 5000, logger });
+    buses.push(bus);
+    await server.reload('authorization { user: svc, password: "rotated-pw" }');
+    await expect.poll(() => lines.map((line) => JSON.parse(line) as { level: number; msg: string }), { timeout: 30_000 }).toContainEqual(
+      expect.objectContaining({ level: 50, msg: expect.stringMatching(/^NATS refused the credentials in NATS_USER and NATS_PASSWORD .*; trying again$/) }),
+    );
+    expect(lines.join('\n')).not.toMatch(/s3cret-pw|rotated-pw/);
+    await expect(bus.ping()).rejects.toThrow();
   });
 
   it('stops the server at start-up with one line saying the credentials were refused, without the password', async () => {

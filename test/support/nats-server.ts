@@ -22,6 +22,8 @@ export interface NatsServer {
   url: string;
   /** The URL with no credentials and no TLS files: what the bus is given for a server that asks for neither. */
   access: NatsAccess;
+  /** Rewrites the configuration's added part (`config` of startNatsServer) and has the server reload it (SIGHUP). */
+  reload(config: string): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -35,7 +37,8 @@ export async function startNatsServer(at?: { port: number; storeDir: string }, c
   const port = at?.port ?? (await freePort());
   const dir = at ? { path: at.storeDir, cleanup: () => undefined } : tempDir('nature-nats-');
   const file = join(dir.path, 'nats-server.conf');
-  writeFileSync(file, `listen: "127.0.0.1:${port}"\njetstream { store_dir: ${JSON.stringify(dir.path)} }\n${config}\n`);
+  const write = (added: string) => writeFileSync(file, `listen: "127.0.0.1:${port}"\njetstream { store_dir: ${JSON.stringify(dir.path)} }\n${added}\n`);
+  write(config);
   const child: ChildProcess = spawn(natsServerPath, ['-c', file], { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout?.on('data', (chunk) => (output += chunk));
@@ -56,6 +59,17 @@ export async function startNatsServer(at?: { port: number; storeDir: string }, c
   return {
     url,
     access: { url, auth: { kind: 'none' }, tls: undefined },
+    async reload(added) {
+      write(added);
+      const reloaded = new Promise<void>((resolve) => {
+        const check = () => output.includes('Reloaded server configuration') && resolve();
+        child.stdout?.on('data', check);
+        child.stderr?.on('data', check);
+      });
+      output = '';
+      child.kill('SIGHUP');
+      await reloaded;
+    },
     async stop() {
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');

@@ -157,6 +157,7 @@ describe('configuration', () => {
       );
       expect(refusal({ ...nats, NATS_TLS_CERT_FILE: '/etc/c.pem' })).toMatch(/NATS_TLS_CERT_FILE and NATS_TLS_KEY_FILE go together/);
       expect(refusal({ ...nats, NATS_STREAM_MAX_AGE: '30m' })).toMatch(/^configuration error: NATS_STREAM_MAX_AGE="30m" must be a duration in hours or days/);
+      expect(refusal({ ...nats, NATS_STREAM_MAX_AGE: '2h' })).toMatch(/^configuration error: NATS_STREAM_MAX_AGE="2h" must be at least 6h/);
       expect(loadConfig({ ...nats, NATS_STREAM_MAX_AGE: '48h', NATS_STREAM_MAX_BYTES: '2097152' }).bus).toMatchObject({ streamLimits: { maxBytes: 2_097_152, maxAgeMs: 48 * 3_600_000 } });
     });
 

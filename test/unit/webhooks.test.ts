@@ -262,6 +262,15 @@ describe('webhook dispatcher', () => {
     await expect.poll(async () => (await log.readStream(deliveryStream('guarded'))).events.length).toBe(1);
   });
 
+  it('carries on a field of the event it does not know (one a newer replica added) rather than drop it', async () => {
+    const { event, r, endpoint_id } = await deliveredBefore();
+    const newer = { ...event, data: { ...event.data, coaching_url: 'https://example.com/c/1' } };
+    await bus.publish('deliveries', 'newer', { event: newer, endpoint_id } satisfies DeliveryMessage);
+    start();
+    const [delivery] = await r.waitFor(1);
+    expect(JSON.parse(delivery!.body).data).toMatchObject({ coaching_url: 'https://example.com/c/1', assessment_id: event.data.assessment_id });
+  });
+
   it('does not POST a delivery whose success is recorded already (its message came again after the duplicate window)', async () => {
     const { event, r, endpoint_id, attempt } = await deliveredBefore();
     await recordAttempt(log, 'delivered-before', { ...attempt, attempt: 1, attempted_at: new Date().toISOString() });

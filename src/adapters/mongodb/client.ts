@@ -52,6 +52,14 @@ export function transactionOptions(timeoutMs: number): TransactionOptions {
   };
 }
 
+/** A transaction that was still being retried when the backend timeout ran out. */
+export class TransactionTimeoutError extends Error {
+  override readonly name = 'TransactionTimeoutError';
+  constructor(timeoutMs: number) {
+    super(`MongoDB did not commit the transaction within ${timeoutMs} ms (NATURE_BACKEND_TIMEOUT_MS)`);
+  }
+}
+
 /** A store's use of the process's one MongoClient. */
 export interface MongoConnection {
   /** What the deployment offers, as found when the client opened. */
@@ -76,7 +84,17 @@ export async function connectMongo(settings: MongoSettings): Promise<MongoConnec
   return {
     deployment,
     db: (name) => client.db(name, concerns(settings.timeoutMs)),
-    transaction: (work) => client.withSession((session) => session.withTransaction(work, transactionOptions(settings.timeoutMs))),
+    transaction(work) {
+      // The driver runs the work again after a transient error (a write conflict, a failover) for up to two
+      // minutes: past the backend timeout a commit gives up instead, and its caller tries again later.
+      const deadline = performance.now() + settings.timeoutMs;
+      return client.withSession((session) =>
+        session.withTransaction(async (inSession) => {
+          if (performance.now() > deadline) throw new TransactionTimeoutError(settings.timeoutMs);
+          return work(inSession);
+        }, transactionOptions(settings.timeoutMs)),
+      );
+    },
     async ping() {
       await client.db('admin').command({ ping: 1 });
     },

@@ -13,6 +13,7 @@ import {
   type StreamConfig,
   nanos,
 } from 'nats';
+import type { Logger } from 'pino';
 import type { NatsAccess } from '../../config.js';
 import type { Environment } from '../../domain/api-keys.js';
 import { type Bus, type BusMessage, type ConsumeOptions, DEFAULT_MAX_DELIVER, type Handler, type Outcome, type Topic, runHandler, topics } from '../../ports/bus.js';
@@ -34,6 +35,8 @@ export interface NatsBusOptions {
   connectTimeoutMs?: number;
   /** Copies of each stream in a NATS cluster (1 on a single server). */
   replicas?: number;
+  /** Where a lost connection that cannot be made again is reported. */
+  logger?: Logger;
   /** What the dead-letter stream keeps: the newest `maxMessages`, none older than `maxAgeMs`. */
   deadLetters?: { maxAgeMs: number; maxMessages: number };
   /**
@@ -90,7 +93,7 @@ export class NatsBus implements Bus {
   /** Connects and declares the streams; fails within `connectTimeoutMs` if NATS cannot be reached. */
   static async connect(options: NatsBusOptions): Promise<NatsBus> {
     const bus = new NatsBus(options);
-    bus.link = await NatsLink.open(options.access, `nature-${options.environment}`, (jsm) => bus.declare(jsm), options.connectTimeoutMs);
+    bus.link = await NatsLink.open(options.access, `nature-${options.environment}`, (jsm) => bus.declare(jsm), options.connectTimeoutMs, options.logger);
     return bus;
   }
 
@@ -164,6 +167,8 @@ export class NatsBus implements Bus {
       storage: StorageType.File,
       max_age: nanos(deadLetters.maxAgeMs),
       max_msgs: deadLetters.maxMessages,
+      // Bounded in bytes too (an account that requires it refuses a stream without), oldest dropped first.
+      max_bytes: limits.maxBytes,
       discard: DiscardPolicy.Old,
       num_replicas: replicas,
     });

@@ -1,4 +1,5 @@
 import { type ConnectionOptions, Events, type JetStreamClient, type JetStreamManager, type NatsConnection, connect } from 'nats';
+import type { Logger } from 'pino';
 import type { NatsAccess } from '../../config.js';
 import { BackendTimeoutError, OperatorError, urlHosts, within } from '../../operator-errors.js';
 import { pause } from '../../pause.js';
@@ -38,20 +39,26 @@ export class NatsLink {
     private readonly options: Partial<ConnectionOptions>,
     private readonly name: string,
     private readonly renew: (jsm: JetStreamManager) => Promise<void>,
+    private readonly access: NatsAccess,
+    private readonly logger: Logger | undefined,
   ) {}
 
   /**
    * Connects, or fails within `timeoutMs` with one line that names the server (never its credentials): a
    * server that cannot be reached at start-up is a configuration error, not an outage.
    */
-  static async open(access: NatsAccess, name: string, renew: (jsm: JetStreamManager) => Promise<void>, timeoutMs = CONNECT_TIMEOUT_MS): Promise<NatsLink> {
-    const link = new NatsLink(await connectionOptions(access), name, renew);
+  static async open(
+    access: NatsAccess,
+    name: string,
+    renew: (jsm: JetStreamManager) => Promise<void>,
+    timeoutMs = CONNECT_TIMEOUT_MS,
+    logger?: Logger,
+  ): Promise<NatsLink> {
+    const link = new NatsLink(await connectionOptions(access), name, renew, access, logger);
     const server = `NATS at ${urlHosts(access.url)}`;
     const opening = (async () => {
       try {
-        const nc = await connect({ ...link.options, name, timeout: timeoutMs, ...RESILIENCE });
-        if (link.closing) return nc.close();
-        link.adopt(nc, await nc.jetstreamManager());
+        await link.attach(await connect({ ...link.options, name, timeout: timeoutMs, ...RESILIENCE }));
       } catch (error) {
         if (isRefusedLogin(error)) throw new OperatorError(`${server} ${new NatsLoginRefusedError(access, error).message}`);
         throw new Error(`cannot reach ${server}: ${(error as Error).message}`);
@@ -102,9 +109,16 @@ export class NatsLink {
     if (!this.connection.nc.isClosed()) await this.connection.nc.drain();
   }
 
-  private adopt(nc: NatsConnection, jsm: JetStreamManager): void {
+  /** Makes `nc` this link's connection, unless the link was closed meanwhile (then `nc` is closed too); whether it did. */
+  private async attach(nc: NatsConnection): Promise<boolean> {
+    const jsm = this.closing ? undefined : await nc.jetstreamManager();
+    if (this.closing || jsm === undefined) {
+      await nc.close();
+      return false;
+    }
     this.connection = { nc, js: nc.jetstream(), jsm };
     void this.watch(nc);
+    return true;
   }
 
   private async watch(nc: NatsConnection): Promise<void> {
@@ -120,15 +134,12 @@ export class NatsLink {
   private async replace(): Promise<void> {
     for (let attempt = 0; !this.closing; attempt++) {
       try {
-        const nc = await connect({ ...this.options, name: this.name, timeout: CONNECT_TIMEOUT_MS, ...RESILIENCE });
-        if (this.closing) {
-          await nc.close();
-          return;
-        }
-        this.adopt(nc, await nc.jetstreamManager());
-        await this.renewed();
+        if (await this.attach(await connect({ ...this.options, name: this.name, timeout: CONNECT_TIMEOUT_MS, ...RESILIENCE }))) await this.renewed();
         return;
-      } catch {
+      } catch (error) {
+        // Credentials that expired or were revoked since start-up, say: the operator must hear of it.
+        if (isRefusedLogin(error)) this.logger?.error({ nats: urlHosts(this.access.url) }, `NATS ${new NatsLoginRefusedError(this.access, error).message}; trying again`);
+        else this.logger?.warn({ err: error, nats: urlHosts(this.access.url) }, 'could not connect to NATS again; trying again');
         await pause(Math.min(REPLACE_BACKOFF_MAX_MS, 1000 * 2 ** Math.min(attempt, 5)), this.stopping.signal);
       }
     }
