@@ -18,8 +18,8 @@ function backendsOf(config: Config, uses: Uses): Backend[] {
   const backends: Backend[] = [];
   if (uses.eventStore && config.eventStore.kind === 'eventstoredb') backends.push({ name: 'EventStoreDB', variable: 'EVENTSTORE_URL', url: config.eventStore.url, probe: probeEventStoreDb });
   if (config.readModels.kind === 'mongodb') {
-    const allowStandalone = config.mongodbAllowStandalone;
-    backends.push({ name: 'MongoDB', variable: 'MONGODB_URL', url: config.readModels.url, probe: (url, timeoutMs) => probeMongoDb({ url, timeoutMs, allowStandalone }) });
+    const allowWeakWrites = config.mongodbAllowWeakWrites;
+    backends.push({ name: 'MongoDB', variable: 'MONGODB_URL', url: config.readModels.url, probe: (url, timeoutMs) => probeMongoDb({ url, timeoutMs, allowWeakWrites }) });
   }
   if (uses.bus && config.bus.kind === 'nats') {
     const access = config.bus;

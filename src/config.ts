@@ -49,7 +49,7 @@ const schema = z.object({
   NATURE_READ_MODELS: z.enum(['sqlite', 'mongodb']).default('sqlite'),
   MONGODB_URL: z.string().regex(/^mongodb(\+srv)?:\/\/\S+$/, 'must be a URL such as mongodb://127.0.0.1:27017').optional(),
   // A standalone server has no failover and no transactions: accepted only when the operator says so (README, "Production deployment").
-  NATURE_MONGODB_ALLOW_STANDALONE: z.enum(['true', 'false']).default('false').transform((value) => value === 'true'),
+  NATURE_MONGODB_ALLOW_WEAK_WRITES: z.enum(['true', 'false']).default('false').transform((value) => value === 'true'),
   NATURE_BUS: z.enum(['local', 'nats']).default('local'),
   // The nats client for Node speaks TCP only (ws:// is nats.ws's) and drops credentials given in the URL.
   NATS_URL: z
@@ -90,7 +90,7 @@ export interface Config {
   eventStore: { kind: 'sqlite' } | { kind: 'eventstoredb'; url: string; appendRetryMs: number };
   readModels: { kind: 'sqlite' } | { kind: 'mongodb'; url: string };
   /** Whether a standalone MongoDB server is accepted (no failover, no transactions: commits are not fenced atomically). */
-  mongodbAllowStandalone: boolean;
+  mongodbAllowWeakWrites: boolean;
   sqliteSynchronous: 'FULL' | 'NORMAL';
   /** How long each backend server may take to answer at start-up before the process gives up on it. */
   backendTimeoutMs: number;
@@ -160,7 +160,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: resolve(settings.NATURE_DATA_DIR),
     eventStore: settings.NATURE_EVENT_STORE === 'eventstoredb' ? { kind: 'eventstoredb', url: settings.EVENTSTORE_URL!, appendRetryMs: settings.EVENTSTORE_APPEND_RETRY_MS } : { kind: 'sqlite' },
     readModels: settings.NATURE_READ_MODELS === 'mongodb' ? { kind: 'mongodb', url: settings.MONGODB_URL! } : { kind: 'sqlite' },
-    mongodbAllowStandalone: settings.NATURE_MONGODB_ALLOW_STANDALONE,
+    mongodbAllowWeakWrites: settings.NATURE_MONGODB_ALLOW_WEAK_WRITES,
     sqliteSynchronous: settings.NATURE_SQLITE_SYNCHRONOUS,
     backendTimeoutMs: settings.NATURE_BACKEND_TIMEOUT_MS,
     bus:
@@ -217,7 +217,7 @@ const STORE_SETTINGS = [
   'EVENTSTORE_APPEND_RETRY_MS',
   'NATURE_READ_MODELS',
   'MONGODB_URL',
-  'NATURE_MONGODB_ALLOW_STANDALONE',
+  'NATURE_MONGODB_ALLOW_WEAK_WRITES',
   'NATURE_SQLITE_SYNCHRONOUS',
   'NATURE_BACKEND_TIMEOUT_MS',
 ] as const;

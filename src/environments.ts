@@ -100,7 +100,7 @@ export function openEventStore(config: Config, environment: Environment): EventS
  * (adapters/mongodb/client.ts): opened by the first, closed when the last one closes.
  */
 function mongoSettings(config: Config, url: string): MongoSettings {
-  return { url, timeoutMs: config.backendTimeoutMs, allowStandalone: config.mongodbAllowStandalone };
+  return { url, timeoutMs: config.backendTimeoutMs, allowWeakWrites: config.mongodbAllowWeakWrites };
 }
 
 /** The environment's data keys: in MongoDB beside the read models there, else in their own SQLite file. */

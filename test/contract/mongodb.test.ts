@@ -20,7 +20,7 @@ const target = await serverTarget('MongoDB', 'MONGODB_URL', async () => {
   return { url: `${container.getConnectionString()}?directConnection=true`, container };
 });
 /** The stores' settings for the server under test: as in production, a standalone server is refused. */
-const settings = () => ({ url: target.url!, timeoutMs: 10_000, allowStandalone: false });
+const settings = () => ({ url: target.url!, timeoutMs: 10_000, allowWeakWrites: false });
 afterAll(async () => {
   if (target.url !== undefined) await target.stop();
 });

@@ -10,7 +10,7 @@ describe('configuration', () => {
       dataDir: resolve('data'),
       eventStore: { kind: 'sqlite' },
       readModels: { kind: 'sqlite' },
-      mongodbAllowStandalone: false,
+      mongodbAllowWeakWrites: false,
       sqliteSynchronous: 'FULL',
       backendTimeoutMs: 10_000,
       bus: { kind: 'local' },
@@ -167,12 +167,12 @@ describe('configuration', () => {
       expect(message).not.toMatch(/hunter2|admin/);
     });
 
-    it('accepts a standalone MongoDB server only when NATURE_MONGODB_ALLOW_STANDALONE=true, for the server and for operator commands', () => {
-      expect(loadConfig({}).mongodbAllowStandalone).toBe(false);
-      expect(loadConfig({ NATURE_MONGODB_ALLOW_STANDALONE: 'false' }).mongodbAllowStandalone).toBe(false);
-      expect(loadConfig({ NATURE_MONGODB_ALLOW_STANDALONE: 'true' }).mongodbAllowStandalone).toBe(true);
-      expect(loadStoreConfig({ NATURE_MONGODB_ALLOW_STANDALONE: 'true' }).mongodbAllowStandalone).toBe(true);
-      expect(() => loadConfig({ NATURE_MONGODB_ALLOW_STANDALONE: 'yes' })).toThrow(/^configuration error: NATURE_MONGODB_ALLOW_STANDALONE="yes" /);
+    it('accepts a standalone MongoDB server only when NATURE_MONGODB_ALLOW_WEAK_WRITES=true, for the server and for operator commands', () => {
+      expect(loadConfig({}).mongodbAllowWeakWrites).toBe(false);
+      expect(loadConfig({ NATURE_MONGODB_ALLOW_WEAK_WRITES: 'false' }).mongodbAllowWeakWrites).toBe(false);
+      expect(loadConfig({ NATURE_MONGODB_ALLOW_WEAK_WRITES: 'true' }).mongodbAllowWeakWrites).toBe(true);
+      expect(loadStoreConfig({ NATURE_MONGODB_ALLOW_WEAK_WRITES: 'true' }).mongodbAllowWeakWrites).toBe(true);
+      expect(() => loadConfig({ NATURE_MONGODB_ALLOW_WEAK_WRITES: 'yes' })).toThrow(/^configuration error: NATURE_MONGODB_ALLOW_WEAK_WRITES="yes" /);
     });
 
     it('bounds an EventStoreDB append with its resends by EVENTSTORE_APPEND_RETRY_MS, for the server and for operator commands', () => {

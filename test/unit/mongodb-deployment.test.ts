@@ -32,8 +32,15 @@ describe('the MongoDB deployment the service accepts (no server)', () => {
       }
     })();
     expect(refusal).toBeInstanceOf(UnsuitableDeploymentError);
-    expect((refusal as Error).message).toMatch(/^is a standalone server: .*replica set.*NATURE_MONGODB_ALLOW_STANDALONE=true/);
+    expect((refusal as Error).message).toMatch(/^is a standalone server: .*replica set.*NATURE_MONGODB_ALLOW_WEAK_WRITES=true/);
     expect((refusal as Error).message).not.toContain('\n');
+  });
+
+  it('refuses a replica set with an arbiter (its default write concern is w:1; a member down stops every majority write), unless allowed', () => {
+    const psa = { ...replicaSet, arbiters: ['db3:27017'] };
+    expect(() => assessDeployment({ buildInfo: version('8.0.13'), hello: psa }, false)).toThrow(/^is a replica set with an arbiter: .*NATURE_MONGODB_ALLOW_WEAK_WRITES=true/);
+    expect(assessDeployment({ buildInfo: version('8.0.13'), hello: psa }, true)).toEqual({ transactions: true });
+    expect(assessDeployment({ buildInfo: version('8.0.13'), hello: { ...replicaSet, arbiters: [] } }, false)).toEqual({ transactions: true });
   });
 
   it('accepts a standalone server the operator allowed, without transactions', () => {

@@ -1,12 +1,12 @@
 import { type ClientSession, type Db, type DbOptions, MongoClient, type MongoClientOptions, ReadConcern, type TransactionOptions, WriteConcern } from 'mongodb';
 import { type Deployment, assessDeployment } from './deployment.js';
 
-/** How the stores reach MongoDB: MONGODB_URL, NATURE_BACKEND_TIMEOUT_MS and NATURE_MONGODB_ALLOW_STANDALONE. */
+/** How the stores reach MongoDB: MONGODB_URL, NATURE_BACKEND_TIMEOUT_MS and NATURE_MONGODB_ALLOW_WEAK_WRITES. */
 export interface MongoSettings {
   url: string;
   /** The bound on each wait: server selection, connecting, a pooled connection, a majority's acknowledgement. */
   timeoutMs: number;
-  allowStandalone: boolean;
+  allowWeakWrites: boolean;
 }
 
 /**
@@ -121,7 +121,7 @@ async function openClient(settings: MongoSettings): Promise<{ client: MongoClien
     // The version first: a server too old for the service may not know `hello`.
     const buildInfo = await admin.command({ buildInfo: 1 });
     const hello = await admin.command({ hello: 1 });
-    return { client, deployment: assessDeployment({ buildInfo, hello }, settings.allowStandalone) };
+    return { client, deployment: assessDeployment({ buildInfo, hello }, settings.allowWeakWrites) };
   } catch (error) {
     await client.close();
     throw error;
@@ -129,7 +129,7 @@ async function openClient(settings: MongoSettings): Promise<{ client: MongoClien
 }
 
 const sharedClient = sharedByKey(
-  (settings: MongoSettings) => JSON.stringify([settings.url, settings.timeoutMs, settings.allowStandalone]),
+  (settings: MongoSettings) => JSON.stringify([settings.url, settings.timeoutMs, settings.allowWeakWrites]),
   openClient,
   ({ client }) => client.close(),
 );

@@ -31,7 +31,7 @@ interface Lease {
  * the fence's token. Writes are also guarded by the event position kept in each document (a removed document
  * keeps a tombstone with it), and the checkpoint only moves forwards, so a writer that lags behind another can
  * neither roll a document back nor bring a removed one back; on a standalone server (no transactions, accepted
- * with NATURE_MONGODB_ALLOW_STANDALONE) those guards are what is left: the documents, then the checkpoint, after
+ * with NATURE_MONGODB_ALLOW_WEAK_WRITES) those guards are what is left: the documents, then the checkpoint, after
  * a read of the fence.
  */
 export class MongoReadModelStore implements ReadModelStore {
