@@ -6,7 +6,7 @@ import { type DeliveryOutcome, judgeAttempt, judgeTestAttempt } from '../domain/
 import { type WebhookEndpoint, endpointStream, signingSecrets, subscribes } from '../domain/webhook-endpoint.js';
 import { pause } from '../pause.js';
 import type { Bus, BusMessage, Handler, Outcome, Topic } from '../ports/bus.js';
-import type { EventStore } from '../ports/event-store.js';
+import { type EventStore, StreamDeletedError } from '../ports/event-store.js';
 import { FencedOffError, type ReadModelStore } from '../ports/read-models.js';
 import { type WebhookEvent, eventObject } from './event-object.js';
 import { EndpointSlots } from './endpoint-slots.js';
@@ -141,7 +141,8 @@ export class WebhookDispatcher {
       if (!subscribes(endpoint, event.type)) continue;
       // The fan-out may run long after the event (the bus or dispatcher lagging, a redelivery): an endpoint
       // gets the events that follow its registration in the log, whenever they are fanned out.
-      if ((await this.registeredAt(endpoint.id)) > position) continue;
+      const registered = await this.registeredAt(endpoint.id);
+      if (registered === undefined || registered > position) continue;
       targets.push(endpoint);
     }
     if (targets.length > 0 && !(await this.leading(message.id))) return HANDED_BACK;
@@ -177,10 +178,17 @@ export class WebhookDispatcher {
     return true;
   }
 
-  private async registeredAt(endpointId: string): Promise<bigint> {
+  /** Undefined for an endpoint whose history an operator deleted from the log: it gets nothing, the others get theirs. */
+  private async registeredAt(endpointId: string): Promise<bigint | undefined> {
     let position = this.registrations.get(endpointId);
     if (position === undefined) {
-      const created = (await this.services.events.readStream(endpointStream(endpointId))).events[0];
+      const history = await this.services.events.readStream(endpointStream(endpointId)).catch((error: unknown) => {
+        if (!(error instanceof StreamDeletedError)) throw error;
+        this.logger.warn({ endpoint_id: endpointId }, 'webhook endpoint skipped: its stream was deleted from the event log');
+        return undefined;
+      });
+      if (history === undefined) return undefined;
+      const created = history.events[0];
       if (!created) throw new Error(`webhook endpoint ${endpointId} has no registration in the log`);
       position = created.position;
       this.registrations.set(endpointId, position);

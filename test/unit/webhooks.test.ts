@@ -14,7 +14,7 @@ import type { ScoringCompleted } from '../../src/domain/assessment.js';
 import { deliveryStream, judgeAttempt } from '../../src/domain/webhook-delivery.js';
 import { type WebhookEndpointCreated, decideDeleteEndpoint, decideDisableEndpoint, endpointStream, evolveEndpoint } from '../../src/domain/webhook-endpoint.js';
 import type { Bus, Topic } from '../../src/ports/bus.js';
-import type { EventStore, RecordedEvent } from '../../src/ports/event-store.js';
+import { type EventStore, type RecordedEvent, StreamDeletedError } from '../../src/ports/event-store.js';
 import { FencedOffError, type ReadModelStore } from '../../src/ports/read-models.js';
 import { type DispatcherServices, WebhookDispatcher } from '../../src/webhooks/dispatcher.js';
 import { EndpointSlots } from '../../src/webhooks/endpoint-slots.js';
@@ -260,6 +260,20 @@ describe('webhook dispatcher', () => {
     t.lead();
     await r.waitFor(1);
     await expect.poll(async () => (await log.readStream(deliveryStream('guarded'))).events.length).toBe(1);
+  });
+
+  it("fans out to the other endpoints when one endpoint's stream was deleted from the log by an operator (a tombstone)", async () => {
+    const [gone, kept] = [await receivers.start(), await receivers.start()];
+    const [goneEndpoint, keptEndpoint] = [await register(gone.url), await register(kept.url)];
+    await project(goneEndpoint);
+    await project(keptEndpoint);
+    const tombstoned = goneEndpoint.streamName;
+    const readStream = log.readStream.bind(log);
+    Object.assign(log, { readStream: (stream: string) => (stream === tombstoned ? Promise.reject(new StreamDeletedError(stream)) : readStream(stream)) });
+    await complete();
+    start();
+    await kept.waitFor(1);
+    expect(gone.received).toHaveLength(0);
   });
 
   it('carries on a field of the event it does not know (one a newer replica added) rather than drop it', async () => {
