@@ -7,7 +7,7 @@ import { DELAY_LEVELS_MS } from '../../src/adapters/nats/delays.js';
 import type { NatsLink } from '../../src/adapters/nats/connection.js';
 import { SqliteBus } from '../../src/adapters/sqlite/bus.js';
 import type { Bus, Outcome } from '../../src/ports/bus.js';
-import { type NatsServer, natsServerPath, startNatsServer } from '../support/nats-server.js';
+import { type NatsServer, natsFixtures, natsServerPath, startNatsServer } from '../support/nats-server.js';
 import { freePort } from '../support/processes.js';
 import { tempDir } from '../support/temp-dir.js';
 import { busContract } from './bus.contract.js';
@@ -71,25 +71,13 @@ busContract(
 );
 
 describe.skipIf(natsServerPath === undefined)('nats bus (a real nats-server with JetStream)', () => {
-  const servers: NatsServer[] = [];
-  const buses: Bus[] = [];
-  const dirs: ReturnType<typeof tempDir>[] = [];
-  afterEach(async () => {
-    for (const bus of buses.splice(0)) await bus.close().catch(() => undefined);
-    for (const server of servers.splice(0)) await server.stop();
-    for (const dir of dirs.splice(0)) dir.cleanup();
-  });
-  const start = async (at?: { port: number; storeDir: string }) => {
-    const server = await startNatsServer(at);
-    servers.push(server);
-    return server;
-  };
+  const fixtures = natsFixtures();
+  const { servers } = fixtures;
+  const start = (at?: { port: number; storeDir: string }) => fixtures.start(at);
   /** A bus on `server`, or on the URL `target` with no credentials. */
   const connect = async (target: NatsServer | string, options: Partial<Parameters<typeof NatsBus.connect>[0]> = {}) => {
     const access = typeof target === 'string' ? { url: target, auth: { kind: 'none' as const }, tls: undefined } : target.access;
-    const bus = await NatsBus.connect({ access, environment: 'test', ackWaitMs: 2000, ...options });
-    buses.push(bus);
-    return bus;
+    return fixtures.keep(await NatsBus.connect({ access, environment: 'test', ackWaitMs: 2000, ...options }));
   };
   /** Consumes `topic` in the background, acking all, until the test ends; what arrived, in order. */
   const consumeAll = (bus: Bus, answer: (id: string) => Outcome = () => ({ kind: 'ack' })) => {
@@ -115,9 +103,7 @@ describe.skipIf(natsServerPath === undefined)('nats bus (a real nats-server with
   };
 
   it('consumes again after the server was down and came back on its store, messages kept and published since included', async () => {
-    const dir = tempDir('nature-nats-store-');
-    dirs.push(dir);
-    const at = { port: await freePort(), storeDir: dir.path };
+    const at = { port: await freePort(), storeDir: fixtures.scratch('nature-nats-store-') };
     const first = await start(at);
     const bus = await connect(first);
     // One message waits in the delay levels through the outage, due about when the server is back.

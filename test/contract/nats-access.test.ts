@@ -2,44 +2,27 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { nkeys } from 'nats';
 import { pino } from 'pino';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { NatsLoginRefusedError } from '../../src/adapters/nats/access.js';
 import { NatsBus } from '../../src/adapters/nats/bus.js';
 import { probeNats } from '../../src/adapters/nats/probe.js';
 import type { NatsAccess } from '../../src/config.js';
 import { OperatorError, backendProblem } from '../../src/operator-errors.js';
-import type { Bus } from '../../src/ports/bus.js';
-import { type NatsServer, natsServerPath, startNatsServer } from '../support/nats-server.js';
+import { natsFixtures, natsServerPath } from '../support/nats-server.js';
 import { freePort, runServerToExit } from '../support/processes.js';
-import { tempDir } from '../support/temp-dir.js';
 import { testOperator } from '../support/nats-jwt.js';
 import { makeTestPki } from '../support/tls.js';
 
 describe.skipIf(natsServerPath === undefined)('logging in to NATS and TLS (real nats-server processes that ask for them)', () => {
-  const servers: NatsServer[] = [];
-  const buses: Bus[] = [];
-  const dirs: ReturnType<typeof tempDir>[] = [];
-  afterEach(async () => {
-    for (const bus of buses.splice(0)) await bus.close().catch(() => undefined);
-    for (const server of servers.splice(0)) await server.stop();
-    for (const dir of dirs.splice(0)) dir.cleanup();
-  });
-  const start = async (config: string) => {
-    const server = await startNatsServer(undefined, config);
-    servers.push(server);
-    return server;
-  };
-  const scratch = () => {
-    const dir = tempDir('nature-nats-access-');
-    dirs.push(dir);
-    return dir.path;
-  };
+  const fixtures = natsFixtures();
+  const start = (config: string) => fixtures.start(undefined, config);
+  const scratch = () => fixtures.scratch('nature-nats-access-');
 
   /** The bus works with `access`: a message published goes round to its consumer. */
   const roundTrip = async (access: NatsAccess) => {
     await probeNats(access, 5000);
     const bus = await NatsBus.connect({ access, environment: 'test', ackWaitMs: 2000, connectTimeoutMs: 5000 });
-    buses.push(bus);
+    fixtures.keep(bus);
     await bus.publish('deliveries', 'hello', { n: 1 });
     const seen: string[] = [];
     const controller = new AbortController();
@@ -122,7 +105,7 @@ describe.skipIf(natsServerPath === undefined)('logging in to NATS and TLS (real 
     const lines: string[] = [];
     const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(line) });
     const bus = await NatsBus.connect({ access: { ...server.access, auth: { kind: 'user', user: 'svc', password: 's3cret-pw' } }, environment: 'test', connectTimeoutMs: 5000, logger });
-    buses.push(bus);
+    fixtures.keep(bus);
     await server.reload('authorization { user: svc, password: "rotated-pw" }');
     await expect.poll(() => lines.map((line) => JSON.parse(line) as { level: number; msg: string }), { timeout: 30_000 }).toContainEqual(
       expect.objectContaining({ level: 50, msg: expect.stringMatching(/^NATS refused the credentials in NATS_USER and NATS_PASSWORD .*; trying again$/) }),

@@ -1,7 +1,9 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { afterEach } from 'vitest';
 import type { NatsAccess } from '../../src/config.js';
+import type { Bus } from '../../src/ports/bus.js';
 import { freePort } from './processes.js';
 import { tempDir } from './temp-dir.js';
 
@@ -75,6 +77,38 @@ export async function startNatsServer(at?: { port: number; storeDir: string }, c
       child.kill('SIGTERM');
       await exited;
       dir.cleanup();
+    },
+  };
+}
+
+/**
+ * For a describe block of NATS tests: servers started with `start` (as startNatsServer), buses handed to `keep`
+ * and scratch directories from `scratch`, all stopped or removed after each test.
+ */
+export function natsFixtures() {
+  const servers: NatsServer[] = [];
+  const buses: Bus[] = [];
+  const dirs: ReturnType<typeof tempDir>[] = [];
+  afterEach(async () => {
+    for (const bus of buses.splice(0)) await bus.close().catch(() => undefined);
+    for (const server of servers.splice(0)) await server.stop();
+    for (const dir of dirs.splice(0)) dir.cleanup();
+  });
+  return {
+    servers,
+    async start(at?: { port: number; storeDir: string }, config?: string): Promise<NatsServer> {
+      const server = await startNatsServer(at, config);
+      servers.push(server);
+      return server;
+    },
+    keep<T extends Bus>(bus: T): T {
+      buses.push(bus);
+      return bus;
+    },
+    scratch(prefix = 'nature-nats-'): string {
+      const dir = tempDir(prefix);
+      dirs.push(dir);
+      return dir.path;
     },
   };
 }
