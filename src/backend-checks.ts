@@ -1,10 +1,8 @@
 import { probeEventStoreDb } from './adapters/eventstoredb/probe.js';
-import { UnsupportedServerError } from './adapters/eventstoredb/server-version.js';
-import { UnsuitableDeploymentError } from './adapters/mongodb/deployment.js';
 import { probeMongoDb } from './adapters/mongodb/probe.js';
 import { probeNats } from './adapters/nats/probe.js';
 import type { Config } from './config.js';
-import { OperatorError, backendProblem, urlHosts, within } from './operator-errors.js';
+import { OperatorError, backendProblem, within } from './operator-errors.js';
 
 interface Backend {
   name: string;
@@ -40,10 +38,5 @@ export async function checkBackends(config: Config, uses: Uses = { bus: true, ev
   const outcomes = await Promise.allSettled(backends.map((backend) => within(config.backendTimeoutMs, backend.probe(backend.url, config.backendTimeoutMs))));
   const failed = outcomes.findIndex((outcome) => outcome.status === 'rejected');
   if (failed === -1) return;
-  const backend = backends[failed]!;
-  const reason: unknown = (outcomes[failed] as PromiseRejectedResult).reason;
-  // A server that answered but is deployed in a way the service cannot rely on (MongoDB too old, or standalone;
-  // EventStoreDB without the checkpoint fix).
-  if (reason instanceof UnsuitableDeploymentError || reason instanceof UnsupportedServerError) throw new OperatorError(`${backend.name} at ${urlHosts(backend.url)} (${backend.variable}) ${reason.message}`);
-  throw new OperatorError(backendProblem(backend, reason, config.backendTimeoutMs));
+  throw new OperatorError(backendProblem(backends[failed]!, (outcomes[failed] as PromiseRejectedResult).reason, config.backendTimeoutMs));
 }

@@ -116,7 +116,10 @@ export function backendProblem(backend: { name: string; variable: string; url: s
   return `${where} did not answer: ${message}`;
 }
 
-/** A backend server that answered and refused this service (its credentials, say): the message goes on from the server's name. */
+/**
+ * A backend server that answered and refused this service, or that the service refuses (its credentials, its
+ * version, how it is deployed): the message goes on from the server's name.
+ */
 export class BackendRefusal extends OperatorError {}
 
 /** A backend that took longer than its bounded wait. */

@@ -1,5 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
+import { UnsupportedServerError } from '../../src/adapters/eventstoredb/server-version.js';
+import { assessDeployment } from '../../src/adapters/mongodb/deployment.js';
 import { checkBackends } from '../../src/backend-checks.js';
 import { loadConfig } from '../../src/config.js';
 import { BackendTimeoutError, OperatorError, backendProblem, urlHosts, withoutCredentials, within } from '../../src/operator-errors.js';
@@ -23,6 +25,24 @@ describe('what an operator is told about a backend URL', () => {
     const backend = { name: 'MongoDB', variable: 'MONGODB_URL', url: 'mongodb://nature:p%40ss@db1:27017/' };
     const line = backendProblem(backend, new Error('Authentication failed for nature:p@ss (and p%40ss)'), 10_000);
     expect(line).toBe('MongoDB at db1:27017 (MONGODB_URL) did not answer: Authentication failed for ***:*** (and ***)');
+  });
+
+  it('says what is wrong with a server that answered but that the service cannot rely on, without the URL\'s credentials', () => {
+    const eventStore = { name: 'EventStoreDB', variable: 'EVENTSTORE_URL', url: 'esdb://admin:changeit@10.0.0.5:2113?tls=false' };
+    expect(backendProblem(eventStore, new UnsupportedServerError('24.10.4'), 10_000)).toMatch(
+      /^EventStoreDB at 10\.0\.0\.5:2113 \(EVENTSTORE_URL\) runs version 24\.10\.4; the service needs EventStoreDB 24\.10\.5 or newer/,
+    );
+    const mongo = { name: 'MongoDB', variable: 'MONGODB_URL', url: 'mongodb://nature:s3cret@db1:27017/' };
+    const standalone = (() => {
+      try {
+        return assessDeployment({ buildInfo: { version: '8.0.13' }, hello: {} }, false);
+      } catch (error) {
+        return error;
+      }
+    })();
+    const line = backendProblem(mongo, standalone, 10_000);
+    expect(line).toMatch(/^MongoDB at db1:27017 \(MONGODB_URL\) is a standalone server: /);
+    expect(line).not.toMatch(/s3cret|did not answer/);
   });
 
   it('says how long it waited for a server that never answered', async () => {

@@ -1,4 +1,5 @@
 import type { EventStoreDBClient } from '@eventstore/db-client';
+import { BackendRefusal } from '../../operator-errors.js';
 
 /**
  * Whether a server of `version` (as it reports itself: "24.10.5", "25.0.1.1234") has the fix for KDB-744: before
@@ -16,8 +17,7 @@ export function hasCheckpointFix(version: string): boolean {
 }
 
 /** A server that answers but runs a version without the checkpoint fix: its message says so, in one line. */
-export class UnsupportedServerError extends Error {
-  override readonly name = 'UnsupportedServerError';
+export class UnsupportedServerError extends BackendRefusal {
   constructor(readonly version: string) {
     super(
       `runs version ${version}; the service needs EventStoreDB 24.10.5 or newer, or KurrentDB 25.0.1 or newer ` +

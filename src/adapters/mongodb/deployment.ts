@@ -1,3 +1,5 @@
+import { BackendRefusal } from '../../operator-errors.js';
+
 /**
  * The oldest MongoDB the service runs on. 5.0 is the first that stores metadata keys starting with `$` or
  * holding `.` through an update pipeline, and the first whose majority read concern cannot be switched off;
@@ -7,9 +9,7 @@
 export const MINIMUM_MONGODB_VERSION = [5, 0] as const;
 
 /** A server that answers but is deployed in a way the service cannot rely on: its message says why, in one line. */
-export class UnsuitableDeploymentError extends Error {
-  override readonly name = 'UnsuitableDeploymentError';
-}
+export class UnsuitableDeploymentError extends BackendRefusal {}
 
 /**
  * The server's replies to `buildInfo` (its `version`) and `hello` (`setName` on a replica set, with `arbiters`
