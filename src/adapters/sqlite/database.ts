@@ -12,9 +12,10 @@ export type Synchronous = 'FULL' | 'NORMAL';
 export function openDatabase(path: string, synchronous: Synchronous): Database.Database {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path);
+  // Another process (the operator command, a replica starting beside this one) may hold a lock for a moment:
+  // set first, so that switching a new file to WAL waits for it too instead of failing at once.
+  db.pragma('busy_timeout = 5000');
   db.pragma('journal_mode = WAL');
   db.pragma(`synchronous = ${synchronous}`);
-  // Another process (the operator command) may hold the write lock for a moment.
-  db.pragma('busy_timeout = 5000');
   return db;
 }
