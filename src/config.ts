@@ -1,4 +1,4 @@
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { withoutCredentials } from './operator-errors.js';
 import { NEWEST_SCORING_VERSION, scoringVersions } from './scoring/scorers.js';
@@ -38,6 +38,8 @@ const schema = z.object({
   PORT: wholeNumber(1, 65535).default(8080),
   HOST: z.string().min(1).default('127.0.0.1'),
   NATURE_DATA_DIR: z.string().min(1).default('./data'),
+  // Wraps the data keys; kept outside the stores, so a copy of them opens nothing (docs/operations.md, "Master key").
+  NATURE_MASTER_KEY_FILE: z.string().min(1).optional(),
   NATURE_EVENT_STORE: z.enum(['sqlite', 'eventstoredb']).default('sqlite'),
   // The schemes @eventstore/db-client 6 parses; kurrentdb:// and kdb:// are @kurrent/kurrentdb-client's.
   EVENTSTORE_URL: z
@@ -86,6 +88,8 @@ export interface Config {
   host: string;
   /** Absolute. */
   dataDir: string;
+  /** Absolute: the master key that wraps the data keys (NATURE_MASTER_KEY_FILE, else master.key in the data directory). */
+  masterKeyFile: string;
   /** On EventStoreDB, an append answers or fails within `appendRetryMs`, resends included. */
   eventStore: { kind: 'sqlite' } | { kind: 'eventstoredb'; url: string; appendRetryMs: number };
   readModels: { kind: 'sqlite' } | { kind: 'mongodb'; url: string };
@@ -158,6 +162,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: settings.PORT,
     host: settings.HOST,
     dataDir: resolve(settings.NATURE_DATA_DIR),
+    masterKeyFile: resolve(settings.NATURE_MASTER_KEY_FILE ?? join(settings.NATURE_DATA_DIR, 'master.key')),
     eventStore: settings.NATURE_EVENT_STORE === 'eventstoredb' ? { kind: 'eventstoredb', url: settings.EVENTSTORE_URL!, appendRetryMs: settings.EVENTSTORE_APPEND_RETRY_MS } : { kind: 'sqlite' },
     readModels: settings.NATURE_READ_MODELS === 'mongodb' ? { kind: 'mongodb', url: settings.MONGODB_URL! } : { kind: 'sqlite' },
     mongodbAllowWeakWrites: settings.NATURE_MONGODB_ALLOW_WEAK_WRITES,
@@ -212,6 +217,7 @@ function natsTls(settings: Settings): NatsAccess['tls'] {
 /** Where the stores are and how they are written: all that an operator command reads of the configuration. */
 const STORE_SETTINGS = [
   'NATURE_DATA_DIR',
+  'NATURE_MASTER_KEY_FILE',
   'NATURE_EVENT_STORE',
   'EVENTSTORE_URL',
   'EVENTSTORE_APPEND_RETRY_MS',

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
@@ -9,10 +9,10 @@ import { publisherReactor } from '../projections/publisher.js';
 import { rescoringReactor } from '../projections/rescoring.js';
 import { scoringReactor } from '../projections/scoring.js';
 import type { MongoSettings } from './adapters/mongodb/client.js';
-import { MongoDataKeyStore } from './adapters/mongodb/data-key-store.js';
+import { MongoWrappedKeyStore } from './adapters/mongodb/data-key-store.js';
 import { MongoIdempotencyStore } from './adapters/mongodb/idempotency-store.js';
 import { MongoKeyStore } from './adapters/mongodb/key-store.js';
-import { SqliteDataKeyStore } from './adapters/sqlite/data-key-store.js';
+import { SqliteWrappedKeyStore } from './adapters/sqlite/data-key-store.js';
 import { encryptLegacyLog } from './adapters/sqlite/encrypt-legacy-log.js';
 import { EventStoreDbEventStore } from './adapters/eventstoredb/event-store.js';
 import { MongoReadModelStore } from './adapters/mongodb/read-model-store.js';
@@ -27,8 +27,10 @@ import { SqliteReadModelStore } from './adapters/sqlite/read-model-store.js';
 import type { Config } from './config.js';
 import { type Environment, environments } from './domain/api-keys.js';
 import type { Bus } from './ports/bus.js';
-import type { DataKeyStore } from './ports/data-keys.js';
+import type { DataKeyStore, WrappedKeyStore } from './ports/data-keys.js';
 import { CachedDataKeys } from './privacy/cached-data-keys.js';
+import { MasterKeyFile, type WrappedKeyHeld } from './privacy/master-key-file.js';
+import { WrappedDataKeys, firstWrapped } from './privacy/wrapped-data-keys.js';
 import { EncryptingEventStore } from './privacy/encrypting-event-store.js';
 import type { EventStore } from './ports/event-store.js';
 import type { IdempotencyStore } from './ports/idempotency.js';
@@ -103,14 +105,43 @@ function mongoSettings(config: Config, url: string): MongoSettings {
   return { url, timeoutMs: config.backendTimeoutMs, allowWeakWrites: config.mongodbAllowWeakWrites };
 }
 
-/** The environment's data keys: in MongoDB beside the read models there, else in their own SQLite file. */
-export async function openDataKeys(config: Config, environment: Environment): Promise<CachedDataKeys> {
+/** The environment's wrapped data keys as stored: in MongoDB beside the read models there, else in their own SQLite file. */
+export async function openWrappedKeys(config: Config, environment: Environment): Promise<WrappedKeyStore> {
   const name = storeNames[environment];
-  const store =
-    config.readModels.kind === 'mongodb'
-      ? await MongoDataKeyStore.connect(mongoSettings(config, config.readModels.url), `nature_${name}`)
-      : new SqliteDataKeyStore(join(config.dataDir, `${name}.data-keys.db`), config.sqliteSynchronous);
-  return new CachedDataKeys(store);
+  return config.readModels.kind === 'mongodb'
+    ? await MongoWrappedKeyStore.connect(mongoSettings(config, config.readModels.url), `nature_${name}`)
+    : new SqliteWrappedKeyStore(join(config.dataDir, `${name}.data-keys.db`), config.sqliteSynchronous);
+}
+
+/**
+ * The environment's data keys, opened with the master key (NATURE_MASTER_KEY_FILE). The key file is made on
+ * the first start, only while no environment's store holds a key wrapped by another: else the start stops.
+ */
+export async function openDataKeys(config: Config, environment: Environment): Promise<CachedDataKeys> {
+  const store = await openWrappedKeys(config, environment);
+  /** A key wrapped by a master key in any environment's store (one master key serves both). */
+  const held = async (): Promise<WrappedKeyHeld | undefined> => {
+    const found = await firstWrapped(store);
+    if (found !== undefined) return found;
+    for (const other of environments.filter((each) => each !== environment)) {
+      // A store that was never made holds nothing, and is not made here.
+      if (config.readModels.kind === 'sqlite' && !existsSync(join(config.dataDir, `${storeNames[other]}.data-keys.db`))) continue;
+      const otherStore = await openWrappedKeys(config, other);
+      try {
+        const inOther = await firstWrapped(otherStore);
+        if (inOther !== undefined) return inOther;
+      } finally {
+        await otherStore.close();
+      }
+    }
+    return undefined;
+  };
+  try {
+    return new CachedDataKeys(await WrappedDataKeys.open(store, await MasterKeyFile.open(config.masterKeyFile, held)));
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
 }
 
 /**

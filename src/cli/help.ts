@@ -11,6 +11,7 @@ const examples: Record<string, string> = {
   'profiles rebuild': 'nature profiles rebuild --scoring-version mn76-v2 --env live',
   audit: 'nature audit sub_01M7ZRVYPSC40AR17Y7WS0FTK0 --env test --json',
   usage: 'nature usage --env live --from 2026-11-01 --to 2026-12-01 --granularity month',
+  'master-key rotate': 'nature master-key rotate --data-dir /srv/nature',
 };
 
 /** The commands that do something (`keys create`, not `keys`), in the order they were added. */

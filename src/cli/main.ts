@@ -5,13 +5,14 @@ import packageJson from '../../package.json' with { type: 'json' };
 import { checkBackends } from '../backend-checks.js';
 import { type Config, ConfigError, loadStoreConfig } from '../config.js';
 import { checkDataDir } from '../data-dir.js';
-import type { Environment } from '../domain/api-keys.js';
-import { openEventStore, openKeyStore, openOperatorStores, sqliteStoreFile } from '../environments.js';
+import { type Environment, environments } from '../domain/api-keys.js';
+import { openEventStore, openKeyStore, openOperatorStores, openWrappedKeys, sqliteStoreFile } from '../environments.js';
 import { OperatorError, oneLine, storeProblem } from '../operator-errors.js';
 import { auditCommand } from './audit.js';
 import { CliError, UsageError, exitStatus } from './errors.js';
 import { addCommandHelp } from './help.js';
 import { keysCommand } from './keys.js';
+import { masterKeyCommand } from './master-key.js';
 import { profilesCommand } from './profiles.js';
 import { usageCommand } from './usage.js';
 
@@ -87,6 +88,26 @@ program.addCommand(
 program.addCommand(profilesCommand(async (environment) => openOperatorStores(await reachable(existingStore(environment)), environment), output));
 program.addCommand(auditCommand(async (environment) => openOperatorStores(await reachable(existingStore(environment)), environment), output));
 program.addCommand(usageCommand(async (environment) => openEventStore(await reachable(existingStore(environment)), environment), output));
+program.addCommand(
+  masterKeyCommand(
+    {
+      keyFile: () => storeConfig().masterKeyFile,
+      async openStores() {
+        for (const environment of environments) existingStore(environment);
+        const config = await reachable(storeConfig(), { eventStore: false });
+        const opened = [];
+        try {
+          for (const environment of environments) opened.push({ name: environment, store: await openWrappedKeys(config, environment) });
+        } catch (error) {
+          for (const { store } of opened) await store.close();
+          throw error;
+        }
+        return opened;
+      },
+    },
+    output,
+  ),
+);
 
 addCommandHelp(program);
 

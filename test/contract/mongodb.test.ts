@@ -1,15 +1,17 @@
 import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
 import { MongoDBContainer } from '@testcontainers/mongodb';
 import { MongoClient } from 'mongodb';
 import { afterAll, describe, expect, it } from 'vitest';
 import { connectMongo } from '../../src/adapters/mongodb/client.js';
-import { MongoDataKeyStore } from '../../src/adapters/mongodb/data-key-store.js';
+import { MongoWrappedKeyStore } from '../../src/adapters/mongodb/data-key-store.js';
 import { MongoIdempotencyStore } from '../../src/adapters/mongodb/idempotency-store.js';
 import { MongoKeyStore } from '../../src/adapters/mongodb/key-store.js';
 import { MongoReadModelStore } from '../../src/adapters/mongodb/read-model-store.js';
 import { hashKey, mintKey } from '../../src/domain/api-keys.js';
 import { serverTarget } from '../support/backend-servers.js';
-import { dataKeyStoreContract } from './data-key-store.contract.js';
+import { tempDir } from '../support/temp-dir.js';
+import { dataKeyStoreContract, wrappedDataKeys, wrappedKeyStoreContract } from './data-key-store.contract.js';
 import { idempotencyStoreContract } from './idempotency-store.contract.js';
 import { keyStoreContract } from './key-store.contract.js';
 import { readModelStoreContract } from './read-model-store.contract.js';
@@ -49,14 +51,37 @@ readModelStoreContract(
 );
 
 dataKeyStoreContract(
+  `mongodb, wrapped by a master key (${target.url !== undefined ? target.source : 'skipped'})`,
+  async () => {
+    const database = `nature_contract_${randomUUID().slice(0, 8)}`;
+    const dir = tempDir();
+    const open = async () => wrappedDataKeys(await MongoWrappedKeyStore.connect(settings(), database), join(dir.path, 'master.key'));
+    const fixture = {
+      store: await open(),
+      reopen: async () => {
+        await fixture.store.close();
+        fixture.store = await open();
+      },
+      cleanup: async () => {
+        await fixture.store.close();
+        await dropDatabase(database);
+        dir.cleanup();
+      },
+    };
+    return fixture;
+  },
+  target.url === undefined,
+);
+
+wrappedKeyStoreContract(
   `mongodb (${target.url !== undefined ? target.source : 'skipped'})`,
   async () => {
     const database = `nature_contract_${randomUUID().slice(0, 8)}`;
     const fixture = {
-      store: await MongoDataKeyStore.connect(settings(), database),
+      store: await MongoWrappedKeyStore.connect(settings(), database),
       reopen: async () => {
         await fixture.store.close();
-        fixture.store = await MongoDataKeyStore.connect(settings(), database);
+        fixture.store = await MongoWrappedKeyStore.connect(settings(), database);
       },
       cleanup: async () => {
         await fixture.store.close();

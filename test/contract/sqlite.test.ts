@@ -3,14 +3,14 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { SqliteDataKeyStore } from '../../src/adapters/sqlite/data-key-store.js';
+import { SqliteWrappedKeyStore } from '../../src/adapters/sqlite/data-key-store.js';
 import { SqliteEventStore } from '../../src/adapters/sqlite/event-store.js';
 import { SqliteIdempotencyStore } from '../../src/adapters/sqlite/idempotency-store.js';
 import { SqliteKeyStore } from '../../src/adapters/sqlite/key-store.js';
 import { SqliteReadModelStore } from '../../src/adapters/sqlite/read-model-store.js';
 import { filesContaining } from '../support/byte-scan.js';
 import { tempDir } from '../support/temp-dir.js';
-import { dataKeyStoreContract } from './data-key-store.contract.js';
+import { dataKeyStoreContract, wrappedDataKeys, wrappedKeyStoreContract } from './data-key-store.contract.js';
 import { eventStoreContract } from './event-store.contract.js';
 import { idempotencyStoreContract } from './idempotency-store.contract.js';
 import { keyStoreContract } from './key-store.contract.js';
@@ -28,14 +28,29 @@ readModelStoreContract('sqlite', async () => {
   return { store, cleanup: async () => (await store.close(), dir.cleanup()) };
 });
 
-dataKeyStoreContract('sqlite', async () => {
+dataKeyStoreContract('sqlite, wrapped by a master key', async () => {
+  const dir = tempDir();
+  const path = join(dir.path, 'keys.db');
+  const open = () => wrappedDataKeys(new SqliteWrappedKeyStore(path, 'FULL'), join(dir.path, 'master.key'));
+  const fixture = {
+    store: await open(),
+    reopen: async () => {
+      await fixture.store.close();
+      fixture.store = await open();
+    },
+    cleanup: async () => (await fixture.store.close(), dir.cleanup()),
+  };
+  return fixture;
+});
+
+wrappedKeyStoreContract('sqlite', async () => {
   const dir = tempDir();
   const path = join(dir.path, 'keys.db');
   const fixture = {
-    store: new SqliteDataKeyStore(path, 'FULL'),
+    store: new SqliteWrappedKeyStore(path, 'FULL'),
     reopen: async () => {
       await fixture.store.close();
-      fixture.store = new SqliteDataKeyStore(path, 'FULL');
+      fixture.store = new SqliteWrappedKeyStore(path, 'FULL');
     },
     cleanup: async () => (await fixture.store.close(), dir.cleanup()),
   };
@@ -74,39 +89,45 @@ describe('sqlite data key store on disk', () => {
   /** Keys made and checkpointed into the database file (a close does that), then one destroyed by a new store. */
   async function destroyAfterReopen(dir: string) {
     const path = join(dir, 'keys.db');
-    const first = new SqliteDataKeyStore(path, 'FULL');
-    const destroyed = await first.keyFor('sub_erased');
-    const kept = await first.keyFor('sub_kept');
+    const keyFile = join(dir, 'master.key');
+    const first = await wrappedDataKeys(new SqliteWrappedKeyStore(path, 'FULL'), keyFile);
+    const key = await first.keyFor('sub_erased');
+    await first.keyFor('sub_kept');
     for (let i = 0; i < 50; i += 1) await first.keyFor(`sub_${i}`);
     await first.close();
-    const store = new SqliteDataKeyStore(path, 'FULL');
+    const blobs = new SqliteWrappedKeyStore(path, 'FULL');
+    const destroyed = (await blobs.find('sub_erased'))!;
+    const kept = (await blobs.find('sub_kept'))!;
+    const store = await wrappedDataKeys(blobs, keyFile);
     expect(filesContaining(dir, [destroyed])).not.toEqual([]);
     await store.destroy('sub_erased', new Date().toISOString());
-    return { store, destroyed, kept };
+    return { store, blobs, key, destroyed, kept };
   }
 
-  it('leaves no byte of a destroyed key in any file of its directory once closed', async () => {
+  it('leaves no byte of a destroyed key in any file of its directory once closed, and never a data key unwrapped', async () => {
     const dir = tempDir();
-    const { store, destroyed, kept } = await destroyAfterReopen(dir.path);
+    const { store, key, destroyed, kept } = await destroyAfterReopen(dir.path);
     await store.close();
     const files = readdirSync(dir.path);
     expect(files).toContain('keys.db');
     const contents = files.map((name) => readFileSync(join(dir.path, name)));
     expect(contents.some((bytes) => bytes.includes(destroyed))).toBe(false);
-    // The scan would have seen a key: the one still in use is there.
+    expect(contents.some((bytes) => bytes.includes(key))).toBe(false);
+    // The scan would have seen a key: the one still in use is there, wrapped.
     expect(contents.some((bytes) => bytes.includes(kept))).toBe(true);
     dir.cleanup();
   });
 
   it('leaves no byte of a destroyed key in the database or its WAL while the store stays open', async () => {
     const dir = tempDir();
-    const { store, destroyed, kept } = await destroyAfterReopen(dir.path);
+    const { store, blobs, destroyed, kept } = await destroyAfterReopen(dir.path);
     expect(filesContaining(dir.path, [destroyed])).toEqual([]);
     expect(filesContaining(dir.path, [kept])).not.toEqual([]);
     // A key made and destroyed while open (its page only ever in the WAL) leaves nothing either.
     const brief = await store.keyFor('sub_brief');
+    const briefBlob = (await blobs.find('sub_brief'))!;
     await store.destroy('sub_brief', new Date().toISOString());
-    expect(filesContaining(dir.path, [brief, destroyed])).toEqual([]);
+    expect(filesContaining(dir.path, [brief, briefBlob, destroyed])).toEqual([]);
     await store.close();
     dir.cleanup();
   });

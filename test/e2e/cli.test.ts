@@ -46,10 +46,10 @@ describe('the nature operator command', () => {
     expect(result.stderr).toBe('');
     const lines = result.stdout.split('\n');
     const listed = lines.flatMap((line, index) => {
-      const command = /^ {2}nature ((?:keys |profiles )?[a-z]+)\b/.exec(line)?.[1];
+      const command = /^ {2}nature ((?:keys |profiles |master-key )?[a-z]+)\b/.exec(line)?.[1];
       return command === undefined ? [] : [{ command, description: lines[index + 1]!, example: lines[index + 2]! }];
     });
-    expect(listed.map((entry) => entry.command)).toEqual(['keys create', 'keys list', 'keys show', 'keys rotate', 'keys revoke', 'keys import', 'profiles rebuild', 'audit', 'usage']);
+    expect(listed.map((entry) => entry.command)).toEqual(['keys create', 'keys list', 'keys show', 'keys rotate', 'keys revoke', 'keys import', 'profiles rebuild', 'audit', 'usage', 'master-key rotate']);
     for (const { command, description, example } of listed) {
       expect(description, command).toMatch(/^ {6}[a-z]/);
       expect(example, command).toMatch(new RegExp(`^ {6}\\$ (\\S+=\\S+ )*nature ${command}\\b`));

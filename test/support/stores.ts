@@ -26,6 +26,7 @@ export const digestedTables: Record<string, { table: string; orderBy: string }[]
   'data-keys.db': [
     { table: 'data_keys', orderBy: 'subject_id' },
     { table: 'secrets', orderBy: 'name' },
+    { table: 'master_key', orderBy: 'one' },
   ],
 };
 

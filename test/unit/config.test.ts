@@ -8,6 +8,7 @@ describe('configuration', () => {
       port: 8080,
       host: '127.0.0.1',
       dataDir: resolve('data'),
+      masterKeyFile: resolve('data/master.key'),
       eventStore: { kind: 'sqlite' },
       readModels: { kind: 'sqlite' },
       mongodbAllowWeakWrites: false,

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { projections } from '../../projections/index.js';
-import { SqliteDataKeyStore } from '../../src/adapters/sqlite/data-key-store.js';
+import { loadStoreConfig } from '../../src/config.js';
+import { openDataKeys } from '../../src/environments.js';
 import { SqliteEventStore } from '../../src/adapters/sqlite/event-store.js';
 import { SqliteReadModelStore } from '../../src/adapters/sqlite/read-model-store.js';
 import { createSubject } from '../../src/commands/subjects.js';
@@ -18,14 +19,14 @@ describe('createSubject', () => {
   let dir: ReturnType<typeof tempDir>;
   let env: CommandContext & { readModels: SqliteReadModelStore; projector: Projector };
   let sqlite: SqliteEventStore;
-  beforeEach(() => {
+  beforeEach(async () => {
     dir = tempDir();
     sqlite = new SqliteEventStore(join(dir.path, 'e.db'), 'FULL', { pollIntervalMs: 20 });
     const readModels = new SqliteReadModelStore(join(dir.path, 'r.db'), 'NORMAL');
     const events = interleaving(sqlite);
     const projector = new Projector(events, readModels, projections, [], pino({ level: 'silent' }));
     projector.start();
-    env = { events, readModels, projector, dataKeys: new SqliteDataKeyStore(join(dir.path, 'k.db'), 'FULL') };
+    env = { events, readModels, projector, dataKeys: await openDataKeys(loadStoreConfig({ NATURE_DATA_DIR: dir.path }), 'test') };
   });
   afterEach(async () => {
     await env.projector.stop();

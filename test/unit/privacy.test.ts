@@ -1,7 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { SqliteDataKeyStore } from '../../src/adapters/sqlite/data-key-store.js';
+import { loadStoreConfig } from '../../src/config.js';
+import { openDataKeys } from '../../src/environments.js';
 import { SqliteEventStore } from '../../src/adapters/sqlite/event-store.js';
 import { type DataKeyStore, SubjectErasedError } from '../../src/ports/data-keys.js';
 import type { NewEvent, RecordedEvent } from '../../src/ports/event-store.js';
@@ -67,14 +68,14 @@ describe('pii envelope', () => {
 describe('EncryptingEventStore over SQLite', () => {
   let dir: ReturnType<typeof tempDir>;
   let raw: SqliteEventStore;
-  let keyStore: SqliteDataKeyStore;
+  let keyStore: DataKeyStore;
   let dataKeys: CachedDataKeys;
   let store: EncryptingEventStore;
 
-  beforeEach(() => {
+  beforeEach(async () => {
     dir = tempDir();
     raw = new SqliteEventStore(join(dir.path, 'events.db'), 'NORMAL', { pollIntervalMs: 50 });
-    keyStore = new SqliteDataKeyStore(join(dir.path, 'keys.db'), 'NORMAL');
+    keyStore = (await openDataKeys(loadStoreConfig({ NATURE_DATA_DIR: dir.path, NATURE_SQLITE_SYNCHRONOUS: 'NORMAL' }), 'test')).uncached;
     dataKeys = new CachedDataKeys(keyStore);
     store = new EncryptingEventStore(raw, dataKeys);
   });
@@ -191,7 +192,7 @@ describe('EncryptingEventStore over SQLite', () => {
 });
 
 /**
- * keyFor as a promise even when the call throws before returning one: SqliteDataKeyStore.keyFor (and so
+ * keyFor as a promise even when the call throws before returning one: a DataKeyStore's keyFor (and so
  * CachedDataKeys.keyFor) throws SubjectErasedError synchronously instead of rejecting.
  */
 function keyFor(keys: DataKeyStore, subjectId: string): Promise<Buffer> {
@@ -200,11 +201,11 @@ function keyFor(keys: DataKeyStore, subjectId: string): Promise<Buffer> {
 
 describe('CachedDataKeys', () => {
   let dir: ReturnType<typeof tempDir>;
-  let keyStore: SqliteDataKeyStore;
+  let keyStore: DataKeyStore;
   let cached: CachedDataKeys;
-  beforeEach(() => {
+  beforeEach(async () => {
     dir = tempDir();
-    keyStore = new SqliteDataKeyStore(join(dir.path, 'keys.db'), 'NORMAL');
+    keyStore = (await openDataKeys(loadStoreConfig({ NATURE_DATA_DIR: dir.path, NATURE_SQLITE_SYNCHRONOUS: 'NORMAL' }), 'test')).uncached;
     cached = new CachedDataKeys(keyStore);
   });
   afterEach(async () => {

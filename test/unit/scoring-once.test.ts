@@ -3,7 +3,8 @@ import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { projections } from '../../projections/index.js';
 import { scoringReactor } from '../../projections/scoring.js';
-import { SqliteDataKeyStore } from '../../src/adapters/sqlite/data-key-store.js';
+import { loadStoreConfig } from '../../src/config.js';
+import { openDataKeys } from '../../src/environments.js';
 import { SqliteEventStore } from '../../src/adapters/sqlite/event-store.js';
 import { SqliteReadModelStore } from '../../src/adapters/sqlite/read-model-store.js';
 import { type AssessmentContext, scoreAssessment, submitResponses } from '../../src/commands/assessments.js';
@@ -43,7 +44,7 @@ describe('responses and scoring under concurrency and replay', () => {
       events,
       readModels,
       projector: undefined as unknown as Projector,
-      dataKeys: new SqliteDataKeyStore(join(dir.path, 'k.db'), 'FULL'),
+      dataKeys: await openDataKeys(loadStoreConfig({ NATURE_DATA_DIR: dir.path }), 'test'),
       scoringVersion: 'mn76-v1',
     };
     env.projector = projector();

@@ -2,7 +2,8 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { projections } from '../../projections/index.js';
-import { SqliteDataKeyStore } from '../../src/adapters/sqlite/data-key-store.js';
+import { loadStoreConfig } from '../../src/config.js';
+import { openDataKeys } from '../../src/environments.js';
 import { SqliteEventStore } from '../../src/adapters/sqlite/event-store.js';
 import { SqliteReadModelStore } from '../../src/adapters/sqlite/read-model-store.js';
 import { startAssessment } from '../../src/commands/assessments.js';
@@ -42,7 +43,7 @@ describe('starting assessments', () => {
     sqlite = new SqliteEventStore(join(dir.path, 'e.db'), 'FULL', { pollIntervalMs: 20 });
     readModels = new SqliteReadModelStore(join(dir.path, 'r.db'), 'NORMAL');
     const events = slowAssessmentAppends(interleaving(sqlite));
-    env = { events, projector: new Projector(events, readModels, projections, [], pino({ level: 'silent' })), dataKeys: new SqliteDataKeyStore(join(dir.path, 'k.db'), 'FULL') };
+    env = { events, projector: new Projector(events, readModels, projections, [], pino({ level: 'silent' })), dataKeys: await openDataKeys(loadStoreConfig({ NATURE_DATA_DIR: dir.path }), 'test') };
     env.projector.start();
   });
   afterEach(async () => {

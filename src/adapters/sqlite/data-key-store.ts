@@ -1,7 +1,10 @@
-import { randomBytes } from 'node:crypto';
 import type Database from 'better-sqlite3';
-import { type DataKeyStore, SubjectErasedError } from '../../ports/data-keys.js';
+import { type BlobKind, type Rewrap, type StoredBlob, SubjectErasedError, type WrappedKeyStore } from '../../ports/data-keys.js';
+import { pause } from '../../pause.js';
 import { openDatabase, type Synchronous } from './database.js';
+
+/** VACUUMs tried before a start gives up on another replica's writes. */
+const VACUUM_ATTEMPTS = 5;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS data_keys (
@@ -15,67 +18,154 @@ CREATE TABLE IF NOT EXISTS secrets (
   name  TEXT PRIMARY KEY,
   value BLOB NOT NULL
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS master_key (
+  one    INTEGER PRIMARY KEY CHECK (one = 1),
+  key_id TEXT NOT NULL
+);
 `;
 
+/** Each kind's table, with its name and blob columns; destroyed keys (NULL) are never listed. */
+const TABLES: Record<BlobKind, { table: string; name: string; blob: string }> = {
+  subject: { table: 'data_keys', name: 'subject_id', blob: 'key' },
+  secret: { table: 'secrets', name: 'name', blob: 'value' },
+};
+
 /**
- * Data keys in their own SQLite file. secure_delete zeroes a destroyed key's bytes in the page, and a
- * truncating WAL checkpoint after each destruction leaves no older copy of the page in the WAL file.
+ * Wrapped data keys in their own SQLite file. secure_delete zeroes a destroyed or replaced blob's bytes in
+ * the page, and a truncating WAL checkpoint after each destruction or rewrap leaves no older copy of the page
+ * in the WAL file. A blob is made in an immediate transaction that also reads the master key id the store
+ * records, so it is ordered with recordMasterKeyId.
  */
-export class SqliteDataKeyStore implements DataKeyStore {
+export class SqliteWrappedKeyStore implements WrappedKeyStore {
   private readonly db: Database.Database;
   private readonly statements;
 
-  constructor(path: string, synchronous: Synchronous) {
-    this.db = openDatabase(path, synchronous);
+  constructor(
+    readonly location: string,
+    synchronous: Synchronous,
+  ) {
+    this.db = openDatabase(location, synchronous);
     this.db.pragma('secure_delete = ON');
     this.db.exec(SCHEMA);
     this.statements = {
       get: this.db.prepare<[string], { key: Buffer | null }>('SELECT key FROM data_keys WHERE subject_id = ?'),
-      insert: this.db.prepare<[string, Buffer, string]>('INSERT INTO data_keys (subject_id, key, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING'),
+      insert: this.db.prepare<[string, Buffer, string]>('INSERT INTO data_keys (subject_id, key, created_at) VALUES (?, ?, ?)'),
       destroy: this.db.prepare<[string, string, string]>(
         `INSERT INTO data_keys (subject_id, key, created_at, destroyed_at) VALUES (?, NULL, ?, ?)
          ON CONFLICT (subject_id) DO UPDATE SET key = NULL, destroyed_at = coalesce(destroyed_at, excluded.destroyed_at)`,
       ),
       secret: this.db.prepare<[string], { value: Buffer }>('SELECT value FROM secrets WHERE name = ?'),
-      insertSecret: this.db.prepare<[string, Buffer]>('INSERT INTO secrets (name, value) VALUES (?, ?) ON CONFLICT DO NOTHING'),
+      insertSecret: this.db.prepare<[string, Buffer]>('INSERT INTO secrets (name, value) VALUES (?, ?)'),
+      masterKeyId: this.db.prepare<[], { key_id: string }>('SELECT key_id FROM master_key'),
+      recordMasterKeyId: this.db.prepare<[string]>('INSERT INTO master_key (one, key_id) VALUES (1, ?) ON CONFLICT (one) DO UPDATE SET key_id = excluded.key_id'),
+      list: { subject: this.listing('subject'), secret: this.listing('secret') },
+      rewrap: { subject: this.rewrapping('subject'), secret: this.rewrapping('secret') },
     };
   }
 
-  async keyFor(subjectId: string): Promise<Buffer> {
-    const key = this.db
-      .transaction(() => {
-        const row = this.statements.get.get(subjectId);
-        if (row === undefined) this.statements.insert.run(subjectId, randomBytes(32), new Date().toISOString());
-        return this.statements.get.get(subjectId)!.key;
-      })
-      .immediate();
+  private listing(kind: BlobKind) {
+    const { table, name, blob } = TABLES[kind];
+    return this.db.prepare<[string, number], { name: string; blob: Buffer }>(
+      `SELECT ${name} AS name, ${blob} AS blob FROM ${table} WHERE ${blob} IS NOT NULL AND ${name} > ? ORDER BY ${name} LIMIT ?`,
+    );
+  }
+
+  private rewrapping(kind: BlobKind) {
+    const { table, name, blob } = TABLES[kind];
+    return this.db.prepare<[Buffer, string, Buffer]>(`UPDATE ${table} SET ${blob} = ? WHERE ${name} = ? AND ${blob} = ?`);
+  }
+
+  /** The master key id the store records; what a blob made now must be wrapped by. */
+  private recordedId(): string {
+    const id = this.statements.masterKeyId.get()?.key_id;
+    if (id === undefined) throw new Error(`${this.location} records no master key yet: data keys cannot be made`);
+    return id;
+  }
+
+  async keyFor(subjectId: string, fresh: (masterKeyId: string) => Buffer): Promise<Buffer> {
+    // Most calls find the key: no write lock for them.
+    const key =
+      this.statements.get.get(subjectId)?.key ??
+      this.db
+        .transaction(() => {
+          const row = this.statements.get.get(subjectId);
+          if (row !== undefined) return row.key;
+          const blob = fresh(this.recordedId());
+          this.statements.insert.run(subjectId, blob, new Date().toISOString());
+          return blob;
+        })
+        .immediate();
     if (key === null) throw new SubjectErasedError(subjectId);
     return key;
   }
 
-  find(subjectId: string): Promise<Buffer | undefined> {
-    return Promise.resolve(this.statements.get.get(subjectId)?.key ?? undefined);
+  async find(subjectId: string): Promise<Buffer | undefined> {
+    return this.statements.get.get(subjectId)?.key ?? undefined;
   }
 
-  destroy(subjectId: string, at: string): Promise<void> {
+  async destroy(subjectId: string, at: string): Promise<void> {
     this.statements.destroy.run(subjectId, at, at);
     // Another connection reading at this moment can keep the WAL from truncating; the next destruction or close does it.
     this.db.pragma('wal_checkpoint(TRUNCATE)');
-    return Promise.resolve();
   }
 
-  environmentSecret(): Promise<Buffer> {
-    this.statements.insertSecret.run('environment', randomBytes(32));
-    return Promise.resolve(this.statements.secret.get('environment')!.value);
+  async secret(name: string, fresh: (masterKeyId: string) => Buffer): Promise<Buffer> {
+    return (
+      this.statements.secret.get(name)?.value ??
+      this.db
+        .transaction(() => {
+          const found = this.statements.secret.get(name)?.value;
+          if (found !== undefined) return found;
+          const blob = fresh(this.recordedId());
+          this.statements.insertSecret.run(name, blob);
+          return blob;
+        })
+        .immediate()
+    );
   }
 
-  ping(): Promise<void> {
+  async masterKeyId(): Promise<string | undefined> {
+    return this.statements.masterKeyId.get()?.key_id;
+  }
+
+  async recordMasterKeyId(id: string): Promise<void> {
+    // A write transaction of its own: it waits for a blob being made, and every later one reads the new id.
+    this.statements.recordMasterKeyId.run(id);
+  }
+
+  async list(kind: BlobKind, after: string | undefined, limit: number): Promise<StoredBlob[]> {
+    return this.statements.list[kind].all(after ?? '', limit).map(({ name, blob }) => ({ kind, name, blob }));
+  }
+
+  async rewrap(changes: Rewrap[]): Promise<number> {
+    const applied = this.db
+      .transaction(() => changes.reduce((count, { kind, name, from, to }) => count + this.statements.rewrap[kind].run(to, name, from).changes, 0))
+      .immediate();
+    if (applied > 0) this.db.pragma('wal_checkpoint(TRUNCATE)');
+    return applied;
+  }
+
+  async compact(): Promise<void> {
+    // A raw key replaced by a longer blob can leave its bytes in a page's free space: VACUUM rebuilds every page.
+    this.db.pragma('wal_checkpoint(TRUNCATE)');
+    for (let attempt = 1; ; attempt++) {
+      try {
+        this.db.exec('VACUUM');
+        break;
+      } catch (error) {
+        // Another replica starting at the same moment wrote since VACUUM began reading: SQLite refuses at once, without waiting.
+        if ((error as { code?: string }).code !== 'SQLITE_BUSY' || attempt === VACUUM_ATTEMPTS) throw error;
+        await pause(50 * attempt);
+      }
+    }
+    this.db.pragma('wal_checkpoint(TRUNCATE)');
+  }
+
+  async ping(): Promise<void> {
     this.db.prepare('SELECT 1').get();
-    return Promise.resolve();
   }
 
-  close(): Promise<void> {
+  async close(): Promise<void> {
     this.db.close();
-    return Promise.resolve();
   }
 }
