@@ -20,7 +20,7 @@ export const projections: Projection[] = [
 
 /** Fields that lists filter on; each read-model adapter indexes them. */
 export const indexedFields: IndexedField[] = [
-  { collection: 'subjects', field: 'external_subject_id' },
+  { collection: 'subjects', field: 'external_ref' },
   { collection: 'subjects', field: 'status' },
   { collection: 'assessments', field: 'subject_id' },
   { collection: 'profiles', field: 'subject_id' },

@@ -1,5 +1,6 @@
 import type { ProfileRescored, ScoringCompleted } from '../src/domain/assessment.js';
 import type { RecordedEvent } from '../src/ports/event-store.js';
+import { sealedPart } from '../src/privacy/sealed-part.js';
 import type { Projection } from './projection.js';
 
 type Handled = ScoringCompleted | ProfileRescored;
@@ -8,7 +9,7 @@ type Handled = ScoringCompleted | ProfileRescored;
 const SKELETON = ['id', 'subject_id', 'assessment_id', 'scoring_version', 'origin', 'completed_at', 'created_at'] as const;
 
 /**
- * The `profiles` collection: every profile ever made, one document each, in every scoring version. Which
+ * The `profiles` collection (scores and narratives sealed under the subject's key, as `pii`): every profile ever made, one document each, in every scoring version. Which
  * one the API serves for an assessment is decided when it is read (the active scoring version's, else the
  * completion's), so a rebuild's profiles wait here until their version is activated.
  */
@@ -29,8 +30,7 @@ export const profilesProjection: Projection = {
       completed_at: data.completed_at,
       created_at: type === 'ScoringCompleted' ? data.completed_at : (data as ProfileRescored['data']).rescored_at,
     };
-    if (data.pii === null) return { ...skeleton, erased: true };
-    const { natures, intelligences, descriptions } = data.pii.profile;
-    return { ...skeleton, language: 'en', natures, intelligences, descriptions };
+    // Scores and narratives stay sealed as the log holds them: the API opens them to answer.
+    return { ...skeleton, language: 'en', pii: sealedPart(recorded) };
   },
 };

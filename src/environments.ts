@@ -37,7 +37,7 @@ import type { IdempotencyStore } from './ports/idempotency.js';
 import type { KeyStore } from './ports/key-store.js';
 import type { ReadModelStore } from './ports/read-models.js';
 import { Leadership } from './leadership.js';
-import { Projector } from './projector.js';
+import { PROJECTED, Projector } from './projector.js';
 import { READ_YOUR_WRITES_TIMEOUT_MS } from './commands/subjects.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
 
@@ -172,13 +172,33 @@ async function upgradeSqliteLog(config: Config, environment: Environment, dataKe
   }
 }
 
-/** The environment's read models on the configured backend. */
+/** The environment's read models on the configured backend, in the format this version reads. */
 export async function openReadModels(config: Config, environment: Environment): Promise<ReadModelStore> {
   const name = storeNames[environment];
-  return config.readModels.kind === 'mongodb'
-    ? await MongoReadModelStore.connect(mongoSettings(config, config.readModels.url), `nature_${name}`, indexedFields)
-    : // Read models are rebuilt from the log, so they need not survive power loss: NORMAL is enough.
-      new SqliteReadModelStore(join(config.dataDir, `${name}.read.db`), 'NORMAL', indexedFields);
+  const store =
+    config.readModels.kind === 'mongodb'
+      ? await MongoReadModelStore.connect(mongoSettings(config, config.readModels.url), `nature_${name}`, indexedFields)
+      : // Read models are rebuilt from the log, so they need not survive power loss: NORMAL is enough.
+        new SqliteReadModelStore(join(config.dataDir, `${name}.read.db`), 'NORMAL', indexedFields);
+  await sealReadModels(store);
+  return store;
+}
+
+/** Marks read models whose personal fields are sealed (as a checkpoint, so that the mark needs no port of its own). */
+const SEALED_FORMAT = 'format:sealed-personal-data';
+
+/**
+ * Read models written before their personal fields were sealed (plaintext) are removed on first start, and
+ * rebuilt by the projections from the log; the reactors' checkpoints stay, so nothing is scored or
+ * published again. The mark follows the reset, so a crash in between resets again on the next start.
+ */
+async function sealReadModels(store: ReadModelStore): Promise<void> {
+  if ((await store.checkpoint(SEALED_FORMAT)) !== undefined) return;
+  await store.reset(
+    projections.map((projection) => projection.collection),
+    [...projections.map((projection) => projection.name), PROJECTED],
+  );
+  await store.commit(SEALED_FORMAT, 1n, []);
 }
 
 /** The environment's idempotency keys: in MongoDB beside the read models there, else in their own SQLite file. */
@@ -234,7 +254,8 @@ export async function openEnvironments(config: Config, logger: Logger, clock: ()
       publisherReactor(events, bus),
       erasureReactor({ events, dataKeys }),
     ];
-    const projector = new Projector(events, readModels, projections, reactors, log);
+    // The projections copy sealed personal fields as the log holds them, so they read it unopened.
+    const projector = new Projector(raw, readModels, projections, reactors, log);
     const livemode = environment === 'live';
     // Fan-out lists the endpoints once the read models hold everything up to the event: none registered before it is missed.
     const readModelsAt = (position: bigint) => projector.waitFor(position, READ_YOUR_WRITES_TIMEOUT_MS);

@@ -37,7 +37,10 @@ export type ResponsesSubmitted = {
   data: { assessment_id: string; subject_id: string; submitted_at: string; responses_received?: number; pii: { responses: ItemResponse[] } | null };
 };
 
-/** A profile's scores and narratives: personal data. */
+/**
+ * A profile's scores and narratives: personal data. Sealed in the log and in the read models; read back from the
+ * log, a ScoringCompleted's or ProfileRescored's `pii` stays sealed (privacy/encrypting-event-store.ts): nothing decides on it.
+ */
 export type ProfileScores = Omit<ScoredProfile, 'scoring_version'>;
 
 export type ScoringCompleted = {
@@ -177,7 +180,7 @@ export function servedVersion(assessment: { profiles: Record<string, unknown>; s
 }
 
 /** The status as of `now`: an open assessment past its expiry is expired. */
-export function statusAt(assessment: Assessment, now: Date): AssessmentStatus {
+export function statusAt(assessment: Pick<Assessment, 'status' | 'expires_at'>, now: Date): AssessmentStatus {
   const open = assessment.status === 'created' || assessment.status === 'in_progress';
   return open && now.getTime() >= Date.parse(assessment.expires_at) ? 'expired' : assessment.status;
 }

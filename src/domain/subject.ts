@@ -82,7 +82,19 @@ export function subjectStream(subjectId: string): string {
  * in no stream name, and a guessed id cannot be confirmed without the secret.
  */
 export function externalIdStream(externalSubjectId: string, secret: Buffer): string {
-  return `subject_ref-${createHmac('sha256', secret).update(externalSubjectId).digest('hex')}`;
+  return `${RESERVATION_PREFIX}${externalIdRef(externalSubjectId, secret)}`;
+}
+
+const RESERVATION_PREFIX = 'subject_ref-';
+
+/** The keyed hash of an external id: what names its reservation, and what finds its subject in the read models. */
+export function externalIdRef(externalSubjectId: string, secret: Buffer): string {
+  return createHmac('sha256', secret).update(externalSubjectId).digest('hex');
+}
+
+/** The keyed hash in a reservation stream's name. */
+export function reservationRef(streamName: string): string {
+  return streamName.slice(streamName.lastIndexOf(RESERVATION_PREFIX) + RESERVATION_PREFIX.length);
 }
 
 /** The subject holding the reservation, if it is claimed and not released. */

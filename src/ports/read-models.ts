@@ -87,6 +87,11 @@ export interface ReadModelStore {
   /** Leaves no older copy of overwritten or removed documents in the store's files (after an erasure). */
   purge(): Promise<void>;
   /**
+   * Removes every document and tombstone of `collections` and the `checkpoints` named, then purges: their
+   * projections start again from the log. For read models written in a format the service no longer reads.
+   */
+  reset(collections: readonly string[], checkpoints: readonly string[]): Promise<void>;
+  /**
    * Takes the lease `name` for `ttlMs` if it is free or expired (with a token one above the last), or
    * renews it if `holder` has it (same token); undefined while another holder has it.
    */

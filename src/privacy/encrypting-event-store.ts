@@ -13,13 +13,23 @@ function personal(data: unknown): data is PersonalData {
 }
 
 /**
- * The log as the rest of the service sees it: `pii` is sealed with the subject's data key on the way in and
- * opened on the way out; once the key is destroyed it reads as null. Works over any event store adapter.
+ * The event types whose personal data anything reads back from the log: decisions (an erasure needs the
+ * external id, scoring and rescoring the answers) and the audit. A profile's scores are read from the read
+ * models, which keep them sealed, so a ScoringCompleted or ProfileRescored read from the log keeps its `pii`
+ * sealed: a rebuild's rescoring opens the answers and nothing else.
+ */
+export const OPENED_FROM_LOG: ReadonlySet<string> = new Set(['SubjectCreated', 'ResponsesSubmitted']);
+
+/**
+ * The log as the rest of the service sees it: `pii` is sealed with the subject's data key on the way in and,
+ * for the event types in `opened`, opened on the way out; once the key is destroyed it reads as null. Works
+ * over any event store adapter.
  */
 export class EncryptingEventStore implements EventStore {
   constructor(
     private readonly inner: EventStore,
     private readonly keys: DataKeyStore,
+    private readonly opened: ReadonlySet<string> = OPENED_FROM_LOG,
   ) {}
 
   async appendToStream(streamName: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
@@ -50,7 +60,7 @@ export class EncryptingEventStore implements EventStore {
 
   private async openEvent(event: RecordedEvent): Promise<RecordedEvent> {
     const data = event.data;
-    if (!personal(data) || !isEnvelope(data.pii)) return event;
+    if (!this.opened.has(event.type) || !personal(data) || !isEnvelope(data.pii)) return event;
     const key = await this.keys.find(data.subject_id);
     const pii = key === undefined ? null : open(key, data.pii, data.subject_id, event.id);
     return { ...event, data: { ...data, pii } };

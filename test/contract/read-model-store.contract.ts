@@ -171,6 +171,21 @@ export function readModelStoreContract(adapter: string, open: () => Promise<Read
       expect(await store.get('things', 'thg_00')).toEqual({ id: 'thg_00', tag: 'even', n: 0 });
     });
 
+    it('resets the named collections and checkpoints, tombstones included, and leaves the others', async () => {
+      await putAll();
+      await store.commit('p', 7n, [{ collection: 'things', id: 'thg_00', doc: null }]);
+      await store.commit('other', 5n, [{ collection: 'kept', id: 'kpt_1', doc: { id: 'kpt_1', tag: 'even' } }]);
+      await store.reset(['things'], ['p']);
+      expect(await store.checkpoint('p')).toBeUndefined();
+      expect(await store.checkpoint('other')).toBe(5n);
+      expect((await store.list('things', { limit: 10 })).data).toEqual([]);
+      // The tombstone went too: an older write lands again, as in a rebuild from the start of the log.
+      expect((await store.getMany('things', ['thg_00'])).size).toBe(0);
+      await store.commit('p', 1n, [{ collection: 'things', id: 'thg_00', doc: { id: 'thg_00', tag: 'even', n: 0 } }]);
+      expect(await store.get('things', 'thg_00')).toEqual({ id: 'thg_00', tag: 'even', n: 0 });
+      expect(await store.get('kept', 'kpt_1')).toEqual({ id: 'kpt_1', tag: 'even' });
+    });
+
     describe('several writers (replicas): positions never go backwards', () => {
       it('never moves a checkpoint backwards, beyond 64 bits too', async () => {
         await store.commit('p', 10n, []);

@@ -322,8 +322,11 @@ export async function runCrashSuite(options: CrashOptions): Promise<CrashReport>
         }
         case 'batch': {
           if (!write.afterUnknownOutcome && !requestIdsInLog.has(write.requestId)) return lose(write, 'no ResponsesSubmitted with its request id in the log');
+          // The read models keep answers sealed: the API, which opens them, says which items are answered.
           const doc = assessments.get(write.assessmentId!);
-          const missing = write.items!.filter((item) => !(item in ((doc?.answers as Body | undefined) ?? {})));
+          const read = await get(`/v1/nature/subjects/${doc?.subject_id as string}/assessments/${write.assessmentId!}`);
+          if (read.status !== 200) return lose(write, `GET of its assessment answers ${read.status}`);
+          const missing = write.items!.filter((item) => (read.body.unanswered_item_ids as string[]).includes(item));
           if (missing.length > 0) return lose(write, `items ${missing.join(', ')} are not answered in the read models`);
           return;
         }
@@ -355,8 +358,10 @@ export async function runCrashSuite(options: CrashOptions): Promise<CrashReport>
       const its = profilesOf.get(assessmentId) ?? [];
       if (its.length !== 1) fail(`assessment ${assessmentId} has ${its.length} profiles, not 1`);
       else {
-        const profile = its[0]!;
-        if (profile.id !== doc?.profile_id) fail(`assessment ${assessmentId} names profile ${doc?.profile_id}, the read models hold ${profile.id}`);
+        const stored = its[0]!;
+        if (stored.id !== doc?.profile_id) fail(`assessment ${assessmentId} names profile ${doc?.profile_id}, the read models hold ${stored.id}`);
+        // The read models keep scores sealed: the API, which opens them, serves them.
+        const profile = (await get(`/v1/nature/profiles/${stored.id as string}`)).body;
         if (!isDeepStrictEqual(profile.natures, knownProfile.natures) || !isDeepStrictEqual(profile.intelligences, knownProfile.intelligences)) {
           wrongProfiles += 1;
           fail(`profile ${profile.id} of ${assessmentId} does not have the known scores: an answer was lost or changed`);

@@ -49,6 +49,7 @@ function recording(inner: ReadModelStore) {
       await inner.commit(projection, position, writes, fence);
     },
     purge: () => inner.purge(),
+    reset: (collections, checkpoints) => inner.reset(collections, checkpoints),
     acquireLease: (name, holder, ttlMs) => inner.acquireLease(name, holder, ttlMs),
     releaseLease: (name, holder) => inner.releaseLease(name, holder),
     checkFence: (fence) => inner.checkFence(fence),

@@ -11,6 +11,7 @@ import { type AssessmentContext, scoreAssessment, submitResponses } from '../../
 import { toNewEvents } from '../../src/commands/handle-command.js';
 import { type ResponsesSubmitted, assessmentPointer, assessmentStream, decideStartAssessment } from '../../src/domain/assessment.js';
 import type { EventStore, RecordedEvent } from '../../src/ports/event-store.js';
+import { EncryptingEventStore } from '../../src/privacy/encrypting-event-store.js';
 import { Projector } from '../../src/projector.js';
 import { batches, knownResponses } from '../support/known-answers.js';
 import { interleaving } from '../support/interleaving.js';
@@ -31,22 +32,18 @@ describe('responses and scoring under concurrency and replay', () => {
   let dir: ReturnType<typeof tempDir>;
   let sqlite: SqliteEventStore;
   let readModels: SqliteReadModelStore;
+  /** The log as stored (personal fields sealed), which the projector reads as the server's does. */
+  let log: EventStore;
   let env: AssessmentContext & { readModels: SqliteReadModelStore; projector: Projector };
-  const projector = (events = env.events) =>
-    new Projector(events, readModels, projections, [scoringReactor(events, 'mn76-v1', () => now)], pino({ level: 'silent' }), 10);
+  const projector = () => new Projector(log, readModels, projections, [scoringReactor(env.events, 'mn76-v1', () => now)], pino({ level: 'silent' }), 10);
 
   beforeEach(async () => {
     dir = tempDir();
     sqlite = new SqliteEventStore(join(dir.path, 'e.db'), 'FULL', { pollIntervalMs: 20 });
     readModels = new SqliteReadModelStore(join(dir.path, 'r.db'), 'NORMAL');
-    const events = interleaving(sqlite);
-    env = {
-      events,
-      readModels,
-      projector: undefined as unknown as Projector,
-      dataKeys: await openDataKeys(loadStoreConfig({ NATURE_DATA_DIR: dir.path }), 'test'),
-      scoringVersion: 'mn76-v1',
-    };
+    log = interleaving(sqlite);
+    const dataKeys = await openDataKeys(loadStoreConfig({ NATURE_DATA_DIR: dir.path }), 'test');
+    env = { events: new EncryptingEventStore(log, dataKeys), readModels, projector: undefined as unknown as Projector, dataKeys, scoringVersion: 'mn76-v1' };
     env.projector = projector();
     env.projector.start();
     const started = decideStartAssessment(assessmentPointer({ assessment_id: 'asm_1', subject_id: 'sub_1', requested_language: 'en', client_secret_hash: SECRET_HASH, now }));
@@ -95,14 +92,14 @@ describe('responses and scoring under concurrency and replay', () => {
 
   it('scores an assessment left waiting in scoring once when scoring runs twice, even concurrently', async () => {
     await env.projector.stop();
-    await sqlite.appendToStream(assessmentStream('asm_1'), toNewEvents([uncountedBatch], {}), 0n);
+    await env.events.appendToStream(assessmentStream('asm_1'), toNewEvents([uncountedBatch], {}), 0n);
     await Promise.all([scoreAssessment(env.events, 'asm_1', 'mn76-v1', now), scoreAssessment(env.events, 'asm_1', 'mn76-v1', now)]);
     await scoreAssessment(env.events, 'asm_1', 'mn76-v1', now);
     expect(await scoringEvents()).toHaveLength(1);
   });
 
   it('has the reactor score an assessment left waiting in scoring, once, also when the whole log is replayed', async () => {
-    const batch = await sqlite.appendToStream(assessmentStream('asm_1'), toNewEvents([uncountedBatch], {}), 0n);
+    const batch = await env.events.appendToStream(assessmentStream('asm_1'), toNewEvents([uncountedBatch], {}), 0n);
     await expect.poll(scoringEvents, { timeout: 5000 }).toHaveLength(1);
     await replayFromStart();
     // The reactor has seen the batch again (its checkpoint follows its reactions).

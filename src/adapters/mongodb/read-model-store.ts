@@ -123,6 +123,12 @@ export class MongoReadModelStore implements ReadModelStore {
     return Promise.resolve();
   }
 
+  /** Documents first: a reset cut short by a crash is done again, since the caller marks it done only afterwards. */
+  async reset(collections: readonly string[], checkpoints: readonly string[]): Promise<void> {
+    for (const collection of collections) await this.db.collection(collection).deleteMany({});
+    await this.checkpoints.deleteMany({ _id: { $in: [...checkpoints] } });
+  }
+
   /** Written with a majority's acknowledgement: a lease that a failover rolled back would let two leaders hold one token. */
   async acquireLease(name: string, holder: string, ttlMs: number): Promise<number | undefined> {
     const lease = await this.leases.findOneAndUpdate({ _id: name }, takeLease(holder, ttlMs), { upsert: true, returnDocument: 'after' });

@@ -148,6 +148,19 @@ export class SqliteReadModelStore implements ReadModelStore {
     return Promise.resolve();
   }
 
+  /** secure_delete zeroes the removed rows (and their index entries) in place; purge then empties the WAL. */
+  reset(collections: readonly string[], checkpoints: readonly string[]): Promise<void> {
+    const removeDocuments = this.db.prepare<[string]>('DELETE FROM documents WHERE collection = ?');
+    const removeCheckpoint = this.db.prepare<[string]>('DELETE FROM projection_checkpoints WHERE projection = ?');
+    this.db
+      .transaction(() => {
+        for (const collection of collections) removeDocuments.run(collection);
+        for (const checkpoint of checkpoints) removeCheckpoint.run(checkpoint);
+      })
+      .immediate();
+    return this.purge();
+  }
+
   get(collection: string, id: string): Promise<Document | undefined> {
     const row = this.statements.get.get(collection, id);
     return Promise.resolve(row ? (JSON.parse(row.doc) as Document) : undefined);

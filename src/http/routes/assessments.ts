@@ -2,9 +2,12 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { abandonAssessment, startAssessment, submitResponses } from '../../commands/assessments.js';
-import { type Assessment, statusAt } from '../../domain/assessment.js';
+import { type StoredAssessment, allAnswered } from '../../../projections/assessments.js';
+import { type Assessment, type ItemResponse, statusAt } from '../../domain/assessment.js';
+import type { DataKeyStore } from '../../ports/data-keys.js';
 import { ITEM_COUNT, ITEM_SET_VERSION, itemIds, items } from '../../scoring/item-bank.js';
 import { listOf, listPage, listQuery } from '../lists.js';
+import { openSealed } from '../personal-data.js';
 import { ProblemError } from '../problem.js';
 import { exampleIds, id, problems, timestamp } from '../schemas.js';
 import { requireSubject } from './subjects.js';
@@ -77,7 +80,19 @@ const withClientSecret = { publishable: true, clientSecret: true } as const;
 /** An sk key alone, or a pk key with the assessment's client secret. */
 const skOrPkWithSecret: Record<string, string[]>[] = [{ apiKey: [] }, { apiKey: [], clientSecret: [] }];
 
-function toAssessmentResource(assessment: Assessment, livemode: boolean, now: Date): AssessmentResource {
+/** The items a stored assessment has answered: every one once it is scored, else those of its batches, opened. */
+async function answeredItems(doc: StoredAssessment, dataKeys: DataKeyStore): Promise<ReadonlySet<string>> {
+  if (allAnswered(doc)) return new Set(itemIds);
+  const batches = await openSealed<{ responses: ItemResponse[] }>(dataKeys, doc.subject_id, doc.responses);
+  return new Set(batches.flatMap((batch) => batch.responses.map(({ item_id }) => item_id)));
+}
+
+const fromState = (assessment: Assessment, livemode: boolean, now: Date) => toAssessmentResource(assessment, new Set(Object.keys(assessment.answers)), livemode, now);
+
+const fromDocument = async (doc: StoredAssessment, dataKeys: DataKeyStore, livemode: boolean, now: Date) =>
+  toAssessmentResource(doc, await answeredItems(doc, dataKeys), livemode, now);
+
+function toAssessmentResource(assessment: Omit<Assessment, 'answers'>, answered: ReadonlySet<string>, livemode: boolean, now: Date): AssessmentResource {
   return {
     id: assessment.id,
     object: 'assessment',
@@ -86,9 +101,9 @@ function toAssessmentResource(assessment: Assessment, livemode: boolean, now: Da
     language: assessment.language,
     requested_language: assessment.requested_language,
     item_set_version: assessment.item_set_version,
-    responses_received: Object.keys(assessment.answers).length,
+    responses_received: answered.size,
     responses_required: ITEM_COUNT,
-    unanswered_item_ids: items.filter((item) => !(item.id in assessment.answers)).map((item) => item.id),
+    unanswered_item_ids: items.filter((item) => !answered.has(item.id)).map((item) => item.id),
     profile_id: assessment.profile_id,
     livemode,
     created_at: assessment.created_at,
@@ -158,7 +173,7 @@ export function registerAssessmentRoutes(app: FastifyInstance, clock: () => Date
       await requireSubject(request.env.readModels, request.params.id);
       const now = clock();
       const { assessment, client_secret } = await startAssessment(request.env, request.params.id, request.body?.language ?? 'en', actor(request), now);
-      return reply.code(201).send({ ...toAssessmentResource(assessment, request.env.livemode, now), client_secret });
+      return reply.code(201).send({ ...fromState(assessment, request.env.livemode, now), client_secret });
     },
   );
 
@@ -178,9 +193,8 @@ export function registerAssessmentRoutes(app: FastifyInstance, clock: () => Date
     async (request) => {
       await requireSubject(request.env.readModels, request.params.id);
       const now = clock();
-      return listPage(request.env.readModels, 'assessments', request.query, { subject_id: request.params.id }, (doc) =>
-        toAssessmentResource(doc as unknown as Assessment, request.env.livemode, now),
-      );
+      const list = await listPage(request.env.readModels, 'assessments', request.query, { subject_id: request.params.id }, (doc) => doc as unknown as StoredAssessment);
+      return { ...list, data: await Promise.all(list.data.map((doc) => fromDocument(doc, request.env.dataKeys, request.env.livemode, now))) };
     },
   );
 
@@ -204,7 +218,7 @@ export function registerAssessmentRoutes(app: FastifyInstance, clock: () => Date
       await requireSubject(request.env.readModels, request.params.id);
       const doc = await request.env.readModels.get('assessments', request.params.assessment_id);
       if (!doc || doc.subject_id !== request.params.id) throw new ProblemError('not_found', `No assessment ${request.params.assessment_id} for subject ${request.params.id}.`);
-      return toAssessmentResource(doc as unknown as Assessment, request.env.livemode, clock());
+      return fromDocument(doc as unknown as StoredAssessment, request.env.dataKeys, request.env.livemode, clock());
     },
   );
 
@@ -231,7 +245,7 @@ export function registerAssessmentRoutes(app: FastifyInstance, clock: () => Date
       await requireSubject(request.env.readModels, id);
       const now = clock();
       const assessment = await submitResponses(request.env, id, assessment_id, request.body.responses, actor(request), now);
-      return toAssessmentResource(assessment, request.env.livemode, now);
+      return fromState(assessment, request.env.livemode, now);
     },
   );
 
@@ -251,7 +265,7 @@ export function registerAssessmentRoutes(app: FastifyInstance, clock: () => Date
       await requireSubject(request.env.readModels, request.params.id);
       const now = clock();
       const assessment = await abandonAssessment(request.env, request.params.id, request.params.assessment_id, actor(request), now);
-      return toAssessmentResource(assessment, request.env.livemode, now);
+      return fromState(assessment, request.env.livemode, now);
     },
   );
 }

@@ -5,7 +5,10 @@ import { servedVersion } from '../../domain/assessment.js';
 import { intelligences, natures } from '../../scoring/constructs.js';
 import { items } from '../../scoring/item-bank.js';
 import { NEWEST_SCORING_VERSION, scorers } from '../../scoring/scorers.js';
+import type { DataKeyStore } from '../../ports/data-keys.js';
 import type { Document, ReadModelStore } from '../../ports/read-models.js';
+import type { SealedPart } from '../../privacy/sealed-part.js';
+import { openSealed } from '../personal-data.js';
 import { ProblemError } from '../problem.js';
 import { exampleIds, id, problems, timestamp } from '../schemas.js';
 import { requireSubject } from './subjects.js';
@@ -84,8 +87,11 @@ function servedAmong(docs: Document[], { active }: Serving): Document | undefine
   return version === null ? undefined : byVersion[version];
 }
 
-function toProfileResource(doc: Document, served: Document, livemode: boolean): ProfileResource {
+/** The profile as the API shows it, its scores and narratives opened from the document's sealed part. */
+async function toProfileResource(doc: Document, served: Document, dataKeys: DataKeyStore, livemode: boolean): Promise<ProfileResource> {
   const superseded = served.id !== doc.id;
+  const [pii] = await openSealed<{ profile: Pick<ProfileResource, 'natures' | 'intelligences' | 'descriptions'> }>(dataKeys, doc.subject_id as string, [doc.pii as SealedPart]);
+  const { natures, intelligences, descriptions } = pii!.profile;
   return {
     id: doc.id,
     object: 'profile',
@@ -93,9 +99,9 @@ function toProfileResource(doc: Document, served: Document, livemode: boolean): 
     assessment_id: doc.assessment_id as string,
     scoring_version: doc.scoring_version as string,
     language: 'en',
-    natures: doc.natures as ProfileResource['natures'],
-    intelligences: doc.intelligences as ProfileResource['intelligences'],
-    descriptions: doc.descriptions as ProfileResource['descriptions'],
+    natures,
+    intelligences,
+    descriptions,
     status: superseded ? 'superseded' : 'current',
     superseded_by: superseded ? served.id : null,
     livemode,
@@ -139,7 +145,7 @@ export function registerProfileRoutes(app: FastifyInstance): void {
       const completion = (doc: Document) => `${(doc.completed_at ?? doc.created_at) as string} ${doc.assessment_id as string}`;
       const latest = served.sort((a, b) => (completion(a) < completion(b) ? 1 : -1))[0];
       if (!latest) throw new ProblemError('profile_not_found', 'The subject has no completed assessment yet.');
-      return toProfileResource(latest, latest, livemode);
+      return toProfileResource(latest, latest, request.env.dataKeys, livemode);
     },
   );
 
@@ -164,7 +170,7 @@ export function registerProfileRoutes(app: FastifyInstance): void {
       // An erased subject's profiles answer 410 like every route under it.
       await requireSubject(readModels, doc.subject_id as string);
       const served = servedAmong(await profilesWhere(readModels, { assessment_id: doc.assessment_id as string }), versions) ?? doc;
-      return toProfileResource(doc, served, livemode);
+      return toProfileResource(doc, served, request.env.dataKeys, livemode);
     },
   );
 }

@@ -4,12 +4,15 @@ import { z } from 'zod';
 import { subjectHistory } from '../../commands/audit.js';
 import { createSubject, eraseSubject } from '../../commands/subjects.js';
 import { auditTypes } from '../../domain/audit.js';
-import { subjectErasedError } from '../../domain/subject.js';
+import { type SubjectPii, externalIdRef, subjectErasedError } from '../../domain/subject.js';
 import { listOf, listPage, listQuery, pageOf } from '../lists.js';
 import { metadataInput, metadataOutput } from '../metadata.js';
 import { ProblemError } from '../problem.js';
 import { exampleIds, id, instantInput, problems, text, timestamp } from '../schemas.js';
+import type { DataKeyStore } from '../../ports/data-keys.js';
 import type { Document, ReadModelStore } from '../../ports/read-models.js';
+import type { SealedPart } from '../../privacy/sealed-part.js';
+import { openSealed } from '../personal-data.js';
 
 const FUTURE_TOLERANCE_MS = 5 * 60 * 1000;
 
@@ -90,12 +93,14 @@ const auditEntry = z
   })
   .meta({ id: 'AuditEntry' });
 
-function toSubjectResource(doc: Record<string, unknown>, livemode: boolean): SubjectResource {
+/** The subject as the API shows it, its external id and metadata opened from the document's sealed part. */
+async function toSubjectResource(doc: Document, dataKeys: DataKeyStore, livemode: boolean): Promise<SubjectResource> {
+  const [pii] = await openSealed<SubjectPii>(dataKeys, doc.id, [doc.pii as SealedPart]);
   return {
-    id: doc.id as string,
+    id: doc.id,
     object: 'subject',
-    external_subject_id: doc.external_subject_id as string,
-    metadata: doc.metadata as Record<string, string>,
+    external_subject_id: pii!.external_subject_id,
+    metadata: pii!.metadata,
     consent: doc.consent as SubjectResource['consent'],
     status: doc.status as 'active',
     livemode,
@@ -150,7 +155,7 @@ export function registerSubjectRoutes(app: FastifyInstance, clock: () => Date): 
         response: { 200: subjectResource, ...problems('not_found', 'subject_erased') },
       },
     },
-    async (request) => toSubjectResource(await requireSubject(request.env.readModels, request.params.id), request.env.livemode),
+    async (request) => toSubjectResource(await requireSubject(request.env.readModels, request.params.id), request.env.dataKeys, request.env.livemode),
   );
 
   routes.delete(
@@ -216,8 +221,12 @@ export function registerSubjectRoutes(app: FastifyInstance, clock: () => Date): 
     },
     async (request) => {
       const { external_subject_id, ...page } = request.query;
-      const where: Record<string, string> = { status: 'active', ...(external_subject_id !== undefined && { external_subject_id }) };
-      return listPage(request.env.readModels, 'subjects', page, where, (doc) => toSubjectResource(doc, request.env.livemode));
+      const { readModels, dataKeys, livemode } = request.env;
+      // By the keyed hash that names the external id's reservation: the id itself is in no read model.
+      const external_ref = external_subject_id === undefined ? undefined : externalIdRef(external_subject_id, await dataKeys.environmentSecret());
+      const where: Record<string, string> = { status: 'active', ...(external_ref !== undefined && { external_ref }) };
+      const list = await listPage(readModels, 'subjects', page, where, (doc) => doc);
+      return { ...list, data: await Promise.all(list.data.map((doc) => toSubjectResource(doc, dataKeys, livemode))) };
     },
   );
 }

@@ -1,0 +1,13 @@
+import type { DataKeyStore } from '../ports/data-keys.js';
+import { type SealedPart, openPart } from '../privacy/sealed-part.js';
+import { ProblemError } from './problem.js';
+
+/**
+ * Opens what a read model keeps sealed for a subject, to answer a request (never more than the records of
+ * the page answered). A subject whose key is gone was erased since its document was read: 410, as after.
+ */
+export async function openSealed<T>(dataKeys: DataKeyStore, subjectId: string, parts: readonly SealedPart[]): Promise<T[]> {
+  const key = await dataKeys.find(subjectId);
+  if (key === undefined) throw new ProblemError('subject_erased', `The subject ${subjectId} was erased; its personal data is gone for good.`, { subject_id: subjectId });
+  return parts.map((part) => openPart<T>(key, subjectId, part));
+}

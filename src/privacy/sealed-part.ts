@@ -1,0 +1,27 @@
+import type { RecordedEvent } from '../ports/event-store.js';
+import { isEnvelope, open } from './pii-envelope.js';
+
+/**
+ * A personal value as a read model keeps it: the log's sealed `pii`, copied without being opened, with the id
+ * of the event whose envelope it is (the envelope is bound to its subject and event). Opened only to answer a
+ * request, so replay and rebuild decrypt nothing, and a read model's files, dumps and oplog hold no plain
+ * personal data.
+ */
+export interface SealedPart {
+  event: string;
+  iv: string;
+  ct: string;
+}
+
+/** The event's sealed `pii` as a read model keeps it. Every personal event is sealed on its way into the log. */
+export function sealedPart(event: RecordedEvent): SealedPart {
+  const pii = (event.data as { pii?: unknown }).pii;
+  if (!isEnvelope(pii)) throw new Error(`${event.type} ${event.id} at ${event.position} carries personal data that is not sealed`);
+  return { event: event.id, iv: pii.iv, ct: pii.ct };
+}
+
+
+/** Throws if the part was altered or belongs to another subject. */
+export function openPart<T>(key: Buffer, subjectId: string, part: SealedPart): T {
+  return open(key, { alg: 'A256GCM', iv: part.iv, ct: part.ct }, subjectId, part.event) as T;
+}

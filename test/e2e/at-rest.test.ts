@@ -1,0 +1,62 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type Body, client } from '../support/api-client.js';
+import { filesContaining } from '../support/byte-scan.js';
+import { type TestApp, openTestApp, validSubject } from '../support/test-app.js';
+
+const consent = validSubject().consent;
+const SUBJECTS = 5;
+
+/**
+ * What would give a subject's personal data away at rest: its markers (external id, metadata), and the plain
+ * shapes of answers and profiles as they would be serialised (an answer, a score map, a narrative's text).
+ */
+function plainForms(subjects: { ext: string; meta: string }[], profile: Body): string[] {
+  const narratives = [...profile.descriptions.natures, ...profile.descriptions.intelligences].map((description: Body) => description.text as string);
+  return [...subjects.flatMap(({ ext, meta }) => [ext, meta, Buffer.from(ext).toString('base64')]), '"item_id":"', '"answers":{', '"natures":{', ...narratives];
+}
+
+describe('personal data at rest', () => {
+  let t: TestApp | undefined;
+  afterEach(async () => {
+    await t?.close();
+  });
+
+  it('is nowhere in plain text in the data directory, while the server runs and after it stops', async () => {
+    t = await openTestApp();
+    const api = client(t, (await t.mint('test', 'sk')).raw);
+    const subjects = Array.from({ length: SUBJECTS }, (_, i) => ({ ext: `ATREST-EXT-${i}-7f3a9c`, meta: `ATREST-META-${i}-b81d2e` }));
+    const done = [];
+    for (const { ext, meta } of subjects) {
+      done.push(await api.completeAssessment({ external_subject_id: ext, metadata: { note: meta }, consent }));
+    }
+    const profile = await api.profileOf(done.at(-1)!.subjectId);
+    // Everything the API serves is there, opened for the request: the subject, its answers counted, its profile, and the lookup by external id.
+    expect((await api.call('GET', `/v1/nature/subjects/${done[0]!.subjectId}`)).body).toMatchObject({ external_subject_id: subjects[0]!.ext, metadata: { note: subjects[0]!.meta } });
+    expect((await api.call('GET', `/v1/nature/subjects/${done[0]!.subjectId}/assessments/${done[0]!.assessmentId}`)).body).toMatchObject({ responses_received: 76, status: 'completed' });
+    expect((await api.call('GET', `/v1/nature/subjects?external_subject_id=${subjects[2]!.ext}`)).body.data.map((s: Body) => s.id)).toEqual([done[2]!.subjectId]);
+    const forms = plainForms(subjects, profile);
+
+    // Running: every file, WAL and SHM included, as it is on disk now.
+    expect(filesContaining(t.dataDir, forms)).toEqual([]);
+
+    // The scan finds a marker that is written in plain text, in a SQLite WAL like the stores'.
+    const planted = new Database(join(t.dataDir, 'planted.db'));
+    planted.pragma('journal_mode = WAL');
+    planted.exec('CREATE TABLE t (v TEXT)');
+    planted.prepare('INSERT INTO t VALUES (?)').run(`{"external_subject_id":"${subjects[1]!.ext}"}`);
+    writeFileSync(join(t.dataDir, 'planted.txt'), '"natures":{"administrative":0.875}');
+    expect(filesContaining(t.dataDir, forms)).toEqual(
+      expect.arrayContaining([
+        { file: 'planted.db-wal', needle: subjects[1]!.ext },
+        { file: 'planted.txt', needle: '"natures":{' },
+      ]),
+    );
+    planted.close();
+
+    await t.stop();
+    expect(filesContaining(t.dataDir, forms).filter(({ file }) => !file.startsWith('planted'))).toEqual([]);
+  });
+});
