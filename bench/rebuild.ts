@@ -54,11 +54,12 @@ function rawScan(file: string): Run {
 async function replay(dataDir: string, lastPosition: bigint, withIndexes: boolean): Promise<Run> {
   const scratch = tempDir('nature-bench-read-');
   const config = loadConfig({ NATURE_DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
-  const { events, raw, dataKeys } = await openLog(config, 'test');
+  const { raw, dataKeys } = await openLog(config, 'test');
   const readFile = join(scratch.path, 'read.db');
   // As the server opens it (NORMAL: read models are rebuilt from the log), with or without its indexes.
   const readModels = new SqliteReadModelStore(readFile, 'NORMAL', withIndexes ? indexedFields : []);
-  const projector = new Projector(events, readModels, projections, [], pino({ level: 'silent' }));
+  // As the server runs it: over the log as stored, personal fields copied sealed, never opened.
+  const projector = new Projector(raw, readModels, projections, [], pino({ level: 'silent' }));
   try {
     const started = performance.now();
     projector.start();
