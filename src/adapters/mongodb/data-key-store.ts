@@ -33,10 +33,10 @@ const bytes = (binary: Binary) => Buffer.from(binary.value());
 
 /**
  * Wrapped data keys in the environment's MongoDB database (`data_keys`, and `settings` for the rest), beside
- * the read models and apart from the log. A destroyed key's field is set to null; MongoDB reclaims the old
- * bytes with its storage, so backups taken before an erasure must expire on their own schedule (README,
- * "Erasure"). Every write waits for a majority (client.ts): a key that a failover rolled back would leave what
- * it sealed unreadable for ever, and a destruction rolled back would undo an erasure.
+ * the read models and apart from the log. A destroyed key's field is set to null; its wrapped bytes stay in the
+ * oplog and in backups until they roll over, useless without the master key (README, "Erasure"). Every write
+ * waits for a majority (client.ts): a key that a failover rolled back would leave what it sealed unreadable for
+ * ever, and a destruction rolled back would undo an erasure.
  */
 export class MongoWrappedKeyStore implements WrappedKeyStore {
   readonly location: string;
