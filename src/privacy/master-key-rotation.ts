@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import type { StoredBlob, WrappedKeyStore } from '../ports/data-keys.js';
 import { MasterKeyError, MasterKeyRing, UnknownMasterKeyError, WrappedKeyError, generateMasterKey, wrapKey, wrappedBy } from './master-key.js';
 import type { MasterKeyFile } from './master-key-file.js';
+import { processAlive } from '../process-alive.js';
 import { labelOf, openAnyBlob, storedBlobs } from './wrapped-data-keys.js';
 
 /** A store the rotation re-wraps, by the name a report gives it (an environment). */
@@ -115,19 +116,10 @@ function take(lock: string, holder: string, retried = false): void {
     const code = (error as NodeJS.ErrnoException).code;
     if (code !== 'EEXIST' || retried) throw new MasterKeyError(`the rotation lock ${lock} cannot be made (${code ?? String(error)})`);
     const [host, pid] = readFileSync(lock, 'utf8').trim().split(' ');
-    if (host !== hostname() || alive(Number(pid))) {
+    if (host !== hostname() || processAlive(Number(pid))) {
       throw new MasterKeyError(`another master key rotation runs (pid ${pid} on ${host}, by ${lock}); if it is gone, remove that file and run this again`);
     }
     unlinkSync(lock);
     take(lock, holder, true);
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

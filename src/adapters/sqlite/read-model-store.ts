@@ -11,6 +11,7 @@ import {
   type ReadModelStore,
   type StoredVersion,
 } from '../../ports/read-models.js';
+import { processAlive } from '../../process-alive.js';
 import { positionKey } from '../position-key.js';
 import { openDatabase, type Synchronous } from './database.js';
 
@@ -259,16 +260,6 @@ function moveToCurrentTable(db: Database.Database): void {
       INSERT INTO documents (collection, id, doc) SELECT collection, id, doc FROM documents_before;
       DROP TABLE documents_before;`);
   })();
-}
-
-/** Whether a process of this host runs with that pid (one of another user's too); a pid taken again since counts as alive. */
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /**
