@@ -65,14 +65,23 @@ export class SqliteReadModelStore implements ReadModelStore {
     this.db.pragma('secure_delete = ON');
     moveToCurrentTable(this.db);
     this.db.exec(SCHEMA);
+    const wanted = new Set<string>();
     for (const { collection, field } of indexes) {
       assertField(field);
       assertField(collection);
+      wanted.add(`${collection}_by_${field}`);
       // Partial, per collection: a write pays for its own collection's list indexes only, not for every one.
       this.db.exec(
         `CREATE INDEX IF NOT EXISTS ${collection}_by_${field}
          ON documents (json_extract(doc, '$.${field}'), id) WHERE collection = '${collection}'`,
       );
+    }
+    // A list index of an earlier version (subjects by their plain external id, say) would cost every write and serve no list.
+    if (wanted.size > 0) {
+      const listIndexes = this.db
+        .prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'documents' AND name GLOB '*_by_*'")
+        .all();
+      for (const { name } of listIndexes) if (!wanted.has(name)) this.db.exec(`DROP INDEX IF EXISTS "${name}"`);
     }
     this.statements = {
       checkpoint: this.db.prepare<[string], { position: string }>('SELECT position FROM projection_checkpoints WHERE projection = ?'),
