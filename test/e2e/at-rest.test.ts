@@ -59,4 +59,23 @@ describe('personal data at rest', () => {
     await t.stop();
     expect(filesContaining(t.dataDir, forms).filter(({ file }) => !file.startsWith('planted'))).toEqual([]);
   });
+
+  it('answers 410 for a subject whose key is gone while its documents still read active (erased through another replica), and lists leave it out', async () => {
+    t = await openTestApp();
+    const api = client(t, (await t.mint('test', 'sk')).raw);
+    const other = await api.completeAssessment();
+    const { subjectId, assessmentId } = await api.completeAssessment();
+    const profile = await api.profileOf(subjectId);
+    // Only the key goes, as another replica's erasure does before this one's read models show it.
+    await t.envs.test.dataKeys.destroy(subjectId, new Date().toISOString());
+    expect(await t.envs.test.readModels.get('subjects', subjectId)).toMatchObject({ status: 'active' });
+    for (const url of [`/v1/nature/subjects/${subjectId}`, `/v1/nature/profiles/${profile.id}`]) {
+      const response = await api.call('GET', url);
+      expect(response, url).toMatchObject({ status: 410, body: { code: 'subject_erased', subject_id: subjectId } });
+    }
+    // A list leaves it out rather than fail.
+    expect((await api.call('GET', '/v1/nature/subjects?limit=10')).body.data.map((s: Body) => s.id)).toEqual([other.subjectId]);
+    // A scored assessment's read model holds no answers at all: it still reads.
+    expect((await api.call('GET', `/v1/nature/subjects/${subjectId}/assessments/${assessmentId}`)).body).toMatchObject({ status: 'completed', responses_received: 76 });
+  });
 });

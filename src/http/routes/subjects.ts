@@ -93,6 +93,11 @@ const auditEntry = z
   })
   .meta({ id: 'AuditEntry' });
 
+function unlessErased(error: unknown): undefined {
+  if (error instanceof ProblemError && error.code === 'subject_erased') return undefined;
+  throw error;
+}
+
 /** The subject as the API shows it, its external id and metadata opened from the document's sealed part. */
 async function toSubjectResource(doc: Document, dataKeys: DataKeyStore, livemode: boolean): Promise<SubjectResource> {
   const [pii] = await openSealed<SubjectPii>(dataKeys, doc.id, [doc.pii as SealedPart]);
@@ -226,7 +231,9 @@ export function registerSubjectRoutes(app: FastifyInstance, clock: () => Date): 
       const external_ref = external_subject_id === undefined ? undefined : externalIdRef(external_subject_id, await dataKeys.environmentSecret());
       const where: Record<string, string> = { status: 'active', ...(external_ref !== undefined && { external_ref }) };
       const list = await listPage(readModels, 'subjects', page, where, (doc) => doc);
-      return { ...list, data: await Promise.all(list.data.map((doc) => toSubjectResource(doc, dataKeys, livemode))) };
+      // A subject erased through another replica, whose erasure these read models do not show yet, is left out.
+      const shown = await Promise.all(list.data.map((doc) => toSubjectResource(doc, dataKeys, livemode).catch(unlessErased)));
+      return { ...list, data: shown.filter((subject) => subject !== undefined) };
     },
   );
 }
