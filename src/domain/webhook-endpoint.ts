@@ -25,7 +25,10 @@ export type WebhookEndpointUpdated = {
   type: 'WebhookEndpointUpdated';
   data: { endpoint_id: string; updated_at: string } & Partial<Pick<WebhookEndpoint, 'url' | 'enabled_events' | 'description'>>;
 };
-/** A new signing secret; the one it replaces keeps signing too until `previous_secret_expires_at` (a time not after `rotated_at`: not at all). */
+/**
+ * A new signing secret; the one it replaces keeps signing too until `previous_secret_expires_at` (a time not after
+ * `rotated_at`: not at all). Secrets replaced by earlier rotations stop signing at once, overlap or not.
+ */
 export type WebhookEndpointSecretRotated = {
   type: 'WebhookEndpointSecretRotated';
   data: { endpoint_id: string; secret: string; previous_secret_expires_at: string; rotated_at: string };
@@ -98,9 +101,9 @@ export function evolveEndpoint(state: WebhookEndpointState, event: WebhookEndpoi
       if (!state) return state;
       const { secret, previous_secret_expires_at, rotated_at } = event.data;
       const replaced = { secret: state.secret, expires_at: previous_secret_expires_at };
+      // A rotation retires every earlier secret at once: only the one it replaces may keep signing, for its overlap.
       // Expiry is judged at the rotation's own time, so a replay folds to the same state.
-      const stillSigning = [...(state.previous_secrets ?? []), replaced].filter((previous) => previous.expires_at > rotated_at);
-      return { ...state, secret, previous_secrets: stillSigning };
+      return { ...state, secret, previous_secrets: replaced.expires_at > rotated_at ? [replaced] : [] };
     }
     case 'WebhookEndpointDeleted':
       return undefined;

@@ -287,6 +287,29 @@ describe('webhook tooling', () => {
       }
     });
 
+    it('retires every earlier secret on each rotation: at most one previous secret signs, for its own overlap', async () => {
+      const signaturesOf = async (r: Awaited<ReturnType<typeof receiver>>, id: string, count: number) => {
+        await api.call('POST', `/v1/nature/webhook_endpoints/${id}/test`);
+        return (await r.waitFor(count)).at(-1)!;
+      };
+      const r = await receiver();
+      const registered = await api.register(r.url);
+      const second = (await api.call('POST', `/v1/nature/webhook_endpoints/${registered.id}/rotate_secret`, { expire_previous_in: 3600 })).body;
+      const third = (await api.call('POST', `/v1/nature/webhook_endpoints/${registered.id}/rotate_secret`, { expire_previous_in: 3600 })).body;
+      // The first secret was still in its hour when the second rotation came: it stops now; the second signs for its hour.
+      expect((await endpoint(registered.id)).previous_secret_expires_at).toBe(third.previous_secret_expires_at);
+      const during = await signaturesOf(r, registered.id, 1);
+      expect((during.headers['webhook-signature'] as string).split(' ')).toHaveLength(2);
+      expect([registered.secret, second.secret, third.secret].map((secret) => verifiesWith(secret, during))).toEqual([false, true, true]);
+      // With 0, every earlier secret ends at once, the one still in its overlap included.
+      const fourth = (await api.call('POST', `/v1/nature/webhook_endpoints/${registered.id}/rotate_secret`, { expire_previous_in: 0 })).body;
+      expect(fourth.previous_secret_expires_at).toBe(null);
+      expect((await endpoint(registered.id)).previous_secret_expires_at).toBe(null);
+      const after = await signaturesOf(r, registered.id, 2);
+      expect((after.headers['webhook-signature'] as string).split(' ')).toHaveLength(1);
+      expect([second.secret, third.secret, fourth.secret].map((secret) => verifiesWith(secret, after))).toEqual([false, false, true]);
+    });
+
     it('defaults to a 24-hour overlap, answers 404 for an unknown endpoint and 422 for a bad overlap', async () => {
       const registered = await api.register('http://127.0.0.1:9/hooks');
       const rotated = await api.call('POST', `/v1/nature/webhook_endpoints/${registered.id}/rotate_secret`);

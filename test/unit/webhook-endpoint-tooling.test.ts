@@ -31,16 +31,18 @@ describe('secret rotation', () => {
     expect(previousSecretExpiresAt(rotated, at('2026-11-21T11:00:00.000Z'))).toBeNull();
   });
 
-  it('keeps every replaced secret still in its overlap when rotating again, and drops the expired ones', () => {
+  it('keeps only the secret a rotation replaces, for its overlap: every earlier one stops at once', () => {
     const [second, third, fourth] = [newSecret(), newSecret(), newSecret()];
     let state = fold(created, decideRotateSecret(created, 'whe_1', second, 3600, t0));
+    // The first secret is still in its hour when the second rotation comes: it stops then.
     state = fold(state, decideRotateSecret(state, 'whe_1', third, 60, at('2026-11-21T10:30:00.000Z')));
-    expect(signingSecrets(state!, at('2026-11-21T10:30:30.000Z'))).toEqual([third, first, second]);
-    expect(previousSecretExpiresAt(state!, at('2026-11-21T10:30:30.000Z'))).toBe('2026-11-21T11:00:00.000Z');
-    // At 11:00 the first secret's overlap is over: a rotation then keeps only what still signs.
-    state = fold(state, decideRotateSecret(state, 'whe_1', fourth, 0, at('2026-11-21T11:00:00.000Z')));
+    expect(signingSecrets(state!, at('2026-11-21T10:30:30.000Z'))).toEqual([third, second]);
+    expect(previousSecretExpiresAt(state!, at('2026-11-21T10:30:30.000Z'))).toBe('2026-11-21T10:31:00.000Z');
+    // With 0, the secret still in its overlap stops at once too.
+    state = fold(state, decideRotateSecret(state, 'whe_1', fourth, 0, at('2026-11-21T10:30:40.000Z')));
     expect(state!.previous_secrets).toEqual([]);
-    expect(signingSecrets(state!, at('2026-11-21T11:00:00.000Z'))).toEqual([fourth]);
+    expect(signingSecrets(state!, at('2026-11-21T10:30:40.000Z'))).toEqual([fourth]);
+    expect(previousSecretExpiresAt(state!, at('2026-11-21T10:30:40.000Z'))).toBe(null);
   });
 
   it('puts one signature per secret in webhook-signature; a receiver holding either one verifies', () => {

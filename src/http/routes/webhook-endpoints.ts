@@ -91,7 +91,9 @@ const rotateBody = z
       .min(0)
       .max(MAX_OVERLAP_SECONDS)
       .optional()
-      .describe('Seconds during which the previous secret still signs deliveries beside the new one (default 86400, at most 7 days; 0 stops it at once).'),
+      .describe(
+        'Seconds during which the previous secret still signs deliveries beside the new one (default 86400, at most 7 days; 0 stops it at once). Secrets replaced by earlier rotations stop at once.',
+      ),
   })
   .nullish();
 
