@@ -71,7 +71,8 @@ export function registerAuth(app: FastifyInstance, keys: KeyStore, envs: Environ
 async function authenticate(request: FastifyRequest, keys: KeyStore): Promise<ApiKeyRecord> {
   const header = request.headers.authorization;
   if (header === undefined) throw new ProblemError('unauthenticated', 'Send your API key as Authorization: Bearer <API key>.');
-  const raw = /^Bearer ([^\s]+)$/.exec(header)?.[1];
+  // The scheme is case-insensitive (RFC 9110, section 11.1), one or more spaces before the key (RFC 9110's 1*SP).
+  const raw = /^bearer +([^\s]+)$/i.exec(header)?.[1];
   if (raw === undefined || parseRawKey(raw) === undefined) {
     throw new ProblemError('unauthenticated', 'The Authorization header must be "Bearer " and a key starting test_pk_, test_sk_, live_pk_ or live_sk_.');
   }

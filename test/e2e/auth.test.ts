@@ -34,6 +34,13 @@ describe('authentication, scopes and environments', () => {
     expect(await logLength(t.envs, 'test')).toBe(before);
   });
 
+  it('takes the Bearer scheme in any case (RFC 9110: schemes are case-insensitive)', async () => {
+    const key = await t.mint('test', 'sk');
+    for (const scheme of ['bearer', 'BEARER', 'bEaReR']) {
+      expect((await t.app.inject({ url: '/v1/nature/subjects', headers: { authorization: `${scheme} ${key.raw}` } })).statusCode, scheme).toBe(200);
+    }
+  });
+
   it('answers 401 to a revoked key from the moment it is revoked', async () => {
     const key = await t.mint('test', 'sk');
     expect((await t.app.inject({ url: '/v1/nature/subjects', headers: auth(key.raw) })).statusCode).toBe(200);
