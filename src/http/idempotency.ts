@@ -56,8 +56,10 @@ export function registerIdempotency(app: FastifyInstance, clock: () => Date): vo
   app.addHook('preHandler', async (request, reply) => {
     if (request.idempotency === null) return;
     const { key } = request.idempotency;
-    const fingerprint = fingerprintOf(request.method, request.url, request.body);
-    const claim = await request.env.idempotency.claim({ key, fingerprint, now: clock(), leaseMs: LEASE_MS, ttlMs: TTL_MS });
+    const claimWith = (fingerprint: string) => request.env.idempotency.claim({ key, fingerprint, now: clock(), leaseMs: LEASE_MS, ttlMs: TTL_MS });
+    let claim = await claimWith(fingerprintOf(request.method, request.url, request.body));
+    // A key first used before fingerprints were canonical (kept 24 h) holds the body's fingerprint in its own key order.
+    if (claim.outcome === 'reused') claim = await claimWith(orderedFingerprintOf(request.method, request.url, request.body));
     switch (claim.outcome) {
       case 'claimed':
         // A closed assessment's secret gets only the replay of what it stored (errors.ts answers its 401).
@@ -99,11 +101,25 @@ export function registerIdempotency(app: FastifyInstance, clock: () => Date): vo
 }
 
 /**
- * What makes two requests the same: method, path with query, and the body as validated (so key order aside,
- * only what the request means: `"2026-01-31T09:30:00Z"` and `"2026-01-31T09:30:00.000Z"` are one instant).
+ * What makes two requests the same: method, path with query, and the body as validated, in canonical form: only
+ * what the request means counts, not how it was written (members in any order: `{"a":1,"b":2}` is `{"b":2,"a":1}`,
+ * at any depth; `"2026-01-31T09:30:00Z"` and `"2026-01-31T09:30:00.000Z"` are one instant).
  */
 export function fingerprintOf(method: string, url: string, body: unknown): string {
+  return createHash('sha256').update(`${method} ${url}\n${JSON.stringify(canonical(body ?? null))}`).digest('base64url');
+}
+
+/** The fingerprint of keys first used before fingerprints were canonical: the validated body's members in their order. */
+function orderedFingerprintOf(method: string, url: string, body: unknown): string {
   return createHash('sha256').update(`${method} ${url}\n${JSON.stringify(body ?? null)}`).digest('base64url');
+}
+
+/** The value with every object's members sorted by name, at every depth. */
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (typeof value !== 'object' || value === null) return value;
+  const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return Object.fromEntries(entries.map(([name, member]) => [name, canonical(member)]));
 }
 
 /** A 2xx answer that names a subject may hold its personal data: sealed, an erasure makes it unreadable too. */

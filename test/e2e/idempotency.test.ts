@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fingerprintOf } from '../../src/http/idempotency.js';
 import { knownResponses } from '../support/known-answers.js';
@@ -99,6 +100,33 @@ describe('Idempotency-Key on POST and PATCH', () => {
     expect(await logLength(t.envs, 'test')).toBe(0);
     await t.envs.test.idempotency.release('in-flight', held.outcome === 'claimed' ? held.holder : '');
     expect((await send(t, key, 'POST', '/v1/nature/subjects', subject, 'in-flight')).statusCode).toBe(201);
+  });
+
+  it('takes a body with its members in another order, at any depth, for the same request: a replay, not 422', async () => {
+    const t = await open();
+    const key = (await t.mint('test', 'sk')).raw;
+    const { consent } = validSubject();
+    const first = await send(t, key, 'POST', '/v1/nature/subjects', { external_subject_id: 'emp-order', metadata: { a: '1', b: '2' }, consent }, 'ordered');
+    expect(first.statusCode).toBe(201);
+    const reordered = { consent: { ui_hash: consent.ui_hash, granted_at: consent.granted_at, text_version: consent.text_version }, metadata: { b: '2', a: '1' }, external_subject_id: 'emp-order' };
+    const retry = await send(t, key, 'POST', '/v1/nature/subjects', reordered, 'ordered');
+    expect(retry.statusCode).toBe(201);
+    expect(retry.headers['idempotent-replayed']).toBe('true');
+    expect(retry.body).toBe(first.body);
+    // What the request means still counts: another value is another request.
+    expectProblem(await send(t, key, 'POST', '/v1/nature/subjects', { ...reordered, metadata: { b: '2', a: '3' } }, 'ordered'), 422, 'idempotency_key_reused');
+  });
+
+  it('still knows a key first used before fingerprints were canonical (its body in its own member order)', async () => {
+    const t = await open();
+    const key = (await t.mint('test', 'sk')).raw;
+    const subject = validSubject('emp-before');
+    // As the previous version stored it: the validated body's members in their order, unsorted.
+    const ordered = createHash('sha256').update(`POST /v1/nature/subjects\n${JSON.stringify(subject)}`).digest('base64url');
+    expect(ordered).not.toBe(fingerprintOf('POST', '/v1/nature/subjects', subject));
+    const held = await t.envs.test.idempotency.claim({ key: 'before', fingerprint: ordered, now: new Date(), leaseMs: 30_000, ttlMs: 86_400_000 });
+    expect(held.outcome).toBe('claimed');
+    expectProblem(await send(t, key, 'POST', '/v1/nature/subjects', subject, 'before'), 409, 'idempotency_key_in_use');
   });
 
   it('runs concurrent retries of one request once', async () => {
