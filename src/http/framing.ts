@@ -6,7 +6,8 @@ import { ProblemError, problemBody, problemCodes } from './problem.js';
 
 /**
  * HTTP framing that fastify and Node would otherwise pass over or answer bare: an HTTP/1.1 request needs
- * exactly one Host (RFC 9112 §3.2), bodies are not content-encoded, a JSON body is UTF-8 (RFC 8259 §8.1),
+ * exactly one Host (RFC 9112 §3.2), bodies are not content-encoded, a JSON body is UTF-8 (RFC 8259 §8.1: any
+ * other charset it declares is refused, not guessed at),
  * and an Expect other than 100-continue is refused as problem+json rather than with Node's empty 417.
  */
 export function registerFraming(app: FastifyInstance): void {
@@ -25,7 +26,11 @@ export function registerFraming(app: FastifyInstance): void {
   });
 
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body: Buffer, done) => {
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body: Buffer, done) => {
+    const charset = charsetOf(request.headers['content-type'] ?? '');
+    if (charset !== undefined && charset !== 'utf-8') {
+      return done(new ProblemError('unsupported_media_type', `A JSON body is UTF-8 (RFC 8259); charset=${charset} is not supported: send it as UTF-8, with no charset or charset=utf-8.`));
+    }
     if (body.length === 0) return done(new ProblemError('invalid_json', 'The request body is empty; send a JSON value.'));
     if (!isUtf8(body)) return done(new ProblemError('invalid_json', 'The request body is not valid UTF-8, as JSON must be.'));
     try {
@@ -43,6 +48,12 @@ export function registerFraming(app: FastifyInstance): void {
     response.writeContinue();
     app.server.emit('request', request, response);
   });
+}
+
+/** The charset parameter of a Content-Type, lower-cased and unquoted; undefined without one. */
+function charsetOf(contentType: string): string | undefined {
+  const match = /;\s*charset\s*=\s*("([^"]*)"|[^;\s]*)/i.exec(contentType);
+  return match === null ? undefined : (match[2] ?? match[1]!).toLowerCase();
 }
 
 /** Node's own 417 has no body; this one is problem+json with a request id like every other error. */

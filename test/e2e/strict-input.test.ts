@@ -123,6 +123,17 @@ describe('bodies and error paths', () => {
   const post = (payload: string | Buffer, headers: Record<string, string> = {}) =>
     t.app.inject({ method: 'POST', url: '/v1/nature/subjects', headers: { ...auth(key), 'content-type': 'application/json', ...headers }, payload });
 
+  it('answers 415 to a JSON body declared in a charset other than UTF-8, and takes utf-8 however it is written', async () => {
+    const before = await logLength(t.envs, 'test');
+    for (const type of ['application/json; charset=iso-8859-1', 'application/json;charset=utf-16', 'application/json; charset="windows-1252"', 'application/json; charset=']) {
+      expect(expectProblem(await post(JSON.stringify(validSubject()), { 'content-type': type }), 415, 'unsupported_media_type').detail).toMatch(/UTF-8/);
+    }
+    expect(await logLength(t.envs, 'test')).toBe(before);
+    for (const type of ['application/json; charset=utf-8', 'application/json; charset=UTF-8', 'application/json;charset="utf-8"']) {
+      expect((await post(JSON.stringify(validSubject()), { 'content-type': type })).statusCode, type).toBe(201);
+    }
+  });
+
   it('refuses a JSON body that is not UTF-8 with 400 invalid_json, and a content-encoded one with 415', async () => {
     const before = await logLength(t.envs, 'test');
     const subject = JSON.stringify(validSubject('emp-PLACEHOLDER'));
