@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { codePoints } from './schemas.js';
+import { CONTROL_CHARACTERS, codePoints, hasControlCharacter } from './schemas.js';
 
 const MAX_KEYS = 50;
 const MAX_KEY_LENGTH = 40;
@@ -34,8 +34,10 @@ export const metadataInput = z
       if (key.length === 0 || codePoints(key) > MAX_KEY_LENGTH) {
         ctx.addIssue({ code: 'custom', path: [key], message: `Keys must be 1..${MAX_KEY_LENGTH} characters.` });
       }
+      if (hasControlCharacter(key)) ctx.addIssue({ code: 'custom', path: [key], message: `Keys: ${CONTROL_CHARACTERS}` });
       if (typeof item !== 'string') ctx.addIssue({ code: 'custom', path: [key], message: 'Values must be strings.' });
       else if (codePoints(item) > MAX_VALUE_LENGTH) ctx.addIssue({ code: 'custom', path: [key], message: `Values must be at most ${MAX_VALUE_LENGTH} characters.` });
+      else if (hasControlCharacter(item)) ctx.addIssue({ code: 'custom', path: [key], message: `Values: ${CONTROL_CHARACTERS}` });
     }
   })
   .transform((value) => Object.fromEntries(Object.entries(value as Record<string, string>)))

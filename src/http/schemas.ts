@@ -70,8 +70,17 @@ export function text(min: number, max: number) {
   return z
     .string()
     .refine((value) => codePoints(value) >= min && codePoints(value) <= max, message)
+    .refine((value) => !hasControlCharacter(value), CONTROL_CHARACTERS)
     .meta({ minLength: min, maxLength: max });
 }
+
+/**
+ * C0 controls (NUL included), DEL and C1 controls: invisible, they would let two values that look alike differ,
+ * cut a value short in another system (NUL) or forge lines in logs and exports.
+ */
+const CONTROL = /\p{Cc}/u;
+export const CONTROL_CHARACTERS = 'Must not contain control characters (U+0000..U+001F, U+007F..U+009F).';
+export const hasControlCharacter = (value: string): boolean => CONTROL.test(value);
 
 /** A timestamp in a request: a real UTC instant, echoed back normalised to the millisecond. */
 export const instantInput = z

@@ -92,6 +92,30 @@ describe('strict input on every route', () => {
   });
 
   it.each([
+    ['NUL', '\u0000'],
+    ['a tab', '\t'],
+    ['a line feed', '\n'],
+    ['ESC', '\u001b'],
+    ['DEL', '\u007f'],
+    ['a C1 control (NEL)', '\u0085'],
+  ])('answers 422 to %s in an external id, a metadata key or value, or an endpoint description, naming the field', async (name, control) => {
+    const before = await logLength(t.envs, 'test');
+    const cases: [string, unknown, string][] = [
+      ['/v1/nature/subjects', validSubject(`emp${control}1`), '/external_subject_id'],
+      ['/v1/nature/subjects', { ...validSubject(), metadata: { [`k${control}`]: 'v' } }, `/metadata/k${control}`],
+      ['/v1/nature/subjects', { ...validSubject(), metadata: { k: `v${control}` } }, '/metadata/k'],
+      ['/v1/nature/webhook_endpoints', { url: 'http://127.0.0.1:9/hooks', description: `a${control}b` }, '/description'],
+    ];
+    for (const [url, payload, path] of cases) {
+      const problem = expectProblem(await send('POST', url, payload), 422, 'validation_failed');
+      expect(problem.errors).toEqual([{ path, in: 'body', message: expect.stringMatching(/control characters/) }]);
+    }
+    expect(await logLength(t.envs, 'test')).toBe(before);
+    // Printable characters of every script, emoji and format-free punctuation stay valid.
+    expect((await send('POST', '/v1/nature/subjects', { ...validSubject(`émp-ß-名前-😀 ${name}`), metadata: { 'clé': 'välue — ok' } })).statusCode).toBe(201);
+  });
+
+  it.each([
     ['2026-02-30T10:00:00Z', false],
     ['2026-11-01T24:00:00Z', false],
     ['2026-12-31T23:59:60Z', false],
