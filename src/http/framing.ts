@@ -2,6 +2,7 @@ import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { newId } from '../domain/ids.js';
+import { duplicateMember } from './duplicate-members.js';
 import { ProblemError, problemBody, problemCodes } from './problem.js';
 
 /**
@@ -33,12 +34,19 @@ export function registerFraming(app: FastifyInstance): void {
     }
     if (body.length === 0) return done(new ProblemError('invalid_json', 'The request body is empty; send a JSON value.'));
     if (!isUtf8(body)) return done(new ProblemError('invalid_json', 'The request body is not valid UTF-8, as JSON must be.'));
+    const text = body.toString('utf8');
+    let value: unknown;
     try {
       // `__proto__` and `constructor` keys stay plain data: JSON.parse makes them own properties.
-      done(null, JSON.parse(body.toString('utf8')));
+      value = JSON.parse(text);
     } catch (error) {
-      done(new ProblemError('invalid_json', `The request body is not valid JSON: ${(error as Error).message}`));
+      return done(new ProblemError('invalid_json', `The request body is not valid JSON: ${(error as Error).message}`));
     }
+    const duplicate = duplicateMember(text);
+    if (duplicate !== undefined) {
+      return done(new ProblemError('invalid_json', `The request body names the member ${duplicate} twice: member names must be unique within an object.`));
+    }
+    done(null, value);
   });
 
   app.server.on('checkExpectation', refuseExpectation);

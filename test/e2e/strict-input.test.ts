@@ -158,6 +158,25 @@ describe('bodies and error paths', () => {
     }
   });
 
+  it('answers 400 invalid_json to a member named twice, at any depth, naming where, and stores nothing', async () => {
+    const before = await logLength(t.envs, 'test');
+    const { consent } = validSubject();
+    const consentText = JSON.stringify(consent);
+    const cases: [string, string][] = [
+      [`{"external_subject_id":"emp-a","external_subject_id":"emp-b","consent":${consentText}}`, '/external_subject_id'],
+      [`{"external_subject_id":"emp-a","metadata":{"role":"x","role":"y"},"consent":${consentText}}`, '/metadata/role'],
+      [`{"external_subject_id":"emp-a","consent":${consentText.replace('{', '{"ui_hash":"sha256:00",')}}`, '/consent/ui_hash'],
+      // The same name written with an escape is the same name.
+      [`{"external_subject_id":"emp-a","metadata":{"a/b":"x","a\\u002fb":"y"},"consent":${consentText}}`, '/metadata/a~1b'],
+      [`[{"x":1},{"y":2,"y":3}]`, '/1/y'],
+    ];
+    for (const [body, where] of cases) {
+      const problem = expectProblem(await post(body), 400, 'invalid_json');
+      expect(problem.detail).toBe(`The request body names the member ${where} twice: member names must be unique within an object.`);
+    }
+    expect(await logLength(t.envs, 'test')).toBe(before);
+  });
+
   it('refuses a JSON body that is not UTF-8 with 400 invalid_json, and a content-encoded one with 415', async () => {
     const before = await logLength(t.envs, 'test');
     const subject = JSON.stringify(validSubject('emp-PLACEHOLDER'));
