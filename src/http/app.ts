@@ -12,6 +12,7 @@ import { registerFraming } from './framing.js';
 import { registerIdempotency } from './idempotency.js';
 import { registerOpenApi } from './openapi.js';
 import { registerRequestLog } from './request-log.js';
+import { registerSecurityHeaders } from './security-headers.js';
 import { registerStrictInput } from './strict-input.js';
 import { validatorCompiler } from './validation.js';
 import { type RateLimitSettings, createRateLimiter } from './rate-limit.js';
@@ -59,6 +60,8 @@ export async function buildApp({ logger, keys, envs, rateLimit = { perSecond: 10
     // A missing Host is answered by our own problem+json (framing.ts), not by Node's bare 400.
     http: { requireHostHeader: false },
   });
+  // First, so that an answer refused by any later hook carries the headers too.
+  await registerSecurityHeaders(app);
   // Bodies are JSON only: anything else is 415, so fastify's default text/plain parser goes.
   app.removeContentTypeParser('text/plain');
   registerFraming(app);

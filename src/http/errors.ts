@@ -151,7 +151,8 @@ export function clientErrorHandler(logger: Logger) {
       const status = problemCodes[code].status;
       socket.write(
         `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-          `request-id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
+          // Written on the socket, past fastify and helmet: the one header helmet would add that matters here.
+          `request-id: ${requestId}\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n${body}`,
       );
     }
     socket.destroy();

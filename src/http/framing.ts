@@ -73,6 +73,8 @@ function refuseExpectation(request: IncomingMessage, response: ServerResponse): 
     'content-type': 'application/problem+json',
     'content-length': Buffer.byteLength(body),
     'request-id': requestId,
+    // Answered by Node before fastify (and helmet) see the request.
+    'x-content-type-options': 'nosniff',
     connection: 'close',
   });
   response.end(body);

@@ -11,6 +11,7 @@ import { guides } from './docs/render.js';
 import type { ProblemCode } from './problem.js';
 import { problemCodes } from './problem.js';
 import { problemCodesOf } from './schemas.js';
+import { apiReferencePolicy } from './security-headers.js';
 
 const description = `Subjects, the 76-item Multiple Natures / Multiple Intelligences assessment, scored profiles and signed webhooks.
 
@@ -201,6 +202,6 @@ export async function registerOpenApi(app: FastifyInstance, delivery: Config['we
     transform,
     transformObject: transformObject(delivery),
   });
-  await app.register(swaggerUi, { routePrefix: '/v1/docs' });
+  await app.register(swaggerUi, { routePrefix: '/v1/docs', staticCSP: true, transformStaticCSP: apiReferencePolicy });
   app.get('/v1/openapi.json', { schema: { hide: true } }, () => app.swagger());
 }

@@ -32,7 +32,7 @@ export function packagePath(relative: string): string {
 
 /** Sends the asset, or 304 when If-None-Match names its validator (a weak one compares equal too, RFC 9110 §13.1.2). */
 export function sendAsset(request: FastifyRequest, reply: FastifyReply, asset: StaticAsset): FastifyReply {
-  reply.headers({ 'cache-control': CACHE_CONTROL, etag: asset.etag, 'x-content-type-options': 'nosniff', ...asset.headers });
+  reply.headers({ 'cache-control': CACHE_CONTROL, etag: asset.etag, ...asset.headers });
   const validators = request.headers['if-none-match']?.split(',').map((tag) => tag.trim().replace(/^W\//, ''));
   if (validators !== undefined && (validators.includes(asset.etag) || validators.includes('*'))) return reply.code(304).send();
   return reply.type(asset.type).send(asset.body);
