@@ -1,4 +1,5 @@
 import { type DestinationStream, type Logger, pino } from 'pino';
+import { redactSecrets, redactSecretsIn } from './secret-redaction.js';
 
 /**
  * Paths whose values never reach a log line: credentials in headers, raw keys, webhook secrets.
@@ -28,9 +29,27 @@ const redact = {
  * filter) or a key pasted where it does not belong, so they never reach a log line.
  */
 function requestSerializer(request: { method?: string; url?: string; id?: string }) {
-  return { method: request.method, url: request.url?.split('?')[0] };
+  return { method: request.method, url: request.url === undefined ? undefined : redactSecrets(request.url.split('?')[0]!) };
 }
 
+/**
+ * Beyond the named paths, any string shaped like a credential, anywhere in a line (a key pasted into a path, an
+ * error message quoting input), is redacted: the fields by `formatters.log` (errors once serialized), the message
+ * by `hooks.logMethod`.
+ */
 export function createLogger(level: string, destination?: DestinationStream): Logger {
-  return pino({ level, redact, serializers: { req: requestSerializer, err: pino.stdSerializers.err } }, destination);
+  return pino(
+    {
+      level,
+      redact,
+      serializers: { req: requestSerializer, err: (error: Error) => redactSecretsIn(pino.stdSerializers.err(error)) },
+      formatters: { log: (object) => redactSecretsIn(object) },
+      hooks: {
+        logMethod(args, method) {
+          method.apply(this, args.map((arg) => (typeof arg === 'string' ? redactSecrets(arg) : arg)) as Parameters<typeof method>);
+        },
+      },
+    },
+    destination,
+  );
 }

@@ -1,3 +1,5 @@
+import { redactSecrets, redactSecretsIn } from '../secret-redaction.js';
+
 /** The contract's error codes that this service answers, with their status and title. */
 export const problemCodes = {
   invalid_json: { status: 400, title: 'Invalid JSON' },
@@ -52,6 +54,8 @@ export class ProblemError extends Error {
 /** The body; extra members (errors, ids) follow and can never replace a standard one. */
 export function problemBody(code: ProblemCode, detail: string, requestId: string, extra: Record<string, unknown> = {}) {
   const { status, title } = problemCodes[code];
-  const standard = { type: `urn:nature:problem:${code}`, title, status, detail, code, request_id: requestId };
-  return { ...extra, ...standard, ...Object.fromEntries(Object.entries(extra).filter(([key]) => !(key in standard))) };
+  // A detail or field that quotes the request (an id from the path, an invalid field) never echoes a credential.
+  const standard = { type: `urn:nature:problem:${code}`, title, status, detail: redactSecrets(detail), code, request_id: requestId };
+  const quoted = redactSecretsIn(extra);
+  return { ...quoted, ...standard, ...Object.fromEntries(Object.entries(quoted).filter(([key]) => !(key in standard))) };
 }
