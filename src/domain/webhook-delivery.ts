@@ -17,7 +17,10 @@ export type WebhookDeliveryAttempted = {
   };
 };
 
-export type DeliveryOutcome = 'succeeded' | 'retrying' | 'failed' | 'endpoint_gone';
+/** `cancelled`: the attempt was due when its subject had been erased, and nothing was sent; final, like the others but `retrying`. */
+export type DeliveryOutcome = 'succeeded' | 'retrying' | 'failed' | 'endpoint_gone' | 'cancelled';
+/** What an HTTP attempt can come to. */
+export type AttemptOutcome = Exclude<DeliveryOutcome, 'cancelled'>;
 
 export const RESPONSE_EXCERPT_BYTES = 1024;
 
@@ -36,7 +39,7 @@ export interface SendResult {
  * redirects are not followed; timeouts, refused connections) is retried after the schedule's next delay,
  * and fails for good once the schedule is spent. `attempt` counts from 1.
  */
-export function judgeAttempt(result: SendResult, attempt: number, scheduleMs: readonly number[]): { outcome: DeliveryOutcome; retryInMs: number | null } {
+export function judgeAttempt(result: SendResult, attempt: number, scheduleMs: readonly number[]): { outcome: AttemptOutcome; retryInMs: number | null } {
   if (result.status_code !== null && result.status_code >= 200 && result.status_code < 300) return { outcome: 'succeeded', retryInMs: null };
   if (result.status_code === 410) return { outcome: 'endpoint_gone', retryInMs: null };
   const delay = scheduleMs[attempt - 1];
@@ -44,6 +47,6 @@ export function judgeAttempt(result: SendResult, attempt: number, scheduleMs: re
 }
 
 /** A test event is sent once: a 2xx succeeds, anything else fails, and nothing retries it or retires the endpoint. */
-export function judgeTestAttempt(result: SendResult): DeliveryOutcome {
+export function judgeTestAttempt(result: SendResult): AttemptOutcome {
   return result.status_code !== null && result.status_code >= 200 && result.status_code < 300 ? 'succeeded' : 'failed';
 }

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { deliveryRecord, disableEndpoint, recordAttempt } from '../commands/webhooks.js';
 import { assessmentStream } from '../domain/assessment.js';
 import { newId } from '../domain/ids.js';
-import { type DeliveryOutcome, judgeAttempt, judgeTestAttempt } from '../domain/webhook-delivery.js';
+import { type AttemptOutcome, judgeAttempt, judgeTestAttempt } from '../domain/webhook-delivery.js';
 import { type WebhookEndpoint, endpointStream, signingSecrets, subscribes } from '../domain/webhook-endpoint.js';
 import { pause } from '../pause.js';
 import type { Bus, BusMessage, Handler, Outcome, Topic } from '../ports/bus.js';
@@ -229,11 +229,11 @@ export class WebhookDispatcher {
     try {
       const event = 'event' in payload ? payload.event : await this.projectedEvent(payload.event_id);
       if (!event) return notYetProjected(message);
-      // Pending deliveries (retries included) of an erased subject's events stop here. A test event names no subject.
-      if (!payload.test && (await this.subjectErased(event))) return { kind: 'ack' };
       const record = await deliveryRecord(this.services.events, message.id);
       // A delivery settled already (a repeat of its message after the bus's duplicate window) is not sent again.
       if (record.outcome !== null && record.outcome !== 'retrying') return { kind: 'ack' };
+      // Pending deliveries (retries included) of an erased subject's events stop here. A test event names no subject.
+      if (!payload.test && (await this.subjectErased(event))) return this.cancel(message.id, endpoint_id, event, record.attempts + 1);
       started = performance.now();
       return await this.attempt(message.id, endpoint, event, record.attempts + 1, payload.test === true);
     } finally {
@@ -247,7 +247,7 @@ export class WebhookDispatcher {
     if (!(await this.leading(deliveryId))) return HANDED_BACK;
     const sent = await this.post(endpoint, event);
     const now = this.clock();
-    const verdict: { outcome: DeliveryOutcome; retryInMs: number | null } = test
+    const verdict: { outcome: AttemptOutcome; retryInMs: number | null } = test
       ? { outcome: judgeTestAttempt(sent), retryInMs: null }
       : judgeAttempt(sent, attempt, this.options.retryScheduleMs);
     await recordAttempt(this.services.events, deliveryId, {
@@ -276,6 +276,24 @@ export class WebhookDispatcher {
         await this.retire(endpoint_id, `A delivery got no 2xx in ${attempt} attempts: its retries are exhausted.`, now);
         return { kind: 'dead', reason: `no 2xx after ${attempt} attempts` };
     }
+  }
+
+  /** Records that the delivery's due attempt was not made, its subject erased: its list shows a final `cancelled`. */
+  private async cancel(deliveryId: string, endpoint_id: string, event: WebhookEvent, attempt: number): Promise<Outcome> {
+    if (!(await this.leading(deliveryId))) return HANDED_BACK;
+    await recordAttempt(this.services.events, deliveryId, {
+      event_id: event.id,
+      endpoint_id,
+      attempt,
+      outcome: 'cancelled',
+      status_code: null,
+      error: "Cancelled: the event's subject was erased, so nothing was sent.",
+      duration_ms: 0,
+      response_excerpt: null,
+      attempted_at: this.clock().toISOString(),
+      next_attempt_at: null,
+    });
+    return { kind: 'ack' };
   }
 
   /** Whether this replica still leads (the term's guard): a deposed one neither publishes nor POSTs. */

@@ -43,7 +43,9 @@ const deliveryResource = z
     event_id: z.string(),
     endpoint_id: z.string(),
     attempt: z.number().int(),
-    outcome: z.enum(['succeeded', 'retrying', 'failed', 'endpoint_gone']),
+    outcome: z
+      .enum(['succeeded', 'retrying', 'failed', 'endpoint_gone', 'cancelled'])
+      .describe("cancelled: the attempt was due after the event's subject was erased; nothing was sent, and nothing will be."),
     status_code: z.number().int().nullable(),
     error: z.string().nullable(),
     duration_ms: z.number().int(),
