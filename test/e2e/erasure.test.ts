@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Body, client } from '../support/api-client.js';
 import { filesContaining } from '../support/byte-scan.js';
-import { eventually } from '../support/eventually.js';
 import { receiverPool } from '../support/receiver.js';
 import { type TestApp, openTestApp, validSubject } from '../support/test-app.js';
 
