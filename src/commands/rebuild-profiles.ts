@@ -17,7 +17,10 @@ export interface RebuildSummary {
   assessments: number;
   /** Rescored by this run (a resumed run skips what the killed one did). */
   rescored: number;
-  /** Profiles that the new version changes: each announced once as nature.profile.updated. */
+  /**
+   * Served profiles the switch to the version changed (their scores differ from what callers were told before),
+   * each announced once as nature.profile.updated: by this run, or by an earlier run of the same switch.
+   */
   changed_profiles: number;
   /** Whether this run switched the API to the version (false if it already served it). */
   activated: boolean;
@@ -37,9 +40,10 @@ const CHECKPOINT_EVERY = 25;
  * 1. every completed assessment gets a profile in the version (ProfileRescored: staged, not served),
  *    checkpointed so a killed run resumes; completions that land meanwhile are picked up before the switch;
  * 2. one ScoringVersionActivated switches every reader at once;
- * 3. each profile the new version changed is announced once (ProfileUpdated → nature.profile.updated),
- *    and a completion that slipped in around the switch is rescored here or by the server's rescoring
- *    reactor. nature.assessment.completed is never sent again.
+ * 3. each served profile whose scores the switch changed is announced once (ProfileUpdated →
+ *    nature.profile.updated), whichever way it goes (back to an earlier version too), and a completion that
+ *    slipped in around the switch is rescored here or by the server's rescoring reactor.
+ *    nature.assessment.completed is never sent again.
  */
 export async function rebuildProfiles(
   stores: { raw: EventStore; events: EventStore; readModels: ReadModelStore },
@@ -80,8 +84,9 @@ export async function rebuildProfiles(
   let changed = 0;
   let done = 0;
   for (const completion of completions.all) {
-    const result = await rescore(completion.assessment_id, version, true);
-    if (result?.state?.profiles[version]?.changed) changed += 1;
+    const state = (await rescore(completion.assessment_id, version, true))?.state;
+    // Served in the version and announced as a change (by this run, or by an earlier run of this switch).
+    if (state?.announced?.by === 'update' && state.announced.profile_id === state.profiles[version]?.profile_id) changed += 1;
     done += 1;
     await options.onProgress({ phase: 'announcing', done, total: completions.all.length });
   }

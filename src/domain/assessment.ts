@@ -116,6 +116,11 @@ export interface Assessment {
   scoring_version: string | null;
   /** Its profile in each scoring version, the completion's and any rebuild's. */
   profiles: Record<string, VersionedProfile>;
+  /**
+   * The profile callers were last told about: the completion's (nature.assessment.completed), then each one a
+   * nature.profile.updated announced. Null until completed.
+   */
+  announced: { profile_id: string; by: 'completion' | 'update' } | null;
   created_at: string;
   updated_at: string;
   completed_at: string | null;
@@ -143,7 +148,19 @@ export function assessmentStream(assessmentId: string): string {
 export function evolveAssessment(state: AssessmentState, event: AssessmentEvent): AssessmentState {
   if (event.type === 'AssessmentStarted') {
     const { assessment_id, created_at, ...rest } = event.data;
-    return { id: assessment_id, ...rest, status: 'created', answers: {}, profile_id: null, scoring_version: null, profiles: {}, created_at, updated_at: created_at, completed_at: null };
+    return {
+      id: assessment_id,
+      ...rest,
+      status: 'created',
+      answers: {},
+      profile_id: null,
+      scoring_version: null,
+      profiles: {},
+      announced: null,
+      created_at,
+      updated_at: created_at,
+      completed_at: null,
+    };
   }
   if (state === undefined) return state;
   switch (event.type) {
@@ -158,7 +175,8 @@ export function evolveAssessment(state: AssessmentState, event: AssessmentEvent)
     case 'ScoringCompleted': {
       const { profile_id, scoring_version, completed_at } = event.data;
       const profiles = { ...state.profiles, [scoring_version]: { profile_id, replaces: null, changed: false, notified: true } };
-      return { ...state, status: 'completed', profile_id, scoring_version, profiles, completed_at, updated_at: completed_at };
+      const announced = { profile_id, by: 'completion' as const };
+      return { ...state, status: 'completed', profile_id, scoring_version, profiles, announced, completed_at, updated_at: completed_at };
     }
     case 'AssessmentAbandoned':
       return { ...state, status: 'abandoned', updated_at: event.data.abandoned_at };
@@ -168,8 +186,9 @@ export function evolveAssessment(state: AssessmentState, event: AssessmentEvent)
     }
     case 'ProfileUpdated': {
       const profile = state.profiles[event.data.scoring_version];
-      if (profile === undefined) return state;
-      return { ...state, profiles: { ...state.profiles, [event.data.scoring_version]: { ...profile, notified: true } } };
+      const announced = { profile_id: event.data.profile_id, by: 'update' as const };
+      if (profile === undefined) return { ...state, announced };
+      return { ...state, profiles: { ...state.profiles, [event.data.scoring_version]: { ...profile, notified: true } }, announced };
     }
   }
 }
@@ -321,10 +340,18 @@ export interface Rescore {
   now: Date;
 }
 
+/** The profile callers were last told about, with its version; streams from before `announced` was kept fold to it too. */
+function announcedProfile(state: Assessment): { profile_id: string; scoring_version: string } | undefined {
+  const profileId = state.announced?.profile_id ?? state.profile_id;
+  const version = Object.entries(state.profiles).find(([, profile]) => profile.profile_id === profileId)?.[0];
+  return profileId === null || version === undefined ? undefined : { profile_id: profileId, scoring_version: version };
+}
+
 /**
  * Scores a completed assessment with another version (unless it already has a profile in it), noting
- * whether the result differs from the profile served now; with `notify`, announces a changed profile that
- * was not announced yet. Assessments not completed, or whose answers were erased, decide nothing.
+ * whether the result differs from the profile served now; with `notify` (the version is the one served now),
+ * announces its profile once if its scores differ from the profile callers were last told about, in either
+ * direction. Assessments not completed, or whose answers were erased, decide nothing.
  */
 export function decideRescore(state: AssessmentState, command: Rescore): AssessmentEvent[] {
   if (state?.status !== 'completed' || state.scoring_version === null) return [];
@@ -352,19 +379,25 @@ export function decideRescore(state: AssessmentState, command: Rescore): Assessm
       },
     });
   }
-  if (command.notify && target.changed && !target.notified && target.replaces !== null) {
-    events.push({
-      type: 'ProfileUpdated',
-      data: {
-        assessment_id: state.id,
-        subject_id: state.subject_id,
-        profile_id: target.profile_id,
-        previous_profile_id: target.replaces,
-        scoring_version: command.scoring_version,
-        event_id: command.event_id,
-        updated_at: command.now.toISOString(),
-      },
-    });
-  }
+  if (!command.notify) return events;
+  // Served now (the version being made active): a change from what callers were last told is announced once,
+  // whichever way the switch goes (a rollback to an earlier version included).
+  const announced = announcedProfile(state);
+  if (announced === undefined || announced.profile_id === target.profile_id || Object.keys(state.answers).length !== ITEM_COUNT) return events;
+  const { scoring_version: _now, ...servedScores } = command.scorerOf(command.scoring_version)(state.answers);
+  const { scoring_version: _then, ...announcedScores } = command.scorerOf(announced.scoring_version)(state.answers);
+  if (isDeepStrictEqual(servedScores, announcedScores)) return events;
+  events.push({
+    type: 'ProfileUpdated',
+    data: {
+      assessment_id: state.id,
+      subject_id: state.subject_id,
+      profile_id: target.profile_id,
+      previous_profile_id: announced.profile_id,
+      scoring_version: command.scoring_version,
+      event_id: command.event_id,
+      updated_at: command.now.toISOString(),
+    },
+  });
   return events;
 }

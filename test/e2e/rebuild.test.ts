@@ -88,5 +88,24 @@ describe('profile rebuild with mn76-v2 under concurrent API traffic', () => {
     }
     const again = await rebuildProfiles({ raw: env.log, events: env.events, readModels: env.readModels }, 'mn76-v2', { onProgress: () => undefined });
     expect(again).toMatchObject({ rescored: 0, activated: false, changed_profiles: changed });
+
+    // A rollback to v1 is a change too: each subject whose served profile changes back is told once, with the v2
+    // profile it replaces; the summary counts them; running it again tells nobody anything.
+    const v2Profiles = new Map<string, Body>();
+    for (const { subjectId } of [...before, ...completedDuring]) v2Profiles.set(subjectId, (await api.call('GET', `/v1/nature/subjects/${subjectId}/profile`)).body);
+    const back = await rebuildProfiles({ raw: env.log, events: env.events, readModels: env.readModels }, 'mn76-v1', { onProgress: () => undefined });
+    expect(back).toMatchObject({ scoring_version: 'mn76-v1', rescored: 0, activated: true, changed_profiles: changed });
+    await receiver.waitFor(11 + 2 * changed);
+    const rolledBack = receiver.received.slice(11 + changed).map((r) => (r.verified.ok ? (r.verified.payload as Body) : { type: 'unverified' }));
+    expect(rolledBack.map((p) => p.type)).toEqual(Array(changed).fill('nature.profile.updated'));
+    for (const update of rolledBack) {
+      expect(update.data).toMatchObject({ scoring_version: 'mn76-v1', previous_profile_id: v2Profiles.get(update.data.subject_id)!.id });
+      expect((await api.call('GET', `/v1/nature/subjects/${update.data.subject_id}/profile`)).body).toMatchObject({ id: update.data.profile_id, scoring_version: 'mn76-v1', status: 'current' });
+    }
+    expect(new Set(rolledBack.map((p) => p.data.subject_id)).size).toBe(changed);
+    const backAgain = await rebuildProfiles({ raw: env.log, events: env.events, readModels: env.readModels }, 'mn76-v1', { onProgress: () => undefined });
+    expect(backAgain).toMatchObject({ activated: false, changed_profiles: changed });
+    const events = (await api.call('GET', '/v1/nature/events?limit=100')).body.data as Body[];
+    expect(events.filter((e) => e.type === 'nature.profile.updated')).toHaveLength(2 * changed);
   });
 });
