@@ -1,16 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { expectProblem } from '../support/problems.js';
-import { type TestApp, auth, openTestApp, validSubject } from '../support/test-app.js';
+import { type TestApp, auth, useTestApp, validSubject } from '../support/test-app.js';
 
 describe('credentials pasted where they do not belong', () => {
   let t: TestApp;
   let key: string;
-  beforeAll(async () => {
-    t = await openTestApp({ LOG_LEVEL: 'debug' });
-    key = (await t.mint('test', 'sk')).raw;
-  });
-  afterAll(async () => {
-    await t.close();
+  useTestApp((app, sk) => {
+    t = app;
+    key = sk;
   });
 
   const pasted = {

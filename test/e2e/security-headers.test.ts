@@ -1,15 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestApp, auth, openTestApp, validSubject } from '../support/test-app.js';
+import { describe, expect, it } from 'vitest';
+import { type TestApp, auth, useTestApp, validSubject } from '../support/test-app.js';
 
 describe('security headers (helmet)', () => {
   let t: TestApp;
   let key: string;
-  beforeAll(async () => {
-    t = await openTestApp();
-    key = (await t.mint('test', 'sk')).raw;
-  });
-  afterAll(async () => {
-    await t.close();
+  useTestApp((app, sk) => {
+    t = app;
+    key = sk;
   });
 
   const frameAncestors = (policy: unknown) => /(^|;)\s*frame-ancestors 'none'\s*(;|$)/.test(String(policy));
