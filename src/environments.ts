@@ -38,7 +38,7 @@ import type { KeyStore } from './ports/key-store.js';
 import type { ReadModelStore } from './ports/read-models.js';
 import { Leadership } from './leadership.js';
 import { PROJECTED, Projector } from './projector.js';
-import { READ_YOUR_WRITES_TIMEOUT_MS } from './commands/subjects.js';
+import { READ_YOUR_WRITES_TIMEOUT_MS } from './commands/context.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
 
 /** One environment's stores. Sandbox (test keys) and production (live keys) never share one. */

@@ -8,6 +8,7 @@ import {
   type ScoringCommand,
   assessmentStream,
   decideAbandonAssessment,
+  decideCloseForErasure,
   decideRescore,
   decideScoreAssessment,
   decideStartAssessment,
@@ -17,13 +18,12 @@ import {
 import { mintClientSecret } from '../domain/client-secrets.js';
 import { newId } from '../domain/ids.js';
 import { decideOpenAssessment, evolveSubject, initialSubjectState, subjectStream } from '../domain/subject.js';
-import type { CommandContext } from './context.js';
+import { type CommandContext, READ_YOUR_WRITES_TIMEOUT_MS } from './context.js';
 import { type EventMetadata, type EventStore, WrongExpectedRevisionError } from '../ports/event-store.js';
 import { SubjectErasedError } from '../ports/data-keys.js';
 import { scorers } from '../scoring/scorers.js';
 import { SCORING_VERSIONS_STREAM, activeVersion } from '../domain/scoring-versions.js';
 import { type CommandResult, fold, handleCommand, toNewEvents } from './handle-command.js';
-import { READ_YOUR_WRITES_TIMEOUT_MS } from './subjects.js';
 
 const assessmentAggregate = { initial: undefined as AssessmentState, evolve: evolveAssessment };
 const subjectAggregate = { initial: initialSubjectState, evolve: evolveSubject };
@@ -69,6 +69,16 @@ export async function startAssessment(
     await env.projector.waitFor(stream.events.at(-1)!.position, READ_YOUR_WRITES_TIMEOUT_MS);
     return { assessment: fold(assessmentAggregate, stream.events)!, client_secret: secret.raw };
   }
+}
+
+/**
+ * Closes the subject's current assessment for its erasure, if still open: written at the assessment's revision,
+ * so a batch decided on the open assessment conflicts, decides again and is refused (410) instead of landing
+ * after the erasure. A pointer whose stream is not written yet gets its first event first.
+ */
+export async function closeForErasure(events: EventStore, pointer: AssessmentPointer, metadata: EventMetadata, now: Date): Promise<void> {
+  await writeStarted(events, pointer, metadata);
+  await handleCommand(events, assessmentStream(pointer.assessment_id), assessmentAggregate, (state) => decideCloseForErasure(state, { now }), metadata);
 }
 
 /** Writes the pointed-to assessment's first event unless someone already has (it is the same event). */

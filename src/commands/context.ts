@@ -7,3 +7,6 @@ export interface CommandContext {
   dataKeys: DataKeyStore;
   projector: { waitFor(position: bigint, timeoutMs: number): Promise<boolean> };
 }
+
+/** How long a write waits for the read models to show it before answering anyway. */
+export const READ_YOUR_WRITES_TIMEOUT_MS = 2000;

@@ -15,10 +15,11 @@ import {
   reservationHolder,
   subjectStream,
 } from '../domain/subject.js';
-import type { CommandContext } from './context.js';
-import { type EventMetadata, type EventStore, WrongExpectedRevisionError } from '../ports/event-store.js';
+import { type CommandContext, READ_YOUR_WRITES_TIMEOUT_MS } from './context.js';
+import { type AppendResult, type EventMetadata, type EventStore, WrongExpectedRevisionError } from '../ports/event-store.js';
 import type { DataKeyStore } from '../ports/data-keys.js';
-import { handleCommand, toNewEvents } from './handle-command.js';
+import { closeForErasure } from './assessments.js';
+import { fold, handleCommand, toNewEvents } from './handle-command.js';
 
 export interface CreateSubjectInput {
   external_subject_id: string;
@@ -74,27 +75,37 @@ export async function createSubject(
 }
 
 /**
- * Erases a subject: SubjectErased on its stream (the decision, serialised with its other commands), then
- * its data key is destroyed and its external id released. Its documents go from the read models as the
- * projector applies the event; the answer waits for that.
+ * Erases a subject: its open assessment closed first (closeForErasure), then SubjectErased on its stream at the
+ * revision it was read at (serialised with its other commands: an assessment opened meanwhile makes it start
+ * again and close that one too), then its data key is destroyed and its external id released. So no event of
+ * the subject lands after SubjectErased. Its documents go from the read models as the projector applies the
+ * event; the answer waits for that.
  */
 export async function eraseSubject(env: CommandContext, subjectId: string, metadata: EventMetadata, now: Date): Promise<SubjectErased['data']> {
   const secret = await env.dataKeys.environmentSecret();
-  const result = await handleCommand(
-    env.events,
-    subjectStream(subjectId),
-    subjectAggregate,
-    (state) => {
-      const reservation = state.status === 'active' && state.pii !== null ? externalIdStream(state.pii.external_subject_id, secret) : null;
-      return decideEraseSubject(state, { reservation, now });
-    },
-    metadata,
-  );
-  const erased = (result.events[0] as SubjectErased).data;
-  await completeErasure(env, erased);
-  await env.projector.waitFor(result.appended!.position, READ_YOUR_WRITES_TIMEOUT_MS);
-  return erased;
+  for (let attempt = 1; ; attempt++) {
+    const read = await env.events.readStream(subjectStream(subjectId));
+    const state = fold(subjectAggregate, read.events);
+    const reservation = state.status === 'active' && state.pii !== null ? externalIdStream(state.pii.external_subject_id, secret) : null;
+    const decided = decideEraseSubject(state, { reservation, now });
+    const pointer = state.status === 'active' ? state.current_assessment : null;
+    if (pointer !== null) await closeForErasure(env.events, pointer, metadata, now);
+    let appended: AppendResult;
+    try {
+      appended = await env.events.appendToStream(subjectStream(subjectId), toNewEvents(decided, metadata), read.revision);
+    } catch (error) {
+      if (!(error instanceof WrongExpectedRevisionError) || attempt >= MAX_ERASE_ATTEMPTS) throw error;
+      continue;
+    }
+    const erased = (decided[0] as SubjectErased).data;
+    await completeErasure(env, erased);
+    await env.projector.waitFor(appended.position, READ_YOUR_WRITES_TIMEOUT_MS);
+    return erased;
+  }
 }
+
+/** Erasures decided again after a concurrent write to the subject (an assessment opened meanwhile) before giving up. */
+const MAX_ERASE_ATTEMPTS = 20;
 
 /** What follows SubjectErased, idempotent: the erasure reactor runs it again after a crash in between. */
 export async function completeErasure(env: { events: EventStore; dataKeys: DataKeyStore }, erased: SubjectErased['data']): Promise<void> {
@@ -117,5 +128,3 @@ async function releaseReservation(events: EventStore, reservation: string, subje
   }
 }
 
-/** How long a write waits for the read models to show it before answering anyway. */
-export const READ_YOUR_WRITES_TIMEOUT_MS = 2000;

@@ -13,11 +13,10 @@ import {
 } from '../domain/webhook-endpoint.js';
 import { type DeliveryOutcome, type WebhookDeliveryAttempted, deliveryStream } from '../domain/webhook-delivery.js';
 import { newId } from '../domain/ids.js';
-import type { CommandContext } from './context.js';
+import { type CommandContext, READ_YOUR_WRITES_TIMEOUT_MS } from './context.js';
 import type { EventMetadata, EventStore } from '../ports/event-store.js';
 import { newSecret } from '../webhooks/signer.js';
 import { handleCommand, toNewEvents } from './handle-command.js';
-import { READ_YOUR_WRITES_TIMEOUT_MS } from './subjects.js';
 
 const endpointAggregate = { initial: undefined as WebhookEndpointState, evolve: evolveEndpoint };
 

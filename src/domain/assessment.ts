@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { ITEM_COUNT, ITEM_SET_VERSION } from '../scoring/item-bank.js';
 import type { ScoredProfile, Scorer } from '../scoring/scorer.js';
-import { DomainError } from './errors.js';
+import { DomainError, subjectErasedError } from './errors.js';
 
 const ASSESSMENT_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 
@@ -90,9 +90,10 @@ export type ProfileUpdated = {
     updated_at: string;
   };
 };
+/** `reason: 'erasure'`: the subject's erasure closed it, before SubjectErased, so no batch in flight lands after that. */
 export type AssessmentAbandoned = {
   type: 'AssessmentAbandoned';
-  data: { assessment_id: string; abandoned_at: string };
+  data: { assessment_id: string; abandoned_at: string; reason?: 'erasure' };
 };
 
 export type AssessmentEvent = AssessmentStarted | ResponsesSubmitted | ScoringCompleted | AssessmentAbandoned | ProfileRescored | ProfileUpdated;
@@ -127,6 +128,8 @@ export interface Assessment {
   expires_at: string;
   /** SHA-256 of the client secret a browser presents with a pk key; absent for assessments older than secrets. */
   client_secret_hash?: string;
+  /** When the subject's erasure closed it (abandoned it while open). */
+  erased_at?: string;
 }
 
 export interface VersionedProfile {
@@ -178,8 +181,10 @@ export function evolveAssessment(state: AssessmentState, event: AssessmentEvent)
       const announced = { profile_id, by: 'completion' as const };
       return { ...state, status: 'completed', profile_id, scoring_version, profiles, announced, completed_at, updated_at: completed_at };
     }
-    case 'AssessmentAbandoned':
-      return { ...state, status: 'abandoned', updated_at: event.data.abandoned_at };
+    case 'AssessmentAbandoned': {
+      const { abandoned_at, reason } = event.data;
+      return { ...state, status: 'abandoned', updated_at: abandoned_at, ...(reason === 'erasure' && { erased_at: abandoned_at }) };
+    }
     case 'ProfileRescored': {
       const { profile_id, scoring_version, replaces_profile_id, changed } = event.data;
       return { ...state, profiles: { ...state.profiles, [scoring_version]: { profile_id, replaces: replaces_profile_id, changed, notified: false } } };
@@ -258,6 +263,7 @@ export function decideStartAssessment(pointer: AssessmentPointer): AssessmentEve
 
 function openAssessmentOf(state: AssessmentState, subjectId: string, now: Date): Assessment {
   if (state === undefined || state.subject_id !== subjectId) throw new DomainError('not_found', 'No such assessment for this subject.');
+  if (state.erased_at !== undefined) throw subjectErasedError(subjectId, state.erased_at);
   if (!isOpen(state, now)) {
     const status = statusAt(state, now);
     throw new DomainError('assessment_not_open', `The assessment is ${status}; only created and in_progress assessments change.`, {
@@ -295,6 +301,12 @@ export function decideSubmitResponses(
   };
   if (answered < ITEM_COUNT) return [submitted];
   return [submitted, ...decideScoreAssessment(evolveAssessment(assessment, submitted), command.scoring)];
+}
+
+/** The subject is being erased: its assessment, if still open, is closed first, so that a batch in flight conflicts with it. */
+export function decideCloseForErasure(state: AssessmentState, command: { now: Date }): AssessmentEvent[] {
+  if (state === undefined || !isOpen(state, command.now)) return [];
+  return [{ type: 'AssessmentAbandoned', data: { assessment_id: state.id, abandoned_at: command.now.toISOString(), reason: 'erasure' } }];
 }
 
 export function decideAbandonAssessment(state: AssessmentState, command: { subject_id: string; now: Date }): AssessmentEvent[] {

@@ -84,7 +84,8 @@ export function assessmentAudit(source: AuditSource): AuditEntry {
     case 'ResponsesSubmitted':
       return entry(source, 'responses.submitted', id, { responses: event.data.pii?.responses ?? null }, event.data.pii);
     case 'AssessmentAbandoned':
-      return entry(source, 'assessment.abandoned', id, {});
+      // By the subject's erasure, which closes an open assessment before it is recorded.
+      return entry(source, 'assessment.abandoned', id, event.data.reason === undefined ? {} : { reason: event.data.reason });
     case 'ScoringCompleted': {
       const { scoring_version, profile_id, event_id } = event.data;
       return entry(source, 'assessment.scored', id, { scoring_version, profile_id, event_id });

@@ -12,3 +12,10 @@ export class DomainError extends Error {
     super(message);
   }
 }
+
+/** What any request about an erased subject is told. */
+export function subjectErasedError(subjectId: string, erasedAt: string): DomainError {
+  return new DomainError('subject_erased', `The subject ${subjectId} was erased at ${erasedAt}; its personal data is gone for good.`, {
+    subject_id: subjectId,
+  });
+}

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { type AssessmentPointer, type AssessmentState, type Language, assessmentPointer, isOpen } from './assessment.js';
-import { DomainError } from './errors.js';
+import { DomainError, subjectErasedError } from './errors.js';
 
 export interface Consent {
   text_version: string;
@@ -117,12 +117,6 @@ export function evolveSubject(state: SubjectState, event: SubjectEvent): Subject
   }
 }
 
-/** What any request about an erased subject is told. */
-export function subjectErasedError(subjectId: string, erasedAt: string): DomainError {
-  return new DomainError('subject_erased', `The subject ${subjectId} was erased at ${erasedAt}; its personal data is gone for good.`, {
-    subject_id: subjectId,
-  });
-}
 
 /** A subject that can be acted on; erased and unknown subjects refuse every command with their own error. */
 export function activeSubject(state: SubjectState): Extract<SubjectState, { status: 'active' }> {

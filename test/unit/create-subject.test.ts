@@ -11,6 +11,7 @@ import { createSubject } from '../../src/commands/subjects.js';
 import { DomainError } from '../../src/domain/errors.js';
 import { externalIdStream, subjectStream } from '../../src/domain/subject.js';
 import type { CommandContext } from '../../src/commands/context.js';
+import { EncryptingEventStore } from '../../src/privacy/encrypting-event-store.js';
 import { Projector } from '../../src/projector.js';
 import { interleaving } from '../support/interleaving.js';
 import { tempDir } from '../support/temp-dir.js';
@@ -23,10 +24,12 @@ describe('createSubject', () => {
     dir = tempDir();
     sqlite = new SqliteEventStore(join(dir.path, 'e.db'), 'FULL', { pollIntervalMs: 20 });
     const readModels = new SqliteReadModelStore(join(dir.path, 'r.db'), 'NORMAL');
-    const events = interleaving(sqlite);
-    const projector = new Projector(events, readModels, projections, [], pino({ level: 'silent' }));
+    const log = interleaving(sqlite);
+    // Commands seal personal fields; the projector reads the log as stored, as the server's does.
+    const projector = new Projector(log, readModels, projections, [], pino({ level: 'silent' }));
     projector.start();
-    env = { events, readModels, projector, dataKeys: await openDataKeys(loadStoreConfig({ NATURE_DATA_DIR: dir.path }), 'test') };
+    const dataKeys = await openDataKeys(loadStoreConfig({ NATURE_DATA_DIR: dir.path }), 'test');
+    env = { events: new EncryptingEventStore(log, dataKeys), readModels, projector, dataKeys };
   });
   afterEach(async () => {
     await env.projector.stop();

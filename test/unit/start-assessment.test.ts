@@ -13,6 +13,7 @@ import { createSubject } from '../../src/commands/subjects.js';
 import { assessmentPointer, assessmentStream } from '../../src/domain/assessment.js';
 import { subjectStream } from '../../src/domain/subject.js';
 import type { EventStore } from '../../src/ports/event-store.js';
+import { EncryptingEventStore } from '../../src/privacy/encrypting-event-store.js';
 import { Projector } from '../../src/projector.js';
 import { interleaving } from '../support/interleaving.js';
 import { tempDir } from '../support/temp-dir.js';
@@ -42,8 +43,10 @@ describe('starting assessments', () => {
     dir = tempDir();
     sqlite = new SqliteEventStore(join(dir.path, 'e.db'), 'FULL', { pollIntervalMs: 20 });
     readModels = new SqliteReadModelStore(join(dir.path, 'r.db'), 'NORMAL');
-    const events = slowAssessmentAppends(interleaving(sqlite));
-    env = { events, projector: new Projector(events, readModels, projections, [], pino({ level: 'silent' })), dataKeys: await openDataKeys(loadStoreConfig({ NATURE_DATA_DIR: dir.path }), 'test') };
+    const log = slowAssessmentAppends(interleaving(sqlite));
+    const dataKeys = await openDataKeys(loadStoreConfig({ NATURE_DATA_DIR: dir.path }), 'test');
+    // Commands seal personal fields; the projector reads the log as stored, as the server's does.
+    env = { events: new EncryptingEventStore(log, dataKeys), projector: new Projector(log, readModels, projections, [], pino({ level: 'silent' })), dataKeys };
     env.projector.start();
   });
   afterEach(async () => {
