@@ -23,6 +23,7 @@ import type { DeliveryMessage } from '../../src/webhooks/messages.js';
 import { newSecret, sign } from '../../src/webhooks/signer.js';
 import { receiverPool } from '../support/receiver.js';
 import { tempDir } from '../support/temp-dir.js';
+import { eventually } from '../support/eventually.js';
 
 describe('signer', () => {
   it('signs exactly as the Standard Webhooks reference library does', () => {
@@ -315,8 +316,11 @@ describe('webhook dispatcher', () => {
     try {
       await healthy.waitFor(1);
       await silent.waitFor(4);
-      // The deliveries turned away come back within a second or so, and are turned away again.
-      await new Promise((resolve) => setTimeout(resolve, 1500));
+      // The deliveries turned away come back and are turned away again (each time after one read of the
+      // endpoint): once every one of the 16 has been turned away twice more, still only four were sent.
+      const endpointReads = () => documentsRead.filter((collection) => collection === 'webhook_endpoints').length;
+      const before = endpointReads();
+      await eventually(async () => (endpointReads() >= before + 2 * 16 ? true : undefined));
       expect(silent.received).toHaveLength(4);
     } finally {
       // Its POSTs fail at once rather than hold the dispatcher's stop for a minute.
@@ -334,10 +338,8 @@ describe('webhook dispatcher', () => {
     start(undefined, 60_000);
     try {
       await silent.waitFor(4);
-      // The 16 turned away come back every few milliseconds, and are turned away again, for a while.
-      await new Promise((resolve) => setTimeout(resolve, 1000));
-      const endpointReads = documentsRead.filter((collection) => collection === 'webhook_endpoints').length;
-      expect(endpointReads).toBeGreaterThan(20 + 16);
+      // The 16 turned away come back every few milliseconds, and are turned away again: wait for a round of them.
+      await eventually(async () => (documentsRead.filter((collection) => collection === 'webhook_endpoints').length > 20 + 16 ? true : undefined));
       // Only the four deliveries that got a slot read the subject and their delivery record (the fifth read
       // of the subject is the fan-out's, of the completion's own message).
       expect(documentsRead.filter((collection) => collection === 'subjects')).toHaveLength(5);

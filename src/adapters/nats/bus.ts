@@ -46,6 +46,13 @@ export interface NatsBusOptions {
   limits?: { maxBytes: number; maxAgeMs: number };
 }
 
+/**
+ * How long each pull waits on the server; the server sends heartbeats every half of it. A consumer or stream
+ * deleted under a pull is not always announced (nats-server #3969): two missed heartbeats then tell it, so this
+ * bounds how long such a loss goes unnoticed (the client's default, 30 s, left webhooks waiting that long).
+ */
+const PULL_EXPIRES_MS = 10_000;
+
 /** A week and a gigabyte: far beyond the default retry schedule (about 33 h in all), and bounded. */
 export const STREAM_LIMITS = { maxBytes: 1_073_741_824, maxAgeMs: 7 * 24 * 3_600_000 };
 
@@ -241,7 +248,7 @@ export class NatsBus implements Bus {
       if (isNotFound(error)) await this.redeclare();
       throw error;
     });
-    const messages = await consumer.consume({ max_messages: concurrency });
+    const messages = await consumer.consume({ max_messages: concurrency, expires: PULL_EXPIRES_MS });
     // The server may have dropped the pull the client is waiting on: after a reconnect, start afresh.
     const stopRenewed = this.link.onRenewed(() => messages.stop(new Error(`NATS connection renewed; consuming ${durable} afresh`)));
     const stop = () => messages.stop();
