@@ -134,11 +134,6 @@ export interface Assessment {
 
 export interface VersionedProfile {
   profile_id: string;
-  /** The profile this one replaced when a rebuild made it; null for the completion's. */
-  replaces: string | null;
-  changed: boolean;
-  /** Announced: by nature.assessment.completed for the completion's, nature.profile.updated for a rebuild's. */
-  notified: boolean;
 }
 
 /** Undefined until the assessment's stream has its first event. */
@@ -177,7 +172,7 @@ export function evolveAssessment(state: AssessmentState, event: AssessmentEvent)
     }
     case 'ScoringCompleted': {
       const { profile_id, scoring_version, completed_at } = event.data;
-      const profiles = { ...state.profiles, [scoring_version]: { profile_id, replaces: null, changed: false, notified: true } };
+      const profiles = { ...state.profiles, [scoring_version]: { profile_id } };
       const announced = { profile_id, by: 'completion' as const };
       return { ...state, status: 'completed', profile_id, scoring_version, profiles, announced, completed_at, updated_at: completed_at };
     }
@@ -186,15 +181,11 @@ export function evolveAssessment(state: AssessmentState, event: AssessmentEvent)
       return { ...state, status: 'abandoned', updated_at: abandoned_at, ...(reason === 'erasure' && { erased_at: abandoned_at }) };
     }
     case 'ProfileRescored': {
-      const { profile_id, scoring_version, replaces_profile_id, changed } = event.data;
-      return { ...state, profiles: { ...state.profiles, [scoring_version]: { profile_id, replaces: replaces_profile_id, changed, notified: false } } };
+      const { profile_id, scoring_version } = event.data;
+      return { ...state, profiles: { ...state.profiles, [scoring_version]: { profile_id } } };
     }
-    case 'ProfileUpdated': {
-      const profile = state.profiles[event.data.scoring_version];
-      const announced = { profile_id: event.data.profile_id, by: 'update' as const };
-      if (profile === undefined) return { ...state, announced };
-      return { ...state, profiles: { ...state.profiles, [event.data.scoring_version]: { ...profile, notified: true } }, announced };
-    }
+    case 'ProfileUpdated':
+      return { ...state, announced: { profile_id: event.data.profile_id, by: 'update' } };
   }
 }
 
@@ -366,28 +357,36 @@ function announcedProfile(state: Assessment): { profile_id: string; scoring_vers
  * direction. Assessments not completed, or whose answers were erased, decide nothing.
  */
 export function decideRescore(state: AssessmentState, command: Rescore): AssessmentEvent[] {
-  if (state?.status !== 'completed' || state.scoring_version === null) return [];
+  if (state?.status !== 'completed' || state.scoring_version === null || Object.keys(state.answers).length !== ITEM_COUNT) return [];
+  const answers = state.answers;
+  // Each version's scores, worked out once however many comparisons need them.
+  const scored = new Map<string, ProfileScores>();
+  const scoresIn = (version: string): ProfileScores => {
+    let scores = scored.get(version);
+    if (scores === undefined) {
+      const { scoring_version: _version, ...profile } = command.scorerOf(version)(answers);
+      scored.set(version, (scores = profile));
+    }
+    return scores;
+  };
   const events: AssessmentEvent[] = [];
   let target = state.profiles[command.scoring_version];
   if (target === undefined) {
-    if (Object.keys(state.answers).length !== ITEM_COUNT) return [];
     const served = servedVersion(state, command.active_version)!;
-    const { scoring_version, ...profile } = command.scorerOf(command.scoring_version)(state.answers);
-    const { scoring_version: _served, ...before } = command.scorerOf(served)(state.answers);
     const replaces = state.profiles[served]!.profile_id;
-    target = { profile_id: command.profile_id, replaces, changed: !isDeepStrictEqual(profile, before), notified: false };
+    target = { profile_id: command.profile_id };
     events.push({
       type: 'ProfileRescored',
       data: {
         assessment_id: state.id,
         subject_id: state.subject_id,
         profile_id: command.profile_id,
-        scoring_version,
+        scoring_version: command.scoring_version,
         replaces_profile_id: replaces,
-        changed: target.changed,
+        changed: !isDeepStrictEqual(scoresIn(command.scoring_version), scoresIn(served)),
         completed_at: state.completed_at!,
         rescored_at: command.now.toISOString(),
-        pii: { profile },
+        pii: { profile: scoresIn(command.scoring_version) },
       },
     });
   }
@@ -395,10 +394,8 @@ export function decideRescore(state: AssessmentState, command: Rescore): Assessm
   // Served now (the version being made active): a change from what callers were last told is announced once,
   // whichever way the switch goes (a rollback to an earlier version included).
   const announced = announcedProfile(state);
-  if (announced === undefined || announced.profile_id === target.profile_id || Object.keys(state.answers).length !== ITEM_COUNT) return events;
-  const { scoring_version: _now, ...servedScores } = command.scorerOf(command.scoring_version)(state.answers);
-  const { scoring_version: _then, ...announcedScores } = command.scorerOf(announced.scoring_version)(state.answers);
-  if (isDeepStrictEqual(servedScores, announcedScores)) return events;
+  if (announced === undefined || announced.profile_id === target.profile_id) return events;
+  if (isDeepStrictEqual(scoresIn(command.scoring_version), scoresIn(announced.scoring_version))) return events;
   events.push({
     type: 'ProfileUpdated',
     data: {
