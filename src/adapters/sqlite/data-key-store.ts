@@ -1,10 +1,6 @@
 import type Database from 'better-sqlite3';
 import { type BlobKind, type Rewrap, type StoredBlob, SubjectErasedError, type WrappedKeyStore } from '../../ports/data-keys.js';
-import { pause } from '../../pause.js';
 import { openDatabase, type Synchronous } from './database.js';
-
-/** VACUUMs tried before a start gives up on another replica's writes. */
-const VACUUM_ATTEMPTS = 5;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS data_keys (
@@ -148,18 +144,10 @@ export class SqliteWrappedKeyStore implements WrappedKeyStore {
   async compact(): Promise<void> {
     // A raw key replaced by a longer blob can leave its bytes in a page's free space: VACUUM rebuilds every page.
     this.db.pragma('wal_checkpoint(TRUNCATE)');
-    for (let attempt = 1; ; attempt++) {
-      try {
-        this.db.exec('VACUUM');
-        break;
-      } catch (error) {
-        // Another replica starting at the same moment wrote since VACUUM began reading: SQLite refuses at once, without waiting.
-        if ((error as { code?: string }).code !== 'SQLITE_BUSY' || attempt === VACUUM_ATTEMPTS) throw error;
-        await pause(50 * attempt);
-      }
-    }
+    this.db.exec('VACUUM');
     this.db.pragma('wal_checkpoint(TRUNCATE)');
   }
+
 
   async ping(): Promise<void> {
     this.db.prepare('SELECT 1').get();
