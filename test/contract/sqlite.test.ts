@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
@@ -28,62 +28,27 @@ readModelStoreContract('sqlite', async () => {
   return { store, cleanup: async () => (await store.close(), dir.cleanup()) };
 });
 
-dataKeyStoreContract('sqlite, wrapped by a master key', async () => {
+/** A store on a file of a fresh directory, which a test may close and open again on the same file. */
+async function reopenable<Store extends { close(): Promise<void> }>(file: string, open: (path: string) => Store | Promise<Store>) {
   const dir = tempDir();
-  const path = join(dir.path, 'keys.db');
-  const open = () => wrappedDataKeys(new SqliteWrappedKeyStore(path, 'FULL'), join(dir.path, 'master.key'));
+  const path = join(dir.path, file);
   const fixture = {
-    store: await open(),
+    store: await open(path),
     reopen: async () => {
       await fixture.store.close();
-      fixture.store = await open();
+      fixture.store = await open(path);
     },
     cleanup: async () => (await fixture.store.close(), dir.cleanup()),
   };
   return fixture;
-});
+}
 
-wrappedKeyStoreContract('sqlite', async () => {
-  const dir = tempDir();
-  const path = join(dir.path, 'keys.db');
-  const fixture = {
-    store: new SqliteWrappedKeyStore(path, 'FULL'),
-    reopen: async () => {
-      await fixture.store.close();
-      fixture.store = new SqliteWrappedKeyStore(path, 'FULL');
-    },
-    cleanup: async () => (await fixture.store.close(), dir.cleanup()),
-  };
-  return fixture;
-});
-
-idempotencyStoreContract('sqlite', async () => {
-  const dir = tempDir();
-  const path = join(dir.path, 'idempotency.db');
-  const fixture = {
-    store: new SqliteIdempotencyStore(path, 'FULL'),
-    reopen: async () => {
-      await fixture.store.close();
-      fixture.store = new SqliteIdempotencyStore(path, 'FULL');
-    },
-    cleanup: async () => (await fixture.store.close(), dir.cleanup()),
-  };
-  return fixture;
-});
-
-keyStoreContract('sqlite', async () => {
-  const dir = tempDir();
-  const path = join(dir.path, 'keys.db');
-  const fixture = {
-    store: new SqliteKeyStore(path, 'FULL'),
-    reopen: async () => {
-      await fixture.store.close();
-      fixture.store = new SqliteKeyStore(path, 'FULL');
-    },
-    cleanup: async () => (await fixture.store.close(), dir.cleanup()),
-  };
-  return fixture;
-});
+dataKeyStoreContract('sqlite, wrapped by a master key', () =>
+  reopenable('keys.db', (path) => wrappedDataKeys(new SqliteWrappedKeyStore(path, 'FULL'), join(dirname(path), 'master.key'))),
+);
+wrappedKeyStoreContract('sqlite', () => reopenable('keys.db', (path) => new SqliteWrappedKeyStore(path, 'FULL')));
+idempotencyStoreContract('sqlite', () => reopenable('idempotency.db', (path) => new SqliteIdempotencyStore(path, 'FULL')));
+keyStoreContract('sqlite', () => reopenable('keys.db', (path) => new SqliteKeyStore(path, 'FULL')));
 
 describe('sqlite data key store on disk', () => {
   /** Keys made and checkpointed into the database file (a close does that), then one destroyed by a new store. */
