@@ -151,6 +151,15 @@ describe.skipIf(natsServerPath === undefined)('nats bus (a real nats-server with
     ]);
   });
 
+  it('starts beside replicas starting at the same moment on a new server: each declares the streams or finds them declared', async () => {
+    const server = await start();
+    const buses = await Promise.all(Array.from({ length: 6 }, () => connect(server)));
+    const consumer = consumeAll(buses[0]!);
+    await buses[5]!.publish('deliveries', 'from-the-last', {});
+    await expect.poll(() => consumer.seen).toEqual(['from-the-last']);
+    await consumer.stop();
+  });
+
   it('asks for the configured stream copies: more than one needs a NATS cluster', async () => {
     const server = await start();
     await expect(connect(server, { replicas: 2 })).rejects.toThrow(/refused the bus's streams: replicas > 1 not supported in non-clustered mode/);

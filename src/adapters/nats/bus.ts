@@ -18,6 +18,7 @@ import type { NatsAccess } from '../../config.js';
 import type { Environment } from '../../domain/api-keys.js';
 import { type Bus, type BusMessage, type ConsumeOptions, DEFAULT_MAX_DELIVER, type Handler, type Outcome, type Topic, runHandler, topics } from '../../ports/bus.js';
 import { NatsLink } from './connection.js';
+import { isNotFound, upsert } from './upsert.js';
 import { DELAY_LEVELS_MS, type DelayLevel, type Delayed, afterHop, firstHop } from './delays.js';
 import { type Envelope, decodeDelayed, decodeEnvelope, undecodable } from './envelopes.js';
 
@@ -127,24 +128,18 @@ export class NatsBus implements Bus {
   /** Creates the streams and consumers, or brings an existing deployment's settings up to date. */
   private async declare(jsm: JetStreamManager): Promise<void> {
     const replicas = this.options.replicas ?? 1;
-    const upsertStream = async (config: Partial<StreamConfig> & { name: string }) => {
-      try {
-        await jsm.streams.info(config.name);
-        await jsm.streams.update(config.name, config);
-      } catch (error) {
-        if (!isNotFound(error)) throw error;
-        await jsm.streams.add(config);
-      }
-    };
-    const upsertConsumer = async (stream: string, config: Partial<ConsumerConfig> & { durable_name: string }) => {
-      try {
-        await jsm.consumers.info(stream, config.durable_name);
-        await jsm.consumers.update(stream, config.durable_name, { ack_wait: config.ack_wait, max_deliver: config.max_deliver });
-      } catch (error) {
-        if (!isNotFound(error)) throw error;
-        await jsm.consumers.add(stream, config);
-      }
-    };
+    const upsertStream = (config: Partial<StreamConfig> & { name: string }) =>
+      upsert(
+        () => jsm.streams.info(config.name),
+        () => jsm.streams.update(config.name, config),
+        () => jsm.streams.add(config),
+      );
+    const upsertConsumer = (stream: string, config: Partial<ConsumerConfig> & { durable_name: string }) =>
+      upsert(
+        () => jsm.consumers.info(stream, config.durable_name),
+        () => jsm.consumers.update(stream, config.durable_name, { ack_wait: config.ack_wait, max_deliver: config.max_deliver }),
+        () => jsm.consumers.add(stream, config),
+      );
     const deadLetters = this.options.deadLetters ?? DEAD_LETTER_LIMITS;
     const limits = this.options.limits ?? STREAM_LIMITS;
     // A full stream refuses new messages rather than dropping old ones: a refused publish is retried from the log.
@@ -401,10 +396,6 @@ function delayConsumer(topic: Topic, level: DelayLevel): string {
   return `${topic}-${level}`;
 }
 
-function isNotFound(error: unknown): boolean {
-  return error instanceof Error && /not found/i.test(error.message);
-}
-
 /** A stream's refusal says why (the client's own message is a bare "503"); the code and API error stay. */
 function explained(error: unknown): never {
   const description = (error as { api_error?: { description?: unknown } }).api_error?.description;
@@ -420,3 +411,4 @@ function isNoStream(error: unknown): boolean {
   const { code, api_error } = (error ?? {}) as { code?: unknown; api_error?: unknown };
   return code === '503' && api_error === undefined;
 }
+
