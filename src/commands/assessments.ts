@@ -15,7 +15,7 @@ import {
   decideSubmitResponses,
   evolveAssessment,
 } from '../domain/assessment.js';
-import { mintClientSecret } from '../domain/client-secrets.js';
+import { derivedClientSecret, mintClientSecret } from '../domain/client-secrets.js';
 import { newId } from '../domain/ids.js';
 import { decideOpenAssessment, evolveSubject, initialSubjectState, subjectStream } from '../domain/subject.js';
 import { type CommandContext, READ_YOUR_WRITES_TIMEOUT_MS } from './context.js';
@@ -24,6 +24,7 @@ import { SubjectErasedError } from '../ports/data-keys.js';
 import { scorers } from '../scoring/scorers.js';
 import { SCORING_VERSIONS_STREAM, activeVersion } from '../domain/scoring-versions.js';
 import { type CommandResult, fold, handleCommand, toNewEvents } from './handle-command.js';
+import { producedBy } from './idempotent-retry.js';
 
 const assessmentAggregate = { initial: undefined as AssessmentState, evolve: evolveAssessment };
 const subjectAggregate = { initial: initialSubjectState, evolve: evolveSubject };
@@ -36,7 +37,9 @@ async function loadAssessment(events: EventStore, assessmentId: string): Promise
  * Opens the subject's next assessment: the pointer on the subject's stream first (appended at the
  * subject's revision, so concurrent starts serialise), then the assessment's own stream. A pointer whose
  * stream is not written yet (a start under way, or one that crashed between the two appends) is
- * completed here before deciding, so it counts as the open assessment it is.
+ * completed here before deciding, so it counts as the open assessment it is. A start with an
+ * Idempotency-Key mints its client secret from the key (derivedClientSecret): a retry after a crash finds
+ * the pointer it wrote and answers the same assessment and secret.
  */
 export async function startAssessment(
   env: CommandContext,
@@ -44,9 +47,17 @@ export async function startAssessment(
   requestedLanguage: Language,
   metadata: EventMetadata,
   now: Date,
-): Promise<{ assessment: Assessment; client_secret: string }> {
+): Promise<{ assessment: Assessment; client_secret: string; replayedAt?: Date }> {
+  const secretFor = async (assessmentId: string) =>
+    metadata.idempotency === undefined ? mintClientSecret(assessmentId) : derivedClientSecret(assessmentId, await env.dataKeys.environmentSecret(), metadata.idempotency);
   for (;;) {
     const subjectRead = await env.events.readStream(subjectStream(subjectId));
+    const earlier = producedBy(subjectRead.events, metadata, now);
+    if (earlier !== undefined) {
+      const pointed = subjectRead.events[earlier.first]!.data as AssessmentPointer;
+      const assessment = await started(env, pointed, metadata);
+      return { assessment, client_secret: (await secretFor(pointed.assessment_id)).raw, replayedAt: earlier.at };
+    }
     const subject = fold(subjectAggregate, subjectRead.events);
     const pointer = subject.status === 'active' ? subject.current_assessment : null;
     const current = pointer === null ? undefined : await loadAssessment(env.events, pointer.assessment_id);
@@ -55,7 +66,7 @@ export async function startAssessment(
       continue;
     }
     const assessmentId = newId('asm');
-    const secret = mintClientSecret(assessmentId);
+    const secret = await secretFor(assessmentId);
     const opened = decideOpenAssessment(subject, current, { assessment_id: assessmentId, requested_language: requestedLanguage, client_secret_hash: secret.hash, now });
     try {
       await env.events.appendToStream(subjectStream(subjectId), toNewEvents(opened, metadata), subjectRead.revision);
@@ -63,12 +74,16 @@ export async function startAssessment(
       if (error instanceof WrongExpectedRevisionError) continue;
       throw error;
     }
-    const pointed = opened[0]!.data as AssessmentPointer;
-    await writeStarted(env.events, pointed, metadata);
-    const stream = await env.events.readStream(assessmentStream(pointed.assessment_id));
-    await env.projector.waitFor(stream.events.at(-1)!.position, READ_YOUR_WRITES_TIMEOUT_MS);
-    return { assessment: fold(assessmentAggregate, stream.events)!, client_secret: secret.raw };
+    return { assessment: await started(env, opened[0]!.data as AssessmentPointer, metadata), client_secret: secret.raw };
   }
+}
+
+/** Writes the pointed-to assessment's first event unless written, and answers the assessment as that event left it. */
+async function started(env: CommandContext, pointed: AssessmentPointer, metadata: EventMetadata): Promise<Assessment> {
+  await writeStarted(env.events, pointed, metadata);
+  const first = (await env.events.readStream(assessmentStream(pointed.assessment_id))).events[0]!;
+  await env.projector.waitFor(first.position, READ_YOUR_WRITES_TIMEOUT_MS);
+  return fold(assessmentAggregate, [first])!;
 }
 
 /**
@@ -107,10 +122,16 @@ export async function submitResponses(
   responses: ItemResponse[],
   metadata: EventMetadata,
   now: Date,
-): Promise<Assessment> {
+): Promise<{ assessment: Assessment; replayedAt?: Date }> {
   const scoring = scoringWith(env.scoringVersion, now);
-  const { state, events } = await onAssessment(env, assessmentId, (current) => decideSubmitResponses(current, { subject_id: subjectId, responses, now, scoring }), metadata);
-  return events.filter((event) => event.type === 'ResponsesSubmitted').reduce(evolveAssessment, state)!;
+  const { state, events, replayedAt } = await onAssessment(
+    env,
+    assessmentId,
+    (current) => decideSubmitResponses(current, { subject_id: subjectId, responses, now, scoring }),
+    metadata,
+    now,
+  );
+  return { assessment: events.filter((event) => event.type === 'ResponsesSubmitted').reduce(evolveAssessment, state)!, replayedAt };
 }
 
 export async function abandonAssessment(
@@ -120,7 +141,7 @@ export async function abandonAssessment(
   metadata: EventMetadata,
   now: Date,
 ): Promise<Assessment> {
-  const { state, events } = await onAssessment(env, assessmentId, (current) => decideAbandonAssessment(current, { subject_id: subjectId, now }), metadata);
+  const { state, events } = await onAssessment(env, assessmentId, (current) => decideAbandonAssessment(current, { subject_id: subjectId, now }), metadata, now);
   return events.reduce(evolveAssessment, state)!;
 }
 
@@ -139,10 +160,17 @@ async function onAssessment(
   assessmentId: string,
   decide: (state: AssessmentState) => AssessmentEvent[],
   metadata: EventMetadata,
-): Promise<{ state: AssessmentState; events: AssessmentEvent[] }> {
+  now: Date,
+): Promise<{ state: AssessmentState; events: AssessmentEvent[]; replayedAt?: Date }> {
   const streamName = assessmentStream(assessmentId);
   for (let attempt = 1; ; attempt++) {
     const stream = await env.events.readStream(streamName);
+    const earlier = producedBy(stream.events, metadata, now);
+    if (earlier !== undefined) {
+      // A retry after a crash: what the first run decided, on the state it decided on.
+      const events = stream.events.slice(earlier.first, earlier.last + 1) as unknown as AssessmentEvent[];
+      return { state: fold(assessmentAggregate, stream.events.slice(0, earlier.first)), events, replayedAt: earlier.at };
+    }
     const state = fold(assessmentAggregate, stream.events);
     const events = decide(state);
     if (events.length === 0) return { state, events };

@@ -1,5 +1,5 @@
 import { newId } from '../domain/ids.js';
-import { DomainError } from '../domain/errors.js';
+import { DomainError, subjectErasedError } from '../domain/errors.js';
 import {
   type Consent,
   type ExternalIdClaimed,
@@ -16,10 +16,11 @@ import {
   subjectStream,
 } from '../domain/subject.js';
 import { type CommandContext, READ_YOUR_WRITES_TIMEOUT_MS } from './context.js';
-import { type AppendResult, type EventMetadata, type EventStore, WrongExpectedRevisionError } from '../ports/event-store.js';
+import { type AppendResult, type EventMetadata, type EventStore, type RecordedEvent, WrongExpectedRevisionError } from '../ports/event-store.js';
 import type { DataKeyStore } from '../ports/data-keys.js';
 import { closeForErasure } from './assessments.js';
 import { fold, handleCommand, toNewEvents } from './handle-command.js';
+import { producedBy } from './idempotent-retry.js';
 
 export interface CreateSubjectInput {
   external_subject_id: string;
@@ -39,11 +40,14 @@ export async function createSubject(
   env: CommandContext,
   input: CreateSubjectInput,
   metadata: EventMetadata,
+  now: Date,
 ): Promise<Extract<SubjectState, { status: 'active' }>> {
   const reservation = externalIdStream(input.external_subject_id, await env.dataKeys.environmentSecret());
   for (;;) {
     const claim = await env.events.readStream(reservation);
-    let subjectId = reservationHolder(claim.events as unknown as ReservationEvent[]);
+    // A retry of a create that claimed the id before a crash: its subject, even one erased (and the id released) since.
+    let subjectId = await claimedEarlier(env.events, claim.events, metadata, now);
+    subjectId ??= reservationHolder(claim.events as unknown as ReservationEvent[]);
     if (subjectId === undefined) {
       subjectId = newId('sub');
       const claimed: ExternalIdClaimed = { type: 'ExternalIdClaimed', data: { subject_id: subjectId } };
@@ -55,23 +59,36 @@ export async function createSubject(
       }
     }
     const id = subjectId;
-    const now = new Date().toISOString();
     try {
       const result = await handleCommand(
         env.events,
         subjectStream(id),
         subjectAggregate,
-        (state) => decideCreateSubject(state, { subject_id: id, ...input, now }),
+        (state) => decideCreateSubject(state, { subject_id: id, ...input, now: now.toISOString() }),
         metadata,
+        now,
       );
       if (result.appended) await env.projector.waitFor(result.appended.position, READ_YOUR_WRITES_TIMEOUT_MS);
       if (result.state.status !== 'active') throw new Error('subject creation left no subject');
       return result.state;
     } catch (error) {
       if (!(error instanceof DomainError && error.code === 'subject_erased')) throw error;
-      await releaseReservation(env.events, reservation, id, new Date());
+      await releaseReservation(env.events, reservation, id, now);
     }
   }
+}
+
+/**
+ * The subject an earlier run of this request (found by its Idempotency-Key's tag) claimed the id for; a subject
+ * erased since answers 410, as the key's stored answer would.
+ */
+async function claimedEarlier(events: EventStore, reservation: readonly RecordedEvent[], metadata: EventMetadata, now: Date): Promise<string | undefined> {
+  const earlier = producedBy(reservation, metadata, now);
+  if (earlier === undefined) return undefined;
+  const { subject_id } = reservation[earlier.first]!.data as ExternalIdClaimed['data'];
+  const subject = fold(subjectAggregate, (await events.readStream(subjectStream(subject_id))).events);
+  if (subject.status === 'erased') throw subjectErasedError(subject.id, subject.erased_at);
+  return subject_id;
 }
 
 /**

@@ -3,37 +3,62 @@ import {
   type EventType,
   type WebhookEndpoint,
   type WebhookEndpointCreated,
+  type WebhookEndpointEvent,
+  type WebhookEndpointIdChosen,
   type WebhookEndpointState,
   decideDeleteEndpoint,
   decideDisableEndpoint,
   decideRotateSecret,
   decideUpdateEndpoint,
+  endpointRequestStream,
   endpointStream,
   evolveEndpoint,
 } from '../domain/webhook-endpoint.js';
 import { type DeliveryOutcome, type WebhookDeliveryAttempted, deliveryStream } from '../domain/webhook-delivery.js';
 import { newId } from '../domain/ids.js';
 import { type CommandContext, READ_YOUR_WRITES_TIMEOUT_MS } from './context.js';
-import type { EventMetadata, EventStore } from '../ports/event-store.js';
+import { type EventMetadata, type EventStore, WrongExpectedRevisionError } from '../ports/event-store.js';
 import { newSecret } from '../webhooks/signer.js';
-import { handleCommand, toNewEvents } from './handle-command.js';
+import { type CommandResult, handleCommand, toNewEvents } from './handle-command.js';
+import { producedBy } from './idempotent-retry.js';
 
 const endpointAggregate = { initial: undefined as WebhookEndpointState, evolve: evolveEndpoint };
 
+/**
+ * Registers an endpoint. With an Idempotency-Key, the id is chosen on a stream named by the key's tag first, so
+ * a retry after a crash finds that endpoint (and answers it, secret included) instead of registering another.
+ */
 export async function createEndpoint(
   env: CommandContext,
   input: { url: string; enabled_events: EventType[]; description: string | null },
   metadata: EventMetadata,
   now: Date,
-): Promise<WebhookEndpoint> {
+): Promise<{ endpoint: WebhookEndpoint; replayedAt?: Date }> {
+  const endpointId = metadata.idempotency === undefined ? newId('whe') : await chosenEndpointId(env.events, metadata.idempotency, metadata, now);
   const created: WebhookEndpointCreated = {
     type: 'WebhookEndpointCreated',
     // A type listed twice is listened to once: the first mention keeps its place.
-    data: { endpoint_id: newId('whe'), ...input, enabled_events: [...new Set(input.enabled_events)], secret: newSecret(), created_at: now.toISOString() },
+    data: { endpoint_id: endpointId, ...input, enabled_events: [...new Set(input.enabled_events)], secret: newSecret(), created_at: now.toISOString() },
   };
-  const appended = await env.events.appendToStream(endpointStream(created.data.endpoint_id), toNewEvents([created], metadata), 'no_stream');
-  await env.projector.waitFor(appended.position, READ_YOUR_WRITES_TIMEOUT_MS);
-  return evolveEndpoint(undefined, created)!;
+  const result = await handleCommand(env.events, endpointStream(endpointId), endpointAggregate, () => [created], metadata, now);
+  return settle(env, result);
+}
+
+/** The endpoint id this request chose before a crash, or one it chooses now. */
+async function chosenEndpointId(events: EventStore, tag: string, metadata: EventMetadata, now: Date): Promise<string> {
+  const stream = endpointRequestStream(tag);
+  for (;;) {
+    const read = await events.readStream(stream);
+    const earlier = producedBy(read.events, metadata, now);
+    if (earlier !== undefined) return (read.events[earlier.first]!.data as WebhookEndpointIdChosen['data']).endpoint_id;
+    const chosen: WebhookEndpointIdChosen = { type: 'WebhookEndpointIdChosen', data: { endpoint_id: newId('whe') } };
+    try {
+      await events.appendToStream(stream, toNewEvents([chosen], metadata), read.revision === -1n ? 'no_stream' : read.revision);
+      return chosen.data.endpoint_id;
+    } catch (error) {
+      if (!(error instanceof WrongExpectedRevisionError)) throw error;
+    }
+  }
 }
 
 export async function deleteEndpoint(env: CommandContext, endpointId: string, metadata: EventMetadata, now: Date): Promise<void> {
@@ -50,23 +75,35 @@ export async function disableEndpoint(events: EventStore, endpointId: string, re
 }
 
 /** Changes url, enabled_events, description or status; answers the endpoint as it now stands. */
-export async function updateEndpoint(env: CommandContext, endpointId: string, changes: EndpointChanges, metadata: EventMetadata, now: Date): Promise<WebhookEndpoint> {
-  return settle(env, await handleCommand(env.events, endpointStream(endpointId), endpointAggregate, (state) => decideUpdateEndpoint(state, endpointId, changes, now), metadata));
+export async function updateEndpoint(
+  env: CommandContext,
+  endpointId: string,
+  changes: EndpointChanges,
+  metadata: EventMetadata,
+  now: Date,
+): Promise<{ endpoint: WebhookEndpoint; replayedAt?: Date }> {
+  return settle(env, await handleCommand(env.events, endpointStream(endpointId), endpointAggregate, (state) => decideUpdateEndpoint(state, endpointId, changes, now), metadata, now));
 }
 
 /** A new secret, answered once; the replaced one also signs for `overlapSeconds`. */
-export async function rotateEndpointSecret(env: CommandContext, endpointId: string, overlapSeconds: number, metadata: EventMetadata, now: Date): Promise<WebhookEndpoint> {
+export async function rotateEndpointSecret(
+  env: CommandContext,
+  endpointId: string,
+  overlapSeconds: number,
+  metadata: EventMetadata,
+  now: Date,
+): Promise<{ endpoint: WebhookEndpoint; replayedAt?: Date }> {
   const secret = newSecret();
   return settle(
     env,
-    await handleCommand(env.events, endpointStream(endpointId), endpointAggregate, (state) => decideRotateSecret(state, endpointId, secret, overlapSeconds, now), metadata),
+    await handleCommand(env.events, endpointStream(endpointId), endpointAggregate, (state) => decideRotateSecret(state, endpointId, secret, overlapSeconds, now), metadata, now),
   );
 }
 
 /** Waits until the read models show the command's events (what the dispatcher reads), and answers the endpoint. */
-async function settle(env: CommandContext, result: { state: WebhookEndpointState; appended: { position: bigint } | undefined }): Promise<WebhookEndpoint> {
+async function settle(env: CommandContext, result: CommandResult<WebhookEndpointState, WebhookEndpointEvent>): Promise<{ endpoint: WebhookEndpoint; replayedAt?: Date }> {
   if (result.appended) await env.projector.waitFor(result.appended.position, READ_YOUR_WRITES_TIMEOUT_MS);
-  return result.state!;
+  return { endpoint: result.state!, replayedAt: result.replayedAt };
 }
 
 /**

@@ -31,9 +31,10 @@ export interface ApiKeyRecord {
   origins: string[];
 }
 
-const RANDOM_LENGTH = 40;
+export const RANDOM_LENGTH = 40;
 /** Base62 random characters: the secret part of raw API keys and client secrets. */
-export const randomPart = customAlphabet('0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz', RANDOM_LENGTH);
+export const KEY_ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+export const randomPart = customAlphabet(KEY_ALPHABET, RANDOM_LENGTH);
 const RAW_KEY = /^(test|live)_(pk|sk)_[0-9A-Za-z]{32,128}$/;
 
 export function hashKey(raw: string): string {

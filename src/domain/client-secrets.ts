@@ -1,5 +1,6 @@
-import { timingSafeEqual } from 'node:crypto';
-import { hashKey, randomPart } from './api-keys.js';
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { customRandom } from 'nanoid';
+import { KEY_ALPHABET, RANDOM_LENGTH, hashKey, randomPart } from './api-keys.js';
 
 /**
  * An assessment's client secret, `asm_…_secret_…`: what a browser presents with a pk key to act on that one
@@ -11,6 +12,25 @@ const CLIENT_SECRET = /^(asm_[0-9A-Za-z]+)_secret_[0-9A-Za-z]{40}$/;
 
 export function mintClientSecret(assessmentId: string): { raw: string; hash: string } {
   const raw = `${assessmentId}_secret_${randomPart()}`;
+  return { raw, hash: hashKey(raw) };
+}
+
+/**
+ * The secret of an assessment started with an Idempotency-Key: drawn, as mintClientSecret draws one, from a
+ * stream of bytes keyed by the environment's secret and the key's tag, so a retry after a crash answers the
+ * secret the first run minted (the log keeps only its hash). It is as unguessable as a random one to anyone
+ * without the environment's secret.
+ */
+export function derivedClientSecret(assessmentId: string, environmentSecret: Buffer, tag: string): { raw: string; hash: string } {
+  let block = 0;
+  const bytes = (size: number) => {
+    const out = Buffer.alloc(size);
+    for (let filled = 0; filled < size; filled += 32) {
+      createHmac('sha256', environmentSecret).update(`client-secret\0${assessmentId}\0${tag}\0${block++}`).digest().copy(out, filled);
+    }
+    return out;
+  };
+  const raw = `${assessmentId}_secret_${customRandom(KEY_ALPHABET, RANDOM_LENGTH, bytes)()}`;
   return { raw, hash: hashKey(raw) };
 }
 

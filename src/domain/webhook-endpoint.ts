@@ -61,6 +61,16 @@ export interface WebhookEndpoint {
   created_at: string;
 }
 
+/**
+ * The id a create sent with an Idempotency-Key chose for its endpoint, held on a stream named by the key's tag
+ * before the endpoint's own stream is written: a retry after a crash finds the endpoint that create made.
+ */
+export type WebhookEndpointIdChosen = { type: 'WebhookEndpointIdChosen'; data: { endpoint_id: string } };
+
+export function endpointRequestStream(idempotencyTag: string): string {
+  return `webhook_endpoint_request-${idempotencyTag}`;
+}
+
 /** Undefined before creation and after deletion. */
 export type WebhookEndpointState = WebhookEndpoint | undefined;
 

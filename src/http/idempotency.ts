@@ -2,19 +2,19 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { type PiiEnvelope, open, seal } from '../privacy/pii-envelope.js';
 import type { DataKeyStore } from '../ports/data-keys.js';
+import { IDEMPOTENCY_TTL_MS } from '../ports/idempotency.js';
 import { ProblemError } from './problem.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
     /**
-     * The request's Idempotency-Key: checked before validation, claimed after it (as `holder`), then completed
-     * or released on send.
+     * The request's Idempotency-Key: checked before validation, claimed after it (as `holder`, the request's
+     * events tagged with `tag`: idempotencyTag), then completed or released on send.
      */
-    idempotency: { key: string; holder: string | null } | null;
+    idempotency: { key: string; holder: string | null; tag: string | null } | null;
   }
 }
 
-const TTL_MS = 24 * 60 * 60 * 1000;
 /** A request cut off by a crash holds its key this long; then a retry runs it again. */
 const LEASE_MS = 30_000;
 const KEY = /^[\x21-\x7e]{1,255}$/;
@@ -50,16 +50,20 @@ export function registerIdempotency(app: FastifyInstance, clock: () => Date): vo
     }
     // A publishable key is in every end user's page: its keys are kept apart per path (the one assessment its
     // secret opens), so a browser can neither take the caller's server's keys in advance nor another page's.
-    request.idempotency = { key: request.apiKey?.type === 'pk' ? `pk ${request.url.split('?')[0]} ${key}` : key, holder: null };
+    request.idempotency = { key: request.apiKey?.type === 'pk' ? `pk ${request.url.split('?')[0]} ${key}` : key, holder: null, tag: null };
   });
 
   app.addHook('preHandler', async (request, reply) => {
     if (request.idempotency === null) return;
     const { key } = request.idempotency;
-    const claimWith = (fingerprint: string) => request.env.idempotency.claim({ key, fingerprint, now: clock(), leaseMs: LEASE_MS, ttlMs: TTL_MS });
-    let claim = await claimWith(fingerprintOf(request.method, request.url, request.body));
+    const claimWith = (fingerprint: string) => request.env.idempotency.claim({ key, fingerprint, now: clock(), leaseMs: LEASE_MS, ttlMs: IDEMPOTENCY_TTL_MS });
+    let fingerprint = fingerprintOf(request.method, request.url, request.body);
+    let claim = await claimWith(fingerprint);
     // A key first used before fingerprints were canonical (kept 24 h) holds the body's fingerprint in its own key order.
-    if (claim.outcome === 'reused') claim = await claimWith(orderedFingerprintOf(request.method, request.url, request.body));
+    if (claim.outcome === 'reused') {
+      fingerprint = orderedFingerprintOf(request.method, request.url, request.body);
+      claim = await claimWith(fingerprint);
+    }
     switch (claim.outcome) {
       case 'claimed':
         // A closed assessment's secret gets only the replay of what it stored (errors.ts answers its 401).
@@ -68,6 +72,7 @@ export function registerIdempotency(app: FastifyInstance, clock: () => Date): vo
           throw request.closedSecretRefusal;
         }
         request.idempotency.holder = claim.holder;
+        request.idempotency.tag = idempotencyTag(key, fingerprint);
         return;
       case 'in_use':
         throw new ProblemError('idempotency_key_in_use', 'A request with this Idempotency-Key is still running; retry when it has finished.', {}, { 'retry-after': '1' });
@@ -107,6 +112,14 @@ export function registerIdempotency(app: FastifyInstance, clock: () => Date): vo
  */
 export function fingerprintOf(method: string, url: string, body: unknown): string {
   return createHash('sha256').update(`${method} ${url}\n${JSON.stringify(canonical(body ?? null))}`).digest('base64url');
+}
+
+/**
+ * What the events a keyed request appends carry in their metadata: a retry after a crash finds by it what the
+ * first run wrote (commands/idempotent-retry.ts). A digest, so the log never holds the key itself.
+ */
+function idempotencyTag(key: string, fingerprint: string): string {
+  return createHash('sha256').update(`${key}\n${fingerprint}`).digest('base64url');
 }
 
 /** The fingerprint of keys first used before fingerprints were canonical: the validated body's members in their order. */

@@ -20,6 +20,11 @@ export interface EventMetadata {
   key_id?: string;
   /** For events caused by the service itself (the projector, a rebuild). */
   causation?: string;
+  /**
+   * The tag of the request's Idempotency-Key (a digest of the key and the request): a retry after a crash
+   * finds the events the key produced by it, and answers what they say instead of deciding again.
+   */
+  idempotency?: string;
 }
 
 export interface RecordedEvent<Type extends string = string, Data = unknown> extends NewEvent<Type, Data> {

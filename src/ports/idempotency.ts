@@ -3,6 +3,9 @@
  * key and environment so a retry gets that answer again instead of running twice. One store per environment.
  */
 
+/** How long a key is remembered from its first use, in the key store and as the tag of the events it produced. */
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+
 /** What a claim finds. */
 export type Claim =
   /**
@@ -22,7 +25,10 @@ export interface ClaimRequest {
   /** A digest of method, path and body. */
   fingerprint: string;
   now: Date;
-  /** How long a running request holds the key; after that (a crash) a retry may run it again. */
+  /**
+   * How long a running request holds the key; after that (a crash) a retry may run it again, and finds the events
+   * the first run wrote by the key's tag. A store that can tell the holder's process died lets a retry in at once.
+   */
   leaseMs: number;
   /** How long the key is remembered from its first use. */
   ttlMs: number;

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { knownProfile, knownResponses } from '../support/known-answers.js';
 import { type ServerProcess, runCli, startServer } from '../support/processes.js';
@@ -25,6 +26,12 @@ export interface CrashOptions {
   progress?: (line: string) => void;
   /** Keep the data directory (its path is in the report); it is kept anyway when a check fails. */
   keepData?: boolean;
+  /**
+   * Send every write with its own Idempotency-Key, kept across the write's retries, and register, update and
+   * rotate a side endpoint every third assessment. Then every retry must answer the first attempt's 2xx: any
+   * 409 fails, and each write is sent once more with its key, to be answered the same, marked replayed.
+   */
+  idempotencyKeys?: boolean;
 }
 
 export interface CrashReport {
@@ -71,7 +78,7 @@ type Body = Record<string, any>;
 
 /** A 2xx answer to a write, as the client saw it. */
 interface Write {
-  kind: 'subject' | 'assessment' | 'batch' | 'endpoint';
+  kind: 'subject' | 'assessment' | 'batch' | 'endpoint' | 'endpoint update' | 'endpoint rotation';
   id: string;
   requestId: string;
   body: Body;
@@ -85,6 +92,8 @@ interface Answer {
   status: number;
   body: Body;
   requestId: string;
+  /** Answered from the key's stored answer (idempotent-replayed: true). */
+  replayed: boolean;
   /** Attempts that got no answer (connection refused or cut by a kill) before this one. */
   unknownOutcomes: number;
 }
@@ -109,9 +118,16 @@ export async function runCrashSuite(options: CrashOptions): Promise<CrashReport>
     byClass: { '2xx': 0, '3xx': 0, '4xx': 0, '5xx': 0 } as Record<string, number>,
     unknownOutcomes: 0,
     recoveredBy409: 0,
+    keyedWrites: 0,
+    keyInUse: 0,
+    replaysCompared: 0,
+    conflicts: 0,
   };
+  const keyed = options.idempotencyKeys === true;
   // Two receivers: one answers 200, the other fails every fourth request with 503 (so retries run across kills).
   const receivers = [await startReceiver(() => 200), await startReceiver((n) => (n % 4 === 1 ? 503 : 200))];
+  // Where side endpoints point; nothing is sent there.
+  const sink = await startReceiver(() => 200);
 
   // The server, killed and restarted by the killer; callers wait on `ready` while it is down.
   const servers: ServerProcess[] = [];
@@ -140,7 +156,7 @@ export async function runCrashSuite(options: CrashOptions): Promise<CrashReport>
   const writes: Write[] = [];
 
   /** One request, repeated until the server answers it; a write's effect may then be that of an unanswered attempt. */
-  async function call(method: string, path: string, body?: unknown): Promise<Answer> {
+  async function call(method: string, path: string, body?: unknown, idempotencyKey?: string): Promise<Answer> {
     let unknownOutcomes = 0;
     for (let attempt = 1; ; attempt++) {
       const server = await ready;
@@ -148,7 +164,11 @@ export async function runCrashSuite(options: CrashOptions): Promise<CrashReport>
       try {
         const response = await fetch(`${server.url}${path}`, {
           method,
-          headers: { authorization: `Bearer ${key}`, ...(body !== undefined && { 'content-type': 'application/json' }) },
+          headers: {
+            authorization: `Bearer ${key}`,
+            ...(body !== undefined && { 'content-type': 'application/json' }),
+            ...(idempotencyKey !== undefined && { 'idempotency-key': idempotencyKey }),
+          },
           ...(body !== undefined && { body: JSON.stringify(body) }),
           signal: AbortSignal.timeout(60_000),
         });
@@ -159,7 +179,15 @@ export async function runCrashSuite(options: CrashOptions): Promise<CrashReport>
         counts.answered += 1;
         counts.byClass[statusClass] = (counts.byClass[statusClass] ?? 0) + 1;
         if (response.status >= 500) fail(`${method} ${path} answered ${response.status}: ${text.slice(0, 500)}`);
-        return { status: response.status, body: answer, requestId: response.headers.get('request-id') ?? '', unknownOutcomes };
+        // The key's first request is still running (in this server: a request cut off with its process is not).
+        if (response.status === 409 && answer.code === 'idempotency_key_in_use') {
+          counts.keyInUse += 1;
+          await sleep(100);
+          continue;
+        }
+        if (response.status === 409) counts.conflicts += 1;
+        const replayed = response.headers.get('idempotent-replayed') === 'true';
+        return { status: response.status, body: answer, requestId: response.headers.get('request-id') ?? '', replayed, unknownOutcomes };
       } catch (error) {
         // Refused (the server is down), reset or cut off by a kill: the request may or may not have taken effect.
         unknownOutcomes += 1;
@@ -170,16 +198,38 @@ export async function runCrashSuite(options: CrashOptions): Promise<CrashReport>
     }
   }
 
-  const unexpected = (what: string, answer: Answer) => fail(`${what}: unexpected ${answer.status} ${JSON.stringify(answer.body).slice(0, 500)}`);
+  const unexpected = (what: string, answer: Answer): void => {
+    fail(`${what}: unexpected ${answer.status} ${JSON.stringify(answer.body).slice(0, 500)}`);
+  };
+
+  /**
+   * A write: with idempotencyKeys, under its own key, retried with it until answered; a 2xx is then sent once
+   * more with the key and must come back the same, marked replayed.
+   */
+  let keysMinted = 0;
+  async function write(method: string, path: string, body: unknown): Promise<Answer> {
+    if (!keyed) return call(method, path, body);
+    const idempotencyKey = `crash-${seed}-${++keysMinted}`;
+    counts.keyedWrites += 1;
+    const answer = await call(method, path, body, idempotencyKey);
+    if (answer.status < 300) {
+      const again = await call(method, path, body, idempotencyKey);
+      counts.replaysCompared += 1;
+      if (again.status !== answer.status || !again.replayed || !isDeepStrictEqual(again.body, answer.body)) {
+        fail(`${method} ${path} with key ${idempotencyKey} answered ${answer.status}, then ${again.status}${again.replayed ? ' (replayed)' : ' (not replayed)'}: ${JSON.stringify(again.body).slice(0, 300)}`);
+      }
+    }
+    return answer;
+  }
 
   async function createSubject(externalId: string): Promise<string | undefined> {
-    const answer = await call('POST', '/v1/nature/subjects', validSubject(externalId));
+    const answer = await write('POST', '/v1/nature/subjects', validSubject(externalId));
     if (answer.status === 201) {
       writes.push({ kind: 'subject', id: answer.body.id, requestId: answer.requestId, body: answer.body, afterUnknownOutcome: answer.unknownOutcomes > 0 });
       return answer.body.id as string;
     }
     // The first attempt took effect before its answer was lost.
-    if (answer.status === 409 && answer.body.code === 'subject_exists' && answer.unknownOutcomes > 0) {
+    if (!keyed && answer.status === 409 && answer.body.code === 'subject_exists' && answer.unknownOutcomes > 0) {
       counts.recoveredBy409 += 1;
       return answer.body.subject_id as string;
     }
@@ -188,12 +238,12 @@ export async function runCrashSuite(options: CrashOptions): Promise<CrashReport>
   }
 
   async function startAssessment(subjectId: string): Promise<string | undefined> {
-    const answer = await call('POST', `/v1/nature/subjects/${subjectId}/assessments`, {});
+    const answer = await write('POST', `/v1/nature/subjects/${subjectId}/assessments`, {});
     if (answer.status === 201) {
       writes.push({ kind: 'assessment', id: answer.body.id, requestId: answer.requestId, body: answer.body, afterUnknownOutcome: answer.unknownOutcomes > 0 });
       return answer.body.id as string;
     }
-    if (answer.status === 409 && answer.body.code === 'assessment_in_progress' && answer.unknownOutcomes > 0) {
+    if (!keyed && answer.status === 409 && answer.body.code === 'assessment_in_progress' && answer.unknownOutcomes > 0) {
       counts.recoveredBy409 += 1;
       return answer.body.assessment_id as string;
     }
@@ -202,18 +252,35 @@ export async function runCrashSuite(options: CrashOptions): Promise<CrashReport>
   }
 
   async function answerBatch(subjectId: string, assessmentId: string, batch: typeof knownResponses, index: number): Promise<void> {
-    const answer = await call('PATCH', `/v1/nature/subjects/${subjectId}/assessments/${assessmentId}`, { responses: batch });
+    const answer = await write('PATCH', `/v1/nature/subjects/${subjectId}/assessments/${assessmentId}`, { responses: batch });
     const items = batch.map((response) => response.item_id);
     if (answer.status === 200) {
       writes.push({ kind: 'batch', id: `${assessmentId}#${index}`, requestId: answer.requestId, body: answer.body, afterUnknownOutcome: answer.unknownOutcomes > 0, assessmentId, items });
       return;
     }
     // The lost attempt (or a concurrent batch) completed the 76 answers: the assessment is no longer open.
-    if (answer.status === 409 && answer.body.code === 'assessment_not_open' && answer.unknownOutcomes > 0) {
+    if (!keyed && answer.status === 409 && answer.body.code === 'assessment_not_open' && answer.unknownOutcomes > 0) {
       counts.recoveredBy409 += 1;
       return;
     }
     unexpected(`batch ${index} of ${assessmentId}`, answer);
+  }
+
+  /**
+   * An endpoint of its own (listening to profile updates only, which the workload never sends) registered,
+   * described anew and given a new secret: the endpoint writes a retry after a crash must answer as first decided.
+   */
+  async function endpointLifecycle(i: number): Promise<void> {
+    const created = await write('POST', '/v1/nature/webhook_endpoints', { url: sink.url, enabled_events: ['nature.profile.updated'], description: `side ${i}` });
+    if (created.status !== 201) return unexpected(`register side endpoint ${i}`, created);
+    const id = created.body.id as string;
+    writes.push({ kind: 'endpoint', id, requestId: created.requestId, body: created.body, afterUnknownOutcome: created.unknownOutcomes > 0 });
+    const updated = await write('PATCH', `/v1/nature/webhook_endpoints/${id}`, { description: `side ${i}, described again` });
+    if (updated.status !== 200) return unexpected(`update side endpoint ${i}`, updated);
+    writes.push({ kind: 'endpoint update', id, requestId: updated.requestId, body: updated.body, afterUnknownOutcome: updated.unknownOutcomes > 0 });
+    const rotated = await write('POST', `/v1/nature/webhook_endpoints/${id}/rotate_secret`, { expire_previous_in: 0 });
+    if (rotated.status !== 200) return unexpected(`rotate the secret of side endpoint ${i}`, rotated);
+    writes.push({ kind: 'endpoint rotation', id, requestId: rotated.requestId, body: rotated.body, afterUnknownOutcome: rotated.unknownOutcomes > 0 });
   }
 
   /** The 76 known answers in 1..8 batches of random sizes. */
@@ -225,8 +292,9 @@ export async function runCrashSuite(options: CrashOptions): Promise<CrashReport>
     return bounds.slice(1).map((end, i) => knownResponses.slice(bounds[i], end));
   }
 
-  const plans = Array.from({ length: options.assessments }, (_, i) => ({ i, batches: randomBatches(), concurrent: rng() < 0.3 }));
-  const plannedRequests = 1 + plans.reduce((sum, plan) => sum + 2 + plan.batches.length, 0);
+  const plans = Array.from({ length: options.assessments }, (_, i) => ({ i, batches: randomBatches(), concurrent: rng() < 0.3, sideEndpoint: keyed && i % 3 === 0 }));
+  // With keys, each write is sent twice (the second a replay); a side endpoint is registered, updated and rotated.
+  const plannedRequests = 1 + plans.reduce((sum, plan) => sum + (keyed ? 2 : 1) * (2 + plan.batches.length + (plan.sideEndpoint ? 3 : 0)), 0);
   // Kill moments: random points of the workload, counted in requests started, each a little later in time.
   const killAt = Array.from({ length: options.kills }, () => Math.floor((0.03 + rng() * 0.94) * plannedRequests)).sort((a, b) => a - b);
   // With two kills or more, the last comes once every answer is acknowledged: while scoring and webhooks catch up.
@@ -239,7 +307,7 @@ export async function runCrashSuite(options: CrashOptions): Promise<CrashReport>
   try {
     // The endpoints first, so every completion has somewhere to go.
     for (const receiver of receivers) {
-      const answer = await call('POST', '/v1/nature/webhook_endpoints', { url: receiver.url, description: 'crash suite' });
+      const answer = await write('POST', '/v1/nature/webhook_endpoints', { url: receiver.url, description: 'crash suite' });
       if (answer.status !== 201) throw new Error(`could not register a webhook endpoint: ${answer.status} ${JSON.stringify(answer.body)}`);
       receiver.useSecret(answer.body.secret as string);
       writes.push({ kind: 'endpoint', id: answer.body.id, requestId: answer.requestId, body: answer.body, afterUnknownOutcome: answer.unknownOutcomes > 0 });
@@ -254,7 +322,8 @@ export async function runCrashSuite(options: CrashOptions): Promise<CrashReport>
       }
     })();
 
-    await mapLimit(plans, options.concurrency, async ({ i, batches, concurrent }) => {
+    await mapLimit(plans, options.concurrency, async ({ i, batches, concurrent, sideEndpoint }) => {
+      if (sideEndpoint) await endpointLifecycle(i);
       const subjectId = await createSubject(`crash-${seed}-${i}`);
       if (subjectId === undefined) return;
       const assessmentId = await startAssessment(subjectId);
@@ -290,6 +359,11 @@ export async function runCrashSuite(options: CrashOptions): Promise<CrashReport>
       return { status: response.status, body: (await response.json()) as Body };
     };
     const logRows = store.log('sandbox');
+    /** The first event of `type` on the stream `write` names. */
+    const firstOf = (write: Write, type: string | undefined) => {
+      const stream = write.kind === 'subject' ? `subject-${write.id}` : write.kind === 'assessment' ? `assessment-${write.id}` : `webhook_endpoint-${write.id}`;
+      return type === undefined ? undefined : logRows.find((row) => row.stream_name === stream && row.type === type);
+    };
     const byStreamType = new Set(logRows.map((row) => `${row.stream_name} ${row.type}`));
     const requestIdsInLog = new Set(logRows.map((row) => row.metadata.request_id).filter((id) => id !== undefined));
     const subjects = store.documents('sandbox', 'subjects');
@@ -333,10 +407,43 @@ export async function runCrashSuite(options: CrashOptions): Promise<CrashReport>
         case 'endpoint': {
           if (!byStreamType.has(`webhook_endpoint-${write.id} WebhookEndpointCreated`)) return lose(write, 'no WebhookEndpointCreated in the log');
           if (endpoints.get(write.id)?.status !== 'enabled') return lose(write, 'no enabled endpoint document in the read models');
+          if (firstOf(write, 'WebhookEndpointCreated')?.data.secret !== write.body.secret) fail(`endpoint ${write.id} was answered a secret it was not given`);
+          return;
+        }
+        case 'endpoint update': {
+          if (firstOf(write, 'WebhookEndpointUpdated') === undefined) return lose(write, 'no WebhookEndpointUpdated in the log');
+          const read = await get(`/v1/nature/webhook_endpoints/${write.id}`);
+          if (read.body.description !== write.body.description) return lose(write, `GET answers the description ${JSON.stringify(read.body.description)}`);
+          return;
+        }
+        case 'endpoint rotation': {
+          const rotations = logRows.filter((row) => row.stream_name === `webhook_endpoint-${write.id}` && row.type === 'WebhookEndpointSecretRotated');
+          if (rotations.length !== 1) return lose(write, `${rotations.length} rotations in the log, not 1`);
+          if (rotations[0]!.data.secret !== write.body.secret) fail(`endpoint ${write.id} was answered a rotated secret it was not given`);
           return;
         }
       }
     });
+
+    // With keys: nothing was made twice, each answered secret is the one kept, and (a figure) how many answers a
+    // retry drew from the events a cut-off attempt had written: their request id is not the answer's.
+    let rebuilt = 0;
+    if (keyed) {
+      for (const write of writes) {
+        const made = firstOf(write, { subject: 'SubjectCreated', assessment: 'AssessmentStarted', batch: undefined, endpoint: 'WebhookEndpointCreated', 'endpoint update': 'WebhookEndpointUpdated', 'endpoint rotation': 'WebhookEndpointSecretRotated' }[write.kind]);
+        if (write.afterUnknownOutcome && made !== undefined && made.metadata.request_id !== write.requestId) rebuilt += 1;
+        if (write.kind !== 'assessment') continue;
+        const opened = logRows.find((row) => row.type === 'AssessmentOpened' && row.data.assessment_id === write.id);
+        const hash = createHash('sha256').update(String(write.body.client_secret)).digest('hex');
+        if (opened?.data.client_secret_hash !== hash) fail(`assessment ${write.id} was answered a client secret whose hash is not the one kept`);
+      }
+      const perSubject = new Map<string, number>();
+      for (const doc of assessments.values()) perSubject.set(doc.subject_id, (perSubject.get(doc.subject_id) ?? 0) + 1);
+      for (const [subjectId, n] of perSubject) if (n > 1) fail(`subject ${subjectId} has ${n} assessments: a start ran twice`);
+      const registered = writes.filter((write) => write.kind === 'endpoint').length;
+      if (endpoints.size !== registered) fail(`${endpoints.size} endpoints are registered for ${registered} acknowledged registrations: one ran twice`);
+      if (counts.conflicts > 0) fail(`${counts.conflicts} writes answered 409`);
+    }
 
     // 2. Every completed assessment: exactly one completion in the log, one profile, one completion event, the known scores.
     const scoredInLog = new Map<string, number>();
@@ -415,6 +522,17 @@ export async function runCrashSuite(options: CrashOptions): Promise<CrashReport>
         `${counts.unknownOutcomes} (server down or killed mid-request; each retried until answered, ${counts.recoveredBy409} with a 409 naming what the lost attempt had made)`,
       ],
       ['2xx writes checked in log + read models', writes.length],
+      ...(keyed
+        ? ([
+            [
+              'writes with an Idempotency-Key',
+              `${counts.keyedWrites} (${writes.filter((w) => w.afterUnknownOutcome).length} answered only after a kill cut an attempt, ${rebuilt} of them drawn from the events the cut attempt wrote)`,
+            ],
+            ['replays compared', `${counts.replaysCompared} (each 2xx sent again with its key: same status and body, marked replayed)`],
+            ['waits on idempotency_key_in_use', counts.keyInUse],
+            ['409 answers', counts.conflicts],
+          ] as [string, string | number][])
+        : []),
       ['lost', lost],
       ['completions in the log', `${scoredInLog.size} assessments, ${[...scoredInLog.values()].filter((n) => n > 1).length} scored twice`],
       ['profiles / completion events', `${profiles.size} / ${[...completionEventsOf.values()].reduce((sum, list) => sum + list.length, 0)}`],
@@ -436,7 +554,7 @@ export async function runCrashSuite(options: CrashOptions): Promise<CrashReport>
       last.process.kill('SIGKILL');
       await last.exited;
     }
-    for (const receiver of receivers) await receiver.close();
+    for (const receiver of [...receivers, sink]) await receiver.close();
     if (failures.length === 0 && !options.keepData) dir.cleanup();
   }
 }

@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fingerprintOf } from '../../src/http/idempotency.js';
 import { knownResponses } from '../support/known-answers.js';
@@ -212,6 +214,87 @@ describe('Idempotency-Key on POST and PATCH', () => {
     expect(replay.subject_id).toBe(id);
     await t.stop();
     expect(filesContaining(t.dataDir, [marker])).toEqual([]);
+  });
+
+  describe('after a crash that cut a request off once its write was committed (its answer never stored)', () => {
+    /** What the key store holds after such a crash: the key claimed by a process that is gone, no answer. */
+    function cutOff(t: TestApp, idempotencyKey: string) {
+      const db = new Database(join(t.dataDir, 'sandbox.idempotency.db'));
+      const changed = db
+        .prepare("UPDATE idempotency_keys SET response = NULL, holder = '2147483646:gone:claim', locked_until = ? WHERE key = ?")
+        .run(Date.now() + 3_600_000, idempotencyKey).changes;
+      db.close();
+      expect(changed).toBe(1);
+    }
+    /** Sends the request, cuts it off as a crash would, and retries it with the same key. */
+    async function retriedAfterCrash(t: TestApp, key: string, method: 'POST' | 'PATCH', url: string, payload: unknown, idempotencyKey: string) {
+      const first = await send(t, key, method, url, payload, idempotencyKey);
+      expect(first.statusCode).toBeLessThan(300);
+      cutOff(t, idempotencyKey);
+      const retry = await send(t, key, method, url, payload, idempotencyKey);
+      // Drawn from the log, not replayed from the key store; and nothing written again.
+      expect(retry.headers['idempotent-replayed']).toBeUndefined();
+      const log = await t.envs.test.events.readAll({ limit: 1_000_000 });
+      expect(log.filter((event) => event.metadata.request_id === retry.headers['request-id'])).toEqual([]);
+      return { first, retry };
+    }
+
+    it('answers each kind of write as first decided, at once, writing nothing again', async () => {
+      const t = await open();
+      const key = (await t.mint('test', 'sk')).raw;
+      const subject = await retriedAfterCrash(t, key, 'POST', '/v1/nature/subjects', validSubject('emp-cut'), 'cut-subject');
+      expect(subject.retry.statusCode).toBe(201);
+      expect(subject.retry.json()).toEqual(subject.first.json());
+      const subjectId = subject.first.json().id as string;
+
+      const started = await retriedAfterCrash(t, key, 'POST', `/v1/nature/subjects/${subjectId}/assessments`, { language: 'en' }, 'cut-start');
+      expect(started.retry.statusCode).toBe(201);
+      // The same assessment and the same client secret: the log keeps only its hash.
+      expect(started.retry.json()).toEqual(started.first.json());
+      const assessmentId = started.first.json().id as string;
+      const assessmentUrl = `/v1/nature/subjects/${subjectId}/assessments/${assessmentId}`;
+
+      const part = await retriedAfterCrash(t, key, 'PATCH', assessmentUrl, { responses: knownResponses.slice(0, 30) }, 'cut-batch-1');
+      expect(part.retry.json()).toEqual(part.first.json());
+      // A later batch changes the assessment; a retry of the first still answers it as that batch left it.
+      const last = await retriedAfterCrash(t, key, 'PATCH', assessmentUrl, { responses: knownResponses.slice(30) }, 'cut-batch-2');
+      expect(last.first.json().status).toBe('scoring');
+      expect(last.retry.json()).toEqual(last.first.json());
+      cutOff(t, 'cut-batch-1');
+      expect((await send(t, key, 'PATCH', assessmentUrl, { responses: knownResponses.slice(0, 30) }, 'cut-batch-1')).json()).toEqual(part.first.json());
+
+      const endpoint = await retriedAfterCrash(t, key, 'POST', '/v1/nature/webhook_endpoints', { url: 'http://127.0.0.1:9/hooks' }, 'cut-endpoint');
+      expect(endpoint.retry.statusCode).toBe(201);
+      expect(endpoint.retry.json()).toEqual(endpoint.first.json());
+      const endpointUrl = `/v1/nature/webhook_endpoints/${endpoint.first.json().id as string}`;
+      const list = await t.app.inject({ url: '/v1/nature/webhook_endpoints', headers: auth(key) });
+      expect(list.json().data).toHaveLength(1);
+
+      const updated = await retriedAfterCrash(t, key, 'PATCH', endpointUrl, { description: 'described' }, 'cut-update');
+      expect(updated.retry.json()).toEqual(updated.first.json());
+      const rotated = await retriedAfterCrash(t, key, 'POST', `${endpointUrl}/rotate_secret`, { expire_previous_in: 60 }, 'cut-rotate');
+      expect(rotated.retry.json()).toEqual(rotated.first.json());
+    });
+
+    it('answers 410 to a retry of a create whose subject was erased since, as the stored answer would', async () => {
+      const t = await open();
+      const key = (await t.mint('test', 'sk')).raw;
+      const created = await send(t, key, 'POST', '/v1/nature/subjects', validSubject('emp-cut-erased'), 'cut-erased');
+      const id = created.json().id as string;
+      cutOff(t, 'cut-erased');
+      expect((await t.app.inject({ method: 'DELETE', url: `/v1/nature/subjects/${id}`, headers: auth(key) })).statusCode).toBe(200);
+      const retry = expectProblem(await send(t, key, 'POST', '/v1/nature/subjects', validSubject('emp-cut-erased'), 'cut-erased'), 410, 'subject_erased');
+      expect(retry.subject_id).toBe(id);
+    });
+
+    it('runs a retry again once the key is older than 24 hours, as a new request', async () => {
+      const t = await open();
+      const key = (await t.mint('test', 'sk')).raw;
+      await send(t, key, 'POST', '/v1/nature/subjects', validSubject('emp-cut-late'), 'cut-late');
+      cutOff(t, 'cut-late');
+      t.advance(24 * 3_600_000);
+      expectProblem(await send(t, key, 'POST', '/v1/nature/subjects', validSubject('emp-cut-late'), 'cut-late'), 409, 'subject_exists');
+    });
   });
 
   it('refuses a malformed Idempotency-Key with 422, naming the header', async () => {

@@ -46,7 +46,7 @@ describe('createSubject', () => {
   });
 
   it('creates one subject when creates with the same external id truly interleave; the others get subject_exists', async () => {
-    const outcomes = await Promise.allSettled(Array.from({ length: 5 }, () => createSubject(env, input(), {})));
+    const outcomes = await Promise.allSettled(Array.from({ length: 5 }, () => createSubject(env, input(), {}, new Date())));
     const created = outcomes.filter((o) => o.status === 'fulfilled');
     expect(created).toHaveLength(1);
     const winner = (created[0] as PromiseFulfilledResult<{ id: string }>).value.id;
@@ -63,9 +63,9 @@ describe('createSubject', () => {
       [{ id: randomUUID(), type: 'ExternalIdClaimed', data: { subject_id: 'sub_01M7ZZZZZZZZZZZZZZZZZZZZZZ' }, metadata: {} }],
       'no_stream',
     );
-    const subject = await createSubject(env, input('emp-crash'), {});
+    const subject = await createSubject(env, input('emp-crash'), {}, new Date());
     expect(subject.id).toBe('sub_01M7ZZZZZZZZZZZZZZZZZZZZZZ');
     expect((await sqlite.readStream(subjectStream(subject.id))).events.map((e) => e.type)).toEqual(['SubjectCreated', 'ConsentRecorded']);
-    await expect(createSubject(env, input('emp-crash'), {})).rejects.toMatchObject({ code: 'subject_exists' });
+    await expect(createSubject(env, input('emp-crash'), {}, new Date())).rejects.toMatchObject({ code: 'subject_exists' });
   });
 });

@@ -62,7 +62,7 @@ describe('an erasure racing a batch', () => {
     const { held, control } = holdingNextBatch(sqlite);
     const env = { events: new EncryptingEventStore(held, dataKeys), dataKeys, projector: { waitFor: async () => true }, scoringVersion: 'mn76-v2' };
     const consent = { text_version: 'v1', granted_at: '2026-11-01T00:00:00Z', ui_hash: `sha256:${'0'.repeat(64)}` };
-    const subject = await createSubject(env, { external_subject_id: 'emp-race', metadata: {}, consent }, {});
+    const subject = await createSubject(env, { external_subject_id: 'emp-race', metadata: {}, consent }, {}, new Date());
     const { assessment } = await startAssessment(env, subject.id, 'en', {}, new Date());
 
     const gate = control.arm();

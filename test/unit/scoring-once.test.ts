@@ -71,7 +71,7 @@ describe('responses and scoring under concurrency and replay', () => {
   };
 
   it('loses nothing when four batches truly interleave on one assessment, and the one that completes it scores it in its own append', async () => {
-    const results = await Promise.all(batches(4).map((batch) => submitResponses(env, 'sub_1', 'asm_1', batch, {}, now)));
+    const results = await Promise.all(batches(4).map(async (batch) => (await submitResponses(env, 'sub_1', 'asm_1', batch, {}, now)).assessment));
     expect(Math.max(...results.map((a) => Object.keys(a.answers).length))).toBe(76);
     // The completing batch answers as it left the assessment (scoring); the read models already show it completed.
     expect(results.map((a) => a.status).sort()).toEqual(['in_progress', 'in_progress', 'in_progress', 'scoring']);

@@ -58,7 +58,7 @@ describe('starting assessments', () => {
   });
 
   const subject = () =>
-    createSubject(env, { external_subject_id: `e-${Math.random()}`, metadata: {}, consent: { text_version: 'v', granted_at: now.toISOString(), ui_hash: `sha256:${'0'.repeat(64)}` } }, {});
+    createSubject(env, { external_subject_id: `e-${Math.random()}`, metadata: {}, consent: { text_version: 'v', granted_at: now.toISOString(), ui_hash: `sha256:${'0'.repeat(64)}` } }, {}, now);
 
   it('opens one assessment when starts truly interleave; the others are told which one is open', async () => {
     const { id } = await subject();

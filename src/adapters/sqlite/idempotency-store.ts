@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import type { Claim, ClaimRequest, IdempotencyStore } from '../../ports/idempotency.js';
+import { processAlive } from '../../process-alive.js';
 import { openDatabase, type Synchronous } from './database.js';
 
 const SCHEMA = `
@@ -17,8 +18,25 @@ CREATE INDEX IF NOT EXISTS idempotency_keys_expiry ON idempotency_keys (expires_
 
 interface Row {
   fingerprint: string;
+  holder: string | null;
   response: string | null;
   locked_until: number;
+}
+
+/** This process among all that ever ran with its pid (a container's server is often pid 1 at every start). */
+const INSTANCE = randomUUID();
+
+/**
+ * A holder names its process (`pid:instance:claim`): every process using the data directory runs on this host, so
+ * a key held by one that died (SIGKILL, power cut) is taken over at once instead of when its lease runs out.
+ */
+const newHolder = () => `${process.pid}:${INSTANCE}:${randomUUID()}`;
+
+/** Whether the process that claimed as `holder` is gone; a holder of another form (from before) is left to its lease. */
+function holderDied(holder: string | null): boolean {
+  const [pid, instance, claim] = holder?.split(':') ?? [];
+  if (claim === undefined) return false;
+  return Number(pid) === process.pid ? instance !== INSTANCE : !processAlive(Number(pid));
 }
 
 /** Idempotency keys in their own SQLite file, so rebuilding the read models never forgets them. */
@@ -36,7 +54,7 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
     if (!columns.some((column) => column.name === 'holder')) this.db.exec('ALTER TABLE idempotency_keys ADD COLUMN holder TEXT');
     this.statements = {
       expire: this.db.prepare<[number]>('DELETE FROM idempotency_keys WHERE expires_at <= ?'),
-      get: this.db.prepare<[string], Row>('SELECT fingerprint, response, locked_until FROM idempotency_keys WHERE key = ?'),
+      get: this.db.prepare<[string], Row>('SELECT fingerprint, holder, response, locked_until FROM idempotency_keys WHERE key = ?'),
       insert: this.db.prepare<[string, string, string, number, number]>(
         'INSERT INTO idempotency_keys (key, fingerprint, holder, response, locked_until, expires_at) VALUES (?, ?, ?, NULL, ?, ?)',
       ),
@@ -48,7 +66,7 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
 
   claim({ key, fingerprint, now, leaseMs, ttlMs }: ClaimRequest): Promise<Claim> {
     const at = now.getTime();
-    const holder = randomUUID();
+    const holder = newHolder();
     const claim = this.db
       .transaction((): Claim => {
         this.statements.expire.run(at);
@@ -59,8 +77,8 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
         }
         if (row.fingerprint !== fingerprint) return { outcome: 'reused' };
         if (row.response !== null) return { outcome: 'replay', response: row.response };
-        if (row.locked_until > at) return { outcome: 'in_use' };
-        // The request that held it never finished (the process died): this retry runs it.
+        if (row.locked_until > at && !holderDied(row.holder)) return { outcome: 'in_use' };
+        // The request that held it never finished (its process died): this retry runs it.
         this.statements.relock.run(holder, at + leaseMs, key);
         return { outcome: 'claimed', holder };
       })

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { abandonAssessment, startAssessment, submitResponses } from '../../commands/assessments.js';
@@ -8,6 +8,7 @@ import type { DataKeyStore } from '../../ports/data-keys.js';
 import { ITEM_COUNT, ITEM_SET_VERSION, itemIds, items } from '../../scoring/item-bank.js';
 import { listOf, listPage, listQuery } from '../lists.js';
 import { openSealed } from '../personal-data.js';
+import { eventMetadata } from '../event-metadata.js';
 import { ProblemError } from '../problem.js';
 import { exampleIds, id, problems, timestamp } from '../schemas.js';
 import { requireSubject } from './subjects.js';
@@ -149,8 +150,6 @@ const responsesBody = z
     examples: [{ responses: items.slice(0, 19).map((item, index) => ({ item_id: item.id, value: 1 + ((index * 3) % 5) })) }],
   });
 
-const actor = (request: FastifyRequest) => ({ request_id: request.id, key_id: request.apiKey.id });
-
 export function registerAssessmentRoutes(app: FastifyInstance, clock: () => Date): void {
   const routes = app.withTypeProvider<ZodTypeProvider>();
 
@@ -172,8 +171,8 @@ export function registerAssessmentRoutes(app: FastifyInstance, clock: () => Date
     async (request, reply) => {
       await requireSubject(request.env.readModels, request.params.id);
       const now = clock();
-      const { assessment, client_secret } = await startAssessment(request.env, request.params.id, request.body?.language ?? 'en', actor(request), now);
-      return reply.code(201).send({ ...fromState(assessment, request.env.livemode, now), client_secret });
+      const { assessment, client_secret, replayedAt } = await startAssessment(request.env, request.params.id, request.body?.language ?? 'en', eventMetadata(request), now);
+      return reply.code(201).send({ ...fromState(assessment, request.env.livemode, replayedAt ?? now), client_secret });
     },
   );
 
@@ -244,8 +243,8 @@ export function registerAssessmentRoutes(app: FastifyInstance, clock: () => Date
       const { id, assessment_id } = request.params;
       await requireSubject(request.env.readModels, id);
       const now = clock();
-      const assessment = await submitResponses(request.env, id, assessment_id, request.body.responses, actor(request), now);
-      return fromState(assessment, request.env.livemode, now);
+      const { assessment, replayedAt } = await submitResponses(request.env, id, assessment_id, request.body.responses, eventMetadata(request), now);
+      return fromState(assessment, request.env.livemode, replayedAt ?? now);
     },
   );
 
@@ -264,7 +263,7 @@ export function registerAssessmentRoutes(app: FastifyInstance, clock: () => Date
     async (request) => {
       await requireSubject(request.env.readModels, request.params.id);
       const now = clock();
-      const assessment = await abandonAssessment(request.env, request.params.id, request.params.assessment_id, actor(request), now);
+      const assessment = await abandonAssessment(request.env, request.params.id, request.params.assessment_id, eventMetadata(request), now);
       return fromState(assessment, request.env.livemode, now);
     },
   );

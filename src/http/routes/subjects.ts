@@ -8,6 +8,7 @@ import { subjectErasedError } from '../../domain/errors.js';
 import { type SubjectPii, externalIdRef } from '../../domain/subject.js';
 import { listOf, listPage, listQuery, pageOf } from '../lists.js';
 import { metadataInput, metadataOutput } from '../metadata.js';
+import { eventMetadata } from '../event-metadata.js';
 import { ProblemError } from '../problem.js';
 import { exampleIds, id, instantInput, problems, text, timestamp } from '../schemas.js';
 import type { DataKeyStore } from '../../ports/data-keys.js';
@@ -134,7 +135,8 @@ export function registerSubjectRoutes(app: FastifyInstance, clock: () => Date): 
       const created = await createSubject(
         request.env,
         { external_subject_id: body.external_subject_id, metadata: body.metadata ?? {}, consent: body.consent },
-        { request_id: request.id, key_id: request.apiKey.id },
+        eventMetadata(request),
+        clock(),
       );
       return reply.code(201).send({
         id: created.id,
@@ -183,7 +185,7 @@ export function registerSubjectRoutes(app: FastifyInstance, clock: () => Date): 
       },
     },
     async (request) => {
-      await eraseSubject(request.env, request.params.id, { request_id: request.id, key_id: request.apiKey.id }, clock());
+      await eraseSubject(request.env, request.params.id, eventMetadata(request), clock());
       return { id: request.params.id, object: 'subject' as const, deleted: true as const };
     },
   );

@@ -9,6 +9,7 @@ import { queueTestEvent } from '../../webhooks/dispatcher.js';
 import { eventObject } from '../../webhooks/event-object.js';
 import { testCompletion } from '../../webhooks/test-event.js';
 import { listOf, listPage, listQuery } from '../lists.js';
+import { eventMetadata } from '../event-metadata.js';
 import { ProblemError } from '../problem.js';
 import { problems, text, timestamp } from '../schemas.js';
 import { eventResource } from './events.js';
@@ -138,8 +139,8 @@ export function registerWebhookEndpointRoutes(app: FastifyInstance, clock: () =>
     async (request, reply) => {
       refuseUrl(request.body.url, request.env.livemode);
       const now = clock();
-      const endpoint = await createEndpoint(request.env, request.body, { request_id: request.id, key_id: request.apiKey.id }, now);
-      return reply.code(201).send({ ...toEndpointResource(endpoint, request.env.livemode, now), secret: endpoint.secret });
+      const { endpoint, replayedAt } = await createEndpoint(request.env, request.body, eventMetadata(request), now);
+      return reply.code(201).send({ ...toEndpointResource(endpoint, request.env.livemode, replayedAt ?? now), secret: endpoint.secret });
     },
   );
 
@@ -176,8 +177,8 @@ export function registerWebhookEndpointRoutes(app: FastifyInstance, clock: () =>
       const changes = request.body ?? {};
       if (changes.url !== undefined) refuseUrl(changes.url, request.env.livemode);
       const now = clock();
-      const endpoint = await updateEndpoint(request.env, request.params.id, changes, { request_id: request.id, key_id: request.apiKey.id }, now);
-      return toEndpointResource(endpoint, request.env.livemode, now);
+      const { endpoint, replayedAt } = await updateEndpoint(request.env, request.params.id, changes, eventMetadata(request), now);
+      return toEndpointResource(endpoint, request.env.livemode, replayedAt ?? now);
     },
   );
 
@@ -198,8 +199,8 @@ export function registerWebhookEndpointRoutes(app: FastifyInstance, clock: () =>
     async (request) => {
       const now = clock();
       const overlap = request.body?.expire_previous_in ?? DEFAULT_OVERLAP_SECONDS;
-      const endpoint = await rotateEndpointSecret(request.env, request.params.id, overlap, { request_id: request.id, key_id: request.apiKey.id }, now);
-      return { ...toEndpointResource(endpoint, request.env.livemode, now), secret: endpoint.secret };
+      const { endpoint, replayedAt } = await rotateEndpointSecret(request.env, request.params.id, overlap, eventMetadata(request), now);
+      return { ...toEndpointResource(endpoint, request.env.livemode, replayedAt ?? now), secret: endpoint.secret };
     },
   );
 
@@ -259,7 +260,7 @@ export function registerWebhookEndpointRoutes(app: FastifyInstance, clock: () =>
       },
     },
     async (request) => {
-      await deleteEndpoint(request.env, request.params.id, { request_id: request.id, key_id: request.apiKey.id }, clock());
+      await deleteEndpoint(request.env, request.params.id, eventMetadata(request), clock());
       return { id: request.params.id, object: 'webhook_endpoint' as const, deleted: true as const };
     },
   );
