@@ -3,7 +3,7 @@ import { formatCrashReport, runCrashSuite } from './crash-suite.js';
 
 /**
  * The crash suite at any size, one command:
- *   npm run crash -- --assessments 500 --kills 10 [--concurrency 16] [--seed N] [--keep]
+ *   npm run crash -- --assessments 500 --kills 10 [--concurrency 16] [--seed N] [--keep] [--idempotency-keys]
  * Defaults come from CRASH_ASSESSMENTS, CRASH_KILLS, CRASH_CONCURRENCY and CRASH_SEED, else 500, 10, 16.
  * Prints the same figures as the CI run; exits 1 when a check fails.
  */
@@ -14,6 +14,7 @@ const { values } = parseArgs({
     concurrency: { type: 'string' },
     seed: { type: 'string' },
     keep: { type: 'boolean', default: false },
+    'idempotency-keys': { type: 'boolean', default: false },
   },
 });
 
@@ -31,6 +32,7 @@ const options = {
   kills: whole('kills', values.kills ?? process.env.CRASH_KILLS, 10),
   concurrency: whole('concurrency', values.concurrency ?? process.env.CRASH_CONCURRENCY, 16),
   keepData: values.keep,
+  idempotencyKeys: values['idempotency-keys'],
   progress: (line: string) => process.stderr.write(`${line}\n`),
 };
 const seed = values.seed ?? process.env.CRASH_SEED;
