@@ -5,6 +5,7 @@ import { type Body, client } from '../support/api-client.js';
 import { eventually } from '../support/eventually.js';
 import { knownResponses } from '../support/known-answers.js';
 import { receiverPool } from '../support/receiver.js';
+import { StoreReader } from '../support/stores.js';
 import { type TestApp, openTestApp, validSubject } from '../support/test-app.js';
 
 /** Answers that mn76-v1 and mn76-v2 score alike: mn_056 and mn_057, the items v2 re-keys, answered the same. */
@@ -67,7 +68,14 @@ describe('profile rebuild with mn76-v2 under concurrent API traffic', () => {
     // Webhooks: each completion announced once (never again by the rebuild); each changed profile once.
     const changed = before.filter((b) => b.changes).length + completedDuring.length;
     await receiver.waitFor(11 + changed);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // Then all the service had to send is sent: every event fanned out, no delivery waiting. Only then count.
+    const store = new StoreReader(t.dataDir);
+    const sending = () => {
+      const states = store.busStates('sandbox');
+      return Object.keys(states).some((name) => name.endsWith(':ready')) || (states['events:done'] ?? 0) < 11 + changed;
+    };
+    await expect.poll(sending, { timeout: 60_000 }).toBe(false);
+    store.close();
     const types = receiver.received.map((r) => (r.verified.ok ? (r.verified.payload as Body) : { type: 'unverified' }));
     const completed = types.filter((p) => p.type === 'nature.assessment.completed');
     const updated = types.filter((p) => p.type === 'nature.profile.updated');

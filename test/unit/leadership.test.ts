@@ -58,14 +58,22 @@ describe('leadership', () => {
     checkFence: (fence) => store.checkFence(fence),
   });
 
+  /** The store, telling `onAcquire` of each attempt to take or renew the lease. */
+  const counted = (store: LeaseStore, onAcquire: () => void): LeaseStore => ({
+    acquireLease: (...args) => (onAcquire(), store.acquireLease(...args)),
+    releaseLease: (...args) => store.releaseLease(...args),
+    checkFence: (fence) => store.checkFence(fence),
+  });
+
   it('lets one replica lead while the others follow; one that stops hands over at once, with a new token', async () => {
     const a = replica('a');
     a.start();
     await expect.poll(() => a.role).toBe('leader');
-    const b = replica('b');
+    let attempts = 0;
+    const b = replica('b', (store) => counted(store, () => attempts++));
     b.start();
-    // b tries as often as a renews, over two lease lengths: a keeps the lease.
-    await new Promise((resolve) => setTimeout(resolve, TTL_MS * 2));
+    // b tries as often as a renews: after a dozen tries (two lease lengths), a still holds the lease.
+    await expect.poll(() => attempts, { timeout: 30_000 }).toBeGreaterThanOrEqual(12);
     expect(b.role).toBe('follower');
     await a.stop();
     await expect.poll(() => b.role).toBe('leader');
