@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Environments } from '../../src/environments.js';
 import { type Body, client } from '../support/api-client.js';
-import { eventually } from '../support/eventually.js';
+import { eventually, untilReached } from '../support/eventually.js';
 import { type NatsServer, natsServerPath, startNatsServer } from '../support/nats-server.js';
 import { freePort } from '../support/processes.js';
 import { receiverPool } from '../support/receiver.js';
@@ -68,10 +68,9 @@ describe.each(buses)('webhooks on the %s bus', (_name, skip, backend) => {
       const batch = Array.from({ length: Math.min(50, BACKLOG - queued) }, () => api.call('POST', `/v1/nature/events/${eventId}/redeliver`, { endpoint_id: dead.id }));
       for (const { status } of await Promise.all(batch)) expect(status).toBe(202);
     }
-    const backlog = await eventually(async () => {
-      const attempts = await attemptsTo(app!.envs, dead.id as string);
-      return attempts.length === BACKLOG ? attempts : undefined;
-    }, 180_000);
+    // However long a busy machine takes to try them all: it fails only if the attempts stop coming.
+    await untilReached(async () => (await attemptsTo(app!.envs, dead.id as string)).length, BACKLOG);
+    const backlog = await attemptsTo(app.envs, dead.id as string);
     expect(new Set(backlog.map((a) => [a.attempt, a.outcome].join()))).toEqual(new Set(['1,retrying']));
 
     const started = performance.now();
@@ -86,5 +85,5 @@ describe.each(buses)('webhooks on the %s bus', (_name, skip, backend) => {
     expect(after).toHaveLength(BACKLOG);
     expect(after.every((a) => a.attempt === 1 && a.outcome === 'retrying' && Date.parse(a.next_attempt_at) - Date.now() > 9 * 3_600_000)).toBe(true);
     expect(await app.envs.test.bus.deadLetters('deliveries')).toEqual([]);
-  }, 300_000);
+  }, 1_200_000);
 });
