@@ -7,5 +7,8 @@ export default defineConfig({
     // Process tests start real servers and the operator command; give them room on a 2-core machine.
     testTimeout: 30_000,
     hookTimeout: 30_000,
+    // expect.poll waits on a condition; its timeout only bounds a failure, so it is generous (vitest's default is
+    // 1 s, which a busy machine can outlast for a condition that does come).
+    expect: { poll: { timeout: 20_000 } },
   },
 });

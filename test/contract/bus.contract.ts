@@ -167,14 +167,15 @@ export function busContract(adapter: string, create: () => Promise<BusFixture>, 
         async (message) => {
           seen.push(message.id);
           if (message.id === 'slow') {
-            await new Promise((resolve) => setTimeout(resolve, 2500));
+            // At work until the marker, published past the ack wait, has been handed on beside it.
+            await expect.poll(() => seen.includes('marker'), { timeout: 60_000 }).toBe(true);
             slowDone = true;
           }
           return ack();
         },
         { signal: controller.signal, concurrency: 4 },
       );
-      // Well past the fixture's lease or ack wait, and a publish wakes the consumer up.
+      // Time past the fixture's lease or ack wait (what the test is about), then a publish wakes the consumer up.
       await new Promise((resolve) => setTimeout(resolve, 1200));
       await bus.publish('deliveries', 'marker', {});
       await expect.poll(() => slowDone && seen.includes('marker'), { timeout: 10_000 }).toBe(true);

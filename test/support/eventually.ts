@@ -1,5 +1,5 @@
 /** Polls until `probe` returns a value, for outcomes that arrive asynchronously (scoring). Fails after `ms`. */
-export async function eventually<T>(probe: () => Promise<T | undefined>, ms = 10_000): Promise<T> {
+export async function eventually<T>(probe: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
     const value = await probe();

@@ -43,8 +43,8 @@ export async function startReceiver(behaviour: Behaviour = () => 200) {
     useSecret(value: string) {
       secret = value;
     },
-    /** Resolves once `count` requests have arrived (fails after `ms`). */
-    async waitFor(count: number, ms = 15_000): Promise<Received[]> {
+    /** Resolves once `count` requests have arrived (fails after `ms`: generous, so a busy machine is not a failure). */
+    async waitFor(count: number, ms = 60_000): Promise<Received[]> {
       const deadline = Date.now() + ms;
       while (received.length < count) {
         if (Date.now() > deadline) throw new Error(`receiver got ${received.length} of ${count} requests`);

@@ -182,10 +182,10 @@ describe('projector', () => {
     await events.appendToStream('c-1', count(5), 'no_stream');
     await expect.poll(() => reacted).toEqual([0n, 2n, 4n]);
     const odd = await events.appendToStream('c-1', count(1), 4n);
-    expect(await projector.waitFor(odd.position, 5000)).toBe(true);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(reacted).toEqual([0n, 2n, 4n]);
-    expect(commits.filter((c) => c.projection === 'even').every((c) => c.position < odd.position)).toBe(true);
+    // The next even event is reacted to in order, after the odd one was passed over.
+    await events.appendToStream('c-1', count(1), 5n);
+    await expect.poll(() => reacted).toEqual([0n, 2n, 4n, 6n]);
+    expect(commits.filter((c) => c.projection === 'even').some((c) => c.position === odd.position)).toBe(false);
     await projector.stop();
     await events.close();
     await store.close();
