@@ -1,8 +1,7 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { eventually } from '../support/eventually.js';
 import { natsServerPath, startNatsServer } from '../support/nats-server.js';
 import { type ServerProcess, freePort } from '../support/processes.js';
-import { tempDir } from '../support/temp-dir.js';
 import { webhookLifecycles } from '../support/webhook-lifecycle.js';
 
 /** Longer than the reconnect attempts the NATS client makes by default (10, two seconds apart). */
@@ -16,15 +15,10 @@ const readiness = async (server: ServerProcess) => {
 
 describe.skipIf(natsServerPath === undefined)('a NATS outage (a real nats-server, stopped and started again)', () => {
   const lifecycles = webhookLifecycles();
-  const dirs: ReturnType<typeof tempDir>[] = [];
-  afterEach(() => {
-    for (const dir of dirs.splice(0)) dir.cleanup();
-  });
 
   it(`delivers every completion after NATS was down for ${OUTAGE_MS / 1000} s, and stays in rotation ("degraded") while it is down`, async () => {
-    const storeDir = tempDir('nature-nats-store-');
-    dirs.push(storeDir);
-    const at = { port: await freePort(), storeDir: storeDir.path };
+    // Removed by the lifecycles after the NATS server has stopped: removing it under a running server races its writes.
+    const at = { port: await freePort(), storeDir: lifecycles.scratch('nature-nats-store-') };
     const first = await startNatsServer(at);
     lifecycles.track(first);
     const { server, receiver, completeOne, delivered } = await lifecycles.start({

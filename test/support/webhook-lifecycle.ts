@@ -28,6 +28,12 @@ export function webhookLifecycles() {
     /** Stops `server` after the test, unless the test stopped it (`untrack`). */
     track: (server: NatsServer) => void nats.push(server),
     untrack: (server: NatsServer) => void nats.splice(nats.indexOf(server), 1),
+    /** A directory removed after the test, once the servers using it have stopped. */
+    scratch(prefix: string): string {
+      const dir = tempDir(prefix);
+      dirs.push(dir);
+      return dir.path;
+    },
     /** A server process with `settings` on a fresh data directory, its key, and a receiver of its webhooks. */
     async start(settings: Record<string, string>) {
       const dataDir = tempDir();
