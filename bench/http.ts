@@ -6,7 +6,7 @@
  *   cd bench && npm run http [-- --quick] [-- --rounds N]
  */
 import autocannon from 'autocannon';
-import { BATCH_SIZE, answerBatches, subjectBody } from './lib/api.js';
+import { answerBatches, BATCH_SIZE, subjectBody } from './lib/api.js';
 import { expectStatus, inParallel, jsonClient } from './lib/client.js';
 import { startHelloWorld, startNatureServer } from './lib/nature-server.js';
 import { readOptions } from './lib/options.js';
@@ -94,7 +94,11 @@ try {
 
     // Not measured: an open assessment for each subject (at most MAX_ASSESSMENTS).
     const assessments = await inParallel(subjects.slice(0, MAX_ASSESSMENTS), CONNECTIONS, async (subjectId) => {
-      const assessment = await expectStatus(client.call('POST', `/v1/nature/subjects/${subjectId}/assessments`, { language: 'en' }), 201, 'start');
+      const assessment = await expectStatus(
+        client.call('POST', `/v1/nature/subjects/${subjectId}/assessments`, { language: 'en' }),
+        201,
+        'start',
+      );
       return `/v1/nature/subjects/${subjectId}/assessments/${assessment.id as string}`;
     });
     // Batch-major: batch 1 of every assessment, then batch 2, … so no two connections PATCH one assessment

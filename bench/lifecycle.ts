@@ -7,13 +7,14 @@
  *
  *   cd bench && npm run lifecycle [-- --quick] [-- --rounds N]
  */
-import { answerBatches, subjectBody } from './lib/api.js';
-import { type JsonClient, expectStatus, jsonClient } from './lib/client.js';
-import { type NatureServer, startNatureServer } from './lib/nature-server.js';
+
 import { natsServerPath, startNatsServer } from '../test/support/nats-server.js';
+import { answerBatches, subjectBody } from './lib/api.js';
+import { expectStatus, type JsonClient, jsonClient } from './lib/client.js';
+import { type NatureServer, startNatureServer } from './lib/nature-server.js';
 import { readOptions } from './lib/options.js';
-import { heading, median, megabytes, ms, num, quantile, table } from './lib/report.js';
 import { startReceiver } from './lib/receiver.js';
+import { heading, median, megabytes, ms, num, quantile, table } from './lib/report.js';
 
 const options = readOptions();
 const SECONDS = options.quick ? 2 : 7;
@@ -124,13 +125,19 @@ try {
       ]),
     ),
   );
-  console.log(`\nGoals: webhook p50 ≤ 20 ms, p99 ≤ 50 ms; peak RSS < 250 MB. ${receiver.arrivals.size} completions delivered, ${receiver.deliveries() - receiver.arrivals.size} repeat deliveries.`);
+  console.log(
+    `\nGoals: webhook p50 ≤ 20 ms, p99 ≤ 50 ms; peak RSS < 250 MB. ${receiver.arrivals.size} completions delivered, ${receiver.deliveries() - receiver.arrivals.size} repeat deliveries.`,
+  );
   if (natsServerPath === undefined) console.log('\n**NATS not measured: nats-server is not installed on this machine.**');
 } catch (error) {
   // The server's own account of a failure is in its log.
   for (const config of configs) {
-    const errors = config.server.output().split('\n').filter((line) => /"level":(50|60)/.test(line));
-    if (errors.length > 0) console.error(`${config.bus} server, ${config.callers} callers, error log lines:\n${errors.slice(-5).join('\n')}`);
+    const errors = config.server
+      .output()
+      .split('\n')
+      .filter((line) => /"level":(50|60)/.test(line));
+    if (errors.length > 0)
+      console.error(`${config.bus} server, ${config.callers} callers, error log lines:\n${errors.slice(-5).join('\n')}`);
   }
   throw error;
 } finally {

@@ -67,7 +67,9 @@ async function replay(dataDir: string, lastPosition: bigint, withIndexes: boolea
     const seconds = (performance.now() - started) / 1000;
     await projector.stop();
     const db = new Database(readFile, { readonly: true });
-    const rows = db.prepare<[], { collection: string; n: number }>('SELECT collection, count(*) AS n FROM documents GROUP BY collection').all();
+    const rows = db
+      .prepare<[], { collection: string; n: number }>('SELECT collection, count(*) AS n FROM documents GROUP BY collection')
+      .all();
     db.close();
     return { seconds, documents: Object.fromEntries(rows.map((row) => [row.collection, row.n])) };
   } finally {
@@ -86,7 +88,10 @@ try {
   const file = logFile(data.path);
   const db = new Database(file, { readonly: true });
   const lastPosition = BigInt(db.prepare<[], { last: number }>('SELECT max(position) AS last FROM events').get()!.last);
-  const megabytes = (db.prepare<[], { bytes: number }>('SELECT page_count * page_size AS bytes FROM pragma_page_count(), pragma_page_size()').get()!.bytes / 2 ** 20).toFixed(0);
+  const megabytes = (
+    db.prepare<[], { bytes: number }>('SELECT page_count * page_size AS bytes FROM pragma_page_count(), pragma_page_size()').get()!.bytes /
+    2 ** 20
+  ).toFixed(0);
   db.close();
 
   const runs = { raw: [] as Run[], indexed: [] as Run[], plain: [] as Run[] };

@@ -10,7 +10,7 @@ import { readOptions } from './lib/options.js';
 import { tempDir } from './lib/paths.js';
 import { heading, median, num, ratio, table } from './lib/report.js';
 import { benchEvents } from './lib/store-event.js';
-import { type StoreKind, type StoreUnderTest, emmettConnection, emmettShipped, emmettSynchronous, ours, raw } from './lib/stores.js';
+import { emmettConnection, emmettShipped, emmettSynchronous, ours, raw, type StoreKind, type StoreUnderTest } from './lib/stores.js';
 import { type Timed, timed } from './lib/timed.js';
 
 const options = readOptions();
@@ -55,7 +55,12 @@ async function quietly<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-async function measure(store: StoreUnderTest, workload: Workload, streams: { next: number; written: string[] }, seconds = SECONDS): Promise<Timed> {
+async function measure(
+  store: StoreUnderTest,
+  workload: Workload,
+  streams: { next: number; written: string[] },
+  seconds = SECONDS,
+): Promise<Timed> {
   if (workload.kind === 'read') {
     const written = streams.written;
     if (written.length === 0) return { ops: 0, errors: 0, firstError: 'no stream was written', seconds: 0, perSecond: Number.NaN };
@@ -142,7 +147,12 @@ console.log(
       `each append to a new stream with its expected version; ${SECONDS} s per figure in ${SLICES} slices, the stores and caller counts taking turns; median of ${options.rounds} round(s).`,
   ),
 );
-console.log(table(['calls per second', ...kinds.map((kind) => kind.name)], workloads.map((workload, w) => [workload.label, ...kinds.map((_, k) => cell(w, k))])));
+console.log(
+  table(
+    ['calls per second', ...kinds.map((kind) => kind.name)],
+    workloads.map((workload, w) => [workload.label, ...kinds.map((_, k) => cell(w, k))]),
+  ),
+);
 console.log();
 
 const [SINGLE_1, SINGLE_8, BATCH_1, BATCH_8, READ_1, READ_8] = [0, 1, 2, 3, 4, 5];
@@ -159,9 +169,21 @@ console.log(
       ['single-event appends: ours / raw better-sqlite3', ratio(perSecond(SINGLE_1, OURS), perSecond(SINGLE_1, RAW)), '≥ 0.9'],
       [`${BATCH}-event appends: ours / raw better-sqlite3`, ratio(perSecond(BATCH_1, OURS), perSecond(BATCH_1, RAW)), ''],
       ['single-event appends: ours / Emmett as shipped, 1 caller', ratio(perSecond(SINGLE_1, OURS), perSecond(SINGLE_1, SHIPPED)), '≥ 25×'],
-      ['single-event appends: ours / Emmett as shipped, 8 callers', ratio(perSecond(SINGLE_8, OURS), perSecond(SINGLE_8, SHIPPED)), '≥ 50×'],
-      ['single-event appends: ours / Emmett one connection, 1 caller', ratio(perSecond(SINGLE_1, OURS), perSecond(SINGLE_1, CONNECTION)), ''],
-      ['single-event appends: ours / Emmett one connection, 8 callers', ratio(perSecond(SINGLE_8, OURS), perSecond(SINGLE_8, CONNECTION)), ''],
+      [
+        'single-event appends: ours / Emmett as shipped, 8 callers',
+        ratio(perSecond(SINGLE_8, OURS), perSecond(SINGLE_8, SHIPPED)),
+        '≥ 50×',
+      ],
+      [
+        'single-event appends: ours / Emmett one connection, 1 caller',
+        ratio(perSecond(SINGLE_1, OURS), perSecond(SINGLE_1, CONNECTION)),
+        '',
+      ],
+      [
+        'single-event appends: ours / Emmett one connection, 8 callers',
+        ratio(perSecond(SINGLE_8, OURS), perSecond(SINGLE_8, CONNECTION)),
+        '',
+      ],
       ['readStream: ours / raw better-sqlite3, 1 caller', ratio(perSecond(READ_1, OURS), perSecond(READ_1, RAW)), ''],
       ['readStream: ours / Emmett as shipped, 8 callers', ratio(perSecond(READ_8, OURS), perSecond(READ_8, SHIPPED)), ''],
     ],

@@ -1,4 +1,4 @@
-import { type Assessment, type AssessmentEvent, type ResponsesSubmitted, evolveAssessment } from '../src/domain/assessment.js';
+import { type Assessment, type AssessmentEvent, evolveAssessment, type ResponsesSubmitted } from '../src/domain/assessment.js';
 import type { RecordedEvent } from '../src/ports/event-store.js';
 import type { Document } from '../src/ports/read-models.js';
 import { type SealedPart, sealedPart } from '../src/privacy/sealed-part.js';
@@ -33,7 +33,12 @@ export const assessmentsProjection: Projection = {
       if (stored === undefined) return null;
       const { submitted_at, responses_received } = (event as unknown as ResponsesSubmitted).data;
       const status = responses_received === ITEM_COUNT ? 'scoring' : 'in_progress';
-      return { ...stored, responses: [...stored.responses, sealedPart(event)], status, updated_at: submitted_at } satisfies StoredAssessment as unknown as Document;
+      return {
+        ...stored,
+        responses: [...stored.responses, sealedPart(event)],
+        status,
+        updated_at: submitted_at,
+      } satisfies StoredAssessment as unknown as Document;
     }
     const evolved = evolveAssessment(stored && { ...stored, answers: {} }, event as unknown as AssessmentEvent);
     if (evolved === undefined) return null;

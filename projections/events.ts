@@ -14,7 +14,12 @@ export const eventsProjection: Projection = {
     const event = recorded as unknown as Handled;
     const { event_id, subject_id, assessment_id, profile_id } = event.data;
     if (event.type === 'ScoringCompleted') {
-      return { id: event_id, type: 'nature.assessment.completed', created_at: event.data.completed_at, data: { profile_id, assessment_id, subject_id } };
+      return {
+        id: event_id,
+        type: 'nature.assessment.completed',
+        created_at: event.data.completed_at,
+        data: { profile_id, assessment_id, subject_id },
+      };
     }
     const { previous_profile_id, scoring_version, updated_at } = event.data;
     return {

@@ -16,7 +16,13 @@ export function rescoringReactor(events: EventStore, clock: () => Date): Reactor
       const { assessment_id, scoring_version } = event.data as ScoringCompleted['data'];
       const active = await activeScoringVersion(events);
       if (active === undefined || active === scoring_version) return;
-      await rescoreAssessment(events, assessment_id, { scoring_version: active, active_version: active, notify: true, now: clock(), causation: 'rescoring' });
+      await rescoreAssessment(events, assessment_id, {
+        scoring_version: active,
+        active_version: active,
+        notify: true,
+        now: clock(),
+        causation: 'rescoring',
+      });
     },
   };
 }

@@ -1,4 +1,10 @@
-import { type ConsentRecorded, type ExternalIdClaimed, type SubjectCreated, type SubjectErased, reservationRef } from '../src/domain/subject.js';
+import {
+  type ConsentRecorded,
+  type ExternalIdClaimed,
+  reservationRef,
+  type SubjectCreated,
+  type SubjectErased,
+} from '../src/domain/subject.js';
 import type { RecordedEvent } from '../src/ports/event-store.js';
 import type { Document } from '../src/ports/read-models.js';
 import { sealedPart } from '../src/privacy/sealed-part.js';
@@ -25,16 +31,34 @@ export const subjectsProjection: Projection = {
       case 'ExternalIdClaimed':
         // A claim comes first; one made again for a subject already erased changes nothing.
         if (current?.status === 'erased') return current;
-        return { ...current, id: event.data.subject_id, external_ref: reservationRef(recorded.streamName), status: current?.status ?? 'claimed' };
+        return {
+          ...current,
+          id: event.data.subject_id,
+          external_ref: reservationRef(recorded.streamName),
+          status: current?.status ?? 'claimed',
+        };
       case 'SubjectCreated': {
         const { subject_id, created_at } = event.data;
         const external_ref = current?.external_ref;
-        return { id: subject_id, ...(external_ref !== undefined && { external_ref }), pii: sealedPart(recorded), consent: null, status: 'pending', created_at };
+        return {
+          id: subject_id,
+          ...(external_ref !== undefined && { external_ref }),
+          pii: sealedPart(recorded),
+          consent: null,
+          status: 'pending',
+          created_at,
+        };
       }
       case 'ConsentRecorded':
         return { ...current!, consent: event.data.consent, status: 'active' };
       case 'SubjectErased':
-        return { id: event.data.subject_id, status: 'erased', consent: current?.consent ?? null, created_at: current?.created_at, erased_at: event.data.erased_at };
+        return {
+          id: event.data.subject_id,
+          status: 'erased',
+          consent: current?.consent ?? null,
+          created_at: current?.created_at,
+          erased_at: event.data.erased_at,
+        };
     }
   },
 };

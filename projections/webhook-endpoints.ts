@@ -1,4 +1,4 @@
-import { type WebhookEndpoint, type WebhookEndpointEvent, evolveEndpoint } from '../src/domain/webhook-endpoint.js';
+import { evolveEndpoint, type WebhookEndpoint, type WebhookEndpointEvent } from '../src/domain/webhook-endpoint.js';
 import type { RecordedEvent } from '../src/ports/event-store.js';
 import type { Document } from '../src/ports/read-models.js';
 import type { Projection } from './projection.js';

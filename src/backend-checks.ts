@@ -2,7 +2,7 @@ import { probeEventStoreDb } from './adapters/eventstoredb/probe.js';
 import { probeMongoDb } from './adapters/mongodb/probe.js';
 import { probeNats } from './adapters/nats/probe.js';
 import type { Config } from './config.js';
-import { OperatorError, backendProblem, within } from './operator-errors.js';
+import { backendProblem, OperatorError, within } from './operator-errors.js';
 
 interface Backend {
   name: string;
@@ -14,10 +14,16 @@ interface Backend {
 /** The backend servers `config` names that a process uses: the operator command never uses the bus, its key commands no event store. */
 function backendsOf(config: Config, uses: Uses): Backend[] {
   const backends: Backend[] = [];
-  if (uses.eventStore && config.eventStore.kind === 'eventstoredb') backends.push({ name: 'EventStoreDB', variable: 'EVENTSTORE_URL', url: config.eventStore.url, probe: probeEventStoreDb });
+  if (uses.eventStore && config.eventStore.kind === 'eventstoredb')
+    backends.push({ name: 'EventStoreDB', variable: 'EVENTSTORE_URL', url: config.eventStore.url, probe: probeEventStoreDb });
   if (config.readModels.kind === 'mongodb') {
     const allowWeakWrites = config.mongodbAllowWeakWrites;
-    backends.push({ name: 'MongoDB', variable: 'MONGODB_URL', url: config.readModels.url, probe: (url, timeoutMs) => probeMongoDb({ url, timeoutMs, allowWeakWrites }) });
+    backends.push({
+      name: 'MongoDB',
+      variable: 'MONGODB_URL',
+      url: config.readModels.url,
+      probe: (url, timeoutMs) => probeMongoDb({ url, timeoutMs, allowWeakWrites }),
+    });
   }
   if (uses.bus && config.bus.kind === 'nats') {
     const access = config.bus;
@@ -35,7 +41,9 @@ type Uses = { bus: boolean; eventStore: boolean };
 
 export async function checkBackends(config: Config, uses: Uses = { bus: true, eventStore: true }): Promise<void> {
   const backends = backendsOf(config, uses);
-  const outcomes = await Promise.allSettled(backends.map((backend) => within(config.backendTimeoutMs, backend.probe(backend.url, config.backendTimeoutMs))));
+  const outcomes = await Promise.allSettled(
+    backends.map((backend) => within(config.backendTimeoutMs, backend.probe(backend.url, config.backendTimeoutMs))),
+  );
   const failed = outcomes.findIndex((outcome) => outcome.status === 'rejected');
   if (failed === -1) return;
   throw new OperatorError(backendProblem(backends[failed]!, (outcomes[failed] as PromiseRejectedResult).reason, config.backendTimeoutMs));

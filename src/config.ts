@@ -9,7 +9,10 @@ const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;
 /** "5s,5m,30m" → [5000, 300000, 1800000]. */
 const durations = z
   .string()
-  .refine((value) => value.split(',').every((part) => DURATION.test(part.trim())), 'must be a comma-separated list of durations such as 5s,5m,2h')
+  .refine(
+    (value) => value.split(',').every((part) => DURATION.test(part.trim())),
+    'must be a comma-separated list of durations such as 5s,5m,2h',
+  )
   .transform((value) =>
     value.split(',').map((part) => {
       const [, amount, unit] = DURATION.exec(part.trim())!;
@@ -28,7 +31,12 @@ const duration = z
     const [, amount, unit] = /^(\d+)(h|d)$/.exec(value)!;
     return Number(amount) * (unit === 'd' ? 86_400_000 : 3_600_000);
   })
-  .pipe(z.number().min(6 * 3_600_000, 'must be at least 6h (a retry waits up to 3 h in the delay stream)').max(366 * 86_400_000, 'must be at most 366d'));
+  .pipe(
+    z
+      .number()
+      .min(6 * 3_600_000, 'must be at least 6h (a retry waits up to 3 h in the delay stream)')
+      .max(366 * 86_400_000, 'must be at most 366d'),
+  );
 
 /** A setting that is a whole number from min to max, written in digits only (no "1e3", no "10.0"). */
 const wholeNumber = (min: number, max: number) =>
@@ -44,20 +52,35 @@ const schema = z.object({
   // The schemes @eventstore/db-client 6 parses; kurrentdb:// and kdb:// are @kurrent/kurrentdb-client's.
   EVENTSTORE_URL: z
     .string()
-    .regex(/^(esdb|esdb\+discover):\/\/\S+$/, 'must be an esdb:// or esdb+discover:// URL such as esdb://127.0.0.1:2113?tls=false (the only schemes the EventStoreDB client reads)')
+    .regex(
+      /^(esdb|esdb\+discover):\/\/\S+$/,
+      'must be an esdb:// or esdb+discover:// URL such as esdb://127.0.0.1:2113?tls=false (the only schemes the EventStoreDB client reads)',
+    )
     .optional(),
   // The longest an append may take, its resends after a lost reply or a leader change included (README, "Production deployment").
   EVENTSTORE_APPEND_RETRY_MS: wholeNumber(1_000, 300_000).default(20_000),
   NATURE_READ_MODELS: z.enum(['sqlite', 'mongodb']).default('sqlite'),
-  MONGODB_URL: z.string().regex(/^mongodb(\+srv)?:\/\/\S+$/, 'must be a URL such as mongodb://127.0.0.1:27017').optional(),
+  MONGODB_URL: z
+    .string()
+    .regex(/^mongodb(\+srv)?:\/\/\S+$/, 'must be a URL such as mongodb://127.0.0.1:27017')
+    .optional(),
   // A standalone server has no failover and no transactions: accepted only when the operator says so (README, "Production deployment").
-  NATURE_MONGODB_ALLOW_WEAK_WRITES: z.enum(['true', 'false']).default('false').transform((value) => value === 'true'),
+  NATURE_MONGODB_ALLOW_WEAK_WRITES: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((value) => value === 'true'),
   NATURE_BUS: z.enum(['local', 'nats']).default('local'),
   // The nats client for Node speaks TCP only (ws:// is nats.ws's) and drops credentials given in the URL.
   NATS_URL: z
     .string()
-    .regex(/^(nats|tls):\/\/\S+$/, 'must be a nats:// or tls:// URL such as nats://127.0.0.1:4222 (the NATS client for Node does not speak WebSocket)')
-    .refine((url) => !/^[a-z]+:\/\/[^/?#]*@/.test(url), 'must not carry credentials (the NATS client ignores them): give them in NATS_USER and NATS_PASSWORD, NATS_TOKEN, NATS_NKEY_SEED_FILE or NATS_CREDS_FILE')
+    .regex(
+      /^(nats|tls):\/\/\S+$/,
+      'must be a nats:// or tls:// URL such as nats://127.0.0.1:4222 (the NATS client for Node does not speak WebSocket)',
+    )
+    .refine(
+      (url) => !/^[a-z]+:\/\/[^/?#]*@/.test(url),
+      'must not carry credentials (the NATS client ignores them): give them in NATS_USER and NATS_PASSWORD, NATS_TOKEN, NATS_NKEY_SEED_FILE or NATS_CREDS_FILE',
+    )
     .optional(),
   NATS_USER: z.string().optional(),
   NATS_PASSWORD: z.string().optional(),
@@ -67,7 +90,11 @@ const schema = z.object({
   NATS_TLS_CA_FILE: z.string().optional(),
   NATS_TLS_CERT_FILE: z.string().optional(),
   NATS_TLS_KEY_FILE: z.string().optional(),
-  NATS_STREAM_REPLICAS: z.string().regex(/^[1-5]$/, 'must be a whole number from 1 to 5 (the servers of the NATS cluster that keep each stream)').transform(Number).default(1),
+  NATS_STREAM_REPLICAS: z
+    .string()
+    .regex(/^[1-5]$/, 'must be a whole number from 1 to 5 (the servers of the NATS cluster that keep each stream)')
+    .transform(Number)
+    .default(1),
   // Bounds on the work-queue streams, so a stalled consumer cannot fill JetStream's disk (README, "Running with NATS JetStream").
   NATS_STREAM_MAX_BYTES: wholeNumber(1_048_576, 1_099_511_627_776).default(1_073_741_824),
   NATS_STREAM_MAX_AGE: duration.prefault('7d'),
@@ -102,7 +129,9 @@ export interface Config {
    * On NATS: how to reach and log in to it, `streamReplicas` copies of each stream (1 on a single server; 3 is
    * usual in a cluster), and the bounds of the work-queue streams.
    */
-  bus: { kind: 'local' } | ({ kind: 'nats' } & NatsAccess & { streamReplicas: number; streamLimits: { maxBytes: number; maxAgeMs: number } });
+  bus:
+    | { kind: 'local' }
+    | ({ kind: 'nats' } & NatsAccess & { streamReplicas: number; streamLimits: { maxBytes: number; maxAgeMs: number } });
   webhooks: { retryScheduleMs: number[]; timeoutMs: number };
   /** How long a replica leads (runs projections, reactors and webhook delivery) without renewing its lease. */
   leaderLeaseMs: number;
@@ -144,7 +173,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const issue = parsed.error.issues[0]!;
     const name = String(issue.path[0]);
     // A URL's password, or a secret setting, never reaches the terminal or a log.
-    const shown = SECRET_SETTINGS.has(name) ? '(hidden)' : JSON.stringify(env[name] === undefined ? undefined : withoutCredentials(env[name]));
+    const shown = SECRET_SETTINGS.has(name)
+      ? '(hidden)'
+      : JSON.stringify(env[name] === undefined ? undefined : withoutCredentials(env[name]));
     throw new ConfigError(`configuration error: ${name}=${shown} ${issue.message}`);
   }
   const settings = parsed.data;
@@ -163,7 +194,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: settings.HOST,
     dataDir: resolve(settings.NATURE_DATA_DIR),
     masterKeyFile: resolve(settings.NATURE_MASTER_KEY_FILE ?? join(settings.NATURE_DATA_DIR, 'master.key')),
-    eventStore: settings.NATURE_EVENT_STORE === 'eventstoredb' ? { kind: 'eventstoredb', url: settings.EVENTSTORE_URL!, appendRetryMs: settings.EVENTSTORE_APPEND_RETRY_MS } : { kind: 'sqlite' },
+    eventStore:
+      settings.NATURE_EVENT_STORE === 'eventstoredb'
+        ? { kind: 'eventstoredb', url: settings.EVENTSTORE_URL!, appendRetryMs: settings.EVENTSTORE_APPEND_RETRY_MS }
+        : { kind: 'sqlite' },
     readModels: settings.NATURE_READ_MODELS === 'mongodb' ? { kind: 'mongodb', url: settings.MONGODB_URL! } : { kind: 'sqlite' },
     mongodbAllowWeakWrites: settings.NATURE_MONGODB_ALLOW_WEAK_WRITES,
     sqliteSynchronous: settings.NATURE_SQLITE_SYNCHRONOUS,
@@ -191,8 +225,15 @@ type Settings = z.infer<typeof schema>;
 
 /** The one way of logging in to NATS the settings give; two at once, or half of one, is a configuration error. */
 function natsAuth(settings: Settings): NatsAuth {
-  const { NATS_USER: user, NATS_PASSWORD: password, NATS_TOKEN: token, NATS_NKEY_SEED_FILE: seedFile, NATS_CREDS_FILE: credsFile } = settings;
-  if ((user === undefined) !== (password === undefined)) throw new ConfigError('configuration error: NATS_USER and NATS_PASSWORD go together: give both or neither');
+  const {
+    NATS_USER: user,
+    NATS_PASSWORD: password,
+    NATS_TOKEN: token,
+    NATS_NKEY_SEED_FILE: seedFile,
+    NATS_CREDS_FILE: credsFile,
+  } = settings;
+  if ((user === undefined) !== (password === undefined))
+    throw new ConfigError('configuration error: NATS_USER and NATS_PASSWORD go together: give both or neither');
   const given = [
     user !== undefined && 'NATS_USER/NATS_PASSWORD',
     token !== undefined && 'NATS_TOKEN',
@@ -209,9 +250,13 @@ function natsAuth(settings: Settings): NatsAuth {
 
 function natsTls(settings: Settings): NatsAccess['tls'] {
   const { NATS_TLS_CA_FILE: ca, NATS_TLS_CERT_FILE: cert, NATS_TLS_KEY_FILE: key } = settings;
-  if ((cert === undefined) !== (key === undefined)) throw new ConfigError('configuration error: NATS_TLS_CERT_FILE and NATS_TLS_KEY_FILE go together: give both or neither');
+  if ((cert === undefined) !== (key === undefined))
+    throw new ConfigError('configuration error: NATS_TLS_CERT_FILE and NATS_TLS_KEY_FILE go together: give both or neither');
   if (ca === undefined && cert === undefined) return undefined;
-  return { ...(ca !== undefined && { caFile: resolve(ca) }), ...(cert !== undefined && { certFile: resolve(cert), keyFile: resolve(key!) }) };
+  return {
+    ...(ca !== undefined && { caFile: resolve(ca) }),
+    ...(cert !== undefined && { certFile: resolve(cert), keyFile: resolve(key!) }),
+  };
 }
 
 /** Where the stores are and how they are written: all that an operator command reads of the configuration. */

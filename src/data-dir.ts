@@ -1,7 +1,7 @@
 import { accessSync, constants, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { OperatorError, currentUser, databaseProblem, fileProblem } from './operator-errors.js';
+import { currentUser, databaseProblem, fileProblem, OperatorError } from './operator-errors.js';
 
 /** The stores' SQLite files and their WAL companions. */
 const STORE_FILE = /\.db(-wal|-shm)?$/;
@@ -65,7 +65,9 @@ export function checkDataDir(dir: string, { create }: { create: boolean }): void
     statSync(dir);
   } catch (error) {
     const problem = error as ErrnoException;
-    throw new OperatorError(problem.code === 'EACCES' ? `${subject} cannot be created by this user (${currentUser()}) (EACCES)` : fileProblem(subject, problem));
+    throw new OperatorError(
+      problem.code === 'EACCES' ? `${subject} cannot be created by this user (${currentUser()}) (EACCES)` : fileProblem(subject, problem),
+    );
   }
   checkDataDirWritable(dir);
   for (const file of storeFiles(dir)) if (file.endsWith('.db')) probeDatabase(file);

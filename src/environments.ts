@@ -8,37 +8,37 @@ import { indexedFields, projections } from '../projections/index.js';
 import { publisherReactor } from '../projections/publisher.js';
 import { rescoringReactor } from '../projections/rescoring.js';
 import { scoringReactor } from '../projections/scoring.js';
+import { isTransient as isEventStoreUnavailable } from './adapters/eventstoredb/append-retry.js';
+import { EventStoreDbEventStore } from './adapters/eventstoredb/event-store.js';
 import type { MongoSettings } from './adapters/mongodb/client.js';
 import { MongoWrappedKeyStore } from './adapters/mongodb/data-key-store.js';
 import { MongoIdempotencyStore } from './adapters/mongodb/idempotency-store.js';
 import { MongoKeyStore } from './adapters/mongodb/key-store.js';
-import { SqliteWrappedKeyStore } from './adapters/sqlite/data-key-store.js';
-import { encryptLegacyLog } from './adapters/sqlite/encrypt-legacy-log.js';
-import { EventStoreDbEventStore } from './adapters/eventstoredb/event-store.js';
 import { MongoReadModelStore } from './adapters/mongodb/read-model-store.js';
 import { isMongoUnavailable } from './adapters/mongodb/unavailable.js';
-import { isTransient as isEventStoreUnavailable } from './adapters/eventstoredb/append-retry.js';
 import { NatsBus } from './adapters/nats/bus.js';
 import { SqliteBus } from './adapters/sqlite/bus.js';
+import { SqliteWrappedKeyStore } from './adapters/sqlite/data-key-store.js';
+import { encryptLegacyLog } from './adapters/sqlite/encrypt-legacy-log.js';
 import { SqliteEventStore } from './adapters/sqlite/event-store.js';
 import { SqliteIdempotencyStore } from './adapters/sqlite/idempotency-store.js';
 import { SqliteKeyStore } from './adapters/sqlite/key-store.js';
 import { SqliteReadModelStore } from './adapters/sqlite/read-model-store.js';
+import { READ_YOUR_WRITES_TIMEOUT_MS } from './commands/context.js';
 import type { Config } from './config.js';
 import { type Environment, environments } from './domain/api-keys.js';
+import { Leadership } from './leadership.js';
 import type { Bus } from './ports/bus.js';
 import type { DataKeyStore, WrappedKeyStore } from './ports/data-keys.js';
-import { CachedDataKeys } from './privacy/cached-data-keys.js';
-import { MasterKeyFile, type WrappedKeyHeld } from './privacy/master-key-file.js';
-import { WrappedDataKeys, firstWrapped } from './privacy/wrapped-data-keys.js';
-import { EncryptingEventStore } from './privacy/encrypting-event-store.js';
 import type { EventStore } from './ports/event-store.js';
 import type { IdempotencyStore } from './ports/idempotency.js';
 import type { KeyStore } from './ports/key-store.js';
 import type { ReadModelStore } from './ports/read-models.js';
-import { Leadership } from './leadership.js';
+import { CachedDataKeys } from './privacy/cached-data-keys.js';
+import { EncryptingEventStore } from './privacy/encrypting-event-store.js';
+import { MasterKeyFile, type WrappedKeyHeld } from './privacy/master-key-file.js';
+import { firstWrapped, WrappedDataKeys } from './privacy/wrapped-data-keys.js';
 import { PROJECTED, Projector } from './projector.js';
-import { READ_YOUR_WRITES_TIMEOUT_MS } from './commands/context.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
 
 /** One environment's stores. Sandbox (test keys) and production (live keys) never share one. */
@@ -259,7 +259,10 @@ export async function openEnvironments(config: Config, logger: Logger, clock: ()
     const livemode = environment === 'live';
     // Fan-out lists the endpoints once the read models hold everything up to the event: none registered before it is missed.
     const readModelsAt = (position: bigint) => projector.waitFor(position, READ_YOUR_WRITES_TIMEOUT_MS);
-    const dispatcher = restartable((guard: LeaderGuard) => new WebhookDispatcher({ events, readModels, bus, livemode, readModelsAt, guard }, config.webhooks, log, clock));
+    const dispatcher = restartable(
+      (guard: LeaderGuard) =>
+        new WebhookDispatcher({ events, readModels, bus, livemode, readModelsAt, guard }, config.webhooks, log, clock),
+    );
     const leadership = new Leadership(
       readModels,
       { name: LEADER_LEASE, holder: `${hostname()}/${process.pid}/${randomBytes(4).toString('hex')}`, ttlMs: config.leaderLeaseMs },
@@ -274,7 +277,21 @@ export async function openEnvironments(config: Config, logger: Logger, clock: ()
       },
       log,
     );
-    return { environment, livemode, events, shown, log: raw, dataKeys, readModels, idempotency, projector, scoringVersion: config.scoringVersion, bus, dispatcher, leadership };
+    return {
+      environment,
+      livemode,
+      events,
+      shown,
+      log: raw,
+      dataKeys,
+      readModels,
+      idempotency,
+      projector,
+      scoringVersion: config.scoringVersion,
+      bus,
+      dispatcher,
+      leadership,
+    };
   };
   return { test: await open('test'), live: await open('live') };
 }

@@ -8,7 +8,7 @@ import { backendUnavailable, closeEnvironments, openEnvironments, openKeyStore, 
 import { buildApp } from './http/app.js';
 import { addReadinessCheck } from './http/routes/health.js';
 import { createLogger } from './logger.js';
-import { OperatorError, listenProblem, oneLine, storeProblem } from './operator-errors.js';
+import { listenProblem, OperatorError, oneLine, storeProblem } from './operator-errors.js';
 import { type KeyStore, keysMissing } from './ports/key-store.js';
 import { stopOnSignals } from './shutdown.js';
 

@@ -37,8 +37,10 @@ export function fileProblem(subject: string, error: CodedError): string {
 /** What a SQLite error code means for `subject` (a database file, or "a database in /srv/data"). */
 export function databaseProblem(subject: string, error: CodedError): string {
   const cause = `(${error.code}: ${error.message})`;
-  if (error.code === 'SQLITE_BUSY' || error.code === 'SQLITE_LOCKED') return `${subject} is locked by another process ${cause}; stop that process, then try again`;
-  if (error.code === 'SQLITE_NOTADB' || error.code.startsWith('SQLITE_CORRUPT')) return `${subject} is damaged or not a SQLite database ${cause}; restore it from a backup`;
+  if (error.code === 'SQLITE_BUSY' || error.code === 'SQLITE_LOCKED')
+    return `${subject} is locked by another process ${cause}; stop that process, then try again`;
+  if (error.code === 'SQLITE_NOTADB' || error.code.startsWith('SQLITE_CORRUPT'))
+    return `${subject} is damaged or not a SQLite database ${cause}; restore it from a backup`;
   return `${subject} cannot be opened for reading and writing ${cause}`;
 }
 
@@ -84,7 +86,9 @@ export function withoutCredentials(url: string): string {
 
 /** The host (or comma-separated hosts, with ports) of a backend URL, without scheme, credentials, path or options. */
 export function urlHosts(url: string): string {
-  return withoutCredentials(url).replace(/^[a-z][a-z0-9+.-]*:\/\//i, '').split(/[/?#]/)[0]!;
+  return withoutCredentials(url)
+    .replace(/^[a-z][a-z0-9+.-]*:\/\//i, '')
+    .split(/[/?#]/)[0]!;
 }
 
 /** The password (or token) in a backend URL, percent-decoded, if it has one: to be scrubbed from drivers' messages. */
@@ -107,7 +111,8 @@ function urlSecrets(url: string): string[] {
  */
 export function backendProblem(backend: { name: string; variable: string; url: string }, error: unknown, timeoutMs: number): string {
   const where = `${backend.name} at ${urlHosts(backend.url)} (${backend.variable})`;
-  if (error instanceof BackendTimeoutError) return `${where} did not answer within ${timeoutMs} ms; check the host and port, and that the server runs`;
+  if (error instanceof BackendTimeoutError)
+    return `${where} did not answer within ${timeoutMs} ms; check the host and port, and that the server runs`;
   if (error instanceof BackendRefusal) return `${where} ${error.message}`;
   // Not the server's doing (a key file of its settings that cannot be read, say): said as it is.
   if (error instanceof OperatorError) return error.message;

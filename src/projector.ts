@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
 import type { Projection, Reactor } from '../projections/projection.js';
 import type { SubjectErased } from './domain/subject.js';
+import { pause } from './pause.js';
 import type { EventStore, RecordedEvent } from './ports/event-store.js';
 import { type Document, type DocumentWrite, type Fence, FencedOffError, type ReadModelStore } from './ports/read-models.js';
-import { pause } from './pause.js';
 
 /** Events per page at most: a projection commits once per page. */
 const PAGE_SIZE = 512;
@@ -265,7 +265,8 @@ export class Projector {
       if (signal.aborted) return undefined;
       if (lane.position < this.floor) return this.events.readAll({ after: lane.position, limit: PAGE_SIZE });
       const page = this.pages.find((candidate) => candidate.last > lane.position);
-      if (page !== undefined) return page.events[0]!.position > lane.position ? page.events : page.events.filter((event) => event.position > lane.position);
+      if (page !== undefined)
+        return page.events[0]!.position > lane.position ? page.events : page.events.filter((event) => event.position > lane.position);
       if (this.head > lane.position) {
         await lane.pass(this.head, IDLE_CHECKPOINT_EVERY);
         continue;

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { loadConfig } from '../../src/config.js';
-import { externalIdStream } from '../../src/domain/subject.js';
 import { newId } from '../../src/domain/ids.js';
+import { externalIdStream } from '../../src/domain/subject.js';
 import { openLog } from '../../src/environments.js';
 import type { ExpectedRevision, NewEvent, RecordedEvent } from '../../src/ports/event-store.js';
 import { answerBatches, subjectBody } from './api.js';
@@ -48,10 +48,15 @@ export async function generateLog(dataDir: string, target: number, templates: nu
       Array.from({ length: templates }, (_, n) => n),
       8,
       async (n) => {
-        const subject = await expectStatus(client.call('POST', '/v1/nature/subjects', subjectBody(templateExternalId(n))), 201, 'create a subject');
+        const subject = await expectStatus(
+          client.call('POST', '/v1/nature/subjects', subjectBody(templateExternalId(n))),
+          201,
+          'create a subject',
+        );
         const base = `/v1/nature/subjects/${subject.id as string}/assessments`;
         const assessment = await expectStatus(client.call('POST', base, { language: 'en' }), 201, 'start an assessment');
-        for (const batch of answerBatches) await expectStatus(client.call('PATCH', `${base}/${assessment.id as string}`, { responses: batch }), 200, 'PATCH');
+        for (const batch of answerBatches)
+          await expectStatus(client.call('PATCH', `${base}/${assessment.id as string}`, { responses: batch }), 200, 'PATCH');
       },
     );
     // Done once every completion is scored and marked published: the last events a completion makes.
@@ -102,7 +107,13 @@ export async function generateLog(dataDir: string, target: number, templates: nu
       },
     );
     const total = (await raw.readAll({ limit: 10_000_000 })).length;
-    return { events: total, assessments: templates * (copies + 1), templates, templateSeconds, copySeconds: (performance.now() - started) / 1000 };
+    return {
+      events: total,
+      assessments: templates * (copies + 1),
+      templates,
+      templateSeconds,
+      copySeconds: (performance.now() - started) / 1000,
+    };
   } finally {
     await raw.close();
     await dataKeys.close();
@@ -114,7 +125,8 @@ function groupByAppend(log: RecordedEvent[]): RecordedEvent[][] {
   const groups: RecordedEvent[][] = [];
   for (const event of log) {
     const last = groups.at(-1)?.at(-1);
-    if (last && last.streamName === event.streamName && last.recordedAt === event.recordedAt && last.revision + 1n === event.revision) groups.at(-1)!.push(event);
+    if (last && last.streamName === event.streamName && last.recordedAt === event.recordedAt && last.revision + 1n === event.revision)
+      groups.at(-1)!.push(event);
     else groups.push([event]);
   }
   return groups;

@@ -24,6 +24,7 @@ export function readOptions(): Options {
   }
   const quick = values.quick || process.env.BENCH_QUICK === '1';
   const rounds = Number(values.rounds ?? process.env.BENCH_ROUNDS ?? (quick ? 1 : 3));
-  if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`--rounds must be a whole number ≥ 1, got ${String(values.rounds ?? process.env.BENCH_ROUNDS)}`);
+  if (!Number.isInteger(rounds) || rounds < 1)
+    throw new Error(`--rounds must be a whole number ≥ 1, got ${String(values.rounds ?? process.env.BENCH_ROUNDS)}`);
   return { quick, rounds, roundsGiven: (values.rounds ?? process.env.BENCH_ROUNDS) !== undefined };
 }

@@ -1,4 +1,4 @@
-import { type Server, createServer } from 'node:http';
+import { createServer, type Server } from 'node:http';
 
 /**
  * A webhook receiver on loopback that only notes when each completion arrives (by assessment id) and

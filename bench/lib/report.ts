@@ -61,11 +61,14 @@ function sh(command: string, args: string[]): string | undefined {
  */
 export function machineLine(): string {
   const cores = sh('nproc', []) ?? String(availableParallelism());
-  const load = loadavg().map((value) => value.toFixed(2)).join(' ');
+  const load = loadavg()
+    .map((value) => value.toFixed(2))
+    .join(' ');
   // BENCH_COMMIT names the code when it is not a git checkout (an export of a commit, say).
   const commit = process.env.BENCH_COMMIT ?? sh('git', ['rev-parse', '--short', 'HEAD']) ?? 'unknown';
   // --no-optional-locks: a benchmark must not even refresh the index of the checkout it measures.
-  const changed = process.env.BENCH_COMMIT === undefined && sh('git', ['--no-optional-locks', 'status', '--porcelain', '--', 'src', 'projections']);
+  const changed =
+    process.env.BENCH_COMMIT === undefined && sh('git', ['--no-optional-locks', 'status', '--porcelain', '--', 'src', 'projections']);
   const dirty = changed ? ' + uncommitted changes in src/' : '';
   return `nproc ${cores} · load ${load} · Node ${process.version} · commit ${commit}${dirty} · ${new Date().toISOString().slice(0, 16)}Z`;
 }

@@ -1,13 +1,13 @@
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { STREAM_DOES_NOT_EXIST } from '@event-driven-io/emmett';
 import {
-  appendToStream as emmettAppend,
   createEventStoreSchema,
-  getSQLiteEventStore,
+  appendToStream as emmettAppend,
   readStream as emmettRead,
+  getSQLiteEventStore,
   sqliteConnection,
 } from '@event-driven-io/emmett-sqlite';
+import Database from 'better-sqlite3';
 import sqlite3 from 'sqlite3';
 import { EVENTS_TABLE, SqliteEventStore } from '../../src/adapters/sqlite/event-store.js';
 import type { BenchEvent } from './store-event.js';
@@ -59,7 +59,9 @@ export const raw: StoreKind = {
     const select = db.prepare<[string], RawRow>('SELECT * FROM events WHERE stream_name = ? ORDER BY stream_revision');
     const append = db.transaction((stream: string, events: BenchEvent[]) => {
       const now = new Date().toISOString();
-      events.forEach((event, revision) => insert.run(event.id, stream, revision, event.type, JSON.stringify(event.data), JSON.stringify(event.metadata), now));
+      events.forEach((event, revision) =>
+        insert.run(event.id, stream, revision, event.type, JSON.stringify(event.data), JSON.stringify(event.metadata), now),
+      );
     });
     return Promise.resolve({
       append: (stream, events) => Promise.resolve(append.immediate(stream, events)),
@@ -113,7 +115,8 @@ export const emmettConnection: StoreKind = {
     const connection = sqliteConnection({ fileName: join(dir, 'emmett-connection.db') });
     await createEventStoreSchema(connection);
     return {
-      append: (stream, events) => emmettAppend(connection, stream, 'bench', toMessages(events), { expectedStreamVersion: STREAM_DOES_NOT_EXIST }),
+      append: (stream, events) =>
+        emmettAppend(connection, stream, 'bench', toMessages(events), { expectedStreamVersion: STREAM_DOES_NOT_EXIST }),
       read: async (stream) => (await emmettRead(connection, stream)).events.length,
       close: () => Promise.resolve(connection.close()),
     };

@@ -5,7 +5,7 @@
  * signed webhook that says the profile is ready. The sk key never reaches the page.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { renderPage } from './page.js';
@@ -103,7 +103,9 @@ export class CallerServer {
   private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const settings = this.settings;
     if (settings === undefined) {
-      response.writeHead(503, { 'content-type': 'text/plain; charset=utf-8', 'retry-after': '1' }).end('Starting; try again in a moment.\n');
+      response
+        .writeHead(503, { 'content-type': 'text/plain; charset=utf-8', 'retry-after': '1' })
+        .end('Starting; try again in a moment.\n');
       return;
     }
     const path = (request.url ?? '/').split('?')[0];
@@ -199,7 +201,8 @@ export class CallerServer {
     this.deliveries.push({ webhookId, type: event.type, data: event.data, receivedAt: new Date().toISOString() });
     const { assessment_id: assessmentId, profile_id: profileId } = event.data;
     // Test events (ids ending in TEST) name nothing to fetch.
-    if (event.type !== 'nature.assessment.completed' || assessmentId === undefined || profileId === undefined || profileId.endsWith('TEST')) return;
+    if (event.type !== 'nature.assessment.completed' || assessmentId === undefined || profileId === undefined || profileId.endsWith('TEST'))
+      return;
     const completion: Completion = { eventId: webhookId, profileId };
     const fetching = this.api(settings, 'GET', `/v1/nature/profiles/${profileId}`).then(
       (profile) => {

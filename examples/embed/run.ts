@@ -23,12 +23,14 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) {
 }
 
 console.log('Starting the Nature Profile API, minting keys and starting the caller server…');
-const example = await startExample({ port, ...(values['data-dir'] !== undefined && { dataDir: values['data-dir'] }) }).catch((error: unknown) => {
-  const message = error instanceof Error ? error.message : String(error);
-  console.error(`example: could not start: ${message}`);
-  if (/EADDRINUSE/.test(message)) console.error(`example: port ${port} is taken; try npm run example:embed -- --port 0`);
-  process.exit(1);
-});
+const example = await startExample({ port, ...(values['data-dir'] !== undefined && { dataDir: values['data-dir'] }) }).catch(
+  (error: unknown) => {
+    const message = error instanceof Error ? error.message : String(error);
+    console.error(`example: could not start: ${message}`);
+    if (/EADDRINUSE/.test(message)) console.error(`example: port ${port} is taken; try npm run example:embed -- --port 0`);
+    process.exit(1);
+  },
+);
 
 console.log(`
   API                      ${example.apiUrl}  (data in ${example.dataDir})

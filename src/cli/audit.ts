@@ -19,7 +19,8 @@ export function auditCommand(openStores: (environment: Environment) => Promise<O
       const stores = await openStores(options.env);
       try {
         const entries = await subjectHistory(stores.events, subjectId, new Date()).catch((error: unknown) => {
-          if (error instanceof DomainError) throw new CliError(`no subject ${subjectId} in ${options.env === 'live' ? 'production' : 'sandbox'}`);
+          if (error instanceof DomainError)
+            throw new CliError(`no subject ${subjectId} in ${options.env === 'live' ? 'production' : 'sandbox'}`);
           throw error;
         });
         if (options.json) return output.out(JSON.stringify({ subject_id: subjectId, data: entries }));

@@ -42,8 +42,15 @@ export function addCommandHelp(program: Command): void {
   program.addHelpText('after', () => {
     const lines = all.flatMap((command) => {
       const example = examples[pathOf(command)];
-      return [`  nature ${synopsis(command)}`, `      ${command.description()}`, ...(example === undefined ? [] : [`      $ ${example}`]), ''];
+      return [
+        `  nature ${synopsis(command)}`,
+        `      ${command.description()}`,
+        ...(example === undefined ? [] : [`      $ ${example}`]),
+        '',
+      ];
     });
-    return ['', 'Commands (each also takes --data-dir DIR and --help; run "nature COMMAND --help" for its options):', '', ...lines].join('\n');
+    return ['', 'Commands (each also takes --data-dir DIR and --help; run "nature COMMAND --help" for its options):', '', ...lines].join(
+      '\n',
+    );
   });
 }

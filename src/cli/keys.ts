@@ -25,7 +25,10 @@ function keyName(value: string): string {
 /** One more allowed origin of a pk key, as browsers send it in Origin. */
 function allowedOrigin(value: string, previous: string[]): string[] {
   const origin = parseOrigin(value);
-  if (origin === undefined) throw new InvalidArgumentError('An origin is scheme://host[:port], such as https://app.example.com: no path, no trailing slash, no wildcard (repeat --origin for each).');
+  if (origin === undefined)
+    throw new InvalidArgumentError(
+      'An origin is scheme://host[:port], such as https://app.example.com: no path, no trailing slash, no wildcard (repeat --origin for each).',
+    );
   return [...previous, origin];
 }
 
@@ -85,19 +88,41 @@ export function keysCommand(stores: KeyStores, output: Output): Command {
     .addOption(new Option('--type <type>', 'pk (publishable) or sk (secret)').choices(keyTypes).makeOptionMandatory())
     .addOption(new Option('--scope <scope...>', 'a scope; repeat for several').choices(scopes).makeOptionMandatory())
     .requiredOption('--name <name>', `what the key is for: 1 to ${NAME_MAX} printable characters`, keyName)
-    .option('--origin <origin>', 'a browser origin a pk key may be used from (scheme://host[:port]); repeat for several; none: any origin', allowedOrigin, [])
+    .option(
+      '--origin <origin>',
+      'a browser origin a pk key may be used from (scheme://host[:port]); repeat for several; none: any origin',
+      allowedOrigin,
+      [],
+    )
     .option('--json', 'print one JSON object with id and key')
-    .action((options: { env: ApiKeyRecord['environment']; type: ApiKeyRecord['type']; scope: ApiKeyRecord['scopes']; name: string; origin: string[]; json?: boolean }) => {
-      // A pk key writes only with an assessment's client secret: a write scope of its own would be a leak.
-      if (options.type === 'pk' && options.scope.includes('nature:write')) throw new UsageError('a pk (publishable) key cannot have nature:write; mint an sk key for writes');
-      // An sk key never runs in a browser, so it has no origins to allow.
-      if (options.type === 'sk' && options.origin.length > 0) throw new UsageError('--origin is for pk (publishable) keys only; sk keys are never used from a browser');
-      return withStore(async (store) => {
-        const { raw, record } = mintKey({ name: options.name, environment: options.env, type: options.type, scopes: options.scope, origins: options.origin }, new Date());
-        await store.insert(record);
-        printMinted(output, options.json === true, record, raw);
-      }, { create: true });
-    });
+    .action(
+      (options: {
+        env: ApiKeyRecord['environment'];
+        type: ApiKeyRecord['type'];
+        scope: ApiKeyRecord['scopes'];
+        name: string;
+        origin: string[];
+        json?: boolean;
+      }) => {
+        // A pk key writes only with an assessment's client secret: a write scope of its own would be a leak.
+        if (options.type === 'pk' && options.scope.includes('nature:write'))
+          throw new UsageError('a pk (publishable) key cannot have nature:write; mint an sk key for writes');
+        // An sk key never runs in a browser, so it has no origins to allow.
+        if (options.type === 'sk' && options.origin.length > 0)
+          throw new UsageError('--origin is for pk (publishable) keys only; sk keys are never used from a browser');
+        return withStore(
+          async (store) => {
+            const { raw, record } = mintKey(
+              { name: options.name, environment: options.env, type: options.type, scopes: options.scope, origins: options.origin },
+              new Date(),
+            );
+            await store.insert(record);
+            printMinted(output, options.json === true, record, raw);
+          },
+          { create: true },
+        );
+      },
+    );
 
   keys
     .command('list')
@@ -107,7 +132,15 @@ export function keysCommand(stores: KeyStores, output: Output): Command {
       withStore(async (store) => {
         const all = (await store.list()).map(describe);
         if (options.json) return output.out(JSON.stringify(all));
-        const rows = all.map((key) => [key.id, `${key.environment}_${key.type}_…${key.ends_with}`, key.status, key.scopes.join(','), key.created_at, originsCell(key.origins), key.name]);
+        const rows = all.map((key) => [
+          key.id,
+          `${key.environment}_${key.type}_…${key.ends_with}`,
+          key.status,
+          key.scopes.join(','),
+          key.created_at,
+          originsCell(key.origins),
+          key.name,
+        ]);
         for (const line of table(['ID', 'KEY', 'STATUS', 'SCOPES', 'CREATED', 'ORIGINS', 'NAME'], rows)) output.out(line);
         if (all.length === 0) output.err('nature: no keys yet: mint one with nature keys create');
       }),
@@ -123,7 +156,8 @@ export function keysCommand(stores: KeyStores, output: Output): Command {
         const key = await store.get(keyId);
         if (key === undefined) throw new CliError(`no key ${keyId}`);
         // The key that replaced this one by rotation, which only the replacement records.
-        const rotatedTo = key.revoked_reason === 'rotated' ? ((await store.list()).find((other) => other.rotated_from === key.id)?.id ?? null) : null;
+        const rotatedTo =
+          key.revoked_reason === 'rotated' ? ((await store.list()).find((other) => other.rotated_from === key.id)?.id ?? null) : null;
         const shown = { ...describe(key), rotated_to: rotatedTo };
         if (options.json) return output.out(JSON.stringify(shown));
         const fields: [string, string][] = [
@@ -199,7 +233,9 @@ export function keysCommand(stores: KeyStores, output: Output): Command {
 function table(header: string[] | undefined, rows: string[][]): string[] {
   const all = header ? [header, ...rows] : rows;
   const widths = all[0]?.map((_, column) => Math.max(...all.map((row) => [...(row[column] ?? '')].length))) ?? [];
-  return all.map((row) => row.map((cell, column) => (column === row.length - 1 ? cell : cell + ' '.repeat(widths[column]! - [...cell].length))).join('  '));
+  return all.map((row) =>
+    row.map((cell, column) => (column === row.length - 1 ? cell : cell + ' '.repeat(widths[column]! - [...cell].length))).join('  '),
+  );
 }
 
 /** The key, unless it does not exist or is no longer active: then the command fails with one line. */

@@ -9,7 +9,7 @@ import { type Environment, environments } from '../domain/api-keys.js';
 import { openEventStore, openKeyStore, openOperatorStores, openWrappedKeys, sqliteStoreFile } from '../environments.js';
 import { OperatorError, oneLine, storeProblem } from '../operator-errors.js';
 import { auditCommand } from './audit.js';
-import { CliError, UsageError, exitStatus } from './errors.js';
+import { CliError, exitStatus, UsageError } from './errors.js';
 import { addCommandHelp } from './help.js';
 import { keysCommand } from './keys.js';
 import { masterKeyCommand } from './master-key.js';
@@ -21,7 +21,9 @@ const output = { out: (line: string) => process.stdout.write(`${line}\n`), err: 
 const json = process.argv.includes('--json');
 
 const program = new Command('nature')
-  .description('Operator commands of the Nature Profile API. They work on the same data directory and backends as the server, while it runs.')
+  .description(
+    'Operator commands of the Nature Profile API. They work on the same data directory and backends as the server, while it runs.',
+  )
   .version(packageJson.version, '-V, --version', 'print the version')
   .option('--data-dir <dir>', 'where the stores are (default: NATURE_DATA_DIR, then ./data)', (value) => {
     if (value.trim() === '') throw new InvalidArgumentError('A directory is needed.');
@@ -78,15 +80,20 @@ program.addCommand(
       },
       async openLeftBehind() {
         const config = storeConfig();
-        if (config.readModels.kind !== 'mongodb') throw new CliError('the keys are kept in keys.db itself (NATURE_READ_MODELS is not mongodb): there is nothing to import');
+        if (config.readModels.kind !== 'mongodb')
+          throw new CliError('the keys are kept in keys.db itself (NATURE_READ_MODELS is not mongodb): there is nothing to import');
         return { store: await openKeyStore(existingStore('keys'), 'keys.db'), file: sqliteStoreFile(config, 'keys') };
       },
     },
     output,
   ),
 );
-program.addCommand(profilesCommand(async (environment) => openOperatorStores(await reachable(existingStore(environment)), environment), output));
-program.addCommand(auditCommand(async (environment) => openOperatorStores(await reachable(existingStore(environment)), environment), output));
+program.addCommand(
+  profilesCommand(async (environment) => openOperatorStores(await reachable(existingStore(environment)), environment), output),
+);
+program.addCommand(
+  auditCommand(async (environment) => openOperatorStores(await reachable(existingStore(environment)), environment), output),
+);
 program.addCommand(usageCommand(async (environment) => openEventStore(await reachable(existingStore(environment)), environment), output));
 program.addCommand(
   masterKeyCommand(
@@ -119,7 +126,8 @@ for (const command of everyCommand(program)) command.exitOverride().configureOut
 function failure(error: unknown): { status: number; message: string } {
   if (error instanceof CommanderError) return { status: exitStatus.usage, message: error.message.replace(/^error: /, '') };
   if (error instanceof UsageError) return { status: exitStatus.usage, message: error.message };
-  if (error instanceof CliError || error instanceof ConfigError || error instanceof OperatorError) return { status: exitStatus.failed, message: error.message };
+  if (error instanceof CliError || error instanceof ConfigError || error instanceof OperatorError)
+    return { status: exitStatus.failed, message: error.message };
   const problem = loaded === undefined ? undefined : storeProblem(error, loaded.dataDir);
   return { status: exitStatus.failed, message: problem ?? (error instanceof Error ? error.message : String(error)) };
 }

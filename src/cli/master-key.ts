@@ -22,12 +22,15 @@ export function masterKeyCommand(access: MasterKeyAccess, output: Output): Comma
     .action(async (options: { json?: boolean }) => {
       const path = access.keyFile();
       const file = MasterKeyFile.read(path);
-      if (file === undefined) throw new CliError(`no master key file at ${path} (NATURE_MASTER_KEY_FILE): is --data-dir (or NATURE_MASTER_KEY_FILE) right?`);
+      if (file === undefined)
+        throw new CliError(`no master key file at ${path} (NATURE_MASTER_KEY_FILE): is --data-dir (or NATURE_MASTER_KEY_FILE) right?`);
       const stores = await access.openStores();
       try {
         const summary = await rotateMasterKey(file, stores);
         if (options.json) return output.out(JSON.stringify(summary));
-        const counts = Object.entries(summary.rewrapped).map(([name, count]) => `${count} in ${name}`).join(', ');
+        const counts = Object.entries(summary.rewrapped)
+          .map(([name, count]) => `${count} in ${name}`)
+          .join(', ');
         output.out(
           `${summary.resumed ? 'finished the interrupted rotation' : 'master key rotated'}: ${summary.from} → ${summary.to}; data keys re-wrapped: ${counts}; ${path} holds the new key alone`,
         );

@@ -12,7 +12,10 @@ export function usageCommand(openEvents: (environment: Environment) => Promise<E
   return new Command('usage')
     .description('completed assessments per API key and per UTC day or month, from the event log (counts only, for billing)')
     .addOption(new Option('--env <env>', 'test (sandbox) or live (production)').choices(environments).makeOptionMandatory())
-    .option('--from <date>', 'inclusive: YYYY-MM-DD (midnight UTC) or a UTC timestamp such as 2026-11-01T00:00:00Z (default: start of this UTC month)')
+    .option(
+      '--from <date>',
+      'inclusive: YYYY-MM-DD (midnight UTC) or a UTC timestamp such as 2026-11-01T00:00:00Z (default: start of this UTC month)',
+    )
     .option('--to <date>', 'exclusive: YYYY-MM-DD (midnight UTC) or a UTC timestamp such as 2026-12-01T00:00:00Z (default: now)')
     .addOption(new Option('--granularity <granularity>', 'one row per key and UTC day or month').choices(granularities).default('day'))
     .option('--json', 'print one JSON object, as GET /v1/nature/usage answers')
@@ -23,7 +26,9 @@ export function usageCommand(openEvents: (environment: Environment) => Promise<E
       try {
         const report = await meterUsage(events, parsed.range, options.env === 'live');
         if (options.json) return output.out(JSON.stringify(report));
-        output.err(`${environmentNames[options.env]}: completed assessments per key and ${report.granularity}, from ${report.from} (inclusive) to ${report.to} (exclusive)`);
+        output.err(
+          `${environmentNames[options.env]}: completed assessments per key and ${report.granularity}, from ${report.from} (inclusive) to ${report.to} (exclusive)`,
+        );
         for (const row of report.data) output.out(`${row.period}  ${row.key_id ?? '-'}  ${row.completed_assessments}`);
         output.out(`total  ${report.total_completed_assessments}`);
       } finally {

@@ -3,9 +3,6 @@ import {
   type AssessmentEvent,
   type AssessmentPointer,
   type AssessmentState,
-  type ItemResponse,
-  type Language,
-  type ScoringCommand,
   assessmentStream,
   decideAbandonAssessment,
   decideCloseForErasure,
@@ -14,15 +11,18 @@ import {
   decideStartAssessment,
   decideSubmitResponses,
   evolveAssessment,
+  type ItemResponse,
+  type Language,
+  type ScoringCommand,
 } from '../domain/assessment.js';
 import { derivedClientSecret, mintClientSecret } from '../domain/client-secrets.js';
 import { newId } from '../domain/ids.js';
+import { activeVersion, SCORING_VERSIONS_STREAM } from '../domain/scoring-versions.js';
 import { decideOpenAssessment, evolveSubject, initialSubjectState, subjectStream } from '../domain/subject.js';
-import { type CommandContext, READ_YOUR_WRITES_TIMEOUT_MS } from './context.js';
-import { type EventMetadata, type EventStore, WrongExpectedRevisionError } from '../ports/event-store.js';
 import { SubjectErasedError } from '../ports/data-keys.js';
+import { type EventMetadata, type EventStore, WrongExpectedRevisionError } from '../ports/event-store.js';
 import { scorers } from '../scoring/scorers.js';
-import { SCORING_VERSIONS_STREAM, activeVersion } from '../domain/scoring-versions.js';
+import { type CommandContext, READ_YOUR_WRITES_TIMEOUT_MS } from './context.js';
 import { type CommandResult, fold, handleCommand, toNewEvents } from './handle-command.js';
 import { producedBy } from './idempotent-retry.js';
 
@@ -49,7 +49,9 @@ export async function startAssessment(
   now: Date,
 ): Promise<{ assessment: Assessment; client_secret: string; replayedAt?: Date }> {
   const secretFor = async (assessmentId: string) =>
-    metadata.idempotency === undefined ? mintClientSecret(assessmentId) : derivedClientSecret(assessmentId, await env.dataKeys.environmentSecret(), metadata.idempotency);
+    metadata.idempotency === undefined
+      ? mintClientSecret(assessmentId)
+      : derivedClientSecret(assessmentId, await env.dataKeys.environmentSecret(), metadata.idempotency);
   for (;;) {
     const subjectRead = await env.events.readStream(subjectStream(subjectId));
     const earlier = producedBy(subjectRead.events, metadata, now);
@@ -67,7 +69,12 @@ export async function startAssessment(
     }
     const assessmentId = newId('asm');
     const secret = await secretFor(assessmentId);
-    const opened = decideOpenAssessment(subject, current, { assessment_id: assessmentId, requested_language: requestedLanguage, client_secret_hash: secret.hash, now });
+    const opened = decideOpenAssessment(subject, current, {
+      assessment_id: assessmentId,
+      requested_language: requestedLanguage,
+      client_secret_hash: secret.hash,
+      now,
+    });
     try {
       await env.events.appendToStream(subjectStream(subjectId), toNewEvents(opened, metadata), subjectRead.revision);
     } catch (error) {
@@ -93,13 +100,23 @@ async function started(env: CommandContext, pointed: AssessmentPointer, metadata
  */
 export async function closeForErasure(events: EventStore, pointer: AssessmentPointer, metadata: EventMetadata, now: Date): Promise<void> {
   await writeStarted(events, pointer, metadata);
-  await handleCommand(events, assessmentStream(pointer.assessment_id), assessmentAggregate, (state) => decideCloseForErasure(state, { now }), metadata);
+  await handleCommand(
+    events,
+    assessmentStream(pointer.assessment_id),
+    assessmentAggregate,
+    (state) => decideCloseForErasure(state, { now }),
+    metadata,
+  );
 }
 
 /** Writes the pointed-to assessment's first event unless someone already has (it is the same event). */
 async function writeStarted(events: EventStore, pointer: AssessmentPointer, metadata: EventMetadata): Promise<void> {
   try {
-    await events.appendToStream(assessmentStream(pointer.assessment_id), toNewEvents(decideStartAssessment(pointer), metadata), 'no_stream');
+    await events.appendToStream(
+      assessmentStream(pointer.assessment_id),
+      toNewEvents(decideStartAssessment(pointer), metadata),
+      'no_stream',
+    );
   } catch (error) {
     if (!(error instanceof WrongExpectedRevisionError)) throw error;
   }
@@ -141,7 +158,13 @@ export async function abandonAssessment(
   metadata: EventMetadata,
   now: Date,
 ): Promise<Assessment> {
-  const { state, events } = await onAssessment(env, assessmentId, (current) => decideAbandonAssessment(current, { subject_id: subjectId, now }), metadata, now);
+  const { state, events } = await onAssessment(
+    env,
+    assessmentId,
+    (current) => decideAbandonAssessment(current, { subject_id: subjectId, now }),
+    metadata,
+    now,
+  );
   return events.reduce(evolveAssessment, state)!;
 }
 
@@ -200,13 +223,9 @@ function scoringWith(version: string, now: Date): () => ScoringCommand {
 export async function scoreAssessment(events: EventStore, assessmentId: string, version: string, now: Date): Promise<void> {
   const scoring = scoringWith(version, now);
   await unlessErased(
-    handleCommand(
-      events,
-      assessmentStream(assessmentId),
-      assessmentAggregate,
-      (state) => decideScoreAssessment(state, scoring),
-      { causation: 'scoring' },
-    ),
+    handleCommand(events, assessmentStream(assessmentId), assessmentAggregate, (state) => decideScoreAssessment(state, scoring), {
+      causation: 'scoring',
+    }),
   );
 }
 

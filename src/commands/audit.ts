@@ -33,4 +33,3 @@ export async function subjectHistory(events: EventStore, subjectId: string, now:
   }
   return history;
 }
-

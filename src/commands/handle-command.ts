@@ -1,6 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import type { AppendResult, EventMetadata, EventStore, NewEvent, RecordedEvent } from '../ports/event-store.js';
 import { WrongExpectedRevisionError } from '../ports/event-store.js';
-import { randomUUID } from 'node:crypto';
 import { producedBy } from './idempotent-retry.js';
 
 export interface DomainEvent {

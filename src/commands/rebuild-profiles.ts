@@ -1,5 +1,5 @@
 import type { ScoringCompleted } from '../domain/assessment.js';
-import { SCORING_VERSIONS_STREAM, type ScoringVersionActivated, activeVersion } from '../domain/scoring-versions.js';
+import { activeVersion, SCORING_VERSIONS_STREAM, type ScoringVersionActivated } from '../domain/scoring-versions.js';
 import { type EventStore, WrongExpectedRevisionError } from '../ports/event-store.js';
 import type { ReadModelStore } from '../ports/read-models.js';
 import { rescoreAssessment } from './assessments.js';
@@ -48,14 +48,23 @@ const CHECKPOINT_EVERY = 25;
 export async function rebuildProfiles(
   stores: { raw: EventStore; events: EventStore; readModels: ReadModelStore },
   version: string,
-  options: { /** The rebuild waits for what it returns. */ onProgress: (progress: RebuildProgress) => void | Promise<void>; clock?: () => Date },
+  options: {
+    /** The rebuild waits for what it returns. */ onProgress: (progress: RebuildProgress) => void | Promise<void>;
+    clock?: () => Date;
+  },
 ): Promise<RebuildSummary> {
   const clock = options.clock ?? (() => new Date());
   const started = Date.now();
   const checkpointName = `profile_rebuild:${version}`;
   const completions = new CompletionScan(stores.raw);
   const rescore = (assessmentId: string, active: string | undefined, notify: boolean) =>
-    rescoreAssessment(stores.events, assessmentId, { scoring_version: version, active_version: active, notify, now: clock(), causation: 'profile_rebuild' });
+    rescoreAssessment(stores.events, assessmentId, {
+      scoring_version: version,
+      active_version: active,
+      notify,
+      now: clock(),
+      causation: 'profile_rebuild',
+    });
 
   const active = activeVersion((await stores.events.readStream(SCORING_VERSIONS_STREAM)).events);
   let rescored = 0;
@@ -90,7 +99,14 @@ export async function rebuildProfiles(
     done += 1;
     await options.onProgress({ phase: 'announcing', done, total: completions.all.length });
   }
-  return { scoring_version: version, assessments: completions.all.length, rescored, changed_profiles: changed, activated, seconds: (Date.now() - started) / 1000 };
+  return {
+    scoring_version: version,
+    assessments: completions.all.length,
+    rescored,
+    changed_profiles: changed,
+    activated,
+    seconds: (Date.now() - started) / 1000,
+  };
 }
 
 /** The log's completions in log order, read onward from where the last call stopped. */
@@ -108,7 +124,8 @@ class CompletionScan {
       for (const event of page) {
         this.after = event.position;
         // Scoring is exactly once, so each assessment completes once in the log.
-        if (event.type === 'ScoringCompleted') found.push({ assessment_id: (event.data as ScoringCompleted['data']).assessment_id, position: event.position });
+        if (event.type === 'ScoringCompleted')
+          found.push({ assessment_id: (event.data as ScoringCompleted['data']).assessment_id, position: event.position });
       }
       if (page.length < PAGE) break;
     }
@@ -122,9 +139,16 @@ async function activate(events: EventStore, version: string, now: Date): Promise
   for (;;) {
     const stream = await events.readStream(SCORING_VERSIONS_STREAM);
     if (activeVersion(stream.events) === version) return false;
-    const activated: ScoringVersionActivated = { type: 'ScoringVersionActivated', data: { scoring_version: version, activated_at: now.toISOString() } };
+    const activated: ScoringVersionActivated = {
+      type: 'ScoringVersionActivated',
+      data: { scoring_version: version, activated_at: now.toISOString() },
+    };
     try {
-      await events.appendToStream(SCORING_VERSIONS_STREAM, toNewEvents([activated], { causation: 'profile_rebuild' }), stream.revision === -1n ? 'no_stream' : stream.revision);
+      await events.appendToStream(
+        SCORING_VERSIONS_STREAM,
+        toNewEvents([activated], { causation: 'profile_rebuild' }),
+        stream.revision === -1n ? 'no_stream' : stream.revision,
+      );
       return true;
     } catch (error) {
       if (!(error instanceof WrongExpectedRevisionError)) throw error;

@@ -1,24 +1,30 @@
-import { newId } from '../domain/ids.js';
 import { DomainError, subjectErasedError } from '../domain/errors.js';
+import { newId } from '../domain/ids.js';
 import {
   type Consent,
-  type ExternalIdClaimed,
-  type ExternalIdReleased,
-  type ReservationEvent,
-  type SubjectErased,
-  type SubjectState,
   decideCreateSubject,
   decideEraseSubject,
+  type ExternalIdClaimed,
+  type ExternalIdReleased,
   evolveSubject,
   externalIdStream,
   initialSubjectState,
+  type ReservationEvent,
   reservationHolder,
+  type SubjectErased,
+  type SubjectState,
   subjectStream,
 } from '../domain/subject.js';
-import { type CommandContext, READ_YOUR_WRITES_TIMEOUT_MS } from './context.js';
-import { type AppendResult, type EventMetadata, type EventStore, type RecordedEvent, WrongExpectedRevisionError } from '../ports/event-store.js';
 import type { DataKeyStore } from '../ports/data-keys.js';
+import {
+  type AppendResult,
+  type EventMetadata,
+  type EventStore,
+  type RecordedEvent,
+  WrongExpectedRevisionError,
+} from '../ports/event-store.js';
 import { closeForErasure } from './assessments.js';
+import { type CommandContext, READ_YOUR_WRITES_TIMEOUT_MS } from './context.js';
 import { fold, handleCommand, toNewEvents } from './handle-command.js';
 import { producedBy } from './idempotent-retry.js';
 
@@ -52,7 +58,11 @@ export async function createSubject(
       subjectId = newId('sub');
       const claimed: ExternalIdClaimed = { type: 'ExternalIdClaimed', data: { subject_id: subjectId } };
       try {
-        await env.events.appendToStream(reservation, toNewEvents([claimed], metadata), claim.revision === -1n ? 'no_stream' : claim.revision);
+        await env.events.appendToStream(
+          reservation,
+          toNewEvents([claimed], metadata),
+          claim.revision === -1n ? 'no_stream' : claim.revision,
+        );
       } catch (error) {
         if (error instanceof WrongExpectedRevisionError) continue;
         throw error;
@@ -82,7 +92,12 @@ export async function createSubject(
  * The subject an earlier run of this request (found by its Idempotency-Key's tag) claimed the id for; a subject
  * erased since answers 410, as the key's stored answer would.
  */
-async function claimedEarlier(events: EventStore, reservation: readonly RecordedEvent[], metadata: EventMetadata, now: Date): Promise<string | undefined> {
+async function claimedEarlier(
+  events: EventStore,
+  reservation: readonly RecordedEvent[],
+  metadata: EventMetadata,
+  now: Date,
+): Promise<string | undefined> {
   const earlier = producedBy(reservation, metadata, now);
   if (earlier === undefined) return undefined;
   const { subject_id } = reservation[earlier.first]!.data as ExternalIdClaimed['data'];
@@ -98,7 +113,12 @@ async function claimedEarlier(events: EventStore, reservation: readonly Recorded
  * the subject lands after SubjectErased. Its documents go from the read models as the projector applies the
  * event; the answer waits for that.
  */
-export async function eraseSubject(env: CommandContext, subjectId: string, metadata: EventMetadata, now: Date): Promise<SubjectErased['data']> {
+export async function eraseSubject(
+  env: CommandContext,
+  subjectId: string,
+  metadata: EventMetadata,
+  now: Date,
+): Promise<SubjectErased['data']> {
   const secret = await env.dataKeys.environmentSecret();
   for (let attempt = 1; ; attempt++) {
     const read = await env.events.readStream(subjectStream(subjectId));
@@ -144,4 +164,3 @@ async function releaseReservation(events: EventStore, reservation: string, subje
     }
   }
 }
-

@@ -1,24 +1,24 @@
+import { newId } from '../domain/ids.js';
+import { type DeliveryOutcome, deliveryStream, type WebhookDeliveryAttempted } from '../domain/webhook-delivery.js';
 import {
+  decideDeleteEndpoint,
+  decideDisableEndpoint,
+  decideRotateSecret,
+  decideUpdateEndpoint,
   type EndpointChanges,
   type EventType,
+  endpointRequestStream,
+  endpointStream,
+  evolveEndpoint,
   type WebhookEndpoint,
   type WebhookEndpointCreated,
   type WebhookEndpointEvent,
   type WebhookEndpointIdChosen,
   type WebhookEndpointState,
-  decideDeleteEndpoint,
-  decideDisableEndpoint,
-  decideRotateSecret,
-  decideUpdateEndpoint,
-  endpointRequestStream,
-  endpointStream,
-  evolveEndpoint,
 } from '../domain/webhook-endpoint.js';
-import { type DeliveryOutcome, type WebhookDeliveryAttempted, deliveryStream } from '../domain/webhook-delivery.js';
-import { newId } from '../domain/ids.js';
-import { type CommandContext, READ_YOUR_WRITES_TIMEOUT_MS } from './context.js';
 import { type EventMetadata, type EventStore, WrongExpectedRevisionError } from '../ports/event-store.js';
 import { newSecret } from '../webhooks/signer.js';
+import { type CommandContext, READ_YOUR_WRITES_TIMEOUT_MS } from './context.js';
 import { type CommandResult, handleCommand, toNewEvents } from './handle-command.js';
 import { producedBy } from './idempotent-retry.js';
 
@@ -34,11 +34,18 @@ export async function createEndpoint(
   metadata: EventMetadata,
   now: Date,
 ): Promise<{ endpoint: WebhookEndpoint; replayedAt?: Date }> {
-  const endpointId = metadata.idempotency === undefined ? newId('whe') : await chosenEndpointId(env.events, metadata.idempotency, metadata, now);
+  const endpointId =
+    metadata.idempotency === undefined ? newId('whe') : await chosenEndpointId(env.events, metadata.idempotency, metadata, now);
   const created: WebhookEndpointCreated = {
     type: 'WebhookEndpointCreated',
     // A type listed twice is listened to once: the first mention keeps its place.
-    data: { endpoint_id: endpointId, ...input, enabled_events: [...new Set(input.enabled_events)], secret: newSecret(), created_at: now.toISOString() },
+    data: {
+      endpoint_id: endpointId,
+      ...input,
+      enabled_events: [...new Set(input.enabled_events)],
+      secret: newSecret(),
+      created_at: now.toISOString(),
+    },
   };
   const result = await handleCommand(env.events, endpointStream(endpointId), endpointAggregate, () => [created], metadata, now);
   return settle(env, result);
@@ -62,15 +69,27 @@ async function chosenEndpointId(events: EventStore, tag: string, metadata: Event
 }
 
 export async function deleteEndpoint(env: CommandContext, endpointId: string, metadata: EventMetadata, now: Date): Promise<void> {
-  const result = await handleCommand(env.events, endpointStream(endpointId), endpointAggregate, (state) => decideDeleteEndpoint(state, endpointId, now), metadata);
+  const result = await handleCommand(
+    env.events,
+    endpointStream(endpointId),
+    endpointAggregate,
+    (state) => decideDeleteEndpoint(state, endpointId, now),
+    metadata,
+  );
   if (result.appended) await env.projector.waitFor(result.appended.position, READ_YOUR_WRITES_TIMEOUT_MS);
 }
 
 /** The dispatcher retires an endpoint (410 Gone, retries exhausted); true if this call disabled it. */
 export async function disableEndpoint(events: EventStore, endpointId: string, reason: string, now: Date): Promise<boolean> {
-  const result = await handleCommand(events, endpointStream(endpointId), endpointAggregate, (state) => decideDisableEndpoint(state, reason, now), {
-    causation: 'webhook_dispatcher',
-  });
+  const result = await handleCommand(
+    events,
+    endpointStream(endpointId),
+    endpointAggregate,
+    (state) => decideDisableEndpoint(state, reason, now),
+    {
+      causation: 'webhook_dispatcher',
+    },
+  );
   return result.appended !== undefined;
 }
 
@@ -82,7 +101,17 @@ export async function updateEndpoint(
   metadata: EventMetadata,
   now: Date,
 ): Promise<{ endpoint: WebhookEndpoint; replayedAt?: Date }> {
-  return settle(env, await handleCommand(env.events, endpointStream(endpointId), endpointAggregate, (state) => decideUpdateEndpoint(state, endpointId, changes, now), metadata, now));
+  return settle(
+    env,
+    await handleCommand(
+      env.events,
+      endpointStream(endpointId),
+      endpointAggregate,
+      (state) => decideUpdateEndpoint(state, endpointId, changes, now),
+      metadata,
+      now,
+    ),
+  );
 }
 
 /** A new secret, answered once; the replaced one also signs for `overlapSeconds`. */
@@ -96,12 +125,22 @@ export async function rotateEndpointSecret(
   const secret = newSecret();
   return settle(
     env,
-    await handleCommand(env.events, endpointStream(endpointId), endpointAggregate, (state) => decideRotateSecret(state, endpointId, secret, overlapSeconds, now), metadata, now),
+    await handleCommand(
+      env.events,
+      endpointStream(endpointId),
+      endpointAggregate,
+      (state) => decideRotateSecret(state, endpointId, secret, overlapSeconds, now),
+      metadata,
+      now,
+    ),
   );
 }
 
 /** Waits until the read models show the command's events (what the dispatcher reads), and answers the endpoint. */
-async function settle(env: CommandContext, result: CommandResult<WebhookEndpointState, WebhookEndpointEvent>): Promise<{ endpoint: WebhookEndpoint; replayedAt?: Date }> {
+async function settle(
+  env: CommandContext,
+  result: CommandResult<WebhookEndpointState, WebhookEndpointEvent>,
+): Promise<{ endpoint: WebhookEndpoint; replayedAt?: Date }> {
   if (result.appended) await env.projector.waitFor(result.appended.position, READ_YOUR_WRITES_TIMEOUT_MS);
   return { endpoint: result.state!, replayedAt: result.replayedAt };
 }
@@ -110,13 +149,20 @@ async function settle(env: CommandContext, result: CommandResult<WebhookEndpoint
  * What the log says of a delivery: how many attempts it has had (its schedule counts these, not how often
  * the bus handed it out) and the last one's outcome, null before the first.
  */
-export async function deliveryRecord(events: EventStore, deliveryId: string): Promise<{ attempts: number; outcome: DeliveryOutcome | null }> {
+export async function deliveryRecord(
+  events: EventStore,
+  deliveryId: string,
+): Promise<{ attempts: number; outcome: DeliveryOutcome | null }> {
   const attempts = (await events.readStream(deliveryStream(deliveryId))).events;
   const last = attempts.at(-1)?.data as WebhookDeliveryAttempted['data'] | undefined;
   return { attempts: attempts.length, outcome: last?.outcome ?? null };
 }
 
-export async function recordAttempt(events: EventStore, deliveryId: string, attempt: Omit<WebhookDeliveryAttempted['data'], 'delivery_id'>): Promise<void> {
+export async function recordAttempt(
+  events: EventStore,
+  deliveryId: string,
+  attempt: Omit<WebhookDeliveryAttempted['data'], 'delivery_id'>,
+): Promise<void> {
   const recorded: WebhookDeliveryAttempted = { type: 'WebhookDeliveryAttempted', data: { delivery_id: newId('whd'), ...attempt } };
   await events.appendToStream(deliveryStream(deliveryId), toNewEvents([recorded], { causation: 'webhook_dispatcher' }), 'any');
 }

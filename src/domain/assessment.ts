@@ -34,7 +34,13 @@ export type AssessmentStarted = {
  */
 export type ResponsesSubmitted = {
   type: 'ResponsesSubmitted';
-  data: { assessment_id: string; subject_id: string; submitted_at: string; responses_received?: number; pii: { responses: ItemResponse[] } | null };
+  data: {
+    assessment_id: string;
+    subject_id: string;
+    submitted_at: string;
+    responses_received?: number;
+    pii: { responses: ItemResponse[] } | null;
+  };
 };
 
 /**
@@ -96,7 +102,13 @@ export type AssessmentAbandoned = {
   data: { assessment_id: string; abandoned_at: string; reason?: 'erasure' };
 };
 
-export type AssessmentEvent = AssessmentStarted | ResponsesSubmitted | ScoringCompleted | AssessmentAbandoned | ProfileRescored | ProfileUpdated;
+export type AssessmentEvent =
+  | AssessmentStarted
+  | ResponsesSubmitted
+  | ScoringCompleted
+  | AssessmentAbandoned
+  | ProfileRescored
+  | ProfileUpdated;
 
 /** Stored states; `expired` is derived from the clock (see statusAt), never stored. */
 export type StoredStatus = 'created' | 'in_progress' | 'scoring' | 'completed' | 'abandoned';
@@ -190,7 +202,10 @@ export function evolveAssessment(state: AssessmentState, event: AssessmentEvent)
 }
 
 /** The version whose profile is served for the assessment: the active version's if it has one, else the completion's. */
-export function servedVersion(assessment: { profiles: Record<string, unknown>; scoring_version: string | null }, activeVersion: string | undefined): string | null {
+export function servedVersion(
+  assessment: { profiles: Record<string, unknown>; scoring_version: string | null },
+  activeVersion: string | undefined,
+): string | null {
   return activeVersion !== undefined && activeVersion in assessment.profiles ? activeVersion : assessment.scoring_version;
 }
 

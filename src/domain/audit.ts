@@ -41,7 +41,13 @@ export interface AuditSource {
   recordedAt: string;
 }
 
-function entry(source: AuditSource, type: AuditType, assessmentId: string | null, data: Record<string, unknown>, pii?: unknown): AuditEntry {
+function entry(
+  source: AuditSource,
+  type: AuditType,
+  assessmentId: string | null,
+  data: Record<string, unknown>,
+  pii?: unknown,
+): AuditEntry {
   return {
     id: source.id,
     object: 'audit_entry',
@@ -61,7 +67,13 @@ export function subjectAudit(source: AuditSource): AuditEntry | undefined {
   switch (event.type) {
     case 'SubjectCreated': {
       const pii = event.data.pii;
-      return entry(source, 'subject.created', null, { external_subject_id: pii?.external_subject_id ?? null, metadata: pii?.metadata ?? null }, pii);
+      return entry(
+        source,
+        'subject.created',
+        null,
+        { external_subject_id: pii?.external_subject_id ?? null, metadata: pii?.metadata ?? null },
+        pii,
+      );
     }
     case 'ConsentRecorded':
       return entry(source, 'consent.recorded', null, { consent: event.data.consent });

@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { customRandom } from 'nanoid';
-import { KEY_ALPHABET, RANDOM_LENGTH, hashKey, randomPart } from './api-keys.js';
+import { hashKey, KEY_ALPHABET, RANDOM_LENGTH, randomPart } from './api-keys.js';
 
 /**
  * An assessment's client secret, `asm_…_secret_…`: what a browser presents with a pk key to act on that one

@@ -18,7 +18,9 @@ export const TIMESTAMP_FORMAT =
 export function parseInstant(value: string, { dates = false } = {}): Date | undefined {
   const match = TIMESTAMP.exec(value);
   if (!match || (match[4] === undefined && !dates)) return undefined;
-  const [year, month, day, hour = 0, minute = 0, second = 0] = match.slice(1, 7).map((part) => (part === undefined ? undefined : Number(part)));
+  const [year, month, day, hour = 0, minute = 0, second = 0] = match
+    .slice(1, 7)
+    .map((part) => (part === undefined ? undefined : Number(part)));
   const ms = Number((match[7] ?? '0').slice(0, 3).padEnd(3, '0'));
   const at = new Date(Date.UTC(year!, month! - 1, day!, hour, minute, second, ms));
   const exact =

@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { type AssessmentPointer, type AssessmentState, type Language, assessmentPointer, isOpen } from './assessment.js';
+import { type AssessmentPointer, type AssessmentState, assessmentPointer, isOpen, type Language } from './assessment.js';
 import { DomainError, subjectErasedError } from './errors.js';
 
 export interface Consent {
@@ -106,7 +106,14 @@ export function reservationHolder(events: readonly ReservationEvent[]): string |
 export function evolveSubject(state: SubjectState, event: SubjectEvent): SubjectState {
   switch (event.type) {
     case 'SubjectCreated':
-      return { status: 'active', id: event.data.subject_id, created_at: event.data.created_at, pii: event.data.pii, consent: null, current_assessment: null };
+      return {
+        status: 'active',
+        id: event.data.subject_id,
+        created_at: event.data.created_at,
+        pii: event.data.pii,
+        consent: null,
+        current_assessment: null,
+      };
     case 'ConsentRecorded':
       return state.status === 'active' ? { ...state, consent: event.data.consent } : state;
     case 'AssessmentOpened':
@@ -117,7 +124,6 @@ export function evolveSubject(state: SubjectState, event: SubjectEvent): Subject
   }
 }
 
-
 /** A subject that can be acted on; erased and unknown subjects refuse every command with their own error. */
 export function activeSubject(state: SubjectState): Extract<SubjectState, { status: 'active' }> {
   if (state.status === 'none') throw new DomainError('not_found', 'No such subject.');
@@ -127,7 +133,9 @@ export function activeSubject(state: SubjectState): Extract<SubjectState, { stat
 
 export function decideEraseSubject(state: SubjectState, command: { reservation: string | null; now: Date }): SubjectEvent[] {
   const subject = activeSubject(state);
-  return [{ type: 'SubjectErased', data: { subject_id: subject.id, erased_at: command.now.toISOString(), reservation: command.reservation } }];
+  return [
+    { type: 'SubjectErased', data: { subject_id: subject.id, erased_at: command.now.toISOString(), reservation: command.reservation } },
+  ];
 }
 
 export interface CreateSubject {

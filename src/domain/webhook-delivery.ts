@@ -39,8 +39,13 @@ export interface SendResult {
  * redirects are not followed; timeouts, refused connections) is retried after the schedule's next delay,
  * and fails for good once the schedule is spent. `attempt` counts from 1.
  */
-export function judgeAttempt(result: SendResult, attempt: number, scheduleMs: readonly number[]): { outcome: AttemptOutcome; retryInMs: number | null } {
-  if (result.status_code !== null && result.status_code >= 200 && result.status_code < 300) return { outcome: 'succeeded', retryInMs: null };
+export function judgeAttempt(
+  result: SendResult,
+  attempt: number,
+  scheduleMs: readonly number[],
+): { outcome: AttemptOutcome; retryInMs: number | null } {
+  if (result.status_code !== null && result.status_code >= 200 && result.status_code < 300)
+    return { outcome: 'succeeded', retryInMs: null };
   if (result.status_code === 410) return { outcome: 'endpoint_gone', retryInMs: null };
   const delay = scheduleMs[attempt - 1];
   return delay === undefined ? { outcome: 'failed', retryInMs: null } : { outcome: 'retrying', retryInMs: delay };

@@ -17,7 +17,10 @@ export type WebhookEndpointCreated = {
   };
 };
 /** The service stopped delivering to the endpoint: it answered 410 Gone, a delivery exhausted its retries, or the caller asked. */
-export type WebhookEndpointDisabled = { type: 'WebhookEndpointDisabled'; data: { endpoint_id: string; reason: string; disabled_at: string } };
+export type WebhookEndpointDisabled = {
+  type: 'WebhookEndpointDisabled';
+  data: { endpoint_id: string; reason: string; disabled_at: string };
+};
 /** The caller turned a disabled endpoint back on. */
 export type WebhookEndpointEnabled = { type: 'WebhookEndpointEnabled'; data: { endpoint_id: string; enabled_at: string } };
 /** The fields the caller changed, and only those. */
@@ -146,7 +149,12 @@ export interface EndpointChanges {
 const DISABLED_BY_REQUEST = 'Disabled by request.';
 
 /** Records what differs from the endpoint as it stands: the same values again decide nothing (a safe retry). */
-export function decideUpdateEndpoint(state: WebhookEndpointState, endpointId: string, changes: EndpointChanges, now: Date): WebhookEndpointEvent[] {
+export function decideUpdateEndpoint(
+  state: WebhookEndpointState,
+  endpointId: string,
+  changes: EndpointChanges,
+  now: Date,
+): WebhookEndpointEvent[] {
   const endpoint = requireEndpoint(state, endpointId);
   const changed: Partial<Pick<WebhookEndpoint, 'url' | 'enabled_events' | 'description'>> = {};
   if (changes.url !== undefined && changes.url !== endpoint.url) changed.url = changes.url;
@@ -157,7 +165,8 @@ export function decideUpdateEndpoint(state: WebhookEndpointState, endpointId: st
     if (events.join() !== endpoint.enabled_events.join()) changed.enabled_events = events;
   }
   const decided: WebhookEndpointEvent[] = [];
-  if (Object.keys(changed).length > 0) decided.push({ type: 'WebhookEndpointUpdated', data: { endpoint_id: endpoint.id, ...changed, updated_at: now.toISOString() } });
+  if (Object.keys(changed).length > 0)
+    decided.push({ type: 'WebhookEndpointUpdated', data: { endpoint_id: endpoint.id, ...changed, updated_at: now.toISOString() } });
   if (changes.status === 'enabled' && endpoint.status === 'disabled') {
     decided.push({ type: 'WebhookEndpointEnabled', data: { endpoint_id: endpoint.id, enabled_at: now.toISOString() } });
   }
@@ -166,10 +175,21 @@ export function decideUpdateEndpoint(state: WebhookEndpointState, endpointId: st
 }
 
 /** The new secret signs at once; the replaced one keeps signing for `overlapSeconds` (0: it stops at once). */
-export function decideRotateSecret(state: WebhookEndpointState, endpointId: string, secret: string, overlapSeconds: number, now: Date): WebhookEndpointEvent[] {
+export function decideRotateSecret(
+  state: WebhookEndpointState,
+  endpointId: string,
+  secret: string,
+  overlapSeconds: number,
+  now: Date,
+): WebhookEndpointEvent[] {
   const endpoint = requireEndpoint(state, endpointId);
   const expiresAt = new Date(now.getTime() + overlapSeconds * 1000).toISOString();
-  return [{ type: 'WebhookEndpointSecretRotated', data: { endpoint_id: endpoint.id, secret, previous_secret_expires_at: expiresAt, rotated_at: now.toISOString() } }];
+  return [
+    {
+      type: 'WebhookEndpointSecretRotated',
+      data: { endpoint_id: endpoint.id, secret, previous_secret_expires_at: expiresAt, rotated_at: now.toISOString() },
+    },
+  ];
 }
 
 export function subscribes(endpoint: WebhookEndpoint, type: EventType): boolean {

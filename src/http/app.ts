@@ -11,11 +11,8 @@ import { clientErrorHandler, frameworkError, registerErrorHandling } from './err
 import { registerFraming } from './framing.js';
 import { registerIdempotency } from './idempotency.js';
 import { registerOpenApi } from './openapi.js';
+import { createRateLimiter, type RateLimitSettings } from './rate-limit.js';
 import { registerRequestLog } from './request-log.js';
-import { registerSecurityHeaders } from './security-headers.js';
-import { registerStrictInput } from './strict-input.js';
-import { validatorCompiler } from './validation.js';
-import { type RateLimitSettings, createRateLimiter } from './rate-limit.js';
 import { registerAssessmentRoutes } from './routes/assessments.js';
 import { registerDocsRoutes } from './routes/docs.js';
 import { registerEmbedRoutes } from './routes/embed.js';
@@ -26,6 +23,9 @@ import { registerProfileRoutes } from './routes/profiles.js';
 import { registerSubjectRoutes } from './routes/subjects.js';
 import { registerUsageRoutes } from './routes/usage.js';
 import { registerWebhookEndpointRoutes } from './routes/webhook-endpoints.js';
+import { registerSecurityHeaders } from './security-headers.js';
+import { registerStrictInput } from './strict-input.js';
+import { validatorCompiler } from './validation.js';
 
 export interface AppDependencies {
   logger: Logger;
@@ -43,7 +43,15 @@ export interface AppDependencies {
 
 const BODY_LIMIT_BYTES = 64 * 1024;
 
-export async function buildApp({ logger, keys, envs, rateLimit = { perSecond: 100, burst: 200 }, clock = () => new Date(), webhooks = loadConfig({}).webhooks, unavailable }: AppDependencies): Promise<FastifyInstance> {
+export async function buildApp({
+  logger,
+  keys,
+  envs,
+  rateLimit = { perSecond: 100, burst: 200 },
+  clock = () => new Date(),
+  webhooks = loadConfig({}).webhooks,
+  unavailable,
+}: AppDependencies): Promise<FastifyInstance> {
   const app: FastifyInstance = Fastify({
     // pino's Logger is a FastifyBaseLogger; typing the instance plainly keeps route modules generic-free.
     loggerInstance: logger as FastifyInstance['log'],

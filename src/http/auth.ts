@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { type ApiKeyRecord, type Scope, hashKey, parseRawKey } from '../domain/api-keys.js';
+import { type ApiKeyRecord, hashKey, parseRawKey, type Scope } from '../domain/api-keys.js';
 import type { EnvironmentServices, Environments } from '../environments.js';
 import type { KeyStore } from '../ports/key-store.js';
 import { checkClientSecret } from './client-secret.js';
@@ -61,9 +61,13 @@ export function registerAuth(app: FastifyInstance, keys: KeyStore, envs: Environ
     }
     const needed = scopeFor(request.method);
     if (!key.scopes.includes(needed)) {
-      throw new ProblemError('insufficient_scope', `This operation needs the ${needed} scope; the key has ${key.scopes.join(', ') || 'none'}.`, {
-        required_scope: needed,
-      });
+      throw new ProblemError(
+        'insufficient_scope',
+        `This operation needs the ${needed} scope; the key has ${key.scopes.join(', ') || 'none'}.`,
+        {
+          required_scope: needed,
+        },
+      );
     }
   });
 }
@@ -74,7 +78,10 @@ async function authenticate(request: FastifyRequest, keys: KeyStore): Promise<Ap
   // The scheme is case-insensitive (RFC 9110, section 11.1), one or more spaces before the key (RFC 9110's 1*SP).
   const raw = /^bearer +([^\s]+)$/i.exec(header)?.[1];
   if (raw === undefined || parseRawKey(raw) === undefined) {
-    throw new ProblemError('unauthenticated', 'The Authorization header must be "Bearer " and a key starting test_pk_, test_sk_, live_pk_ or live_sk_.');
+    throw new ProblemError(
+      'unauthenticated',
+      'The Authorization header must be "Bearer " and a key starting test_pk_, test_sk_, live_pk_ or live_sk_.',
+    );
   }
   const key = await keys.findByHash(hashKey(raw));
   if (key === undefined) throw new ProblemError('unauthenticated', 'No such API key.');

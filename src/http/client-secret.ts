@@ -38,9 +38,13 @@ export async function checkClientSecret(request: FastifyRequest, now: Date): Pro
   const status = statusAt(doc, now);
   if (status === 'created' || status === 'in_progress') return;
   // The secret's holder may learn what became of its assessment: a page reopened after the person finished shows so.
-  const closed = new ProblemError('unauthenticated', `This client secret no longer works: its assessment is ${status}, no longer created or in_progress.`, {
-    assessment_status: status,
-  });
+  const closed = new ProblemError(
+    'unauthenticated',
+    `This client secret no longer works: its assessment is ${status}, no longer created or in_progress.`,
+    {
+      assessment_status: status,
+    },
+  );
   if (request.method !== 'PATCH' || request.headers['idempotency-key'] === undefined) throw closed;
   request.closedSecretRefusal = closed;
 }

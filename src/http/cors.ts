@@ -41,7 +41,9 @@ export async function registerCors(app: FastifyInstance, limit: RateLimiter): Pr
       // Only a browser's preflight (Origin and Access-Control-Request-Method) is one; any other OPTIONS is 405.
       const asked = request.headers.origin === undefined ? undefined : request.headers['access-control-request-method']?.toUpperCase();
       const allowed =
-        request.method === 'OPTIONS' ? asked !== undefined && browserRoutes.find(asked as HTTPMethod, path) !== null : isBrowserRoute(request);
+        request.method === 'OPTIONS'
+          ? asked !== undefined && browserRoutes.find(asked as HTTPMethod, path) !== null
+          : isBrowserRoute(request);
       if (!allowed) return { origin: false };
       if (request.method !== 'OPTIONS') return { origin: true, exposedHeaders: EXPOSED_HEADERS };
       const methods = BROWSER_METHODS.filter((method) => browserRoutes.find(method, path) !== null);
@@ -59,5 +61,8 @@ export function refuseOtherOrigin(request: FastifyRequest, reply: FastifyReply, 
   const origin = request.headers.origin;
   if (key.origins.length === 0 || origin === undefined || key.origins.includes(origin)) return;
   reply.removeHeader('access-control-allow-origin');
-  throw new ProblemError('insufficient_scope', `This publishable key may not be used from ${origin}; its allowed origins are ${key.origins.join(', ')}.`);
+  throw new ProblemError(
+    'insufficient_scope',
+    `This publishable key may not be used from ${origin}; its allowed origins are ${key.origins.join(', ')}.`,
+  );
 }

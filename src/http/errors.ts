@@ -1,14 +1,14 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Logger } from 'pino';
-import { newId } from '../domain/ids.js';
-import FindMyWay from 'find-my-way';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import FindMyWay from 'find-my-way';
+import type { Logger } from 'pino';
 import { DomainError } from '../domain/errors.js';
-import { jsonPointer } from './json-pointer.js';
+import { newId } from '../domain/ids.js';
 import { SubjectErasedError } from '../ports/data-keys.js';
 import { StreamDeletedError } from '../ports/event-store.js';
+import { jsonPointer } from './json-pointer.js';
 import { type FieldError, type ProblemCode, ProblemError, problemBody, problemCodes } from './problem.js';
 
 const fastifyCodes: Record<string, ProblemCode> = {
@@ -42,13 +42,23 @@ export function registerErrorHandling(app: FastifyInstance, unavailable: (error:
     closing = true;
   });
   app.addHook('onRequest', async () => {
-    if (closing) throw new ProblemError('service_unavailable', 'The server is shutting down; retry shortly.', {}, { 'retry-after': '1', connection: 'close' });
+    if (closing)
+      throw new ProblemError(
+        'service_unavailable',
+        'The server is shutting down; retry shortly.',
+        {},
+        { 'retry-after': '1', connection: 'close' },
+      );
   });
 
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0] ?? '/';
     if (path.length > 1 && path.endsWith('/')) {
-      return sendProblem(reply, request, new ProblemError('not_found', `No route ${request.method} ${path}: paths have no empty segment and no trailing slash.`));
+      return sendProblem(
+        reply,
+        request,
+        new ProblemError('not_found', `No route ${request.method} ${path}: paths have no empty segment and no trailing slash.`),
+      );
     }
     if (UNLAUNCHED_PRODUCT.test(path)) {
       return sendProblem(reply, request, new ProblemError('product_not_available', 'This product is not available at v1.'));
@@ -58,7 +68,12 @@ export function registerErrorHandling(app: FastifyInstance, unavailable: (error:
       return sendProblem(
         reply,
         request,
-        new ProblemError('method_not_allowed', `${request.method} is not allowed here; use ${allowed.join(', ')}.`, {}, { allow: allowed.join(', ') }),
+        new ProblemError(
+          'method_not_allowed',
+          `${request.method} is not allowed here; use ${allowed.join(', ')}.`,
+          {},
+          { allow: allowed.join(', ') },
+        ),
       );
     }
     return sendProblem(reply, request, new ProblemError('not_found', `No route ${request.method} ${path}.`));
@@ -75,19 +90,32 @@ function toProblem(error: FastifyError, request: FastifyRequest, unavailable: (e
   if (error instanceof ProblemError) return error;
   if (error instanceof DomainError) return new ProblemError(error.code, error.message, error.details);
   // A write that met the subject's erasure half-way (its data key already destroyed).
-  if (error instanceof SubjectErasedError) return new ProblemError('subject_erased', `The subject ${error.subjectId} was erased.`, { subject_id: error.subjectId });
+  if (error instanceof SubjectErasedError)
+    return new ProblemError('subject_erased', `The subject ${error.subjectId} was erased.`, { subject_id: error.subjectId });
   // An operator deleted the stream for good in EventStoreDB (a tombstone): nothing of it can be read or changed.
-  if (error instanceof StreamDeletedError) return new ProblemError('not_found', 'This resource was deleted from the event log by an operator; it can no longer be read or changed.');
+  if (error instanceof StreamDeletedError)
+    return new ProblemError(
+      'not_found',
+      'This resource was deleted from the event log by an operator; it can no longer be read or changed.',
+    );
   if (hasZodFastifySchemaValidationErrors(error)) {
     const where = locations[(error.validationContext ?? 'body') as keyof typeof locations] ?? 'body';
     const errors = error.validation.flatMap((issue): FieldError[] => {
       const keys = (issue.params as { keys?: string[] }).keys;
       if (issue.keyword === 'unrecognized_keys' && keys) {
-        return keys.map((key) => ({ path: `${issue.instancePath.replace(/\/$/, '')}${jsonPointer([key])}`, in: where, message: 'Unknown field.' }));
+        return keys.map((key) => ({
+          path: `${issue.instancePath.replace(/\/$/, '')}${jsonPointer([key])}`,
+          in: where,
+          message: 'Unknown field.',
+        }));
       }
       return [{ path: issue.instancePath === '/' ? '' : issue.instancePath, in: where, message: issue.message ?? 'Invalid.' }];
     });
-    return new ProblemError('validation_failed', `The request ${where === 'body' ? 'body' : where} has ${errors.length} invalid field(s).`, { errors });
+    return new ProblemError(
+      'validation_failed',
+      `The request ${where === 'body' ? 'body' : where} has ${errors.length} invalid field(s).`,
+      { errors },
+    );
   }
   const code = error.code ? fastifyCodes[error.code] : undefined;
   if (code) return new ProblemError(code, detailFor(code, error));
@@ -99,7 +127,12 @@ function toProblem(error: FastifyError, request: FastifyRequest, unavailable: (e
   // A backend that does not answer now (a failover, an outage): the caller retries, with the same Idempotency-Key.
   if (unavailable(error)) {
     request.log.warn({ err: error }, 'a backend did not answer');
-    return new ProblemError('service_unavailable', 'A backend of the service does not answer right now; retry shortly with the same Idempotency-Key.', {}, { 'retry-after': '1' });
+    return new ProblemError(
+      'service_unavailable',
+      'A backend of the service does not answer right now; retry shortly with the same Idempotency-Key.',
+      {},
+      { 'retry-after': '1' },
+    );
   }
   request.log.error({ err: error }, 'unhandled error');
   return new ProblemError('internal_error', 'Something went wrong on our side. Retry later; quote the request_id if it persists.');
@@ -119,7 +152,11 @@ function detailFor(code: ProblemCode, error: FastifyError): string {
 /** Answers with the problem; sets request-id too, since fastify's own errors can come before any hook. */
 function sendProblem(reply: FastifyReply, request: FastifyRequest, problem: ProblemError): FastifyReply {
   const body = problemBody(problem.code, problem.detail, request.id, problem.extra);
-  return reply.code(body.status).headers({ ...problem.headers, 'request-id': request.id }).type('application/problem+json').send(body);
+  return reply
+    .code(body.status)
+    .headers({ ...problem.headers, 'request-id': request.id })
+    .type('application/problem+json')
+    .send(body);
 }
 
 /** Fastify's errors before routing (a URL that cannot be decoded), answered like every other error. */
@@ -143,7 +180,10 @@ const clientProblems: Record<string, { code: ProblemCode; detail: string }> = {
 export function clientErrorHandler(logger: Logger) {
   return (error: NodeJS.ErrnoException, socket: Socket): void => {
     if (error.code === 'ECONNRESET' || socket.destroyed) return;
-    const { code, detail } = clientProblems[error.code ?? ''] ?? { code: 'malformed_request' as const, detail: 'The request is not valid HTTP/1.1.' };
+    const { code, detail } = clientProblems[error.code ?? ''] ?? {
+      code: 'malformed_request' as const,
+      detail: 'The request is not valid HTTP/1.1.',
+    };
     const requestId = newId('req');
     logger.info({ reqId: requestId, code: error.code }, 'refused a malformed request');
     if (socket.writable) {

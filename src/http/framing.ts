@@ -22,7 +22,10 @@ export function registerFraming(app: FastifyInstance): void {
   app.addHook('preParsing', async (request) => {
     const coding = request.headers['content-encoding'];
     if (coding !== undefined && coding.trim().toLowerCase() !== 'identity') {
-      throw new ProblemError('unsupported_media_type', `Content-Encoding ${JSON.stringify(coding)} is not supported: send the body uncompressed.`);
+      throw new ProblemError(
+        'unsupported_media_type',
+        `Content-Encoding ${JSON.stringify(coding)} is not supported: send the body uncompressed.`,
+      );
     }
   });
 
@@ -30,7 +33,12 @@ export function registerFraming(app: FastifyInstance): void {
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body: Buffer, done) => {
     const charset = charsetOf(request.headers['content-type'] ?? '');
     if (charset !== undefined && charset !== 'utf-8') {
-      return done(new ProblemError('unsupported_media_type', `A JSON body is UTF-8 (RFC 8259); charset=${charset} is not supported: send it as UTF-8, with no charset or charset=utf-8.`));
+      return done(
+        new ProblemError(
+          'unsupported_media_type',
+          `A JSON body is UTF-8 (RFC 8259); charset=${charset} is not supported: send it as UTF-8, with no charset or charset=utf-8.`,
+        ),
+      );
     }
     if (body.length === 0) return done(new ProblemError('invalid_json', 'The request body is empty; send a JSON value.'));
     if (!isUtf8(body)) return done(new ProblemError('invalid_json', 'The request body is not valid UTF-8, as JSON must be.'));
@@ -44,7 +52,12 @@ export function registerFraming(app: FastifyInstance): void {
     }
     const duplicate = duplicateMember(text);
     if (duplicate !== undefined) {
-      return done(new ProblemError('invalid_json', `The request body names the member ${duplicate} twice: member names must be unique within an object.`));
+      return done(
+        new ProblemError(
+          'invalid_json',
+          `The request body names the member ${duplicate} twice: member names must be unique within an object.`,
+        ),
+      );
     }
     done(null, value);
   });

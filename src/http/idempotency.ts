@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { type PiiEnvelope, open, seal } from '../privacy/pii-envelope.js';
 import type { DataKeyStore } from '../ports/data-keys.js';
 import { IDEMPOTENCY_TTL_MS } from '../ports/idempotency.js';
+import { open, type PiiEnvelope, seal } from '../privacy/pii-envelope.js';
 import { ProblemError } from './problem.js';
 
 declare module 'fastify' {
@@ -56,7 +56,8 @@ export function registerIdempotency(app: FastifyInstance, clock: () => Date): vo
   app.addHook('preHandler', async (request, reply) => {
     if (request.idempotency === null) return;
     const { key } = request.idempotency;
-    const claimWith = (fingerprint: string) => request.env.idempotency.claim({ key, fingerprint, now: clock(), leaseMs: LEASE_MS, ttlMs: IDEMPOTENCY_TTL_MS });
+    const claimWith = (fingerprint: string) =>
+      request.env.idempotency.claim({ key, fingerprint, now: clock(), leaseMs: LEASE_MS, ttlMs: IDEMPOTENCY_TTL_MS });
     let fingerprint = fingerprintOf(request.method, request.url, request.body);
     let claim = await claimWith(fingerprint);
     // A key first used before fingerprints were canonical (kept 24 h) holds the body's fingerprint in its own key order.
@@ -75,9 +76,17 @@ export function registerIdempotency(app: FastifyInstance, clock: () => Date): vo
         request.idempotency.tag = idempotencyTag(key, fingerprint);
         return;
       case 'in_use':
-        throw new ProblemError('idempotency_key_in_use', 'A request with this Idempotency-Key is still running; retry when it has finished.', {}, { 'retry-after': '1' });
+        throw new ProblemError(
+          'idempotency_key_in_use',
+          'A request with this Idempotency-Key is still running; retry when it has finished.',
+          {},
+          { 'retry-after': '1' },
+        );
       case 'reused':
-        throw new ProblemError('idempotency_key_reused', 'This Idempotency-Key was used for a different request (method, path or body); use a new key.');
+        throw new ProblemError(
+          'idempotency_key_reused',
+          'This Idempotency-Key was used for a different request (method, path or body); use a new key.',
+        );
       case 'replay':
         return replay(reply, JSON.parse(claim.response) as StoredAnswer, request.env.dataKeys, key);
     }
@@ -111,7 +120,9 @@ export function registerIdempotency(app: FastifyInstance, clock: () => Date): vo
  * at any depth; `"2026-01-31T09:30:00Z"` and `"2026-01-31T09:30:00.000Z"` are one instant).
  */
 export function fingerprintOf(method: string, url: string, body: unknown): string {
-  return createHash('sha256').update(`${method} ${url}\n${JSON.stringify(canonical(body ?? null))}`).digest('base64url');
+  return createHash('sha256')
+    .update(`${method} ${url}\n${JSON.stringify(canonical(body ?? null))}`)
+    .digest('base64url');
 }
 
 /**
@@ -124,7 +135,9 @@ function idempotencyTag(key: string, fingerprint: string): string {
 
 /** The fingerprint of keys first used before fingerprints were canonical: the validated body's members in their order. */
 function orderedFingerprintOf(method: string, url: string, body: unknown): string {
-  return createHash('sha256').update(`${method} ${url}\n${JSON.stringify(body ?? null)}`).digest('base64url');
+  return createHash('sha256')
+    .update(`${method} ${url}\n${JSON.stringify(body ?? null)}`)
+    .digest('base64url');
 }
 
 /** The value with every object's members sorted by name, at every depth. */
@@ -157,12 +170,18 @@ async function replay(reply: FastifyReply, answer: StoredAnswer, dataKeys: DataK
     const { subject_id, envelope } = answer.sealed;
     const dataKey = await dataKeys.find(subject_id);
     if (dataKey === undefined) {
-      throw new ProblemError('subject_erased', `The subject ${subject_id} was erased; the answer stored for this Idempotency-Key is gone with it.`, {
-        subject_id,
-      });
+      throw new ProblemError(
+        'subject_erased',
+        `The subject ${subject_id} was erased; the answer stored for this Idempotency-Key is gone with it.`,
+        {
+          subject_id,
+        },
+      );
     }
     body = open(dataKey, envelope, subject_id, associatedLabel(key)) as string;
   }
-  return reply.code(answer.status).headers({ ...answer.headers, 'idempotent-replayed': 'true' }).send(body);
+  return reply
+    .code(answer.status)
+    .headers({ ...answer.headers, 'idempotent-replayed': 'true' })
+    .send(body);
 }
-

@@ -9,7 +9,13 @@ export const listQuery = {
     .transform(Number)
     .default(10)
     // On the wire a query value is text; what it means is a whole number, which is what a client should send.
-    .meta({ type: 'integer', minimum: 1, maximum: 100, pattern: undefined, description: 'Page size, 1..100 (default 10), in decimal digits.' }),
+    .meta({
+      type: 'integer',
+      minimum: 1,
+      maximum: 100,
+      pattern: undefined,
+      description: 'Page size, 1..100 (default 10), in decimal digits.',
+    }),
   starting_after: z.string().min(1).optional().describe('An id from a previous page: the page after it (older items).'),
   ending_before: z.string().min(1).optional().describe('An id from a previous page: the page before it (newer items).'),
 };

@@ -36,7 +36,8 @@ export const metadataInput = z
       }
       if (hasControlCharacter(key)) ctx.addIssue({ code: 'custom', path: [key], message: `Keys: ${CONTROL_CHARACTERS}` });
       if (typeof item !== 'string') ctx.addIssue({ code: 'custom', path: [key], message: 'Values must be strings.' });
-      else if (codePoints(item) > MAX_VALUE_LENGTH) ctx.addIssue({ code: 'custom', path: [key], message: `Values must be at most ${MAX_VALUE_LENGTH} characters.` });
+      else if (codePoints(item) > MAX_VALUE_LENGTH)
+        ctx.addIssue({ code: 'custom', path: [key], message: `Values must be at most ${MAX_VALUE_LENGTH} characters.` });
       else if (hasControlCharacter(item)) ctx.addIssue({ code: 'custom', path: [key], message: `Values: ${CONTROL_CHARACTERS}` });
     }
   })

@@ -14,10 +14,14 @@ export function exampleOf(schema: Json, schemas: Json): unknown {
   const branch = [...((schema.anyOf ?? schema.oneOf ?? []) as Json[])].find((option) => option.type !== 'null');
   if (branch !== undefined) return exampleOf(branch, schemas);
   if (Array.isArray(schema.allOf)) return Object.assign({}, ...schema.allOf.map((part: Json) => exampleOf(part, schemas)));
-  const type = Array.isArray(schema.type) ? schema.type.find((option) => option !== 'null') : (schema.type ?? (schema.properties ? 'object' : undefined));
+  const type = Array.isArray(schema.type)
+    ? schema.type.find((option) => option !== 'null')
+    : (schema.type ?? (schema.properties ? 'object' : undefined));
   switch (type) {
     case 'object':
-      return Object.fromEntries(Object.entries((schema.properties ?? {}) as Record<string, Json>).map(([name, property]) => [name, exampleOf(property, schemas)]));
+      return Object.fromEntries(
+        Object.entries((schema.properties ?? {}) as Record<string, Json>).map(([name, property]) => [name, exampleOf(property, schemas)]),
+      );
     case 'array':
       return schema.items === undefined ? [] : [exampleOf(schema.items as Json, schemas)];
     case 'integer':

@@ -44,23 +44,35 @@ const extensions: Partial<Record<ProblemCode, { required: string[]; extra: Recor
 
 /** What each code means, for the document's readers; the example body's detail is the server's own wording. */
 const meanings: Record<ProblemCode, { when: string; detail: string }> = {
-  invalid_json: { when: 'The body is empty, not UTF-8 or not valid JSON.', detail: 'The request body is not valid JSON: Unexpected end of JSON input' },
-  invalid_cursor: { when: 'starting_after or ending_before names no item of this list.', detail: `The cursor ${exampleIds.subject} names no item of this list.` },
+  invalid_json: {
+    when: 'The body is empty, not UTF-8 or not valid JSON.',
+    detail: 'The request body is not valid JSON: Unexpected end of JSON input',
+  },
+  invalid_cursor: {
+    when: 'starting_after or ending_before names no item of this list.',
+    detail: `The cursor ${exampleIds.subject} names no item of this list.`,
+  },
   malformed_request: {
     when: 'The request is not well-formed HTTP: no or several Host headers, or a body that ended early.',
     detail: 'An HTTP/1.1 request has exactly one Host header; this one has 0.',
   },
   unauthenticated: {
-    when: 'No API key, a malformed one, or an unknown, rotated or revoked key; or, with a publishable key, a Nature-Client-Secret that is not this assessment\'s, or one whose assessment is no longer open (`assessment_status` then says what it is).',
+    when: "No API key, a malformed one, or an unknown, rotated or revoked key; or, with a publishable key, a Nature-Client-Secret that is not this assessment's, or one whose assessment is no longer open (`assessment_status` then says what it is).",
     detail: 'Send your API key as Authorization: Bearer <API key>.',
   },
   insufficient_scope: {
     when: 'The key lacks the scope the method needs (`required_scope`); or a publishable key called anything but the item bank and one assessment with its client secret, or came from an origin it was not minted for.',
     detail: 'This operation needs the nature:write scope; the key has nature:read.',
   },
-  sandbox_only: { when: 'The operation exists in the sandbox only: use a test_ key.', detail: 'Test events are sent in the sandbox only: use a test_ key.' },
+  sandbox_only: {
+    when: 'The operation exists in the sandbox only: use a test_ key.',
+    detail: 'Test events are sent in the sandbox only: use a test_ key.',
+  },
   not_found: { when: 'No such resource in the environment of the key.', detail: `No subject ${exampleIds.subject}.` },
-  profile_not_found: { when: 'No such profile, or the subject has no completed assessment yet.', detail: 'The subject has no completed assessment yet.' },
+  profile_not_found: {
+    when: 'No such profile, or the subject has no completed assessment yet.',
+    detail: 'The subject has no completed assessment yet.',
+  },
   product_not_available: { when: 'The product is not available at v1.', detail: 'This product is not available at v1.' },
   method_not_allowed: {
     when: 'The path exists, but not for this method: `Allow` lists the methods it takes.',
@@ -92,7 +104,10 @@ const meanings: Record<ProblemCode, { when: string; detail: string }> = {
     when: 'The body is not sent as application/json, or is content-encoded.',
     detail: 'Send the body as JSON with Content-Type: application/json.',
   },
-  expectation_failed: { when: 'An Expect header other than 100-continue.', detail: 'Expect "200-ok" is not supported; only 100-continue is.' },
+  expectation_failed: {
+    when: 'An Expect header other than 100-continue.',
+    detail: 'Expect "200-ok" is not supported; only 100-continue is.',
+  },
   validation_failed: {
     when: 'Fields of the body, query, path or headers are invalid or unknown: `errors` lists each with a JSON Pointer.',
     detail: 'The request body has 1 invalid field(s).',
@@ -110,7 +125,10 @@ const meanings: Record<ProblemCode, { when: string; detail: string }> = {
     when: 'A fault on our side; retry later and quote the request_id if it persists.',
     detail: 'Something went wrong on our side. Retry later; quote the request_id if it persists.',
   },
-  service_unavailable: { when: 'The server is shutting down or a backend does not answer: retry shortly.', detail: 'The server is shutting down; retry shortly.' },
+  service_unavailable: {
+    when: 'The server is shutting down or a backend does not answer: retry shortly.',
+    detail: 'The server is shutting down; retry shortly.',
+  },
 };
 
 const pascal = (code: string) => code.replace(/(^|_)([a-z])/g, (_match, _sep, letter: string) => letter.toUpperCase());
@@ -142,7 +160,11 @@ function problemOf(status: number, code: ProblemCode): Json {
     allOf: [
       { $ref: '#/components/schemas/Problem' },
       {
-        properties: { status: { const: status }, code: { const: code }, ...Object.fromEntries(required.map((name) => [name, problemProperties[name]])) },
+        properties: {
+          status: { const: status },
+          code: { const: code },
+          ...Object.fromEntries(required.map((name) => [name, problemProperties[name]])),
+        },
         ...(required.length > 0 && { required }),
       },
     ],
@@ -155,7 +177,10 @@ export function problemResponse(status: number, codes: readonly ProblemCode[]): 
   const examples = Object.fromEntries(
     codes.map((code) => [
       code,
-      { summary: problemCodes[code].title, value: problemBody(code, meanings[code].detail, exampleIds.request, extensions[code]?.extra ?? {}) },
+      {
+        summary: problemCodes[code].title,
+        value: problemBody(code, meanings[code].detail, exampleIds.request, extensions[code]?.extra ?? {}),
+      },
     ]),
   );
   return {
@@ -169,19 +194,34 @@ const ulid = '[0-9A-HJKMNP-TV-Z]{26}';
 
 /** The members of a problem body: the standard ones, then the extensions of some codes. */
 const problemProperties: Record<string, Json> = {
-  type: { type: 'string', format: 'uri', description: 'urn:nature:problem: and the code.', examples: ['urn:nature:problem:validation_failed'] },
+  type: {
+    type: 'string',
+    format: 'uri',
+    description: 'urn:nature:problem: and the code.',
+    examples: ['urn:nature:problem:validation_failed'],
+  },
   title: { type: 'string', examples: ['Validation failed'] },
   status: { type: 'integer', examples: [422] },
   detail: { type: 'string', examples: ['The request body has 1 invalid field(s).'] },
   code: { type: 'string', enum: Object.keys(problemCodes), examples: ['validation_failed'] },
-  request_id: { type: 'string', pattern: `^req_${ulid}$`, description: 'The request-id header of the answer.', examples: [exampleIds.request] },
+  request_id: {
+    type: 'string',
+    pattern: `^req_${ulid}$`,
+    description: 'The request-id header of the answer.',
+    examples: [exampleIds.request],
+  },
   errors: { type: 'array', items: { $ref: '#/components/schemas/FieldError' }, description: 'validation_failed: each invalid field.' },
-  subject_id: { type: 'string', pattern: `^sub_${ulid}$`, description: 'subject_exists: the existing subject; subject_erased: the erased one.' },
+  subject_id: {
+    type: 'string',
+    pattern: `^sub_${ulid}$`,
+    description: 'subject_exists: the existing subject; subject_erased: the erased one.',
+  },
   assessment_id: { type: 'string', pattern: `^asm_${ulid}$`, description: 'assessment_in_progress: the open assessment.' },
   assessment_status: {
     type: 'string',
     enum: ['scoring', 'completed', 'abandoned', 'expired'],
-    description: 'assessment_not_open: the status the assessment has; unauthenticated, to the holder of a client secret whose assessment closed: the same.',
+    description:
+      'assessment_not_open: the status the assessment has; unauthenticated, to the holder of a client secret whose assessment closed: the same.',
   },
   required_scope: { type: 'string', enum: ['nature:read', 'nature:write'], description: 'insufficient_scope: the scope the method needs.' },
 };
@@ -194,13 +234,19 @@ export const problemSchemas: Json = {
       'An RFC 9457 problem: `code` is stable (branch on it), `detail` is for people. Extension members appear with the codes that carry them.',
     required: ['type', 'title', 'status', 'detail', 'code', 'request_id'],
     properties: problemProperties,
-    examples: [problemBody('validation_failed', meanings.validation_failed.detail, exampleIds.request, extensions.validation_failed!.extra)],
+    examples: [
+      problemBody('validation_failed', meanings.validation_failed.detail, exampleIds.request, extensions.validation_failed!.extra),
+    ],
   },
   FieldError: {
     type: 'object',
     required: ['path', 'in', 'message'],
     properties: {
-      path: { type: 'string', description: 'JSON Pointer to the field within the part named by `in`; "" for the whole part.', examples: ['/consent/ui_hash'] },
+      path: {
+        type: 'string',
+        description: 'JSON Pointer to the field within the part named by `in`; "" for the whole part.',
+        examples: ['/consent/ui_hash'],
+      },
       in: { type: 'string', enum: ['body', 'query', 'path', 'header'] },
       message: { type: 'string', examples: ['Must be "sha256:" followed by 64 lowercase hex digits.'] },
     },

@@ -28,7 +28,8 @@ const signatureHeaders: Json[] = [
     name: 'webhook-timestamp',
     in: 'header',
     required: true,
-    description: 'Unix seconds when this attempt was signed: refuse deliveries far from your clock (Standard Webhooks libraries allow 5 minutes).',
+    description:
+      'Unix seconds when this attempt was signed: refuse deliveries far from your clock (Standard Webhooks libraries allow 5 minutes).',
     schema: { type: 'string', pattern: '^[0-9]+$' },
     example: '1795288857',
   },

@@ -4,10 +4,10 @@ import type { FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Config } from '../config.js';
-import { type Json, KEYED_METHODS, codesOf, headers, problemResponse, problemSchemas, responseName } from './openapi-problems.js';
-import { exampleOf } from './openapi-examples.js';
-import { webhooks } from './openapi-webhooks.js';
 import { guides } from './docs/render.js';
+import { exampleOf } from './openapi-examples.js';
+import { codesOf, headers, type Json, KEYED_METHODS, problemResponse, problemSchemas, responseName } from './openapi-problems.js';
+import { webhooks } from './openapi-webhooks.js';
 import type { ProblemCode } from './problem.js';
 import { problemCodes } from './problem.js';
 import { problemCodesOf } from './schemas.js';
@@ -52,7 +52,10 @@ const transform: SwaggerTransform = (input) => {
   const { schema } = input;
   if (!schema?.response || schema.hide) return jsonSchemaTransform(input);
   const response = schema.response as Record<string, unknown>;
-  const declared = Object.values(response).map(problemCodesOf).find((codes) => codes !== undefined) ?? [];
+  const declared =
+    Object.values(response)
+      .map(problemCodesOf)
+      .find((codes) => codes !== undefined) ?? [];
   const own = Object.fromEntries(Object.entries(response).filter(([, value]) => problemCodesOf(value) === undefined));
   const optionalBody = schema.body instanceof z.ZodType && schema.body.safeParse(null).success;
   const result = jsonSchemaTransform({ ...input, schema: { ...schema, response: own } });
@@ -62,35 +65,40 @@ const transform: SwaggerTransform = (input) => {
 const METHODS = ['get', 'post', 'patch', 'put', 'delete'] as const;
 
 /** The whole document: shared error responses, headers and parameters, examples, webhooks, no unused components. */
-const transformObject = (delivery: Config['webhooks']): SwaggerTransformObject => (input) => {
-  const doc = jsonSchemaTransformObject(input) as Json & { paths: Record<string, Record<string, Json>>; components: Record<string, Json> };
-  const responses: Json = {};
-  for (const operations of Object.values(doc.paths)) {
-    for (const method of METHODS) {
-      const operation = operations[method];
-      if (operation === undefined) continue;
-      documentOperation(method, operation, responses, doc.components.schemas!);
+const transformObject =
+  (delivery: Config['webhooks']): SwaggerTransformObject =>
+  (input) => {
+    const doc = jsonSchemaTransformObject(input) as Json & {
+      paths: Record<string, Record<string, Json>>;
+      components: Record<string, Json>;
+    };
+    const responses: Json = {};
+    for (const operations of Object.values(doc.paths)) {
+      for (const method of METHODS) {
+        const operation = operations[method];
+        if (operation === undefined) continue;
+        documentOperation(method, operation, responses, doc.components.schemas!);
+      }
     }
-  }
-  doc.components = {
-    ...doc.components,
-    schemas: { ...doc.components.schemas, ...problemSchemas },
-    responses: Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b))),
-    headers,
-    parameters: {
-      IdempotencyKey: {
-        name: 'Idempotency-Key',
-        in: 'header',
-        required: false,
-        description: 'Makes a retried write safe: the first answer is stored for 24 hours and replayed for the same key and request.',
-        schema: { type: 'string', pattern: '^[\\x21-\\x7e]{1,255}$' },
-        example: '5b1f4c7e-9d2a-4e8b-a0c3-6f1d2e3b4a59',
+    doc.components = {
+      ...doc.components,
+      schemas: { ...doc.components.schemas, ...problemSchemas },
+      responses: Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b))),
+      headers,
+      parameters: {
+        IdempotencyKey: {
+          name: 'Idempotency-Key',
+          in: 'header',
+          required: false,
+          description: 'Makes a retried write safe: the first answer is stored for 24 hours and replayed for the same key and request.',
+          schema: { type: 'string', pattern: '^[\\x21-\\x7e]{1,255}$' },
+          example: '5b1f4c7e-9d2a-4e8b-a0c3-6f1d2e3b4a59',
+        },
       },
-    },
+    };
+    doc.webhooks = webhooks(doc.components.schemas!, delivery);
+    return withoutUnusedSchemas(doc);
   };
-  doc.webhooks = webhooks(doc.components.schemas!, delivery);
-  return withoutUnusedSchemas(doc);
-};
 
 function documentOperation(method: string, operation: Json, responses: Json, schemas: Json): void {
   const declared = (operation['x-problems'] as ProblemCode[] | undefined) ?? [];
@@ -107,7 +115,8 @@ function documentOperation(method: string, operation: Json, responses: Json, sch
   for (const media of Object.values(body?.content ?? {})) media.example = exampleOf(media.schema as Json, schemas);
 
   const keyed = KEYED_METHODS.has(method);
-  if (keyed) operation.parameters = [...((operation.parameters as Json[] | undefined) ?? []), { $ref: '#/components/parameters/IdempotencyKey' }];
+  if (keyed)
+    operation.parameters = [...((operation.parameters as Json[] | undefined) ?? []), { $ref: '#/components/parameters/IdempotencyKey' }];
   const documented = operation.responses as Record<string, Json>;
   for (const response of Object.values(documented)) {
     response.headers = {
@@ -116,7 +125,8 @@ function documentOperation(method: string, operation: Json, responses: Json, sch
       RateLimit: { $ref: '#/components/headers/RateLimit' },
       ...(keyed && { 'idempotent-replayed': { $ref: '#/components/headers/IdempotentReplayed' } }),
     };
-    for (const media of Object.values((response.content as Record<string, Json> | undefined) ?? {})) media.example = exampleOf(media.schema as Json, schemas);
+    for (const media of Object.values((response.content as Record<string, Json> | undefined) ?? {}))
+      media.example = exampleOf(media.schema as Json, schemas);
   }
 
   const byStatus = new Map<number, ProblemCode[]>();

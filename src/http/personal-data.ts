@@ -1,5 +1,5 @@
 import type { DataKeyStore } from '../ports/data-keys.js';
-import { type SealedPart, openPart } from '../privacy/sealed-part.js';
+import { openPart, type SealedPart } from '../privacy/sealed-part.js';
 import { ProblemError } from './problem.js';
 
 /**
@@ -8,6 +8,9 @@ import { ProblemError } from './problem.js';
  */
 export async function openSealed<T>(dataKeys: DataKeyStore, subjectId: string, parts: readonly SealedPart[]): Promise<T[]> {
   const key = await dataKeys.find(subjectId);
-  if (key === undefined) throw new ProblemError('subject_erased', `The subject ${subjectId} was erased; its personal data is gone for good.`, { subject_id: subjectId });
+  if (key === undefined)
+    throw new ProblemError('subject_erased', `The subject ${subjectId} was erased; its personal data is gone for good.`, {
+      subject_id: subjectId,
+    });
   return parts.map((part) => openPart<T>(key, subjectId, part));
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { TIMESTAMP_FORMAT, parseInstant } from '../domain/instant.js';
+import { parseInstant, TIMESTAMP_FORMAT } from '../domain/instant.js';
 import { type ProblemCode, problemCodes } from './problem.js';
 
 /**
@@ -41,11 +41,15 @@ export function problemCodesOf(schema: unknown): readonly ProblemCode[] | undefi
 
 const EXAMPLE_TIME = '2026-11-21T19:20:57.021Z';
 
-export const timestamp = z.string().meta({ format: 'date-time', description: 'ISO 8601 UTC, to the millisecond.', examples: [EXAMPLE_TIME] });
+export const timestamp = z
+  .string()
+  .meta({ format: 'date-time', description: 'ISO 8601 UTC, to the millisecond.', examples: [EXAMPLE_TIME] });
 
 /** The ids' shape: a prefix and a ULID (26 Crockford base32 characters), for the document only. */
 export function id(prefix: string, example: string, description?: string) {
-  return z.string().meta({ pattern: `^${prefix}_[0-9A-HJKMNP-TV-Z]{26}$`, examples: [example], ...(description !== undefined && { description }) });
+  return z
+    .string()
+    .meta({ pattern: `^${prefix}_[0-9A-HJKMNP-TV-Z]{26}$`, examples: [example], ...(description !== undefined && { description }) });
 }
 
 /** Example ids, one per kind, reused across the document's examples so they read as one story. */

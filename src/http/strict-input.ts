@@ -19,14 +19,18 @@ export function registerStrictInput(app: FastifyInstance): void {
   // A trailing slash can match a route with an empty last parameter: it names nothing, key or no key.
   app.addHook('onRequest', async (request) => {
     if (Object.values(request.params as Record<string, string>).includes('')) {
-      throw new ProblemError('not_found', `No route ${request.method} ${request.url.split('?')[0]}: paths have no empty segment and no trailing slash.`);
+      throw new ProblemError(
+        'not_found',
+        `No route ${request.method} ${request.url.split('?')[0]}: paths have no empty segment and no trailing slash.`,
+      );
     }
   });
 
   app.addHook('preValidation', async (request) => {
     const errors: FieldError[] = badlyEncoded(request.url);
     for (const [name, value] of Object.entries(request.query as Record<string, unknown>)) {
-      if (Array.isArray(value)) errors.push({ path: jsonPointer([name]), in: 'query', message: `Given ${value.length} times; give it once.` });
+      if (Array.isArray(value))
+        errors.push({ path: jsonPointer([name]), in: 'query', message: `Given ${value.length} times; give it once.` });
     }
     errors.push(...illFormed(request.params, 'path'), ...illFormed(request.query, 'query'), ...illFormed(request.body, 'body'));
     if (errors.length > 0) {
@@ -62,7 +66,8 @@ function illFormed(input: unknown, where: Where): FieldError[] {
     } else if (typeof value === 'object' && value !== null) {
       for (const [key, item] of Object.entries(value)) {
         const at = `${path}${jsonPointer([key])}`;
-        if (!key.isWellFormed()) found.push({ path: at, in: where, message: 'This key is not well-formed Unicode: it holds a lone surrogate.' });
+        if (!key.isWellFormed())
+          found.push({ path: at, in: where, message: 'This key is not well-formed Unicode: it holds a lone surrogate.' });
         pending.push([item, at]);
       }
     }

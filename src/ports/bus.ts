@@ -20,7 +20,11 @@ export interface BusMessage {
  * other; a deferred message was not handled at all (its handler had no room for it), so the delivery
  * does not count.
  */
-export type Outcome = { kind: 'ack' } | { kind: 'retry'; delayMs: number } | { kind: 'defer'; delayMs: number } | { kind: 'dead'; reason: string };
+export type Outcome =
+  | { kind: 'ack' }
+  | { kind: 'retry'; delayMs: number }
+  | { kind: 'defer'; delayMs: number }
+  | { kind: 'dead'; reason: string };
 
 export type Handler = (message: BusMessage) => Promise<Outcome>;
 
@@ -44,7 +48,12 @@ function backoffAfterFailure(deliveryCount: number): number {
  * Runs a handler as every adapter must: a throw is a retry after backoffAfterFailure, and a retry asked
  * for on the last allowed delivery goes dead, so no message is ever dropped silently.
  */
-export async function runHandler(handler: Handler, message: BusMessage, maxDeliver: number, onError?: ConsumeOptions['onError']): Promise<Outcome> {
+export async function runHandler(
+  handler: Handler,
+  message: BusMessage,
+  maxDeliver: number,
+  onError?: ConsumeOptions['onError'],
+): Promise<Outcome> {
   let outcome: Outcome;
   try {
     outcome = await handler(message);
@@ -52,7 +61,8 @@ export async function runHandler(handler: Handler, message: BusMessage, maxDeliv
     onError?.(error, message);
     outcome = { kind: 'retry', delayMs: backoffAfterFailure(message.deliveryCount) };
   }
-  if (outcome.kind === 'retry' && message.deliveryCount >= maxDeliver) return { kind: 'dead', reason: `no success after ${maxDeliver} deliveries` };
+  if (outcome.kind === 'retry' && message.deliveryCount >= maxDeliver)
+    return { kind: 'dead', reason: `no success after ${maxDeliver} deliveries` };
   return outcome;
 }
 

@@ -1,5 +1,14 @@
 import type { DataKeyStore } from '../ports/data-keys.js';
-import type { AppendResult, EventStore, ExpectedRevision, NewEvent, ReadAllOptions, RecordedEvent, StreamRead, SubscribeOptions } from '../ports/event-store.js';
+import type {
+  AppendResult,
+  EventStore,
+  ExpectedRevision,
+  NewEvent,
+  ReadAllOptions,
+  RecordedEvent,
+  StreamRead,
+  SubscribeOptions,
+} from '../ports/event-store.js';
 import { isEnvelope, open, seal } from './pii-envelope.js';
 
 /** Events with personal data carry it under `pii`, beside the `subject_id` whose key protects it. */

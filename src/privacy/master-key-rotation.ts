@@ -1,9 +1,17 @@
 import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type { StoredBlob, WrappedKeyStore } from '../ports/data-keys.js';
-import { MasterKeyError, MasterKeyRing, UnknownMasterKeyError, WrappedKeyError, generateMasterKey, wrapKey, wrappedBy } from './master-key.js';
-import type { MasterKeyFile } from './master-key-file.js';
 import { processAlive } from '../process-alive.js';
+import {
+  generateMasterKey,
+  MasterKeyError,
+  MasterKeyRing,
+  UnknownMasterKeyError,
+  WrappedKeyError,
+  wrapKey,
+  wrappedBy,
+} from './master-key.js';
+import type { MasterKeyFile } from './master-key-file.js';
 import { labelOf, openAnyBlob, storedBlobs } from './wrapped-data-keys.js';
 
 /** A store the rotation re-wraps, by the name a report gives it (an environment). */
@@ -57,10 +65,15 @@ async function refuseUnknownRecord(store: WrappedKeyStore, file: MasterKeyFile):
   const recorded = await store.masterKeyId();
   if (recorded !== undefined && file.ring.has(recorded)) return;
   if (recorded !== undefined) {
-    throw new MasterKeyError(`the data keys in ${store.location} are wrapped by master key ${recorded}, which NATURE_MASTER_KEY_FILE ${file.path} does not hold: nothing was changed`);
+    throw new MasterKeyError(
+      `the data keys in ${store.location} are wrapped by master key ${recorded}, which NATURE_MASTER_KEY_FILE ${file.path} does not hold: nothing was changed`,
+    );
   }
   for await (const page of storedBlobs(store)) {
-    if (page.length > 0) throw new MasterKeyError(`${store.location} holds keys stored before master keys: start the server once (it wraps them), then rotate`);
+    if (page.length > 0)
+      throw new MasterKeyError(
+        `${store.location} holds keys stored before master keys: start the server once (it wraps them), then rotate`,
+      );
   }
 }
 
@@ -87,7 +100,9 @@ function rewrapped(ring: MasterKeyRing, blob: StoredBlob): Buffer {
     key = openAnyBlob(ring, blob);
   } catch (error) {
     if (!(error instanceof WrappedKeyError || error instanceof UnknownMasterKeyError)) throw error;
-    throw new MasterKeyError(`the key for ${label} does not open with the master key file's keys (${error.message}); the rotation stopped half-way, safely: run it again once that key is dealt with`);
+    throw new MasterKeyError(
+      `the key for ${label} does not open with the master key file's keys (${error.message}); the rotation stopped half-way, safely: run it again once that key is dealt with`,
+    );
   }
   return wrapKey(ring.current, key, label);
 }
@@ -117,7 +132,9 @@ function take(lock: string, holder: string, retried = false): void {
     if (code !== 'EEXIST' || retried) throw new MasterKeyError(`the rotation lock ${lock} cannot be made (${code ?? String(error)})`);
     const [host, pid] = readFileSync(lock, 'utf8').trim().split(' ');
     if (host !== hostname() || processAlive(Number(pid))) {
-      throw new MasterKeyError(`another master key rotation runs (pid ${pid} on ${host}, by ${lock}); if it is gone, remove that file and run this again`);
+      throw new MasterKeyError(
+        `another master key rotation runs (pid ${pid} on ${host}, by ${lock}); if it is gone, remove that file and run this again`,
+      );
     }
     unlinkSync(lock);
     take(lock, holder, true);

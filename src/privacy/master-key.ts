@@ -56,7 +56,8 @@ export const isRawKey = (blob: Buffer) => blob.length === KEY_LENGTH;
 /** The id of the master key that wrapped `blob`; undefined for a raw key. */
 export function wrappedBy(blob: Buffer): string | undefined {
   if (isRawKey(blob)) return undefined;
-  if (blob.length !== WRAPPED_LENGTH || blob[0] !== VERSION) throw new WrappedKeyError(`a stored key is neither raw nor wrapped (${blob.length} bytes, version ${blob[0]})`);
+  if (blob.length !== WRAPPED_LENGTH || blob[0] !== VERSION)
+    throw new WrappedKeyError(`a stored key is neither raw nor wrapped (${blob.length} bytes, version ${blob[0]})`);
   return blob.subarray(1, HEADER_LENGTH).toString('hex');
 }
 
@@ -73,7 +74,8 @@ export function wrapKey(master: MasterKey, key: Buffer, label: string): Buffer {
 /** The key `blob` wraps, opened with `master` (the key it names). */
 export function unwrapKey(master: MasterKey, blob: Buffer, label: string): Buffer {
   const id = wrappedBy(blob);
-  if (id !== master.id) throw new WrappedKeyError(`a key wrapped by master key ${id ?? '(none: raw)'} cannot be opened with master key ${master.id}`);
+  if (id !== master.id)
+    throw new WrappedKeyError(`a key wrapped by master key ${id ?? '(none: raw)'} cannot be opened with master key ${master.id}`);
   const header = blob.subarray(0, HEADER_LENGTH);
   const nonce = blob.subarray(HEADER_LENGTH, HEADER_LENGTH + NONCE_LENGTH);
   const sealed = blob.subarray(HEADER_LENGTH + NONCE_LENGTH, HEADER_LENGTH + NONCE_LENGTH + KEY_LENGTH);
@@ -83,7 +85,9 @@ export function unwrapKey(master: MasterKey, blob: Buffer, label: string): Buffe
   try {
     return Buffer.concat([decipher.update(sealed), decipher.final()]);
   } catch {
-    throw new WrappedKeyError(`the key wrapped for ${label} does not open with master key ${master.id}: altered, or moved from another subject`);
+    throw new WrappedKeyError(
+      `the key wrapped for ${label} does not open with master key ${master.id}: altered, or moved from another subject`,
+    );
   }
 }
 
@@ -113,7 +117,10 @@ export class MasterKeyRing {
   /** The key `blob` wraps. A raw key is refused: once a store is wrapped, only a rotation reads one (to wrap it). */
   unwrap(blob: Buffer, label: string): Buffer {
     const id = wrappedBy(blob);
-    if (id === undefined) throw new WrappedKeyError(`the key for ${label} is stored unwrapped (by a server older than master keys?): run "nature master-key rotate" to wrap it`);
+    if (id === undefined)
+      throw new WrappedKeyError(
+        `the key for ${label} is stored unwrapped (by a server older than master keys?): run "nature master-key rotate" to wrap it`,
+      );
     return unwrapKey(this.get(id), blob, label);
   }
 
@@ -126,12 +133,15 @@ export class MasterKeyRing {
   static parse(text: string, file: string): MasterKeyRing {
     const lines = text.split(/\r?\n/).map((line) => line.trim());
     while (lines.at(-1) === '') lines.pop();
-    if (lines.length === 0) throw new MasterKeyError(`NATURE_MASTER_KEY_FILE ${file} is empty: it must hold a master key, 32 random bytes in base64 on one line`);
+    if (lines.length === 0)
+      throw new MasterKeyError(`NATURE_MASTER_KEY_FILE ${file} is empty: it must hold a master key, 32 random bytes in base64 on one line`);
     const keys = lines.map((line, index) => {
       const decoded = /^[A-Za-z0-9+/]+={0,2}$/.test(line) ? Buffer.from(line, 'base64') : undefined;
       if (decoded?.length !== KEY_LENGTH || decoded.toString('base64') !== line) {
         const what = line === '' ? 'is empty' : decoded === undefined ? 'is not base64' : `holds ${decoded.length} bytes`;
-        throw new MasterKeyError(`NATURE_MASTER_KEY_FILE ${file}: line ${index + 1} ${what}; each line must be a master key, 32 random bytes in base64 (44 characters)`);
+        throw new MasterKeyError(
+          `NATURE_MASTER_KEY_FILE ${file}: line ${index + 1} ${what}; each line must be a master key, 32 random bytes in base64 (44 characters)`,
+        );
       }
       return masterKey(decoded);
     });

@@ -13,7 +13,9 @@ const NONCE_BYTES = 12;
 const TAG_BYTES = 16;
 
 export function isEnvelope(value: unknown): value is PiiEnvelope {
-  return typeof value === 'object' && value !== null && (value as PiiEnvelope).alg === 'A256GCM' && typeof (value as PiiEnvelope).ct === 'string';
+  return (
+    typeof value === 'object' && value !== null && (value as PiiEnvelope).alg === 'A256GCM' && typeof (value as PiiEnvelope).ct === 'string'
+  );
 }
 
 /** Binds a ciphertext to its subject and event, so it cannot be moved to another and still open. */

@@ -20,7 +20,6 @@ export function sealedPart(event: RecordedEvent): SealedPart {
   return { event: event.id, iv: pii.iv, ct: pii.ct };
 }
 
-
 /** Throws if the part was altered or belongs to another subject. */
 export function openPart<T>(key: Buffer, subjectId: string, part: SealedPart): T {
   return open(key, { alg: 'A256GCM', iv: part.iv, ct: part.ct }, subjectId, part.event) as T;

@@ -1,6 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import type { BlobKind, DataKeyStore, Rewrap, StoredBlob, WrappedKeyStore } from '../ports/data-keys.js';
-import { type MasterKey, MasterKeyError, type MasterKeyRing, KEY_LENGTH, UnknownMasterKeyError, dataKeyLabel, isRawKey, secretLabel, wrapKey, wrappedBy } from './master-key.js';
+import {
+  dataKeyLabel,
+  isRawKey,
+  KEY_LENGTH,
+  type MasterKey,
+  MasterKeyError,
+  type MasterKeyRing,
+  secretLabel,
+  UnknownMasterKeyError,
+  wrapKey,
+  wrappedBy,
+} from './master-key.js';
 import type { MasterKeyFile, WrappedKeyHeld } from './master-key-file.js';
 
 const PAGE = 500;
@@ -80,7 +91,9 @@ export class WrappedDataKeys implements DataKeyStore {
 
   async environmentSecret(): Promise<Buffer> {
     const label = secretLabel(ENVIRONMENT_SECRET);
-    return this.withKnownKeys(async () => this.ring.unwrap(await this.store.secret(ENVIRONMENT_SECRET, (id) => this.fresh(id, label)), label));
+    return this.withKnownKeys(async () =>
+      this.ring.unwrap(await this.store.secret(ENVIRONMENT_SECRET, (id) => this.fresh(id, label)), label),
+    );
   }
 
   ping(): Promise<void> {
@@ -114,7 +127,9 @@ export class WrappedDataKeys implements DataKeyStore {
   }
 
   private unknown(keyId: string): MasterKeyError {
-    return new MasterKeyError(`${this.store.location} holds keys wrapped by master key ${keyId}, which NATURE_MASTER_KEY_FILE ${this.masterKeys.path} does not hold`);
+    return new MasterKeyError(
+      `${this.store.location} holds keys wrapped by master key ${keyId}, which NATURE_MASTER_KEY_FILE ${this.masterKeys.path} does not hold`,
+    );
   }
 }
 

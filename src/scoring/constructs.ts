@@ -31,7 +31,17 @@ export type Family = 'natures' | 'intelligences';
 
 /** Tie-break order of the contract when choosing which constructs get a narrative. Never an output order. */
 export const canonicalOrder: { natures: readonly Nature[]; intelligences: readonly Intelligence[] } = {
-  natures: ['protective', 'educative', 'administrative', 'creative', 'healing', 'entertaining', 'providing', 'entrepreneurial', 'adventurous'],
+  natures: [
+    'protective',
+    'educative',
+    'administrative',
+    'creative',
+    'healing',
+    'entertaining',
+    'providing',
+    'entrepreneurial',
+    'adventurous',
+  ],
   intelligences: [
     'bodily_gross_motor',
     'bodily_fine_motor',

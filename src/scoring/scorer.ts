@@ -1,6 +1,6 @@
-import { type Construct, type Family, canonicalOrder, intelligences, natures } from './constructs.js';
+import { type Construct, canonicalOrder, type Family, intelligences, natures } from './constructs.js';
 import { ITEM_COUNT, items } from './item-bank.js';
-import { type Band, NARRATIVE_VERSION, bandOf, narrative } from './narratives-v1.js';
+import { type Band, bandOf, NARRATIVE_VERSION, narrative } from './narratives-v1.js';
 
 export interface Description {
   construct: Construct;

@@ -55,7 +55,9 @@ function isLocalName(name: string): boolean {
  */
 export function hostProblem(url: URL, livemode: boolean): string | undefined {
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  const refused = livemode ? 'Production endpoints must have a public address.' : 'Sandbox endpoints must have a public or loopback address.';
+  const refused = livemode
+    ? 'Production endpoints must have a public address.'
+    : 'Sandbox endpoints must have a public or loopback address.';
   if (ipaddr.isValid(host)) return isAllowedAddress(host, !livemode) ? undefined : refused;
   const name = withoutRootDot(host);
   if (name.split('.').includes('')) return 'Must have a host name without empty labels.';
@@ -92,7 +94,13 @@ export function guardedLookup(allowLoopback: boolean): LookupFunction {
       if (error) return callback(error, '', 0);
       const list = addresses as unknown as { address: string; family: number }[];
       if (list.length === 0 || list.some((entry) => !isAllowedAddress(entry.address, allowLoopback))) {
-        return callback(Object.assign(new Error(`refused: ${hostname} resolves to an address this environment may not reach`), { code: 'EADDRNOTALLOWED' }), '', 0);
+        return callback(
+          Object.assign(new Error(`refused: ${hostname} resolves to an address this environment may not reach`), {
+            code: 'EADDRNOTALLOWED',
+          }),
+          '',
+          0,
+        );
       }
       if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: typeof list) => void)(null, list);
       callback(null, list[0]!.address, list[0]!.family);

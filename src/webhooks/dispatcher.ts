@@ -3,14 +3,14 @@ import { deliveryRecord, disableEndpoint, recordAttempt } from '../commands/webh
 import { assessmentStream } from '../domain/assessment.js';
 import { newId } from '../domain/ids.js';
 import { type AttemptOutcome, judgeAttempt, judgeTestAttempt } from '../domain/webhook-delivery.js';
-import { type WebhookEndpoint, endpointStream, signingSecrets, subscribes } from '../domain/webhook-endpoint.js';
+import { endpointStream, signingSecrets, subscribes, type WebhookEndpoint } from '../domain/webhook-endpoint.js';
 import { pause } from '../pause.js';
 import type { Bus, BusMessage, Handler, Outcome, Topic } from '../ports/bus.js';
 import { type EventStore, StreamDeletedError } from '../ports/event-store.js';
 import { FencedOffError, type ReadModelStore } from '../ports/read-models.js';
-import { type WebhookEvent, eventObject } from './event-object.js';
 import { EndpointSlots } from './endpoint-slots.js';
-import { type DeliveryMessage, type EventMessage, deliveryMessage, eventMessage, malformed } from './messages.js';
+import { eventObject, type WebhookEvent } from './event-object.js';
+import { type DeliveryMessage, deliveryMessage, type EventMessage, eventMessage, malformed } from './messages.js';
 import { send } from './sender.js';
 import { signatureHeader } from './signer.js';
 
@@ -51,7 +51,11 @@ export async function queueRedelivery(bus: Bus, eventId: string, endpointId?: st
 
 /** Queues a test event for one endpoint: sent once, never retried, and it never disables the endpoint. */
 export async function queueTestEvent(bus: Bus, event: WebhookEvent, endpointId: string): Promise<void> {
-  return bus.publish('deliveries', `test:${event.id}:${endpointId}`, { event, endpoint_id: endpointId, test: true } satisfies DeliveryMessage);
+  return bus.publish('deliveries', `test:${event.id}:${endpointId}`, {
+    event,
+    endpoint_id: endpointId,
+    test: true,
+  } satisfies DeliveryMessage);
 }
 
 /** Deliveries under way at once, and at most how many of them to one endpoint: one that never answers leaves the rest to the others. */
@@ -113,7 +117,8 @@ export class WebhookDispatcher {
         await this.services.bus.consume(topic, handler, {
           signal: this.abort.signal,
           ...(concurrency !== undefined && { concurrency }),
-          onError: (error, message) => this.logger.error({ err: error, topic, message_id: message.id }, 'webhook bus message failed; it comes again'),
+          onError: (error, message) =>
+            this.logger.error({ err: error, topic, message_id: message.id }, 'webhook bus message failed; it comes again'),
         });
       } catch (error) {
         if (this.abort.signal.aborted) return;
@@ -148,7 +153,12 @@ export class WebhookDispatcher {
     if (targets.length > 0 && !(await this.leading(message.id))) return HANDED_BACK;
     // Side by side: a networked bus takes one round trip for all of them, not one each.
     await Promise.all(
-      targets.map((endpoint) => this.services.bus.publish('deliveries', `${message.id}:${endpoint.id}`, { event, endpoint_id: endpoint.id } satisfies DeliveryMessage)),
+      targets.map((endpoint) =>
+        this.services.bus.publish('deliveries', `${message.id}:${endpoint.id}`, {
+          event,
+          endpoint_id: endpoint.id,
+        } satisfies DeliveryMessage),
+      ),
     );
     return { kind: 'ack' };
   }
@@ -161,7 +171,9 @@ export class WebhookDispatcher {
     const event = await this.projectedEvent(eventId);
     if (!event) return undefined;
     const { events } = await this.services.events.readStream(assessmentStream(event.data.assessment_id));
-    const recorded = events.find((e) => (e.type === 'ScoringCompleted' || e.type === 'ProfileUpdated') && (e.data as { event_id: string }).event_id === eventId);
+    const recorded = events.find(
+      (e) => (e.type === 'ScoringCompleted' || e.type === 'ProfileUpdated') && (e.data as { event_id: string }).event_id === eventId,
+    );
     if (!recorded) throw new Error(`event ${eventId} is not in its assessment's stream`);
     return { event, position: recorded.position };
   }
@@ -242,7 +254,13 @@ export class WebhookDispatcher {
   }
 
   /** One POST of a delivery, recorded in the log, and what the bus is to do with its message. */
-  private async attempt(deliveryId: string, endpoint: WebhookEndpoint, event: WebhookEvent, attempt: number, test: boolean): Promise<Outcome> {
+  private async attempt(
+    deliveryId: string,
+    endpoint: WebhookEndpoint,
+    event: WebhookEvent,
+    attempt: number,
+    test: boolean,
+  ): Promise<Outcome> {
     const endpoint_id = endpoint.id;
     if (!(await this.leading(deliveryId))) return HANDED_BACK;
     const sent = await this.post(endpoint, event);
@@ -262,7 +280,10 @@ export class WebhookDispatcher {
       attempted_at: now.toISOString(),
       next_attempt_at: verdict.retryInMs === null ? null : new Date(now.getTime() + verdict.retryInMs).toISOString(),
     });
-    this.logger.info({ event_id: event.id, endpoint_id, attempt, outcome: verdict.outcome, status_code: sent.status_code, ...(test && { test }) }, 'webhook attempt');
+    this.logger.info(
+      { event_id: event.id, endpoint_id, attempt, outcome: verdict.outcome, status_code: sent.status_code, ...(test && { test }) },
+      'webhook attempt',
+    );
     if (test) return { kind: 'ack' };
     switch (verdict.outcome) {
       case 'succeeded':
@@ -311,7 +332,10 @@ export class WebhookDispatcher {
   /** Stops delivering to an endpoint, and says so once, at warn: an operator's cue that a receiver needs fixing. */
   private async retire(endpointId: string, reason: string, now: Date): Promise<void> {
     if (await disableEndpoint(this.services.events, endpointId, reason, now)) {
-      this.logger.warn({ endpoint_id: endpointId, reason }, 'webhook endpoint disabled; PATCH it with "status": "enabled" once it is fixed');
+      this.logger.warn(
+        { endpoint_id: endpointId, reason },
+        'webhook endpoint disabled; PATCH it with "status": "enabled" once it is fixed',
+      );
     }
   }
 

@@ -23,7 +23,10 @@ const webhookEvent = z.looseObject({
  * names the event only, and the dispatcher looks it up.
  */
 export type EventMessage = { event: WebhookEvent; position: string } | { event_id: string };
-export const eventMessage = z.union([z.object({ event: webhookEvent, position: z.string().regex(/^\d+$/) }), z.object({ event_id: z.string().min(1) })]);
+export const eventMessage = z.union([
+  z.object({ event: webhookEvent, position: z.string().regex(/^\d+$/) }),
+  z.object({ event_id: z.string().min(1) }),
+]);
 
 /**
  * A `deliveries` message: send the event to one endpoint. The fan-out's messages carry the event; a

@@ -53,7 +53,10 @@ export function send(delivery: Delivery): Promise<Sent> {
           if (length >= RESPONSE_EXCERPT_BYTES) response.destroy();
         });
         const done = () =>
-          finish({ status_code: response.statusCode ?? null, error: null }, Buffer.concat(chunks).subarray(0, RESPONSE_EXCERPT_BYTES).toString('utf8'));
+          finish(
+            { status_code: response.statusCode ?? null, error: null },
+            Buffer.concat(chunks).subarray(0, RESPONSE_EXCERPT_BYTES).toString('utf8'),
+          );
         response.on('end', done);
         response.on('close', done);
       },

@@ -85,7 +85,12 @@ export function busContract(adapter: string, create: () => Promise<BusFixture>, 
     it('delivers a retried message again after its delay, counting deliveries', async () => {
       const bus = await openBus();
       await bus.publish('deliveries', 'r-1', { job: 1 });
-      const seen = await collect(bus, 'deliveries', (m) => (m.deliveryCount < 3 ? { kind: 'retry', delayMs: 100 } : ack()), (s) => s.length === 3);
+      const seen = await collect(
+        bus,
+        'deliveries',
+        (m) => (m.deliveryCount < 3 ? { kind: 'retry', delayMs: 100 } : ack()),
+        (s) => s.length === 3,
+      );
       expect(seen.map((m) => [m.id, m.deliveryCount])).toEqual([
         ['r-1', 1],
         ['r-1', 2],
@@ -127,16 +132,28 @@ export function busContract(adapter: string, create: () => Promise<BusFixture>, 
     it('moves a message to the dead letters once it has been delivered as often as allowed, never dropping it', async () => {
       const bus = await openBus();
       await bus.publish('deliveries', 'stubborn', { job: 'x' });
-      const seen = await collect(bus, 'deliveries', () => ({ kind: 'retry', delayMs: 50 }), (s) => s.length === 3);
+      const seen = await collect(
+        bus,
+        'deliveries',
+        () => ({ kind: 'retry', delayMs: 50 }),
+        (s) => s.length === 3,
+      );
       expect(seen.map((m) => m.deliveryCount)).toEqual([1, 2, 3]);
-      await expect.poll(() => bus.deadLetters('deliveries'), { timeout: 5000 }).toEqual([{ id: 'stubborn', payload: { job: 'x' }, reason: 'no success after 3 deliveries' }]);
+      await expect
+        .poll(() => bus.deadLetters('deliveries'), { timeout: 5000 })
+        .toEqual([{ id: 'stubborn', payload: { job: 'x' }, reason: 'no success after 3 deliveries' }]);
     });
 
     it('delivers a message retried for longer than a second again after its delay', async () => {
       const bus = await openBus();
       await bus.publish('deliveries', 'later', { job: 2 });
       const offeredAt: number[] = [];
-      const seen = await collect(bus, 'deliveries', (m) => (offeredAt.push(performance.now()), m.deliveryCount === 1 ? { kind: 'retry', delayMs: 1500 } : ack()), (s) => s.length === 2);
+      const seen = await collect(
+        bus,
+        'deliveries',
+        (m) => (offeredAt.push(performance.now()), m.deliveryCount === 1 ? { kind: 'retry', delayMs: 1500 } : ack()),
+        (s) => s.length === 2,
+      );
       expect(seen.map(({ id, payload, deliveryCount }) => ({ id, payload, deliveryCount }))).toEqual([
         { id: 'later', payload: { job: 2 }, deliveryCount: 1 },
         { id: 'later', payload: { job: 2 }, deliveryCount: 2 },
@@ -151,7 +168,12 @@ export function busContract(adapter: string, create: () => Promise<BusFixture>, 
       await bus.publish('deliveries', 'deferred', {});
       // More deferrals than the fixture's 3 deliveries: none of them moves the message to the dead letters.
       let offers = 0;
-      const seen = await collect(bus, 'deliveries', () => (++offers <= 4 ? { kind: 'defer', delayMs: 50 } : ack()), (s) => s.length === 5);
+      const seen = await collect(
+        bus,
+        'deliveries',
+        () => (++offers <= 4 ? { kind: 'defer', delayMs: 50 } : ack()),
+        (s) => s.length === 5,
+      );
       expect(seen.map((m) => m.deliveryCount)).toEqual([1, 1, 1, 1, 1]);
       expect(await bus.deadLetters('deliveries')).toEqual([]);
     });

@@ -1,10 +1,10 @@
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { connect as connectNats } from 'nats';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { NatsBus } from '../../src/adapters/nats/bus.js';
-import { DELAY_LEVELS_MS } from '../../src/adapters/nats/delays.js';
 import type { NatsLink } from '../../src/adapters/nats/connection.js';
+import { DELAY_LEVELS_MS } from '../../src/adapters/nats/delays.js';
 import { SqliteBus } from '../../src/adapters/sqlite/bus.js';
 import type { Bus, Outcome } from '../../src/ports/bus.js';
 import { type NatsServer, natsFixtures, natsServerPath, startNatsServer } from '../support/nats-server.js';
@@ -108,7 +108,9 @@ describe.skipIf(natsServerPath === undefined)('nats bus (a real nats-server with
     const bus = await connect(first);
     // One message waits in the delay levels through the outage, due about when the server is back.
     let retried = false;
-    const consumer = consumeAll(bus, (id) => (id === 'waiting' && !retried ? ((retried = true), { kind: 'retry', delayMs: 3000 }) : { kind: 'ack' }));
+    const consumer = consumeAll(bus, (id) =>
+      id === 'waiting' && !retried ? ((retried = true), { kind: 'retry', delayMs: 3000 }) : { kind: 'ack' },
+    );
     await bus.publish('deliveries', 'waiting', {});
     await expect.poll(() => consumer.seen).toEqual(['waiting']);
 
@@ -119,7 +121,16 @@ describe.skipIf(natsServerPath === undefined)('nats bus (a real nats-server with
     await new Promise((resolve) => setTimeout(resolve, 2000));
 
     await start(at);
-    await expect.poll(() => bus.ping().then(() => 'ok', () => 'down'), { timeout: 15_000 }).toBe('ok');
+    await expect
+      .poll(
+        () =>
+          bus.ping().then(
+            () => 'ok',
+            () => 'down',
+          ),
+        { timeout: 15_000 },
+      )
+      .toBe('ok');
     await bus.publish('deliveries', 'after', {});
     await expect.poll(() => [...consumer.seen].sort(), { timeout: 20_000 }).toEqual(['after', 'waiting', 'waiting']);
     await consumer.stop();
@@ -133,7 +144,16 @@ describe.skipIf(natsServerPath === undefined)('nats bus (a real nats-server with
     await expect.poll(() => consumer.seen).toEqual(['before']);
     // What the client does when the server refuses it for good: close, with no reconnect.
     await (bus as unknown as { link: NatsLink }).link.nc.close();
-    await expect.poll(() => bus.publish('deliveries', 'after', {}).then(() => 'published', () => 'not yet'), { timeout: 15_000 }).toBe('published');
+    await expect
+      .poll(
+        () =>
+          bus.publish('deliveries', 'after', {}).then(
+            () => 'published',
+            () => 'not yet',
+          ),
+        { timeout: 15_000 },
+      )
+      .toBe('published');
     await expect.poll(() => consumer.seen, { timeout: 15_000 }).toEqual(['before', 'after']);
     await consumer.stop();
   });
@@ -145,10 +165,12 @@ describe.skipIf(natsServerPath === undefined)('nats bus (a real nats-server with
     const consumer = consumeAll(bus, () => ({ kind: 'dead', reason: 'no' }));
     await expect.poll(() => consumer.seen).toHaveLength(3);
     await consumer.stop();
-    await expect.poll(() => bus.deadLetters('deliveries')).toEqual([
-      { id: 'd-2', payload: { id: 'd-2' }, reason: 'no' },
-      { id: 'd-3', payload: { id: 'd-3' }, reason: 'no' },
-    ]);
+    await expect
+      .poll(() => bus.deadLetters('deliveries'))
+      .toEqual([
+        { id: 'd-2', payload: { id: 'd-2' }, reason: 'no' },
+        { id: 'd-3', payload: { id: 'd-3' }, reason: 'no' },
+      ]);
   });
 
   it('starts beside replicas starting at the same moment on a new server: each declares the streams or finds them declared', async () => {
@@ -162,12 +184,16 @@ describe.skipIf(natsServerPath === undefined)('nats bus (a real nats-server with
 
   it('asks for the configured stream copies: more than one needs a NATS cluster', async () => {
     const server = await start();
-    await expect(connect(server, { replicas: 2 })).rejects.toThrow(/refused the bus's streams: replicas > 1 not supported in non-clustered mode/);
+    await expect(connect(server, { replicas: 2 })).rejects.toThrow(
+      /refused the bus's streams: replicas > 1 not supported in non-clustered mode/,
+    );
   });
 
   it('fails at start-up within its timeout, in one line naming the server without credentials, when NATS cannot be reached', async () => {
     const nobody = await freePort();
-    await expect(connect(`nats://svc:hunter2@127.0.0.1:${nobody}`)).rejects.toThrow(new RegExp(`^cannot reach NATS at 127\\.0\\.0\\.1:${nobody}: `));
+    await expect(connect(`nats://svc:hunter2@127.0.0.1:${nobody}`)).rejects.toThrow(
+      new RegExp(`^cannot reach NATS at 127\\.0\\.0\\.1:${nobody}: `),
+    );
     await expect(connect(`nats://svc:hunter2@127.0.0.1:${nobody}`)).rejects.not.toThrow(/hunter2/);
     // A server that accepts the connection and never speaks.
     const silent = createServer(() => undefined);
@@ -199,12 +225,17 @@ describe.skipIf(natsServerPath === undefined)('nats bus (a real nats-server with
     const subjects = ['nature.test.deliveries', ...DELAY_LEVELS_MS.map((level) => `nature.test.delayed.deliveries.${level}`)];
     const garbage = ['not json', '{}', '{"id":1}', 'null', '{"id":"","payload":{}}'].map((text) => new TextEncoder().encode(text));
     garbage.push(Uint8Array.from([0xff, 0xfe, 0x00]));
-    for (const subject of subjects) for (const [i, data] of garbage.entries()) await js.publish(subject, data, { msgID: `garbage-${subject}-${i}` });
+    for (const subject of subjects)
+      for (const [i, data] of garbage.entries()) await js.publish(subject, data, { msgID: `garbage-${subject}-${i}` });
     await bus.publish('deliveries', 'real', { n: 1 });
     await expect.poll(() => consumer.seen).toEqual(['real']);
     await expect.poll(async () => (await bus.deadLetters('deliveries')).length, { timeout: 15_000 }).toBe(subjects.length * garbage.length);
     const letters = await bus.deadLetters('deliveries');
-    expect(letters.every((letter) => /^undecodable message on nature\.test\.(delayed\.deliveries\.\d+|deliveries): not (JSON|a message of this bus)/.test(letter.reason))).toBe(true);
+    expect(
+      letters.every((letter) =>
+        /^undecodable message on nature\.test\.(delayed\.deliveries\.\d+|deliveries): not (JSON|a message of this bus)/.test(letter.reason),
+      ),
+    ).toBe(true);
     expect(letters.map((letter) => letter.payload)).toContain('not json');
     await consumer.stop();
   });
@@ -231,10 +262,20 @@ describe.skipIf(natsServerPath === undefined)('nats bus (a real nats-server with
     const { jsm } = await outsider(server);
     for (const stream of ['NATURE_TEST', 'NATURE_TEST_DELAYED']) {
       const { config } = await jsm.streams.info(stream);
-      expect({ max_bytes: config.max_bytes, max_age: config.max_age, discard: config.discard }).toEqual({ max_bytes: 4096, max_age: 3_600_000 * 1_000_000, discard: 'new' });
+      expect({ max_bytes: config.max_bytes, max_age: config.max_age, discard: config.discard }).toEqual({
+        max_bytes: 4096,
+        max_age: 3_600_000 * 1_000_000,
+        discard: 'new',
+      });
     }
     const outcomes: string[] = [];
-    for (let i = 0; i < 12; i++) outcomes.push(await bus.publish('deliveries', `big-${i}`, 'x'.repeat(600)).then(() => 'stored', (error: Error) => error.message));
+    for (let i = 0; i < 12; i++)
+      outcomes.push(
+        await bus.publish('deliveries', `big-${i}`, 'x'.repeat(600)).then(
+          () => 'stored',
+          (error: Error) => error.message,
+        ),
+      );
     expect(outcomes[0]).toBe('stored');
     expect(outcomes.at(-1)).toMatch(/maximum bytes exceeded/);
     expect(outcomes.filter((outcome) => outcome === 'stored').length).toBeLessThan(outcomes.length);

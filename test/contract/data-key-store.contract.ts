@@ -238,7 +238,10 @@ export function wrappedKeyStoreContract(adapter: string, open: () => Promise<Wra
       expect(pages.map((page) => page.length)).toEqual([3, 3, 1]);
       expect(pages.flat().sort()).toEqual(names);
       expect(new Set(pages.flat()).size).toBe(7);
-      expect((await listAll(fixture.store, 'secret', 1)).map(({ kind, name }) => `${kind}:${name}`).sort()).toEqual(['secret:environment', 'secret:other']);
+      expect((await listAll(fixture.store, 'secret', 1)).map(({ kind, name }) => `${kind}:${name}`).sort()).toEqual([
+        'secret:environment',
+        'secret:other',
+      ]);
     });
 
     it('rewraps by compare-and-set: only a blob that still is what the caller read', async () => {

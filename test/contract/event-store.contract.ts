@@ -9,7 +9,12 @@ export interface EventStoreFixture {
   cleanup(): Promise<void>;
 }
 
-const event = (type = 'Happened', data: unknown = { n: 1 }): NewEvent => ({ id: randomUUID(), type, data, metadata: { request_id: 'req_x' } });
+const event = (type = 'Happened', data: unknown = { n: 1 }): NewEvent => ({
+  id: randomUUID(),
+  type,
+  data,
+  metadata: { request_id: 'req_x' },
+});
 
 /** The behaviour every event-store adapter must have. `open` gives each test a store with an empty log. */
 export function eventStoreContract(adapter: string, open: () => Promise<EventStoreFixture>, skip = false): void {
@@ -111,7 +116,8 @@ export function eventStoreContract(adapter: string, open: () => Promise<EventSto
         store.appendToStream(stream('taken'), [fine[2]!], 0n),
       ]);
       expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'rejected', 'fulfilled']);
-      for (const failed of [outcomes[1], outcomes[3]]) expect((failed as PromiseRejectedResult).reason).toBeInstanceOf(WrongExpectedRevisionError);
+      for (const failed of [outcomes[1], outcomes[3]])
+        expect((failed as PromiseRejectedResult).reason).toBeInstanceOf(WrongExpectedRevisionError);
       expect((await store.readStream(stream('f1'))).events.map((e) => e.id)).toEqual([fine[0]!.id]);
       expect((await store.readStream(stream('f2'))).events.map((e) => e.id)).toEqual([fine[1]!.id]);
       expect((await store.readStream(stream('taken'))).events.map((e) => e.type)).toEqual(['Happened', 'Fine3']);
@@ -163,7 +169,11 @@ export function eventStoreContract(adapter: string, open: () => Promise<EventSto
       const first = await store.appendToStream(stream('s'), [event('First')], 'no_stream');
       // Three thousand events of the other environment: the server searches past them for this one's.
       for (let batch = 0; batch < 30; batch += 1) {
-        await fixture.neighbour?.appendToStream(stream(`busy${batch}`), Array.from({ length: 100 }, () => event('Elsewhere')), 'no_stream');
+        await fixture.neighbour?.appendToStream(
+          stream(`busy${batch}`),
+          Array.from({ length: 100 }, () => event('Elsewhere')),
+          'no_stream',
+        );
       }
       const last = await store.appendToStream(stream('s'), [event('Last')], 0n);
       const controller = new AbortController();

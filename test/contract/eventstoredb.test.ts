@@ -13,7 +13,12 @@ import { eventStoreContract } from './event-store.contract.js';
 // The image docker-compose.yml runs.
 const target = await serverTarget('EventStoreDB', 'EVENTSTORE_URL', async () => {
   const container = await new GenericContainer('eventstore/eventstore:24.10.14')
-    .withEnvironment({ EVENTSTORE_INSECURE: 'true', EVENTSTORE_CLUSTER_SIZE: '1', EVENTSTORE_RUN_PROJECTIONS: 'None', EVENTSTORE_MEM_DB: 'true' })
+    .withEnvironment({
+      EVENTSTORE_INSECURE: 'true',
+      EVENTSTORE_CLUSTER_SIZE: '1',
+      EVENTSTORE_RUN_PROJECTIONS: 'None',
+      EVENTSTORE_MEM_DB: 'true',
+    })
     .withExposedPorts(2113)
     .withWaitStrategy(Wait.forHttp('/health/live', 2113))
     .start();
@@ -85,7 +90,11 @@ describe.skipIf(target.url === undefined)(`EventStoreDB only (${target.url !== u
   it("reads $all filtered by the server: a read for this environment's prefix brings none of a busy neighbour's events", async () => {
     await store.appendToStream('s', [event('First')], 'no_stream');
     for (let batch = 0; batch < 10; batch += 1) {
-      await neighbour.appendToStream(`busy${batch}`, Array.from({ length: 100 }, () => event('Elsewhere')), 'no_stream');
+      await neighbour.appendToStream(
+        `busy${batch}`,
+        Array.from({ length: 100 }, () => event('Elsewhere')),
+        'no_stream',
+      );
     }
     await store.appendToStream('s', [event('Last')], 0n);
     const raw: string[] = [];

@@ -11,7 +11,13 @@ export interface IdempotencyFixture {
 const HOUR = 3_600_000;
 const t0 = new Date('2026-11-22T10:00:00.000Z');
 const at = (ms: number) => new Date(t0.getTime() + ms);
-const request = (key: string, fingerprint: string, now = t0): ClaimRequest => ({ key, fingerprint, now, leaseMs: 30_000, ttlMs: 24 * HOUR });
+const request = (key: string, fingerprint: string, now = t0): ClaimRequest => ({
+  key,
+  fingerprint,
+  now,
+  leaseMs: 30_000,
+  ttlMs: 24 * HOUR,
+});
 const claimed = { outcome: 'claimed', holder: expect.any(String) };
 
 /** The holder of a claim that must have been taken. */

@@ -39,7 +39,10 @@ export function keyStoreContract(adapter: string, open: () => Promise<KeyStoreFi
 
     it("keeps a pk key's allowed origins, in every read; a key minted without any allows any origin (none stored)", async () => {
       const origins = ['https://app.example.com', 'http://localhost:5173'];
-      const { raw, record } = mintKey({ name: 'browser', environment: 'test', type: 'pk', scopes: ['nature:read'], origins }, new Date(at(0)));
+      const { raw, record } = mintKey(
+        { name: 'browser', environment: 'test', type: 'pk', scopes: ['nature:read'], origins },
+        new Date(at(0)),
+      );
       const plain = minted().record;
       await fixture.store.insert(record);
       await fixture.store.insert(plain);
@@ -84,7 +87,12 @@ export function keyStoreContract(adapter: string, open: () => Promise<KeyStoreFi
       await fixture.store.rotate(old.record.id, next.record, at(7));
       expect(await fixture.store.get(old.record.id)).toEqual({ ...old.record, revoked_at: at(7), revoked_reason: 'rotated' });
       expect(await fixture.store.findByHash(hashKey(next.raw))).toEqual(next.record);
-      expect(next.record).toMatchObject({ rotated_from: old.record.id, revoked_at: null, name: old.record.name, scopes: old.record.scopes });
+      expect(next.record).toMatchObject({
+        rotated_from: old.record.id,
+        revoked_at: null,
+        name: old.record.name,
+        scopes: old.record.scopes,
+      });
       expect((await fixture.store.list()).map((record) => record.id)).toEqual([old.record.id, next.record.id].sort());
     });
 

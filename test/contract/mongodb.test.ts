@@ -145,7 +145,11 @@ describe.skipIf(target.url === undefined)('mongodb key store after a crash in th
     const keys = client.db(database).collection<{ _id: string } & Record<string, unknown>>('api_keys');
     const { id, ...rest } = next.record;
     await keys.insertOne({ _id: id, ...rest, pending: true });
-    if (steps === 2) await keys.updateOne({ _id: old.record.id }, { $set: { revoked_at: next.record.created_at, revoked_reason: 'rotated', rotated_to: id } });
+    if (steps === 2)
+      await keys.updateOne(
+        { _id: old.record.id },
+        { $set: { revoked_at: next.record.created_at, revoked_reason: 'rotated', rotated_to: id } },
+      );
     await client.close();
     return {
       store,

@@ -7,10 +7,10 @@ import { NatsLoginRefusedError } from '../../src/adapters/nats/access.js';
 import { NatsBus } from '../../src/adapters/nats/bus.js';
 import { probeNats } from '../../src/adapters/nats/probe.js';
 import type { NatsAccess } from '../../src/config.js';
-import { OperatorError, backendProblem } from '../../src/operator-errors.js';
+import { backendProblem, OperatorError } from '../../src/operator-errors.js';
+import { testOperator } from '../support/nats-jwt.js';
 import { natsFixtures, natsServerPath } from '../support/nats-server.js';
 import { freePort, runServerToExit } from '../support/processes.js';
-import { testOperator } from '../support/nats-jwt.js';
 import { makeTestPki } from '../support/tls.js';
 
 describe.skipIf(natsServerPath === undefined)('logging in to NATS and TLS (real nats-server processes that ask for them)', () => {
@@ -40,7 +40,10 @@ describe.skipIf(natsServerPath === undefined)('logging in to NATS and TLS (real 
 
   /** The one start-up line a refused `access` gives (as checkBackends words it), and what the bus's own start says. */
   const refusal = async (access: NatsAccess) => {
-    const error = await probeNats(access, 5000).then(() => undefined, (caught: unknown) => caught);
+    const error = await probeNats(access, 5000).then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
     expect(error).toBeInstanceOf(NatsLoginRefusedError);
     await expect(NatsBus.connect({ access, environment: 'test', connectTimeoutMs: 5000 })).rejects.toThrow(OperatorError);
     return backendProblem({ name: 'NATS', variable: 'NATS_URL', url: access.url }, error, 5000);
@@ -51,9 +54,16 @@ describe.skipIf(natsServerPath === undefined)('logging in to NATS and TLS (real 
     await roundTrip({ ...server.access, auth: { kind: 'user', user: 'svc', password: 's3cret-pw' } });
     const host = server.url.replace('nats://', '');
     const wrong = await refusal({ ...server.access, auth: { kind: 'user', user: 'svc', password: 'wrong-pw' } });
-    expect(wrong).toMatch(new RegExp(`^NATS at ${host.replace(/\./g, '\\.')} \\(NATS_URL\\) refused the credentials in NATS_USER and NATS_PASSWORD \\(.*Authorization Violation.*\\)$`, 'i'));
+    expect(wrong).toMatch(
+      new RegExp(
+        `^NATS at ${host.replace(/\./g, '\\.')} \\(NATS_URL\\) refused the credentials in NATS_USER and NATS_PASSWORD \\(.*Authorization Violation.*\\)$`,
+        'i',
+      ),
+    );
     expect(wrong).not.toContain('wrong-pw');
-    expect(await refusal(server.access)).toMatch(/asks for credentials and none were given .*: set NATS_USER and NATS_PASSWORD, NATS_TOKEN, NATS_NKEY_SEED_FILE or NATS_CREDS_FILE$/);
+    expect(await refusal(server.access)).toMatch(
+      /asks for credentials and none were given .*: set NATS_USER and NATS_PASSWORD, NATS_TOKEN, NATS_NKEY_SEED_FILE or NATS_CREDS_FILE$/,
+    );
   });
 
   it('logs in with NATS_TOKEN; a wrong token is refused', async () => {
@@ -73,9 +83,13 @@ describe.skipIf(natsServerPath === undefined)('logging in to NATS and TLS (real 
     await roundTrip({ ...server.access, auth: { kind: 'nkey', seedFile } });
     const strangerFile = join(dir, 'stranger.nk');
     writeFileSync(strangerFile, new TextDecoder().decode(nkeys.createUser().getSeed()));
-    expect(await refusal({ ...server.access, auth: { kind: 'nkey', seedFile: strangerFile } })).toMatch(/refused the credentials in NATS_NKEY_SEED_FILE/);
+    expect(await refusal({ ...server.access, auth: { kind: 'nkey', seedFile: strangerFile } })).toMatch(
+      /refused the credentials in NATS_NKEY_SEED_FILE/,
+    );
     const missing = join(dir, 'missing.nk');
-    await expect(probeNats({ ...server.access, auth: { kind: 'nkey', seedFile: missing } }, 5000)).rejects.toThrow(`NATS_NKEY_SEED_FILE ${missing} does not exist (ENOENT)`);
+    await expect(probeNats({ ...server.access, auth: { kind: 'nkey', seedFile: missing } }, 5000)).rejects.toThrow(
+      `NATS_NKEY_SEED_FILE ${missing} does not exist (ENOENT)`,
+    );
   });
 
   it('logs in with a .creds file (NATS_CREDS_FILE) to a server in operator mode, as a managed NATS runs; a user of another account is refused', async () => {
@@ -87,12 +101,16 @@ describe.skipIf(natsServerPath === undefined)('logging in to NATS and TLS (real 
     await roundTrip({ ...server.access, auth: { kind: 'creds', credsFile } });
     const strangerFile = join(dir, 'stranger.creds');
     writeFileSync(strangerFile, operator.stranger());
-    expect(await refusal({ ...server.access, auth: { kind: 'creds', credsFile: strangerFile } })).toMatch(/refused the credentials in NATS_CREDS_FILE/);
+    expect(await refusal({ ...server.access, auth: { kind: 'creds', credsFile: strangerFile } })).toMatch(
+      /refused the credentials in NATS_CREDS_FILE/,
+    );
   });
 
   it('speaks TLS to a server whose certificate a CA made in the test signed, with a client certificate it verifies; without them it gets nowhere', async () => {
     const pki = makeTestPki(scratch());
-    const server = await start(`tls { cert_file: ${JSON.stringify(pki.server.certFile)}, key_file: ${JSON.stringify(pki.server.keyFile)}, ca_file: ${JSON.stringify(pki.caFile)}, verify: true }`);
+    const server = await start(
+      `tls { cert_file: ${JSON.stringify(pki.server.certFile)}, key_file: ${JSON.stringify(pki.server.keyFile)}, ca_file: ${JSON.stringify(pki.caFile)}, verify: true }`,
+    );
     const url = server.url.replace('nats://', 'tls://');
     await roundTrip({ url, auth: { kind: 'none' }, tls: { caFile: pki.caFile, ...pki.client } });
     // The server's certificate is not trusted without the CA; the server refuses a client without a certificate.
@@ -104,12 +122,22 @@ describe.skipIf(natsServerPath === undefined)('logging in to NATS and TLS (real 
     const server = await start('authorization { user: svc, password: "s3cret-pw" }');
     const lines: string[] = [];
     const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(line) });
-    const bus = await NatsBus.connect({ access: { ...server.access, auth: { kind: 'user', user: 'svc', password: 's3cret-pw' } }, environment: 'test', connectTimeoutMs: 5000, logger });
+    const bus = await NatsBus.connect({
+      access: { ...server.access, auth: { kind: 'user', user: 'svc', password: 's3cret-pw' } },
+      environment: 'test',
+      connectTimeoutMs: 5000,
+      logger,
+    });
     fixtures.keep(bus);
     await server.reload('authorization { user: svc, password: "rotated-pw" }');
-    await expect.poll(() => lines.map((line) => JSON.parse(line) as { level: number; msg: string }), { timeout: 30_000 }).toContainEqual(
-      expect.objectContaining({ level: 50, msg: expect.stringMatching(/^NATS refused the credentials in NATS_USER and NATS_PASSWORD .*; trying again$/) }),
-    );
+    await expect
+      .poll(() => lines.map((line) => JSON.parse(line) as { level: number; msg: string }), { timeout: 30_000 })
+      .toContainEqual(
+        expect.objectContaining({
+          level: 50,
+          msg: expect.stringMatching(/^NATS refused the credentials in NATS_USER and NATS_PASSWORD .*; trying again$/),
+        }),
+      );
     expect(lines.join('\n')).not.toMatch(/s3cret-pw|rotated-pw/);
     await expect(bus.ping()).rejects.toThrow();
   });
@@ -128,7 +156,11 @@ describe.skipIf(natsServerPath === undefined)('logging in to NATS and TLS (real 
     });
     expect(result.status, result.stdout + result.stderr).toBe(1);
     const host = server.url.replace('nats://', '').replace(/\./g, '\\.');
-    expect(result.stderr.trimEnd().split('\n')).toEqual([expect.stringMatching(new RegExp(`^start-up error: NATS at ${host} \\(NATS_URL\\) refused the credentials in NATS_USER and NATS_PASSWORD `))]);
+    expect(result.stderr.trimEnd().split('\n')).toEqual([
+      expect.stringMatching(
+        new RegExp(`^start-up error: NATS at ${host} \\(NATS_URL\\) refused the credentials in NATS_USER and NATS_PASSWORD `),
+      ),
+    ]);
     expect(result.stdout + result.stderr).not.toContain('wrong-pw');
   });
 });

@@ -82,10 +82,18 @@ export function readModelStoreContract(adapter: string, open: () => Promise<Read
     });
 
     it('commits a page of many writes in order, with its checkpoint', async () => {
-      const writes = Array.from({ length: 3000 }, (_, i) => ({ collection: 'things', id: `thg_${String(i % 1000).padStart(4, '0')}`, doc: { id: `thg_${String(i % 1000).padStart(4, '0')}`, n: i }, position: BigInt(i + 1) }));
+      const writes = Array.from({ length: 3000 }, (_, i) => ({
+        collection: 'things',
+        id: `thg_${String(i % 1000).padStart(4, '0')}`,
+        doc: { id: `thg_${String(i % 1000).padStart(4, '0')}`, n: i },
+        position: BigInt(i + 1),
+      }));
       await store.commit('p', 3001n, [...writes, { collection: 'things', id: 'thg_0999', doc: null, position: 3001n }]);
       expect(await store.checkpoint('p')).toBe(3001n);
-      const found = await store.getMany('things', writes.map((write) => write.id));
+      const found = await store.getMany(
+        'things',
+        writes.map((write) => write.id),
+      );
       expect(found.get('thg_0999')!.doc).toBeUndefined();
       expect([...found.values()].filter((version) => version.doc !== undefined)).toHaveLength(999);
       expect(found.get('thg_0000')!.doc).toEqual({ id: 'thg_0000', n: 2000 });
@@ -128,10 +136,18 @@ export function readModelStoreContract(adapter: string, open: () => Promise<Read
         { collection: 'things', id: 'thg_c', doc: { id: 'thg_c', tag: 'sub_y', status: 'done', name: 'Bob' } },
         { collection: 'others', id: 'thg_a', doc: { id: 'thg_a', tag: 'sub_x', name: 'Ada elsewhere' } },
       ]);
-      await store.commit('p', 2n, [{ collection: 'things', where: { tag: 'sub_x' }, keep: ['id', 'tag', 'status'], set: { erased: true, note: { by: 'erasure' } } }]);
+      await store.commit('p', 2n, [
+        { collection: 'things', where: { tag: 'sub_x' }, keep: ['id', 'tag', 'status'], set: { erased: true, note: { by: 'erasure' } } },
+      ]);
       expect(await store.checkpoint('p')).toBe(2n);
       // A kept field the document lacks stays absent; `id` stays even when not asked for.
-      expect(await store.get('things', 'thg_a')).toEqual({ id: 'thg_a', tag: 'sub_x', status: 'done', erased: true, note: { by: 'erasure' } });
+      expect(await store.get('things', 'thg_a')).toEqual({
+        id: 'thg_a',
+        tag: 'sub_x',
+        status: 'done',
+        erased: true,
+        note: { by: 'erasure' },
+      });
       expect(await store.get('things', 'thg_b')).toEqual({ id: 'thg_b', tag: 'sub_x', erased: true, note: { by: 'erasure' } });
       expect(await store.get('things', 'thg_c')).toEqual({ id: 'thg_c', tag: 'sub_y', status: 'done', name: 'Bob' });
       expect(await store.get('others', 'thg_a')).toEqual({ id: 'thg_a', tag: 'sub_x', name: 'Ada elsewhere' });
@@ -151,7 +167,8 @@ export function readModelStoreContract(adapter: string, open: () => Promise<Read
 
     it('blanks idempotently: the same erasure replayed leaves the same documents', async () => {
       await putAll();
-      const erase = () => store.commit('p', 6n, [{ collection: 'things', where: { tag: 'even' }, keep: ['id', 'tag'], set: { erased: true } }]);
+      const erase = () =>
+        store.commit('p', 6n, [{ collection: 'things', where: { tag: 'even' }, keep: ['id', 'tag'], set: { erased: true } }]);
       await erase();
       await erase();
       expect((await store.list('things', { limit: 10 })).data).toEqual([
@@ -212,7 +229,9 @@ export function readModelStoreContract(adapter: string, open: () => Promise<Read
         await store.commit('p', 4n, [{ collection: 'things', id: 'thg_gone', doc: { id: 'thg_gone', tag: 'even' }, position: 4n }]);
         await store.commit('p', 7n, [{ collection: 'things', id: 'thg_gone', doc: null, position: 7n }]);
         // The lagging replica writes the document as it was before the removal.
-        await store.commit('p', 6n, [{ collection: 'things', id: 'thg_gone', doc: { id: 'thg_gone', tag: 'even', resurrected: true }, position: 6n }]);
+        await store.commit('p', 6n, [
+          { collection: 'things', id: 'thg_gone', doc: { id: 'thg_gone', tag: 'even', resurrected: true }, position: 6n },
+        ]);
         expect(await store.get('things', 'thg_gone')).toBeUndefined();
         expect((await store.list('things', { limit: 10 })).data).toEqual([]);
         expect((await store.list('things', { limit: 10, where: { tag: 'even' } })).data).toEqual([]);
@@ -264,7 +283,10 @@ export function readModelStoreContract(adapter: string, open: () => Promise<Read
 
       it("refuses a deposed holder's commit: nothing of it is written; the new holder's goes through", async () => {
         const old = (await store.acquireLease('leader', 'replica-a', 60_000))!;
-        await store.commit('p', 2n, [{ collection: 'things', id: 'thg_a', doc: { id: 'thg_a', by: 'a' } }], { lease: 'leader', token: old });
+        await store.commit('p', 2n, [{ collection: 'things', id: 'thg_a', doc: { id: 'thg_a', by: 'a' } }], {
+          lease: 'leader',
+          token: old,
+        });
         await store.releaseLease('leader', 'replica-a');
         const current = (await store.acquireLease('leader', 'replica-b', 60_000))!;
         const deposed = store.commit(
@@ -280,11 +302,16 @@ export function readModelStoreContract(adapter: string, open: () => Promise<Read
         expect(await store.get('things', 'thg_a')).toEqual({ id: 'thg_a', by: 'a' });
         expect(await store.get('things', 'thg_b')).toBeUndefined();
         expect(await store.checkpoint('p')).toBe(2n);
-        await store.commit('p', 3n, [{ collection: 'things', id: 'thg_a', doc: { id: 'thg_a', by: 'b' } }], { lease: 'leader', token: current });
+        await store.commit('p', 3n, [{ collection: 'things', id: 'thg_a', doc: { id: 'thg_a', by: 'b' } }], {
+          lease: 'leader',
+          token: current,
+        });
         expect(await store.get('things', 'thg_a')).toEqual({ id: 'thg_a', by: 'b' });
         expect(await store.checkpoint('p')).toBe(3n);
         // A fence on a lease nobody ever took is refused too.
-        await expect(store.commit('p', 4n, [{ collection: 'things', id: 'thg_c', doc: { id: 'thg_c' } }], { lease: 'nobody', token: 1 })).rejects.toBeInstanceOf(FencedOffError);
+        await expect(
+          store.commit('p', 4n, [{ collection: 'things', id: 'thg_c', doc: { id: 'thg_c' } }], { lease: 'nobody', token: 1 }),
+        ).rejects.toBeInstanceOf(FencedOffError);
       });
 
       it("refuses a deposed holder's checkpoint-only commit: the checkpoint stays where the new holder left it", async () => {

@@ -78,8 +78,14 @@ describe('sqlite event store: group commit', () => {
     (store as unknown as { db: Database.Database }).db.pragma('busy_timeout = 50');
     const holder = new Database(path);
     holder.prepare('BEGIN IMMEDIATE').run();
-    const outcomes = await Promise.allSettled([store.appendToStream('a', [event()], 'no_stream'), store.appendToStream('b', [event()], 'no_stream')]);
-    expect(outcomes.map((o) => (o.status === 'rejected' ? (o.reason as { code?: string }).code : o.status))).toEqual(['SQLITE_BUSY', 'SQLITE_BUSY']);
+    const outcomes = await Promise.allSettled([
+      store.appendToStream('a', [event()], 'no_stream'),
+      store.appendToStream('b', [event()], 'no_stream'),
+    ]);
+    expect(outcomes.map((o) => (o.status === 'rejected' ? (o.reason as { code?: string }).code : o.status))).toEqual([
+      'SQLITE_BUSY',
+      'SQLITE_BUSY',
+    ]);
     holder.prepare('ROLLBACK').run();
     holder.close();
     expect(await store.readAll({ limit: 10 })).toEqual([]);
@@ -120,7 +126,10 @@ describe('sqlite event store: group commit', () => {
     const exited = new Promise((resolve) => child.once('exit', resolve));
     await new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
     const watched = collect(store, 3);
-    const ours = await Promise.all([store.appendToStream('ours-1', [event('Ours')], 'no_stream'), store.appendToStream('ours-2', [event('Ours')], 'no_stream')]);
+    const ours = await Promise.all([
+      store.appendToStream('ours-1', [event('Ours')], 'no_stream'),
+      store.appendToStream('ours-2', [event('Ours')], 'no_stream'),
+    ]);
     expect(await exited).toBe(0);
     const log = await store.readAll({ limit: 10 });
     expect(log.map((e) => e.type)).toEqual(['ByCli', 'Ours', 'Ours']);
@@ -159,13 +168,19 @@ describe('sqlite event store: subscriptions', () => {
 
   it('gives every subscriber each event once, in order, whether it starts far behind the head or at it', async () => {
     const store = new SqliteEventStore(path, 'FULL', { pollIntervalMs: 20 });
-    for (let i = 0; i < 30; i += 1) await store.appendToStream(`old-${i}`, Array.from({ length: 100 }, () => event('Old')), 'no_stream');
+    for (let i = 0; i < 30; i += 1)
+      await store.appendToStream(
+        `old-${i}`,
+        Array.from({ length: 100 }, () => event('Old')),
+        'no_stream',
+      );
     const history = await store.readAll({ limit: 10_000 });
     const middle = history[1500]!.position;
     const fromStart = collect(store, 3000 + 200);
     const fromMiddle = collect(store, 1499 + 200, middle);
     const atHead = collect(store, 200, history.at(-1)!.position);
-    for (let i = 0; i < 40; i += 1) await Promise.all([0, 1, 2, 3, 4].map((j) => store.appendToStream(`new-${i}-${j}`, [event('New')], 'no_stream')));
+    for (let i = 0; i < 40; i += 1)
+      await Promise.all([0, 1, 2, 3, 4].map((j) => store.appendToStream(`new-${i}-${j}`, [event('New')], 'no_stream')));
     const log = await store.readAll({ limit: 10_000 });
     expect((await fromStart).map((e) => e.id)).toEqual(log.map((e) => e.id));
     expect((await fromMiddle).map((e) => e.id)).toEqual(log.slice(1501).map((e) => e.id));

@@ -1,7 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
-import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { SqliteWrappedKeyStore } from '../../src/adapters/sqlite/data-key-store.js';
 import { SqliteEventStore } from '../../src/adapters/sqlite/event-store.js';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { knownProfile, knownResponses } from '../support/known-answers.js';
-import { type ServerProcess, runCli, startServer } from '../support/processes.js';
+import { runCli, type ServerProcess, startServer } from '../support/processes.js';
 import { type Received, startReceiver } from '../support/receiver.js';
 import { StoreReader } from '../support/stores.js';
 import { tempDir } from '../support/temp-dir.js';
@@ -108,7 +108,10 @@ export async function runCrashSuite(options: CrashOptions): Promise<CrashReport>
   const failures: string[] = [];
   const fail = (line: string) => failures.push(line);
 
-  const minted = runCli(['keys', 'create', '--env', 'test', '--type', 'sk', '--scope', 'nature:read', '--scope', 'nature:write', '--name', 'crash', '--json'], env);
+  const minted = runCli(
+    ['keys', 'create', '--env', 'test', '--type', 'sk', '--scope', 'nature:read', '--scope', 'nature:write', '--name', 'crash', '--json'],
+    env,
+  );
   if (minted.status !== 0) throw new Error(`could not mint a key: ${minted.stderr}`);
   const key = (JSON.parse(minted.stdout) as { key: string }).key;
 
@@ -216,7 +219,9 @@ export async function runCrashSuite(options: CrashOptions): Promise<CrashReport>
       const again = await call(method, path, body, idempotencyKey);
       counts.replaysCompared += 1;
       if (again.status !== answer.status || !again.replayed || !isDeepStrictEqual(again.body, answer.body)) {
-        fail(`${method} ${path} with key ${idempotencyKey} answered ${answer.status}, then ${again.status}${again.replayed ? ' (replayed)' : ' (not replayed)'}: ${JSON.stringify(again.body).slice(0, 300)}`);
+        fail(
+          `${method} ${path} with key ${idempotencyKey} answered ${answer.status}, then ${again.status}${again.replayed ? ' (replayed)' : ' (not replayed)'}: ${JSON.stringify(again.body).slice(0, 300)}`,
+        );
       }
     }
     return answer;
@@ -225,7 +230,13 @@ export async function runCrashSuite(options: CrashOptions): Promise<CrashReport>
   async function createSubject(externalId: string): Promise<string | undefined> {
     const answer = await write('POST', '/v1/nature/subjects', validSubject(externalId));
     if (answer.status === 201) {
-      writes.push({ kind: 'subject', id: answer.body.id, requestId: answer.requestId, body: answer.body, afterUnknownOutcome: answer.unknownOutcomes > 0 });
+      writes.push({
+        kind: 'subject',
+        id: answer.body.id,
+        requestId: answer.requestId,
+        body: answer.body,
+        afterUnknownOutcome: answer.unknownOutcomes > 0,
+      });
       return answer.body.id as string;
     }
     // The first attempt took effect before its answer was lost.
@@ -240,7 +251,13 @@ export async function runCrashSuite(options: CrashOptions): Promise<CrashReport>
   async function startAssessment(subjectId: string): Promise<string | undefined> {
     const answer = await write('POST', `/v1/nature/subjects/${subjectId}/assessments`, {});
     if (answer.status === 201) {
-      writes.push({ kind: 'assessment', id: answer.body.id, requestId: answer.requestId, body: answer.body, afterUnknownOutcome: answer.unknownOutcomes > 0 });
+      writes.push({
+        kind: 'assessment',
+        id: answer.body.id,
+        requestId: answer.requestId,
+        body: answer.body,
+        afterUnknownOutcome: answer.unknownOutcomes > 0,
+      });
       return answer.body.id as string;
     }
     if (!keyed && answer.status === 409 && answer.body.code === 'assessment_in_progress' && answer.unknownOutcomes > 0) {
@@ -255,7 +272,15 @@ export async function runCrashSuite(options: CrashOptions): Promise<CrashReport>
     const answer = await write('PATCH', `/v1/nature/subjects/${subjectId}/assessments/${assessmentId}`, { responses: batch });
     const items = batch.map((response) => response.item_id);
     if (answer.status === 200) {
-      writes.push({ kind: 'batch', id: `${assessmentId}#${index}`, requestId: answer.requestId, body: answer.body, afterUnknownOutcome: answer.unknownOutcomes > 0, assessmentId, items });
+      writes.push({
+        kind: 'batch',
+        id: `${assessmentId}#${index}`,
+        requestId: answer.requestId,
+        body: answer.body,
+        afterUnknownOutcome: answer.unknownOutcomes > 0,
+        assessmentId,
+        items,
+      });
       return;
     }
     // The lost attempt (or a concurrent batch) completed the 76 answers: the assessment is no longer open.
@@ -271,16 +296,38 @@ export async function runCrashSuite(options: CrashOptions): Promise<CrashReport>
    * described anew and given a new secret: the endpoint writes a retry after a crash must answer as first decided.
    */
   async function endpointLifecycle(i: number): Promise<void> {
-    const created = await write('POST', '/v1/nature/webhook_endpoints', { url: sink.url, enabled_events: ['nature.profile.updated'], description: `side ${i}` });
+    const created = await write('POST', '/v1/nature/webhook_endpoints', {
+      url: sink.url,
+      enabled_events: ['nature.profile.updated'],
+      description: `side ${i}`,
+    });
     if (created.status !== 201) return unexpected(`register side endpoint ${i}`, created);
     const id = created.body.id as string;
-    writes.push({ kind: 'endpoint', id, requestId: created.requestId, body: created.body, afterUnknownOutcome: created.unknownOutcomes > 0 });
+    writes.push({
+      kind: 'endpoint',
+      id,
+      requestId: created.requestId,
+      body: created.body,
+      afterUnknownOutcome: created.unknownOutcomes > 0,
+    });
     const updated = await write('PATCH', `/v1/nature/webhook_endpoints/${id}`, { description: `side ${i}, described again` });
     if (updated.status !== 200) return unexpected(`update side endpoint ${i}`, updated);
-    writes.push({ kind: 'endpoint update', id, requestId: updated.requestId, body: updated.body, afterUnknownOutcome: updated.unknownOutcomes > 0 });
+    writes.push({
+      kind: 'endpoint update',
+      id,
+      requestId: updated.requestId,
+      body: updated.body,
+      afterUnknownOutcome: updated.unknownOutcomes > 0,
+    });
     const rotated = await write('POST', `/v1/nature/webhook_endpoints/${id}/rotate_secret`, { expire_previous_in: 0 });
     if (rotated.status !== 200) return unexpected(`rotate the secret of side endpoint ${i}`, rotated);
-    writes.push({ kind: 'endpoint rotation', id, requestId: rotated.requestId, body: rotated.body, afterUnknownOutcome: rotated.unknownOutcomes > 0 });
+    writes.push({
+      kind: 'endpoint rotation',
+      id,
+      requestId: rotated.requestId,
+      body: rotated.body,
+      afterUnknownOutcome: rotated.unknownOutcomes > 0,
+    });
   }
 
   /** The 76 known answers in 1..8 batches of random sizes. */
@@ -292,9 +339,15 @@ export async function runCrashSuite(options: CrashOptions): Promise<CrashReport>
     return bounds.slice(1).map((end, i) => knownResponses.slice(bounds[i], end));
   }
 
-  const plans = Array.from({ length: options.assessments }, (_, i) => ({ i, batches: randomBatches(), concurrent: rng() < 0.3, sideEndpoint: keyed && i % 3 === 0 }));
+  const plans = Array.from({ length: options.assessments }, (_, i) => ({
+    i,
+    batches: randomBatches(),
+    concurrent: rng() < 0.3,
+    sideEndpoint: keyed && i % 3 === 0,
+  }));
   // With keys, each write is sent twice (the second a replay); a side endpoint is registered, updated and rotated.
-  const plannedRequests = 1 + plans.reduce((sum, plan) => sum + (keyed ? 2 : 1) * (2 + plan.batches.length + (plan.sideEndpoint ? 3 : 0)), 0);
+  const plannedRequests =
+    1 + plans.reduce((sum, plan) => sum + (keyed ? 2 : 1) * (2 + plan.batches.length + (plan.sideEndpoint ? 3 : 0)), 0);
   // Kill moments: random points of the workload, counted in requests started, each a little later in time.
   const killAt = Array.from({ length: options.kills }, () => Math.floor((0.03 + rng() * 0.94) * plannedRequests)).sort((a, b) => a - b);
   // With two kills or more, the last comes once every answer is acknowledged: while scoring and webhooks catch up.
@@ -310,7 +363,13 @@ export async function runCrashSuite(options: CrashOptions): Promise<CrashReport>
       const answer = await write('POST', '/v1/nature/webhook_endpoints', { url: receiver.url, description: 'crash suite' });
       if (answer.status !== 201) throw new Error(`could not register a webhook endpoint: ${answer.status} ${JSON.stringify(answer.body)}`);
       receiver.useSecret(answer.body.secret as string);
-      writes.push({ kind: 'endpoint', id: answer.body.id, requestId: answer.requestId, body: answer.body, afterUnknownOutcome: answer.unknownOutcomes > 0 });
+      writes.push({
+        kind: 'endpoint',
+        id: answer.body.id,
+        requestId: answer.requestId,
+        body: answer.body,
+        afterUnknownOutcome: answer.unknownOutcomes > 0,
+      });
     }
 
     const killer = (async () => {
@@ -339,7 +398,8 @@ export async function runCrashSuite(options: CrashOptions): Promise<CrashReport>
     // Finish: the last server scores and delivers what is left. Bounded waiting, never a timing assertion.
     const store = new StoreReader(dir.path);
     const completionEvents = () => store.log('sandbox').filter((row) => row.type === 'ScoringCompleted');
-    const deliveredIds = (received: Received[]) => new Set(received.filter((r) => r.verified.ok).map((r) => String(r.headers['webhook-id'])));
+    const deliveredIds = (received: Received[]) =>
+      new Set(received.filter((r) => r.verified.ok).map((r) => String(r.headers['webhook-id'])));
     const deadline = Date.now() + 120_000 + options.assessments * 200;
     for (;;) {
       const events = completionEvents();
@@ -361,7 +421,12 @@ export async function runCrashSuite(options: CrashOptions): Promise<CrashReport>
     const logRows = store.log('sandbox');
     /** The first event of `type` on the stream `write` names. */
     const firstOf = (write: Write, type: string | undefined) => {
-      const stream = write.kind === 'subject' ? `subject-${write.id}` : write.kind === 'assessment' ? `assessment-${write.id}` : `webhook_endpoint-${write.id}`;
+      const stream =
+        write.kind === 'subject'
+          ? `subject-${write.id}`
+          : write.kind === 'assessment'
+            ? `assessment-${write.id}`
+            : `webhook_endpoint-${write.id}`;
       return type === undefined ? undefined : logRows.find((row) => row.stream_name === stream && row.type === type);
     };
     const byStreamType = new Set(logRows.map((row) => `${row.stream_name} ${row.type}`));
@@ -384,7 +449,8 @@ export async function runCrashSuite(options: CrashOptions): Promise<CrashReport>
           if (!byStreamType.has(`subject-${write.id} SubjectCreated`)) return lose(write, 'no SubjectCreated in the log');
           if (subjects.get(write.id)?.status !== 'active') return lose(write, 'no active subject document in the read models');
           const read = await get(`/v1/nature/subjects/${write.id}`);
-          if (read.status !== 200 || !isDeepStrictEqual(read.body, write.body)) return lose(write, `GET answers ${read.status} ${JSON.stringify(read.body)}`);
+          if (read.status !== 200 || !isDeepStrictEqual(read.body, write.body))
+            return lose(write, `GET answers ${read.status} ${JSON.stringify(read.body)}`);
           return;
         }
         case 'assessment': {
@@ -395,7 +461,8 @@ export async function runCrashSuite(options: CrashOptions): Promise<CrashReport>
           return;
         }
         case 'batch': {
-          if (!write.afterUnknownOutcome && !requestIdsInLog.has(write.requestId)) return lose(write, 'no ResponsesSubmitted with its request id in the log');
+          if (!write.afterUnknownOutcome && !requestIdsInLog.has(write.requestId))
+            return lose(write, 'no ResponsesSubmitted with its request id in the log');
           // The read models keep answers sealed: the API, which opens them, says which items are answered.
           const doc = assessments.get(write.assessmentId!);
           const read = await get(`/v1/nature/subjects/${doc?.subject_id as string}/assessments/${write.assessmentId!}`);
@@ -405,19 +472,24 @@ export async function runCrashSuite(options: CrashOptions): Promise<CrashReport>
           return;
         }
         case 'endpoint': {
-          if (!byStreamType.has(`webhook_endpoint-${write.id} WebhookEndpointCreated`)) return lose(write, 'no WebhookEndpointCreated in the log');
+          if (!byStreamType.has(`webhook_endpoint-${write.id} WebhookEndpointCreated`))
+            return lose(write, 'no WebhookEndpointCreated in the log');
           if (endpoints.get(write.id)?.status !== 'enabled') return lose(write, 'no enabled endpoint document in the read models');
-          if (firstOf(write, 'WebhookEndpointCreated')?.data.secret !== write.body.secret) fail(`endpoint ${write.id} was answered a secret it was not given`);
+          if (firstOf(write, 'WebhookEndpointCreated')?.data.secret !== write.body.secret)
+            fail(`endpoint ${write.id} was answered a secret it was not given`);
           return;
         }
         case 'endpoint update': {
           if (firstOf(write, 'WebhookEndpointUpdated') === undefined) return lose(write, 'no WebhookEndpointUpdated in the log');
           const read = await get(`/v1/nature/webhook_endpoints/${write.id}`);
-          if (read.body.description !== write.body.description) return lose(write, `GET answers the description ${JSON.stringify(read.body.description)}`);
+          if (read.body.description !== write.body.description)
+            return lose(write, `GET answers the description ${JSON.stringify(read.body.description)}`);
           return;
         }
         case 'endpoint rotation': {
-          const rotations = logRows.filter((row) => row.stream_name === `webhook_endpoint-${write.id}` && row.type === 'WebhookEndpointSecretRotated');
+          const rotations = logRows.filter(
+            (row) => row.stream_name === `webhook_endpoint-${write.id}` && row.type === 'WebhookEndpointSecretRotated',
+          );
           if (rotations.length !== 1) return lose(write, `${rotations.length} rotations in the log, not 1`);
           if (rotations[0]!.data.secret !== write.body.secret) fail(`endpoint ${write.id} was answered a rotated secret it was not given`);
           return;
@@ -430,29 +502,43 @@ export async function runCrashSuite(options: CrashOptions): Promise<CrashReport>
     let rebuilt = 0;
     if (keyed) {
       for (const write of writes) {
-        const made = firstOf(write, { subject: 'SubjectCreated', assessment: 'AssessmentStarted', batch: undefined, endpoint: 'WebhookEndpointCreated', 'endpoint update': 'WebhookEndpointUpdated', 'endpoint rotation': 'WebhookEndpointSecretRotated' }[write.kind]);
+        const made = firstOf(
+          write,
+          {
+            subject: 'SubjectCreated',
+            assessment: 'AssessmentStarted',
+            batch: undefined,
+            endpoint: 'WebhookEndpointCreated',
+            'endpoint update': 'WebhookEndpointUpdated',
+            'endpoint rotation': 'WebhookEndpointSecretRotated',
+          }[write.kind],
+        );
         if (write.afterUnknownOutcome && made !== undefined && made.metadata.request_id !== write.requestId) rebuilt += 1;
         if (write.kind !== 'assessment') continue;
         const opened = logRows.find((row) => row.type === 'AssessmentOpened' && row.data.assessment_id === write.id);
         const hash = createHash('sha256').update(String(write.body.client_secret)).digest('hex');
-        if (opened?.data.client_secret_hash !== hash) fail(`assessment ${write.id} was answered a client secret whose hash is not the one kept`);
+        if (opened?.data.client_secret_hash !== hash)
+          fail(`assessment ${write.id} was answered a client secret whose hash is not the one kept`);
       }
       const perSubject = new Map<string, number>();
       for (const doc of assessments.values()) perSubject.set(doc.subject_id, (perSubject.get(doc.subject_id) ?? 0) + 1);
       for (const [subjectId, n] of perSubject) if (n > 1) fail(`subject ${subjectId} has ${n} assessments: a start ran twice`);
       const registered = writes.filter((write) => write.kind === 'endpoint').length;
-      if (endpoints.size !== registered) fail(`${endpoints.size} endpoints are registered for ${registered} acknowledged registrations: one ran twice`);
+      if (endpoints.size !== registered)
+        fail(`${endpoints.size} endpoints are registered for ${registered} acknowledged registrations: one ran twice`);
       if (counts.conflicts > 0) fail(`${counts.conflicts} writes answered 409`);
     }
 
     // 2. Every completed assessment: exactly one completion in the log, one profile, one completion event, the known scores.
     const scoredInLog = new Map<string, number>();
-    for (const row of logRows) if (row.type === 'ScoringCompleted') scoredInLog.set(row.data.assessment_id, (scoredInLog.get(row.data.assessment_id) ?? 0) + 1);
+    for (const row of logRows)
+      if (row.type === 'ScoringCompleted') scoredInLog.set(row.data.assessment_id, (scoredInLog.get(row.data.assessment_id) ?? 0) + 1);
     const profilesOf = new Map<string, Body[]>();
     for (const doc of profiles.values()) profilesOf.set(doc.assessment_id, [...(profilesOf.get(doc.assessment_id) ?? []), doc]);
     const completionEventsOf = new Map<string, Body[]>();
     for (const doc of eventDocs.values()) {
-      if (doc.type === 'nature.assessment.completed') completionEventsOf.set(doc.data.assessment_id, [...(completionEventsOf.get(doc.data.assessment_id) ?? []), doc]);
+      if (doc.type === 'nature.assessment.completed')
+        completionEventsOf.set(doc.data.assessment_id, [...(completionEventsOf.get(doc.data.assessment_id) ?? []), doc]);
     }
     let stuckInScoring = 0;
     let wrongProfiles = 0;
@@ -466,10 +552,14 @@ export async function runCrashSuite(options: CrashOptions): Promise<CrashReport>
       if (its.length !== 1) fail(`assessment ${assessmentId} has ${its.length} profiles, not 1`);
       else {
         const stored = its[0]!;
-        if (stored.id !== doc?.profile_id) fail(`assessment ${assessmentId} names profile ${doc?.profile_id}, the read models hold ${stored.id}`);
+        if (stored.id !== doc?.profile_id)
+          fail(`assessment ${assessmentId} names profile ${doc?.profile_id}, the read models hold ${stored.id}`);
         // The read models keep scores sealed: the API, which opens them, serves them.
         const profile = (await get(`/v1/nature/profiles/${stored.id as string}`)).body;
-        if (!isDeepStrictEqual(profile.natures, knownProfile.natures) || !isDeepStrictEqual(profile.intelligences, knownProfile.intelligences)) {
+        if (
+          !isDeepStrictEqual(profile.natures, knownProfile.natures) ||
+          !isDeepStrictEqual(profile.intelligences, knownProfile.intelligences)
+        ) {
           wrongProfiles += 1;
           fail(`profile ${profile.id} of ${assessmentId} does not have the known scores: an answer was lost or changed`);
         }
@@ -488,7 +578,8 @@ export async function runCrashSuite(options: CrashOptions): Promise<CrashReport>
     receivers.forEach((receiver, index) => {
       const name = index === 0 ? 'A (always 200)' : 'B (503 to every 4th request)';
       const invalid = receiver.received.filter((r) => !r.verified.ok);
-      for (const bad of invalid) fail(`endpoint ${name} received a delivery that does not verify: ${bad.verified.ok ? '' : bad.verified.error}`);
+      for (const bad of invalid)
+        fail(`endpoint ${name} received a delivery that does not verify: ${bad.verified.ok ? '' : bad.verified.error}`);
       const ids = deliveredIds(receiver.received);
       const undelivered = completionIds.filter((id) => !ids.has(id));
       for (const id of undelivered) fail(`completion event ${id} was never delivered (verified) to endpoint ${name}`);
@@ -504,11 +595,22 @@ export async function runCrashSuite(options: CrashOptions): Promise<CrashReport>
     });
 
     const bus = store.busStates('sandbox');
-    const dead = Object.entries(bus).filter(([name]) => name.endsWith(':dead')).reduce((sum, [, n]) => sum + n, 0);
+    const dead = Object.entries(bus)
+      .filter(([name]) => name.endsWith(':dead'))
+      .reduce((sum, [, n]) => sum + n, 0);
     if (dead > 0) fail(`${dead} webhook bus messages went dead: ${JSON.stringify(bus)}`);
-    const errorLines = servers.reduce((sum, s) => sum + s.output().split('\n').filter((line) => /"level":(50|60)/.test(line)).length, 0);
+    const errorLines = servers.reduce(
+      (sum, s) =>
+        sum +
+        s
+          .output()
+          .split('\n')
+          .filter((line) => /"level":(50|60)/.test(line)).length,
+      0,
+    );
     if (kills !== options.kills) fail(`${kills} kills happened, ${options.kills} were asked for`);
-    if (completed.length !== options.assessments) fail(`${completed.length} of ${options.assessments} assessments were acknowledged in full`);
+    if (completed.length !== options.assessments)
+      fail(`${completed.length} of ${options.assessments} assessments were acknowledged in full`);
     store.close();
 
     const figures: CrashReport['figures'] = [
@@ -516,7 +618,10 @@ export async function runCrashSuite(options: CrashOptions): Promise<CrashReport>
       ['assessments acknowledged in full', `${completed.length}/${options.assessments} (concurrency ${options.concurrency})`],
       ['kills (SIGKILL)', `${kills} (${killsDuringWorkload} during the workload, ${kills - killsDuringWorkload} while scoring/delivering)`],
       ['server starts', servers.length],
-      ['requests answered', `${counts.answered} (2xx ${counts.byClass['2xx']}, 4xx ${counts.byClass['4xx']}, 5xx ${counts.byClass['5xx']})`],
+      [
+        'requests answered',
+        `${counts.answered} (2xx ${counts.byClass['2xx']}, 4xx ${counts.byClass['4xx']}, 5xx ${counts.byClass['5xx']})`,
+      ],
       [
         'attempts without an answer',
         `${counts.unknownOutcomes} (server down or killed mid-request; each retried until answered, ${counts.recoveredBy409} with a 409 naming what the lost attempt had made)`,
@@ -535,7 +640,10 @@ export async function runCrashSuite(options: CrashOptions): Promise<CrashReport>
         : []),
       ['lost', lost],
       ['completions in the log', `${scoredInLog.size} assessments, ${[...scoredInLog.values()].filter((n) => n > 1).length} scored twice`],
-      ['profiles / completion events', `${profiles.size} / ${[...completionEventsOf.values()].reduce((sum, list) => sum + list.length, 0)}`],
+      [
+        'profiles / completion events',
+        `${profiles.size} / ${[...completionEventsOf.values()].reduce((sum, list) => sum + list.length, 0)}`,
+      ],
       ['profiles with wrong scores', wrongProfiles],
       ['stuck in scoring', stuckInScoring],
       ['webhook deliveries', delivery[0]!],
@@ -563,7 +671,10 @@ export function formatCrashReport(report: CrashReport): string {
   const width = Math.max(...report.figures.map(([name]) => name.length));
   const lines = ['crash suite figures:', ...report.figures.map(([name, value]) => `  ${name.padEnd(width)}  ${value}`)];
   if (report.failures.length > 0) {
-    lines.push(`crash suite FAILED ${report.failures.length} check(s) (data kept in ${report.dataDir}):`, ...report.failures.slice(0, 100).map((line) => `  - ${line}`));
+    lines.push(
+      `crash suite FAILED ${report.failures.length} check(s) (data kept in ${report.dataDir}):`,
+      ...report.failures.slice(0, 100).map((line) => `  - ${line}`),
+    );
     if (report.failures.length > 100) lines.push(`  … and ${report.failures.length - 100} more`);
   }
   return lines.join('\n');

@@ -12,7 +12,9 @@ describe('crash suite (small)', () => {
     expect(report.failures).toEqual([]);
   });
 
-  it('answers every retry of a write sent with an Idempotency-Key with its first 2xx, never a 409 of its own making, across SIGKILLs', { timeout: 300_000 }, async () => {
+  it('answers every retry of a write sent with an Idempotency-Key with its first 2xx, never a 409 of its own making, across SIGKILLs', {
+    timeout: 300_000,
+  }, async () => {
     // About 300 keyed writes of every kind (and each sent once more, to compare its replay).
     const report = await runCrashSuite({ assessments: 36, kills: 8, concurrency: 8, idempotencyKeys: true });
     console.log(formatCrashReport(report));

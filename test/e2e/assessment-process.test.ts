@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { eventually } from '../support/eventually.js';
 import { batches, knownProfile, knownResponses } from '../support/known-answers.js';
-import { type ServerProcess, callServer, runCli, serverPool } from '../support/processes.js';
-import { validSubject } from '../support/test-app.js';
+import { callServer, runCli, type ServerProcess, serverPool } from '../support/processes.js';
 import { tempDir } from '../support/temp-dir.js';
+import { validSubject } from '../support/test-app.js';
 
 /** Assessments against the server as its own process: real HTTP, real concurrency, real SIGKILL. */
 describe('assessments on a running server', () => {
@@ -14,7 +14,10 @@ describe('assessments on a running server', () => {
   beforeEach(() => {
     dir = tempDir();
     env = { NATURE_DATA_DIR: dir.path };
-    const minted = runCli(['keys', 'create', '--env', 'test', '--type', 'sk', '--scope', 'nature:read', '--scope', 'nature:write', '--name', 'ci', '--json'], env);
+    const minted = runCli(
+      ['keys', 'create', '--env', 'test', '--type', 'sk', '--scope', 'nature:read', '--scope', 'nature:write', '--name', 'ci', '--json'],
+      env,
+    );
     key = JSON.parse(minted.stdout).key;
   });
   afterEach(async () => {

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { assessmentStream } from '../../src/domain/assessment.js';
 import { eventually } from '../support/eventually.js';
 import { batches, knownProfile, knownResponses } from '../support/known-answers.js';
-import { type TestApp, auth, logLength, openTestApp, useTestApp, validSubject } from '../support/test-app.js';
+import { auth, logLength, openTestApp, type TestApp, useTestApp, validSubject } from '../support/test-app.js';
 
 describe('assessments, scoring and profiles', () => {
   let t: TestApp;
@@ -33,7 +33,13 @@ describe('assessments, scoring and profiles', () => {
       const response = await call('GET', '/v1/nature/items', undefined, pk);
       expect(response.statusCode).toBe(200);
       const bank = response.json();
-      expect(bank).toMatchObject({ object: 'list', has_more: false, item_set_version: 'mn76-items-v1', language: 'en', scale: { min: 1, max: 5 } });
+      expect(bank).toMatchObject({
+        object: 'list',
+        has_more: false,
+        item_set_version: 'mn76-items-v1',
+        language: 'en',
+        scale: { min: 1, max: 5 },
+      });
       expect(bank.data).toHaveLength(76);
       expect(bank.data[0]).toEqual({ id: 'mn_001', object: 'item', text: expect.stringMatching(/^I /) });
       expect(bank.data.map((item: { id: string }) => item.id)).toEqual(knownResponses.map((r) => r.item_id));
@@ -123,7 +129,11 @@ describe('assessments, scoring and profiles', () => {
     await patch(subjectId, first, knownResponses);
     const firstProfile = await profileOf(subjectId);
     const second = (await start(subjectId)).json().id;
-    await patch(subjectId, second, knownResponses.map((r) => ({ ...r, value: 5 })));
+    await patch(
+      subjectId,
+      second,
+      knownResponses.map((r) => ({ ...r, value: 5 })),
+    );
     const latest = await eventually<Body>(async () => {
       const body = (await call('GET', `/v1/nature/subjects/${subjectId}/profile`)).json();
       return body.assessment_id === second ? body : undefined;
@@ -195,11 +205,29 @@ describe('assessments, scoring and profiles', () => {
       ['a value of 6', [{ item_id: 'mn_002', value: 6 }], '/responses/0/value'],
       ['a fractional value', [{ item_id: 'mn_002', value: 3.5 }], '/responses/0/value'],
       ['a value as a string', [{ item_id: 'mn_002', value: '4' }], '/responses/0/value'],
-      ['an item twice in one batch', [{ item_id: 'mn_002', value: 3 }, { item_id: 'mn_002', value: 4 }], '/responses/1/item_id'],
+      [
+        'an item twice in one batch',
+        [
+          { item_id: 'mn_002', value: 3 },
+          { item_id: 'mn_002', value: 4 },
+        ],
+        '/responses/1/item_id',
+      ],
       ['an unknown field in an entry', [{ item_id: 'mn_002', value: 3, at: 'now' }], '/responses/0/at'],
       ['an empty batch', [], '/responses'],
-      ['77 entries', Array.from({ length: 77 }, (_, i) => ({ item_id: `mn_${String((i % 76) + 1).padStart(3, '0')}`, value: 3 })), '/responses'],
-      ['a good entry beside a bad one', [{ item_id: 'mn_002', value: 3 }, { item_id: 'mn_003', value: 9 }], '/responses/1/value'],
+      [
+        '77 entries',
+        Array.from({ length: 77 }, (_, i) => ({ item_id: `mn_${String((i % 76) + 1).padStart(3, '0')}`, value: 3 })),
+        '/responses',
+      ],
+      [
+        'a good entry beside a bad one',
+        [
+          { item_id: 'mn_002', value: 3 },
+          { item_id: 'mn_003', value: 9 },
+        ],
+        '/responses/1/value',
+      ],
     ])('answers 422 to %s, pointing at it, and stores nothing of the batch', async (_case, responses, path) => {
       const before = await logLength(t.envs, 'test');
       const response = await patch(subjectId, assessmentId, responses);
@@ -227,7 +255,9 @@ describe('assessments, scoring and profiles', () => {
       const response = await patch(subjectId, assessmentId, [{ item_id: 'mn_001', value: 5 }]);
       expect(response.json().responses_received).toBe(1);
       const { events } = await t.envs.test.events.readStream(assessmentStream(assessmentId));
-      const answers = events.filter((e) => e.type === 'ResponsesSubmitted').map((e) => (e.data as { pii: { responses: unknown[] } }).pii.responses);
+      const answers = events
+        .filter((e) => e.type === 'ResponsesSubmitted')
+        .map((e) => (e.data as { pii: { responses: unknown[] } }).pii.responses);
       expect(answers).toEqual([[{ item_id: 'mn_001', value: 3 }], [{ item_id: 'mn_001', value: 5 }]]);
     });
 
@@ -258,7 +288,9 @@ describe('assessments, scoring and profiles', () => {
     const subjectId = (await req('POST', '/v1/nature/subjects', validSubject())).json().id;
     const assessmentId = (await req('POST', `/v1/nature/subjects/${subjectId}/assessments`)).json().id;
     local.advance(7 * 24 * 3600 * 1000);
-    const late = await req('PATCH', `/v1/nature/subjects/${subjectId}/assessments/${assessmentId}`, { responses: [{ item_id: 'mn_001', value: 2 }] });
+    const late = await req('PATCH', `/v1/nature/subjects/${subjectId}/assessments/${assessmentId}`, {
+      responses: [{ item_id: 'mn_001', value: 2 }],
+    });
     expect(late.statusCode).toBe(409);
     expect(late.json()).toMatchObject({ code: 'assessment_not_open', assessment_status: 'expired' });
     expect((await req('GET', `/v1/nature/subjects/${subjectId}/assessments/${assessmentId}`)).json().status).toBe('expired');
@@ -266,7 +298,7 @@ describe('assessments, scoring and profiles', () => {
     await local.close();
   });
 
-  it('pages a subject\'s assessments and answers 400 to a cursor from another list', async () => {
+  it("pages a subject's assessments and answers 400 to a cursor from another list", async () => {
     const subjectId = await newSubject();
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) {
@@ -279,10 +311,14 @@ describe('assessments, scoring and profiles', () => {
     expect(page.has_more).toBe(true);
     const rest = (await call('GET', `/v1/nature/subjects/${subjectId}/assessments?limit=2&starting_after=${ids[1]}`)).json();
     expect(rest).toMatchObject({ has_more: false, data: [{ id: ids[0], status: 'abandoned' }] });
-    expect((await call('GET', `/v1/nature/subjects/${subjectId}/assessments?starting_after=${subjectId}`)).json().code).toBe('invalid_cursor');
+    expect((await call('GET', `/v1/nature/subjects/${subjectId}/assessments?starting_after=${subjectId}`)).json().code).toBe(
+      'invalid_cursor',
+    );
     // An assessment of another subject is no cursor for this subject's list.
     const other = await newSubject();
     const foreign = (await start(other)).json().id;
-    expect((await call('GET', `/v1/nature/subjects/${subjectId}/assessments?starting_after=${foreign}`)).json().code).toBe('invalid_cursor');
+    expect((await call('GET', `/v1/nature/subjects/${subjectId}/assessments?starting_after=${foreign}`)).json().code).toBe(
+      'invalid_cursor',
+    );
   });
 });

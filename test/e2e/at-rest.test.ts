@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Body, client } from '../support/api-client.js';
 import { filesContaining } from '../support/byte-scan.js';
-import { type TestApp, openTestApp, validSubject } from '../support/test-app.js';
+import { openTestApp, type TestApp, validSubject } from '../support/test-app.js';
 
 const consent = validSubject().consent;
 const SUBJECTS = 5;
@@ -14,8 +14,16 @@ const SUBJECTS = 5;
  * shapes of answers and profiles as they would be serialised (an answer, a score map, a narrative's text).
  */
 function plainForms(subjects: { ext: string; meta: string }[], profile: Body): string[] {
-  const narratives = [...profile.descriptions.natures, ...profile.descriptions.intelligences].map((description: Body) => description.text as string);
-  return [...subjects.flatMap(({ ext, meta }) => [ext, meta, Buffer.from(ext).toString('base64')]), '"item_id":"', '"answers":{', '"natures":{', ...narratives];
+  const narratives = [...profile.descriptions.natures, ...profile.descriptions.intelligences].map(
+    (description: Body) => description.text as string,
+  );
+  return [
+    ...subjects.flatMap(({ ext, meta }) => [ext, meta, Buffer.from(ext).toString('base64')]),
+    '"item_id":"',
+    '"answers":{',
+    '"natures":{',
+    ...narratives,
+  ];
 }
 
 describe('personal data at rest', () => {
@@ -34,9 +42,17 @@ describe('personal data at rest', () => {
     }
     const profile = await api.profileOf(done.at(-1)!.subjectId);
     // Everything the API serves is there, opened for the request: the subject, its answers counted, its profile, and the lookup by external id.
-    expect((await api.call('GET', `/v1/nature/subjects/${done[0]!.subjectId}`)).body).toMatchObject({ external_subject_id: subjects[0]!.ext, metadata: { note: subjects[0]!.meta } });
-    expect((await api.call('GET', `/v1/nature/subjects/${done[0]!.subjectId}/assessments/${done[0]!.assessmentId}`)).body).toMatchObject({ responses_received: 76, status: 'completed' });
-    expect((await api.call('GET', `/v1/nature/subjects?external_subject_id=${subjects[2]!.ext}`)).body.data.map((s: Body) => s.id)).toEqual([done[2]!.subjectId]);
+    expect((await api.call('GET', `/v1/nature/subjects/${done[0]!.subjectId}`)).body).toMatchObject({
+      external_subject_id: subjects[0]!.ext,
+      metadata: { note: subjects[0]!.meta },
+    });
+    expect((await api.call('GET', `/v1/nature/subjects/${done[0]!.subjectId}/assessments/${done[0]!.assessmentId}`)).body).toMatchObject({
+      responses_received: 76,
+      status: 'completed',
+    });
+    expect((await api.call('GET', `/v1/nature/subjects?external_subject_id=${subjects[2]!.ext}`)).body.data.map((s: Body) => s.id)).toEqual(
+      [done[2]!.subjectId],
+    );
     const forms = plainForms(subjects, profile);
 
     // Running: every file, WAL and SHM included, as it is on disk now.
@@ -76,6 +92,9 @@ describe('personal data at rest', () => {
     // A list leaves it out rather than fail.
     expect((await api.call('GET', '/v1/nature/subjects?limit=10')).body.data.map((s: Body) => s.id)).toEqual([other.subjectId]);
     // A scored assessment's read model holds no answers at all: it still reads.
-    expect((await api.call('GET', `/v1/nature/subjects/${subjectId}/assessments/${assessmentId}`)).body).toMatchObject({ status: 'completed', responses_received: 76 });
+    expect((await api.call('GET', `/v1/nature/subjects/${subjectId}/assessments/${assessmentId}`)).body).toMatchObject({
+      status: 'completed',
+      responses_received: 76,
+    });
   });
 });

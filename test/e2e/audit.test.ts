@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Body, client } from '../support/api-client.js';
 import { batches } from '../support/known-answers.js';
 import { runCli } from '../support/processes.js';
-import { type TestApp, auth, openTestApp, validSubject } from '../support/test-app.js';
+import { auth, openTestApp, type TestApp, validSubject } from '../support/test-app.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 
@@ -22,7 +22,12 @@ describe('audit of a subject, straight from the log', () => {
   it('matches the requests sent, in order, with key and request ids, through the API and the operator command', async () => {
     const requests: { type: string; request_id: string }[] = [];
     const send = async (type: string, method: 'POST' | 'PATCH' | 'DELETE', url: string, payload?: unknown) => {
-      const response = await t.app.inject({ method, url, headers: auth(key.raw), ...(payload !== undefined && { payload: payload as object }) });
+      const response = await t.app.inject({
+        method,
+        url,
+        headers: auth(key.raw),
+        ...(payload !== undefined && { payload: payload as object }),
+      });
       expect(response.statusCode, response.body).toBeLessThan(300);
       requests.push({ type, request_id: response.headers['request-id'] as string });
       return response.json() as Body;
@@ -58,7 +63,11 @@ describe('audit of a subject, straight from the log', () => {
     expect(byRequest.map((e) => e.request_id)).toEqual([requests[0]!.request_id, ...requests.map((r) => r.request_id)]);
     expect(byRequest.every((e) => e.key_id === key.id)).toBe(true);
     expect(entries.at(-1)).toMatchObject({ key_id: null, request_id: null, data: { scoring_version: 'mn76-v2', profile_id: profile.id } });
-    expect(entries[3]).toMatchObject({ assessment_id: first.id, personal_data: 'present', data: { responses: [{ item_id: 'mn_001', value: 2 }] } });
+    expect(entries[3]).toMatchObject({
+      assessment_id: first.id,
+      personal_data: 'present',
+      data: { responses: [{ item_id: 'mn_001', value: 2 }] },
+    });
     expect(entries[6]!.data.responses).toEqual(one);
     expect(entries[5]).toMatchObject({ assessment_id: second.id, data: { requested_language: 'fr', language: 'en' } });
     const times = entries.map((e) => e.occurred_at);
@@ -90,8 +99,15 @@ describe('audit of a subject, straight from the log', () => {
     const assessment = (await api.call('POST', `/v1/nature/subjects/${subject.id}/assessments`)).body;
     t.advance(8 * DAY);
     const entries = (await api.call('GET', `/v1/nature/subjects/${subject.id}/audit`)).body.data as Body[];
-    expect(entries.at(-1)).toMatchObject({ id: `${assessment.id}:expired`, type: 'assessment.expired', occurred_at: assessment.expires_at });
-    expect((await api.call('GET', '/v1/nature/subjects/sub_01M00000000000000000000000/audit')).body).toMatchObject({ status: 404, code: 'not_found' });
+    expect(entries.at(-1)).toMatchObject({
+      id: `${assessment.id}:expired`,
+      type: 'assessment.expired',
+      occurred_at: assessment.expires_at,
+    });
+    expect((await api.call('GET', '/v1/nature/subjects/sub_01M00000000000000000000000/audit')).body).toMatchObject({
+      status: 404,
+      code: 'not_found',
+    });
     const pk = client(t, (await t.mint('test', 'pk', ['nature:read'])).raw);
     expect((await pk.call('GET', `/v1/nature/subjects/${subject.id}/audit`)).status).toBe(403);
   });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestApp, auth, logLength, openTestApp, validSubject } from '../support/test-app.js';
+import { auth, logLength, openTestApp, type TestApp, validSubject } from '../support/test-app.js';
 
 describe('authentication, scopes and environments', () => {
   let t: TestApp;
@@ -37,7 +37,10 @@ describe('authentication, scopes and environments', () => {
   it('takes the Bearer scheme in any case (RFC 9110: schemes are case-insensitive)', async () => {
     const key = await t.mint('test', 'sk');
     for (const scheme of ['bearer', 'BEARER', 'bEaReR']) {
-      expect((await t.app.inject({ url: '/v1/nature/subjects', headers: { authorization: `${scheme} ${key.raw}` } })).statusCode, scheme).toBe(200);
+      expect(
+        (await t.app.inject({ url: '/v1/nature/subjects', headers: { authorization: `${scheme} ${key.raw}` } })).statusCode,
+        scheme,
+      ).toBe(200);
     }
   });
 

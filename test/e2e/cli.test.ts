@@ -49,7 +49,18 @@ describe('the nature operator command', () => {
       const command = /^ {2}nature ((?:keys |profiles |master-key )?[a-z]+)\b/.exec(line)?.[1];
       return command === undefined ? [] : [{ command, description: lines[index + 1]!, example: lines[index + 2]! }];
     });
-    expect(listed.map((entry) => entry.command)).toEqual(['keys create', 'keys list', 'keys show', 'keys rotate', 'keys revoke', 'keys import', 'profiles rebuild', 'audit', 'usage', 'master-key rotate']);
+    expect(listed.map((entry) => entry.command)).toEqual([
+      'keys create',
+      'keys list',
+      'keys show',
+      'keys rotate',
+      'keys revoke',
+      'keys import',
+      'profiles rebuild',
+      'audit',
+      'usage',
+      'master-key rotate',
+    ]);
     for (const { command, description, example } of listed) {
       expect(description, command).toMatch(/^ {6}[a-z]/);
       expect(example, command).toMatch(new RegExp(`^ {6}\\$ (\\S+=\\S+ )*nature ${command}\\b`));
@@ -98,7 +109,9 @@ describe('the nature operator command', () => {
 
   it('lists keys under a header line, in aligned columns', () => {
     const first = JSON.parse(nature([...mintArgs, 'first', '--json']).stdout) as { id: string; key: string };
-    const second = JSON.parse(nature(['keys', 'create', '--env', 'live', '--type', 'pk', '--scope', 'nature:read', '--name', 'widget', '--json']).stdout) as { id: string; key: string };
+    const second = JSON.parse(
+      nature(['keys', 'create', '--env', 'live', '--type', 'pk', '--scope', 'nature:read', '--name', 'widget', '--json']).stdout,
+    ) as { id: string; key: string };
     expect(nature(['keys', 'revoke', second.id]).status).toBe(0);
     const result = nature(['keys', 'list']);
     expect(result.status, result.stderr).toBe(0);
@@ -131,11 +144,27 @@ describe('the nature operator command', () => {
     const runs: [string[], (value: unknown) => void][] = [
       [['keys', 'list'], (value) => expect(value).toEqual(expect.arrayContaining([expect.objectContaining({ id: key.id })]))],
       [['keys', 'show', key.id], (value) => expect(value).toMatchObject({ id: key.id, status: 'active' })],
-      [['audit', subjectId, '--env', 'test'], (value) => expect(value).toMatchObject({ subject_id: subjectId, data: expect.arrayContaining([expect.objectContaining({ type: 'subject.created' })]) })],
+      [
+        ['audit', subjectId, '--env', 'test'],
+        (value) =>
+          expect(value).toMatchObject({
+            subject_id: subjectId,
+            data: expect.arrayContaining([expect.objectContaining({ type: 'subject.created' })]),
+          }),
+      ],
       [['usage', '--env', 'test'], (value) => expect(value).toMatchObject({ object: 'usage', total_completed_assessments: 0 })],
-      [['profiles', 'rebuild', '--scoring-version', 'mn76-v2', '--env', 'test'], (value) => expect(value).toMatchObject({ scoring_version: 'mn76-v2', assessments: 0 })],
-      [['keys', 'rotate', key.id], (value) => expect(value).toMatchObject({ rotated_from: key.id, key: expect.stringMatching(/^test_sk_/) })],
-      [['keys', 'create', '--env', 'live', '--type', 'pk', '--scope', 'nature:read', '--name', 'x'], (value) => expect(value).toMatchObject({ environment: 'live', type: 'pk' })],
+      [
+        ['profiles', 'rebuild', '--scoring-version', 'mn76-v2', '--env', 'test'],
+        (value) => expect(value).toMatchObject({ scoring_version: 'mn76-v2', assessments: 0 }),
+      ],
+      [
+        ['keys', 'rotate', key.id],
+        (value) => expect(value).toMatchObject({ rotated_from: key.id, key: expect.stringMatching(/^test_sk_/) }),
+      ],
+      [
+        ['keys', 'create', '--env', 'live', '--type', 'pk', '--scope', 'nature:read', '--name', 'x'],
+        (value) => expect(value).toMatchObject({ environment: 'live', type: 'pk' }),
+      ],
     ];
     for (const [args, check] of runs) {
       const result = nature([...args, '--json']);
@@ -148,10 +177,18 @@ describe('the nature operator command', () => {
   }, 60_000);
 
   it('refuses to read a store that is not there, and creates nothing: exit 1', () => {
-    for (const args of [['keys', 'list'], ['keys', 'revoke', 'key_01M00000000000000000000000'], ['keys', 'rotate', 'key_01M00000000000000000000000']]) {
+    for (const args of [
+      ['keys', 'list'],
+      ['keys', 'revoke', 'key_01M00000000000000000000000'],
+      ['keys', 'rotate', 'key_01M00000000000000000000000'],
+    ]) {
       expectFailure(nature(args), 1, /^nature: no key store in .*\/data \(no keys\.db\): is --data-dir \(or NATURE_DATA_DIR\) right\?$/);
     }
-    expectFailure(nature(['audit', 'sub_01M00000000000000000000000', '--env', 'live']), 1, /^nature: no production event log in .*\/data \(no production\.events\.db\)/);
+    expectFailure(
+      nature(['audit', 'sub_01M00000000000000000000000', '--env', 'live']),
+      1,
+      /^nature: no production event log in .*\/data \(no production\.events\.db\)/,
+    );
     expectFailure(nature(['usage', '--env', 'test']), 1, /^nature: no sandbox event log in .*\/data \(no sandbox\.events\.db\)/);
     expectFailure(nature(['profiles', 'rebuild', '--scoring-version', 'mn76-v2', '--env', 'test']), 1, /^nature: no sandbox event log/);
     expect(existsSync(data)).toBe(false);
@@ -181,7 +218,11 @@ describe('the nature operator command', () => {
     const broken = { PORT: 'http', LOG_LEVEL: 'loud', NATURE_WEBHOOK_RETRY_SCHEDULE: 'soon' };
     expect(nature([...mintArgs, 'ci'], broken).status).toBe(0);
     expect(nature(['keys', 'list'], broken).stdout).toContain('ci');
-    expectFailure(nature(['keys', 'list'], { NATURE_EVENT_STORE: 'oracle' }), 1, /^nature: configuration error: NATURE_EVENT_STORE="oracle" /);
+    expectFailure(
+      nature(['keys', 'list'], { NATURE_EVENT_STORE: 'oracle' }),
+      1,
+      /^nature: configuration error: NATURE_EVENT_STORE="oracle" /,
+    );
   });
 
   it.each([
@@ -202,21 +243,67 @@ describe('the nature operator command', () => {
   });
 
   it('mints a pk key with allowed origins (repeatable), shows them, and refuses an origin with a path or on an sk key', () => {
-    const minted = nature(['keys', 'create', '--env', 'test', '--type', 'pk', '--scope', 'nature:read', '--name', 'widget', '--origin', 'https://App.example.com', '--origin', 'http://localhost:5173', '--json']);
+    const minted = nature([
+      'keys',
+      'create',
+      '--env',
+      'test',
+      '--type',
+      'pk',
+      '--scope',
+      'nature:read',
+      '--name',
+      'widget',
+      '--origin',
+      'https://App.example.com',
+      '--origin',
+      'http://localhost:5173',
+      '--json',
+    ]);
     expect(minted.status, minted.stderr).toBe(0);
     const { id } = JSON.parse(minted.stdout) as { id: string };
     expect(JSON.parse(nature(['keys', 'show', id, '--json']).stdout).origins).toEqual(['https://app.example.com', 'http://localhost:5173']);
     expect(nature(['keys', 'show', id]).stdout).toMatch(/^origins +https:\/\/app\.example\.com, http:\/\/localhost:5173$/m);
-    expect(nature(['keys', 'list']).stdout).toMatch(new RegExp(`^${id} .* https://app\\.example\\.com,http://localhost:5173 +widget$`, 'm'));
-    for (const origin of ['https://app.example.com/', 'https://app.example.com/embed', 'app.example.com', 'ftp://app.example.com', 'https://*.example.com', '*']) {
-      expectFailure(nature(['keys', 'create', '--env', 'test', '--type', 'pk', '--scope', 'nature:read', '--name', 'w', '--origin', origin]), 2, /^nature: option '--origin <origin>' argument .* is invalid\. An origin is scheme:\/\/host\[:port\]/);
+    expect(nature(['keys', 'list']).stdout).toMatch(
+      new RegExp(`^${id} .* https://app\\.example\\.com,http://localhost:5173 +widget$`, 'm'),
+    );
+    for (const origin of [
+      'https://app.example.com/',
+      'https://app.example.com/embed',
+      'app.example.com',
+      'ftp://app.example.com',
+      'https://*.example.com',
+      '*',
+    ]) {
+      expectFailure(
+        nature(['keys', 'create', '--env', 'test', '--type', 'pk', '--scope', 'nature:read', '--name', 'w', '--origin', origin]),
+        2,
+        /^nature: option '--origin <origin>' argument .* is invalid\. An origin is scheme:\/\/host\[:port\]/,
+      );
     }
-    expectFailure(nature([...mintArgs, 'server', '--origin', 'https://app.example.com']), 2, /^nature: --origin is for pk \(publishable\) keys only/);
+    expectFailure(
+      nature([...mintArgs, 'server', '--origin', 'https://app.example.com']),
+      2,
+      /^nature: --origin is for pk \(publishable\) keys only/,
+    );
     expect(JSON.parse(nature(['keys', 'list', '--json']).stdout)).toHaveLength(1);
   });
 
   it('refuses nature:write on a pk key: exit 2, nothing minted', () => {
-    const result = nature(['keys', 'create', '--env', 'live', '--type', 'pk', '--scope', 'nature:read', '--scope', 'nature:write', '--name', 'widget']);
+    const result = nature([
+      'keys',
+      'create',
+      '--env',
+      'live',
+      '--type',
+      'pk',
+      '--scope',
+      'nature:read',
+      '--scope',
+      'nature:write',
+      '--name',
+      'widget',
+    ]);
     expectFailure(result, 2, /^nature: a pk \(publishable\) key cannot have nature:write/);
     expect(existsSync(data)).toBe(false);
   });
@@ -224,7 +311,11 @@ describe('the nature operator command', () => {
   it.each([
     ['an unknown command', ['keys', 'mint'], /^nature: unknown command 'mint'/],
     ['an unknown option', ['keys', 'list', '--all'], /^nature: unknown option '--all'/],
-    ['a missing option', ['keys', 'create', '--env', 'test', '--type', 'sk', '--name', 'x'], /^nature: required option '--scope <scope\.\.\.>' not specified$/],
+    [
+      'a missing option',
+      ['keys', 'create', '--env', 'test', '--type', 'sk', '--name', 'x'],
+      /^nature: required option '--scope <scope\.\.\.>' not specified$/,
+    ],
     ['a bad choice', ['audit', 'sub_x', '--env', 'prod'], /^nature: option '--env <env>' argument 'prod' is invalid/],
     ['a bad --from', ['usage', '--env', 'test', '--from', '2026-02-30'], /^nature: from must be a date YYYY-MM-DD/],
   ])('exits 2 for a usage error: %s', (_case, args, line) => {
@@ -237,23 +328,37 @@ describe('the nature operator command', () => {
     expect(JSON.parse(usage.stderr)).toEqual({ error: { code: 'usage_error', message: expect.stringMatching(/--env <env>.*prod/) } });
     const missing = nature(['keys', 'list', '--json']);
     expectFailure(missing, 1, /^\{.*\}$/);
-    expect(JSON.parse(missing.stderr)).toEqual({ error: { code: 'command_failed', message: expect.stringMatching(/^no key store in .*\/data/) } });
+    expect(JSON.parse(missing.stderr)).toEqual({
+      error: { code: 'command_failed', message: expect.stringMatching(/^no key store in .*\/data/) },
+    });
   });
 
   it('has nothing to import while the keys are kept in keys.db itself: exit 1', () => {
     expect(nature([...mintArgs, 'ci']).status).toBe(0);
-    expectFailure(nature(['keys', 'import']), 1, /^nature: the keys are kept in keys\.db itself \(NATURE_READ_MODELS is not mongodb\): there is nothing to import$/);
+    expectFailure(
+      nature(['keys', 'import']),
+      1,
+      /^nature: the keys are kept in keys\.db itself \(NATURE_READ_MODELS is not mongodb\): there is nothing to import$/,
+    );
   });
 
   it('names a backend server that does not answer, in one line, without its password: exit 1', async () => {
     const bounded = { NATURE_BACKEND_TIMEOUT_MS: '2000' };
     const mongo = await freePort();
-    const keys = nature(['keys', 'list'], { ...bounded, NATURE_READ_MODELS: 'mongodb', MONGODB_URL: `mongodb://ops:s3cret-pw@127.0.0.1:${mongo}/` });
+    const keys = nature(['keys', 'list'], {
+      ...bounded,
+      NATURE_READ_MODELS: 'mongodb',
+      MONGODB_URL: `mongodb://ops:s3cret-pw@127.0.0.1:${mongo}/`,
+    });
     expectFailure(keys, 1, new RegExp(`^nature: MongoDB at 127\\.0\\.0\\.1:${mongo} \\(MONGODB_URL\\) did not answer`));
     expect(keys.stderr).not.toContain('s3cret-pw');
     const eventStore = await freePort();
     expectFailure(
-      nature(['usage', '--env', 'test'], { ...bounded, NATURE_EVENT_STORE: 'eventstoredb', EVENTSTORE_URL: `esdb://127.0.0.1:${eventStore}?tls=false` }),
+      nature(['usage', '--env', 'test'], {
+        ...bounded,
+        NATURE_EVENT_STORE: 'eventstoredb',
+        EVENTSTORE_URL: `esdb://127.0.0.1:${eventStore}?tls=false`,
+      }),
       1,
       new RegExp(`^nature: EventStoreDB at 127\\.0\\.0\\.1:${eventStore} \\(EVENTSTORE_URL\\) did not answer`),
     );
@@ -267,7 +372,11 @@ describe('the nature operator command', () => {
     writeFileSync(join(data, 'keys.db'), '');
     expect(nature([...mintArgs, 'ci']).status).toBe(0);
     chmodSync(data, 0o555);
-    expectFailure(runCliWith(['keys', 'list'], { NATURE_DATA_DIR: data }, unprivileged), 1, /^nature: the data directory .*\/data is not readable and writable by this user/);
+    expectFailure(
+      runCliWith(['keys', 'list'], { NATURE_DATA_DIR: data }, unprivileged),
+      1,
+      /^nature: the data directory .*\/data is not readable and writable by this user/,
+    );
   });
 });
 
@@ -291,7 +400,8 @@ describe.skipIf(mongo.url === undefined)('API keys on MongoDB (NATURE_READ_MODEL
   });
   afterEach(() => dir.cleanup());
   const onMongo = () => ({ NATURE_DATA_DIR: data, NATURE_READ_MODELS: 'mongodb', MONGODB_URL: mongo.url! });
-  const listed = (env: Record<string, string>) => JSON.parse(runCli(['keys', 'list', '--json'], env).stdout) as { id: string; status: string }[];
+  const listed = (env: Record<string, string>) =>
+    JSON.parse(runCli(['keys', 'list', '--json'], env).stdout) as { id: string; status: string }[];
 
   it('mints, lists, rotates and revokes keys in MongoDB, writing nothing in the data directory', () => {
     const created = runCli([...mintArgs, 'backend', '--json'], onMongo());
@@ -302,7 +412,10 @@ describe.skipIf(mongo.url === undefined)('API keys on MongoDB (NATURE_READ_MODEL
     expect(rotated.status, rotated.stderr).toBe(0);
     const replacement = (JSON.parse(rotated.stdout) as { id: string }).id;
     expect(runCli(['keys', 'revoke', replacement], onMongo()).status).toBe(0);
-    expect(listed(onMongo())).toEqual([expect.objectContaining({ id, status: 'rotated' }), expect.objectContaining({ id: replacement, status: 'revoked' })]);
+    expect(listed(onMongo())).toEqual([
+      expect.objectContaining({ id, status: 'rotated' }),
+      expect.objectContaining({ id: replacement, status: 'revoked' }),
+    ]);
   });
 
   it('imports the keys of keys.db once, as they stand; the server refuses to start until then', async () => {
@@ -314,13 +427,18 @@ describe.skipIf(mongo.url === undefined)('API keys on MongoDB (NATURE_READ_MODEL
     const port = String(await freePort());
     const refused = runServerToExit({ ...onMongo(), PORT: port });
     expect(refused.status).toBe(1);
-    expect(refused.stderr.trim()).toMatch(/^start-up error: .*\/data\/keys\.db holds 2 API key\(s\) that are not in MongoDB.*run "nature keys import" once/);
+    expect(refused.stderr.trim()).toMatch(
+      /^start-up error: .*\/data\/keys\.db holds 2 API key\(s\) that are not in MongoDB.*run "nature keys import" once/,
+    );
 
     const imported = runCli(['keys', 'import', '--json'], onMongo());
     expect(imported.status, imported.stderr).toBe(0);
     expect(JSON.parse(imported.stdout)).toEqual({ imported: [kept.id, revoked.id].sort(), already_there: 0 });
     expect(imported.stderr).toMatch(/keys\.db is no longer read; remove it/);
     expect(JSON.parse(runCli(['keys', 'import', '--json'], onMongo()).stdout)).toEqual({ imported: [], already_there: 2 });
-    expect(listed(onMongo())).toEqual([expect.objectContaining({ id: kept.id, status: 'active' }), expect.objectContaining({ id: revoked.id, status: 'revoked' })]);
+    expect(listed(onMongo())).toEqual([
+      expect.objectContaining({ id: kept.id, status: 'active' }),
+      expect.objectContaining({ id: revoked.id, status: 'revoked' }),
+    ]);
   });
 });

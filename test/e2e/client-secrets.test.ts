@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { assessmentStream } from '../../src/domain/assessment.js';
 import { hashKey } from '../../src/domain/api-keys.js';
+import { assessmentStream } from '../../src/domain/assessment.js';
 import { eventually } from '../support/eventually.js';
 import { batches, knownProfile, knownResponses } from '../support/known-answers.js';
 import { expectProblem } from '../support/problems.js';
-import { type TestApp, auth, logLength, useTestApp, validSubject } from '../support/test-app.js';
+import { auth, logLength, type TestApp, useTestApp, validSubject } from '../support/test-app.js';
 
 describe('client secrets: a browser answers one assessment with a pk key', () => {
   let t: TestApp;
@@ -33,7 +33,12 @@ describe('client secrets: a browser answers one assessment with a pk key', () =>
     const response = await call('POST', `/v1/nature/subjects/${subjectId}/assessments`, { key: sk });
     expect(response.statusCode).toBe(201);
     const { id, client_secret } = response.json();
-    return { subjectId, assessmentId: id as string, secret: client_secret as string, url: `/v1/nature/subjects/${subjectId}/assessments/${id}` };
+    return {
+      subjectId,
+      assessmentId: id as string,
+      secret: client_secret as string,
+      url: `/v1/nature/subjects/${subjectId}/assessments/${id}`,
+    };
   };
 
   it('shows the secret to the sk key once, at start, and keeps only its hash (never in a log line)', async () => {
@@ -60,7 +65,12 @@ describe('client secrets: a browser answers one assessment with a pk key', () =>
 
     const opened = await call('GET', url, { key, secret });
     expect(opened.statusCode).toBe(200);
-    expect(opened.json()).toMatchObject({ id: assessmentId, status: 'created', responses_received: 0, unanswered_item_ids: knownResponses.map((r) => r.item_id) });
+    expect(opened.json()).toMatchObject({
+      id: assessmentId,
+      status: 'created',
+      responses_received: 0,
+      unanswered_item_ids: knownResponses.map((r) => r.item_id),
+    });
     expect(opened.json()).not.toHaveProperty('client_secret');
 
     const [first, second, third, fourth] = batches(4);
@@ -82,7 +92,12 @@ describe('client secrets: a browser answers one assessment with a pk key', () =>
     expect(last.statusCode).toBe(200);
     expect(last.json()).toMatchObject({ status: 'scoring', responses_received: 76 });
     // The browser lost the answer to the closing batch and retries it: the stored answer, though the secret now refuses anything new.
-    const lastRetried = await call('PATCH', url, { key, secret, payload: { responses: fourth! }, idempotencyKey: `batch-${assessmentId}-3` });
+    const lastRetried = await call('PATCH', url, {
+      key,
+      secret,
+      payload: { responses: fourth! },
+      idempotencyKey: `batch-${assessmentId}-3`,
+    });
     expect(lastRetried.headers['idempotent-replayed']).toBe('true');
     expect(lastRetried.body).toBe(last.body);
 
@@ -101,11 +116,23 @@ describe('client secrets: a browser answers one assessment with a pk key', () =>
     expectProblem(reopened, 401, 'unauthenticated');
     expect(reopened.json().assessment_status).toMatch(/^(scoring|completed)$/);
     // The closing batch's key with another body: still the closed secret's 401, not a hint about the key.
-    expectProblem(await call('PATCH', url, { key, secret, payload: { responses: first! }, idempotencyKey: `batch-${assessmentId}-3` }), 401, 'unauthenticated');
+    expectProblem(
+      await call('PATCH', url, { key, secret, payload: { responses: first! }, idempotencyKey: `batch-${assessmentId}-3` }),
+      401,
+      'unauthenticated',
+    );
     expectProblem(await call('PATCH', url, { key, secret, payload: { responses: first! } }), 401, 'unauthenticated');
-    expectProblem(await call('PATCH', url, { key, secret, payload: { responses: first! }, idempotencyKey: `late-${assessmentId}` }), 401, 'unauthenticated');
+    expectProblem(
+      await call('PATCH', url, { key, secret, payload: { responses: first! }, idempotencyKey: `late-${assessmentId}` }),
+      401,
+      'unauthenticated',
+    );
     // That refusal stored nothing: the key is free for the sk key's own request.
-    expectProblem(await call('PATCH', url, { key: sk, payload: { responses: first! }, idempotencyKey: `late-${assessmentId}` }), 409, 'assessment_not_open');
+    expectProblem(
+      await call('PATCH', url, { key: sk, payload: { responses: first! }, idempotencyKey: `late-${assessmentId}` }),
+      409,
+      'assessment_not_open',
+    );
   });
 
   it('refuses the pk key everything else, secret or not: 403 insufficient_scope', async () => {
@@ -123,7 +150,7 @@ describe('client secrets: a browser answers one assessment with a pk key', () =>
     expect(await logLength(t.envs, 'test')).toBe(before);
   });
 
-  it('answers 401 unauthenticated to a wrong secret, another assessment\'s, one of the other environment, and a closed assessment\'s', async () => {
+  it("answers 401 unauthenticated to a wrong secret, another assessment's, one of the other environment, and a closed assessment's", async () => {
     const key = await pk();
     const mine = await started();
     const other = await started();
@@ -134,7 +161,11 @@ describe('client secrets: a browser answers one assessment with a pk key', () =>
     }
     // The secret names its assessment: it opens no other URL, not even the same assessment under another subject.
     expectProblem(await call('GET', other.url, { key, secret: mine.secret }), 401, 'unauthenticated');
-    expectProblem(await call('GET', `/v1/nature/subjects/${other.subjectId}/assessments/${mine.assessmentId}`, { key, secret: mine.secret }), 401, 'unauthenticated');
+    expectProblem(
+      await call('GET', `/v1/nature/subjects/${other.subjectId}/assessments/${mine.assessmentId}`, { key, secret: mine.secret }),
+      401,
+      'unauthenticated',
+    );
     // A live pk key sees nothing of the sandbox.
     expectProblem(await call('GET', mine.url, { key: await pk('live'), secret: mine.secret }), 401, 'unauthenticated');
     expect((await call('GET', mine.url, { key, secret: mine.secret })).statusCode).toBe(200);
@@ -162,16 +193,29 @@ describe('client secrets: a browser answers one assessment with a pk key', () =>
     const other = await started();
     // A page that knows (or guesses) a key the caller's server will use cannot take it in advance.
     const taken = `create-subject-${mine.assessmentId}`;
-    expect((await call('PATCH', mine.url, { key, secret: mine.secret, payload: { responses: [knownResponses[0]!] }, idempotencyKey: taken })).statusCode).toBe(200);
+    expect(
+      (await call('PATCH', mine.url, { key, secret: mine.secret, payload: { responses: [knownResponses[0]!] }, idempotencyKey: taken }))
+        .statusCode,
+    ).toBe(200);
     const created = await call('POST', '/v1/nature/subjects', { key: sk, payload: validSubject(), idempotencyKey: taken });
     expect(created.statusCode).toBe(201);
     expect(created.headers['idempotent-replayed']).toBeUndefined();
     // Nor can one page's key block another page's batch.
-    const answered = await call('PATCH', other.url, { key, secret: other.secret, payload: { responses: [knownResponses[1]!] }, idempotencyKey: taken });
+    const answered = await call('PATCH', other.url, {
+      key,
+      secret: other.secret,
+      payload: { responses: [knownResponses[1]!] },
+      idempotencyKey: taken,
+    });
     expect(answered.statusCode).toBe(200);
     expect(answered.json()).toMatchObject({ id: other.assessmentId, responses_received: 1 });
     // Within one page, a retry is still a replay.
-    const retried = await call('PATCH', mine.url, { key, secret: mine.secret, payload: { responses: [knownResponses[0]!] }, idempotencyKey: taken });
+    const retried = await call('PATCH', mine.url, {
+      key,
+      secret: mine.secret,
+      payload: { responses: [knownResponses[0]!] },
+      idempotencyKey: taken,
+    });
     expect(retried.headers['idempotent-replayed']).toBe('true');
   });
 

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type NatureClient, createNatureClient, isNatureApiError, verifyWebhook } from '../../packages/client/src/index.js';
+import { createNatureClient, isNatureApiError, type NatureClient, verifyWebhook } from '../../packages/client/src/index.js';
 import { eventually } from '../support/eventually.js';
 import { runCli, serverPool } from '../support/processes.js';
 import { receiverPool } from '../support/receiver.js';
@@ -38,8 +38,26 @@ describe('the README walk-through through the typed client, against the server p
 
   /** A key minted as the README says, with the operator command. */
   const mintKey = () =>
-    JSON.parse(runCli(['keys', 'create', '--env', 'test', '--type', 'sk', '--scope', 'nature:read', '--scope', 'nature:write', '--name', 'my backend', '--json'], env).stdout)
-      .key as string;
+    JSON.parse(
+      runCli(
+        [
+          'keys',
+          'create',
+          '--env',
+          'test',
+          '--type',
+          'sk',
+          '--scope',
+          'nature:read',
+          '--scope',
+          'nature:write',
+          '--name',
+          'my backend',
+          '--json',
+        ],
+        env,
+      ).stdout,
+    ).key as string;
 
   it('creates, reads, lists and finds a subject, completes an assessment, reads the profile and audit, erases; the webhook verifies', async () => {
     const server = await servers.start();
@@ -63,12 +81,20 @@ describe('the README walk-through through the typed client, against the server p
     // The same external_subject_id again: 409 subject_exists, narrowed to carry the existing id.
     const conflict = await rejectionOf(nature.POST('/v1/nature/subjects', { body: { external_subject_id: 'emp-0042', consent } }));
     if (!isNatureApiError(conflict, 'subject_exists')) throw conflict;
-    expect(conflict).toMatchObject({ status: 409, code: 'subject_exists', subject_id: subject.id, request_id: expect.stringMatching(/^req_/) });
+    expect(conflict).toMatchObject({
+      status: 409,
+      code: 'subject_exists',
+      subject_id: subject.id,
+      request_id: expect.stringMatching(/^req_/),
+    });
 
     // The item bank, then an assessment answered in 4 batches of 19.
     const items = await nature.GET('/v1/nature/items');
     expect(items.data).toHaveLength(76);
-    const started = await nature.POST('/v1/nature/subjects/{id}/assessments', { params: { path: { id: subject.id } }, body: { language: 'en' } });
+    const started = await nature.POST('/v1/nature/subjects/{id}/assessments', {
+      params: { path: { id: subject.id } },
+      body: { language: 'en' },
+    });
     expect(started).toMatchObject({ object: 'assessment', status: 'created', responses_required: 76 });
     const statuses: string[] = [];
     for (let batch = 0; batch < 4; batch += 1) {
@@ -88,16 +114,30 @@ describe('the README walk-through through the typed client, against the server p
     expect(await nature.GET('/v1/nature/profiles/{id}', { params: { path: { id: profile.id } } })).toEqual(profile);
     const [delivery] = await receiver.waitFor(1);
     const event = verifyWebhook(delivery!.body, delivery!.headers, endpoint.secret);
-    expect(event).toMatchObject({ type: 'nature.assessment.completed', data: { profile_id: profile.id, assessment_id: started.id, subject_id: subject.id } });
+    expect(event).toMatchObject({
+      type: 'nature.assessment.completed',
+      data: { profile_id: profile.id, assessment_id: started.id, subject_id: subject.id },
+    });
     expect(await nature.GET('/v1/nature/events/{id}', { params: { path: { id: event.id } } })).toEqual(event);
 
     // The history, oldest first, read 2 entries a page through the list iterator.
     const history: string[] = [];
-    for await (const entry of nature.list('/v1/nature/subjects/{id}/audit', { params: { path: { id: subject.id }, query: { limit: 2 } } })) history.push(entry.type);
-    expect(history).toEqual(['subject.created', 'consent.recorded', 'assessment.started', ...Array(4).fill('responses.submitted'), 'assessment.scored']);
+    for await (const entry of nature.list('/v1/nature/subjects/{id}/audit', { params: { path: { id: subject.id }, query: { limit: 2 } } }))
+      history.push(entry.type);
+    expect(history).toEqual([
+      'subject.created',
+      'consent.recorded',
+      'assessment.started',
+      ...Array(4).fill('responses.submitted'),
+      'assessment.scored',
+    ]);
 
     // Erasure; afterwards the subject answers 410 subject_erased.
-    expect(await nature.DELETE('/v1/nature/subjects/{id}', { params: { path: { id: subject.id } } })).toEqual({ id: subject.id, object: 'subject', deleted: true });
+    expect(await nature.DELETE('/v1/nature/subjects/{id}', { params: { path: { id: subject.id } } })).toEqual({
+      id: subject.id,
+      object: 'subject',
+      deleted: true,
+    });
     const gone = await rejectionOf(nature.GET('/v1/nature/subjects/{id}', { params: { path: { id: subject.id } } }));
     if (!isNatureApiError(gone, 'subject_erased')) throw gone;
     expect(gone).toMatchObject({ status: 410, subject_id: subject.id });
@@ -107,17 +147,20 @@ describe('the README walk-through through the typed client, against the server p
     const server = await servers.start();
     const nature = createNatureClient({ apiKey: mintKey(), baseUrl: server.url });
     const created: string[] = [];
-    for (let i = 0; i < 5; i += 1) created.push((await nature.POST('/v1/nature/subjects', { body: { external_subject_id: `emp-${i}`, consent } })).id);
+    for (let i = 0; i < 5; i += 1)
+      created.push((await nature.POST('/v1/nature/subjects', { body: { external_subject_id: `emp-${i}`, consent } })).id);
     const newestFirst = created.toReversed();
 
     const forwards: string[] = [];
     for await (const subject of nature.list('/v1/nature/subjects', { params: { query: { limit: 2 } } })) forwards.push(subject.id);
     expect(forwards).toEqual(newestFirst);
     const after: string[] = [];
-    for await (const subject of nature.list('/v1/nature/subjects', { params: { query: { limit: 2, starting_after: newestFirst[0] } } })) after.push(subject.id);
+    for await (const subject of nature.list('/v1/nature/subjects', { params: { query: { limit: 2, starting_after: newestFirst[0] } } }))
+      after.push(subject.id);
     expect(after).toEqual(newestFirst.slice(1));
     const before: string[] = [];
-    for await (const subject of nature.list('/v1/nature/subjects', { params: { query: { limit: 2, ending_before: newestFirst[4] } } })) before.push(subject.id);
+    for await (const subject of nature.list('/v1/nature/subjects', { params: { query: { limit: 2, ending_before: newestFirst[4] } } }))
+      before.push(subject.id);
     expect(before).toEqual(newestFirst.slice(0, 4).toReversed());
   });
 
@@ -187,7 +230,10 @@ describe('the README walk-through through the typed client, against the server p
     // Without retries the 429 reaches the caller, typed.
     const impatient = createNatureClient({ apiKey: mintKey(), baseUrl: server.url, retries: { maxRetries: 0 } });
     const limited = await eventually(async () => {
-      const error = await impatient.GET('/v1/nature/items').then(() => undefined, (error: unknown) => error);
+      const error = await impatient.GET('/v1/nature/items').then(
+        () => undefined,
+        (error: unknown) => error,
+      );
       return isNatureApiError(error, 'rate_limited') ? error : undefined;
     });
     expect(limited.status).toBe(429);

@@ -2,13 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintKey } from '../../src/domain/api-keys.js';
 import { knownResponses } from '../support/known-answers.js';
 import { expectProblem } from '../support/problems.js';
-import { type TestApp, auth, openTestApp, validSubject } from '../support/test-app.js';
+import { auth, openTestApp, type TestApp, validSubject } from '../support/test-app.js';
 
 const APP_ORIGIN = 'https://app.example.com';
 const OTHER_ORIGIN = 'https://evil.example.net';
 
 /** The CORS headers of an answer, as a browser reads them. */
-const corsHeaders = (headers: Record<string, unknown>) => Object.fromEntries(Object.entries(headers).filter(([name]) => name.startsWith('access-control-')));
+const corsHeaders = (headers: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(headers).filter(([name]) => name.startsWith('access-control-')));
 
 describe('CORS on the routes a pk key may call', () => {
   let t: TestApp;
@@ -24,7 +25,9 @@ describe('CORS on the routes a pk key may call', () => {
     const minted = mintKey({ name: 'app', environment: 'test', type: 'pk', scopes: ['nature:read'], origins: [APP_ORIGIN] }, new Date());
     await t.keys.insert(minted.record);
     appOnly = minted.raw;
-    const subjectId = (await t.app.inject({ method: 'POST', url: '/v1/nature/subjects', headers: auth(sk), payload: validSubject() })).json().id;
+    const subjectId = (
+      await t.app.inject({ method: 'POST', url: '/v1/nature/subjects', headers: auth(sk), payload: validSubject() })
+    ).json().id;
     const started = (await t.app.inject({ method: 'POST', url: `/v1/nature/subjects/${subjectId}/assessments`, headers: auth(sk) })).json();
     url = `/v1/nature/subjects/${subjectId}/assessments/${started.id}`;
     secret = started.client_secret;
@@ -37,7 +40,11 @@ describe('CORS on the routes a pk key may call', () => {
     t.app.inject({
       method: 'OPTIONS',
       url: path,
-      headers: { origin, 'access-control-request-method': method, 'access-control-request-headers': 'authorization,content-type,idempotency-key,nature-client-secret' },
+      headers: {
+        origin,
+        'access-control-request-method': method,
+        'access-control-request-headers': 'authorization,content-type,idempotency-key,nature-client-secret',
+      },
     });
   const fromBrowser = (method: 'GET' | 'PATCH' | 'DELETE', path: string, key: string, origin: string, payload?: object) =>
     t.app.inject({ method, url: path, headers: { ...auth(key), origin, 'nature-client-secret': secret }, ...(payload && { payload }) });

@@ -23,7 +23,9 @@ const guides = [
 
 /** The elements Markdown renders into, and the page's frame: anything else is HTML that slipped through. */
 const RENDERED_TAGS = new Set(
-  'html head meta title style body header nav main footer a h1 h2 h3 h4 p pre code ul ol li table thead tbody tr th td strong em blockquote hr br'.split(' '),
+  'html head meta title style body header nav main footer a h1 h2 h3 h4 p pre code ul ol li table thead tbody tr th td strong em blockquote hr br'.split(
+    ' ',
+  ),
 );
 
 describe.skipIf(skipped)('the docs in headless Chromium', () => {
@@ -64,11 +66,22 @@ describe.skipIf(skipped)('the docs in headless Chromium', () => {
     try {
       await expect.poll(() => page.locator('h1').innerText()).toBe(title);
       expect(await page.title()).toBe(`${path === '/docs' ? 'Documentation' : title} · Nature Profile API`);
-      expect(await page.locator('nav a').allInnerTexts()).toEqual(['Docs', 'Getting started', 'Errors', 'Webhooks', 'Embedding the assessment', 'API reference', 'OpenAPI document']);
+      expect(await page.locator('nav a').allInnerTexts()).toEqual([
+        'Docs',
+        'Getting started',
+        'Errors',
+        'Webhooks',
+        'Embedding the assessment',
+        'API reference',
+        'OpenAPI document',
+      ]);
       // The inline stylesheet applied (the page's Content-Security-Policy lets exactly it through).
       expect(await page.locator('main').evaluate((main) => main.ownerDocument.defaultView!.getComputedStyle(main).maxWidth)).toBe('960px');
       expect(problems).toEqual([]);
-      expect(requests.every((url) => url.startsWith(server.url)), requests.join(', ')).toBe(true);
+      expect(
+        requests.every((url) => url.startsWith(server.url)),
+        requests.join(', '),
+      ).toBe(true);
 
       const tags = await page.locator('*').evaluateAll((elements) => [...new Set(elements.map((element) => element.localName))]);
       expect(tags.filter((tag) => !RENDERED_TAGS.has(tag))).toEqual([]);
@@ -88,7 +101,12 @@ describe.skipIf(skipped)('the docs in headless Chromium', () => {
       const blocks = await page.locator('pre code').allInnerTexts();
       expect(blocks.length).toBeGreaterThanOrEqual(5);
       expect(blocks[0]).toContain('npx nature keys create --env test --type sk');
-      expect(await page.locator('pre code').first().evaluate((code) => code.ownerDocument.defaultView!.getComputedStyle(code).fontFamily)).toMatch(/monospace/);
+      expect(
+        await page
+          .locator('pre code')
+          .first()
+          .evaluate((code) => code.ownerDocument.defaultView!.getComputedStyle(code).fontFamily),
+      ).toMatch(/monospace/);
       expect(await page.locator('main').innerText()).toContain('Authorization: Bearer <API key>');
     } finally {
       await page.close();
@@ -98,8 +116,17 @@ describe.skipIf(skipped)('the docs in headless Chromium', () => {
   it('shows the error catalogue as a table with every code the server answers with', async () => {
     const { page } = await open('/docs/errors');
     try {
-      expect(await page.locator('table').first().locator('th').allInnerTexts()).toEqual(['status', 'code', 'what it means', 'how to fix it']);
-      const rows = await page.locator('table').first().locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.innerText)));
+      expect(await page.locator('table').first().locator('th').allInnerTexts()).toEqual([
+        'status',
+        'code',
+        'what it means',
+        'how to fix it',
+      ]);
+      const rows = await page
+        .locator('table')
+        .first()
+        .locator('tbody tr')
+        .evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.innerText)));
       expect(Object.fromEntries(rows.map(([status, code]) => [code, Number(status)]))).toEqual(
         Object.fromEntries(Object.entries(problemCodes).map(([code, { status }]) => [code, status])),
       );
@@ -112,8 +139,14 @@ describe.skipIf(skipped)('the docs in headless Chromium', () => {
   it("shows the webhook guide's verification code and this server's retry schedule", async () => {
     const { page } = await open('/docs/webhooks');
     try {
-      expect(await page.locator('pre code').allInnerTexts()).toContainEqual(expect.stringContaining("webhook.verify(Buffer.concat(chunks).toString('utf8'), req.headers)"));
-      const schedule = await page.locator('table').nth(1).locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.innerText)));
+      expect(await page.locator('pre code').allInnerTexts()).toContainEqual(
+        expect.stringContaining("webhook.verify(Buffer.concat(chunks).toString('utf8'), req.headers)"),
+      );
+      const schedule = await page
+        .locator('table')
+        .nth(1)
+        .locator('tbody tr')
+        .evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.innerText)));
       expect(schedule).toEqual([
         ['1', 'when the event happens', '—'],
         ['2', '5 s after attempt 1 failed', '5 s'],
@@ -131,7 +164,9 @@ describe.skipIf(skipped)('the docs in headless Chromium', () => {
     for (const { path } of guides) {
       const { page } = await open(path);
       try {
-        const links = await page.locator('a[href]').evaluateAll((anchors) => anchors.map((anchor) => new URL(anchor.getAttribute('href')!, anchor.baseURI).href));
+        const links = await page
+          .locator('a[href]')
+          .evaluateAll((anchors) => anchors.map((anchor) => new URL(anchor.getAttribute('href')!, anchor.baseURI).href));
         for (const link of links.filter((href) => href.startsWith(server.url))) {
           if (checked.has(link)) continue;
           checked.add(link);
@@ -146,12 +181,23 @@ describe.skipIf(skipped)('the docs in headless Chromium', () => {
           }
         }
         // Links elsewhere are only to the Standard Webhooks site, over https.
-        expect(links.filter((href) => !href.startsWith(server.url)).every((href) => href.startsWith('https://www.standardwebhooks.com'))).toBe(true);
+        expect(
+          links.filter((href) => !href.startsWith(server.url)).every((href) => href.startsWith('https://www.standardwebhooks.com')),
+        ).toBe(true);
       } finally {
         await page.close();
       }
     }
-    for (const path of ['/docs', '/docs/getting-started', '/docs/errors', '/docs/webhooks', '/docs/embedding', '/v1/docs', '/v1/openapi.json']) expect(checked).toContain(`${server.url}${path}`);
+    for (const path of [
+      '/docs',
+      '/docs/getting-started',
+      '/docs/errors',
+      '/docs/webhooks',
+      '/docs/embedding',
+      '/v1/docs',
+      '/v1/openapi.json',
+    ])
+      expect(checked).toContain(`${server.url}${path}`);
   });
 
   it('shows the API reference introduction at /v1/docs as text, with a link to these guides', async () => {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { problemCodes } from '../../src/http/problem.js';
-import { type TestApp, openTestApp } from '../support/test-app.js';
+import { openTestApp, type TestApp } from '../support/test-app.js';
 
 const pages = ['/docs', '/docs/getting-started', '/docs/errors', '/docs/webhooks', '/docs/embedding'];
 
@@ -18,13 +18,13 @@ describe('the docs pages under /docs', () => {
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toBe('text/html; charset=utf-8');
     expect(response.headers['cache-control']).toBe('public, max-age=300');
-    expect(response.headers['etag']).toMatch(/^"[\w-]+"$/);
+    expect(response.headers.etag).toMatch(/^"[\w-]+"$/);
     // No script, font or stylesheet from anywhere: only the page's own inline stylesheet, by its hash.
     expect(response.headers['content-security-policy']).toMatch(/^default-src 'none'; style-src 'sha256-[\w+/=]+'/);
     expect(response.body).toMatch(/^<!doctype html>\n<html lang="en">/);
     expect(response.body).not.toMatch(/<script|<link|src="http|@import/);
 
-    const again = await get(url, { 'if-none-match': response.headers['etag'] as string });
+    const again = await get(url, { 'if-none-match': response.headers.etag as string });
     expect(again.statusCode).toBe(304);
     expect(again.body).toBe('');
     expect((await get(url, { 'if-none-match': '"other"' })).statusCode).toBe(200);
@@ -32,9 +32,9 @@ describe('the docs pages under /docs', () => {
 
   it('lists every error code the server answers with, its status, meaning and fix, and no other', async () => {
     const html = (await get('/docs/errors')).body;
-    const rows = [...html.matchAll(/<tr>\s*<td>(\d{3})<\/td>\s*<td><code>(\w+)<\/code><\/td>\s*<td>(.*?)<\/td>\s*<td>(.*?)<\/td>\s*<\/tr>/gs)].map(
-      ([, status, code, meaning, fix]) => ({ status: Number(status), code: code!, meaning: meaning!, fix: fix! }),
-    );
+    const rows = [
+      ...html.matchAll(/<tr>\s*<td>(\d{3})<\/td>\s*<td><code>(\w+)<\/code><\/td>\s*<td>(.*?)<\/td>\s*<td>(.*?)<\/td>\s*<\/tr>/gs),
+    ].map(([, status, code, meaning, fix]) => ({ status: Number(status), code: code!, meaning: meaning!, fix: fix! }));
     const catalogue = Object.fromEntries(rows.map((row) => [row.code, row.status]));
     const served = Object.fromEntries(Object.entries(problemCodes).map(([code, { status }]) => [code, status]));
     expect(catalogue).toEqual(served);
@@ -58,7 +58,9 @@ describe('the docs pages under /docs', () => {
 
   it("says the same of deliveries in the OpenAPI document's webhooks section", async () => {
     const delivery = (await get('/v1/openapi.json')).json().webhooks['nature.assessment.completed'].post;
-    expect(delivery.description).toContain('A 2xx within 2.5 s is a delivery; anything else is retried with backoff (about 2 s, 1.5 min, 1 h after each failed attempt)');
+    expect(delivery.description).toContain(
+      'A 2xx within 2.5 s is a delivery; anything else is retried with backoff (about 2 s, 1.5 min, 1 h after each failed attempt)',
+    );
     expect(delivery.responses['200'].description).toBe('Any 2xx answer within 2.5 s: delivered. The body is ignored.');
   });
 

@@ -113,159 +113,174 @@ describe.skipIf(skipped)('the <nature-assessment> component in the example page,
 
   /** Answers item n with the mouse, on the label's text. */
   async function answerByMouse(page: Page, n: number) {
-    const label: Locator = item(page, n).locator('label[part="option"]').nth(valueFor(n) - 1);
+    const label: Locator = item(page, n)
+      .locator('label[part="option"]')
+      .nth(valueFor(n) - 1);
     expect(await label.innerText()).toBe(scaleLabels[valueFor(n) - 1]);
     await label.click();
     await poll(() => checkedValue(page, n)).toBe(String(valueFor(n)));
   }
 
-  it(
-    'is answered by keyboard and mouse, sends the waiting answers on leaving, resumes when reopened, submits once, shows a finished assessment as done, and the webhook brings the profile',
-    async () => {
-      const { page, pageErrors } = await open(example.pageUrl);
-      const { subjectId, assessmentId, path } = await assessmentOf(page);
+  it('is answered by keyboard and mouse, sends the waiting answers on leaving, resumes when reopened, submits once, shows a finished assessment as done, and the webhook brings the profile', async () => {
+    const { page, pageErrors } = await open(example.pageUrl);
+    const { subjectId, assessmentId, path } = await assessmentOf(page);
 
-      // The 76 items in id order, each a labelled radio group with the scale's five labels.
-      await poll(() => progressText(page)).toBe(`0 of ${TOTAL} answered`);
-      expect(await component(page).locator('fieldset[part="item"]').count()).toBe(TOTAL);
-      expect(await item(page, 1).locator('legend').innerText()).toBe(`1. ${itemTexts[0]}`);
-      expect(await item(page, 76).locator('legend').innerText()).toBe(`76. ${itemTexts[75]}`);
-      expect(await item(page, 1).getAttribute('role')).toBe('radiogroup');
-      expect(await item(page, 1).locator('label[part="option"]').allInnerTexts()).toEqual(scaleLabels);
-      expect(await component(page).getByRole('progressbar', { name: 'Assessment progress' }).count()).toBe(1);
+    // The 76 items in id order, each a labelled radio group with the scale's five labels.
+    await poll(() => progressText(page)).toBe(`0 of ${TOTAL} answered`);
+    expect(await component(page).locator('fieldset[part="item"]').count()).toBe(TOTAL);
+    expect(await item(page, 1).locator('legend').innerText()).toBe(`1. ${itemTexts[0]}`);
+    expect(await item(page, 76).locator('legend').innerText()).toBe(`76. ${itemTexts[75]}`);
+    expect(await item(page, 1).getAttribute('role')).toBe('radiogroup');
+    expect(await item(page, 1).locator('label[part="option"]').allInnerTexts()).toEqual(scaleLabels);
+    expect(await component(page).getByRole('progressbar', { name: 'Assessment progress' }).count()).toBe(1);
 
-      // Items 1..20 by keyboard: Space, arrows, then Tab to the next item.
-      await radio(page, 1, 1).focus();
-      for (let n = 1; n <= 20; n++) {
-        await answerByKeyboard(page, n);
-        if (n === 1) {
-          expect(await focusRing(page), 'a visible focus ring on the focused option').toBe(true);
-          await item(page, 1).screenshot({ path: join(screenshots, 'keyboard-focus.png') });
-        }
-        if (n === 10) expect((await stored(path, (body) => body.responses_received === 10)).status).toBe('in_progress');
-        await page.keyboard.press('Tab');
+    // Items 1..20 by keyboard: Space, arrows, then Tab to the next item.
+    await radio(page, 1, 1).focus();
+    for (let n = 1; n <= 20; n++) {
+      await answerByKeyboard(page, n);
+      if (n === 1) {
+        expect(await focusRing(page), 'a visible focus ring on the focused option').toBe(true);
+        await item(page, 1).screenshot({ path: join(screenshots, 'keyboard-focus.png') });
       }
-      // Items 21..37 with the mouse.
-      for (let n = 21; n <= 37; n++) await answerByMouse(page, n);
-      await poll(() => progressText(page)).toBe(`37 of ${TOTAL} answered`);
-      expect(await component(page).locator('progress').getAttribute('value')).toBe('37');
-      // Three batches of 10 are in; the last 7 answers wait in the outbox, kept in localStorage.
-      await stored(path, (body) => body.responses_received === 30);
-      expect(await page.evaluate(`localStorage.getItem('nature-assessment:${assessmentId}')`)).toContain(itemId(37));
+      if (n === 10) expect((await stored(path, (body) => body.responses_received === 10)).status).toBe('in_progress');
+      await page.keyboard.press('Tab');
+    }
+    // Items 21..37 with the mouse.
+    for (let n = 21; n <= 37; n++) await answerByMouse(page, n);
+    await poll(() => progressText(page)).toBe(`37 of ${TOTAL} answered`);
+    expect(await component(page).locator('progress').getAttribute('value')).toBe('37');
+    // Three batches of 10 are in; the last 7 answers wait in the outbox, kept in localStorage.
+    await stored(path, (body) => body.responses_received === 30);
+    expect(await page.evaluate(`localStorage.getItem('nature-assessment:${assessmentId}')`)).toContain(itemId(37));
 
-      await page.evaluate('window.scrollTo(0, 0)');
-      await page.screenshot({ path: join(screenshots, 'desktop.png') });
-      expect(statSync(join(screenshots, 'desktop.png')).size).toBeGreaterThan(10_000);
+    await page.evaluate('window.scrollTo(0, 0)');
+    await page.screenshot({ path: join(screenshots, 'desktop.png') });
+    expect(statSync(join(screenshots, 'desktop.png')).size).toBeGreaterThan(10_000);
 
-      // Still 30 just before leaving: the 7 newest answers have not been sent yet.
-      expect((await sk('GET', path)).body.responses_received).toBe(30);
-      // The page may not have handled the third batch's answer yet when the server already holds it.
-      await poll(async () => (await events(page)).filter((event) => event.type === 'nature:progress').at(-1)?.detail).toEqual({
-        answered: 37,
-        saved: 30,
-        total: TOTAL,
-      });
-      const before = await events(page);
-      const progressBefore = before.filter((event) => event.type === 'nature:progress').map((event) => event.detail);
-      expect(progressBefore.map((detail) => detail.answered)).toEqual([...progressBefore.map((detail) => detail.answered as number)].sort((a, b) => a - b));
-      expect(new Set(progressBefore.map((detail) => detail.saved))).toEqual(new Set([0, 10, 20, 30]));
-      expect(before.filter((event) => event.type !== 'nature:progress')).toEqual([]);
+    // Still 30 just before leaving: the 7 newest answers have not been sent yet.
+    expect((await sk('GET', path)).body.responses_received).toBe(30);
+    // The page may not have handled the third batch's answer yet when the server already holds it.
+    await poll(async () => (await events(page)).filter((event) => event.type === 'nature:progress').at(-1)?.detail).toEqual({
+      answered: 37,
+      saved: 30,
+      total: TOTAL,
+    });
+    const before = await events(page);
+    const progressBefore = before.filter((event) => event.type === 'nature:progress').map((event) => event.detail);
+    expect(progressBefore.map((detail) => detail.answered)).toEqual(
+      [...progressBefore.map((detail) => detail.answered as number)].sort((a, b) => a - b),
+    );
+    expect(new Set(progressBefore.map((detail) => detail.saved))).toEqual(new Set([0, 10, 20, 30]));
+    expect(before.filter((event) => event.type !== 'nature:progress')).toEqual([]);
 
-      // Leave the page in the middle: the 7 waiting answers go as the page goes (pagehide, keepalive), so the
-      // server has all 37 before the page is opened again.
-      await page.goto('about:blank');
-      await stored(path, (body) => body.responses_received === 37);
-      // Come back: the component resumes where the person was, and no answer is lost.
-      await page.goto(example.pageUrl);
-      await poll(() => progressText(page)).toBe(`37 of ${TOTAL} answered`);
-      await poll(() => focusedRadio(page)).toBe(`${itemId(38)}=1`);
-      const visible = await item(page, 38).evaluate((element) => {
-        const box = element.getBoundingClientRect();
-        return box.top >= 0 && box.bottom <= element.ownerDocument.defaultView!.innerHeight;
-      });
-      expect(visible, 'the first unanswered item is scrolled into view').toBe(true);
-      for (let n = 1; n <= 37; n++) expect(await checkedValue(page, n), `item ${n} after the reload`).toBe(String(valueFor(n)));
-      expect(await checkedValue(page, 38)).toBeNull();
-      expect((await sk('GET', path)).body.unanswered_item_ids[0]).toBe(itemId(38));
+    // Leave the page in the middle: the 7 waiting answers go as the page goes (pagehide, keepalive), so the
+    // server has all 37 before the page is opened again.
+    await page.goto('about:blank');
+    await stored(path, (body) => body.responses_received === 37);
+    // Come back: the component resumes where the person was, and no answer is lost.
+    await page.goto(example.pageUrl);
+    await poll(() => progressText(page)).toBe(`37 of ${TOTAL} answered`);
+    await poll(() => focusedRadio(page)).toBe(`${itemId(38)}=1`);
+    const visible = await item(page, 38).evaluate((element) => {
+      const box = element.getBoundingClientRect();
+      return box.top >= 0 && box.bottom <= element.ownerDocument.defaultView!.innerHeight;
+    });
+    expect(visible, 'the first unanswered item is scrolled into view').toBe(true);
+    for (let n = 1; n <= 37; n++) expect(await checkedValue(page, n), `item ${n} after the reload`).toBe(String(valueFor(n)));
+    expect(await checkedValue(page, 38)).toBeNull();
+    expect((await sk('GET', path)).body.unanswered_item_ids[0]).toBe(itemId(38));
 
-      // Items 38..57 by keyboard from where the focus was put, 58..76 with the mouse.
-      for (let n = 38; n <= 57; n++) {
-        await answerByKeyboard(page, n);
-        await page.keyboard.press('Tab');
-      }
-      for (let n = 58; n <= TOTAL; n++) await answerByMouse(page, n);
+    // Items 38..57 by keyboard from where the focus was put, 58..76 with the mouse.
+    for (let n = 38; n <= 57; n++) {
+      await answerByKeyboard(page, n);
+      await page.keyboard.press('Tab');
+    }
+    for (let n = 58; n <= TOTAL; n++) await answerByMouse(page, n);
 
-      const done = component(page).locator('[part="done"]');
-      await poll(() => done.innerText().catch(() => '')).toBe(DONE_MESSAGE);
-      await poll(() => progressText(page)).toBe(`76 of ${TOTAL} answered`);
-      expect(await radio(page, 1, 1).isDisabled()).toBe(true);
-      expect(await component(page).locator('[part="error"]').innerText()).toBe('');
-      expect((await page.locator('#event-lines li').allInnerTexts()).filter((line) => line.startsWith('Submitted'))).toEqual([
-        expect.stringMatching(/^Submitted \((scoring|completed)\)\.$/),
-      ]);
+    const done = component(page).locator('[part="done"]');
+    await poll(() => done.innerText().catch(() => '')).toBe(DONE_MESSAGE);
+    await poll(() => progressText(page)).toBe(`76 of ${TOTAL} answered`);
+    expect(await radio(page, 1, 1).isDisabled()).toBe(true);
+    expect(await component(page).locator('[part="error"]').innerText()).toBe('');
+    expect((await page.locator('#event-lines li').allInnerTexts()).filter((line) => line.startsWith('Submitted'))).toEqual([
+      expect.stringMatching(/^Submitted \((scoring|completed)\)\.$/),
+    ]);
 
-      // The DOM events after the reload: progress up to 76 saved, one submitted, no error.
-      await poll(async () => (await events(page)).filter((event) => event.type === 'nature:progress').at(-1)?.detail).toEqual({ answered: 76, saved: 76, total: TOTAL });
-      const after = await events(page);
-      const submitted = after.filter((event) => event.type === 'nature:submitted');
-      expect(submitted).toHaveLength(1);
-      expect(submitted[0]!.detail).toEqual({ assessment_id: assessmentId, status: expect.stringMatching(/^(scoring|completed)$/) });
-      // No error: not even though the reopened page resent the batch sent on leaving (its answer never reached the
-      // page that went), with the same key: the API replays it (or, still running, 409s it, waited out quietly).
-      expect(after.filter((event) => event.type === 'nature:error')).toEqual([]);
-      const answeredAfter = after.filter((event) => event.type === 'nature:progress').map((event) => event.detail.answered as number);
-      expect(Math.min(...answeredAfter)).toBeGreaterThanOrEqual(37);
+    // The DOM events after the reload: progress up to 76 saved, one submitted, no error.
+    await poll(async () => (await events(page)).filter((event) => event.type === 'nature:progress').at(-1)?.detail).toEqual({
+      answered: 76,
+      saved: 76,
+      total: TOTAL,
+    });
+    const after = await events(page);
+    const submitted = after.filter((event) => event.type === 'nature:submitted');
+    expect(submitted).toHaveLength(1);
+    expect(submitted[0]!.detail).toEqual({ assessment_id: assessmentId, status: expect.stringMatching(/^(scoring|completed)$/) });
+    // No error: not even though the reopened page resent the batch sent on leaving (its answer never reached the
+    // page that went), with the same key: the API replays it (or, still running, 409s it, waited out quietly).
+    expect(after.filter((event) => event.type === 'nature:error')).toEqual([]);
+    const answeredAfter = after.filter((event) => event.type === 'nature:progress').map((event) => event.detail.answered as number);
+    expect(Math.min(...answeredAfter)).toBeGreaterThanOrEqual(37);
 
-      // The caller's receiver verified the webhook and fetched the profile; its page says so.
-      await poll(() => page.locator('#profile-line').innerText(), 30_000).toMatch(/^Profile ready: prf_\w+ \(strongest natures: /);
-      await page.locator('#profile-line').scrollIntoViewIfNeeded();
-      await page.screenshot({ path: join(screenshots, 'completed.png') });
-      const latest = await sk('GET', `/v1/nature/subjects/${subjectId}/profile`);
-      expect(latest.status).toBe(200);
-      expect(latest.body).toMatchObject({ object: 'profile', subject_id: subjectId, assessment_id: assessmentId, status: 'current' });
-      expect(await page.locator('#profile-line').innerText()).toContain(latest.body.id);
-      const deliveries = example.caller.deliveries.filter((delivery) => delivery.data.assessment_id === assessmentId);
-      expect(deliveries).toEqual([
-        expect.objectContaining({ type: 'nature.assessment.completed', data: expect.objectContaining({ profile_id: latest.body.id, subject_id: subjectId }) }),
-      ]);
-      expect(example.caller.completions.get(assessmentId)?.profile).toMatchObject({ id: latest.body.id });
-      const assessment = await sk('GET', path);
-      expect(assessment.body).toMatchObject({ status: 'completed', responses_received: 76, profile_id: latest.body.id });
+    // The caller's receiver verified the webhook and fetched the profile; its page says so.
+    await poll(() => page.locator('#profile-line').innerText(), 30_000).toMatch(/^Profile ready: prf_\w+ \(strongest natures: /);
+    await page.locator('#profile-line').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: join(screenshots, 'completed.png') });
+    const latest = await sk('GET', `/v1/nature/subjects/${subjectId}/profile`);
+    expect(latest.status).toBe(200);
+    expect(latest.body).toMatchObject({ object: 'profile', subject_id: subjectId, assessment_id: assessmentId, status: 'current' });
+    expect(await page.locator('#profile-line').innerText()).toContain(latest.body.id);
+    const deliveries = example.caller.deliveries.filter((delivery) => delivery.data.assessment_id === assessmentId);
+    expect(deliveries).toEqual([
+      expect.objectContaining({
+        type: 'nature.assessment.completed',
+        data: expect.objectContaining({ profile_id: latest.body.id, subject_id: subjectId }),
+      }),
+    ]);
+    expect(example.caller.completions.get(assessmentId)?.profile).toMatchObject({ id: latest.body.id });
+    const assessment = await sk('GET', path);
+    expect(assessment.body).toMatchObject({ status: 'completed', responses_received: 76, profile_id: latest.body.id });
 
-      // Every answer the person gave is the one stored: the last value per item in the subject's history.
-      const audit = await sk('GET', `/v1/nature/subjects/${subjectId}/audit?limit=100`);
-      const storedValues = new Map<string, number>();
-      for (const entry of [...audit.body.data].sort((a, b) => String(a.occurred_at).localeCompare(String(b.occurred_at)) || String(a.id).localeCompare(String(b.id)))) {
-        if (entry.type !== 'responses.submitted') continue;
-        for (const response of entry.data.responses as { item_id: string; value: number }[]) storedValues.set(response.item_id, response.value);
-      }
-      expect(Object.fromEntries(storedValues)).toEqual(Object.fromEntries(items.map((item, i) => [item.id, valueFor(i + 1)])));
-      expect(pageErrors).toEqual([]);
-      await page.close();
+    // Every answer the person gave is the one stored: the last value per item in the subject's history.
+    const audit = await sk('GET', `/v1/nature/subjects/${subjectId}/audit?limit=100`);
+    const storedValues = new Map<string, number>();
+    for (const entry of [...audit.body.data].sort(
+      (a, b) => String(a.occurred_at).localeCompare(String(b.occurred_at)) || String(a.id).localeCompare(String(b.id)),
+    )) {
+      if (entry.type !== 'responses.submitted') continue;
+      for (const response of entry.data.responses as { item_id: string; value: number }[])
+        storedValues.set(response.item_id, response.value);
+    }
+    expect(Object.fromEntries(storedValues)).toEqual(Object.fromEntries(items.map((item, i) => [item.id, valueFor(i + 1)])));
+    expect(pageErrors).toEqual([]);
+    await page.close();
 
-      // Reopened on another browser (nothing stored locally) after the person finished: the API refuses the
-      // secret of the closed assessment (401 with its assessment_status), and the component shows it done.
-      const visit = [...example.caller.visits.values()].find((candidate) => candidate.assessmentId === assessmentId)!;
-      const again = await open(example.pageUrl);
-      // A script string: the test's types are Node's, without the DOM.
-      const attributes = { 'publishable-key': example.publishableKey.key, 'client-secret': visit.clientSecret, 'subject-id': subjectId, 'assessment-id': assessmentId };
-      await again.page.evaluate(`
+    // Reopened on another browser (nothing stored locally) after the person finished: the API refuses the
+    // secret of the closed assessment (401 with its assessment_status), and the component shows it done.
+    const visit = [...example.caller.visits.values()].find((candidate) => candidate.assessmentId === assessmentId)!;
+    const again = await open(example.pageUrl);
+    // A script string: the test's types are Node's, without the DOM.
+    const attributes = {
+      'publishable-key': example.publishableKey.key,
+      'client-secret': visit.clientSecret,
+      'subject-id': subjectId,
+      'assessment-id': assessmentId,
+    };
+    await again.page.evaluate(`
         localStorage.removeItem(${JSON.stringify(`nature-assessment:${assessmentId}`)});
         const element = document.createElement('nature-assessment');
         for (const [name, value] of Object.entries(${JSON.stringify(attributes)})) element.setAttribute(name, value);
         document.querySelector('main').append(element);
       `);
-      const doneAgain = component(again.page).locator('[part="done"]');
-      await poll(() => doneAgain.innerText().catch(() => '')).toBe(DONE_MESSAGE);
-      expect(await progressText(again.page)).toBe(`76 of ${TOTAL} answered`);
-      expect(await component(again.page).locator('[part="error"]').innerText()).toBe('');
-      const reopenedEvents = await events(again.page);
-      expect(reopenedEvents.filter((event) => event.type !== 'nature:progress')).toEqual([]);
-      expect(again.pageErrors).toEqual([]);
-      await again.page.close();
-    },
-    180_000,
-  );
+    const doneAgain = component(again.page).locator('[part="done"]');
+    await poll(() => doneAgain.innerText().catch(() => '')).toBe(DONE_MESSAGE);
+    expect(await progressText(again.page)).toBe(`76 of ${TOTAL} answered`);
+    expect(await component(again.page).locator('[part="error"]').innerText()).toBe('');
+    const reopenedEvents = await events(again.page);
+    expect(reopenedEvents.filter((event) => event.type !== 'nature:progress')).toEqual([]);
+    expect(again.pageErrors).toEqual([]);
+    await again.page.close();
+  }, 180_000);
 
   it('the receiver refuses a delivery whose signature does not verify (400) and records nothing', async () => {
     const count = example.caller.deliveries.length;
@@ -285,71 +300,61 @@ describe.skipIf(skipped)('the <nature-assessment> component in the example page,
     expect(example.caller.rejectedDeliveries).toBe(rejected + 1);
   });
 
-  it(
-    'fits a 360-px-wide phone screen: no horizontal scroll, the options within the screen',
-    async () => {
-      await browser.clearCookies(); // a new visitor, with a new assessment
-      const { page, pageErrors } = await open(example.pageUrl, { width: 360, height: 780 });
-      await poll(() => progressText(page)).toBe(`0 of ${TOTAL} answered`);
-      for (let n = 1; n <= 2; n++) await answerByMouse(page, n);
-      await poll(() => progressText(page)).toBe(`2 of ${TOTAL} answered`);
-      expect(await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth')).toBeLessThanOrEqual(0);
-      for (const n of [1, 3, 76]) {
-        for (const label of await item(page, n).locator('label[part="option"]').all()) {
-          const box = await label.boundingBox();
-          expect(box, `item ${n}: an option lies outside the screen`).not.toBeNull();
-          expect(box!.x).toBeGreaterThanOrEqual(0);
-          expect(box!.x + box!.width).toBeLessThanOrEqual(360);
-        }
+  it('fits a 360-px-wide phone screen: no horizontal scroll, the options within the screen', async () => {
+    await browser.clearCookies(); // a new visitor, with a new assessment
+    const { page, pageErrors } = await open(example.pageUrl, { width: 360, height: 780 });
+    await poll(() => progressText(page)).toBe(`0 of ${TOTAL} answered`);
+    for (let n = 1; n <= 2; n++) await answerByMouse(page, n);
+    await poll(() => progressText(page)).toBe(`2 of ${TOTAL} answered`);
+    expect(await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth')).toBeLessThanOrEqual(0);
+    for (const n of [1, 3, 76]) {
+      for (const label of await item(page, n).locator('label[part="option"]').all()) {
+        const box = await label.boundingBox();
+        expect(box, `item ${n}: an option lies outside the screen`).not.toBeNull();
+        expect(box!.x).toBeGreaterThanOrEqual(0);
+        expect(box!.x + box!.width).toBeLessThanOrEqual(360);
       }
-      await page.evaluate('window.scrollTo(0, 0)');
-      await page.screenshot({ path: join(screenshots, 'phone.png') });
-      expect(statSync(join(screenshots, 'phone.png')).size).toBeGreaterThan(10_000);
-      expect(pageErrors).toEqual([]);
-      await page.close();
-    },
-    120_000,
-  );
+    }
+    await page.evaluate('window.scrollTo(0, 0)');
+    await page.screenshot({ path: join(screenshots, 'phone.png') });
+    expect(statSync(join(screenshots, 'phone.png')).size).toBeGreaterThan(10_000);
+    expect(pageErrors).toEqual([]);
+    await page.close();
+  }, 120_000);
 
-  it(
-    'on an origin the publishable key does not allow: refused by CORS, a clear error, nothing stored',
-    async () => {
-      const { page } = await open(example.otherOriginUrl);
-      const { path } = await assessmentOf(page);
-      const error = component(page).locator('[part="error"]');
-      await poll(() => error.innerText().catch(() => '')).toContain('Could not reach the Nature Profile API');
-      expect(await error.getAttribute('role')).toBe('alert');
-      await poll(async () => (await events(page)).filter((event) => event.type === 'nature:error').map((event) => event.detail.code)).toContain('network_error');
-      expect((await events(page)).filter((event) => event.type === 'nature:submitted')).toEqual([]);
-      // The API refused the page's origin (no Access-Control-Allow-Origin), and stored no answer.
-      const refused = await fetch(`${example.apiUrl}/v1/nature/items`, {
-        headers: { authorization: `Bearer ${example.publishableKey.key}`, origin: new URL(example.otherOriginUrl).origin },
-      });
-      expect(refused.status).toBe(403);
-      expect(refused.headers.get('access-control-allow-origin')).toBeNull();
-      expect((await sk('GET', path)).body).toMatchObject({ status: 'created', responses_received: 0 });
-      await page.close();
-    },
-    120_000,
-  );
+  it('on an origin the publishable key does not allow: refused by CORS, a clear error, nothing stored', async () => {
+    const { page } = await open(example.otherOriginUrl);
+    const { path } = await assessmentOf(page);
+    const error = component(page).locator('[part="error"]');
+    await poll(() => error.innerText().catch(() => '')).toContain('Could not reach the Nature Profile API');
+    expect(await error.getAttribute('role')).toBe('alert');
+    await poll(async () =>
+      (await events(page)).filter((event) => event.type === 'nature:error').map((event) => event.detail.code),
+    ).toContain('network_error');
+    expect((await events(page)).filter((event) => event.type === 'nature:submitted')).toEqual([]);
+    // The API refused the page's origin (no Access-Control-Allow-Origin), and stored no answer.
+    const refused = await fetch(`${example.apiUrl}/v1/nature/items`, {
+      headers: { authorization: `Bearer ${example.publishableKey.key}`, origin: new URL(example.otherOriginUrl).origin },
+    });
+    expect(refused.status).toBe(403);
+    expect(refused.headers.get('access-control-allow-origin')).toBeNull();
+    expect((await sk('GET', path)).body).toMatchObject({ status: 'created', responses_received: 0 });
+    await page.close();
+  }, 120_000);
 
   // Last: it revokes the example's publishable key.
-  it(
-    'with a revoked publishable key: the component says the key was revoked and emits nature:error unauthenticated',
-    async () => {
-      await example.cli(['keys', 'revoke', example.publishableKey.id]);
-      await browser.clearCookies();
-      const { page } = await open(example.pageUrl);
-      const { path } = await assessmentOf(page);
-      const error = component(page).locator('[part="error"]');
-      await poll(() => error.innerText().catch(() => '')).toMatch(/revoked/);
-      expect(await error.innerText()).toContain('This API key was revoked and no longer works.');
-      const errors = async () => (await events(page)).filter((event) => event.type === 'nature:error').map((event) => event.detail);
-      await poll(async () => (await errors()).length).toBeGreaterThan(0);
-      for (const detail of await errors()) expect(detail).toMatchObject({ code: 'unauthenticated', status: 401, retrying: false });
-      expect((await sk('GET', path)).body).toMatchObject({ status: 'created', responses_received: 0 });
-      await page.close();
-    },
-    120_000,
-  );
+  it('with a revoked publishable key: the component says the key was revoked and emits nature:error unauthenticated', async () => {
+    await example.cli(['keys', 'revoke', example.publishableKey.id]);
+    await browser.clearCookies();
+    const { page } = await open(example.pageUrl);
+    const { path } = await assessmentOf(page);
+    const error = component(page).locator('[part="error"]');
+    await poll(() => error.innerText().catch(() => '')).toMatch(/revoked/);
+    expect(await error.innerText()).toContain('This API key was revoked and no longer works.');
+    const errors = async () => (await events(page)).filter((event) => event.type === 'nature:error').map((event) => event.detail);
+    await poll(async () => (await errors()).length).toBeGreaterThan(0);
+    for (const detail of await errors()) expect(detail).toMatchObject({ code: 'unauthenticated', status: 401, retrying: false });
+    expect((await sk('GET', path)).body).toMatchObject({ status: 'created', responses_received: 0 });
+    await page.close();
+  }, 120_000);
 });

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestApp, openTestApp } from '../support/test-app.js';
+import { openTestApp, type TestApp } from '../support/test-app.js';
 
 const URL_PATH = '/v1/embed/nature-assessment.js';
 const built = () => readFileSync(new URL('../../packages/embed/dist/nature-assessment.js', import.meta.url), 'utf8');
@@ -28,14 +28,14 @@ describe('the <nature-assessment> module the service serves', () => {
   it('is cacheable and revalidates with its ETag', async () => {
     const response = await get();
     expect(response.headers['cache-control']).toBe('public, max-age=300');
-    expect(response.headers['etag']).toMatch(/^"[\w-]{27}"$/);
-    const again = await get({ 'if-none-match': `W/${response.headers['etag'] as string}` });
+    expect(response.headers.etag).toMatch(/^"[\w-]{27}"$/);
+    const again = await get({ 'if-none-match': `W/${response.headers.etag as string}` });
     expect(again.statusCode).toBe(304);
     expect(again.body).toBe('');
     expect((await get({ 'if-none-match': '"other"' })).statusCode).toBe(200);
     const head = await get({}, 'HEAD');
     expect(head.statusCode).toBe(200);
-    expect(head.headers['etag']).toBe(response.headers['etag']);
+    expect(head.headers.etag).toBe(response.headers.etag);
   });
 
   it('answers other methods 405 and nearby paths 404, as problems', async () => {

@@ -2,10 +2,14 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { type Body, client } from '../support/api-client.js';
 import { filesContaining } from '../support/byte-scan.js';
 import { receiverPool } from '../support/receiver.js';
-import { type TestApp, openTestApp, validSubject } from '../support/test-app.js';
+import { openTestApp, type TestApp, validSubject } from '../support/test-app.js';
 
 const consent = validSubject().consent;
-const subjectWith = (externalId: string, cohort: string) => ({ external_subject_id: externalId, metadata: { cohort, role: `${cohort}-role` }, consent });
+const subjectWith = (externalId: string, cohort: string) => ({
+  external_subject_id: externalId,
+  metadata: { cohort, role: `${cohort}-role` },
+  consent,
+});
 
 describe('erasure by crypto-shredding', () => {
   let t: TestApp;
@@ -55,7 +59,10 @@ describe('erasure by crypto-shredding', () => {
     expect((await api.call('GET', '/v1/nature/subjects?limit=100')).body.data.map((s: Body) => s.id)).toEqual([other.subjectId]);
 
     // The others read as before.
-    expect((await api.call('GET', `/v1/nature/subjects/${other.subjectId}`)).body).toMatchObject({ external_subject_id: kept.ext, metadata: { cohort: kept.cohort } });
+    expect((await api.call('GET', `/v1/nature/subjects/${other.subjectId}`)).body).toMatchObject({
+      external_subject_id: kept.ext,
+      metadata: { cohort: kept.cohort },
+    });
     expect((await api.call('GET', `/v1/nature/profiles/${otherProfile.id}`)).body).toEqual(otherProfile);
 
     // The audit stays readable: consent and the fact of erasure, with the personal values erased.
@@ -66,7 +73,10 @@ describe('erasure by crypto-shredding', () => {
     expect(types.at(-1)).toBe('subject.erased');
     expect(audit.data[0]).toMatchObject({ personal_data: 'erased', data: { external_subject_id: null, metadata: null } });
     expect(audit.data.find((entry: Body) => entry.type === 'consent.recorded')).toMatchObject({ personal_data: 'none', data: { consent } });
-    expect(audit.data.find((entry: Body) => entry.type === 'responses.submitted')).toMatchObject({ personal_data: 'erased', data: { responses: null } });
+    expect(audit.data.find((entry: Body) => entry.type === 'responses.submitted')).toMatchObject({
+      personal_data: 'erased',
+      data: { responses: null },
+    });
     expect(audit.data.find((entry: Body) => entry.type === 'assessment.scored')).toMatchObject({ data: { profile_id: erasedProfile.id } });
 
     await t.stop();
@@ -88,8 +98,13 @@ describe('erasure by crypto-shredding', () => {
     const second = await api.call('POST', '/v1/nature/subjects', subjectWith('reused-ext', 'b'));
     expect(second.status).toBe(201);
     expect(second.body.id).not.toBe(first.id);
-    expect((await api.call('GET', '/v1/nature/subjects?external_subject_id=reused-ext')).body.data.map((s: Body) => s.id)).toEqual([second.body.id]);
-    expect((await api.call('POST', '/v1/nature/subjects', subjectWith('reused-ext', 'c'))).body).toMatchObject({ code: 'subject_exists', subject_id: second.body.id });
+    expect((await api.call('GET', '/v1/nature/subjects?external_subject_id=reused-ext')).body.data.map((s: Body) => s.id)).toEqual([
+      second.body.id,
+    ]);
+    expect((await api.call('POST', '/v1/nature/subjects', subjectWith('reused-ext', 'c'))).body).toMatchObject({
+      code: 'subject_exists',
+      subject_id: second.body.id,
+    });
   });
 
   it('answers 404 for an unknown subject, 410 when erasing twice, and keys of the other environment see nothing', async () => {
@@ -97,10 +112,16 @@ describe('erasure by crypto-shredding', () => {
     const api = client(t, (await t.mint('test', 'sk')).raw);
     const live = client(t, (await t.mint('live', 'sk')).raw);
     const reader = client(t, (await t.mint('test', 'sk', ['nature:read'])).raw);
-    expect((await api.call('DELETE', '/v1/nature/subjects/sub_01M00000000000000000000000')).body).toMatchObject({ status: 404, code: 'not_found' });
+    expect((await api.call('DELETE', '/v1/nature/subjects/sub_01M00000000000000000000000')).body).toMatchObject({
+      status: 404,
+      code: 'not_found',
+    });
     const subject = (await api.call('POST', '/v1/nature/subjects', validSubject())).body;
     expect((await live.call('DELETE', `/v1/nature/subjects/${subject.id}`)).status).toBe(404);
-    expect((await reader.call('DELETE', `/v1/nature/subjects/${subject.id}`)).body).toMatchObject({ status: 403, code: 'insufficient_scope' });
+    expect((await reader.call('DELETE', `/v1/nature/subjects/${subject.id}`)).body).toMatchObject({
+      status: 403,
+      code: 'insufficient_scope',
+    });
     expect((await api.call('DELETE', `/v1/nature/subjects/${subject.id}`)).status).toBe(200);
     expect((await api.call('DELETE', `/v1/nature/subjects/${subject.id}`)).body).toMatchObject({ status: 410, code: 'subject_erased' });
     expect((await live.call('GET', `/v1/nature/subjects/${subject.id}/audit`)).status).toBe(404);
@@ -118,7 +139,12 @@ describe('erasure by crypto-shredding', () => {
     const attemptsAtErasure = failing.received.length;
     // Newest first: once the delivery's last record is final, nothing more is sent for it.
     const attempts = await api.attemptsWhen(endpoint.id, (list) => list[0]?.outcome === 'cancelled');
-    expect(attempts[0]).toMatchObject({ outcome: 'cancelled', status_code: null, next_attempt_at: null, error: expect.stringMatching(/erased/) });
+    expect(attempts[0]).toMatchObject({
+      outcome: 'cancelled',
+      status_code: null,
+      next_attempt_at: null,
+      error: expect.stringMatching(/erased/),
+    });
     expect(attempts.slice(1).every((attempt) => attempt.outcome === 'retrying')).toBe(true);
     // Every POST made is recorded, and at most one was already under way at the erasure.
     expect(failing.received).toHaveLength(attempts.length - 1);

@@ -1,7 +1,7 @@
-import { describe, expect, it } from 'vitest';
 import { MongoNetworkTimeoutError } from 'mongodb';
+import { describe, expect, it } from 'vitest';
 import { StreamDeletedError } from '../../src/ports/event-store.js';
-import { type TestApp, auth, logLength, openTestApp, useTestApp, validSubject } from '../support/test-app.js';
+import { auth, logLength, openTestApp, type TestApp, useTestApp, validSubject } from '../support/test-app.js';
 
 describe('errors as problem+json', () => {
   let t: TestApp;
@@ -11,7 +11,12 @@ describe('errors as problem+json', () => {
     key = sk;
   });
 
-  const send = (method: 'POST' | 'PUT' | 'DELETE' | 'GET', payload: string | undefined, contentType?: string, url = '/v1/nature/subjects') =>
+  const send = (
+    method: 'POST' | 'PUT' | 'DELETE' | 'GET',
+    payload: string | undefined,
+    contentType?: string,
+    url = '/v1/nature/subjects',
+  ) =>
     t.app.inject({
       method,
       url,
@@ -100,7 +105,12 @@ describe('errors as problem+json', () => {
     Object.assign(events, {
       readStream: (stream: string) => (stream.includes(subject.id) ? Promise.reject(new StreamDeletedError(stream)) : readStream(stream)),
     });
-    const response = await t.app.inject({ method: 'POST', url: `/v1/nature/subjects/${subject.id}/assessments`, headers: auth(key), payload: {} });
+    const response = await t.app.inject({
+      method: 'POST',
+      url: `/v1/nature/subjects/${subject.id}/assessments`,
+      headers: auth(key),
+      payload: {},
+    });
     const body = await expectProblem(response, 404, 'not_found');
     expect(body.detail).toMatch(/deleted from the event log/);
     await t.close();
@@ -109,7 +119,9 @@ describe('errors as problem+json', () => {
   it('answers 503 service_unavailable with Retry-After, not 500, while a backend does not answer (MongoDB in an election, say)', async () => {
     const t = await openTestApp();
     const key = (await t.mint('test', 'sk')).raw;
-    Object.assign(t.envs.test.readModels, { list: () => Promise.reject(new MongoNetworkTimeoutError('connection 3 to 10.0.0.7:27017 timed out')) });
+    Object.assign(t.envs.test.readModels, {
+      list: () => Promise.reject(new MongoNetworkTimeoutError('connection 3 to 10.0.0.7:27017 timed out')),
+    });
     const response = await t.app.inject({ url: '/v1/nature/subjects', headers: auth(key) });
     const body = await expectProblem(response, 503, 'service_unavailable');
     expect(response.headers['retry-after']).toBe('1');

@@ -43,7 +43,10 @@ describe('health', () => {
     Object.assign(t.envs.live.bus, { ping: () => Promise.reject(new Error('NATS connection closed')) });
     const degraded = await t.app.inject({ url: '/readyz' });
     expect(degraded.statusCode).toBe(200);
-    expect(degraded.json()).toMatchObject({ status: 'degraded', checks: { 'live.bus': 'unavailable', 'test.bus': 'ok', 'live.event_store': 'ok' } });
+    expect(degraded.json()).toMatchObject({
+      status: 'degraded',
+      checks: { 'live.bus': 'unavailable', 'test.bus': 'ok', 'live.event_store': 'ok' },
+    });
     expect(degraded.body).not.toMatch(/NATS connection/);
     await t.envs.test.readModels.close();
     const down = await t.app.inject({ url: '/readyz' });
@@ -64,7 +67,10 @@ describe('health', () => {
     writable = false;
     const readOnly = await t.app.inject({ url: '/readyz' });
     expect(readOnly.statusCode).toBe(503);
-    expect(readOnly.json()).toMatchObject({ status: 'unavailable', checks: { data_dir: 'unavailable', keys: 'ok', 'live.event_store': 'ok' } });
+    expect(readOnly.json()).toMatchObject({
+      status: 'unavailable',
+      checks: { data_dir: 'unavailable', keys: 'ok', 'live.event_store': 'ok' },
+    });
     expect(readOnly.body).not.toMatch(/EROFS|srv/);
     await t.close();
   });

@@ -3,10 +3,10 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fingerprintOf } from '../../src/http/idempotency.js';
-import { knownResponses } from '../support/known-answers.js';
 import { filesContaining } from '../support/byte-scan.js';
+import { knownResponses } from '../support/known-answers.js';
 import { expectProblem } from '../support/problems.js';
-import { type TestApp, auth, logLength, openTestApp, validSubject } from '../support/test-app.js';
+import { auth, logLength, openTestApp, type TestApp, validSubject } from '../support/test-app.js';
 
 describe('Idempotency-Key on POST and PATCH', () => {
   const apps: TestApp[] = [];
@@ -108,15 +108,30 @@ describe('Idempotency-Key on POST and PATCH', () => {
     const t = await open();
     const key = (await t.mint('test', 'sk')).raw;
     const { consent } = validSubject();
-    const first = await send(t, key, 'POST', '/v1/nature/subjects', { external_subject_id: 'emp-order', metadata: { a: '1', b: '2' }, consent }, 'ordered');
+    const first = await send(
+      t,
+      key,
+      'POST',
+      '/v1/nature/subjects',
+      { external_subject_id: 'emp-order', metadata: { a: '1', b: '2' }, consent },
+      'ordered',
+    );
     expect(first.statusCode).toBe(201);
-    const reordered = { consent: { ui_hash: consent.ui_hash, granted_at: consent.granted_at, text_version: consent.text_version }, metadata: { b: '2', a: '1' }, external_subject_id: 'emp-order' };
+    const reordered = {
+      consent: { ui_hash: consent.ui_hash, granted_at: consent.granted_at, text_version: consent.text_version },
+      metadata: { b: '2', a: '1' },
+      external_subject_id: 'emp-order',
+    };
     const retry = await send(t, key, 'POST', '/v1/nature/subjects', reordered, 'ordered');
     expect(retry.statusCode).toBe(201);
     expect(retry.headers['idempotent-replayed']).toBe('true');
     expect(retry.body).toBe(first.body);
     // What the request means still counts: another value is another request.
-    expectProblem(await send(t, key, 'POST', '/v1/nature/subjects', { ...reordered, metadata: { b: '2', a: '3' } }, 'ordered'), 422, 'idempotency_key_reused');
+    expectProblem(
+      await send(t, key, 'POST', '/v1/nature/subjects', { ...reordered, metadata: { b: '2', a: '3' } }, 'ordered'),
+      422,
+      'idempotency_key_reused',
+    );
   });
 
   it('still knows a key first used before fingerprints were canonical (its body in its own member order)', async () => {
@@ -124,9 +139,17 @@ describe('Idempotency-Key on POST and PATCH', () => {
     const key = (await t.mint('test', 'sk')).raw;
     const subject = validSubject('emp-before');
     // As the previous version stored it: the validated body's members in their order, unsorted.
-    const ordered = createHash('sha256').update(`POST /v1/nature/subjects\n${JSON.stringify(subject)}`).digest('base64url');
+    const ordered = createHash('sha256')
+      .update(`POST /v1/nature/subjects\n${JSON.stringify(subject)}`)
+      .digest('base64url');
     expect(ordered).not.toBe(fingerprintOf('POST', '/v1/nature/subjects', subject));
-    const held = await t.envs.test.idempotency.claim({ key: 'before', fingerprint: ordered, now: new Date(), leaseMs: 30_000, ttlMs: 86_400_000 });
+    const held = await t.envs.test.idempotency.claim({
+      key: 'before',
+      fingerprint: ordered,
+      now: new Date(),
+      leaseMs: 30_000,
+      ttlMs: 86_400_000,
+    });
     expect(held.outcome).toBe('claimed');
     expectProblem(await send(t, key, 'POST', '/v1/nature/subjects', subject, 'before'), 409, 'idempotency_key_in_use');
   });
@@ -155,8 +178,14 @@ describe('Idempotency-Key on POST and PATCH', () => {
     expectProblem(await send(t, key, 'POST', '/v1/nature/subjects', { ...subject, extra: 1 }, 'free'), 422, 'validation_failed');
     // A refusal found by the handler (a live webhook URL on a private address) is validation too.
     const live = (await t.mint('live', 'sk')).raw;
-    expectProblem(await send(t, live, 'POST', '/v1/nature/webhook_endpoints', { url: 'https://10.0.0.1/h' }, 'free-live'), 422, 'validation_failed');
-    expect((await send(t, live, 'POST', '/v1/nature/webhook_endpoints', { url: 'https://hooks.example.com/h' }, 'free-live')).statusCode).toBe(201);
+    expectProblem(
+      await send(t, live, 'POST', '/v1/nature/webhook_endpoints', { url: 'https://10.0.0.1/h' }, 'free-live'),
+      422,
+      'validation_failed',
+    );
+    expect(
+      (await send(t, live, 'POST', '/v1/nature/webhook_endpoints', { url: 'https://hooks.example.com/h' }, 'free-live')).statusCode,
+    ).toBe(201);
 
     const created = await send(t, key, 'POST', '/v1/nature/subjects', subject, 'free');
     expect(created.statusCode).toBe(201);
@@ -227,7 +256,14 @@ describe('Idempotency-Key on POST and PATCH', () => {
       expect(changed).toBe(1);
     }
     /** Sends the request, cuts it off as a crash would, and retries it with the same key. */
-    async function retriedAfterCrash(t: TestApp, key: string, method: 'POST' | 'PATCH', url: string, payload: unknown, idempotencyKey: string) {
+    async function retriedAfterCrash(
+      t: TestApp,
+      key: string,
+      method: 'POST' | 'PATCH',
+      url: string,
+      payload: unknown,
+      idempotencyKey: string,
+    ) {
       const first = await send(t, key, method, url, payload, idempotencyKey);
       expect(first.statusCode).toBeLessThan(300);
       cutOff(t, idempotencyKey);
@@ -247,7 +283,14 @@ describe('Idempotency-Key on POST and PATCH', () => {
       expect(subject.retry.json()).toEqual(subject.first.json());
       const subjectId = subject.first.json().id as string;
 
-      const started = await retriedAfterCrash(t, key, 'POST', `/v1/nature/subjects/${subjectId}/assessments`, { language: 'en' }, 'cut-start');
+      const started = await retriedAfterCrash(
+        t,
+        key,
+        'POST',
+        `/v1/nature/subjects/${subjectId}/assessments`,
+        { language: 'en' },
+        'cut-start',
+      );
       expect(started.retry.statusCode).toBe(201);
       // The same assessment and the same client secret: the log keeps only its hash.
       expect(started.retry.json()).toEqual(started.first.json());
@@ -261,9 +304,18 @@ describe('Idempotency-Key on POST and PATCH', () => {
       expect(last.first.json().status).toBe('scoring');
       expect(last.retry.json()).toEqual(last.first.json());
       cutOff(t, 'cut-batch-1');
-      expect((await send(t, key, 'PATCH', assessmentUrl, { responses: knownResponses.slice(0, 30) }, 'cut-batch-1')).json()).toEqual(part.first.json());
+      expect((await send(t, key, 'PATCH', assessmentUrl, { responses: knownResponses.slice(0, 30) }, 'cut-batch-1')).json()).toEqual(
+        part.first.json(),
+      );
 
-      const endpoint = await retriedAfterCrash(t, key, 'POST', '/v1/nature/webhook_endpoints', { url: 'http://127.0.0.1:9/hooks' }, 'cut-endpoint');
+      const endpoint = await retriedAfterCrash(
+        t,
+        key,
+        'POST',
+        '/v1/nature/webhook_endpoints',
+        { url: 'http://127.0.0.1:9/hooks' },
+        'cut-endpoint',
+      );
       expect(endpoint.retry.statusCode).toBe(201);
       expect(endpoint.retry.json()).toEqual(endpoint.first.json());
       const endpointUrl = `/v1/nature/webhook_endpoints/${endpoint.first.json().id as string}`;
@@ -283,7 +335,11 @@ describe('Idempotency-Key on POST and PATCH', () => {
       const id = created.json().id as string;
       cutOff(t, 'cut-erased');
       expect((await t.app.inject({ method: 'DELETE', url: `/v1/nature/subjects/${id}`, headers: auth(key) })).statusCode).toBe(200);
-      const retry = expectProblem(await send(t, key, 'POST', '/v1/nature/subjects', validSubject('emp-cut-erased'), 'cut-erased'), 410, 'subject_erased');
+      const retry = expectProblem(
+        await send(t, key, 'POST', '/v1/nature/subjects', validSubject('emp-cut-erased'), 'cut-erased'),
+        410,
+        'subject_erased',
+      );
       expect(retry.subject_id).toBe(id);
     });
 

@@ -5,19 +5,23 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { dataKeyLabel, generateMasterKey, MasterKeyRing, secretLabel, unwrapKey, wrappedBy } from '../../src/privacy/master-key.js';
 import { type Body, client } from '../support/api-client.js';
 import { filesContaining } from '../support/byte-scan.js';
 import { eventually } from '../support/eventually.js';
-import { type ServerProcess, callServer, freePort, runCli, runServerToExit, serverPool } from '../support/processes.js';
+import { callServer, freePort, runCli, runServerToExit, type ServerProcess, serverPool } from '../support/processes.js';
 import { tempDir } from '../support/temp-dir.js';
-import { type TestApp, openTestApp, validSubject } from '../support/test-app.js';
-import { MasterKeyRing, dataKeyLabel, generateMasterKey, secretLabel, unwrapKey, wrappedBy } from '../../src/privacy/master-key.js';
+import { openTestApp, type TestApp, validSubject } from '../support/test-app.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
 /** `nature` as its own process, not waited for: it runs while the test goes on (and may be killed). */
 function startCli(args: string[], env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk) => (stdout += chunk));
@@ -35,7 +39,10 @@ function storedBlobs(dataDir: string): { label: string; blob: Buffer }[] {
     try {
       const keys = db.prepare<[], { subject_id: string; key: Buffer }>('SELECT subject_id, key FROM data_keys WHERE key IS NOT NULL').all();
       const secrets = db.prepare<[], { name: string; value: Buffer }>('SELECT name, value FROM secrets').all();
-      return [...keys.map((row) => ({ label: dataKeyLabel(row.subject_id), blob: row.key })), ...secrets.map((row) => ({ label: secretLabel(row.name), blob: row.value }))];
+      return [
+        ...keys.map((row) => ({ label: dataKeyLabel(row.subject_id), blob: row.key })),
+        ...secrets.map((row) => ({ label: secretLabel(row.name), blob: row.value })),
+      ];
     } finally {
       db.close();
     }
@@ -54,11 +61,17 @@ function recordedId(dataDir: string, name: string): string | undefined {
 
 /** Each SQLite database of the directory with a hash of its bytes; a write-ahead log, if any, is empty. */
 function storeFiles(dataDir: string): Record<string, string> {
-  for (const name of readdirSync(dataDir).filter((each) => each.endsWith('.db-wal'))) expect(statSync(join(dataDir, name)).size, name).toBe(0);
+  for (const name of readdirSync(dataDir).filter((each) => each.endsWith('.db-wal')))
+    expect(statSync(join(dataDir, name)).size, name).toBe(0);
   return Object.fromEntries(
     readdirSync(dataDir)
       .filter((name) => name.endsWith('.db'))
-      .map((name) => [name, createHash('sha256').update(readFileSync(join(dataDir, name))).digest('hex')]),
+      .map((name) => [
+        name,
+        createHash('sha256')
+          .update(readFileSync(join(dataDir, name)))
+          .digest('hex'),
+      ]),
   );
 }
 
@@ -90,7 +103,10 @@ describe('the master key that wraps the data keys', () => {
     const live = client(t, (await t.mint('live', 'sk')).raw);
     const subjects = [await api.completeAssessment(), await api.completeAssessment()].map((done) => done.subjectId);
     const liveSubject = (await live.call('POST', '/v1/nature/subjects', validSubject())).body.id as string;
-    const dataKeys = [...(await Promise.all(subjects.map((id) => t!.envs.test.dataKeys.find(id)))), await t.envs.live.dataKeys.find(liveSubject)];
+    const dataKeys = [
+      ...(await Promise.all(subjects.map((id) => t!.envs.test.dataKeys.find(id)))),
+      await t.envs.live.dataKeys.find(liveSubject),
+    ];
     const secrets = [await t.envs.test.dataKeys.environmentSecret(), await t.envs.live.dataKeys.environmentSecret()];
     for (const key of [...dataKeys, ...secrets]) expect(key).toHaveLength(32);
     await t.stop();
@@ -106,7 +122,9 @@ describe('the master key that wraps the data keys', () => {
     const missing = runServerToExit({ NATURE_DATA_DIR: copy, PORT: port });
     expectOneLineFailure(
       missing,
-      new RegExp(`^start-up error: NATURE_MASTER_KEY_FILE .*/copy/master\\.key is missing; the data keys in .*/copy/sandbox\\.data-keys\\.db are wrapped by master key ${keyId}: restore that file`),
+      new RegExp(
+        `^start-up error: NATURE_MASTER_KEY_FILE .*/copy/master\\.key is missing; the data keys in .*/copy/sandbox\\.data-keys\\.db are wrapped by master key ${keyId}: restore that file`,
+      ),
     );
     expect(existsSync(join(copy, 'master.key'))).toBe(false);
     expect(storeFiles(copy)).toEqual(before);
@@ -116,7 +134,9 @@ describe('the master key that wraps the data keys', () => {
     writeFileSync(join(copy, 'master.key'), wrong.toText(), { mode: 0o600 });
     expectOneLineFailure(
       runServerToExit({ NATURE_DATA_DIR: copy, PORT: port }),
-      new RegExp(`^start-up error: NATURE_MASTER_KEY_FILE .*/copy/master\\.key holds master key ${wrong.current.id}, but the data keys in .*sandbox\\.data-keys\\.db are wrapped by master key ${keyId}: give the file that holds that key$`),
+      new RegExp(
+        `^start-up error: NATURE_MASTER_KEY_FILE .*/copy/master\\.key holds master key ${wrong.current.id}, but the data keys in .*sandbox\\.data-keys\\.db are wrapped by master key ${keyId}: give the file that holds that key$`,
+      ),
     );
     expect(storeFiles(copy)).toEqual(before);
   });
@@ -136,7 +156,24 @@ describe('nature master-key rotate', () => {
     dir.cleanup();
   });
   const mint = (environment: 'test' | 'live') => {
-    const result = runCli(['keys', 'create', '--env', environment, '--type', 'sk', '--scope', 'nature:read', '--scope', 'nature:write', '--name', 'ci', '--json'], env);
+    const result = runCli(
+      [
+        'keys',
+        'create',
+        '--env',
+        environment,
+        '--type',
+        'sk',
+        '--scope',
+        'nature:read',
+        '--scope',
+        'nature:write',
+        '--name',
+        'ci',
+        '--json',
+      ],
+      env,
+    );
     expect(result.status, result.stderr).toBe(0);
     return (JSON.parse(result.stdout) as { key: string }).key;
   };
@@ -147,7 +184,11 @@ describe('nature master-key rotate', () => {
     expect(read.body.external_subject_id).toBe(subject.external);
     const audit = await callServer(server, key, 'GET', `/v1/nature/subjects/${subject.id}/audit`);
     expect(audit.status, JSON.stringify(audit.body)).toBe(200);
-    expect(audit.body.data[0]).toMatchObject({ type: 'subject.created', personal_data: 'present', data: { external_subject_id: subject.external } });
+    expect(audit.body.data[0]).toMatchObject({
+      type: 'subject.created',
+      personal_data: 'present',
+      data: { external_subject_id: subject.external },
+    });
   };
 
   it('re-wraps every data key while subjects are created and read; afterwards the old key opens nothing', async () => {
@@ -172,7 +213,8 @@ describe('nature master-key rotate', () => {
         await create(index % 2 === 0 ? testKey : liveKey);
         const subject = created[Math.floor(Math.random() * created.length)]!;
         const audit = await callServer(server, subject.key, 'GET', `/v1/nature/subjects/${subject.id}/audit`);
-        if (audit.status !== 200 || (audit.body.data as Body[])[0]?.personal_data !== 'present') failures.push(`audit ${audit.status} ${JSON.stringify(audit.body)}`);
+        if (audit.status !== 200 || (audit.body.data as Body[])[0]?.personal_data !== 'present')
+          failures.push(`audit ${audit.status} ${JSON.stringify(audit.body)}`);
       }
     };
     const workers = [0, 1, 2, 3].map(worker);
@@ -241,7 +283,11 @@ describe('nature master-key rotate', () => {
 
     const rerun = runCli(['master-key', 'rotate'], env);
     expect(rerun.status, rerun.stderr).toBe(0);
-    expect(rerun.stdout).toMatch(new RegExp(`^finished the interrupted rotation: ${old.id} → ${next.id}; data keys re-wrapped: \\d+ in test, \\d+ in live; .*master\\.key holds the new key alone\\n$`));
+    expect(rerun.stdout).toMatch(
+      new RegExp(
+        `^finished the interrupted rotation: ${old.id} → ${next.id}; data keys re-wrapped: \\d+ in test, \\d+ in live; .*master\\.key holds the new key alone\\n$`,
+      ),
+    );
     expect(MasterKeyRing.parse(readFileSync(keyFile, 'utf8'), keyFile).keys.map((key) => key.id)).toEqual([next.id]);
     expect(readdirSync(dir.path).filter((name) => name.startsWith('master.key'))).toEqual(['master.key']);
     for (const { label, blob } of storedBlobs(dir.path)) {
@@ -254,6 +300,8 @@ describe('nature master-key rotate', () => {
   it('says in one line when there is no key file to rotate', () => {
     const result = runCli(['master-key', 'rotate'], { NATURE_DATA_DIR: join(dir.path, 'nowhere') });
     expect(result.status).toBe(1);
-    expect(result.stderr.trimEnd().split('\n')).toEqual([expect.stringMatching(/^nature: no master key file at .*nowhere\/master\.key \(NATURE_MASTER_KEY_FILE\): is --data-dir/)]);
+    expect(result.stderr.trimEnd().split('\n')).toEqual([
+      expect.stringMatching(/^nature: no master key file at .*nowhere\/master\.key \(NATURE_MASTER_KEY_FILE\): is --data-dir/),
+    ]);
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { eventually } from '../support/eventually.js';
 import { natsServerPath, startNatsServer } from '../support/nats-server.js';
-import { type ServerProcess, freePort } from '../support/processes.js';
+import { freePort, type ServerProcess } from '../support/processes.js';
 import { webhookLifecycles } from '../support/webhook-lifecycle.js';
 
 /** Longer than the reconnect attempts the NATS client makes by default (10, two seconds apart). */

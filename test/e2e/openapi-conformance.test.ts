@@ -1,12 +1,12 @@
-import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { connect } from 'node:net';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fingerprintOf } from '../../src/http/idempotency.js';
 import { client } from '../support/api-client.js';
 import { eventually } from '../support/eventually.js';
-import { type TestApp, auth, openTestApp, validSubject } from '../support/test-app.js';
+import { auth, openTestApp, type TestApp, validSubject } from '../support/test-app.js';
 
 // ajv-formats is CommonJS: its default export arrives wrapped under ESM.
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
@@ -38,11 +38,25 @@ describe('the OpenAPI document matches what the server answers', () => {
   const keys: Record<'sk' | 'read' | 'write' | 'live' | 'limited', string> = { sk: '', read: '', write: '', live: '', limited: '' };
   const ids: Record<string, string> = {};
 
-  const inject = (app: TestApp, method: string, url: string, key: string | undefined, extra: { headers?: Record<string, string>; payload?: unknown } = {}) =>
+  const inject = (
+    app: TestApp,
+    method: string,
+    url: string,
+    key: string | undefined,
+    extra: { headers?: Record<string, string>; payload?: unknown } = {},
+  ) =>
     app.app
-      .inject({ method: method as 'GET', url, headers: { ...(key && auth(key)), ...extra.headers }, ...(extra.payload !== undefined && { payload: extra.payload as string }) })
+      .inject({
+        method: method as 'GET',
+        url,
+        headers: { ...(key && auth(key)), ...extra.headers },
+        ...(extra.payload !== undefined && { payload: extra.payload as string }),
+      })
       .then((response): Answer => ({ status: response.statusCode, headers: response.headers, body: response.body }));
-  const call = (method: string, url: string, payload?: unknown, headers: Record<string, string> = {}) => () => inject(t, method, url, keys.sk, { payload, headers });
+  const call =
+    (method: string, url: string, payload?: unknown, headers: Record<string, string> = {}) =>
+    () =>
+      inject(t, method, url, keys.sk, { payload, headers });
 
   /** A request with no Host header, which only a raw socket can send. */
   const withoutHost = (method: string, url: string) => (): Promise<Answer> =>
@@ -54,7 +68,9 @@ describe('the OpenAPI document matches what the server answers', () => {
       socket.on('end', () => {
         const [head = '', ...rest] = Buffer.concat(chunks).toString('utf8').split('\r\n\r\n');
         const [statusLine = '', ...lines] = head.split('\r\n');
-        const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+        const headers = Object.fromEntries(
+          lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
+        );
         resolve({ status: Number(statusLine.split(' ')[1]), headers, body: rest.join('\r\n\r\n') });
       });
       socket.write(`${method} ${url} HTTP/1.1\r\nAuthorization: Bearer ${keys.sk}\r\nConnection: close\r\n\r\n`);
@@ -95,7 +111,10 @@ describe('the OpenAPI document matches what the server answers', () => {
     // An answer stored under an Idempotency-Key, whose subject is then erased: its replay answers 410.
     ids.replayKey = 'conformance-replay';
     ids.replayBody = JSON.stringify(validSubject());
-    const replayed = await inject(t, 'POST', '/v1/nature/subjects', keys.sk, { payload: ids.replayBody, headers: { 'idempotency-key': ids.replayKey, 'content-type': 'application/json' } });
+    const replayed = await inject(t, 'POST', '/v1/nature/subjects', keys.sk, {
+      payload: ids.replayBody,
+      headers: { 'idempotency-key': ids.replayKey, 'content-type': 'application/json' },
+    });
     await api.call('DELETE', `/v1/nature/subjects/${JSON.parse(replayed.body).id}`);
     await api.call('DELETE', `/v1/nature/subjects/${ids.erased}`);
   });
@@ -104,7 +123,13 @@ describe('the OpenAPI document matches what the server answers', () => {
     await limited?.close();
   });
 
-  const unknown = { sub: 'sub_01JD4Z8Q3V6N2XK7M5T9B1C0ZZ', asm: 'asm_01JD4Z8Q3V6N2XK7M5T9B1C0ZZ', prf: 'prf_01JD4Z8Q3V6N2XK7M5T9B1C0ZZ', evt: 'evt_01JD4Z8Q3V6N2XK7M5T9B1C0ZZ', whe: 'whe_01JD4Z8Q3V6N2XK7M5T9B1C0ZZ' };
+  const unknown = {
+    sub: 'sub_01JD4Z8Q3V6N2XK7M5T9B1C0ZZ',
+    asm: 'asm_01JD4Z8Q3V6N2XK7M5T9B1C0ZZ',
+    prf: 'prf_01JD4Z8Q3V6N2XK7M5T9B1C0ZZ',
+    evt: 'evt_01JD4Z8Q3V6N2XK7M5T9B1C0ZZ',
+    whe: 'whe_01JD4Z8Q3V6N2XK7M5T9B1C0ZZ',
+  };
   const subjectPaths = (subject: string, assessment: string) => ({
     assessments: `/v1/nature/subjects/${subject}/assessments`,
     assessment: `/v1/nature/subjects/${subject}/assessments/${assessment}`,
@@ -120,19 +145,35 @@ describe('the OpenAPI document matches what the server answers', () => {
         await call('POST', '/v1/nature/subjects', subject)();
         return call('POST', '/v1/nature/subjects', subject)();
       },
-      410: () => inject(t, 'POST', '/v1/nature/subjects', keys.sk, { payload: ids.replayBody, headers: { 'idempotency-key': ids.replayKey!, 'content-type': 'application/json' } }),
+      410: () =>
+        inject(t, 'POST', '/v1/nature/subjects', keys.sk, {
+          payload: ids.replayBody,
+          headers: { 'idempotency-key': ids.replayKey!, 'content-type': 'application/json' },
+        }),
     },
-    listSubjects: { 200: call('GET', '/v1/nature/subjects?limit=2'), 400: call('GET', `/v1/nature/subjects?starting_after=${unknown.sub}`) },
-    getSubject: { 200: call('GET', `/v1/nature/subjects/${ids.subject}`), 404: call('GET', `/v1/nature/subjects/${unknown.sub}`), 410: call('GET', `/v1/nature/subjects/${ids.erased}`) },
+    listSubjects: {
+      200: call('GET', '/v1/nature/subjects?limit=2'),
+      400: call('GET', `/v1/nature/subjects?starting_after=${unknown.sub}`),
+    },
+    getSubject: {
+      200: call('GET', `/v1/nature/subjects/${ids.subject}`),
+      404: call('GET', `/v1/nature/subjects/${unknown.sub}`),
+      410: call('GET', `/v1/nature/subjects/${ids.erased}`),
+    },
     eraseSubject: {
-      200: async () => call('DELETE', `/v1/nature/subjects/${JSON.parse((await call('POST', '/v1/nature/subjects', validSubject())()).body).id}`)(),
+      200: async () =>
+        call('DELETE', `/v1/nature/subjects/${JSON.parse((await call('POST', '/v1/nature/subjects', validSubject())()).body).id}`)(),
       404: call('DELETE', `/v1/nature/subjects/${unknown.sub}`),
       410: call('DELETE', `/v1/nature/subjects/${ids.erased}`),
     },
-    listAuditEntries: { 200: call('GET', `/v1/nature/subjects/${ids.erased}/audit?limit=100`), 404: call('GET', `/v1/nature/subjects/${unknown.sub}/audit`) },
+    listAuditEntries: {
+      200: call('GET', `/v1/nature/subjects/${ids.erased}/audit?limit=100`),
+      404: call('GET', `/v1/nature/subjects/${unknown.sub}/audit`),
+    },
     listItems: { 200: call('GET', '/v1/nature/items') },
     startAssessment: {
-      201: async () => call('POST', subjectPaths(JSON.parse((await call('POST', '/v1/nature/subjects', validSubject())()).body).id, '').assessments)(),
+      201: async () =>
+        call('POST', subjectPaths(JSON.parse((await call('POST', '/v1/nature/subjects', validSubject())()).body).id, '').assessments)(),
       404: call('POST', subjectPaths(unknown.sub, '').assessments, { language: 'fr' }),
       409: call('POST', subjectPaths(ids.open!, '').assessments),
       410: call('POST', subjectPaths(ids.erased!, '').assessments),
@@ -186,12 +227,21 @@ describe('the OpenAPI document matches what the server answers', () => {
       409: async () => {
         const payload = { url: 'http://127.0.0.1:9/held', enabled_events: ['nature.assessment.completed'], description: null };
         const url = '/v1/nature/webhook_endpoints';
-        await t.envs.test.idempotency.claim({ key: 'held-create', fingerprint: fingerprintOf('POST', url, payload), now: new Date(), leaseMs: 30_000, ttlMs: 60_000 });
+        await t.envs.test.idempotency.claim({
+          key: 'held-create',
+          fingerprint: fingerprintOf('POST', url, payload),
+          now: new Date(),
+          leaseMs: 30_000,
+          ttlMs: 60_000,
+        });
         return call('POST', url, payload, { 'idempotency-key': 'held-create' })();
       },
     },
     listWebhookEndpoints: { 200: call('GET', '/v1/nature/webhook_endpoints') },
-    getWebhookEndpoint: { 200: call('GET', `/v1/nature/webhook_endpoints/${ids.endpoint}`), 404: call('GET', `/v1/nature/webhook_endpoints/${unknown.whe}`) },
+    getWebhookEndpoint: {
+      200: call('GET', `/v1/nature/webhook_endpoints/${ids.endpoint}`),
+      404: call('GET', `/v1/nature/webhook_endpoints/${unknown.whe}`),
+    },
     updateWebhookEndpoint: {
       200: call('PATCH', `/v1/nature/webhook_endpoints/${ids.endpoint}`, { description: 'updated' }),
       404: call('PATCH', `/v1/nature/webhook_endpoints/${unknown.whe}`, { description: 'updated' }),
@@ -206,7 +256,11 @@ describe('the OpenAPI document matches what the server answers', () => {
       404: call('POST', `/v1/nature/webhook_endpoints/${unknown.whe}/test`),
     },
     deleteWebhookEndpoint: {
-      200: async () => call('DELETE', `/v1/nature/webhook_endpoints/${JSON.parse((await call('POST', '/v1/nature/webhook_endpoints', { url: 'http://127.0.0.1:9/gone' })()).body).id}`)(),
+      200: async () =>
+        call(
+          'DELETE',
+          `/v1/nature/webhook_endpoints/${JSON.parse((await call('POST', '/v1/nature/webhook_endpoints', { url: 'http://127.0.0.1:9/gone' })()).body).id}`,
+        )(),
       404: call('DELETE', `/v1/nature/webhook_endpoints/${unknown.whe}`),
     },
     listWebhookDeliveries: {
@@ -235,7 +289,9 @@ describe('the OpenAPI document matches what the server answers', () => {
       401: () => inject(t, upper, url, undefined),
       403: () => inject(t, upper, url, method === 'get' ? keys.write : keys.read),
       405: () => inject(t, 'PUT', url, keys.sk),
-      415: hasBody ? bodyCase('{}', { 'content-type': 'text/plain' }) : () => inject(t, upper, url, keys.sk, { headers: { 'content-encoding': 'gzip' } }),
+      415: hasBody
+        ? bodyCase('{}', { 'content-type': 'text/plain' })
+        : () => inject(t, upper, url, keys.sk, { headers: { 'content-encoding': 'gzip' } }),
       422: () => inject(t, upper, `${url}${url.includes('?') ? '&' : '?'}unknown_parameter=1`, keys.sk),
       429: async () => {
         for (let spent = 0; spent < 30; spent++) await inject(limited, 'GET', '/v1/nature/items', keys.limited);
@@ -248,7 +304,13 @@ describe('the OpenAPI document matches what the server answers', () => {
       cases[409] = async () => {
         const key = `held-${Math.random()}`;
         const payload = method === 'patch' ? (path.includes('webhook_endpoints') ? { description: 'held' } : oneAnswer) : undefined;
-        await t.envs.test.idempotency.claim({ key, fingerprint: fingerprintOf(upper, url, payload ?? null), now: new Date(), leaseMs: 30_000, ttlMs: 60_000 });
+        await t.envs.test.idempotency.claim({
+          key,
+          fingerprint: fingerprintOf(upper, url, payload ?? null),
+          now: new Date(),
+          leaseMs: 30_000,
+          ttlMs: 60_000,
+        });
         const headers = { 'idempotency-key': key, ...(payload && { 'content-type': 'application/json' }) };
         return inject(t, upper, url, keys.sk, { headers, ...(payload && { payload: JSON.stringify(payload) }) });
       };
@@ -312,8 +374,14 @@ describe('the OpenAPI document matches what the server answers', () => {
     const path = '/v1/nature/subjects/{id}/assessments/{assessment_id}';
     const url = `/v1/nature/subjects/${subject}/assessments/${id}`;
     const asBrowser = (method: string, secret: string, payload?: unknown) =>
-      inject(t, method, url, pk, { headers: { 'nature-client-secret': secret, ...(payload !== undefined && { 'content-type': 'application/json' }) }, ...(payload !== undefined && { payload: JSON.stringify(payload) }) });
-    for (const [method, payload] of [['get', undefined], ['patch', { responses: [{ item_id: 'mn_001', value: 4 }] }]] as const) {
+      inject(t, method, url, pk, {
+        headers: { 'nature-client-secret': secret, ...(payload !== undefined && { 'content-type': 'application/json' }) },
+        ...(payload !== undefined && { payload: JSON.stringify(payload) }),
+      });
+    for (const [method, payload] of [
+      ['get', undefined],
+      ['patch', { responses: [{ item_id: 'mn_001', value: 4 }] }],
+    ] as const) {
       const answered = await asBrowser(method.toUpperCase(), client_secret, payload);
       expect(answered.status, answered.body).toBe(200);
       check(answered, doc.paths[path][method].responses['200'], `#/paths/${pointer(path)}/${method}/responses/200`);
@@ -323,7 +391,9 @@ describe('the OpenAPI document matches what the server answers', () => {
     }
     expect(doc.components.securitySchemes.clientSecret).toMatchObject({ type: 'apiKey', in: 'header', name: 'Nature-Client-Secret' });
     const withSecret = Object.entries(doc.paths as Json).flatMap(([route, item]) =>
-      Object.values(item as Json).flatMap((operation: Json) => ((operation.security ?? []) as Json[]).some((option) => 'clientSecret' in option) ? [`${operation.operationId} ${route}`] : []),
+      Object.values(item as Json).flatMap((operation: Json) =>
+        ((operation.security ?? []) as Json[]).some((option) => 'clientSecret' in option) ? [`${operation.operationId} ${route}`] : [],
+      ),
     );
     expect(withSecret.sort()).toEqual([`getAssessment ${path}`, `submitResponses ${path}`]);
   });

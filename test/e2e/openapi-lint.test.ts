@@ -3,7 +3,7 @@ import { Document, type RulesetDefinition, Spectral } from '@stoplight/spectral-
 import { Json } from '@stoplight/spectral-parsers';
 import { oas } from '@stoplight/spectral-rulesets';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestApp, openTestApp } from '../support/test-app.js';
+import { openTestApp, type TestApp } from '../support/test-app.js';
 
 /** The served document, linted as an integrator's CI would: every finding, warnings included, fails. */
 describe('the OpenAPI document lints clean', () => {

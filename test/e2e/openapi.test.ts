@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestApp, openTestApp } from '../support/test-app.js';
+import { openTestApp, type TestApp } from '../support/test-app.js';
 
 describe('OpenAPI document and docs', () => {
   let t: TestApp;
@@ -33,7 +33,8 @@ describe('OpenAPI document and docs', () => {
       ]),
     );
     const patch = doc.paths['/v1/nature/subjects/{id}/assessments/{assessment_id}'].patch;
-    const schemaOf = (media: { schema: { $ref: string } }) => doc.components.schemas[media.schema.$ref.replace('#/components/schemas/', '')];
+    const schemaOf = (media: { schema: { $ref: string } }) =>
+      doc.components.schemas[media.schema.$ref.replace('#/components/schemas/', '')];
     const entry = schemaOf(patch.requestBody.content['application/json']).properties.responses;
     expect(entry).toMatchObject({ type: 'array', minItems: 1, maxItems: 76 });
     expect(entry.items.properties.value).toMatchObject({ type: 'integer', minimum: 1, maximum: 5 });
@@ -45,7 +46,11 @@ describe('OpenAPI document and docs', () => {
     expect(body.required).toEqual(expect.arrayContaining(['external_subject_id', 'consent']));
     expect(body.additionalProperties).toBe(false);
     expect(body.properties.consent.properties.ui_hash.pattern).toBe('^sha256:[0-9a-f]{64}$');
-    expect(body.properties.metadata).toMatchObject({ type: 'object', maxProperties: 50, additionalProperties: { type: 'string', maxLength: 500 } });
+    expect(body.properties.metadata).toMatchObject({
+      type: 'object',
+      maxProperties: 50,
+      additionalProperties: { type: 'string', maxLength: 500 },
+    });
     const list = doc.paths['/v1/nature/subjects'].get;
     expect(list.parameters.map((p: { name: string }) => p.name)).toEqual(
       expect.arrayContaining(['limit', 'starting_after', 'ending_before', 'external_subject_id']),

@@ -1,8 +1,8 @@
 import { type ClientRequest, request as httpRequest } from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type ServerProcess, runCli, serverPool, startServer, waitForOutput } from '../support/processes.js';
-import { validSubject } from '../support/test-app.js';
+import { runCli, type ServerProcess, serverPool, startServer, waitForOutput } from '../support/processes.js';
 import { tempDir } from '../support/temp-dir.js';
+import { validSubject } from '../support/test-app.js';
 
 // Response bodies are checked field by field below; their static type adds nothing.
 const json = async (response: Response): Promise<any> => response.json();
@@ -22,7 +22,25 @@ describe('the server and the operator command as processes', () => {
   });
   const start = () => pool.start();
   const mint = (...extra: string[]) => {
-    const result = runCli(['keys', 'create', '--env', 'test', '--type', 'sk', '--scope', 'nature:read', '--scope', 'nature:write', '--name', 'ci', '--json', ...extra], env);
+    const result = runCli(
+      [
+        'keys',
+        'create',
+        '--env',
+        'test',
+        '--type',
+        'sk',
+        '--scope',
+        'nature:read',
+        '--scope',
+        'nature:write',
+        '--name',
+        'ci',
+        '--json',
+        ...extra,
+      ],
+      env,
+    );
     expect(result.status, result.stderr).toBe(0);
     return JSON.parse(result.stdout) as { id: string; key: string; scopes: string[] };
   };
@@ -53,7 +71,9 @@ describe('the server and the operator command as processes', () => {
   it('loses none of a burst of acknowledged creates when killed as the last 201 arrives', async () => {
     const { key } = mint();
     const server = await start();
-    const responses = await Promise.all(Array.from({ length: 25 }, (_, i) => call(server, key, '/v1/nature/subjects', validSubject(`burst-${i}`))));
+    const responses = await Promise.all(
+      Array.from({ length: 25 }, (_, i) => call(server, key, '/v1/nature/subjects', validSubject(`burst-${i}`))),
+    );
     server.process.kill('SIGKILL');
     await server.exited;
     expect(responses.map((r) => r.status)).toEqual(Array(25).fill(201));
@@ -103,7 +123,14 @@ describe('the server and the operator command as processes', () => {
     const list = runCli(['keys', 'list', '--json'], env);
     expect(list.stdout).not.toContain(raw);
     expect(JSON.parse(list.stdout)).toEqual([
-      expect.objectContaining({ name: 'widget', environment: 'live', type: 'pk', scopes: ['nature:read'], status: 'active', ends_with: raw.slice(-4) }),
+      expect.objectContaining({
+        name: 'widget',
+        environment: 'live',
+        type: 'pk',
+        scopes: ['nature:read'],
+        status: 'active',
+        ends_with: raw.slice(-4),
+      }),
     ]);
     expect(list.stdout).not.toMatch(/[0-9a-f]{64}/);
   });
@@ -175,16 +202,24 @@ describe('the server and the operator command as processes', () => {
   });
 
   it('stops start-up with one line when a configured backend cannot be reached', async () => {
-    const failure = await startServer({ ...env, NATURE_READ_MODELS: 'mongodb', MONGODB_URL: 'mongodb://127.0.0.1:1/?serverSelectionTimeoutMS=500' }).catch(
-      (error: Error) => error,
-    );
-    const lines = String((failure as Error).message).split('\n').filter((line) => line.startsWith('start-up error'));
-    expect(lines).toEqual([expect.stringMatching(/^start-up error: MongoDB at 127\.0\.0\.1:1 \(MONGODB_URL\) did not answer: .*ECONNREFUSED/)]);
+    const failure = await startServer({
+      ...env,
+      NATURE_READ_MODELS: 'mongodb',
+      MONGODB_URL: 'mongodb://127.0.0.1:1/?serverSelectionTimeoutMS=500',
+    }).catch((error: Error) => error);
+    const lines = String((failure as Error).message)
+      .split('\n')
+      .filter((line) => line.startsWith('start-up error'));
+    expect(lines).toEqual([
+      expect.stringMatching(/^start-up error: MongoDB at 127\.0\.0\.1:1 \(MONGODB_URL\) did not answer: .*ECONNREFUSED/),
+    ]);
   });
 
   it('stops start-up on a bad setting with one line naming it', async () => {
     const failure = await startServer({ ...env, NATURE_EVENT_STORE: 'oracle' }).catch((error: Error) => error);
-    const output = String((failure as Error).message).replace(/^server exited:\n/, '').trim();
+    const output = String((failure as Error).message)
+      .replace(/^server exited:\n/, '')
+      .trim();
     expect(output).toMatch(/^configuration error: NATURE_EVENT_STORE="oracle" .*sqlite.*eventstoredb/);
     expect(output.split('\n')).toHaveLength(1);
   });

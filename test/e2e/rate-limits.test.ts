@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectProblem } from '../support/problems.js';
-import { type TestApp, auth, openTestApp } from '../support/test-app.js';
+import { auth, openTestApp, type TestApp } from '../support/test-app.js';
 
 describe('rate limits', () => {
   describe('by default', () => {
@@ -56,7 +56,11 @@ describe('rate limits', () => {
       expect(Number(limited.headers['retry-after'])).toBeLessThanOrEqual(10);
       expect(limited.headers.ratelimit).toMatch(/^"default";r=0;t=\d+$/);
       // Writes are limited like reads, and nothing is written.
-      expectProblem(await t.app.inject({ method: 'POST', url: '/v1/nature/subjects', headers: auth(key), payload: {} }), 429, 'rate_limited');
+      expectProblem(
+        await t.app.inject({ method: 'POST', url: '/v1/nature/subjects', headers: auth(key), payload: {} }),
+        429,
+        'rate_limited',
+      );
 
       for (const other of [(await t.mint('test', 'sk')).raw, (await t.mint('live', 'sk')).raw]) {
         const answer = await t.app.inject({ url: '/v1/nature/items', headers: auth(other) });

@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { eventually } from '../support/eventually.js';
 import { knownResponses } from '../support/known-answers.js';
-import { type ServerProcess, callServer, runCli, serverPool } from '../support/processes.js';
+import { callServer, runCli, type ServerProcess, serverPool } from '../support/processes.js';
 import { tempDir } from '../support/temp-dir.js';
 import { validSubject } from '../support/test-app.js';
 
@@ -19,7 +19,12 @@ describe('nature profiles rebuild, as its own process', () => {
   beforeEach(() => {
     dir = tempDir();
     env = { NATURE_DATA_DIR: dir.path, NATURE_SCORING_VERSION: 'mn76-v1' };
-    key = JSON.parse(runCli(['keys', 'create', '--env', 'test', '--type', 'sk', '--scope', 'nature:read', '--scope', 'nature:write', '--name', 'ci', '--json'], env).stdout).key;
+    key = JSON.parse(
+      runCli(
+        ['keys', 'create', '--env', 'test', '--type', 'sk', '--scope', 'nature:read', '--scope', 'nature:write', '--name', 'ci', '--json'],
+        env,
+      ).stdout,
+    ).key;
   });
   afterEach(async () => {
     await pool.killAll();
@@ -45,18 +50,23 @@ describe('nature profiles rebuild, as its own process', () => {
       await call(server, 'PATCH', `/v1/nature/subjects/${subject.id}/assessments/${assessment.id}`, { responses: knownResponses });
       subjects.push(subject.id);
     }
-    for (const id of subjects) await eventually(async () => ((await call(server, 'GET', `/v1/nature/subjects/${id}/profile`)).status === 200 ? true : undefined));
+    for (const id of subjects)
+      await eventually(async () => ((await call(server, 'GET', `/v1/nature/subjects/${id}/profile`)).status === 200 ? true : undefined));
 
     // The read models' file is held in a write transaction, so the rebuild stops at its first checkpoint (after 25
     // assessments, in its busy wait): the kill lands there, however fast or slow the machine.
     const hold = new Database(join(dir.path, 'sandbox.read.db'));
     hold.pragma('busy_timeout = 60000');
     hold.exec('BEGIN IMMEDIATE');
-    const first = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'profiles', 'rebuild', '--scoring-version', 'mn76-v2', '--env', 'test'], {
-      cwd: root,
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const first = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'src/cli/main.ts', 'profiles', 'rebuild', '--scoring-version', 'mn76-v2', '--env', 'test'],
+      {
+        cwd: root,
+        env: { ...process.env, ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let output = '';
     first.stderr!.on('data', (chunk) => (output += chunk));
     const exited = new Promise((resolve) => first.once('exit', (code, signal) => resolve(signal ?? code)));
@@ -81,9 +91,13 @@ describe('nature profiles rebuild, as its own process', () => {
     expect(rescoredSoFar()).toBe(60);
 
     for (const id of subjects) {
-      await eventually(async () => ((await call(server, 'GET', `/v1/nature/subjects/${id}/profile`)).body.scoring_version === 'mn76-v2' ? true : undefined));
+      await eventually(async () =>
+        (await call(server, 'GET', `/v1/nature/subjects/${id}/profile`)).body.scoring_version === 'mn76-v2' ? true : undefined,
+      );
     }
     const human = runCli(['profiles', 'rebuild', '--scoring-version', 'mn76-v2', '--env', 'test'], env);
-    expect(human.stdout).toMatch(/profiles rebuilt with mn76-v2: 60 completed assessments, 0 rescored by this run, 60 changed profiles .*already served/);
+    expect(human.stdout).toMatch(
+      /profiles rebuilt with mn76-v2: 60 completed assessments, 0 rescored by this run, 60 changed profiles .*already served/,
+    );
   });
 });

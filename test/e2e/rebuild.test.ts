@@ -6,7 +6,7 @@ import { eventually } from '../support/eventually.js';
 import { knownResponses } from '../support/known-answers.js';
 import { receiverPool } from '../support/receiver.js';
 import { StoreReader } from '../support/stores.js';
-import { type TestApp, openTestApp, validSubject } from '../support/test-app.js';
+import { openTestApp, type TestApp, validSubject } from '../support/test-app.js';
 
 /** Answers that mn76-v1 and mn76-v2 score alike: mn_056 and mn_057, the items v2 re-keys, answered the same. */
 const unchangedByV2 = knownResponses.map((r) => (r.item_id === 'mn_056' || r.item_id === 'mn_057' ? { ...r, value: 4 } : r));
@@ -40,7 +40,9 @@ describe('profile rebuild with mn76-v2 under concurrent API traffic', () => {
     const onProgress = async ({ phase, done }: RebuildProgress) => {
       if (phase !== 'rescoring') return;
       if (done <= 3) during.push(api.completeAssessment(validSubject(), knownResponses));
-      seenDuringRescoring.push((await api.call('GET', `/v1/nature/subjects/${before[0]!.subjectId}/profile`)).body.scoring_version as string);
+      seenDuringRescoring.push(
+        (await api.call('GET', `/v1/nature/subjects/${before[0]!.subjectId}/profile`)).body.scoring_version as string,
+      );
     };
     const env = t.envs.test;
     const summary = await rebuildProfiles({ raw: env.log, events: env.events, readModels: env.readModels }, 'mn76-v2', { onProgress });
@@ -61,9 +63,16 @@ describe('profile rebuild with mn76-v2 under concurrent API traffic', () => {
     // Old profile ids still resolve, marked superseded, with a link to the new one.
     for (const [subjectId, old] of v1Profiles) {
       const current = (await api.call('GET', `/v1/nature/subjects/${subjectId}/profile`)).body;
-      expect((await api.call('GET', `/v1/nature/profiles/${old.id}`)).body).toEqual({ ...old, status: 'superseded', superseded_by: current.id });
+      expect((await api.call('GET', `/v1/nature/profiles/${old.id}`)).body).toEqual({
+        ...old,
+        status: 'superseded',
+        superseded_by: current.id,
+      });
     }
-    expect((await api.call('GET', `/v1/nature/subjects/${before[0]!.subjectId}/profile`)).body.intelligences).toMatchObject({ visual_graphic: 0.125, visual_spatial: 0.375 });
+    expect((await api.call('GET', `/v1/nature/subjects/${before[0]!.subjectId}/profile`)).body.intelligences).toMatchObject({
+      visual_graphic: 0.125,
+      visual_spatial: 0.375,
+    });
 
     // Webhooks: each completion announced once (never again by the rebuild); each changed profile once.
     const changed = before.filter((b) => b.changes).length + completedDuring.length;
@@ -82,10 +91,15 @@ describe('profile rebuild with mn76-v2 under concurrent API traffic', () => {
     expect(completed).toHaveLength(11);
     expect(new Set(completed.map((p) => p.id)).size).toBe(11);
     expect(updated).toHaveLength(changed);
-    expect(new Set(updated.map((p) => p.data.subject_id))).toEqual(new Set([...before.filter((b) => b.changes), ...completedDuring].map((b) => b.subjectId)));
+    expect(new Set(updated.map((p) => p.data.subject_id))).toEqual(
+      new Set([...before.filter((b) => b.changes), ...completedDuring].map((b) => b.subjectId)),
+    );
     const update = updated.find((p) => p.data.subject_id === before[0]!.subjectId)!;
     expect(update.data).toMatchObject({ previous_profile_id: v1Profiles.get(before[0]!.subjectId)!.id, scoring_version: 'mn76-v2' });
-    expect((await api.call('GET', `/v1/nature/profiles/${update.data.profile_id}`)).body).toMatchObject({ scoring_version: 'mn76-v2', status: 'current' });
+    expect((await api.call('GET', `/v1/nature/profiles/${update.data.profile_id}`)).body).toMatchObject({
+      scoring_version: 'mn76-v2',
+      status: 'current',
+    });
     expect(receiver.received.length).toBe(11 + changed);
 
     // Each assessment was rescored once; a second run changes nothing.
@@ -94,24 +108,37 @@ describe('profile rebuild with mn76-v2 under concurrent API traffic', () => {
       const { events } = await env.events.readStream(assessmentStream(assessmentId));
       expect(events.filter((e) => e.type === 'ProfileRescored')).toHaveLength(1);
     }
-    const again = await rebuildProfiles({ raw: env.log, events: env.events, readModels: env.readModels }, 'mn76-v2', { onProgress: () => undefined });
+    const again = await rebuildProfiles({ raw: env.log, events: env.events, readModels: env.readModels }, 'mn76-v2', {
+      onProgress: () => undefined,
+    });
     expect(again).toMatchObject({ rescored: 0, activated: false, changed_profiles: changed });
 
     // A rollback to v1 is a change too: each subject whose served profile changes back is told once, with the v2
     // profile it replaces; the summary counts them; running it again tells nobody anything.
     const v2Profiles = new Map<string, Body>();
-    for (const { subjectId } of [...before, ...completedDuring]) v2Profiles.set(subjectId, (await api.call('GET', `/v1/nature/subjects/${subjectId}/profile`)).body);
-    const back = await rebuildProfiles({ raw: env.log, events: env.events, readModels: env.readModels }, 'mn76-v1', { onProgress: () => undefined });
+    for (const { subjectId } of [...before, ...completedDuring])
+      v2Profiles.set(subjectId, (await api.call('GET', `/v1/nature/subjects/${subjectId}/profile`)).body);
+    const back = await rebuildProfiles({ raw: env.log, events: env.events, readModels: env.readModels }, 'mn76-v1', {
+      onProgress: () => undefined,
+    });
     expect(back).toMatchObject({ scoring_version: 'mn76-v1', rescored: 0, activated: true, changed_profiles: changed });
     await receiver.waitFor(11 + 2 * changed);
-    const rolledBack = receiver.received.slice(11 + changed).map((r) => (r.verified.ok ? (r.verified.payload as Body) : { type: 'unverified' }));
+    const rolledBack = receiver.received
+      .slice(11 + changed)
+      .map((r) => (r.verified.ok ? (r.verified.payload as Body) : { type: 'unverified' }));
     expect(rolledBack.map((p) => p.type)).toEqual(Array(changed).fill('nature.profile.updated'));
     for (const update of rolledBack) {
       expect(update.data).toMatchObject({ scoring_version: 'mn76-v1', previous_profile_id: v2Profiles.get(update.data.subject_id)!.id });
-      expect((await api.call('GET', `/v1/nature/subjects/${update.data.subject_id}/profile`)).body).toMatchObject({ id: update.data.profile_id, scoring_version: 'mn76-v1', status: 'current' });
+      expect((await api.call('GET', `/v1/nature/subjects/${update.data.subject_id}/profile`)).body).toMatchObject({
+        id: update.data.profile_id,
+        scoring_version: 'mn76-v1',
+        status: 'current',
+      });
     }
     expect(new Set(rolledBack.map((p) => p.data.subject_id)).size).toBe(changed);
-    const backAgain = await rebuildProfiles({ raw: env.log, events: env.events, readModels: env.readModels }, 'mn76-v1', { onProgress: () => undefined });
+    const backAgain = await rebuildProfiles({ raw: env.log, events: env.events, readModels: env.readModels }, 'mn76-v1', {
+      onProgress: () => undefined,
+    });
     expect(backAgain).toMatchObject({ activated: false, changed_profiles: changed });
     const events = (await api.call('GET', '/v1/nature/events?limit=100')).body.data as Body[];
     expect(events.filter((e) => e.type === 'nature.profile.updated')).toHaveLength(2 * changed);

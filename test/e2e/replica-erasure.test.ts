@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { type Environments, backendUnavailable, closeEnvironments, openEnvironments, startEnvironments } from '../../src/environments.js';
+import { backendUnavailable, closeEnvironments, type Environments, openEnvironments, startEnvironments } from '../../src/environments.js';
 import { buildApp } from '../../src/http/app.js';
 import { createLogger } from '../../src/logger.js';
-import { type TestApp, auth, openTestApp, validSubject } from '../support/test-app.js';
+import { auth, openTestApp, type TestApp, validSubject } from '../support/test-app.js';
 
 describe('an erasure served by one replica', () => {
   let first: TestApp;
@@ -18,7 +18,10 @@ describe('an erasure served by one replica', () => {
     const logger = createLogger(config.logLevel);
     const envs = await openEnvironments(config, logger);
     startEnvironments(envs);
-    second = { app: await buildApp({ logger, keys: first.keys, envs, rateLimit: config.rateLimit, unavailable: backendUnavailable }), envs };
+    second = {
+      app: await buildApp({ logger, keys: first.keys, envs, rateLimit: config.rateLimit, unavailable: backendUnavailable }),
+      envs,
+    };
   });
   afterAll(async () => {
     await second.app.close();

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { eventually } from '../support/eventually.js';
 import { mintKeysInto } from '../support/keys.js';
 import { batches, knownProfile } from '../support/known-answers.js';
-import { natsServerPath, type NatsServer, startNatsServer } from '../support/nats-server.js';
+import { type NatsServer, natsServerPath, startNatsServer } from '../support/nats-server.js';
 import { type ServerProcess, serverPool } from '../support/processes.js';
 import { type Received, receiverPool } from '../support/receiver.js';
 import { StoreReader } from '../support/stores.js';
@@ -91,11 +91,20 @@ interface Workload {
  * 410 after an erasure) counts as the answer of a request sent again; with `tolerateLag`, so does a 404 for what
  * the caller made, sent again a moment later.
  */
-async function runWorkload(replicas: Replicas, received: Received[], options: { halfway?: () => Promise<void>; tolerateLag: boolean }): Promise<Workload> {
+async function runWorkload(
+  replicas: Replicas,
+  received: Received[],
+  options: { halfway?: () => Promise<void>; tolerateLag: boolean },
+): Promise<Workload> {
   const workload: Workload = { subjects: [], notYetProjected: 0 };
   let completed = 0;
   let halfway: Promise<void> | undefined;
-  const expect2xx = async (method: string, path: string, body: unknown, accept: (answer: Answer) => boolean = () => false): Promise<Answer> => {
+  const expect2xx = async (
+    method: string,
+    path: string,
+    body: unknown,
+    accept: (answer: Answer) => boolean = () => false,
+  ): Promise<Answer> => {
     for (;;) {
       const answer = await replicas.call(method, path, body);
       if (answer.status < 300 || (answer.resent && accept(answer))) return answer;
@@ -110,16 +119,29 @@ async function runWorkload(replicas: Replicas, received: Received[], options: { 
   const one = async (i: number) => {
     const created = await expect2xx('POST', '/v1/nature/subjects', validSubject(`replica-${i}`), (a) => a.body.code === 'subject_exists');
     const subjectId = (created.body.subject_id ?? created.body.id) as string;
-    const started = await expect2xx('POST', `/v1/nature/subjects/${subjectId}/assessments`, {}, (a) => a.body.code === 'assessment_in_progress');
+    const started = await expect2xx(
+      'POST',
+      `/v1/nature/subjects/${subjectId}/assessments`,
+      {},
+      (a) => a.body.code === 'assessment_in_progress',
+    );
     const assessmentId = (started.body.assessment_id ?? started.body.id) as string;
     for (const responses of batches(4)) {
-      await expect2xx('PATCH', `/v1/nature/subjects/${subjectId}/assessments/${assessmentId}`, { responses }, (a) => a.body.code === 'assessment_not_open');
+      await expect2xx(
+        'PATCH',
+        `/v1/nature/subjects/${subjectId}/assessments/${assessmentId}`,
+        { responses },
+        (a) => a.body.code === 'assessment_not_open',
+      );
     }
     completed += 1;
     if (options.halfway !== undefined && completed === Math.ceil(SUBJECTS / 3)) halfway = options.halfway();
     const erased = erasedAfterCompletion(i);
     if (erased) {
-      await eventually(async () => (received.some((r) => JSON.parse(r.body).data?.assessment_id === assessmentId) ? true : undefined), 90_000);
+      await eventually(
+        async () => (received.some((r) => JSON.parse(r.body).data?.assessment_id === assessmentId) ? true : undefined),
+        90_000,
+      );
       await expect2xx('DELETE', `/v1/nature/subjects/${subjectId}`, undefined, (a) => a.status === 410);
     }
     workload.subjects.push({ subjectId, assessmentId, erased });
@@ -205,7 +227,11 @@ function replicaSuite(bus: 'local' | 'nats') {
       expect(assessment.status).toBe('completed');
       for (const answer of await onEach(replicas, key, `/v1/nature/subjects/${subjectId}/profile`)) {
         expect(answer.status).toBe(200);
-        expect(answer.body).toMatchObject({ assessment_id: assessmentId, natures: knownProfile.natures, intelligences: knownProfile.intelligences });
+        expect(answer.body).toMatchObject({
+          assessment_id: assessmentId,
+          natures: knownProfile.natures,
+          intelligences: knownProfile.intelligences,
+        });
       }
     }
 
@@ -221,10 +247,14 @@ function replicaSuite(bus: 'local' | 'nats') {
       // The deleted endpoint stays deleted: no replica brought it back.
       expect(reader.documents('sandbox', 'webhook_endpoints').has(removedEndpointId)).toBe(false);
 
-      await eventually(async () => (new Set(receiver.received.map((r) => r.headers['webhook-id'])).size >= completionIds.length ? true : undefined), 120_000);
+      await eventually(
+        async () => (new Set(receiver.received.map((r) => r.headers['webhook-id'])).size >= completionIds.length ? true : undefined),
+        120_000,
+      );
       expect(receiver.received.filter((r) => !r.verified.ok)).toEqual([]);
       const deliveries = new Map<string, number>();
-      for (const r of receiver.received) deliveries.set(r.headers['webhook-id'] as string, (deliveries.get(r.headers['webhook-id'] as string) ?? 0) + 1);
+      for (const r of receiver.received)
+        deliveries.set(r.headers['webhook-id'] as string, (deliveries.get(r.headers['webhook-id'] as string) ?? 0) + 1);
       expect([...deliveries.keys()].sort()).toEqual(completionIds);
       expect(removed.received).toEqual([]);
       return deliveries;
@@ -233,7 +263,9 @@ function replicaSuite(bus: 'local' | 'nats') {
     }
   }
 
-  it('serves a load spread over two replicas as one would: every assessment scored once, every completion delivered once', { timeout: 180_000 }, async () => {
+  it('serves a load spread over two replicas as one would: every assessment scored once, every completion delivered once', {
+    timeout: 180_000,
+  }, async () => {
     const setup = await setUp();
     const workload = await runWorkload(setup.replicas, setup.receiver.received, { tolerateLag: false });
     const deliveries = await checkOutcome(setup, workload);
@@ -243,15 +275,29 @@ function replicaSuite(bus: 'local' | 'nats') {
     expect(readiness.map((r) => r.status)).toEqual([200, 200]);
     for (const environment of ['test', 'live']) expect(readiness.map((r) => r.roles[environment]).sort()).toEqual(['follower', 'leader']);
     // Only the sandbox's leader delivered its webhooks; the follower served requests only.
-    const attempts = setup.servers.map((server) => server.output().split('\n').filter((line) => line.includes('"msg":"webhook attempt"')).length);
+    const attempts = setup.servers.map(
+      (server) =>
+        server
+          .output()
+          .split('\n')
+          .filter((line) => line.includes('"msg":"webhook attempt"')).length,
+    );
     expect(attempts.sort()).toEqual([0, deliveries.size]);
     expect(setup.servers.map((server) => server.output().includes('"msg":"request completed"'))).toEqual([true, true]);
     // Neither replica logged an error.
-    for (const server of setup.servers) expect(server.output().split('\n').filter((line) => /"level":(50|60)/.test(line))).toEqual([]);
+    for (const server of setup.servers)
+      expect(
+        server
+          .output()
+          .split('\n')
+          .filter((line) => /"level":(50|60)/.test(line)),
+      ).toEqual([]);
     console.info(`[replicas ${bus}] ${SUBJECTS} assessments, ${deliveries.size} completions delivered once each`);
   });
 
-  it('finishes everything when the leader is killed with SIGKILL in the middle: the other replica takes over', { timeout: 240_000 }, async () => {
+  it('finishes everything when the leader is killed with SIGKILL in the middle: the other replica takes over', {
+    timeout: 240_000,
+  }, async () => {
     const setup = await setUp();
     const { replicas } = setup;
     let killed: ServerProcess | undefined;
@@ -284,7 +330,8 @@ describe('two replicas on the embedded default (one data directory)', () => {
   replicaSuite('local');
 });
 
-if (natsServerPath === undefined) console.error('\n!!! REPLICA TESTS ON NATS SKIPPED: nats-server is not installed (apt-get install -y nats-server).\n');
+if (natsServerPath === undefined)
+  console.error('\n!!! REPLICA TESTS ON NATS SKIPPED: nats-server is not installed (apt-get install -y nats-server).\n');
 describe.skipIf(natsServerPath === undefined)('two replicas on NATS (a real nats-server) and one data directory', () => {
   replicaSuite('nats');
 });

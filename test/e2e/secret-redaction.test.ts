@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { expectProblem } from '../support/problems.js';
-import { type TestApp, auth, useTestApp, validSubject } from '../support/test-app.js';
+import { auth, type TestApp, useTestApp, validSubject } from '../support/test-app.js';
 
 describe('credentials pasted where they do not belong', () => {
   let t: TestApp;
@@ -21,8 +21,21 @@ describe('credentials pasted where they do not belong', () => {
     const answers = [
       [await t.app.inject({ url: `/v1/nature/subjects/${pasted.apiKey}`, headers: auth(key) }), 404, 'not_found'],
       [await t.app.inject({ url: `/v1/nature/profiles/${pasted.clientSecret}`, headers: auth(key) }), 404, 'profile_not_found'],
-      [await t.app.inject({ url: `/v1/nature/subjects?starting_after=${pasted.webhookSecret}`, headers: auth(key) }), 400, 'invalid_cursor'],
-      [await t.app.inject({ method: 'POST', url: '/v1/nature/subjects', headers: auth(key), payload: { ...validSubject(), [pasted.apiKey]: pasted.webhookSecret } }), 422, 'validation_failed'],
+      [
+        await t.app.inject({ url: `/v1/nature/subjects?starting_after=${pasted.webhookSecret}`, headers: auth(key) }),
+        400,
+        'invalid_cursor',
+      ],
+      [
+        await t.app.inject({
+          method: 'POST',
+          url: '/v1/nature/subjects',
+          headers: auth(key),
+          payload: { ...validSubject(), [pasted.apiKey]: pasted.webhookSecret },
+        }),
+        422,
+        'validation_failed',
+      ],
       [await t.app.inject({ url: '/v1/nature/subjects', headers: { authorization: `Token ${pasted.apiKey}` } }), 401, 'unauthenticated'],
     ] as const;
     for (const [answer, status, code] of answers) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type TestApp, auth, useTestApp, validSubject } from '../support/test-app.js';
+import { auth, type TestApp, useTestApp, validSubject } from '../support/test-app.js';
 
 describe('security headers (helmet)', () => {
   let t: TestApp;
@@ -32,7 +32,7 @@ describe('security headers (helmet)', () => {
     }
   });
 
-  it("gives the JSON API a policy that loads nothing, and each HTML route its own that loads only its own assets", async () => {
+  it('gives the JSON API a policy that loads nothing, and each HTML route its own that loads only its own assets', async () => {
     const api = await t.app.inject({ url: '/v1/nature/items', headers: auth(key) });
     expect(api.headers['content-security-policy']).toContain("default-src 'none'");
     const guide = await t.app.inject({ url: '/docs' });

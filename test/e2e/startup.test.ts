@@ -1,9 +1,9 @@
 import { chmodSync, existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
-import { type Server, createServer } from 'node:net';
+import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type Runner, freePort, runCli, runServerToExit, startServerWith, unprivileged } from '../support/processes.js';
+import { freePort, type Runner, runCli, runServerToExit, startServerWith, unprivileged } from '../support/processes.js';
 import { tempDir } from '../support/temp-dir.js';
 
 /** A start-up that failed as an operator should see it: status 1 and one line on stderr, no stack trace anywhere. */
@@ -16,10 +16,13 @@ function expectOneLineFailure(result: { status: number | null; stdout: string; s
 describe('start-up failures an operator can fix, each in one line', () => {
   let dir: ReturnType<typeof tempDir>;
   let port: number;
-  const start = (env: Record<string, string> = {}, runner?: Runner) => runServerToExit({ NATURE_DATA_DIR: join(dir.path, 'data'), PORT: String(port), ...env }, runner);
+  const start = (env: Record<string, string> = {}, runner?: Runner) =>
+    runServerToExit({ NATURE_DATA_DIR: join(dir.path, 'data'), PORT: String(port), ...env }, runner);
   /** A data directory with a key store in it, as an install has after its first key. */
   const installed = () => {
-    const minted = runCli(['keys', 'create', '--env', 'test', '--type', 'sk', '--scope', 'nature:read', '--name', 'ci'], { NATURE_DATA_DIR: join(dir.path, 'data') });
+    const minted = runCli(['keys', 'create', '--env', 'test', '--type', 'sk', '--scope', 'nature:read', '--name', 'ci'], {
+      NATURE_DATA_DIR: join(dir.path, 'data'),
+    });
     expect(minted.status, minted.stderr).toBe(0);
     return join(dir.path, 'data');
   };
@@ -55,7 +58,10 @@ describe('start-up failures an operator can fix, each in one line', () => {
   it('stops when the data directory is read-only, rather than answer 500 to every write', () => {
     const data = installed();
     chmodSync(data, 0o555);
-    expectOneLineFailure(start({}, unprivileged), /^start-up error: the data directory .*\/data is not readable and writable by this user \(uid \d+\) \(EACCES\)$/);
+    expectOneLineFailure(
+      start({}, unprivileged),
+      /^start-up error: the data directory .*\/data is not readable and writable by this user \(uid \d+\) \(EACCES\)$/,
+    );
   });
 
   it('stops when the data directory cannot be read', () => {
@@ -66,7 +72,10 @@ describe('start-up failures an operator can fix, each in one line', () => {
 
   it('stops when the data directory cannot be created', () => {
     chmodSync(dir.path, 0o555);
-    expectOneLineFailure(start({}, unprivileged), /^start-up error: the data directory .*\/data cannot be created by this user \(uid \d+\) \(EACCES\)$/);
+    expectOneLineFailure(
+      start({}, unprivileged),
+      /^start-up error: the data directory .*\/data cannot be created by this user \(uid \d+\) \(EACCES\)$/,
+    );
   });
 
   it('stops naming a store file that is read-only', () => {
@@ -78,7 +87,12 @@ describe('start-up failures an operator can fix, each in one line', () => {
   it.each(['keys.db', 'production.events.db', 'sandbox.read.db'])('stops naming a damaged database: %s', (file) => {
     mkdirSync(join(dir.path, 'data'));
     writeFileSync(join(dir.path, 'data', file), 'these bytes are not a SQLite database, whatever the name says');
-    expectOneLineFailure(start(), new RegExp(`^start-up error: .*/data/${file.replace('.', '\\.')} is damaged or not a SQLite database \\(SQLITE_NOTADB: .*\\); restore it from a backup$`));
+    expectOneLineFailure(
+      start(),
+      new RegExp(
+        `^start-up error: .*/data/${file.replace('.', '\\.')} is damaged or not a SQLite database \\(SQLITE_NOTADB: .*\\); restore it from a backup$`,
+      ),
+    );
   });
 
   describe('a backend server that does not answer: one line naming it and its host, never its credentials', () => {
@@ -88,32 +102,58 @@ describe('start-up failures an operator can fix, each in one line', () => {
 
     it('stops when EVENTSTORE_URL names no server', async () => {
       const port = await closed();
-      const result = start({ ...bounded, NATURE_EVENT_STORE: 'eventstoredb', EVENTSTORE_URL: `esdb://admin:s3cret-pw@127.0.0.1:${port}?tls=false` });
-      expectOneLineFailure(result, new RegExp(`^start-up error: EventStoreDB at 127\\.0\\.0\\.1:${port} \\(EVENTSTORE_URL\\) did not answer`));
+      const result = start({
+        ...bounded,
+        NATURE_EVENT_STORE: 'eventstoredb',
+        EVENTSTORE_URL: `esdb://admin:s3cret-pw@127.0.0.1:${port}?tls=false`,
+      });
+      expectOneLineFailure(
+        result,
+        new RegExp(`^start-up error: EventStoreDB at 127\\.0\\.0\\.1:${port} \\(EVENTSTORE_URL\\) did not answer`),
+      );
       expect(result.stdout + result.stderr).not.toContain('s3cret-pw');
     });
 
     it('stops when MONGODB_URL names no server', async () => {
       const port = await closed();
-      const result = start({ ...bounded, NATURE_READ_MODELS: 'mongodb', MONGODB_URL: `mongodb://nature:s3cret-pw@127.0.0.1:${port}/?directConnection=true` });
+      const result = start({
+        ...bounded,
+        NATURE_READ_MODELS: 'mongodb',
+        MONGODB_URL: `mongodb://nature:s3cret-pw@127.0.0.1:${port}/?directConnection=true`,
+      });
       expectOneLineFailure(result, new RegExp(`^start-up error: MongoDB at 127\\.0\\.0\\.1:${port} \\(MONGODB_URL\\) did not answer`));
       expect(result.stdout + result.stderr).not.toContain('s3cret-pw');
     });
 
     it('stops when NATS_URL names no server', async () => {
       const port = await closed();
-      expectOneLineFailure(start({ ...bounded, NATURE_BUS: 'nats', NATS_URL: `nats://127.0.0.1:${port}` }), new RegExp(`^start-up error: NATS at 127\\.0\\.0\\.1:${port} \\(NATS_URL\\) did not answer`));
+      expectOneLineFailure(
+        start({ ...bounded, NATURE_BUS: 'nats', NATS_URL: `nats://127.0.0.1:${port}` }),
+        new RegExp(`^start-up error: NATS at 127\\.0\\.0\\.1:${port} \\(NATS_URL\\) did not answer`),
+      );
     });
 
     it('names the first of several that do not answer, having asked them all at once', async () => {
       const [eventStore, bus] = [await closed(), await closed()];
-      const result = start({ ...bounded, NATURE_EVENT_STORE: 'eventstoredb', EVENTSTORE_URL: `esdb://127.0.0.1:${eventStore}?tls=false`, NATURE_BUS: 'nats', NATS_URL: `nats://127.0.0.1:${bus}` });
+      const result = start({
+        ...bounded,
+        NATURE_EVENT_STORE: 'eventstoredb',
+        EVENTSTORE_URL: `esdb://127.0.0.1:${eventStore}?tls=false`,
+        NATURE_BUS: 'nats',
+        NATS_URL: `nats://127.0.0.1:${bus}`,
+      });
       expectOneLineFailure(result, /^start-up error: EventStoreDB at /);
     });
 
     it('refuses a URL scheme the installed client cannot use before trying it', () => {
-      expectOneLineFailure(start({ NATURE_EVENT_STORE: 'eventstoredb', EVENTSTORE_URL: 'kurrentdb://127.0.0.1:2113?tls=false' }), /^configuration error: EVENTSTORE_URL="kurrentdb:\/\/127\.0\.0\.1:2113\?tls=false" must be an esdb:\/\//);
-      expectOneLineFailure(start({ NATURE_BUS: 'nats', NATS_URL: 'ws://127.0.0.1:8080' }), /^configuration error: NATS_URL="ws:\/\/127\.0\.0\.1:8080" must be a nats:\/\/ or tls:\/\//);
+      expectOneLineFailure(
+        start({ NATURE_EVENT_STORE: 'eventstoredb', EVENTSTORE_URL: 'kurrentdb://127.0.0.1:2113?tls=false' }),
+        /^configuration error: EVENTSTORE_URL="kurrentdb:\/\/127\.0\.0\.1:2113\?tls=false" must be an esdb:\/\//,
+      );
+      expectOneLineFailure(
+        start({ NATURE_BUS: 'nats', NATS_URL: 'ws://127.0.0.1:8080' }),
+        /^configuration error: NATS_URL="ws:\/\/127\.0\.0\.1:8080" must be a nats:\/\/ or tls:\/\//,
+      );
     });
   });
 
@@ -123,7 +163,10 @@ describe('start-up failures an operator can fix, each in one line', () => {
     holder.pragma('locking_mode = EXCLUSIVE');
     holder.exec('BEGIN EXCLUSIVE; COMMIT');
     try {
-      expectOneLineFailure(start(), /^start-up error: .*\/data\/keys\.db is locked by another process \(SQLITE_BUSY: .*\); stop that process, then try again$/);
+      expectOneLineFailure(
+        start(),
+        /^start-up error: .*\/data\/keys\.db is locked by another process \(SQLITE_BUSY: .*\); stop that process, then try again$/,
+      );
     } finally {
       holder.close();
     }

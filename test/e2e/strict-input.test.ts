@@ -1,8 +1,8 @@
-import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectProblem } from '../support/problems.js';
-import { type TestApp, auth, logLength, openTestApp, validSubject } from '../support/test-app.js';
+import { auth, logLength, openTestApp, type TestApp, validSubject } from '../support/test-app.js';
 
 let t: TestApp;
 let key: string;
@@ -27,7 +27,9 @@ const validBodies: Record<string, unknown> = {
 describe('strict input on every route', () => {
   it('refuses an unknown query parameter with 422 on every route of the OpenAPI document and the public ones, changing nothing', async () => {
     const document = (await t.app.inject({ url: '/v1/openapi.json' })).json() as { paths: Record<string, Record<string, unknown>> };
-    const routes = Object.entries(document.paths).flatMap(([path, operations]) => Object.keys(operations).map((method) => `${method.toUpperCase()} ${path}`));
+    const routes = Object.entries(document.paths).flatMap(([path, operations]) =>
+      Object.keys(operations).map((method) => `${method.toUpperCase()} ${path}`),
+    );
     routes.push('GET /healthz', 'GET /readyz', 'GET /v1/openapi.json');
     expect(routes.length).toBeGreaterThan(20);
     const before = await logLength(t.envs, 'test');
@@ -65,12 +67,27 @@ describe('strict input on every route', () => {
   it('refuses strings that are not well-formed Unicode (lone surrogates), in values and keys, body and query', async () => {
     const cases: [string, string, string][] = [
       [`{"external_subject_id":"a${'\\ud800'}","consent":${JSON.stringify(validSubject().consent)}}`, '/external_subject_id', 'body'],
-      [`{"external_subject_id":"ok-1","metadata":{"k${'\\udc00'}":"v"},"consent":${JSON.stringify(validSubject().consent)}}`, '/metadata/k\udc00', 'body'],
-      [`{"external_subject_id":"ok-2","metadata":{"k":"${'\\udfff'}x"},"consent":${JSON.stringify(validSubject().consent)}}`, '/metadata/k', 'body'],
+      [
+        `{"external_subject_id":"ok-1","metadata":{"k${'\\udc00'}":"v"},"consent":${JSON.stringify(validSubject().consent)}}`,
+        '/metadata/k\udc00',
+        'body',
+      ],
+      [
+        `{"external_subject_id":"ok-2","metadata":{"k":"${'\\udfff'}x"},"consent":${JSON.stringify(validSubject().consent)}}`,
+        '/metadata/k',
+        'body',
+      ],
     ];
     for (const [payload, path, where] of cases) {
-      const answer = await t.app.inject({ method: 'POST', url: '/v1/nature/subjects', headers: { ...auth(key), 'content-type': 'application/json' }, payload });
-      expect(expectProblem(answer, 422, 'validation_failed').errors).toEqual([{ path, in: where, message: expect.stringMatching(/lone surrogate/) }]);
+      const answer = await t.app.inject({
+        method: 'POST',
+        url: '/v1/nature/subjects',
+        headers: { ...auth(key), 'content-type': 'application/json' },
+        payload,
+      });
+      expect(expectProblem(answer, 422, 'validation_failed').errors).toEqual([
+        { path, in: where, message: expect.stringMatching(/lone surrogate/) },
+      ]);
     }
     // A URL cannot carry a lone surrogate; its nearest form, the surrogate's bytes percent-encoded, is not UTF-8.
     const query = expectProblem(await send('GET', '/v1/nature/subjects?external_subject_id=a%ED%A0%80'), 422, 'validation_failed');
@@ -85,9 +102,17 @@ describe('strict input on every route', () => {
     expect(ok.json().external_subject_id).toBe(at(255));
     const long = expectProblem(await send('POST', '/v1/nature/subjects', validSubject(at(256))), 422, 'validation_failed');
     expect(long.errors).toEqual([{ path: '/external_subject_id', in: 'body', message: 'Must be 1..255 characters.' }]);
-    const longKey = expectProblem(await send('POST', '/v1/nature/subjects', { ...validSubject(), metadata: { [at(41)]: 'v' } }), 422, 'validation_failed');
+    const longKey = expectProblem(
+      await send('POST', '/v1/nature/subjects', { ...validSubject(), metadata: { [at(41)]: 'v' } }),
+      422,
+      'validation_failed',
+    );
     expect(longKey.errors[0].path).toBe(`/metadata/${at(41)}`);
-    const longValue = expectProblem(await send('POST', '/v1/nature/subjects', { ...validSubject(), metadata: { k: at(501) } }), 422, 'validation_failed');
+    const longValue = expectProblem(
+      await send('POST', '/v1/nature/subjects', { ...validSubject(), metadata: { k: at(501) } }),
+      422,
+      'validation_failed',
+    );
     expect(longValue.errors[0].path).toBe('/metadata/k');
   });
 
@@ -98,22 +123,28 @@ describe('strict input on every route', () => {
     ['ESC', '\u001b'],
     ['DEL', '\u007f'],
     ['a C1 control (NEL)', '\u0085'],
-  ])('answers 422 to %s in an external id, a metadata key or value, or an endpoint description, naming the field', async (name, control) => {
-    const before = await logLength(t.envs, 'test');
-    const cases: [string, unknown, string][] = [
-      ['/v1/nature/subjects', validSubject(`emp${control}1`), '/external_subject_id'],
-      ['/v1/nature/subjects', { ...validSubject(), metadata: { [`k${control}`]: 'v' } }, `/metadata/k${control}`],
-      ['/v1/nature/subjects', { ...validSubject(), metadata: { k: `v${control}` } }, '/metadata/k'],
-      ['/v1/nature/webhook_endpoints', { url: 'http://127.0.0.1:9/hooks', description: `a${control}b` }, '/description'],
-    ];
-    for (const [url, payload, path] of cases) {
-      const problem = expectProblem(await send('POST', url, payload), 422, 'validation_failed');
-      expect(problem.errors).toEqual([{ path, in: 'body', message: expect.stringMatching(/control characters/) }]);
-    }
-    expect(await logLength(t.envs, 'test')).toBe(before);
-    // Printable characters of every script, emoji and format-free punctuation stay valid.
-    expect((await send('POST', '/v1/nature/subjects', { ...validSubject(`émp-ß-名前-😀 ${name}`), metadata: { 'clé': 'välue — ok' } })).statusCode).toBe(201);
-  });
+  ])(
+    'answers 422 to %s in an external id, a metadata key or value, or an endpoint description, naming the field',
+    async (name, control) => {
+      const before = await logLength(t.envs, 'test');
+      const cases: [string, unknown, string][] = [
+        ['/v1/nature/subjects', validSubject(`emp${control}1`), '/external_subject_id'],
+        ['/v1/nature/subjects', { ...validSubject(), metadata: { [`k${control}`]: 'v' } }, `/metadata/k${control}`],
+        ['/v1/nature/subjects', { ...validSubject(), metadata: { k: `v${control}` } }, '/metadata/k'],
+        ['/v1/nature/webhook_endpoints', { url: 'http://127.0.0.1:9/hooks', description: `a${control}b` }, '/description'],
+      ];
+      for (const [url, payload, path] of cases) {
+        const problem = expectProblem(await send('POST', url, payload), 422, 'validation_failed');
+        expect(problem.errors).toEqual([{ path, in: 'body', message: expect.stringMatching(/control characters/) }]);
+      }
+      expect(await logLength(t.envs, 'test')).toBe(before);
+      // Printable characters of every script, emoji and format-free punctuation stay valid.
+      expect(
+        (await send('POST', '/v1/nature/subjects', { ...validSubject(`émp-ß-名前-😀 ${name}`), metadata: { clé: 'välue — ok' } }))
+          .statusCode,
+      ).toBe(201);
+    },
+  );
 
   it.each([
     ['2026-02-30T10:00:00Z', false],
@@ -134,7 +165,9 @@ describe('strict input on every route', () => {
     const subject = validSubject();
     const answer = await send('POST', '/v1/nature/subjects', { ...subject, consent: { ...subject.consent, granted_at: grantedAt } });
     if (echoed === false) {
-      expect(expectProblem(answer, 422, 'validation_failed').errors).toEqual([{ path: '/consent/granted_at', in: 'body', message: expect.stringMatching(/UTC timestamp/) }]);
+      expect(expectProblem(answer, 422, 'validation_failed').errors).toEqual([
+        { path: '/consent/granted_at', in: 'body', message: expect.stringMatching(/UTC timestamp/) },
+      ]);
     } else {
       expect(answer.statusCode).toBe(201);
       expect(answer.json().consent.granted_at).toBe(echoed);
@@ -145,12 +178,24 @@ describe('strict input on every route', () => {
 
 describe('bodies and error paths', () => {
   const post = (payload: string | Buffer, headers: Record<string, string> = {}) =>
-    t.app.inject({ method: 'POST', url: '/v1/nature/subjects', headers: { ...auth(key), 'content-type': 'application/json', ...headers }, payload });
+    t.app.inject({
+      method: 'POST',
+      url: '/v1/nature/subjects',
+      headers: { ...auth(key), 'content-type': 'application/json', ...headers },
+      payload,
+    });
 
   it('answers 415 to a JSON body declared in a charset other than UTF-8, and takes utf-8 however it is written', async () => {
     const before = await logLength(t.envs, 'test');
-    for (const type of ['application/json; charset=iso-8859-1', 'application/json;charset=utf-16', 'application/json; charset="windows-1252"', 'application/json; charset=']) {
-      expect(expectProblem(await post(JSON.stringify(validSubject()), { 'content-type': type }), 415, 'unsupported_media_type').detail).toMatch(/UTF-8/);
+    for (const type of [
+      'application/json; charset=iso-8859-1',
+      'application/json;charset=utf-16',
+      'application/json; charset="windows-1252"',
+      'application/json; charset=',
+    ]) {
+      expect(
+        expectProblem(await post(JSON.stringify(validSubject()), { 'content-type': type }), 415, 'unsupported_media_type').detail,
+      ).toMatch(/UTF-8/);
     }
     expect(await logLength(t.envs, 'test')).toBe(before);
     for (const type of ['application/json; charset=utf-8', 'application/json; charset=UTF-8', 'application/json;charset="utf-8"']) {
@@ -247,14 +292,20 @@ describe('errors before the router', () => {
         const text = Buffer.concat(chunks).toString('utf8');
         const [head = '', body = ''] = text.split('\r\n\r\n');
         const [statusLine, ...lines] = head.split('\r\n');
-        const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+        const headers = Object.fromEntries(
+          lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
+        );
         resolve({ status: Number(statusLine?.split(' ')[1]), headers, body });
       });
       socket.end(request);
     });
   }
 
-  const asProblem = (answer: Awaited<ReturnType<typeof raw>>) => ({ statusCode: answer.status, headers: answer.headers, json: () => JSON.parse(answer.body) });
+  const asProblem = (answer: Awaited<ReturnType<typeof raw>>) => ({
+    statusCode: answer.status,
+    headers: answer.headers,
+    json: () => JSON.parse(answer.body),
+  });
 
   it('answers oversized headers 431 header_fields_too_large as problem+json with a request id', async () => {
     const answer = await raw(`GET /v1/nature/items HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
@@ -263,7 +314,11 @@ describe('errors before the router', () => {
   });
 
   it('answers a request the HTTP parser cannot read 400 malformed_request as problem+json', async () => {
-    for (const request of ['NOT HTTP AT ALL\r\n\r\n', 'GET /v1/nature/items HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n', 'GET / HTTP/1.1\r\nBad Header\r\n\r\n']) {
+    for (const request of [
+      'NOT HTTP AT ALL\r\n\r\n',
+      'GET /v1/nature/items HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n',
+      'GET / HTTP/1.1\r\nBad Header\r\n\r\n',
+    ]) {
       const answer = await raw(request);
       expectProblem(asProblem(answer), 400, 'malformed_request');
     }
@@ -271,13 +326,17 @@ describe('errors before the router', () => {
 
   it('answers HTTP/1.1 without a Host, or with two, 400 malformed_request; an unknown Expect 417 expectation_failed', async () => {
     expectProblem(asProblem(await raw('GET /healthz HTTP/1.1\r\nConnection: close\r\n\r\n')), 400, 'malformed_request');
-    expectProblem(asProblem(await raw('GET /healthz HTTP/1.1\r\nHost: a\r\nHost: b\r\nConnection: close\r\n\r\n')), 400, 'malformed_request');
+    expectProblem(
+      asProblem(await raw('GET /healthz HTTP/1.1\r\nHost: a\r\nHost: b\r\nConnection: close\r\n\r\n')),
+      400,
+      'malformed_request',
+    );
     const expectation = await raw('GET /healthz HTTP/1.1\r\nHost: a\r\nExpect: something-else\r\nConnection: close\r\n\r\n');
     expectProblem(asProblem(expectation), 417, 'expectation_failed');
     expect((await raw('GET /healthz HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n')).status).toBe(200);
   });
 
-  it('answers a body cut short 400 malformed_request, and logs it as the client\'s doing, not as an error', async () => {
+  it("answers a body cut short 400 malformed_request, and logs it as the client's doing, not as an error", async () => {
     const key = (await t2.mint('test', 'sk')).raw;
     const answer = await raw(
       `POST /v1/nature/subjects HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"ext`,

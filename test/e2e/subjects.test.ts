@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type TestApp, auth, logLength, useTestApp, validSubject } from '../support/test-app.js';
+import { auth, logLength, type TestApp, useTestApp, validSubject } from '../support/test-app.js';
 
 describe('subjects', () => {
   let t: TestApp;
@@ -9,7 +9,8 @@ describe('subjects', () => {
     key = sk;
   });
 
-  const post = (payload: unknown) => t.app.inject({ method: 'POST', url: '/v1/nature/subjects', headers: auth(key), payload: payload as object });
+  const post = (payload: unknown) =>
+    t.app.inject({ method: 'POST', url: '/v1/nature/subjects', headers: auth(key), payload: payload as object });
   const get = (url: string) => t.app.inject({ url, headers: auth(key) });
 
   it('creates a subject: 201 with the contract fields, readable at once by id and in the list', async () => {
@@ -87,7 +88,12 @@ describe('subjects', () => {
     const own = await t.mint('live', 'sk');
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) {
-      const r = await t.app.inject({ method: 'POST', url: '/v1/nature/subjects', headers: auth(own.raw), payload: validSubject(`page-${i}`) });
+      const r = await t.app.inject({
+        method: 'POST',
+        url: '/v1/nature/subjects',
+        headers: auth(own.raw),
+        payload: validSubject(`page-${i}`),
+      });
       ids.push(r.json().id);
     }
     const list = (query: string) => t.app.inject({ url: `/v1/nature/subjects?${query}`, headers: auth(own.raw) }).then((r) => r.json());
@@ -145,12 +151,28 @@ describe('subjects', () => {
     ['a missing consent', { external_subject_id: 'e' }, '/consent'],
     ['an unknown top-level field', { ...validSubject(), name: 'Ada' }, '/name'],
     ['an unknown consent field', { ...validSubject(), consent: { ...consent, ip: '1.2.3.4' } }, '/consent/ip'],
-    ['a text_version over 64 characters', { ...validSubject(), consent: { ...consent, text_version: 'v'.repeat(65) } }, '/consent/text_version'],
+    [
+      'a text_version over 64 characters',
+      { ...validSubject(), consent: { ...consent, text_version: 'v'.repeat(65) } },
+      '/consent/text_version',
+    ],
     ['a ui_hash without the sha256: prefix', { ...validSubject(), consent: { ...consent, ui_hash: 'ab'.repeat(32) } }, '/consent/ui_hash'],
-    ['a ui_hash with uppercase hex', { ...validSubject(), consent: { ...consent, ui_hash: `sha256:${'AB'.repeat(32)}` } }, '/consent/ui_hash'],
-    ['a ui_hash with 63 hex digits', { ...validSubject(), consent: { ...consent, ui_hash: `sha256:${'a'.repeat(63)}` } }, '/consent/ui_hash'],
+    [
+      'a ui_hash with uppercase hex',
+      { ...validSubject(), consent: { ...consent, ui_hash: `sha256:${'AB'.repeat(32)}` } },
+      '/consent/ui_hash',
+    ],
+    [
+      'a ui_hash with 63 hex digits',
+      { ...validSubject(), consent: { ...consent, ui_hash: `sha256:${'a'.repeat(63)}` } },
+      '/consent/ui_hash',
+    ],
     ['a granted_at that is not ISO 8601', { ...validSubject(), consent: { ...consent, granted_at: '01/11/2026' } }, '/consent/granted_at'],
-    ['a granted_at with a non-UTC offset', { ...validSubject(), consent: { ...consent, granted_at: '2026-11-01T09:30:00+02:00' } }, '/consent/granted_at'],
+    [
+      'a granted_at with a non-UTC offset',
+      { ...validSubject(), consent: { ...consent, granted_at: '2026-11-01T09:30:00+02:00' } },
+      '/consent/granted_at',
+    ],
     ['a granted_at 10 minutes in the future', { ...validSubject(), consent: { ...consent, granted_at: inFuture } }, '/consent/granted_at'],
     ['metadata that is an array', { ...validSubject(), metadata: ['a'] }, '/metadata'],
     ['metadata with 51 keys', { ...validSubject(), metadata: tooManyKeys }, '/metadata'],
@@ -171,7 +193,9 @@ describe('subjects', () => {
   });
 
   it('accepts metadata at its limits: 50 keys of 40 characters with 500-character values', async () => {
-    const metadata = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`${String(i).padStart(2, '0')}${'k'.repeat(38)}`, 'v'.repeat(500)]));
+    const metadata = Object.fromEntries(
+      Array.from({ length: 50 }, (_, i) => [`${String(i).padStart(2, '0')}${'k'.repeat(38)}`, 'v'.repeat(500)]),
+    );
     const response = await post({ ...validSubject(), metadata });
     expect(response.statusCode).toBe(201);
     expect(response.json().metadata).toEqual(metadata);

@@ -15,15 +15,30 @@ import { tempDir } from '../support/temp-dir.js';
  */
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const fixture = new URL('../fixtures/data-v1', import.meta.url).pathname;
-const answered = JSON.parse(readFileSync(new URL('../fixtures/data-v1.answers.json', import.meta.url), 'utf8')) as Record<string, { status: number; body: string }>;
+const answered = JSON.parse(readFileSync(new URL('../fixtures/data-v1.answers.json', import.meta.url), 'utf8')) as Record<
+  string,
+  { status: number; body: string }
+>;
 const key = 'test_sk_yYTUOTsGCxvPgk6DQGUyzZYgoWpsvSoS9STv0c5n';
 const beta = 'sub_01M869VC4MJGJCFBY0TNKZ85VT';
-const markers = ['V1-MARKER-ALPHA', 'V1-COHORT-ALPHA', 'V1-MARKER-BETA', 'V1-COHORT-BETA', 'V1-MARKER-GAMMA', 'V1-COHORT-GAMMA', '"answers":{', '"natures":{'];
+const markers = [
+  'V1-MARKER-ALPHA',
+  'V1-COHORT-ALPHA',
+  'V1-MARKER-BETA',
+  'V1-COHORT-BETA',
+  'V1-MARKER-GAMMA',
+  'V1-COHORT-GAMMA',
+  '"answers":{',
+  '"natures":{',
+];
 
 /** The raw data keys the old version stored, to show none is left unwrapped. */
 function rawDataKeys(dir: string): Buffer[] {
   const db = new Database(join(dir, 'sandbox.data-keys.db'), { readonly: true });
-  const keys = db.prepare<[], { key: Buffer | null }>('SELECT key FROM data_keys').all().flatMap(({ key }) => (key === null ? [] : [key]));
+  const keys = db
+    .prepare<[], { key: Buffer | null }>('SELECT key FROM data_keys')
+    .all()
+    .flatMap(({ key }) => (key === null ? [] : [key]));
   db.close();
   return keys;
 }
@@ -49,7 +64,9 @@ describe('a data directory written before sealed read models and wrapped data ke
     dir = tempDir();
     cpSync(fixture, dir.path, { recursive: true, filter: (source) => !source.endsWith('.md') });
     // What the old version left: plain text in the read models, raw keys.
-    expect(filesContaining(dir.path, ['V1-MARKER-ALPHA', 'V1-COHORT-BETA', '"answers":{']).map(({ file }) => file)).toContain('sandbox.read.db');
+    expect(filesContaining(dir.path, ['V1-MARKER-ALPHA', 'V1-COHORT-BETA', '"answers":{']).map(({ file }) => file)).toContain(
+      'sandbox.read.db',
+    );
     const oldKeys = rawDataKeys(dir.path);
     expect(oldKeys.length).toBeGreaterThan(1);
 
@@ -69,7 +86,9 @@ describe('a data directory written before sealed read models and wrapped data ke
     expect(statSync(join(dir.path, 'master.key')).mode & 0o777).toBe(0o600);
     // The read models are rebuilt from the log; then every answer is what the old version gave.
     const [firstPath] = Object.keys(answered);
-    await eventually(async () => (await fetch(`${server.url}${firstPath}`, { headers: { authorization: `Bearer ${key}` } })).status === 200 || undefined);
+    await eventually(
+      async () => (await fetch(`${server.url}${firstPath}`, { headers: { authorization: `Bearer ${key}` } })).status === 200 || undefined,
+    );
     await answersAsBefore(server.url);
     // The create made with an Idempotency-Key replays its sealed answer.
     const replayed = await fetch(`${server.url}/v1/nature/subjects`, {
@@ -84,7 +103,9 @@ describe('a data directory written before sealed read models and wrapped data ke
     expect(replayed.status).toBe(201);
     expect(replayed.headers.get('idempotent-replayed')).toBe('true');
     expect(await replayed.text()).toBe(answered[`/v1/nature/subjects/${beta}`]!.body);
-    expect((await callServer(server, key, 'GET', `/v1/nature/subjects/${beta}/assessments`)).body.data[0]).toMatchObject({ responses_received: 19 });
+    expect((await callServer(server, key, 'GET', `/v1/nature/subjects/${beta}/assessments`)).body.data[0]).toMatchObject({
+      responses_received: 19,
+    });
 
     // Nothing personal and no raw key is left in any file, running or stopped.
     expect(filesContaining(dir.path, [...markers, ...oldKeys])).toEqual([]);
@@ -93,7 +114,9 @@ describe('a data directory written before sealed read models and wrapped data ke
 
     // A second start finds everything converted and answers the same.
     const again = await pool.start();
-    await eventually(async () => (await fetch(`${again.url}${firstPath}`, { headers: { authorization: `Bearer ${key}` } })).status === 200 || undefined);
+    await eventually(
+      async () => (await fetch(`${again.url}${firstPath}`, { headers: { authorization: `Bearer ${key}` } })).status === 200 || undefined,
+    );
     await answersAsBefore(again.url);
   });
 });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../support/eventually.js';
 import { batches, knownResponses } from '../support/known-answers.js';
 import { runCli } from '../support/processes.js';
-import { type TestApp, auth, openTestApp, validSubject } from '../support/test-app.js';
+import { auth, openTestApp, type TestApp, validSubject } from '../support/test-app.js';
 
 type Body = Record<string, any>;
 interface Row {
@@ -28,7 +28,9 @@ describe('usage metering (GET /v1/nature/usage and nature usage)', () => {
     const subjectId = (await send('POST', '/v1/nature/subjects', batchKeys[0]!, validSubject())).json().id as string;
     const assessmentId = (await send('POST', `/v1/nature/subjects/${subjectId}/assessments`, batchKeys[0]!)).json().id as string;
     for (const [i, raw] of batchKeys.entries()) {
-      const response = await send('PATCH', `/v1/nature/subjects/${subjectId}/assessments/${assessmentId}`, raw, { responses: responses[i] });
+      const response = await send('PATCH', `/v1/nature/subjects/${subjectId}/assessments/${assessmentId}`, raw, {
+        responses: responses[i],
+      });
       expect(response.statusCode).toBe(200);
     }
     return { subjectId, assessmentId };
@@ -57,7 +59,10 @@ describe('usage metering (GET /v1/nature/usage and nature usage)', () => {
   }
 
   const perKey = (rows: Row[]) =>
-    rows.reduce<Record<string, number>>((sums, row) => ({ ...sums, [row.key_id!]: (sums[row.key_id!] ?? 0) + row.completed_assessments }), {});
+    rows.reduce<Record<string, number>>(
+      (sums, row) => ({ ...sums, [row.key_id!]: (sums[row.key_id!] ?? 0) + row.completed_assessments }),
+      {},
+    );
 
   beforeAll(async () => {
     t = await openTestApp();
@@ -151,7 +156,9 @@ describe('usage metering (GET /v1/nature/usage and nature usage)', () => {
     expect(before.json()).toMatchObject({ data: [], total_completed_assessments: 0 });
     const firstOnly = await get(usageUrl({ from: startedAt, to: new Date(Date.parse(completions[0]!.completed_at) + 1).toISOString() }));
     expect(firstOnly.json().total_completed_assessments).toBe(1);
-    expect(firstOnly.json().data).toEqual([{ key_id: keys.alice.id, period: completions[0]!.completed_at.slice(0, 10), completed_assessments: 1 }]);
+    expect(firstOnly.json().data).toEqual([
+      { key_id: keys.alice.id, period: completions[0]!.completed_at.slice(0, 10), completed_assessments: 1 },
+    ]);
   });
 
   it('shows a live key production usage only, and a test key none of it', async () => {
@@ -197,7 +204,10 @@ describe('usage metering (GET /v1/nature/usage and nature usage)', () => {
     const cli = (args: string[]) => runCli(['usage', ...args], { NATURE_DATA_DIR: t.dataDir });
 
     it('prints with --json exactly what the API answers, per environment', async () => {
-      for (const [environment, raw] of [['test', keys.alice.raw], ['live', keys.live.raw]] as const) {
+      for (const [environment, raw] of [
+        ['test', keys.alice.raw],
+        ['live', keys.live.raw],
+      ] as const) {
         const result = cli(['--env', environment, '--from', range.from, '--to', range.to, '--json']);
         expect(result.stderr).toBe('');
         expect(result.status).toBe(0);
@@ -220,12 +230,16 @@ describe('usage metering (GET /v1/nature/usage and nature usage)', () => {
       ['an unknown --granularity', ['--env', 'test', '--granularity', 'week'], /^nature: .*granularity.*week/],
       ['an unknown --env', ['--env', 'prod'], /^nature: .*env.*prod/],
       ['no --env', [], /^nature: .*--env/],
-    ])('exits 2 (a usage error) with one line on stderr for %s', (_case, args, message) => {
-      const result = cli(args);
-      expect(result.status).toBe(2);
-      expect(result.stdout).toBe('');
-      expect(result.stderr).toMatch(message);
-      expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
-    }, 30_000);
+    ])(
+      'exits 2 (a usage error) with one line on stderr for %s',
+      (_case, args, message) => {
+        const result = cli(args);
+        expect(result.status).toBe(2);
+        expect(result.stdout).toBe('');
+        expect(result.stderr).toMatch(message);
+        expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
+      },
+      30_000,
+    );
   });
 });

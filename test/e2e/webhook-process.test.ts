@@ -3,8 +3,8 @@ import { eventually } from '../support/eventually.js';
 import { knownResponses } from '../support/known-answers.js';
 import { runCli, serverPool } from '../support/processes.js';
 import { startReceiver } from '../support/receiver.js';
-import { validSubject } from '../support/test-app.js';
 import { tempDir } from '../support/temp-dir.js';
+import { validSubject } from '../support/test-app.js';
 
 describe('webhook delivery across a crash', () => {
   let dir: ReturnType<typeof tempDir>;
@@ -21,7 +21,10 @@ describe('webhook delivery across a crash', () => {
 
   it('delivers after the server is killed in the middle of a delivery and restarted', async () => {
     const key = JSON.parse(
-      runCli(['keys', 'create', '--env', 'test', '--type', 'sk', '--scope', 'nature:read', '--scope', 'nature:write', '--name', 'ci', '--json'], env).stdout,
+      runCli(
+        ['keys', 'create', '--env', 'test', '--type', 'sk', '--scope', 'nature:read', '--scope', 'nature:write', '--name', 'ci', '--json'],
+        env,
+      ).stdout,
     ).key as string;
     // The first delivery is never answered: the server dies while it waits.
     const receiver = await startReceiver((n) => (n === 1 ? 'hang' : 200));
@@ -51,7 +54,10 @@ describe('webhook delivery across a crash', () => {
     expect((await call(second.url, 'GET', `/v1/nature/profiles/${event.data.profile_id}`)).subject_id).toBe(subject.id);
     // The attempt cut short by the crash was never recorded: the schedule counts attempts, not handovers.
     const attempts = await eventually(async () => {
-      const list = (await call(second.url, 'GET', `/v1/nature/webhook_endpoints/${endpoint.id}/deliveries`)).data as Record<string, unknown>[];
+      const list = (await call(second.url, 'GET', `/v1/nature/webhook_endpoints/${endpoint.id}/deliveries`)).data as Record<
+        string,
+        unknown
+      >[];
       return list.length > 0 ? list : undefined;
     });
     expect(attempts.map((a) => [a.attempt, a.outcome])).toEqual([[1, 'succeeded']]);

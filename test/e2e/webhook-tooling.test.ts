@@ -5,7 +5,7 @@ import { type Body, client } from '../support/api-client.js';
 import { eventually } from '../support/eventually.js';
 import { expectProblem } from '../support/problems.js';
 import { type Behaviour, type Received, receiverPool } from '../support/receiver.js';
-import { type TestApp, auth, openTestApp } from '../support/test-app.js';
+import { auth, openTestApp, type TestApp } from '../support/test-app.js';
 
 /** Short retries so a schedule is exhausted within a test. */
 const FAST = { NATURE_WEBHOOK_RETRY_SCHEDULE: '50ms,50ms,50ms', NATURE_WEBHOOK_TIMEOUT_MS: '500' };
@@ -72,7 +72,11 @@ describe('webhook tooling', () => {
         type: 'nature.assessment.completed',
         created_at: expect.any(String),
         livemode: false,
-        data: { profile_id: 'prf_0000000000000000000000TEST', assessment_id: 'asm_0000000000000000000000TEST', subject_id: 'sub_0000000000000000000000TEST' },
+        data: {
+          profile_id: 'prf_0000000000000000000000TEST',
+          assessment_id: 'asm_0000000000000000000000TEST',
+          subject_id: 'sub_0000000000000000000000TEST',
+        },
       });
 
       const [delivery] = await r.waitFor(1);
@@ -114,16 +118,33 @@ describe('webhook tooling', () => {
 
     it('is refused in production (403 sandbox_only), for an unknown endpoint (404) and with a body (422)', async () => {
       const production = (await live.call('POST', '/v1/nature/webhook_endpoints', { url: 'https://hooks.example.com/x' })).body;
-      const refused = await t.app.inject({ method: 'POST', url: `/v1/nature/webhook_endpoints/${production.id}/test`, headers: auth(liveKey) });
+      const refused = await t.app.inject({
+        method: 'POST',
+        url: `/v1/nature/webhook_endpoints/${production.id}/test`,
+        headers: auth(liveKey),
+      });
       expect(expectProblem(refused, 403, 'sandbox_only').detail).toMatch(/sandbox/);
-      expect((await live.deliveries(production.id))).toEqual([]);
-      const unknown = await t.app.inject({ method: 'POST', url: '/v1/nature/webhook_endpoints/whe_01M00000000000000000000000/test', headers: auth(sandboxKey) });
+      expect(await live.deliveries(production.id)).toEqual([]);
+      const unknown = await t.app.inject({
+        method: 'POST',
+        url: '/v1/nature/webhook_endpoints/whe_01M00000000000000000000000/test',
+        headers: auth(sandboxKey),
+      });
       expectProblem(unknown, 404, 'not_found');
       // Another environment's endpoint does not exist here.
-      expectProblem(await t.app.inject({ method: 'POST', url: `/v1/nature/webhook_endpoints/${production.id}/test`, headers: auth(sandboxKey) }), 404, 'not_found');
+      expectProblem(
+        await t.app.inject({ method: 'POST', url: `/v1/nature/webhook_endpoints/${production.id}/test`, headers: auth(sandboxKey) }),
+        404,
+        'not_found',
+      );
       const r = await receiver();
       const registered = await api.register(r.url);
-      const withBody = await t.app.inject({ method: 'POST', url: `/v1/nature/webhook_endpoints/${registered.id}/test`, headers: auth(sandboxKey), payload: { type: 'x' } });
+      const withBody = await t.app.inject({
+        method: 'POST',
+        url: `/v1/nature/webhook_endpoints/${registered.id}/test`,
+        headers: auth(sandboxKey),
+        payload: { type: 'x' },
+      });
       expect(expectProblem(withBody, 422, 'validation_failed').errors).toEqual([expect.objectContaining({ path: '/type' })]);
     });
   });
@@ -141,7 +162,12 @@ describe('webhook tooling', () => {
       });
       expect(updated.status).toBe(200);
       const { secret: _secret, ...shown } = registered;
-      expect(updated.body).toEqual({ ...shown, url: after.url, enabled_events: ['nature.assessment.completed', 'nature.profile.updated'], description: 'moved' });
+      expect(updated.body).toEqual({
+        ...shown,
+        url: after.url,
+        enabled_events: ['nature.assessment.completed', 'nature.profile.updated'],
+        description: 'moved',
+      });
       expect(await endpoint(registered.id)).toEqual(updated.body);
       expect(JSON.stringify(updated.body)).not.toContain('whsec_');
       expect(await endpointEvents(registered.id)).toEqual(['WebhookEndpointCreated', 'WebhookEndpointUpdated']);
@@ -162,7 +188,12 @@ describe('webhook tooling', () => {
       const registered = await api.register('http://127.0.0.1:9/hooks');
       const production = (await live.call('POST', '/v1/nature/webhook_endpoints', { url: 'https://hooks.example.com/x' })).body;
       const patch = (c: typeof api, id: string, payload: unknown) =>
-        t.app.inject({ method: 'PATCH', url: `/v1/nature/webhook_endpoints/${id}`, headers: auth(c === api ? sandboxKey : liveKey), payload: payload as object });
+        t.app.inject({
+          method: 'PATCH',
+          url: `/v1/nature/webhook_endpoints/${id}`,
+          headers: auth(c === api ? sandboxKey : liveKey),
+          payload: payload as object,
+        });
       const cases: [typeof api, string, unknown, string][] = [
         [api, registered.id, { url: 'http://10.0.0.1/h' }, '/url'],
         [api, registered.id, { url: 'http://user@127.0.0.1/h' }, '/url'],
@@ -190,7 +221,11 @@ describe('webhook tooling', () => {
       const disabled = await statusOf(registered.id, 'disabled');
       expect(disabled.disabled_reason).toMatch(/retries are exhausted/);
       expect(warnings()).toContainEqual(
-        expect.objectContaining({ endpoint_id: registered.id, reason: disabled.disabled_reason, msg: expect.stringMatching(/webhook endpoint disabled/) }),
+        expect.objectContaining({
+          endpoint_id: registered.id,
+          reason: disabled.disabled_reason,
+          msg: expect.stringMatching(/webhook endpoint disabled/),
+        }),
       );
       const missed = r.received[0]!.headers['webhook-id'] as string;
 
@@ -276,7 +311,9 @@ describe('webhook tooling', () => {
       for (const overlap of [1, 0]) {
         const r = await receiver();
         const registered = await api.register(r.url);
-        const rotated = (await api.call('POST', `/v1/nature/webhook_endpoints/${registered.id}/rotate_secret`, { expire_previous_in: overlap })).body;
+        const rotated = (
+          await api.call('POST', `/v1/nature/webhook_endpoints/${registered.id}/rotate_secret`, { expire_previous_in: overlap })
+        ).body;
         // The endpoint says when the previous secret stops signing: wait for that, then send.
         await eventually(async () => ((await endpoint(registered.id)).previous_secret_expires_at === null ? true : undefined));
         await api.call('POST', `/v1/nature/webhook_endpoints/${registered.id}/test`);
@@ -294,15 +331,18 @@ describe('webhook tooling', () => {
       };
       const r = await receiver();
       const registered = await api.register(r.url);
-      const second = (await api.call('POST', `/v1/nature/webhook_endpoints/${registered.id}/rotate_secret`, { expire_previous_in: 3600 })).body;
-      const third = (await api.call('POST', `/v1/nature/webhook_endpoints/${registered.id}/rotate_secret`, { expire_previous_in: 3600 })).body;
+      const second = (await api.call('POST', `/v1/nature/webhook_endpoints/${registered.id}/rotate_secret`, { expire_previous_in: 3600 }))
+        .body;
+      const third = (await api.call('POST', `/v1/nature/webhook_endpoints/${registered.id}/rotate_secret`, { expire_previous_in: 3600 }))
+        .body;
       // The first secret was still in its hour when the second rotation came: it stops now; the second signs for its hour.
       expect((await endpoint(registered.id)).previous_secret_expires_at).toBe(third.previous_secret_expires_at);
       const during = await signaturesOf(r, registered.id, 1);
       expect((during.headers['webhook-signature'] as string).split(' ')).toHaveLength(2);
       expect([registered.secret, second.secret, third.secret].map((secret) => verifiesWith(secret, during))).toEqual([false, true, true]);
       // With 0, every earlier secret ends at once, the one still in its overlap included.
-      const fourth = (await api.call('POST', `/v1/nature/webhook_endpoints/${registered.id}/rotate_secret`, { expire_previous_in: 0 })).body;
+      const fourth = (await api.call('POST', `/v1/nature/webhook_endpoints/${registered.id}/rotate_secret`, { expire_previous_in: 0 }))
+        .body;
       expect(fourth.previous_secret_expires_at).toBe(null);
       expect((await endpoint(registered.id)).previous_secret_expires_at).toBe(null);
       const after = await signaturesOf(r, registered.id, 2);
@@ -315,8 +355,19 @@ describe('webhook tooling', () => {
       const rotated = await api.call('POST', `/v1/nature/webhook_endpoints/${registered.id}/rotate_secret`);
       expect(Math.round((Date.parse(rotated.body.previous_secret_expires_at) - Date.now()) / 3600_000)).toBe(24);
       const rotate = (id: string, payload?: unknown) =>
-        t.app.inject({ method: 'POST', url: `/v1/nature/webhook_endpoints/${id}/rotate_secret`, headers: auth(sandboxKey), ...(payload !== undefined && { payload: payload as object }) });
-      for (const payload of [{ expire_previous_in: -1 }, { expire_previous_in: 7 * 24 * 3600 + 1 }, { expire_previous_in: 1.5 }, { expire_previous_in: '60' }, { overlap: 60 }]) {
+        t.app.inject({
+          method: 'POST',
+          url: `/v1/nature/webhook_endpoints/${id}/rotate_secret`,
+          headers: auth(sandboxKey),
+          ...(payload !== undefined && { payload: payload as object }),
+        });
+      for (const payload of [
+        { expire_previous_in: -1 },
+        { expire_previous_in: 7 * 24 * 3600 + 1 },
+        { expire_previous_in: 1.5 },
+        { expire_previous_in: '60' },
+        { overlap: 60 },
+      ]) {
         expectProblem(await rotate(registered.id, payload), 422, 'validation_failed');
       }
       expectProblem(await rotate('whe_01M00000000000000000000000'), 404, 'not_found');

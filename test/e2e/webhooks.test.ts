@@ -2,11 +2,11 @@ import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Bus } from '../../src/ports/bus.js';
 import { WebhookDispatcher } from '../../src/webhooks/dispatcher.js';
+import { type Body, client } from '../support/api-client.js';
 import { eventually } from '../support/eventually.js';
 import { type NatsServer, natsServerPath, startNatsServer } from '../support/nats-server.js';
 import { type Behaviour, receiverPool } from '../support/receiver.js';
-import { type Body, client } from '../support/api-client.js';
-import { type TestApp, openTestApp, validSubject } from '../support/test-app.js';
+import { openTestApp, type TestApp, validSubject } from '../support/test-app.js';
 
 /** Short retries so the whole schedule runs in a test; the production default is 5s, 5m, 30m, 2h, 5h, 10h, 10h. */
 const FAST = { NATURE_WEBHOOK_RETRY_SCHEDULE: '50ms,50ms,50ms', NATURE_WEBHOOK_TIMEOUT_MS: '500' };
@@ -63,7 +63,16 @@ describe.each(buses)('webhook delivery on %s', (_name, nats) => {
     expect((await api.call('GET', `/v1/nature/events/${event.id}`)).body).toEqual(event);
     expect((await api.call('GET', '/v1/nature/events')).body.data).toContainEqual(event);
     const attempts = await api.attemptsWhen(endpoint.id, (list) => list.length === 1);
-    expect(attempts[0]).toMatchObject({ object: 'webhook_delivery', event_id: event.id, attempt: 1, outcome: 'succeeded', status_code: 200, error: null, response_excerpt: 'thanks', next_attempt_at: null });
+    expect(attempts[0]).toMatchObject({
+      object: 'webhook_delivery',
+      event_id: event.id,
+      attempt: 1,
+      outcome: 'succeeded',
+      status_code: 200,
+      error: null,
+      response_excerpt: 'thanks',
+      next_attempt_at: null,
+    });
   });
 
   it.skipIf(skip)('retries a receiver that fails 3 times, then gets exactly one success, all with one webhook-id', async () => {
@@ -129,7 +138,11 @@ describe('webhook endpoints and delivery rules (embedded bus)', () => {
     expect((await api.call('GET', `/v1/nature/webhook_endpoints/${created.id}`)).body).toEqual(shown);
     expect((await api.call('GET', '/v1/nature/webhook_endpoints')).body.data).toEqual([shown]);
     expect(JSON.stringify((await api.call('GET', '/v1/nature/webhook_endpoints')).body)).not.toContain('whsec_');
-    expect((await api.call('DELETE', `/v1/nature/webhook_endpoints/${created.id}`)).body).toEqual({ id: created.id, object: 'webhook_endpoint', deleted: true });
+    expect((await api.call('DELETE', `/v1/nature/webhook_endpoints/${created.id}`)).body).toEqual({
+      id: created.id,
+      object: 'webhook_endpoint',
+      deleted: true,
+    });
     expect((await api.call('GET', `/v1/nature/webhook_endpoints/${created.id}`)).status).toBe(404);
     expect((await api.call('DELETE', `/v1/nature/webhook_endpoints/${created.id}`)).status).toBe(404);
     expect(t.logs.join('')).not.toContain(created.secret);
@@ -195,14 +208,25 @@ describe('webhook endpoints and delivery rules (embedded bus)', () => {
   });
 
   it('listens to each event type once, however often it is listed', async () => {
-    const created = await api.register('http://127.0.0.1:9/x', ['nature.profile.updated', 'nature.assessment.completed', 'nature.profile.updated']);
+    const created = await api.register('http://127.0.0.1:9/x', [
+      'nature.profile.updated',
+      'nature.assessment.completed',
+      'nature.profile.updated',
+    ]);
     expect(created.enabled_events).toEqual(['nature.profile.updated', 'nature.assessment.completed']);
-    expect((await api.call('GET', `/v1/nature/webhook_endpoints/${created.id}`)).body.enabled_events).toEqual(['nature.profile.updated', 'nature.assessment.completed']);
+    expect((await api.call('GET', `/v1/nature/webhook_endpoints/${created.id}`)).body.enabled_events).toEqual([
+      'nature.profile.updated',
+      'nature.assessment.completed',
+    ]);
   });
 
   it.each([
     ['an unknown event type', { url: 'http://127.0.0.1:9/x', enabled_events: ['nature.profile.deleted'] }, '/enabled_events/0'],
-    ['an unknown event type beside a known one', { url: 'http://127.0.0.1:9/x', enabled_events: ['nature.assessment.completed', 'nature.assessment.completed '] }, '/enabled_events/1'],
+    [
+      'an unknown event type beside a known one',
+      { url: 'http://127.0.0.1:9/x', enabled_events: ['nature.assessment.completed', 'nature.assessment.completed '] },
+      '/enabled_events/1',
+    ],
     ['event types that are not a list', { url: 'http://127.0.0.1:9/x', enabled_events: 'nature.assessment.completed' }, '/enabled_events'],
     ['no event types', { url: 'http://127.0.0.1:9/x', enabled_events: [] }, '/enabled_events'],
     ['an unknown field', { url: 'http://127.0.0.1:9/x', secret: 'mine' }, '/secret'],
@@ -287,7 +311,10 @@ describe('webhook endpoints and delivery rules (embedded bus)', () => {
     const eventId = r.received[0]!.headers['webhook-id'];
     const redeliver = await api.call('POST', `/v1/nature/events/${eventId}/redeliver`, { endpoint_id: endpoint.id });
     expect(redeliver.status).toBe(422);
-    expect(redeliver.body).toMatchObject({ code: 'validation_failed', errors: [expect.objectContaining({ path: '/endpoint_id', message: expect.stringMatching(/disabled/) })] });
+    expect(redeliver.body).toMatchObject({
+      code: 'validation_failed',
+      errors: [expect.objectContaining({ path: '/endpoint_id', message: expect.stringMatching(/disabled/) })],
+    });
     const other = await receiver();
     await api.register(other.url);
     await api.completeAssessment();
@@ -369,7 +396,10 @@ describe('webhook endpoints and delivery rules (embedded bus)', () => {
 
     const unsubscribed = await redeliver(updatesOnly.id);
     expect(unsubscribed.status).toBe(422);
-    expect(unsubscribed.body).toMatchObject({ code: 'validation_failed', errors: [expect.objectContaining({ path: '/endpoint_id', in: 'body' })] });
+    expect(unsubscribed.body).toMatchObject({
+      code: 'validation_failed',
+      errors: [expect.objectContaining({ path: '/endpoint_id', in: 'body' })],
+    });
     expect(unsubscribed.body.errors[0].message).toMatch(/nature\.assessment\.completed/);
     for (const id of [production.id, 'whe_01M00000000000000000000000']) {
       const missing = await redeliver(id);
@@ -378,7 +408,7 @@ describe('webhook endpoints and delivery rules (embedded bus)', () => {
     }
   });
 
-  it('answers 404 for the deliveries of an unknown endpoint, and for another environment\'s endpoint', async () => {
+  it("answers 404 for the deliveries of an unknown endpoint, and for another environment's endpoint", async () => {
     const production = (await live.call('POST', '/v1/nature/webhook_endpoints', { url: 'https://hooks.example.com/x' })).body;
     expect((await api.call('GET', `/v1/nature/webhook_endpoints/${production.id}/deliveries`)).status).toBe(404);
     expect((await api.call('GET', '/v1/nature/webhook_endpoints/whe_01M00000000000000000000000/deliveries')).status).toBe(404);
@@ -443,14 +473,22 @@ describe('an endpoint registered while delivery lags', () => {
       };
       const { events: log, readModels, livemode, projector } = t.envs.test;
       const readModelsAt = (position: bigint) => projector.waitFor(position, 2000);
-      const dispatcher = new WebhookDispatcher({ events: log, readModels, bus: recording, livemode, readModelsAt, guard: async () => undefined }, { retryScheduleMs: [50], timeoutMs: 500 }, pino({ level: 'silent' }));
+      const dispatcher = new WebhookDispatcher(
+        { events: log, readModels, bus: recording, livemode, readModelsAt, guard: async () => undefined },
+        { retryScheduleMs: [50], timeoutMs: 500 },
+        pino({ level: 'silent' }),
+      );
       dispatcher.start();
       await early.waitFor(2);
       await late.waitFor(1);
       // Both fan-outs have run (the early endpoint got both events) and stopping waits for any under way.
       await dispatcher.stop();
 
-      const ids = (endpointId: string) => queued.filter((d) => d.endpoint_id === endpointId).map((d) => d.event.id).sort();
+      const ids = (endpointId: string) =>
+        queued
+          .filter((d) => d.endpoint_id === endpointId)
+          .map((d) => d.event.id)
+          .sort();
       expect(ids(earlyEndpoint.id)).toEqual([first, second].sort());
       expect(ids(lateEndpoint.id)).toEqual([second]);
       expect(late.received.map((d) => d.headers['webhook-id'])).toEqual([second]);

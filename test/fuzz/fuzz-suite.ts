@@ -1,14 +1,14 @@
 import fc from 'fast-check';
 import { problemCodes } from '../../src/http/problem.js';
-import { knownResponses } from '../support/known-answers.js';
 import { mintKeysInto } from '../support/keys.js';
+import { knownResponses } from '../support/known-answers.js';
 import { type ServerProcess, startServer } from '../support/processes.js';
 import { startReceiver } from '../support/receiver.js';
-import { type StoreDigest, StoreReader, digestDiff } from '../support/stores.js';
+import { digestDiff, type StoreDigest, StoreReader } from '../support/stores.js';
 import { tempDir } from '../support/temp-dir.js';
 import { validSubject } from '../support/test-app.js';
 import { type RawOutcome, sendRaw } from './raw-http.js';
-import { type FuzzContext, type FuzzRequest, type KeyName, type RefName, checks, toBytes } from './requests.js';
+import { checks, type FuzzContext, type FuzzRequest, type KeyName, type RefName, toBytes } from './requests.js';
 
 /**
  * The fuzz suite: fast-check generates bad requests for every route (one property per category of
@@ -99,7 +99,8 @@ export async function runFuzzSuite(options: FuzzOptions): Promise<FuzzReport> {
     };
     const must = async (expected: number, method: string, path: string, body?: unknown, key?: string) => {
       const answer = await api(method, path, body, key);
-      if (answer.status !== expected) throw new Error(`fuzz set-up: ${method} ${path} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+      if (answer.status !== expected)
+        throw new Error(`fuzz set-up: ${method} ${path} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
       return answer.body;
     };
     const until = async <T>(probe: () => Promise<T | undefined>, what: string): Promise<T> => {
@@ -110,7 +111,8 @@ export async function runFuzzSuite(options: FuzzOptions): Promise<FuzzReport> {
       }
       throw new Error(`fuzz set-up: ${what} did not happen`);
     };
-    const subject = async (key = keys.rw) => (await must(201, 'POST', '/v1/nature/subjects', validSubject(`fuzz-seed-${ctx.fresh()}`), key)).id as string;
+    const subject = async (key = keys.rw) =>
+      (await must(201, 'POST', '/v1/nature/subjects', validSubject(`fuzz-seed-${ctx.fresh()}`), key)).id as string;
     const openAssessment = async () => {
       const id = await subject();
       const asm = (await must(201, 'POST', `/v1/nature/subjects/${id}/assessments`, {})).id as string;
@@ -161,7 +163,8 @@ export async function runFuzzSuite(options: FuzzOptions): Promise<FuzzReport> {
       const done = await api('GET', `/v1/nature/profiles/${ctx.refs.prfDone}`);
       if (done.status !== 200) await doneAssessment();
       const open = (await api('GET', `/v1/nature/subjects/${ctx.refs.subjDone}/assessments?limit=100`)).body.data as Body[];
-      for (const a of open.filter((a) => ['created', 'in_progress'].includes(a.status))) await must(200, 'DELETE', `/v1/nature/subjects/${ctx.refs.subjDone}/assessments/${a.id}`);
+      for (const a of open.filter((a) => ['created', 'in_progress'].includes(a.status)))
+        await must(200, 'DELETE', `/v1/nature/subjects/${ctx.refs.subjDone}/assessments/${a.id}`);
       if ((await api('GET', `/v1/nature/subjects/${ctx.refs.subjVictim}`)).status !== 200) ctx.refs.subjVictim = await subject();
       for (const ref of ['whe', 'wheVictim'] as const) {
         const read = await api('GET', `/v1/nature/webhook_endpoints/${ctx.refs[ref]}`);
@@ -292,7 +295,8 @@ export async function runFuzzSuite(options: FuzzOptions): Promise<FuzzReport> {
         });
         log(`fuzz: ${check.category} ${check.route} (${failed.request.variant}): FAILED (${failed.problems[0]})`);
       }
-      if ((index + 1) % 25 === 0) log(`fuzz: ${index + 1}/${all.length} properties, ${counts.requests} requests, ${failures.length} failing`);
+      if ((index + 1) % 25 === 0)
+        log(`fuzz: ${index + 1}/${all.length} properties, ${counts.requests} requests, ${failures.length} failing`);
     }
 
     const final = store.digest();
@@ -302,7 +306,10 @@ export async function runFuzzSuite(options: FuzzOptions): Promise<FuzzReport> {
     const figures: FuzzReport['figures'] = [
       ['seed', seed],
       ['properties', `${all.length} (${options.runs} runs each, ${options.runs * 10} for the HTTP-layer ones)`],
-      ['requests sent', `${counts.requests} (shrinking included; ${counts.skippedKnown} more generated for a variant already reported, not sent)`],
+      [
+        'requests sent',
+        `${counts.requests} (shrinking included; ${counts.skippedKnown} more generated for a variant already reported, not sent)`,
+      ],
       ['by category', [...counts.byCategory.entries()].map(([category, n]) => `${category}: ${n}`).join(', ')],
       ['answers by status', statuses.join(', ')],
       ['5xx', counts.fiveXx],
@@ -316,7 +323,14 @@ export async function runFuzzSuite(options: FuzzOptions): Promise<FuzzReport> {
           ? `unchanged (digest ${initial.hash.slice(0, 16)} before and after)`
           : `changed by ${counts.stateChanges} request(s) (each put back for the next run)`,
       ],
-      ['tables not digested', Object.keys(other).length === 0 ? 'none' : Object.entries(other).map(([name, rows]) => `${name} (${rows} rows)`).join(', ')],
+      [
+        'tables not digested',
+        Object.keys(other).length === 0
+          ? 'none'
+          : Object.entries(other)
+              .map(([name, rows]) => `${name} (${rows} rows)`)
+              .join(', '),
+      ],
       ['failing properties (distinct defects, shrunk)', failures.length],
       ['elapsed', `${((Date.now() - began) / 1000).toFixed(1)} s`],
     ];
@@ -343,13 +357,18 @@ const POINTER = /^(\/([^~/]|~[01])*)*$/;
 export function judge(request: FuzzRequest, outcome: RawOutcome): string[] {
   if (outcome.kind !== 'response') {
     if (request.allowNoResponse) return [];
-    return [outcome.kind === 'closed' ? `the server closed the connection without an answer${outcome.error ? ` (${outcome.error})` : ''}` : 'no answer within 10 s'];
+    return [
+      outcome.kind === 'closed'
+        ? `the server closed the connection without an answer${outcome.error ? ` (${outcome.error})` : ''}`
+        : 'no answer within 10 s',
+    ];
   }
   const { status, headers, body } = outcome.response;
   const problems: string[] = [];
   if (status >= 500) problems.push(`a ${status} (server error)`);
   else if (status < 400) problems.push(`accepted (${status}) a request the contract refuses`);
-  else if (status !== 429 && !request.expect.includes(status)) problems.push(`answered ${status}; the contract says ${request.expect.join(' or ')}`);
+  else if (status !== 429 && !request.expect.includes(status))
+    problems.push(`answered ${status}; the contract says ${request.expect.join(' or ')}`);
   problems.push(...problemShape(status, headers, body));
   if (status === 405 && !(headers.allow?.[0] ?? '').trim()) problems.push('a 405 without an Allow header');
   if (status === 429 && headers['retry-after'] === undefined) problems.push('a 429 without Retry-After');
@@ -385,12 +404,14 @@ function problemShape(status: number, headers: Record<string, string[]>, body: B
   const known = (problemCodes as Record<string, { status: number }>)[code];
   if (typeof code === 'string' && known === undefined) invalid(`code ${JSON.stringify(code)} is not one of the service's codes`);
   else if (known && known.status !== status) invalid(`code ${code} is a ${known.status}, answered as ${status}`);
-  if (requestIds[0] && problem.request_id !== requestIds[0]) invalid(`request_id ${JSON.stringify(problem.request_id)} is not the request-id header ${requestIds[0]}`);
+  if (requestIds[0] && problem.request_id !== requestIds[0])
+    invalid(`request_id ${JSON.stringify(problem.request_id)} is not the request-id header ${requestIds[0]}`);
   if (problem.errors !== undefined) {
     if (!Array.isArray(problem.errors)) invalid('"errors" is not an array');
     else {
       for (const item of problem.errors as Record<string, unknown>[]) {
-        if (typeof item?.path !== 'string' || !POINTER.test(item.path)) invalid(`errors[].path ${JSON.stringify(item?.path)} is not a JSON Pointer`);
+        if (typeof item?.path !== 'string' || !POINTER.test(item.path))
+          invalid(`errors[].path ${JSON.stringify(item?.path)} is not a JSON Pointer`);
         if (!['body', 'query', 'path', 'header'].includes(item?.in as string)) invalid(`errors[].in is ${JSON.stringify(item?.in)}`);
         if (typeof item?.message !== 'string') invalid('errors[].message is not a string');
       }
@@ -409,7 +430,9 @@ function asText(bytes: Buffer): string {
   try {
     return utf8.decode(bytes);
   } catch {
-    return [...bytes].map((byte) => (byte < 0x80 ? String.fromCharCode(byte) : `\\x${byte.toString(16).toUpperCase().padStart(2, '0')}`)).join('');
+    return [...bytes]
+      .map((byte) => (byte < 0x80 ? String.fromCharCode(byte) : `\\x${byte.toString(16).toUpperCase().padStart(2, '0')}`))
+      .join('');
   }
 }
 
@@ -434,21 +457,33 @@ export function describeRequest(request: FuzzRequest): string {
   if (request.noHost) lines.push('(no Host header)');
   for (const [name, value] of request.headers) {
     const text = Buffer.isBuffer(value) ? asText(value) : value;
-    const printed = /^authorization$/i.test(name) ? (text.length > 120 ? `${text.slice(0, 40)}… (${text.length} chars)` : text.replace(/(test|live)_(sk|pk)_[0-9A-Za-z]{20,}/, request.authLabel)) : text;
+    const printed = /^authorization$/i.test(name)
+      ? text.length > 120
+        ? `${text.slice(0, 40)}… (${text.length} chars)`
+        : text.replace(/(test|live)_(sk|pk)_[0-9A-Za-z]{20,}/, request.authLabel)
+      : text;
     lines.push(`${name}: ${inline(printed, 200)}`);
   }
   if (request.body !== undefined) {
-    lines.push(`${request.framing === 'as-is' ? '(framing as written above)' : `Content-Length: ${request.body.length}`}${request.halfClose ? ', then the connection half-closed' : ''}`);
+    lines.push(
+      `${request.framing === 'as-is' ? '(framing as written above)' : `Content-Length: ${request.body.length}`}${request.halfClose ? ', then the connection half-closed' : ''}`,
+    );
     lines.push(`body: ${shown(request.body, 400)}`);
   }
   return lines.join('\n');
 }
 
 export function describeOutcome(outcome: RawOutcome): string {
-  if (outcome.kind !== 'response') return outcome.kind === 'closed' ? `connection closed without an answer${outcome.error ? ` (${outcome.error})` : ''}` : 'no answer within 10 s';
+  if (outcome.kind !== 'response')
+    return outcome.kind === 'closed'
+      ? `connection closed without an answer${outcome.error ? ` (${outcome.error})` : ''}`
+      : 'no answer within 10 s';
   const { status, headers, body } = outcome.response;
   const header = (name: string) => (headers[name] ? `${name}: ${headers[name]!.join(', ')}` : `(no ${name})`);
-  return [`${status}; ${header('content-type')}; ${header('request-id')}${status === 405 ? `; ${header('allow')}` : ''}`, `body: ${shown(body, 600)}`].join('\n');
+  return [
+    `${status}; ${header('content-type')}; ${header('request-id')}${status === 405 ? `; ${header('allow')}` : ''}`,
+    `body: ${shown(body, 600)}`,
+  ].join('\n');
 }
 
 function summarizeLogLine(line: string): string {
@@ -464,10 +499,15 @@ export function formatFuzzReport(report: FuzzReport): string {
   const width = Math.max(...report.figures.map(([name]) => name.length));
   const lines = ['fuzz suite figures:', ...report.figures.map(([name, value]) => `  ${name.padEnd(width)}  ${value}`)];
   if (report.failures.length > 0) {
-    lines.push('', `fuzz suite found ${report.failures.length} failing propert${report.failures.length === 1 ? 'y' : 'ies'}, each shrunk to its smallest failing request:`);
+    lines.push(
+      '',
+      `fuzz suite found ${report.failures.length} failing propert${report.failures.length === 1 ? 'y' : 'ies'}, each shrunk to its smallest failing request:`,
+    );
     const groups = new Map<string, FuzzFailure[]>();
     for (const failure of report.failures) {
-      const key = `${failure.category} — ${failure.problems[0]!.replace(/req_[0-9A-Z]+/g, 'req_…').replace(/\d+ bytes/g, 'N bytes').slice(0, 140)}`;
+      const key = `${failure.category} — ${failure.problems[0]!.replace(/req_[0-9A-Z]+/g, 'req_…')
+        .replace(/\d+ bytes/g, 'N bytes')
+        .slice(0, 140)}`;
       groups.set(key, [...(groups.get(key) ?? []), failure]);
     }
     lines.push('summary (by category and first problem):');
@@ -482,4 +522,3 @@ export function formatFuzzReport(report: FuzzReport): string {
   }
   return lines.join('\n');
 }
-

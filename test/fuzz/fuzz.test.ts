@@ -9,7 +9,9 @@ import { formatFuzzReport, runFuzzSuite } from './fuzz-suite.js';
 const CI_SEED = 20261122;
 
 describe('fuzz suite (small)', () => {
-  it('answers every generated bad request with a 4xx problem+json carrying the request id, and changes no store', { timeout: 300_000 }, async () => {
+  it('answers every generated bad request with a 4xx problem+json carrying the request id, and changes no store', {
+    timeout: 300_000,
+  }, async () => {
     const given = process.env.FUZZ_SEED;
     const report = await runFuzzSuite({
       runs: 6,

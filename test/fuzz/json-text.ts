@@ -21,11 +21,16 @@ export function toNode(value: unknown): JsonNode {
   throw new Error(`not JSON: ${String(value)}`);
 }
 
-export const raw = (bytes: Buffer | string): JsonNode => ({ t: 'raw', bytes: Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes, 'latin1') });
+export const raw = (bytes: Buffer | string): JsonNode => ({
+  t: 'raw',
+  bytes: Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes, 'latin1'),
+});
 
 /** A string value holding raw bytes between its quotes (invalid UTF-8, say). */
 export const rawString = (before: string, bytes: Buffer, after = ''): JsonNode =>
-  raw(Buffer.concat([Buffer.from(JSON.stringify(before).slice(0, -1), 'utf8'), bytes, Buffer.from(JSON.stringify(after).slice(1), 'utf8')]));
+  raw(
+    Buffer.concat([Buffer.from(JSON.stringify(before).slice(0, -1), 'utf8'), bytes, Buffer.from(JSON.stringify(after).slice(1), 'utf8')]),
+  );
 
 function clone(node: JsonNode): JsonNode {
   switch (node.t) {
@@ -116,5 +121,5 @@ export function serialize(node: JsonNode): Buffer {
 
 /** A value nested `depth` levels deep, as text (arrays `[[…]]` or objects `{"a":{…}}`). */
 export function deeplyNested(depth: number, kind: 'array' | 'object'): JsonNode {
-  return kind === 'array' ? raw('['.repeat(depth) + ']'.repeat(depth)) : raw('{"a":'.repeat(depth) + '0' + '}'.repeat(depth));
+  return kind === 'array' ? raw('['.repeat(depth) + ']'.repeat(depth)) : raw(`${'{"a":'.repeat(depth)}0${'}'.repeat(depth)}`);
 }

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { type Edit, type JsonNode, type JsonPath, applyEdit, deeplyNested, rawString, serialize, toNode } from './json-text.js';
+import { applyEdit, deeplyNested, type Edit, type JsonNode, type JsonPath, rawString, serialize, toNode } from './json-text.js';
 
 /**
  * The fuzz suite's requests: every route of the API, a valid request for each (with fresh values, so
@@ -109,21 +109,34 @@ export const routes: Route[] = [
   { id: 'GET /subjects/{id}/audit', method: 'GET', path: n('subjects', S(), 'audit'), query: LIST, list: true },
   { id: 'POST /subjects/{id}/assessments', method: 'POST', path: n('subjects', S('subjDone'), 'assessments'), body: 'start' },
   { id: 'GET /subjects/{id}/assessments', method: 'GET', path: n('subjects', S(), 'assessments'), query: LIST, list: true },
-  { id: 'GET /subjects/{id}/assessments/{aid}', method: 'GET', path: n('subjects', S(), 'assessments', { ref: 'asmOpen', kind: 'assessment' }) },
+  {
+    id: 'GET /subjects/{id}/assessments/{aid}',
+    method: 'GET',
+    path: n('subjects', S(), 'assessments', { ref: 'asmOpen', kind: 'assessment' }),
+  },
   {
     id: 'PATCH /subjects/{id}/assessments/{aid}',
     method: 'PATCH',
     path: n('subjects', S(), 'assessments', { ref: 'asmOpen', kind: 'assessment' }),
     body: 'responses',
   },
-  { id: 'DELETE /subjects/{id}/assessments/{aid}', method: 'DELETE', path: n('subjects', S(), 'assessments', { ref: 'asmOpen', kind: 'assessment' }) },
+  {
+    id: 'DELETE /subjects/{id}/assessments/{aid}',
+    method: 'DELETE',
+    path: n('subjects', S(), 'assessments', { ref: 'asmOpen', kind: 'assessment' }),
+  },
   { id: 'GET /subjects/{id}/profile', method: 'GET', path: n('subjects', S('subjDone'), 'profile') },
   { id: 'GET /profiles/{id}', method: 'GET', path: n('profiles', { ref: 'prfDone', kind: 'profile' }) },
   { id: 'GET /items', method: 'GET', path: n('items'), publishable: true },
   { id: 'POST /webhook_endpoints', method: 'POST', path: n('webhook_endpoints'), body: 'endpoint' },
   { id: 'GET /webhook_endpoints', method: 'GET', path: n('webhook_endpoints'), query: LIST, list: true },
   { id: 'GET /webhook_endpoints/{id}', method: 'GET', path: n('webhook_endpoints', { ref: 'whe', kind: 'endpoint' }) },
-  { id: 'PATCH /webhook_endpoints/{id}', method: 'PATCH', path: n('webhook_endpoints', { ref: 'whe', kind: 'endpoint' }), body: 'endpointUpdate' },
+  {
+    id: 'PATCH /webhook_endpoints/{id}',
+    method: 'PATCH',
+    path: n('webhook_endpoints', { ref: 'whe', kind: 'endpoint' }),
+    body: 'endpointUpdate',
+  },
   { id: 'DELETE /webhook_endpoints/{id}', method: 'DELETE', path: n('webhook_endpoints', { ref: 'wheVictim', kind: 'endpoint' }) },
   {
     id: 'POST /webhook_endpoints/{id}/rotate_secret',
@@ -132,7 +145,13 @@ export const routes: Route[] = [
     body: 'rotation',
   },
   { id: 'POST /webhook_endpoints/{id}/test', method: 'POST', path: n('webhook_endpoints', { ref: 'whe', kind: 'endpoint' }, 'test') },
-  { id: 'GET /webhook_endpoints/{id}/deliveries', method: 'GET', path: n('webhook_endpoints', { ref: 'whe', kind: 'endpoint' }, 'deliveries'), query: LIST, list: true },
+  {
+    id: 'GET /webhook_endpoints/{id}/deliveries',
+    method: 'GET',
+    path: n('webhook_endpoints', { ref: 'whe', kind: 'endpoint' }, 'deliveries'),
+    query: LIST,
+    list: true,
+  },
   { id: 'GET /events', method: 'GET', path: n('events'), query: LIST, list: true },
   { id: 'GET /events/{id}', method: 'GET', path: n('events', { ref: 'evtDone', kind: 'event' }) },
   { id: 'POST /events/{id}/redeliver', method: 'POST', path: n('events', { ref: 'evtDone', kind: 'event' }, 'redeliver') },
@@ -160,7 +179,8 @@ function methodsByPath(): Map<string, { route: Route; methods: string[] }> {
   return paths;
 }
 
-const templateOf = (route: Route) => '/' + route.path.map((segment) => (typeof segment === 'string' ? segment : `{${segment.kind}}`)).join('/');
+const templateOf = (route: Route) =>
+  `/${route.path.map((segment) => (typeof segment === 'string' ? segment : `{${segment.kind}}`)).join('/')}`;
 
 function pathOf(route: Route, ctx: FuzzContext, replace?: { index: number; value: string }): string {
   return (
@@ -258,12 +278,28 @@ const fields: Record<BodyKind, Field[]> = {
       required: true,
       invalid: fc.oneof(
         notString,
-        strings('', `sha256:${'A'.repeat(64)}`, `sha256:${'a'.repeat(63)}`, `sha256:${'a'.repeat(65)}`, `sha1:${'a'.repeat(40)}`, `SHA256:${'a'.repeat(64)}`, `sha256:${'g'.repeat(64)}`, `sha256:${'０'.repeat(64)}`),
+        strings(
+          '',
+          `sha256:${'A'.repeat(64)}`,
+          `sha256:${'a'.repeat(63)}`,
+          `sha256:${'a'.repeat(65)}`,
+          `sha1:${'a'.repeat(40)}`,
+          `SHA256:${'a'.repeat(64)}`,
+          `sha256:${'g'.repeat(64)}`,
+          `sha256:${'０'.repeat(64)}`,
+        ),
       ),
       text: { max: 71 },
     },
   ],
-  start: [{ path: ['language'], required: false, invalid: fc.oneof(notString, strings('', 'de', 'EN', 'en ', 'english', 'en-GB', 'fr\u0000', '\u0435n')), text: { max: 2 } }],
+  start: [
+    {
+      path: ['language'],
+      required: false,
+      invalid: fc.oneof(notString, strings('', 'de', 'EN', 'en ', 'english', 'en-GB', 'fr\u0000', '\u0435n')),
+      text: { max: 2 },
+    },
+  ],
   responses: [
     {
       path: ['responses'],
@@ -274,14 +310,22 @@ const fields: Record<BodyKind, Field[]> = {
         // 77 entries: more than a batch may hold.
         fc.constant(toNode(Array.from({ length: 77 }, (_, i) => ({ item_id: `mn_${String((i % 76) + 1).padStart(3, '0')}`, value: 3 })))),
         // One item twice in a batch.
-        fc.constant(toNode([{ item_id: 'mn_001', value: 3 }, { item_id: 'mn_001', value: 4 }])),
+        fc.constant(
+          toNode([
+            { item_id: 'mn_001', value: 3 },
+            { item_id: 'mn_001', value: 4 },
+          ]),
+        ),
       ),
     },
     { path: ['responses', 0], required: true, invalid: fc.constantFrom<unknown>('mn_001', 3, null, true, [], [1, 2]).map(toNode) },
     {
       path: ['responses', 0, 'item_id'],
       required: true,
-      invalid: fc.oneof(notString, strings('', 'mn_000', 'mn_077', 'MN_001', 'mn_1', 'mn_001 ', ' mn_001', 'mn_００1', 'mn_0\u200d01', 'mn-001', 'item_001')),
+      invalid: fc.oneof(
+        notString,
+        strings('', 'mn_000', 'mn_077', 'MN_001', 'mn_1', 'mn_001 ', ' mn_001', 'mn_００1', 'mn_0\u200d01', 'mn-001', 'item_001'),
+      ),
       text: { max: 6 },
     },
     {
@@ -323,14 +367,27 @@ const fields: Record<BodyKind, Field[]> = {
       required: false,
       invalid: fc.oneof(
         notObject.filter((node) => !(node.t === 'arr')),
-        fc.constantFrom<unknown>([], ['nope'], ['NATURE.ASSESSMENT.COMPLETED'], [1], [null], 'nature.assessment.completed', ['nature.assessment.completed', 'nope']).map(toNode),
+        fc
+          .constantFrom<unknown>([], ['nope'], ['NATURE.ASSESSMENT.COMPLETED'], [1], [null], 'nature.assessment.completed', [
+            'nature.assessment.completed',
+            'nope',
+          ])
+          .map(toNode),
       ),
     },
     { path: ['description'], required: false, invalid: fc.oneof(notStringNonNull, longString(501)), text: { max: 500 } },
   ],
   // Every field optional, each refused as at registration; status only "enabled" or "disabled".
   endpointUpdate: [
-    { path: ['url'], required: false, invalid: fc.oneof(notString, strings('', 'not a url', 'http://10.0.0.1/hooks', 'http://169.254.169.254/latest/meta-data', 'http:///hooks')), text: { max: 2048 } },
+    {
+      path: ['url'],
+      required: false,
+      invalid: fc.oneof(
+        notString,
+        strings('', 'not a url', 'http://10.0.0.1/hooks', 'http://169.254.169.254/latest/meta-data', 'http:///hooks'),
+      ),
+      text: { max: 2048 },
+    },
     {
       path: ['enabled_events'],
       required: false,
@@ -364,14 +421,41 @@ const objectKeys: Record<BodyKind, { path: JsonPath; keys: string[] }[]> = {
   rotation: [{ path: [], keys: ['expire_previous_in'] }],
 };
 
-const prototypeKeys = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'valueOf', '__defineGetter__', 'isPrototypeOf'];
+const prototypeKeys = [
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+  'hasOwnProperty',
+  'valueOf',
+  '__defineGetter__',
+  'isPrototypeOf',
+];
 const unknownKeyNames = fc.oneof(
-  fc.constantFrom(...prototypeKeys, 'id', 'object', 'livemode', 'created_at', 'status', 'a/b~c', '~0', '', ' ', '\u0000', astral, 'e\u0301', 'EXTERNAL_SUBJECT_ID', 'url '),
+  fc.constantFrom(
+    ...prototypeKeys,
+    'id',
+    'object',
+    'livemode',
+    'created_at',
+    'status',
+    'a/b~c',
+    '~0',
+    '',
+    ' ',
+    '\u0000',
+    astral,
+    'e\u0301',
+    'EXTERNAL_SUBJECT_ID',
+    'url ',
+  ),
   fc.string({ minLength: 1, maxLength: 12, unit: 'binary' }),
 );
 const anyJson = fc.oneof(
   fc.jsonValue({ maxDepth: 2 }).map(toNode),
-  fc.constantFrom<unknown>({ polluted: true }, { __proto__: null }, { constructor: { prototype: { polluted: true } } }).map((value) => toNode(JSON.parse(JSON.stringify(value)))),
+  fc
+    .constantFrom<unknown>({ polluted: true }, { __proto__: null }, { constructor: { prototype: { polluted: true } } })
+    .map((value) => toNode(JSON.parse(JSON.stringify(value)))),
   fc.constant<JsonNode>({ t: 'obj', entries: [['__proto__', { t: 'obj', entries: [['polluted', { t: 'val', value: true }]] }]] }),
 );
 
@@ -410,7 +494,12 @@ function base(route: Route, ctx: FuzzContext, options: BaseOptions = {}): FuzzRe
   const key = options.key === undefined ? 'rw' : options.key;
   const listQuery = route.list ? '?limit=5' : route.id === 'GET /usage' ? '?granularity=month' : '';
   const query = options.query ?? listQuery;
-  const body = options.bodyBytes === undefined ? (route.body ? serialize(toNode(validBody(route.body, ctx))) : undefined) : (options.bodyBytes ?? undefined);
+  const body =
+    options.bodyBytes === undefined
+      ? route.body
+        ? serialize(toNode(validBody(route.body, ctx)))
+        : undefined
+      : (options.bodyBytes ?? undefined);
   const contentType = options.contentType === undefined ? (body !== undefined ? 'application/json' : null) : options.contentType;
   return {
     method: options.method ?? route.method,
@@ -442,7 +531,10 @@ const noise = fc.option(
   { nil: [] as [string, string][] },
 );
 
-const withNoise = (request: FuzzRequest, extra: [string, string][]): FuzzRequest => ({ ...request, headers: [...request.headers, ...extra] });
+const withNoise = (request: FuzzRequest, extra: [string, string][]): FuzzRequest => ({
+  ...request,
+  headers: [...request.headers, ...extra],
+});
 
 /** A body of `kind` spoiled by one edit, as JSON text. */
 const editedBody = (kind: BodyKind, edit: Edit) => (ctx: FuzzContext) => serialize(applyEdit(toNode(validBody(kind, ctx)), edit));
@@ -478,55 +570,71 @@ export function checks(): Check[] {
         [['Authorization', 'Bearer undefined']],
         [['Authorization', 'Bearer __proto__']],
       ),
-      fc.stringMatching(/^[0-9A-Za-z]{32,40}$/).chain((random) =>
-        fc.constantFrom<[string, string][]>(
-          [['Authorization', `Bearer test_sk_${random}`]],
-          [['Authorization', `Bearer live_sk_${random}`]],
-          [['Authorization', `Bearer test_pk_${random}`]],
-          [['Authorization', `bearer test_sk_${random}`]],
+      fc
+        .stringMatching(/^[0-9A-Za-z]{32,40}$/)
+        .chain((random) =>
+          fc.constantFrom<[string, string][]>(
+            [['Authorization', `Bearer test_sk_${random}`]],
+            [['Authorization', `Bearer live_sk_${random}`]],
+            [['Authorization', `Bearer test_pk_${random}`]],
+            [['Authorization', `bearer test_sk_${random}`]],
+          ),
         ),
-      ),
       fc
         .string({ minLength: 1, maxLength: 60, unit: 'grapheme' })
         // Control characters would end the header line: that is the header category's business.
         .filter((text) => !/[\u0000-\u001f\u007f]/.test(text))
         .map((text): [string, string][] => [['Authorization', `Bearer ${text}`]]),
-      fc.constantFrom(Buffer.from('Bearer t\xe9st_sk_\xff\xfe', 'latin1')).map((bytes): [string, string | Buffer][] => [['Authorization', bytes]]),
+      fc
+        .constantFrom(Buffer.from('Bearer t\xe9st_sk_\xff\xfe', 'latin1'))
+        .map((bytes): [string, string | Buffer][] => [['Authorization', bytes]]),
     );
-    const keyed = fc.constantFrom<'revoked' | 'rotated' | 'tampered' | 'suffixed' | 'twice' | 'duplicate'>('revoked', 'rotated', 'tampered', 'suffixed', 'twice', 'duplicate');
+    const keyed = fc.constantFrom<'revoked' | 'rotated' | 'tampered' | 'suffixed' | 'twice' | 'duplicate'>(
+      'revoked',
+      'rotated',
+      'tampered',
+      'suffixed',
+      'twice',
+      'duplicate',
+    );
     add(
       'credentials',
       route.id,
-      fc.tuple(fc.oneof(badAuth.map((headers) => ({ headers })), keyed.map((keyCase) => ({ keyCase }))), noise).map(
-        ([bad, extra]) =>
-          (ctx: FuzzContext) => {
-            const request = base(route, ctx, { key: null });
-            let headers: [string, string | Buffer][];
-            let label: string;
-            if ('headers' in bad) {
-              headers = bad.headers;
-              label = bad.headers.length === 0 ? 'none' : 'malformed/unknown';
-            } else {
-              const key = ctx.keys.rw;
-              const flipped = key.slice(0, -1) + (key.endsWith('A') ? 'B' : 'A');
-              const cases = {
-                revoked: [['Authorization', `Bearer ${ctx.keys.revoked}`]],
-                rotated: [['Authorization', `Bearer ${ctx.keys.rotated}`]],
-                tampered: [['Authorization', `Bearer ${flipped}`]],
-                suffixed: [['Authorization', `Bearer ${key}x`]],
-                twice: [['Authorization', `Bearer ${key}, Bearer ${key}`]],
-                // The first Authorization header is not valid; a second one is.
-                duplicate: [
-                  ['Authorization', 'Bearer test_sk_notavalidkeynotavalidkeynotavalid'],
-                  ['Authorization', `Bearer ${key}`],
-                ],
-              } satisfies Record<string, [string, string][]>;
-              headers = cases[bad.keyCase] as [string, string][];
-              label = `<${bad.keyCase} key>`;
-            }
-            return { ...request, headers: [...headers, ...request.headers, ...extra], expect: [401], variant: label, authLabel: label };
-          },
-      ),
+      fc
+        .tuple(
+          fc.oneof(
+            badAuth.map((headers) => ({ headers })),
+            keyed.map((keyCase) => ({ keyCase })),
+          ),
+          noise,
+        )
+        .map(([bad, extra]) => (ctx: FuzzContext) => {
+          const request = base(route, ctx, { key: null });
+          let headers: [string, string | Buffer][];
+          let label: string;
+          if ('headers' in bad) {
+            headers = bad.headers;
+            label = bad.headers.length === 0 ? 'none' : 'malformed/unknown';
+          } else {
+            const key = ctx.keys.rw;
+            const flipped = key.slice(0, -1) + (key.endsWith('A') ? 'B' : 'A');
+            const cases = {
+              revoked: [['Authorization', `Bearer ${ctx.keys.revoked}`]],
+              rotated: [['Authorization', `Bearer ${ctx.keys.rotated}`]],
+              tampered: [['Authorization', `Bearer ${flipped}`]],
+              suffixed: [['Authorization', `Bearer ${key}x`]],
+              twice: [['Authorization', `Bearer ${key}, Bearer ${key}`]],
+              // The first Authorization header is not valid; a second one is.
+              duplicate: [
+                ['Authorization', 'Bearer test_sk_notavalidkeynotavalidkeynotavalid'],
+                ['Authorization', `Bearer ${key}`],
+              ],
+            } satisfies Record<string, [string, string][]>;
+            headers = cases[bad.keyCase] as [string, string][];
+            label = `<${bad.keyCase} key>`;
+          }
+          return { ...request, headers: [...headers, ...request.headers, ...extra], expect: [401], variant: label, authLabel: label };
+        }),
     );
 
     // --- Scopes: a pk key outside the item bank, a read-only key on a write, a write-only key on a read.
@@ -534,7 +642,15 @@ export function checks(): Check[] {
       ...(route.publishable ? [] : (['pk'] as KeyName[])),
       ...(route.method === 'GET' ? (['writeOnly'] as KeyName[]) : (['readOnly'] as KeyName[])),
     ];
-    add('scope', route.id, fc.tuple(fc.constantFrom(...scopeKeys), noise).map(([key, extra]) => (ctx: FuzzContext) => expecting([403], `${key} key`)(withNoise(base(route, ctx, { key }), extra))));
+    add(
+      'scope',
+      route.id,
+      fc.tuple(fc.constantFrom(...scopeKeys), noise).map(
+        ([key, extra]) =>
+          (ctx: FuzzContext) =>
+            expecting([403], `${key} key`)(withNoise(base(route, ctx, { key }), extra)),
+      ),
+    );
 
     // --- Ids in the path: not existing, of another kind, of the other environment, erased, or junk.
     const slots = route.path.flatMap((segment, index) => (typeof segment === 'string' ? [] : [{ index, kind: segment.kind }]));
@@ -546,7 +662,10 @@ export function checks(): Check[] {
           let value = replacement(ctx, slot.kind);
           // An erased subject's audit still answers (it is kept for audit): an id that is not there instead.
           if (route.id.endsWith('/audit') && value === encodeURIComponent(ctx.refs.subjErased)) value = `${value}x`;
-          return expecting([404, 410], `${slot.kind} id: ${label}`)(withNoise(base(route, ctx, { path: pathOf(route, ctx, { index: slot.index, value }) }), extra));
+          return expecting(
+            [404, 410],
+            `${slot.kind} id: ${label}`,
+          )(withNoise(base(route, ctx, { path: pathOf(route, ctx, { index: slot.index, value }) }), extra));
         }),
       );
     }
@@ -561,7 +680,22 @@ export function checks(): Check[] {
           fc.array(
             fc.tuple(
               fc.oneof(
-                fc.constantFrom(...prototypeKeys, 'LIMIT', 'Limit', 'limit ', 'expand', 'debug', 'id', 'livemode', 'a[b]', 'limit[]', '__proto__[polluted]', 'constructor[prototype][polluted]', astral, 'e\u0301'),
+                fc.constantFrom(
+                  ...prototypeKeys,
+                  'LIMIT',
+                  'Limit',
+                  'limit ',
+                  'expand',
+                  'debug',
+                  'id',
+                  'livemode',
+                  'a[b]',
+                  'limit[]',
+                  '__proto__[polluted]',
+                  'constructor[prototype][polluted]',
+                  astral,
+                  'e\u0301',
+                ),
                 fc.string({ minLength: 1, maxLength: 10, unit: 'grapheme-ascii' }),
               ),
               fc.string({ maxLength: 10 }),
@@ -603,7 +737,10 @@ export function checks(): Check[] {
         route.id,
         fc.tuple(badContentType, noise).map(([contentType, extra]) => (ctx: FuzzContext) => {
           const bodyBytes = route.body ? serialize(toNode(validBody(route.body, ctx))) : Buffer.from('{}');
-          return expecting(contentType === null ? [400, 415] : [415], contentType === null ? 'no Content-Type' : 'not JSON')(withNoise(base(route, ctx, { bodyBytes, contentType }), extra));
+          return expecting(
+            contentType === null ? [400, 415] : [415],
+            contentType === null ? 'no Content-Type' : 'not JSON',
+          )(withNoise(base(route, ctx, { bodyBytes, contentType }), extra));
         }),
       );
     }
@@ -611,13 +748,31 @@ export function checks(): Check[] {
 
   // --- Methods a path does not answer: 405 with Allow, on every path (API and public).
   for (const [template, { route, methods }] of methodsByPath()) {
-    const others = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'PROPFIND', 'MKCOL', 'COPY', 'MOVE', 'LOCK', 'PURGE', 'SEARCH', 'REPORT', 'TRACE'].filter((m) => !methods.includes(m));
+    const others = [
+      'GET',
+      'POST',
+      'PUT',
+      'PATCH',
+      'DELETE',
+      'PROPFIND',
+      'MKCOL',
+      'COPY',
+      'MOVE',
+      'LOCK',
+      'PURGE',
+      'SEARCH',
+      'REPORT',
+      'TRACE',
+    ].filter((m) => !methods.includes(m));
     add(
       'method',
       template,
       fc.tuple(fc.constantFrom(...others), fc.boolean(), noise).map(([method, withBody, extra]) => (ctx: FuzzContext) => {
         const bodyBytes = withBody && ['POST', 'PUT', 'PATCH', 'DELETE'].includes(method) ? Buffer.from('{}') : null;
-        return expecting([405], method)(withNoise(base(route, ctx, { method, bodyBytes, contentType: bodyBytes ? 'application/json' : null, query: '' }), extra));
+        return expecting(
+          [405],
+          method,
+        )(withNoise(base(route, ctx, { method, bodyBytes, contentType: bodyBytes ? 'application/json' : null, query: '' }), extra));
       }),
     );
   }
@@ -642,41 +797,89 @@ export function checks(): Check[] {
   add(
     'unknown route',
     '*',
-    fc.tuple(unknownPath, fc.constantFrom('GET', 'POST', 'PATCH', 'DELETE', 'PUT'), fc.constantFrom<'none' | 'rw' | 'bad'>('none', 'rw', 'bad'), noise).map(
-      ([path, method, auth, extra]) =>
-        (ctx: FuzzContext) => ({
-          method,
-          target: path,
-          version: 'HTTP/1.1',
-          headers: [...(auth === 'rw' ? authHeader('rw', ctx) : auth === 'bad' ? ([['Authorization', 'Bearer test_sk_unknownunknownunknownunknown']] as [string, string][]) : []), ...extra],
-          expect: auth === 'bad' ? [401, 404] : [404],
-          variant: `key: ${auth}`,
-          authLabel: auth === 'rw' ? '<rw key>' : auth,
-        }),
-    ),
+    fc
+      .tuple(
+        unknownPath,
+        fc.constantFrom('GET', 'POST', 'PATCH', 'DELETE', 'PUT'),
+        fc.constantFrom<'none' | 'rw' | 'bad'>('none', 'rw', 'bad'),
+        noise,
+      )
+      .map(([path, method, auth, extra]) => (ctx: FuzzContext) => ({
+        method,
+        target: path,
+        version: 'HTTP/1.1',
+        headers: [
+          ...(auth === 'rw'
+            ? authHeader('rw', ctx)
+            : auth === 'bad'
+              ? ([['Authorization', 'Bearer test_sk_unknownunknownunknownunknown']] as [string, string][])
+              : []),
+          ...extra,
+        ],
+        expect: auth === 'bad' ? [401, 404] : [404],
+        variant: `key: ${auth}`,
+        authLabel: auth === 'rw' ? '<rw key>' : auth,
+      })),
   );
 
   // --- The HTTP layer itself: header abuse, bad request lines, truncated bodies (raw bytes on a socket).
-  add('headers', '*', fc.tuple(fc.constantFrom(...routes), headerAbuse).map(([route, abuse]) => (ctx: FuzzContext) => abuse(route, ctx)));
-  add('request line', '*', fc.tuple(fc.constantFrom(...routes), requestLineAbuse).map(([route, abuse]) => (ctx: FuzzContext) => abuse(route, ctx)));
+  add(
+    'headers',
+    '*',
+    fc.tuple(fc.constantFrom(...routes), headerAbuse).map(
+      ([route, abuse]) =>
+        (ctx: FuzzContext) =>
+          abuse(route, ctx),
+    ),
+  );
+  add(
+    'request line',
+    '*',
+    fc.tuple(fc.constantFrom(...routes), requestLineAbuse).map(
+      ([route, abuse]) =>
+        (ctx: FuzzContext) =>
+          abuse(route, ctx),
+    ),
+  );
   const bodyRoutes = routes.filter((route) => route.body);
   add(
     'truncated body',
     '*',
-    fc.tuple(fc.constantFrom(...bodyRoutes), fc.double({ min: 0, max: 0.999, noNaN: true }), fc.constantFrom<'length' | 'chunked'>('length', 'chunked')).map(
-      ([route, fraction, framing]) =>
-        (ctx: FuzzContext) => {
-          const request = base(route, ctx);
-          const body = request.body!;
-          const cut = body.subarray(0, Math.floor(body.length * fraction));
-          if (framing === 'length') {
-            return { ...request, headers: [...request.headers, ['Content-Length', String(body.length)]], body: cut, framing: 'as-is', halfClose: true, allowNoResponse: true, expect: [400], variant: 'Content-Length' };
-          }
-          // Chunked, stopped in the middle (no last chunk).
-          const chunked = Buffer.concat([Buffer.from(`${body.length.toString(16)}\r\n`), cut]);
-          return { ...request, headers: [...request.headers, ['Transfer-Encoding', 'chunked']], body: chunked, framing: 'as-is', halfClose: true, allowNoResponse: true, expect: [400], variant: 'chunked' };
-        },
-    ),
+    fc
+      .tuple(
+        fc.constantFrom(...bodyRoutes),
+        fc.double({ min: 0, max: 0.999, noNaN: true }),
+        fc.constantFrom<'length' | 'chunked'>('length', 'chunked'),
+      )
+      .map(([route, fraction, framing]) => (ctx: FuzzContext) => {
+        const request = base(route, ctx);
+        const body = request.body!;
+        const cut = body.subarray(0, Math.floor(body.length * fraction));
+        if (framing === 'length') {
+          return {
+            ...request,
+            headers: [...request.headers, ['Content-Length', String(body.length)]],
+            body: cut,
+            framing: 'as-is',
+            halfClose: true,
+            allowNoResponse: true,
+            expect: [400],
+            variant: 'Content-Length',
+          };
+        }
+        // Chunked, stopped in the middle (no last chunk).
+        const chunked = Buffer.concat([Buffer.from(`${body.length.toString(16)}\r\n`), cut]);
+        return {
+          ...request,
+          headers: [...request.headers, ['Transfer-Encoding', 'chunked']],
+          body: chunked,
+          framing: 'as-is',
+          halfClose: true,
+          allowNoResponse: true,
+          expect: [400],
+          variant: 'chunked',
+        };
+      }),
   );
   return all;
 }
@@ -699,67 +902,124 @@ type IdReplacement = [label: string, (ctx: FuzzContext, kind: IdKind) => string]
 const idReplacement: fc.Arbitrary<IdReplacement> = fc.oneof(
   // Well-formed but no such resource.
   fc
-    .tuple(fc.constantFrom('sub', 'asm', 'prf', 'whe', 'evt', 'key', 'req', 'whd'), fc.stringMatching(/^[0-9A-HJKMNP-TV-Z]{24}$/), fc.boolean())
-    .map(([prefix, random, own]): IdReplacement => [
-      'well-formed, no such resource',
-      (_ctx, kind) => `${own ? { subject: 'sub', assessment: 'asm', profile: 'prf', endpoint: 'whe', event: 'evt' }[kind] : prefix}_01${random}`,
-    ]),
+    .tuple(
+      fc.constantFrom('sub', 'asm', 'prf', 'whe', 'evt', 'key', 'req', 'whd'),
+      fc.stringMatching(/^[0-9A-HJKMNP-TV-Z]{24}$/),
+      fc.boolean(),
+    )
+    .map(
+      ([prefix, random, own]): IdReplacement => [
+        'well-formed, no such resource',
+        (_ctx, kind) =>
+          `${own ? { subject: 'sub', assessment: 'asm', profile: 'prf', endpoint: 'whe', event: 'evt' }[kind] : prefix}_01${random}`,
+      ],
+    ),
   // A real id of another kind, of the other environment, or of an erased subject.
   fc
-    .constantFrom<RefName>('subjOpen', 'asmOpen', 'asmDone', 'prfDone', 'evtDone', 'whe', 'subjErased', 'subjLive', 'asmLive', 'prfLive', 'evtLive')
-    .map((ref): IdReplacement => [
-      ref === 'subjErased' ? 'an erased subject' : ref.endsWith('Live') ? 'of the other environment' : 'of another kind',
-      (ctx, kind) => {
-      const sameKind = { subject: 'sub_', assessment: 'asm_', profile: 'prf_', endpoint: 'whe_', event: 'evt_' }[kind];
-      const value = ctx.refs[ref];
-      // A real id of the same kind in the same environment would be valid: use the erased or the live one instead.
-      if (value.startsWith(sameKind) && !['subjErased', 'subjLive', 'asmLive', 'prfLive', 'evtLive'].includes(ref)) return encodeURIComponent(`${value}x`);
-      return encodeURIComponent(value);
-      },
-    ]),
+    .constantFrom<RefName>(
+      'subjOpen',
+      'asmOpen',
+      'asmDone',
+      'prfDone',
+      'evtDone',
+      'whe',
+      'subjErased',
+      'subjLive',
+      'asmLive',
+      'prfLive',
+      'evtLive',
+    )
+    .map(
+      (ref): IdReplacement => [
+        ref === 'subjErased' ? 'an erased subject' : ref.endsWith('Live') ? 'of the other environment' : 'of another kind',
+        (ctx, kind) => {
+          const sameKind = { subject: 'sub_', assessment: 'asm_', profile: 'prf_', endpoint: 'whe_', event: 'evt_' }[kind];
+          const value = ctx.refs[ref];
+          // A real id of the same kind in the same environment would be valid: use the erased or the live one instead.
+          if (value.startsWith(sameKind) && !['subjErased', 'subjLive', 'asmLive', 'prfLive', 'evtLive'].includes(ref))
+            return encodeURIComponent(`${value}x`);
+          return encodeURIComponent(value);
+        },
+      ],
+    ),
   // Junk, written raw where that is the point (bad escapes, dot segments), else percent-encoded.
-  fc.constantFrom(
-    '__proto__',
-    'constructor',
-    'prototype',
-    'toString',
-    'hasOwnProperty',
-    'null',
-    'undefined',
-    '0',
-    '-1',
-    '%00',
-    '..',
-    '.',
-    '%2e%2e',
-    '%2F',
-    '%2F..%2F..%2Fetc%2Fpasswd',
-    'sub_',
-    '%20',
-    '%ZZ',
-    '%',
-    '%E0%A4%A',
-    '%ED%A0%80',
-    '%FF',
-    '%F0%9F%98%80',
-    '*',
-    '%27%3B%20DROP%20TABLE%20events%3B--',
-    '%7B%22%24ne%22%3Anull%7D',
-    'a'.repeat(3000),
-  ).map((value): IdReplacement => ['junk', () => value]),
+  fc
+    .constantFrom(
+      '__proto__',
+      'constructor',
+      'prototype',
+      'toString',
+      'hasOwnProperty',
+      'null',
+      'undefined',
+      '0',
+      '-1',
+      '%00',
+      '..',
+      '.',
+      '%2e%2e',
+      '%2F',
+      '%2F..%2F..%2Fetc%2Fpasswd',
+      'sub_',
+      '%20',
+      '%ZZ',
+      '%',
+      '%E0%A4%A',
+      '%ED%A0%80',
+      '%FF',
+      '%F0%9F%98%80',
+      '*',
+      '%27%3B%20DROP%20TABLE%20events%3B--',
+      '%7B%22%24ne%22%3Anull%7D',
+      'a'.repeat(3000),
+    )
+    .map((value): IdReplacement => ['junk', () => value]),
   fc.string({ minLength: 1, maxLength: 40, unit: 'binary' }).map((value): IdReplacement => ['junk', () => encode(value)]),
 );
 
 const listQueries = (subjects: boolean): fc.Arbitrary<(ctx: FuzzContext) => string> =>
   fc.oneof(
     fc
-      .constantFrom('0', '101', '-1', '1.5', 'abc', '', '10abc', 'Infinity', 'NaN', '１', '-0', '1e999', '99999999999999999999', 'true', '[]', '%00')
+      .constantFrom(
+        '0',
+        '101',
+        '-1',
+        '1.5',
+        'abc',
+        '',
+        '10abc',
+        'Infinity',
+        'NaN',
+        '１',
+        '-0',
+        '1e999',
+        '99999999999999999999',
+        'true',
+        '[]',
+        '%00',
+      )
       .map((limit) => () => `?limit=${limit.startsWith('%') ? limit : encodeURIComponent(limit)}`),
-    fc.constantFrom('?limit=1&limit=2', '?limit[]=5', '?limit[a]=5', '?starting_after=', '?ending_before=', '?starting_after=a&starting_after=b').map((query) => () => query),
+    fc
+      .constantFrom(
+        '?limit=1&limit=2',
+        '?limit[]=5',
+        '?limit[a]=5',
+        '?starting_after=',
+        '?ending_before=',
+        '?starting_after=a&starting_after=b',
+      )
+      .map((query) => () => query),
     fc.constant((ctx: FuzzContext) => `?starting_after=${ctx.refs.subjOpen}&ending_before=${ctx.refs.subjDone}`),
     fc
-      .tuple(fc.constantFrom('starting_after', 'ending_before'), fc.oneof(fc.stringMatching(/^(sub|asm|whe|evt|prf)_01[0-9A-Z]{24}$/), fc.constantFrom('__proto__', 'x', astral, '\u0000')))
-      .map(([name, value]) => () => `?${name}=${encodeURIComponent(value)}`),
+      .tuple(
+        fc.constantFrom('starting_after', 'ending_before'),
+        fc.oneof(fc.stringMatching(/^(sub|asm|whe|evt|prf)_01[0-9A-Z]{24}$/), fc.constantFrom('__proto__', 'x', astral, '\u0000')),
+      )
+      .map(
+        ([name, value]) =>
+          () =>
+            `?${name}=${encodeURIComponent(value)}`,
+      ),
     ...(subjects ? [fc.constantFrom('', 'a'.repeat(256)).map((value) => () => `?external_subject_id=${value}`)] : []),
   );
 
@@ -801,11 +1061,40 @@ const badContentType = fc.constantFrom<string | null>(
   null,
 );
 
-const knownSegments = new Set(['v1', 'nature', 'subjects', 'items', 'profiles', 'webhook_endpoints', 'events', 'usage', 'docs', 'openapi.json', 'healthz', 'readyz', 'assessments', 'audit', 'profile', 'deliveries', 'redeliver', 'rotate_secret', 'test']);
+const knownSegments = new Set([
+  'v1',
+  'nature',
+  'subjects',
+  'items',
+  'profiles',
+  'webhook_endpoints',
+  'events',
+  'usage',
+  'docs',
+  'openapi.json',
+  'healthz',
+  'readyz',
+  'assessments',
+  'audit',
+  'profile',
+  'deliveries',
+  'redeliver',
+  'rotate_secret',
+  'test',
+]);
 const unknownPath: fc.Arbitrary<string> = fc.oneof(
   fc
     .tuple(
-      fc.constantFrom('/', '/v1/', '/v1/nature/', '/v2/nature/', '/api/v1/', '/V1/NATURE/', '/v1/nature/subjects/sub_x/', '/v1/nature/webhook_endpoints/whe_x/'),
+      fc.constantFrom(
+        '/',
+        '/v1/',
+        '/v1/nature/',
+        '/v2/nature/',
+        '/api/v1/',
+        '/V1/NATURE/',
+        '/v1/nature/subjects/sub_x/',
+        '/v1/nature/webhook_endpoints/whe_x/',
+      ),
       fc.stringMatching(/^[a-z][a-z0-9_.-]{0,15}$/).filter((segment) => !knownSegments.has(segment)),
     )
     .map(([prefix, segment]) => `${prefix}${segment}`),
@@ -834,13 +1123,26 @@ type Abuse = (route: Route, ctx: FuzzContext) => FuzzRequest;
 
 const headerAbuse: fc.Arbitrary<Abuse> = fc.oneof(
   // Headers larger than the server reads (16 KiB by default).
-  fc.integer({ min: 17_000, max: 40_000 }).map((size): Abuse => (route, ctx) => expecting([400, 431], 'oversized headers')({ ...base(route, ctx), headers: [...base(route, ctx).headers, ['X-Padding', 'a'.repeat(size)]] })),
+  fc.integer({ min: 17_000, max: 40_000 }).map(
+    (size): Abuse =>
+      (route, ctx) =>
+        expecting(
+          [400, 431],
+          'oversized headers',
+        )({ ...base(route, ctx), headers: [...base(route, ctx).headers, ['X-Padding', 'a'.repeat(size)]] }),
+  ),
   fc.integer({ min: 300, max: 1500 }).map(
     (count): Abuse =>
       (route, ctx) =>
-        expecting([400, 401, 431], 'many headers')({
+        expecting(
+          [400, 401, 431],
+          'many headers',
+        )({
           ...base(route, ctx, { key: null }),
-          headers: [...base(route, ctx, { key: null }).headers, ...Array.from({ length: count }, (_, i): [string, string] => [`X-Junk-${i}`, 'x'.repeat(8)])],
+          headers: [
+            ...base(route, ctx, { key: null }).headers,
+            ...Array.from({ length: count }, (_, i): [string, string] => [`X-Junk-${i}`, 'x'.repeat(8)]),
+          ],
         }),
   ),
   // Malformed header lines: no colon, bad name characters, control characters, obsolete line folding.
@@ -894,23 +1196,45 @@ const headerAbuse: fc.Arbitrary<Abuse> = fc.oneof(
   // Expectations the server cannot meet, and no Host in HTTP/1.1.
   fc.constantFrom('Expect: something-else', 'Expect: 100-continue-please').map(
     (line): Abuse =>
-      (route, ctx) => ({ ...base(route, ctx), headers: [...base(route, ctx).headers, ['Expect', line.slice('Expect: '.length)]], expect: [400, 417], variant: 'Expect' }),
+      (route, ctx) => ({
+        ...base(route, ctx),
+        headers: [...base(route, ctx).headers, ['Expect', line.slice('Expect: '.length)]],
+        expect: [400, 417],
+        variant: 'Expect',
+      }),
   ),
   fc.constant<Abuse>((route, ctx) => expecting([400], 'no Host')({ ...base(route, ctx), noHost: true })),
   // RFC 9112 section 3.2: more than one Host is a 400.
-  fc.constant<Abuse>((route, ctx) => expecting([400], 'two Host headers')({ ...base(route, ctx), headers: [...base(route, ctx).headers, ['Host', 'evil.example']] })),
+  fc.constant<Abuse>((route, ctx) =>
+    expecting([400], 'two Host headers')({ ...base(route, ctx), headers: [...base(route, ctx).headers, ['Host', 'evil.example']] }),
+  ),
   // A body in a content coding the server does not support, sent uncompressed.
   fc.constantFrom('gzip', 'deflate', 'br', 'zstd', 'x-unknown').map(
     (coding): Abuse =>
       (route, ctx) => {
-        const request = base(route, ctx, route.body ? {} : { bodyBytes: Buffer.from('{}'), contentType: 'application/json', method: route.method === 'GET' ? 'POST' : route.method });
-        return { ...request, headers: [...request.headers, ['Content-Encoding', coding]], expect: route.method === 'GET' ? [400, 405, 415] : [400, 415], variant: 'Content-Encoding' };
+        const request = base(
+          route,
+          ctx,
+          route.body
+            ? {}
+            : { bodyBytes: Buffer.from('{}'), contentType: 'application/json', method: route.method === 'GET' ? 'POST' : route.method },
+        );
+        return {
+          ...request,
+          headers: [...request.headers, ['Content-Encoding', coding]],
+          expect: route.method === 'GET' ? [400, 405, 415] : [400, 415],
+          variant: 'Content-Encoding',
+        };
       },
   ),
   // Idempotency keys of every shape, without credentials (refused either way).
   fc.constantFrom('', ' ', 'x'.repeat(10_000), '\u00e9\u00e8', '__proto__', 'a\tb').map(
     (value): Abuse =>
-      (route, ctx) => expecting([400, 401, 422], 'Idempotency-Key')({ ...base(route, ctx, { key: null }), headers: [...base(route, ctx, { key: null }).headers, ['Idempotency-Key', value]] }),
+      (route, ctx) =>
+        expecting(
+          [400, 401, 422],
+          'Idempotency-Key',
+        )({ ...base(route, ctx, { key: null }), headers: [...base(route, ctx, { key: null }).headers, ['Idempotency-Key', value]] }),
   ),
 );
 
@@ -919,21 +1243,43 @@ const itemBank = routes.find((route) => route.id === 'GET /items')!;
 const requestLineAbuse: fc.Arbitrary<Abuse> = fc.oneof(
   fc.constantFrom('get', 'Get', 'post', 'FOO', 'G3T', 'GETT', '@GET', 'GE\u0000T', 'GET\t').map(
     (method): Abuse =>
-      (route, ctx) => expecting([400, 405, 501], 'method token')({ ...base(route, ctx, { key: null }), method }),
+      (route, ctx) =>
+        expecting([400, 405, 501], 'method token')({ ...base(route, ctx, { key: null }), method }),
   ),
   fc.constantFrom('HTTP/9.9', 'HTTP/1.1x', 'HTTX/1.1', 'http/1.1', 'HTTP/1', 'HTTP/', 'HTTP/1.1 extra', '').map(
     (version): Abuse =>
-      (route, ctx) => expecting([400, 401, 404, 505], 'version')({ ...base(route, ctx, { key: null }), version }),
+      (route, ctx) =>
+        expecting([400, 401, 404, 505], 'version')({ ...base(route, ctx, { key: null }), version }),
   ),
-  fc.constantFrom('v1/nature/items', '*', '/v1/nature/ items', '/v1/nature/\u0000items', '/v1/nature/\u0001', '/v1/nature/\u007f', '/v1/nature/items#fragment', '/v1/\u00ffnature').map(
-    (target): Abuse =>
-      (_route, ctx) => expecting([400, 401, 404], 'target')({ ...base(itemBank, ctx, { key: null }), target }),
-  ),
+  fc
+    .constantFrom(
+      'v1/nature/items',
+      '*',
+      '/v1/nature/ items',
+      '/v1/nature/\u0000items',
+      '/v1/nature/\u0001',
+      '/v1/nature/\u007f',
+      '/v1/nature/items#fragment',
+      '/v1/\u00ffnature',
+    )
+    .map(
+      (target): Abuse =>
+        (_route, ctx) =>
+          expecting([400, 401, 404], 'target')({ ...base(itemBank, ctx, { key: null }), target }),
+    ),
   fc.integer({ min: 17_000, max: 60_000 }).map(
     (length): Abuse =>
-      (route, ctx) => expecting([400, 414, 431], 'long target')({ ...base(route, ctx), target: `${pathOf(route, ctx)}?limit=${'1'.repeat(length)}` }),
+      (route, ctx) =>
+        expecting([400, 414, 431], 'long target')({ ...base(route, ctx), target: `${pathOf(route, ctx)}?limit=${'1'.repeat(length)}` }),
   ),
-  fc.constant<Abuse>((route, ctx) => ({ ...base(route, ctx, { key: null }), method: 'CONNECT', target: '127.0.0.1:80', expect: [400, 405], variant: 'CONNECT', allowNoResponse: true })),
+  fc.constant<Abuse>((route, ctx) => ({
+    ...base(route, ctx, { key: null }),
+    method: 'CONNECT',
+    target: '127.0.0.1:80',
+    expect: [400, 405],
+    variant: 'CONNECT',
+    allowNoResponse: true,
+  })),
 );
 
 /** The body categories of one route: types, missing fields, limits, unknown and prototype keys, duplicates, Unicode, nesting, syntax, size. */
@@ -970,7 +1316,9 @@ function bodyChecks(route: Route, kind: BodyKind, add: (category: string, route:
     add(
       'body: missing field',
       route.id,
-      fc.tuple(fc.constantFrom(...required), noise).map(([field, extra]) => send([422], named(field.path))(editedBody(kind, { op: 'delete', path: field.path }), extra)),
+      fc
+        .tuple(fc.constantFrom(...required), noise)
+        .map(([field, extra]) => send([422], named(field.path))(editedBody(kind, { op: 'delete', path: field.path }), extra)),
     );
   }
 
@@ -982,7 +1330,10 @@ function bodyChecks(route: Route, kind: BodyKind, add: (category: string, route:
       .tuple(fc.constantFrom(...objectKeys[kind]), unknownKeyNames, anyJson, noise)
       .filter(([object, key]) => !object.keys.includes(key))
       .map(([object, key, value, extra]) =>
-        send([422], `${prototypeKeys.includes(key) ? 'prototype' : 'unknown'} key in ${named(object.path)}`)(editedBody(kind, { op: 'add', path: object.path, key, value }), extra),
+        send([422], `${prototypeKeys.includes(key) ? 'prototype' : 'unknown'} key in ${named(object.path)}`)(
+          editedBody(kind, { op: 'add', path: object.path, key, value }),
+          extra,
+        ),
       ),
   );
 
@@ -994,7 +1345,10 @@ function bodyChecks(route: Route, kind: BodyKind, add: (category: string, route:
       .tuple(fc.constantFrom(...bodyFields.filter((field) => typeof field.path.at(-1) === 'string')), noise)
       .chain(([field, extra]) => field.invalid.map((value) => [field, value, extra] as const))
       .map(([field, value, extra]) =>
-        send([400, 422], named(field.path))(editedBody(kind, { op: 'add', path: field.path.slice(0, -1), key: String(field.path.at(-1)), value }), extra),
+        send([400, 422], named(field.path))(
+          editedBody(kind, { op: 'add', path: field.path.slice(0, -1), key: String(field.path.at(-1)), value }),
+          extra,
+        ),
       ),
   );
 
@@ -1022,10 +1376,18 @@ function bodyChecks(route: Route, kind: BodyKind, add: (category: string, route:
                 ? rawString('ok', spoil.bytes, 'ok')
                 : // More characters than the limit, however they are counted.
                   toNode(spoil.char.repeat(field.text!.max + 1));
-          const what = { surrogate: 'a lone surrogate', bytes: 'bytes that are not UTF-8', long: 'over the limit in code points' }[spoil.kind];
+          const what = { surrogate: 'a lone surrogate', bytes: 'bytes that are not UTF-8', long: 'over the limit in code points' }[
+            spoil.kind
+          ];
           // Fresh text around the bytes, so a body the server wrongly takes is taken again when replayed (no 409 instead).
           const bytes = (ctx: FuzzContext) =>
-            serialize(applyEdit(toNode(validBody(kind, ctx)), { op: 'set', path: field.path, value: spoil.kind === 'bytes' ? rawString(`${ctx.fresh()}-`, spoil.bytes) : value }));
+            serialize(
+              applyEdit(toNode(validBody(kind, ctx)), {
+                op: 'set',
+                path: field.path,
+                value: spoil.kind === 'bytes' ? rawString(`${ctx.fresh()}-`, spoil.bytes) : value,
+              }),
+            );
           return send([400, 422], `${what} in ${named(field.path)}`)(bytes, extra);
         }),
     );
@@ -1043,7 +1405,10 @@ function bodyChecks(route: Route, kind: BodyKind, add: (category: string, route:
         noise,
       )
       .map(([field, depth, shape, extra]) =>
-        send([400, 413, 422], `nested ${shape}s`)(editedBody(kind, { op: 'set', path: field?.path ?? [], value: deeplyNested(depth + 1, shape) }), extra),
+        send([400, 413, 422], `nested ${shape}s`)(
+          editedBody(kind, { op: 'set', path: field?.path ?? [], value: deeplyNested(depth + 1, shape) }),
+          extra,
+        ),
       ),
   );
 
@@ -1054,8 +1419,12 @@ function bodyChecks(route: Route, kind: BodyKind, add: (category: string, route:
     fc
       .tuple(
         fc.oneof(
-          fc.double({ min: 0, max: 0.999, noNaN: true }).map((fraction) => (text: Buffer) => text.subarray(0, Math.floor(text.length * fraction))),
-          fc.constantFrom('x', ',', '}', '{}', ']', '\u0000', ' //', '\n#').map((tail) => (text: Buffer) => Buffer.concat([text, Buffer.from(tail)])),
+          fc
+            .double({ min: 0, max: 0.999, noNaN: true })
+            .map((fraction) => (text: Buffer) => text.subarray(0, Math.floor(text.length * fraction))),
+          fc
+            .constantFrom('x', ',', '}', '{}', ']', '\u0000', ' //', '\n#')
+            .map((tail) => (text: Buffer) => Buffer.concat([text, Buffer.from(tail)])),
           fc.constantFrom(
             (text: Buffer) => Buffer.from(text.toString('utf8').replace(/}$/, ',}')),
             (text: Buffer) => Buffer.from(text.toString('utf8').replaceAll('"', "'")),
@@ -1078,14 +1447,12 @@ function bodyChecks(route: Route, kind: BodyKind, add: (category: string, route:
   add(
     'body: size',
     route.id,
-    fc
-      .tuple(fc.integer({ min: 64 * 1024 + 1, max: 200 * 1024 }), fc.boolean(), noise)
-      .map(([size, padding, extra]) =>
-        send([413], padding ? 'whitespace padding' : 'a huge value')((ctx) => {
-          const text = serialize(toNode(validBody(kind, ctx)));
-          if (padding) return Buffer.concat([text, Buffer.alloc(Math.max(0, size - text.length), ' ')]);
-          return serialize(applyEdit(toNode(validBody(kind, ctx)), { op: 'add', path: [], key: 'padding', value: toNode('x'.repeat(size)) }));
-        }, extra),
-      ),
+    fc.tuple(fc.integer({ min: 64 * 1024 + 1, max: 200 * 1024 }), fc.boolean(), noise).map(([size, padding, extra]) =>
+      send([413], padding ? 'whitespace padding' : 'a huge value')((ctx) => {
+        const text = serialize(toNode(validBody(kind, ctx)));
+        if (padding) return Buffer.concat([text, Buffer.alloc(Math.max(0, size - text.length), ' ')]);
+        return serialize(applyEdit(toNode(validBody(kind, ctx)), { op: 'add', path: [], key: 'padding', value: toNode('x'.repeat(size)) }));
+      }, extra),
+    ),
   );
 }

@@ -1,7 +1,7 @@
 import { expect } from 'vitest';
 import { eventually } from './eventually.js';
 import { knownResponses } from './known-answers.js';
-import { type TestApp, auth, validSubject } from './test-app.js';
+import { auth, type TestApp, validSubject } from './test-app.js';
 
 // Response bodies are checked field by field; their static type adds nothing.
 export type Body = Record<string, any>;
@@ -28,7 +28,11 @@ export function client(t: TestApp, key: string) {
         return response.status === 200 ? response.body : undefined;
       }),
     async register(url: string, enabled_events?: string[]) {
-      const created = await call('POST', '/v1/nature/webhook_endpoints', { url, description: 'test receiver', ...(enabled_events && { enabled_events }) });
+      const created = await call('POST', '/v1/nature/webhook_endpoints', {
+        url,
+        description: 'test receiver',
+        ...(enabled_events && { enabled_events }),
+      });
       expect(created.status, JSON.stringify(created.body)).toBe(201);
       return created.body;
     },
@@ -38,7 +42,8 @@ export function client(t: TestApp, key: string) {
         await call('DELETE', `/v1/nature/webhook_endpoints/${endpoint.id}`);
       }
     },
-    deliveries: (endpointId: string) => call('GET', `/v1/nature/webhook_endpoints/${endpointId}/deliveries?limit=100`).then((r) => r.body.data as Body[]),
+    deliveries: (endpointId: string) =>
+      call('GET', `/v1/nature/webhook_endpoints/${endpointId}/deliveries?limit=100`).then((r) => r.body.data as Body[]),
     /** The endpoint's attempts (newest first) once `ready` says they are all there. */
     attemptsWhen: (endpointId: string, ready: (attempts: Body[]) => boolean) =>
       eventually(async () => {

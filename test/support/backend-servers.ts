@@ -17,7 +17,11 @@ async function containerRuntime(): Promise<boolean> {
  * The server for a suite: the URL in `variable` when set, else a testcontainers container when a Docker
  * engine answers, else none, said loudly. A suite without a server is skipped, never counted as passed.
  */
-export async function serverTarget(name: string, variable: string, container: () => Promise<{ url: string; container: StartedTestContainer }>): Promise<ServerTarget> {
+export async function serverTarget(
+  name: string,
+  variable: string,
+  container: () => Promise<{ url: string; container: StartedTestContainer }>,
+): Promise<ServerTarget> {
   const given = process.env[variable];
   if (given) return { url: given, source: `${variable}=${given}`, stop: async () => undefined };
   if (await containerRuntime()) {

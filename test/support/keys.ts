@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { SqliteKeyStore } from '../../src/adapters/sqlite/key-store.js';
-import { type Environment, type KeyType, type Scope, mintKey } from '../../src/domain/api-keys.js';
+import { type Environment, type KeyType, mintKey, type Scope } from '../../src/domain/api-keys.js';
 
 export interface KeySpec {
   environment: Environment;
@@ -24,7 +24,12 @@ export async function mintKeysInto(dataDir: string, specs: KeySpec[]): Promise<s
       const { raw, record } = mintKey({ name: 'test', environment: spec.environment, type: spec.type, scopes: spec.scopes }, now);
       await store.insert(record);
       if (spec.retired === 'revoked') await store.revoke(record.id, now.toISOString(), 'revoked');
-      if (spec.retired === 'rotated') await store.rotate(record.id, mintKey({ name: 'test', environment: spec.environment, type: spec.type, scopes: spec.scopes }, now, record.id).record, now.toISOString());
+      if (spec.retired === 'rotated')
+        await store.rotate(
+          record.id,
+          mintKey({ name: 'test', environment: spec.environment, type: spec.type, scopes: spec.scopes }, now, record.id).record,
+          now.toISOString(),
+        );
       raws.push(raw);
     }
     return raws;

@@ -66,8 +66,16 @@ export const knownProfileV1 = {
         band: 'very_high',
         text: 'Shows a very strong administrative nature: drawn to bringing order, structure and reliable processes to shared work.',
       },
-      { construct: 'protective', band: 'high', text: 'Shows a strong protective nature: drawn to keeping people safe and standing up for what is fair.' },
-      { construct: 'providing', band: 'very_high', text: 'Shows a very strong providing nature: drawn to making sure others have what they need.' },
+      {
+        construct: 'protective',
+        band: 'high',
+        text: 'Shows a strong protective nature: drawn to keeping people safe and standing up for what is fair.',
+      },
+      {
+        construct: 'providing',
+        band: 'very_high',
+        text: 'Shows a very strong providing nature: drawn to making sure others have what they need.',
+      },
     ],
     intelligences: [
       {
@@ -80,7 +88,11 @@ export const knownProfileV1 = {
         band: 'medium_high',
         text: 'Shows a clear intrapersonal intelligence: a capacity for self-knowledge, reflection and self-direction.',
       },
-      { construct: 'musical', band: 'very_high', text: 'Shows a very strong musical intelligence: a capacity for rhythm, pitch and melody.' },
+      {
+        construct: 'musical',
+        band: 'very_high',
+        text: 'Shows a very strong musical intelligence: a capacity for rhythm, pitch and melody.',
+      },
     ],
   },
 };

@@ -10,7 +10,16 @@ export function testOperator() {
   const account = nkeys.createAccount();
   const system = nkeys.createAccount();
   const unlimited = { subs: -1, data: -1, payload: -1, imports: -1, exports: -1, wildcards: true, conn: -1, leaf: -1 };
-  const jetStream = { mem_storage: -1, disk_storage: -1, streams: -1, consumer: -1, max_ack_pending: -1, mem_max_stream_bytes: -1, disk_max_stream_bytes: -1, max_bytes_required: false };
+  const jetStream = {
+    mem_storage: -1,
+    disk_storage: -1,
+    streams: -1,
+    consumer: -1,
+    max_ack_pending: -1,
+    mem_max_stream_bytes: -1,
+    disk_max_stream_bytes: -1,
+    max_bytes_required: false,
+  };
   const permissions = { pub: {}, sub: {} };
   const config = [
     `operator: ${jwt(operator, operator.getPublicKey(), 'test operator', { type: 'operator', version: 2, system_account: system.getPublicKey() })}`,
@@ -38,6 +47,8 @@ function jwt(issuer: Signer, subject: string, name: string, nats: object): strin
   const base64url = (bytes: Uint8Array | string) => Buffer.from(bytes).toString('base64url');
   const header = base64url(JSON.stringify({ typ: 'JWT', alg: 'ed25519-nkey' }));
   const jti = base64url(crypto.getRandomValues(new Uint8Array(16)));
-  const claims = base64url(JSON.stringify({ jti, iat: Math.floor(Date.now() / 1000), iss: issuer.getPublicKey(), name, sub: subject, nats }));
+  const claims = base64url(
+    JSON.stringify({ jti, iat: Math.floor(Date.now() / 1000), iss: issuer.getPublicKey(), name, sub: subject, nats }),
+  );
   return `${header}.${claims}.${base64url(issuer.sign(new TextEncoder().encode(`${header}.${claims}`)))}`;
 }

@@ -9,7 +9,9 @@ import { tempDir } from './temp-dir.js';
 
 /** The nats-server binary, or undefined when the machine lacks it (then NATS tests are skipped, loudly). */
 export const natsServerPath: string | undefined = (() => {
-  const found = spawnSync('sh', ['-c', 'command -v nats-server || ls /usr/sbin/nats-server 2>/dev/null'], { encoding: 'utf8' }).stdout.trim().split('\n')[0];
+  const found = spawnSync('sh', ['-c', 'command -v nats-server || ls /usr/sbin/nats-server 2>/dev/null'], { encoding: 'utf8' })
+    .stdout.trim()
+    .split('\n')[0];
   return found ? found : undefined;
 })();
 
@@ -39,7 +41,8 @@ export async function startNatsServer(at?: { port: number; storeDir: string }, c
   const port = at?.port ?? (await freePort());
   const dir = at ? { path: at.storeDir, cleanup: () => undefined } : tempDir('nature-nats-');
   const file = join(dir.path, 'nats-server.conf');
-  const write = (added: string) => writeFileSync(file, `listen: "127.0.0.1:${port}"\njetstream { store_dir: ${JSON.stringify(dir.path)} }\n${added}\n`);
+  const write = (added: string) =>
+    writeFileSync(file, `listen: "127.0.0.1:${port}"\njetstream { store_dir: ${JSON.stringify(dir.path)} }\n${added}\n`);
   write(config);
   const child: ChildProcess = spawn(natsServerPath, ['-c', file], { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';

@@ -1,4 +1,4 @@
-import { type IncomingHttpHeaders, type Server, createServer } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { Webhook } from 'standardwebhooks';
 
 export interface Received {
@@ -32,7 +32,9 @@ export async function startReceiver(behaviour: Behaviour = () => 200) {
       for (const wake of waiters.splice(0)) wake();
       const answer = behaviour(received.length);
       if (answer === 'hang') return;
-      response.writeHead(answer, answer >= 300 && answer < 400 ? { location: 'http://127.0.0.1:9/elsewhere' } : {}).end(answer === 200 ? 'thanks' : 'no');
+      response
+        .writeHead(answer, answer >= 300 && answer < 400 ? { location: 'http://127.0.0.1:9/elsewhere' } : {})
+        .end(answer === 200 ? 'thanks' : 'no');
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

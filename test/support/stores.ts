@@ -133,7 +133,9 @@ export class StoreReader {
         const db = this.db(prefix, file);
         if (db === undefined) continue;
         const specs = digestedTables[file] ?? [];
-        const names = db.prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all();
+        const names = db
+          .prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+          .all();
         for (const { name } of names) {
           if (specs.some((spec) => spec.table === name)) continue;
           const row = db.prepare(`SELECT count(*) AS n FROM "${name.replaceAll('"', '""')}"`).get() as { n: number };
@@ -161,7 +163,9 @@ export class StoreReader {
     const db = this.db(prefix, 'read.db');
     const docs = new Map<string, Record<string, any>>();
     if (db === undefined) return docs;
-    for (const row of db.prepare<[string], { id: string; doc: string }>('SELECT id, doc FROM documents WHERE collection = ? AND doc IS NOT NULL').iterate(collection)) {
+    for (const row of db
+      .prepare<[string], { id: string; doc: string }>('SELECT id, doc FROM documents WHERE collection = ? AND doc IS NOT NULL')
+      .iterate(collection)) {
       docs.set(row.id, JSON.parse(row.doc));
     }
     return docs;
@@ -171,7 +175,11 @@ export class StoreReader {
   busStates(prefix: StorePrefix): Record<string, number> {
     const db = this.db(prefix, 'events.db');
     if (db === undefined || !this.hasTable(db, 'bus_messages')) return {};
-    const rows = db.prepare<[], { topic: string; state: string; n: number }>('SELECT topic, state, count(*) AS n FROM bus_messages GROUP BY topic, state').all();
+    const rows = db
+      .prepare<[], { topic: string; state: string; n: number }>(
+        'SELECT topic, state, count(*) AS n FROM bus_messages GROUP BY topic, state',
+      )
+      .all();
     return Object.fromEntries(rows.map((row) => [`${row.topic}:${row.state}`, row.n]));
   }
 

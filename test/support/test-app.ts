@@ -2,8 +2,15 @@ import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { type Environment, type KeyType, type Scope, mintKey } from '../../src/domain/api-keys.js';
-import { type Environments, backendUnavailable, closeEnvironments, openEnvironments, openKeyStore, startEnvironments } from '../../src/environments.js';
+import { type Environment, type KeyType, mintKey, type Scope } from '../../src/domain/api-keys.js';
+import {
+  backendUnavailable,
+  closeEnvironments,
+  type Environments,
+  openEnvironments,
+  openKeyStore,
+  startEnvironments,
+} from '../../src/environments.js';
 import { buildApp } from '../../src/http/app.js';
 import { createLogger } from '../../src/logger.js';
 import type { KeyStore } from '../../src/ports/key-store.js';
@@ -44,7 +51,15 @@ export async function openTestApp(settings: Record<string, string> = {}): Promis
   const clock = () => new Date(Date.now() + offsetMs);
   const envs = await openEnvironments(config, logger, clock);
   startEnvironments(envs);
-  const app = await buildApp({ logger, keys, envs, rateLimit: config.rateLimit, clock, webhooks: config.webhooks, unavailable: backendUnavailable });
+  const app = await buildApp({
+    logger,
+    keys,
+    envs,
+    rateLimit: config.rateLimit,
+    clock,
+    webhooks: config.webhooks,
+    unavailable: backendUnavailable,
+  });
   const testApp: TestApp = {
     app,
     keys,

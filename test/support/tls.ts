@@ -18,7 +18,23 @@ export function makeTestPki(dir: string): TestPki {
   const issue = (name: string, extensions: string) => {
     writeFileSync(path(`${name}.ext`), extensions);
     openssl('req', ...key, '-keyout', path(`${name}.key`), '-out', path(`${name}.csr`), '-subj', `/CN=nature test ${name}`);
-    openssl('x509', '-req', '-in', path(`${name}.csr`), '-CA', path('ca.pem'), '-CAkey', path('ca.key'), '-CAcreateserial', '-out', path(`${name}.pem`), '-days', '1', '-extfile', path(`${name}.ext`));
+    openssl(
+      'x509',
+      '-req',
+      '-in',
+      path(`${name}.csr`),
+      '-CA',
+      path('ca.pem'),
+      '-CAkey',
+      path('ca.key'),
+      '-CAcreateserial',
+      '-out',
+      path(`${name}.pem`),
+      '-days',
+      '1',
+      '-extfile',
+      path(`${name}.ext`),
+    );
     return { certFile: path(`${name}.pem`), keyFile: path(`${name}.key`) };
   };
   return {

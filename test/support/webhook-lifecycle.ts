@@ -1,6 +1,6 @@
 import { afterEach, expect } from 'vitest';
-import { knownResponses } from './known-answers.js';
 import { mintKeysInto } from './keys.js';
+import { knownResponses } from './known-answers.js';
 import type { NatsServer } from './nats-server.js';
 import { callServer, serverPool } from './processes.js';
 import { receiverPool } from './receiver.js';
@@ -51,7 +51,9 @@ export function webhookLifecycles() {
         async completeOne(): Promise<string> {
           const subject = (await call('POST', '/v1/nature/subjects', validSubject())).body;
           const assessment = (await call('POST', `/v1/nature/subjects/${subject.id}/assessments`, {})).body;
-          const answered = await call('PATCH', `/v1/nature/subjects/${subject.id}/assessments/${assessment.id}`, { responses: knownResponses });
+          const answered = await call('PATCH', `/v1/nature/subjects/${subject.id}/assessments/${assessment.id}`, {
+            responses: knownResponses,
+          });
           expect(answered.status).toBe(200);
           return assessment.id as string;
         },

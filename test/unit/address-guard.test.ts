@@ -1,14 +1,17 @@
 import type { LookupAddress } from 'node:dns';
-import { type Server, createServer } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { endpointUrlProblem, guardedLookup, isAllowedAddress } from '../../src/webhooks/address-guard.js';
 import { send } from '../../src/webhooks/sender.js';
 
 describe('addresses', () => {
-  it.each(['8.8.8.8', '1.1.1.1', '2606:4700:4700::1111', '::ffff:8.8.8.8', '64:ff9b::8.8.8.8'])('lets the public address %s through in both environments', (address) => {
-    expect(isAllowedAddress(address, false)).toBe(true);
-    expect(isAllowedAddress(address, true)).toBe(true);
-  });
+  it.each(['8.8.8.8', '1.1.1.1', '2606:4700:4700::1111', '::ffff:8.8.8.8', '64:ff9b::8.8.8.8'])(
+    'lets the public address %s through in both environments',
+    (address) => {
+      expect(isAllowedAddress(address, false)).toBe(true);
+      expect(isAllowedAddress(address, true)).toBe(true);
+    },
+  );
 
   it.each(['127.0.0.1', '::1', '::ffff:127.0.0.1'])('lets loopback %s through in the sandbox only', (address) => {
     expect(isAllowedAddress(address, true)).toBe(true);

@@ -17,14 +17,21 @@ describe('API keys', () => {
   });
 
   it('mints a different key every time', () => {
-    const keys = new Set(Array.from({ length: 1000 }, () => mintKey({ name: 'n', environment: 'test', type: 'sk', scopes: ['nature:read'] }, new Date()).raw));
+    const keys = new Set(
+      Array.from({ length: 1000 }, () => mintKey({ name: 'n', environment: 'test', type: 'sk', scopes: ['nature:read'] }, new Date()).raw),
+    );
     expect(keys.size).toBe(1000);
   });
 
-  it.each(['', 'test_sk_', `test_sk_${'a'.repeat(31)}`, `test_xx_${'a'.repeat(40)}`, `prod_sk_${'a'.repeat(40)}`, `test_sk_${'a'.repeat(39)}!`, `TEST_SK_${'a'.repeat(40)}`])(
-    'refuses the malformed key %j',
-    (raw) => {
-      expect(parseRawKey(raw)).toBeUndefined();
-    },
-  );
+  it.each([
+    '',
+    'test_sk_',
+    `test_sk_${'a'.repeat(31)}`,
+    `test_xx_${'a'.repeat(40)}`,
+    `prod_sk_${'a'.repeat(40)}`,
+    `test_sk_${'a'.repeat(39)}!`,
+    `TEST_SK_${'a'.repeat(40)}`,
+  ])('refuses the malformed key %j', (raw) => {
+    expect(parseRawKey(raw)).toBeUndefined();
+  });
 });

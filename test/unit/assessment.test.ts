@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import {
   type AssessmentEvent,
   type AssessmentState,
+  assessmentPointer,
   decideAbandonAssessment,
   decideScoreAssessment,
-  assessmentPointer,
   decideStartAssessment,
   decideSubmitResponses,
   evolveAssessment,
@@ -21,7 +21,9 @@ const scoreV1 = scorers['mn76-v1']!;
 const now = new Date('2026-11-21T10:00:00.000Z');
 const later = (ms: number) => new Date(now.getTime() + ms);
 const DAY = 24 * 60 * 60 * 1000;
-const started = decideStartAssessment(assessmentPointer({ assessment_id: 'asm_1', subject_id: 'sub_1', requested_language: 'fr', client_secret_hash: SECRET_HASH, now }));
+const started = decideStartAssessment(
+  assessmentPointer({ assessment_id: 'asm_1', subject_id: 'sub_1', requested_language: 'fr', client_secret_hash: SECRET_HASH, now }),
+);
 const fold = (events: AssessmentEvent[]): AssessmentState => events.reduce(evolveAssessment, undefined as AssessmentState);
 let minted = 0;
 const scoring = () => ({ profile_id: `prf_${++minted}`, event_id: `evt_${minted}`, scorer: scoreV1, now });
@@ -31,7 +33,10 @@ const answered = (events: AssessmentEvent[]) => [...events, ...submit(events, kn
 /** All 76 answers as a batch recorded before batches carried their count and their scoring: the assessment waits in `scoring`. */
 const answeredBefore = (events: AssessmentEvent[]): AssessmentEvent[] => [
   ...events,
-  { type: 'ResponsesSubmitted', data: { assessment_id: 'asm_1', subject_id: 'sub_1', submitted_at: now.toISOString(), pii: { responses: knownResponses } } },
+  {
+    type: 'ResponsesSubmitted',
+    data: { assessment_id: 'asm_1', subject_id: 'sub_1', submitted_at: now.toISOString(), pii: { responses: knownResponses } },
+  },
 ];
 
 describe('assessment decider', () => {
@@ -53,16 +58,31 @@ describe('assessment decider', () => {
     expect(events).toEqual([
       {
         type: 'ResponsesSubmitted',
-        data: { assessment_id: 'asm_1', subject_id: 'sub_1', submitted_at: now.toISOString(), responses_received: 1, pii: { responses: [{ item_id: 'mn_001', value: 4 }] } },
+        data: {
+          assessment_id: 'asm_1',
+          subject_id: 'sub_1',
+          submitted_at: now.toISOString(),
+          responses_received: 1,
+          pii: { responses: [{ item_id: 'mn_001', value: 4 }] },
+        },
       },
     ]);
     expect(fold([...started, ...events])).toMatchObject({ status: 'in_progress', answers: { mn_001: 4 } });
   });
 
   it('decides nothing for a retried batch, and records only what changed in a mixed one', () => {
-    const first = [...started, ...submit(started, [{ item_id: 'mn_001', value: 4 }, { item_id: 'mn_002', value: 2 }])];
+    const first = [
+      ...started,
+      ...submit(started, [
+        { item_id: 'mn_001', value: 4 },
+        { item_id: 'mn_002', value: 2 },
+      ]),
+    ];
     expect(submit(first, [{ item_id: 'mn_001', value: 4 }])).toEqual([]);
-    const changed = submit(first, [{ item_id: 'mn_001', value: 4 }, { item_id: 'mn_002', value: 5 }]);
+    const changed = submit(first, [
+      { item_id: 'mn_001', value: 4 },
+      { item_id: 'mn_002', value: 5 },
+    ]);
     expect(changed).toHaveLength(1);
     expect((changed[0]!.data as { pii: { responses: unknown[] } }).pii.responses).toEqual([{ item_id: 'mn_002', value: 5 }]);
     expect(fold([...first, ...changed])).toMatchObject({ answers: { mn_001: 4, mn_002: 5 } });
@@ -83,28 +103,38 @@ describe('assessment decider', () => {
     expect(minted).toBe(1);
     expect(last.map((event) => event.type)).toEqual(['ResponsesSubmitted', 'ScoringCompleted']);
     expect(last[0]!.data).toMatchObject({ responses_received: 76 });
-    expect(last[1]).toMatchObject({ type: 'ScoringCompleted', data: { profile_id: 'prf_1', event_id: 'evt_1', scoring_version: 'mn76-v1', subject_id: 'sub_1' } });
+    expect(last[1]).toMatchObject({
+      type: 'ScoringCompleted',
+      data: { profile_id: 'prf_1', event_id: 'evt_1', scoring_version: 'mn76-v1', subject_id: 'sub_1' },
+    });
     expect(fold([...first, ...last])).toMatchObject({ status: 'completed', profile_id: 'prf_1', completed_at: now.toISOString() });
   });
 
   it('refuses responses once completed, and a second completing batch (the one that lost the race) is refused too', () => {
     const events = answered(started);
     for (const batch of [[{ item_id: 'mn_001', value: 1 }], knownResponses]) {
-      expect(() => submit(events, batch)).toThrowError(expect.objectContaining({ code: 'assessment_not_open', details: { assessment_status: 'completed' } }));
+      expect(() => submit(events, batch)).toThrowError(
+        expect.objectContaining({ code: 'assessment_not_open', details: { assessment_status: 'completed' } }),
+      );
     }
   });
 
   it('leaves an assessment completed by a batch without a count in scoring, refusing responses', () => {
     const events = answeredBefore(started);
     expect(fold(events)).toMatchObject({ status: 'scoring' });
-    expect(() => submit(events, [{ item_id: 'mn_001', value: 1 }])).toThrowError(expect.objectContaining({ code: 'assessment_not_open', details: { assessment_status: 'scoring' } }));
+    expect(() => submit(events, [{ item_id: 'mn_001', value: 1 }])).toThrowError(
+      expect.objectContaining({ code: 'assessment_not_open', details: { assessment_status: 'scoring' } }),
+    );
   });
 
   it('scores an assessment waiting in scoring once: ScoringCompleted in scoring, nothing after', () => {
     const events = answeredBefore(started);
     const scored = decideScoreAssessment(fold(events), () => ({ profile_id: 'prf_1', event_id: 'evt_1', scorer: scoreV1, now }));
     expect(scored).toHaveLength(1);
-    expect(scored[0]).toMatchObject({ type: 'ScoringCompleted', data: { profile_id: 'prf_1', scoring_version: 'mn76-v1', subject_id: 'sub_1' } });
+    expect(scored[0]).toMatchObject({
+      type: 'ScoringCompleted',
+      data: { profile_id: 'prf_1', scoring_version: 'mn76-v1', subject_id: 'sub_1' },
+    });
     const completed = [...events, ...scored];
     expect(fold(completed)).toMatchObject({ status: 'completed', profile_id: 'prf_1', completed_at: now.toISOString() });
     minted = 0;
@@ -116,7 +146,10 @@ describe('assessment decider', () => {
   it('abandons an open assessment; an abandoned one refuses responses and a second abandon', () => {
     const abandoned = [...started, ...decideAbandonAssessment(fold(started), { subject_id: 'sub_1', now })];
     expect(fold(abandoned)).toMatchObject({ status: 'abandoned' });
-    for (const attempt of [() => submit(abandoned, [{ item_id: 'mn_001', value: 1 }]), () => decideAbandonAssessment(fold(abandoned), { subject_id: 'sub_1', now })]) {
+    for (const attempt of [
+      () => submit(abandoned, [{ item_id: 'mn_001', value: 1 }]),
+      () => decideAbandonAssessment(fold(abandoned), { subject_id: 'sub_1', now }),
+    ]) {
       expect(attempt).toThrowError(expect.objectContaining({ code: 'assessment_not_open', details: { assessment_status: 'abandoned' } }));
     }
   });
@@ -127,7 +160,9 @@ describe('assessment decider', () => {
     expect(statusAt(fold(started)!, justBefore)).toBe('created');
     expect(statusAt(fold(started)!, expiry)).toBe('expired');
     expect(submit(started, [{ item_id: 'mn_001', value: 3 }], justBefore)).toHaveLength(1);
-    expect(() => submit(started, [{ item_id: 'mn_001', value: 3 }], expiry)).toThrowError(expect.objectContaining({ details: { assessment_status: 'expired' } }));
+    expect(() => submit(started, [{ item_id: 'mn_001', value: 3 }], expiry)).toThrowError(
+      expect.objectContaining({ details: { assessment_status: 'expired' } }),
+    );
   });
 
   it('never expires a completed assessment', () => {
@@ -136,8 +171,8 @@ describe('assessment decider', () => {
 
   it('answers not_found for an assessment that does not exist or belongs to another subject', () => {
     expect(() => submit([], [{ item_id: 'mn_001', value: 1 }])).toThrowError(expect.objectContaining({ code: 'not_found' }));
-    expect(() => decideSubmitResponses(fold(started), { subject_id: 'sub_2', responses: [{ item_id: 'mn_001', value: 1 }], now, scoring })).toThrowError(
-      expect.objectContaining({ code: 'not_found' }),
-    );
+    expect(() =>
+      decideSubmitResponses(fold(started), { subject_id: 'sub_2', responses: [{ item_id: 'mn_001', value: 1 }], now, scoring }),
+    ).toThrowError(expect.objectContaining({ code: 'not_found' }));
   });
 });

@@ -4,13 +4,15 @@ import { UnsupportedServerError } from '../../src/adapters/eventstoredb/server-v
 import { assessDeployment } from '../../src/adapters/mongodb/deployment.js';
 import { checkBackends } from '../../src/backend-checks.js';
 import { loadConfig } from '../../src/config.js';
-import { BackendTimeoutError, OperatorError, backendProblem, urlHosts, withoutCredentials, within } from '../../src/operator-errors.js';
+import { BackendTimeoutError, backendProblem, OperatorError, urlHosts, within, withoutCredentials } from '../../src/operator-errors.js';
 import { natsServerPath, startNatsServer } from '../support/nats-server.js';
 import { freePort } from '../support/processes.js';
 
 describe('what an operator is told about a backend URL', () => {
   it('shows a URL without its user and password', () => {
-    expect(withoutCredentials('mongodb://nature:p%40ss@db1:27017,db2:27017/?replicaSet=rs0')).toBe('mongodb://db1:27017,db2:27017/?replicaSet=rs0');
+    expect(withoutCredentials('mongodb://nature:p%40ss@db1:27017,db2:27017/?replicaSet=rs0')).toBe(
+      'mongodb://db1:27017,db2:27017/?replicaSet=rs0',
+    );
     expect(withoutCredentials('esdb://admin:changeit@node1:2113?tls=false')).toBe('esdb://node1:2113?tls=false');
     expect(withoutCredentials('nats://127.0.0.1:4222')).toBe('nats://127.0.0.1:4222');
   });
@@ -27,7 +29,7 @@ describe('what an operator is told about a backend URL', () => {
     expect(line).toBe('MongoDB at db1:27017 (MONGODB_URL) did not answer: Authentication failed for ***:*** (and ***)');
   });
 
-  it('says what is wrong with a server that answered but that the service cannot rely on, without the URL\'s credentials', () => {
+  it("says what is wrong with a server that answered but that the service cannot rely on, without the URL's credentials", () => {
     const eventStore = { name: 'EventStoreDB', variable: 'EVENTSTORE_URL', url: 'esdb://admin:changeit@10.0.0.5:2113?tls=false' };
     expect(backendProblem(eventStore, new UnsupportedServerError('24.10.4'), 10_000)).toMatch(
       /^EventStoreDB at 10\.0\.0\.5:2113 \(EVENTSTORE_URL\) runs version 24\.10\.4; the service needs EventStoreDB 24\.10\.5 or newer/,
@@ -83,7 +85,9 @@ describe.skipIf(natsServerPath === undefined)('checking the NATS server at start
       });
       const failure = await checkBackends(config(`nats://127.0.0.1:${port}`)).catch((error: unknown) => error);
       expect(failure).toBeInstanceOf(OperatorError);
-      expect((failure as Error).message).toMatch(new RegExp(`^NATS at 127\\.0\\.0\\.1:${port} \\(NATS_URL\\) did not answer: .*jetstream`, 'i'));
+      expect((failure as Error).message).toMatch(
+        new RegExp(`^NATS at 127\\.0\\.0\\.1:${port} \\(NATS_URL\\) did not answer: .*jetstream`, 'i'),
+      );
     } finally {
       child.kill('SIGTERM');
     }
@@ -92,13 +96,21 @@ describe.skipIf(natsServerPath === undefined)('checking the NATS server at start
   it('leaves the bus out for operator commands, which never use it', async () => {
     const port = await freePort();
     await expect(checkBackends(config(`nats://127.0.0.1:${port}`), { bus: false, eventStore: true })).resolves.toBeUndefined();
-    await expect(checkBackends(config(`nats://127.0.0.1:${port}`))).rejects.toThrow(/^NATS at 127\.0\.0\.1:\d+ \(NATS_URL\) did not answer: CONNECTION_REFUSED$/);
+    await expect(checkBackends(config(`nats://127.0.0.1:${port}`))).rejects.toThrow(
+      /^NATS at 127\.0\.0\.1:\d+ \(NATS_URL\) did not answer: CONNECTION_REFUSED$/,
+    );
   });
 
   it('leaves the event store out for the key commands, which never use it', async () => {
     const port = await freePort();
-    const onEventStoreDb = loadConfig({ NATURE_EVENT_STORE: 'eventstoredb', EVENTSTORE_URL: `esdb://127.0.0.1:${port}?tls=false`, NATURE_BACKEND_TIMEOUT_MS: '3000' });
+    const onEventStoreDb = loadConfig({
+      NATURE_EVENT_STORE: 'eventstoredb',
+      EVENTSTORE_URL: `esdb://127.0.0.1:${port}?tls=false`,
+      NATURE_BACKEND_TIMEOUT_MS: '3000',
+    });
     await expect(checkBackends(onEventStoreDb, { bus: false, eventStore: false })).resolves.toBeUndefined();
-    await expect(checkBackends(onEventStoreDb, { bus: false, eventStore: true })).rejects.toThrow(/^EventStoreDB at 127\.0\.0\.1:\d+ \(EVENTSTORE_URL\) did not answer/);
+    await expect(checkBackends(onEventStoreDb, { bus: false, eventStore: true })).rejects.toThrow(
+      /^EventStoreDB at 127\.0\.0\.1:\d+ \(EVENTSTORE_URL\) did not answer/,
+    );
   });
 });

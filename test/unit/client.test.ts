@@ -1,13 +1,30 @@
-import { describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
-import { NatureApiError, WebhookVerificationError, createNatureClient, isNatureApiError, verifyWebhook } from '../../packages/client/src/index.js';
+import { describe, expect, it } from 'vitest';
+import {
+  createNatureClient,
+  isNatureApiError,
+  NatureApiError,
+  verifyWebhook,
+  WebhookVerificationError,
+} from '../../packages/client/src/index.js';
 import { retryAfterMs, retryingFetch } from '../../packages/client/src/retry.js';
 
 const problem = (status: number, code: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) =>
-  new Response(JSON.stringify({ type: `urn:nature:problem:${code}`, title: code, status, detail: `${code} happened`, code, request_id: 'req_1', ...extra }), {
-    status,
-    headers: { 'content-type': 'application/problem+json', 'request-id': 'req_1', ...headers },
-  });
+  new Response(
+    JSON.stringify({
+      type: `urn:nature:problem:${code}`,
+      title: code,
+      status,
+      detail: `${code} happened`,
+      code,
+      request_id: 'req_1',
+      ...extra,
+    }),
+    {
+      status,
+      headers: { 'content-type': 'application/problem+json', 'request-id': 'req_1', ...headers },
+    },
+  );
 const ok = () => new Response(JSON.stringify({ ok: true }), { status: 200, headers: { 'content-type': 'application/json' } });
 
 /** A fetch that answers from `answers` in turn (a thrown Error for a network failure) and keeps what it was sent. */
@@ -50,7 +67,12 @@ describe('client retries', () => {
   });
 
   it('backs off exponentially on 5xx without Retry-After and on network errors, and gives up after maxRetries', async () => {
-    const { fetch, sent } = scripted(problem(500, 'internal_error'), new TypeError('fetch failed'), problem(502, 'internal_error'), problem(500, 'internal_error'));
+    const { fetch, sent } = scripted(
+      problem(500, 'internal_error'),
+      new TypeError('fetch failed'),
+      problem(502, 'internal_error'),
+      problem(500, 'internal_error'),
+    );
     const { send, waits } = retried(fetch, { maxRetries: 3, baseDelayMs: 100 });
     expect((await send(post())).status).toBe(500);
     expect(sent).toHaveLength(4);
@@ -72,7 +94,12 @@ describe('client retries', () => {
   });
 
   it('does not retry what would fail again, nor beyond the longest wait it accepts', async () => {
-    for (const answer of [problem(400, 'invalid_json'), problem(404, 'not_found'), problem(409, 'subject_exists'), problem(422, 'validation_failed')]) {
+    for (const answer of [
+      problem(400, 'invalid_json'),
+      problem(404, 'not_found'),
+      problem(409, 'subject_exists'),
+      problem(422, 'validation_failed'),
+    ]) {
       const { fetch, sent } = scripted(answer);
       expect((await retried(fetch).send(post())).status).toBe(answer.status);
       expect(sent).toHaveLength(1);
@@ -87,14 +114,19 @@ describe('client requests and errors', () => {
   it('authenticates every request and gives each POST and PATCH a fresh Idempotency-Key, kept on its retries; a chosen key is kept', async () => {
     const { fetch, sent } = scripted(new TypeError('fetch failed'), ok(), ok(), ok(), ok(), ok());
     const nature = createNatureClient({ apiKey: 'test_sk_x', baseUrl: 'http://api.test', fetch, retries: { baseDelayMs: 1 } });
-    await nature.POST('/v1/nature/subjects', { body: { external_subject_id: 'e', consent: { text_version: 'v', granted_at: '2026-11-01T09:30:00Z', ui_hash: 'sha256:00' } } });
+    await nature.POST('/v1/nature/subjects', {
+      body: { external_subject_id: 'e', consent: { text_version: 'v', granted_at: '2026-11-01T09:30:00Z', ui_hash: 'sha256:00' } },
+    });
     await nature.PATCH('/v1/nature/subjects/{id}/assessments/{assessment_id}', {
       params: { path: { id: 'sub_1', assessment_id: 'asm_1' } },
       body: { responses: [{ item_id: 'mn_001', value: 4 }] },
     });
     await nature.GET('/v1/nature/subjects/{id}', { params: { path: { id: 'sub_1' } } });
     await nature.DELETE('/v1/nature/subjects/{id}', { params: { path: { id: 'sub_1' } } });
-    await nature.raw.POST('/v1/nature/events/{id}/redeliver', { params: { path: { id: 'evt_1' } }, headers: { 'idempotency-key': 'mine' } });
+    await nature.raw.POST('/v1/nature/events/{id}/redeliver', {
+      params: { path: { id: 'evt_1' } },
+      headers: { 'idempotency-key': 'mine' },
+    });
     expect(sent.map((request) => `${request.method} ${new URL(request.url).pathname}`)).toEqual([
       'POST /v1/nature/subjects',
       'POST /v1/nature/subjects',
@@ -119,10 +151,19 @@ describe('client requests and errors', () => {
     );
     const nature = createNatureClient({ apiKey: 'test_sk_x', baseUrl: 'http://api.test', fetch });
     const patch = () =>
-      nature.PATCH('/v1/nature/subjects/{id}/assessments/{assessment_id}', { params: { path: { id: 'sub_1', assessment_id: 'asm_1' } }, body: { responses: [{ item_id: 'mn_001', value: 4 }] } });
+      nature.PATCH('/v1/nature/subjects/{id}/assessments/{assessment_id}', {
+        params: { path: { id: 'sub_1', assessment_id: 'asm_1' } },
+        body: { responses: [{ item_id: 'mn_001', value: 4 }] },
+      });
     const notOpen = await patch().catch((error: unknown) => error);
     if (!isNatureApiError(notOpen, 'assessment_not_open')) throw notOpen;
-    expect(notOpen).toMatchObject({ status: 409, code: 'assessment_not_open', assessment_status: 'completed', detail: 'assessment_not_open happened', request_id: 'req_1' });
+    expect(notOpen).toMatchObject({
+      status: 409,
+      code: 'assessment_not_open',
+      assessment_status: 'completed',
+      detail: 'assessment_not_open happened',
+      request_id: 'req_1',
+    });
     expect(notOpen.message).toBe('assessment_not_open happened');
     const invalid = await patch().catch((error: unknown) => error);
     if (!isNatureApiError(invalid, 'validation_failed')) throw invalid;
@@ -136,16 +177,33 @@ describe('client requests and errors', () => {
 
   it('says so when an error answer is not problem+json (a proxy in the way)', async () => {
     const html = new Response('<html>Bad gateway</html>', { status: 502, headers: { 'content-type': 'text/html' } });
-    const nature = createNatureClient({ apiKey: 'test_sk_x', baseUrl: 'http://api.test', fetch: scripted(html).fetch, retries: { maxRetries: 0 } });
+    const nature = createNatureClient({
+      apiKey: 'test_sk_x',
+      baseUrl: 'http://api.test',
+      fetch: scripted(html).fetch,
+      retries: { maxRetries: 0 },
+    });
     const error = await nature.GET('/v1/nature/items').catch((error: unknown) => error);
     expect(error).toBeInstanceOf(NatureApiError);
-    expect(error).toMatchObject({ status: 502, code: 'unexpected_response', problem: undefined, detail: 'The server answered 502 (text/html), not a problem+json body.' });
+    expect(error).toMatchObject({
+      status: 502,
+      code: 'unexpected_response',
+      problem: undefined,
+      detail: 'The server answered 502 (text/html), not a problem+json body.',
+    });
   });
 });
 
 describe('verifyWebhook', () => {
   const secret = `whsec_${Buffer.from('a secret of twenty-four b').toString('base64')}`;
-  const event = { id: 'evt_1', object: 'event', type: 'nature.assessment.completed', created_at: '2026-11-21T19:32:03.349Z', livemode: false, data: { profile_id: 'prf_1', assessment_id: 'asm_1', subject_id: 'sub_1' } };
+  const event = {
+    id: 'evt_1',
+    object: 'event',
+    type: 'nature.assessment.completed',
+    created_at: '2026-11-21T19:32:03.349Z',
+    livemode: false,
+    data: { profile_id: 'prf_1', assessment_id: 'asm_1', subject_id: 'sub_1' },
+  };
   const body = JSON.stringify(event);
   const signed = (payload = body, at = new Date()) => ({
     'webhook-id': 'evt_1',
@@ -163,7 +221,9 @@ describe('verifyWebhook', () => {
 
   it('throws WebhookVerificationError on a changed body, another secret or a stale timestamp', () => {
     expect(() => verifyWebhook(body.replace('prf_1', 'prf_2'), signed(), secret)).toThrow(WebhookVerificationError);
-    expect(() => verifyWebhook(body, signed(), `whsec_${Buffer.from('another secret entirely!').toString('base64')}`)).toThrow(WebhookVerificationError);
+    expect(() => verifyWebhook(body, signed(), `whsec_${Buffer.from('another secret entirely!').toString('base64')}`)).toThrow(
+      WebhookVerificationError,
+    );
     const stale = new Date(Date.now() - 10 * 60_000);
     expect(() => verifyWebhook(body, signed(body, stale), secret)).toThrow(WebhookVerificationError);
   });

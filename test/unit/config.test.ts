@@ -35,7 +35,12 @@ describe('configuration', () => {
   });
 
   it('selects NATS with its URL, and reads a retry schedule of durations', () => {
-    const config = loadConfig({ NATURE_BUS: 'nats', NATS_URL: 'nats://127.0.0.1:4222', NATURE_WEBHOOK_RETRY_SCHEDULE: '50ms, 1.5s,2m,1h', NATURE_WEBHOOK_TIMEOUT_MS: '2000' });
+    const config = loadConfig({
+      NATURE_BUS: 'nats',
+      NATS_URL: 'nats://127.0.0.1:4222',
+      NATURE_WEBHOOK_RETRY_SCHEDULE: '50ms, 1.5s,2m,1h',
+      NATURE_WEBHOOK_TIMEOUT_MS: '2000',
+    });
     expect(config.bus).toEqual({
       kind: 'nats',
       url: 'nats://127.0.0.1:4222',
@@ -48,8 +53,24 @@ describe('configuration', () => {
   });
 
   it('reads every setting from the environment; empty counts as unset', () => {
-    const config = loadConfig({ PORT: '9000', HOST: '0.0.0.0', NATURE_DATA_DIR: '/srv/nature', NATURE_SQLITE_SYNCHRONOUS: 'NORMAL', LOG_LEVEL: 'warn', NATURE_EVENT_STORE: '', NATURE_SCORING_VERSION: 'mn76-v1' });
-    expect(config).toMatchObject({ port: 9000, host: '0.0.0.0', dataDir: '/srv/nature', sqliteSynchronous: 'NORMAL', logLevel: 'warn', eventStore: { kind: 'sqlite' }, scoringVersion: 'mn76-v1' });
+    const config = loadConfig({
+      PORT: '9000',
+      HOST: '0.0.0.0',
+      NATURE_DATA_DIR: '/srv/nature',
+      NATURE_SQLITE_SYNCHRONOUS: 'NORMAL',
+      LOG_LEVEL: 'warn',
+      NATURE_EVENT_STORE: '',
+      NATURE_SCORING_VERSION: 'mn76-v1',
+    });
+    expect(config).toMatchObject({
+      port: 9000,
+      host: '0.0.0.0',
+      dataDir: '/srv/nature',
+      sqliteSynchronous: 'NORMAL',
+      logLevel: 'warn',
+      eventStore: { kind: 'sqlite' },
+      scoringVersion: 'mn76-v1',
+    });
   });
 
   it.each([
@@ -82,16 +103,31 @@ describe('configuration', () => {
     expect((error as Error).message).not.toContain('\n');
   });
 
-  it('reads only the stores\' settings for operator commands: a bad server setting does not stop them', () => {
-    const config = loadStoreConfig({ PORT: 'http', LOG_LEVEL: 'loud', NATURE_WEBHOOK_TIMEOUT_MS: '10', NATURE_DATA_DIR: '/srv/nature', NATURE_SQLITE_SYNCHRONOUS: 'NORMAL' });
-    expect(config).toMatchObject({ dataDir: '/srv/nature', sqliteSynchronous: 'NORMAL', eventStore: { kind: 'sqlite' }, readModels: { kind: 'sqlite' } });
+  it("reads only the stores' settings for operator commands: a bad server setting does not stop them", () => {
+    const config = loadStoreConfig({
+      PORT: 'http',
+      LOG_LEVEL: 'loud',
+      NATURE_WEBHOOK_TIMEOUT_MS: '10',
+      NATURE_DATA_DIR: '/srv/nature',
+      NATURE_SQLITE_SYNCHRONOUS: 'NORMAL',
+    });
+    expect(config).toMatchObject({
+      dataDir: '/srv/nature',
+      sqliteSynchronous: 'NORMAL',
+      eventStore: { kind: 'sqlite' },
+      readModels: { kind: 'sqlite' },
+    });
     expect(loadStoreConfig({ NATURE_EVENT_STORE: 'eventstoredb', EVENTSTORE_URL: 'esdb://eventstore:2113?tls=false' }).eventStore).toEqual({
       kind: 'eventstoredb',
       url: 'esdb://eventstore:2113?tls=false',
       appendRetryMs: 20_000,
     });
-    expect(() => loadStoreConfig({ PORT: 'http', NATURE_EVENT_STORE: 'oracle' })).toThrow(/^configuration error: NATURE_EVENT_STORE="oracle" /);
-    expect(() => loadStoreConfig({ NATURE_READ_MODELS: 'mongodb' })).toThrow(/^configuration error: MONGODB_URL is required when NATURE_READ_MODELS=mongodb$/);
+    expect(() => loadStoreConfig({ PORT: 'http', NATURE_EVENT_STORE: 'oracle' })).toThrow(
+      /^configuration error: NATURE_EVENT_STORE="oracle" /,
+    );
+    expect(() => loadStoreConfig({ NATURE_READ_MODELS: 'mongodb' })).toThrow(
+      /^configuration error: MONGODB_URL is required when NATURE_READ_MODELS=mongodb$/,
+    );
   });
 
   describe('backend URLs: only the schemes the installed clients read', () => {
@@ -108,26 +144,40 @@ describe('configuration', () => {
     };
 
     it('accepts esdb:// and esdb+discover:// for EventStoreDB, with or without credentials and several hosts', () => {
-      for (const url of ['esdb://127.0.0.1:2113?tls=false', 'esdb+discover://cluster.example.com:2113', 'esdb://admin:changeit@node1:2113,node2:2113,node3:2113?tls=true']) {
+      for (const url of [
+        'esdb://127.0.0.1:2113?tls=false',
+        'esdb+discover://cluster.example.com:2113',
+        'esdb://admin:changeit@node1:2113,node2:2113,node3:2113?tls=true',
+      ]) {
         expect(eventStore(url)).toEqual({ kind: 'eventstoredb', url, appendRetryMs: 20_000 });
       }
     });
 
-    it.each(['kurrentdb://127.0.0.1:2113?tls=false', 'kdb://127.0.0.1:2113', 'kurrentdb+discover://cluster:2113', 'http://127.0.0.1:2113', 'esdb:/127.0.0.1'])(
-      'refuses EVENTSTORE_URL=%s, which @eventstore/db-client 6 cannot parse',
-      (url) => {
-        expect(refusal({ NATURE_EVENT_STORE: 'eventstoredb', EVENTSTORE_URL: url })).toMatch(/^configuration error: EVENTSTORE_URL=".*" must be an esdb:\/\/ or esdb\+discover:\/\/ URL/);
-      },
-    );
+    it.each([
+      'kurrentdb://127.0.0.1:2113?tls=false',
+      'kdb://127.0.0.1:2113',
+      'kurrentdb+discover://cluster:2113',
+      'http://127.0.0.1:2113',
+      'esdb:/127.0.0.1',
+    ])('refuses EVENTSTORE_URL=%s, which @eventstore/db-client 6 cannot parse', (url) => {
+      expect(refusal({ NATURE_EVENT_STORE: 'eventstoredb', EVENTSTORE_URL: url })).toMatch(
+        /^configuration error: EVENTSTORE_URL=".*" must be an esdb:\/\/ or esdb\+discover:\/\/ URL/,
+      );
+    });
 
     it('accepts nats:// and tls:// for NATS', () => {
       expect(bus('nats://127.0.0.1:4222')).toMatchObject({ kind: 'nats', url: 'nats://127.0.0.1:4222' });
       expect(bus('tls://nats.example.com:4222')).toMatchObject({ kind: 'nats', url: 'tls://nats.example.com:4222' });
     });
 
-    it.each(['ws://127.0.0.1:8080', 'wss://nats.example.com', 'http://127.0.0.1:4222'])('refuses NATS_URL=%s: the nats client for Node speaks no WebSocket', (url) => {
-      expect(refusal({ NATURE_BUS: 'nats', NATS_URL: url })).toMatch(/^configuration error: NATS_URL=".*" must be a nats:\/\/ or tls:\/\/ URL/);
-    });
+    it.each(['ws://127.0.0.1:8080', 'wss://nats.example.com', 'http://127.0.0.1:4222'])(
+      'refuses NATS_URL=%s: the nats client for Node speaks no WebSocket',
+      (url) => {
+        expect(refusal({ NATURE_BUS: 'nats', NATS_URL: url })).toMatch(
+          /^configuration error: NATS_URL=".*" must be a nats:\/\/ or tls:\/\/ URL/,
+        );
+      },
+    );
 
     it('refuses credentials in NATS_URL, which the client would drop, without printing them', () => {
       const message = refusal({ NATURE_BUS: 'nats', NATS_URL: 'nats://svc:s3cret@127.0.0.1:4222' });
@@ -141,25 +191,38 @@ describe('configuration', () => {
         const config = loadConfig({ ...nats, ...env }).bus;
         return config.kind === 'nats' ? { auth: config.auth, tls: config.tls } : undefined;
       };
-      expect(access({ NATS_USER: 'svc', NATS_PASSWORD: 's3cret' })).toEqual({ auth: { kind: 'user', user: 'svc', password: 's3cret' }, tls: undefined });
+      expect(access({ NATS_USER: 'svc', NATS_PASSWORD: 's3cret' })).toEqual({
+        auth: { kind: 'user', user: 'svc', password: 's3cret' },
+        tls: undefined,
+      });
       expect(access({ NATS_TOKEN: 't0k' })?.auth).toEqual({ kind: 'token', token: 't0k' });
       expect(access({ NATS_NKEY_SEED_FILE: 'secrets/svc.nk' })?.auth).toEqual({ kind: 'nkey', seedFile: resolve('secrets/svc.nk') });
       expect(access({ NATS_CREDS_FILE: '/etc/nature/svc.creds' })?.auth).toEqual({ kind: 'creds', credsFile: '/etc/nature/svc.creds' });
-      expect(access({ NATS_TLS_CA_FILE: '/etc/ca.pem', NATS_TLS_CERT_FILE: '/etc/c.pem', NATS_TLS_KEY_FILE: '/etc/c.key' })?.tls).toEqual({ caFile: '/etc/ca.pem', certFile: '/etc/c.pem', keyFile: '/etc/c.key' });
+      expect(access({ NATS_TLS_CA_FILE: '/etc/ca.pem', NATS_TLS_CERT_FILE: '/etc/c.pem', NATS_TLS_KEY_FILE: '/etc/c.key' })?.tls).toEqual({
+        caFile: '/etc/ca.pem',
+        certFile: '/etc/c.pem',
+        keyFile: '/etc/c.key',
+      });
       expect(access({ NATS_TLS_CA_FILE: '/etc/ca.pem' })?.tls).toEqual({ caFile: '/etc/ca.pem' });
     });
 
     it('refuses half a NATS login, two ways at once, a certificate without its key, and never prints a password or token', () => {
       const nats = { NATURE_BUS: 'nats', NATS_URL: 'nats://127.0.0.1:4222' };
-      expect(refusal({ ...nats, NATS_USER: 'svc' })).toBe('configuration error: NATS_USER and NATS_PASSWORD go together: give both or neither');
+      expect(refusal({ ...nats, NATS_USER: 'svc' })).toBe(
+        'configuration error: NATS_USER and NATS_PASSWORD go together: give both or neither',
+      );
       expect(refusal({ ...nats, NATS_PASSWORD: 's3cret' })).not.toContain('s3cret');
       expect(refusal({ ...nats, NATS_USER: 'svc', NATS_PASSWORD: 's3cret', NATS_TOKEN: 't0k' })).toBe(
         'configuration error: NATS_USER/NATS_PASSWORD and NATS_TOKEN are two ways of logging in to NATS: give one',
       );
       expect(refusal({ ...nats, NATS_TLS_CERT_FILE: '/etc/c.pem' })).toMatch(/NATS_TLS_CERT_FILE and NATS_TLS_KEY_FILE go together/);
-      expect(refusal({ ...nats, NATS_STREAM_MAX_AGE: '30m' })).toMatch(/^configuration error: NATS_STREAM_MAX_AGE="30m" must be a duration in hours or days/);
+      expect(refusal({ ...nats, NATS_STREAM_MAX_AGE: '30m' })).toMatch(
+        /^configuration error: NATS_STREAM_MAX_AGE="30m" must be a duration in hours or days/,
+      );
       expect(refusal({ ...nats, NATS_STREAM_MAX_AGE: '2h' })).toMatch(/^configuration error: NATS_STREAM_MAX_AGE="2h" must be at least 6h/);
-      expect(loadConfig({ ...nats, NATS_STREAM_MAX_AGE: '48h', NATS_STREAM_MAX_BYTES: '2097152' }).bus).toMatchObject({ streamLimits: { maxBytes: 2_097_152, maxAgeMs: 48 * 3_600_000 } });
+      expect(loadConfig({ ...nats, NATS_STREAM_MAX_AGE: '48h', NATS_STREAM_MAX_BYTES: '2097152' }).bus).toMatchObject({
+        streamLimits: { maxBytes: 2_097_152, maxAgeMs: 48 * 3_600_000 },
+      });
     });
 
     it('never prints the password of a refused URL', () => {
@@ -173,7 +236,9 @@ describe('configuration', () => {
       expect(loadConfig({ NATURE_MONGODB_ALLOW_WEAK_WRITES: 'false' }).mongodbAllowWeakWrites).toBe(false);
       expect(loadConfig({ NATURE_MONGODB_ALLOW_WEAK_WRITES: 'true' }).mongodbAllowWeakWrites).toBe(true);
       expect(loadStoreConfig({ NATURE_MONGODB_ALLOW_WEAK_WRITES: 'true' }).mongodbAllowWeakWrites).toBe(true);
-      expect(() => loadConfig({ NATURE_MONGODB_ALLOW_WEAK_WRITES: 'yes' })).toThrow(/^configuration error: NATURE_MONGODB_ALLOW_WEAK_WRITES="yes" /);
+      expect(() => loadConfig({ NATURE_MONGODB_ALLOW_WEAK_WRITES: 'yes' })).toThrow(
+        /^configuration error: NATURE_MONGODB_ALLOW_WEAK_WRITES="yes" /,
+      );
     });
 
     it('bounds an EventStoreDB append with its resends by EVENTSTORE_APPEND_RETRY_MS, for the server and for operator commands', () => {

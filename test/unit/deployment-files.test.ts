@@ -39,9 +39,15 @@ describe('the deployment files', () => {
   });
 
   it('test against the very server versions compose runs: every testcontainers image is pinned to the compose one', () => {
-    const composed = new Set([...services().values()].map((block) => /\n {4}image: (\S+)/.exec(block)?.[1]).filter((image) => image !== undefined));
-    const sources = ['../contract/mongodb.test.ts', '../contract/eventstoredb.test.ts', '../e2e/cli.test.ts'].map((path) => readFileSync(new URL(path, import.meta.url), 'utf8'));
-    const used = sources.flatMap((source) => [...source.matchAll(/(?:MongoDBContainer|GenericContainer)\('([^']+)'\)/g)].map((match) => match[1]!));
+    const composed = new Set(
+      [...services().values()].map((block) => /\n {4}image: (\S+)/.exec(block)?.[1]).filter((image) => image !== undefined),
+    );
+    const sources = ['../contract/mongodb.test.ts', '../contract/eventstoredb.test.ts', '../e2e/cli.test.ts'].map((path) =>
+      readFileSync(new URL(path, import.meta.url), 'utf8'),
+    );
+    const used = sources.flatMap((source) =>
+      [...source.matchAll(/(?:MongoDBContainer|GenericContainer)\('([^']+)'\)/g)].map((match) => match[1]!),
+    );
     expect(used.length).toBe(3);
     for (const image of used) expect(composed, image).toContain(image);
   });

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import {
   type ApiError,
-  type FetchInit,
-  type ResponseLike,
-  NETWORK_MESSAGE,
   closedOutcome,
   createApi,
+  type FetchInit,
   isRetryable,
+  NETWORK_MESSAGE,
   parseRetryAfter,
+  type ResponseLike,
   retryDelay,
 } from '../../packages/embed/src/api.js';
 
@@ -52,7 +52,10 @@ describe('the embed API client', () => {
   it('PATCHes a batch with the publishable key, the client secret, the Idempotency-Key and keepalive (no timeout when leaving)', async () => {
     const { api, requests } = apiAnswering(async () => response(200, assessmentBody));
     const result = await api.submit('key-1', [{ item_id: 'mn_001', value: 4 }], true);
-    expect(result).toEqual({ ok: true, value: { id: 'asm_1', status: 'in_progress', responses_received: 2, unanswered_item_ids: ['mn_003'] } });
+    expect(result).toEqual({
+      ok: true,
+      value: { id: 'asm_1', status: 'in_progress', responses_received: 2, unanswered_item_ids: ['mn_003'] },
+    });
     expect(requests).toHaveLength(1);
     expect(requests[0]?.url).toBe('https://api.example.com/v1/nature/subjects/sub_1/assessments/asm_1');
     expect(requests[0]?.init).toEqual({
@@ -82,25 +85,35 @@ describe('the embed API client', () => {
     }
   });
 
-  it.each(['scoring', 'completed'])('passes through assessment_status %s of the 401 to a closed assessment\'s secret: finished', async (status) => {
+  it.each(['scoring', 'completed'])(
+    "passes through assessment_status %s of the 401 to a closed assessment's secret: finished",
+    async (status) => {
+      const problem = {
+        title: 'Unauthenticated',
+        status: 401,
+        detail: `This client secret no longer works: its assessment is ${status}, no longer created or in_progress.`,
+        code: 'unauthenticated',
+        request_id: 'req_c',
+        assessment_status: status,
+      };
+      const { api } = apiAnswering(async () => response(401, problem));
+      const result = await api.assessment();
+      expect(result.ok).toBe(false);
+      if (result.ok) return;
+      expect(result.error).toMatchObject({ code: 'unauthenticated', status: 401, assessment_status: status, request_id: 'req_c' });
+      expect(closedOutcome(result.error)).toBe('finished');
+    },
+  );
+
+  it.each(['abandoned', 'expired'])('turns the 401 of a %s assessment into assessment_not_open with a clear sentence', async (status) => {
     const problem = {
       title: 'Unauthenticated',
       status: 401,
-      detail: `This client secret no longer works: its assessment is ${status}, no longer created or in_progress.`,
+      detail: 'no longer works',
       code: 'unauthenticated',
-      request_id: 'req_c',
+      request_id: 'req_d',
       assessment_status: status,
     };
-    const { api } = apiAnswering(async () => response(401, problem));
-    const result = await api.assessment();
-    expect(result.ok).toBe(false);
-    if (result.ok) return;
-    expect(result.error).toMatchObject({ code: 'unauthenticated', status: 401, assessment_status: status, request_id: 'req_c' });
-    expect(closedOutcome(result.error)).toBe('finished');
-  });
-
-  it.each(['abandoned', 'expired'])('turns the 401 of a %s assessment into assessment_not_open with a clear sentence', async (status) => {
-    const problem = { title: 'Unauthenticated', status: 401, detail: 'no longer works', code: 'unauthenticated', request_id: 'req_d', assessment_status: status };
     const { api } = apiAnswering(async () => response(401, problem));
     const result = await api.assessment();
     expect(result).toEqual({
@@ -165,16 +178,30 @@ describe('the embed API client', () => {
     const { api } = apiAnswering(async () => response(429, problem, { 'retry-after': '3' }));
     expect(await api.assessment()).toEqual({
       ok: false,
-      error: { code: 'rate_limited', status: 429, title: 'Too many requests', detail: 'Slow down.', request_id: 'req_9', retryAfterMs: 3000 },
+      error: {
+        code: 'rate_limited',
+        status: 429,
+        title: 'Too many requests',
+        detail: 'Slow down.',
+        request_id: 'req_9',
+        retryAfterMs: 3000,
+      },
     });
   });
 
   it('keeps the detail of a revoked key for the person to read', async () => {
-    const problem = { title: 'Unauthenticated', status: 401, detail: 'This API key was revoked and no longer works.', code: 'unauthenticated', request_id: 'r' };
+    const problem = {
+      title: 'Unauthenticated',
+      status: 401,
+      detail: 'This API key was revoked and no longer works.',
+      code: 'unauthenticated',
+      request_id: 'r',
+    };
     const { api } = apiAnswering(async () => response(401, problem));
     const result = await api.items();
     expect(result.ok).toBe(false);
-    if (!result.ok) expect(result.error).toMatchObject({ code: 'unauthenticated', status: 401, detail: 'This API key was revoked and no longer works.' });
+    if (!result.ok)
+      expect(result.error).toMatchObject({ code: 'unauthenticated', status: 401, detail: 'This API key was revoked and no longer works.' });
   });
 
   it('answers a rejected fetch (offline, or refused by CORS) as network_error with the human sentence', async () => {
@@ -193,7 +220,14 @@ describe('the embed API client', () => {
     const result = await api.assessment();
     expect(result).toEqual({
       ok: false,
-      error: { code: 'http_502', status: 502, title: 'HTTP 502', detail: 'The Nature Profile API answered 502.', request_id: 'req_h', retryAfterMs: null },
+      error: {
+        code: 'http_502',
+        status: 502,
+        title: 'HTTP 502',
+        detail: 'The Nature Profile API answered 502.',
+        request_id: 'req_h',
+        retryAfterMs: null,
+      },
     });
   });
 

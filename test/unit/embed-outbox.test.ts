@@ -81,7 +81,10 @@ function serverState(answered: Iterable<string>, status = 'in_progress'): Assess
 }
 
 /** A PATCH accepted, the server then holding `answered`. */
-const ok = (answered: Iterable<string>, status = 'in_progress'): Result<AssessmentState> => ({ ok: true, value: serverState(answered, status) });
+const ok = (answered: Iterable<string>, status = 'in_progress'): Result<AssessmentState> => ({
+  ok: true,
+  value: serverState(answered, status),
+});
 
 function problem(status: number, code: string, retryAfterMs: number | null = null): Result<AssessmentState> {
   return { ok: false, error: { code, status, title: code, detail: `detail of ${code}`, request_id: 'req_1', retryAfterMs } };
@@ -273,7 +276,10 @@ describe('the embed outbox', () => {
   it('on reopening, answers the server lacks are queued again and counted with those given elsewhere', async () => {
     const storage = new MemoryStorage();
     // An earlier visit: mn_001..mn_002 accepted, mn_003 refused (back in pending), then pending lost.
-    storage.setItem(storageKey(ASSESSMENT), JSON.stringify({ answers: { mn_001: 1, mn_002: 2, mn_003: 3 }, pending: {}, inflight: [], submitted: false }));
+    storage.setItem(
+      storageKey(ASSESSMENT),
+      JSON.stringify({ answers: { mn_001: 1, mn_002: 2, mn_003: 3 }, pending: {}, inflight: [], submitted: false }),
+    );
     const { outbox, calls } = harness({ storage, batchSize: 10 });
     // The server has mn_001, mn_002 and mn_010 (answered on another device).
     outbox.reconcile(serverState(['mn_001', 'mn_002', 'mn_010']));
@@ -291,7 +297,12 @@ describe('the embed outbox', () => {
     const storage = new MemoryStorage();
     storage.setItem(
       storageKey(ASSESSMENT),
-      JSON.stringify({ answers: { mn_001: 1 }, pending: {}, inflight: [{ key: 'k', responses: [{ item_id: 'mn_001', value: 1 }] }], submitted: false }),
+      JSON.stringify({
+        answers: { mn_001: 1 },
+        pending: {},
+        inflight: [{ key: 'k', responses: [{ item_id: 'mn_001', value: 1 }] }],
+        submitted: false,
+      }),
     );
     const { outbox } = harness({ storage });
     outbox.reconcile(serverState([]));
@@ -459,7 +470,7 @@ describe('the embed outbox', () => {
     expect(calls[1]?.responses.map((answer) => answer.item_id)).toEqual(['mn_003', 'mn_004']);
   });
 
-  it('two tabs on the same assessment keep each other\'s stored answers; per item the one saved last wins', async () => {
+  it("two tabs on the same assessment keep each other's stored answers; per item the one saved last wins", async () => {
     const storage = new MemoryStorage();
     const a = harness({ storage, batchSize: 10 });
     const b = harness({ storage, batchSize: 10 });
@@ -489,7 +500,7 @@ describe('the embed outbox', () => {
     expect(later.outbox.answered).toBe(5);
   });
 
-  it('a tab that sent an item keeps another tab\'s later, unsent change to it in storage', async () => {
+  it("a tab that sent an item keeps another tab's later, unsent change to it in storage", async () => {
     const storage = new MemoryStorage();
     const a = harness({ storage, batchSize: 1 });
     const b = harness({ storage, batchSize: 10 });
@@ -518,7 +529,12 @@ describe('the embed outbox', () => {
     const storage = new MemoryStorage();
     storage.setItem(
       storageKey(ASSESSMENT),
-      JSON.stringify({ answers: { mn_001: 1 }, pending: {}, inflight: [{ key: 'k', responses: [{ item_id: 'mn_001', value: 1 }] }], submitted: false }),
+      JSON.stringify({
+        answers: { mn_001: 1 },
+        pending: {},
+        inflight: [{ key: 'k', responses: [{ item_id: 'mn_001', value: 1 }] }],
+        submitted: false,
+      }),
     );
     const { outbox, calls, settle, events, errors } = harness({ storage });
     void outbox.resume();
@@ -534,27 +550,30 @@ describe('the embed outbox', () => {
   it.each([
     ['after the stored batch was resent (as the element opens)', true],
     ['by itself', false],
-  ])('on reopening, a flush %s sends the stored batch, then the pending answers below batch-size once it is accepted', async (_when, resumed) => {
-    const storage = new MemoryStorage();
-    storage.setItem(
-      storageKey(ASSESSMENT),
-      JSON.stringify({
-        answers: { mn_001: 1, mn_002: 2 },
-        pending: { mn_002: 2 },
-        inflight: [{ key: 'k', responses: [{ item_id: 'mn_001', value: 1 }] }],
-        submitted: false,
-      }),
-    );
-    const { outbox, calls, settle, storage: stored } = harness({ storage, batchSize: 10 });
-    if (resumed) void outbox.resume();
-    void outbox.flush(false);
-    expect(calls.map((call) => call.key)).toEqual(['k']);
-    await settle(calls[0], ok(['mn_001']));
-    expect(calls[1]).toMatchObject({ key: 'key-1', leaving: false, responses: [{ item_id: 'mn_002', value: 2 }] });
-    await settle(calls[1], ok(['mn_001', 'mn_002']));
-    expect(stored.stored().pending).toEqual({});
-    // The flush is over: the next answer waits for batch-size again.
-    outbox.give('mn_003', 3);
-    expect(calls).toHaveLength(2);
-  });
+  ])(
+    'on reopening, a flush %s sends the stored batch, then the pending answers below batch-size once it is accepted',
+    async (_when, resumed) => {
+      const storage = new MemoryStorage();
+      storage.setItem(
+        storageKey(ASSESSMENT),
+        JSON.stringify({
+          answers: { mn_001: 1, mn_002: 2 },
+          pending: { mn_002: 2 },
+          inflight: [{ key: 'k', responses: [{ item_id: 'mn_001', value: 1 }] }],
+          submitted: false,
+        }),
+      );
+      const { outbox, calls, settle, storage: stored } = harness({ storage, batchSize: 10 });
+      if (resumed) void outbox.resume();
+      void outbox.flush(false);
+      expect(calls.map((call) => call.key)).toEqual(['k']);
+      await settle(calls[0], ok(['mn_001']));
+      expect(calls[1]).toMatchObject({ key: 'key-1', leaving: false, responses: [{ item_id: 'mn_002', value: 2 }] });
+      await settle(calls[1], ok(['mn_001', 'mn_002']));
+      expect(stored.stored().pending).toEqual({});
+      // The flush is over: the next answer waits for batch-size again.
+      outbox.give('mn_003', 3);
+      expect(calls).toHaveLength(2);
+    },
+  );
 });

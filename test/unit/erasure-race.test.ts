@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadStoreConfig } from '../../src/config.js';
 import { SqliteEventStore } from '../../src/adapters/sqlite/event-store.js';
 import { startAssessment, submitResponses } from '../../src/commands/assessments.js';
 import { createSubject, eraseSubject } from '../../src/commands/subjects.js';
+import { loadStoreConfig } from '../../src/config.js';
 import { DomainError } from '../../src/domain/errors.js';
 import { openDataKeys } from '../../src/environments.js';
 import type { DataKeyStore } from '../../src/ports/data-keys.js';
@@ -60,13 +60,20 @@ describe('an erasure racing a batch', () => {
 
   it('refuses the batch with 410 subject_erased when the erasure commits between its decision and its append: nothing lands after SubjectErased', async () => {
     const { held, control } = holdingNextBatch(sqlite);
-    const env = { events: new EncryptingEventStore(held, dataKeys), dataKeys, projector: { waitFor: async () => true }, scoringVersion: 'mn76-v2' };
+    const env = {
+      events: new EncryptingEventStore(held, dataKeys),
+      dataKeys,
+      projector: { waitFor: async () => true },
+      scoringVersion: 'mn76-v2',
+    };
     const consent = { text_version: 'v1', granted_at: '2026-11-01T00:00:00Z', ui_hash: `sha256:${'0'.repeat(64)}` };
     const subject = await createSubject(env, { external_subject_id: 'emp-race', metadata: {}, consent }, {}, new Date());
     const { assessment } = await startAssessment(env, subject.id, 'en', {}, new Date());
 
     const gate = control.arm();
-    const batch = submitResponses(env, subject.id, assessment.id, [{ item_id: 'mn_001', value: 3 }], {}, new Date()).catch((error: unknown) => error);
+    const batch = submitResponses(env, subject.id, assessment.id, [{ item_id: 'mn_001', value: 3 }], {}, new Date()).catch(
+      (error: unknown) => error,
+    );
     await gate.arrived;
     await eraseSubject(env, subject.id, {}, new Date());
     gate.release();
@@ -81,6 +88,9 @@ describe('an erasure racing a batch', () => {
     expect(log.slice(erasedAt + 1).filter((event) => own.includes(event.streamName))).toEqual([]);
     expect(log.filter((event) => event.type === 'ResponsesSubmitted')).toEqual([]);
     // The erasure closed the open assessment first, saying why.
-    expect(log.find((event) => event.type === 'AssessmentAbandoned')?.data).toMatchObject({ assessment_id: assessment.id, reason: 'erasure' });
+    expect(log.find((event) => event.type === 'AssessmentAbandoned')?.data).toMatchObject({
+      assessment_id: assessment.id,
+      reason: 'erasure',
+    });
   });
 });

@@ -1,11 +1,26 @@
-import { ANY, NO_STREAM, StreamDeletedError, WrongExpectedVersionError, convertToCommandError } from '@eventstore/db-client';
+import { ANY, convertToCommandError, NO_STREAM, StreamDeletedError, WrongExpectedVersionError } from '@eventstore/db-client';
 import { describe, expect, it } from 'vitest';
-import { type AppendRetryPolicy, SEND_MS, appendRetryPolicy, isTransient, retryDelay, sendWithRetry } from '../../src/adapters/eventstoredb/append-retry.js';
+import {
+  type AppendRetryPolicy,
+  appendRetryPolicy,
+  isTransient,
+  retryDelay,
+  SEND_MS,
+  sendWithRetry,
+} from '../../src/adapters/eventstoredb/append-retry.js';
 import { toEventData, toExpectedRevision } from '../../src/adapters/eventstoredb/mapping.js';
 import { BackendTimeoutError } from '../../src/operator-errors.js';
 
 /** gRPC status codes, as @grpc/grpc-js numbers them. */
-const grpc = { CANCELLED: 1, UNKNOWN: 2, INVALID_ARGUMENT: 3, DEADLINE_EXCEEDED: 4, ABORTED: 10, UNAVAILABLE: 14, UNAUTHENTICATED: 16 } as const;
+const grpc = {
+  CANCELLED: 1,
+  UNKNOWN: 2,
+  INVALID_ARGUMENT: 3,
+  DEADLINE_EXCEEDED: 4,
+  ABORTED: 10,
+  UNAVAILABLE: 14,
+  UNAUTHENTICATED: 16,
+} as const;
 
 /** A failed call as gRPC hands it to the client, turned into the error the client throws (its own conversion). */
 function clientError(code: number, details: string, metadata: Record<string, string> = {}): Error {
@@ -66,7 +81,15 @@ describe('EventStoreDB append retries (no server)', () => {
     expect(isTransient(unavailable())).toBe(true);
     expect(isTransient(clientError(grpc.ABORTED, 'Operation timed out'))).toBe(true);
     expect(isTransient(clientError(grpc.CANCELLED, 'Cancelled by the server'))).toBe(true);
-    expect(isTransient(clientError(grpc.UNKNOWN, 'Leader info available', { exception: 'not-leader', 'leader-endpoint-host': 'node2', 'leader-endpoint-port': '2113' }))).toBe(true);
+    expect(
+      isTransient(
+        clientError(grpc.UNKNOWN, 'Leader info available', {
+          exception: 'not-leader',
+          'leader-endpoint-host': 'node2',
+          'leader-endpoint-port': '2113',
+        }),
+      ),
+    ).toBe(true);
     expect(isTransient(new BackendTimeoutError('no answer within 400 ms'))).toBe(true);
   });
 
@@ -88,18 +111,24 @@ describe('EventStoreDB append retries (no server)', () => {
     expect(isTransient(new Error('something else'))).toBe(false);
   });
 
-  it.each([['no_stream' as const], [41n], ['any' as const]])('resends the same event ids and expected revision (%s) after lost replies, and answers the send that got through', async (expected) => {
-    const clock = fakeClock();
-    const { send, sent } = scriptedSend([lostReply(), unavailable()], clock);
-    const answer = await sendWithRetry(send, request(expected), appendRetryPolicy(30_000), clock);
-    expect(answer).toEqual({ result: { success: true, nextExpectedRevision: 1n }, attempts: 3 });
-    expect(sent).toHaveLength(3);
-    for (const resent of sent) expect(resent).toEqual(sent[0]);
-    const first = sent[0] as ReturnType<typeof request>;
-    expect(first.events.map((event) => event.id)).toEqual(['0b0e6a3e-5f7c-4c61-9a55-2a4b1c7f0f11', '5d3f1e2a-8b4c-4d6e-9f0a-1b2c3d4e5f60']);
-    expect(first.expectedRevision).toBe(expected === 'no_stream' ? NO_STREAM : expected === 'any' ? ANY : 41n);
-    expect(clock.waits).toEqual([200, 400]);
-  });
+  it.each([['no_stream' as const], [41n], ['any' as const]])(
+    'resends the same event ids and expected revision (%s) after lost replies, and answers the send that got through',
+    async (expected) => {
+      const clock = fakeClock();
+      const { send, sent } = scriptedSend([lostReply(), unavailable()], clock);
+      const answer = await sendWithRetry(send, request(expected), appendRetryPolicy(30_000), clock);
+      expect(answer).toEqual({ result: { success: true, nextExpectedRevision: 1n }, attempts: 3 });
+      expect(sent).toHaveLength(3);
+      for (const resent of sent) expect(resent).toEqual(sent[0]);
+      const first = sent[0] as ReturnType<typeof request>;
+      expect(first.events.map((event) => event.id)).toEqual([
+        '0b0e6a3e-5f7c-4c61-9a55-2a4b1c7f0f11',
+        '5d3f1e2a-8b4c-4d6e-9f0a-1b2c3d4e5f60',
+      ]);
+      expect(first.expectedRevision).toBe(expected === 'no_stream' ? NO_STREAM : expected === 'any' ? ANY : 41n);
+      expect(clock.waits).toEqual([200, 400]);
+    },
+  );
 
   it("gives up within the append's time, never letting a send's deadline run past it, and throws the last failure", async () => {
     const clock = fakeClock();
@@ -120,9 +149,11 @@ describe('EventStoreDB append retries (no server)', () => {
     expect(deadlines).toEqual([SEND_MS, SEND_MS]);
   });
 
-  it('cuts off a send that outlives the append\'s time, whatever the client does with its deadline', async () => {
+  it("cuts off a send that outlives the append's time, whatever the client does with its deadline", async () => {
     const never = () => new Promise<never>(() => {});
-    const failure = await sendWithRetry(never, request(0n), { totalMs: 30, sendMs: 30, firstDelayMs: 200, maxDelayMs: 200 }).catch((error: unknown) => error);
+    const failure = await sendWithRetry(never, request(0n), { totalMs: 30, sendMs: 30, firstDelayMs: 200, maxDelayMs: 200 }).catch(
+      (error: unknown) => error,
+    );
     expect(failure).toBeInstanceOf(BackendTimeoutError);
   });
 

@@ -1,13 +1,13 @@
 import { convertToCommandError } from '@eventstore/db-client';
 import { describe, expect, it } from 'vitest';
-import { CheckpointMark, type StoredEvent, encodePosition } from '../../src/adapters/eventstoredb/mapping.js';
+import { CheckpointMark, encodePosition, type StoredEvent } from '../../src/adapters/eventstoredb/mapping.js';
 import {
+  follow,
   type OpenedSubscription,
   RESUBSCRIBE,
+  resubscribeDelay,
   type SubscriptionOutput,
   SubscriptionProgress,
-  follow,
-  resubscribeDelay,
 } from '../../src/adapters/eventstoredb/subscription.js';
 import { pause } from '../../src/pause.js';
 import type { RecordedEvent } from '../../src/ports/event-store.js';
@@ -22,7 +22,11 @@ const at = (commit: bigint) => encodePosition({ commit, prepare: commit });
 function accepted(progress: SubscriptionProgress, outputs: SubscriptionOutput[]) {
   return outputs.map((output) => {
     const item = progress.accept(output, 'sandbox.');
-    return item.kind === 'event' ? `event ${item.event.id}` : item.kind === 'checkpoint' ? `checkpoint ${item.position === at(item.position >> 64n) ? item.position >> 64n : item.position}` : 'seen';
+    return item.kind === 'event'
+      ? `event ${item.event.id}`
+      : item.kind === 'checkpoint'
+        ? `checkpoint ${item.position === at(item.position >> 64n) ? item.position >> 64n : item.position}`
+        : 'seen';
   });
 }
 
@@ -30,7 +34,11 @@ describe('EventStoreDB subscription progress (no server)', () => {
   it('hands over an event at the position of the checkpoint before it (a server without the KDB-744 fix)', () => {
     // The server said it had searched up to 50, then sent the event at 50: the event is new, not seen.
     expect(accepted(new SubscriptionProgress(at(10n)), [checkpoint(50n), event(50n)])).toEqual(['checkpoint 50', 'event e-50']);
-    expect(accepted(new SubscriptionProgress(undefined), [checkpoint(50n), event(50n), event(51n)])).toEqual(['checkpoint 50', 'event e-50', 'event e-51']);
+    expect(accepted(new SubscriptionProgress(undefined), [checkpoint(50n), event(50n), event(51n)])).toEqual([
+      'checkpoint 50',
+      'event e-50',
+      'event e-51',
+    ]);
   });
 
   it('passes over an event at or before the last one handed over, or before the last checkpoint (a resubscription repeats)', () => {
@@ -48,15 +56,17 @@ describe('EventStoreDB subscription progress (no server)', () => {
 
   it('moves a checkpoint only forwards, past events and checkpoints alike', () => {
     const progress = new SubscriptionProgress(undefined);
-    expect(accepted(progress, [checkpoint(30n), checkpoint(30n), checkpoint(20n), event(35n), checkpoint(35n), checkpoint(34n), checkpoint(36n)])).toEqual([
-      'checkpoint 30',
-      'seen',
-      'seen',
-      'event e-35',
-      'seen',
-      'seen',
-      'checkpoint 36',
-    ]);
+    expect(
+      accepted(progress, [
+        checkpoint(30n),
+        checkpoint(30n),
+        checkpoint(20n),
+        event(35n),
+        checkpoint(35n),
+        checkpoint(34n),
+        checkpoint(36n),
+      ]),
+    ).toEqual(['checkpoint 30', 'seen', 'seen', 'event e-35', 'seen', 'seen', 'checkpoint 36']);
   });
 
   it('resumes past both the last event and the last checkpoint', () => {
@@ -72,13 +82,18 @@ describe('EventStoreDB subscription progress (no server)', () => {
   });
 
   it("passes over the server's own records in our streams (a deleted stream's tombstone) and outputs without an event", () => {
-    expect(accepted(new SubscriptionProgress(undefined), [event(12n, '$streamDeleted'), {}, event(13n)])).toEqual(['seen', 'seen', 'event e-13']);
+    expect(accepted(new SubscriptionProgress(undefined), [event(12n, '$streamDeleted'), {}, event(13n)])).toEqual([
+      'seen',
+      'seen',
+      'event e-13',
+    ]);
   });
 });
 
 /** gRPC status codes, as @grpc/grpc-js numbers them. */
 const grpc = { CANCELLED: 1, UNAVAILABLE: 14, PERMISSION_DENIED: 7 } as const;
-const dropped = (code: number, details: string) => convertToCommandError(Object.assign(new Error(details), { code, details, metadata: { getMap: () => ({}) } }));
+const dropped = (code: number, details: string) =>
+  convertToCommandError(Object.assign(new Error(details), { code, details, metadata: { getMap: () => ({}) } }));
 
 type Script = { outputs: SubscriptionOutput[]; end: 'ends' | Error | 'stays open' };
 
@@ -120,7 +135,13 @@ describe('EventStoreDB catch-up subscription, resubscribing (no server)', () => 
     const check = () => stopWhen(so) && controller.abort();
     const onCheckpoint = (position: bigint) => (so.seen.push(`checkpoint ${position >> 64n}`), check());
     const wait = async (ms: number) => void (so.waits.push(ms), check());
-    for await (const e of follow(subscriptions.open, 'sandbox.', { ...(after !== undefined && { after }), signal: controller.signal, onCheckpoint }, RESUBSCRIBE, wait)) {
+    for await (const e of follow(
+      subscriptions.open,
+      'sandbox.',
+      { ...(after !== undefined && { after }), signal: controller.signal, onCheckpoint },
+      RESUBSCRIBE,
+      wait,
+    )) {
       so.seen.push(`event ${(e as RecordedEvent).id}`);
       check();
     }
@@ -145,7 +166,16 @@ describe('EventStoreDB catch-up subscription, resubscribing (no server)', () => 
   it('waits before resubscribing after a normal end as after a drop, doubling while nothing new comes and starting over once something does', async () => {
     const ends = (outputs: SubscriptionOutput[] = []): Script => ({ outputs, end: 'ends' });
     const result = await run(
-      [ends(), { outputs: [], end: dropped(grpc.CANCELLED, 'Cancelled by the server') }, ends([event(20n)]), ends([event(20n)]), ends(), ends(), ends(), ends()],
+      [
+        ends(),
+        { outputs: [], end: dropped(grpc.CANCELLED, 'Cancelled by the server') },
+        ends([event(20n)]),
+        ends([event(20n)]),
+        ends(),
+        ends(),
+        ends(),
+        ends(),
+      ],
       undefined,
       ({ waits }) => waits.length === 8,
     );
@@ -163,7 +193,14 @@ describe('EventStoreDB catch-up subscription, resubscribing (no server)', () => 
       return pause(ms, signal);
     };
     const seen: string[] = [];
-    for await (const e of follow(subscriptions.open, 'sandbox.', { signal: controller.signal }, { firstDelayMs: 60_000, maxDelayMs: 60_000 }, wait)) seen.push(e.id);
+    for await (const e of follow(
+      subscriptions.open,
+      'sandbox.',
+      { signal: controller.signal },
+      { firstDelayMs: 60_000, maxDelayMs: 60_000 },
+      wait,
+    ))
+      seen.push(e.id);
     expect(seen).toEqual(['e-20']);
     expect(subscriptions.openedAfter).toHaveLength(1);
   });

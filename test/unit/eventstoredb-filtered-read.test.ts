@@ -1,7 +1,7 @@
 import { EventStoreDBClient, type Position, UnavailableError } from '@eventstore/db-client';
 import { describe, expect, it } from 'vitest';
 import { filteredReadRequest, readAllFiltered, readEvents } from '../../src/adapters/eventstoredb/filtered-read.js';
-import { type StoredEvent, encodePosition } from '../../src/adapters/eventstoredb/mapping.js';
+import { encodePosition, type StoredEvent } from '../../src/adapters/eventstoredb/mapping.js';
 import { serverVersion } from '../../src/adapters/eventstoredb/server-version.js';
 import { freePort } from '../support/processes.js';
 import { storedEvent } from '../support/stored-events.js';

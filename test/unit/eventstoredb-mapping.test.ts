@@ -44,7 +44,12 @@ describe('EventStoreDB mapping (no server)', () => {
   });
 
   it('sends our event id, type, data and metadata as a JSON event', () => {
-    const data = toEventData({ id: '0b0e6a3e-5f7c-4c61-9a55-2a4b1c7f0f11', type: 'SubjectCreated', data: { subject_id: 'sub_1' }, metadata: { request_id: 'req_1' } });
+    const data = toEventData({
+      id: '0b0e6a3e-5f7c-4c61-9a55-2a4b1c7f0f11',
+      type: 'SubjectCreated',
+      data: { subject_id: 'sub_1' },
+      metadata: { request_id: 'req_1' },
+    });
     expect(data).toEqual({
       id: '0b0e6a3e-5f7c-4c61-9a55-2a4b1c7f0f11',
       contentType: 'application/json',
@@ -81,7 +86,16 @@ describe('EventStoreDB mapping (no server)', () => {
   });
 
   it("refuses an event of another environment's streams", () => {
-    const stored = { id: 'e', streamId: 'production.subject-sub_1', revision: 0n, type: 't', created: new Date(), data: {}, metadata: {}, position: { commit: 1n, prepare: 1n } };
+    const stored = {
+      id: 'e',
+      streamId: 'production.subject-sub_1',
+      revision: 0n,
+      type: 't',
+      created: new Date(),
+      data: {},
+      metadata: {},
+      position: { commit: 1n, prepare: 1n },
+    };
     expect(() => fromStoredEvent(stored, 'sandbox.')).toThrow(/outside sandbox\./);
   });
 

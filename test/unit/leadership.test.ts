@@ -52,11 +52,13 @@ describe('leadership', () => {
     running.push({ leadership, store });
     return leadership;
   };
-  const hanging = (hang: () => boolean) => (store: LeaseStore): LeaseStore => ({
-    acquireLease: (...args) => (hang() ? new Promise(() => undefined) : store.acquireLease(...args)),
-    releaseLease: (...args) => store.releaseLease(...args),
-    checkFence: (fence) => store.checkFence(fence),
-  });
+  const hanging =
+    (hang: () => boolean) =>
+    (store: LeaseStore): LeaseStore => ({
+      acquireLease: (...args) => (hang() ? new Promise(() => undefined) : store.acquireLease(...args)),
+      releaseLease: (...args) => store.releaseLease(...args),
+      checkFence: (fence) => store.checkFence(fence),
+    });
 
   /** The store, telling `onAcquire` of each attempt to take or renew the lease. */
   const counted = (store: LeaseStore, onAcquire: () => void): LeaseStore => ({
@@ -82,7 +84,10 @@ describe('leadership', () => {
 
   it('steps down when it cannot renew in time, before another replica can take the lease', async () => {
     let hang = false;
-    const a = replica('a', hanging(() => hang));
+    const a = replica(
+      'a',
+      hanging(() => hang),
+    );
     a.start();
     await expect.poll(() => a.role).toBe('leader');
     const b = replica('b');
@@ -113,7 +118,11 @@ describe('leadership', () => {
     let frozenAt: number | undefined;
     let skewMs = 0;
     const clocks: Clocks = { monotonic: () => frozenAt ?? performance.now(), wall: () => Date.now() + skewMs };
-    const a = replica('a', hanging(() => hang), clocks);
+    const a = replica(
+      'a',
+      hanging(() => hang),
+      clocks,
+    );
     a.start();
     await expect.poll(() => a.role).toBe('leader');
     // The VM is frozen for a whole lease and thawed: the monotonic clock did not move, the wall clock did.

@@ -18,7 +18,10 @@ describe('the logger', () => {
   it('never writes a credential, wherever a log call puts it', () => {
     const { logger, lines } = capture();
     const secrets = ['Bearer test_sk_Secret1', 'asm_01X_secret_Secret2', 'whsec_Secret3', 'test_pk_Secret4'];
-    logger.info({ headers: { authorization: secrets[0], 'nature-client-secret': secrets[1], accept: 'application/json' } }, 'a request whole');
+    logger.info(
+      { headers: { authorization: secrets[0], 'nature-client-secret': secrets[1], accept: 'application/json' } },
+      'a request whole',
+    );
     logger.info({ req: { headers: { authorization: secrets[0], 'nature-client-secret': secrets[1] } } }, 'nested');
     logger.info({ endpoint: { secret: secrets[2] }, client_secret: secrets[1], key: secrets[3] }, 'resources');
     const written = JSON.stringify(lines);
@@ -29,7 +32,17 @@ describe('the logger', () => {
 
   it('logs a request as its method and path: no query string, no headers', () => {
     const { logger, lines } = capture();
-    logger.info({ req: { method: 'GET', url: '/v1/nature/subjects?external_subject_id=emp-0042', headers: { authorization: 'Bearer x' }, id: 'req_1' } }, 'in');
+    logger.info(
+      {
+        req: {
+          method: 'GET',
+          url: '/v1/nature/subjects?external_subject_id=emp-0042',
+          headers: { authorization: 'Bearer x' },
+          id: 'req_1',
+        },
+      },
+      'in',
+    );
     expect(lines[0]!.req).toEqual({ method: 'GET', url: '/v1/nature/subjects' });
   });
 });

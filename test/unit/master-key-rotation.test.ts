@@ -7,10 +7,19 @@ import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SqliteWrappedKeyStore } from '../../src/adapters/sqlite/data-key-store.js';
 import type { DataKeyStore, WrappedKeyStore } from '../../src/ports/data-keys.js';
-import { MasterKeyError, MasterKeyRing, dataKeyLabel, generateMasterKey, secretLabel, unwrapKey, wrapKey, wrappedBy } from '../../src/privacy/master-key.js';
+import {
+  dataKeyLabel,
+  generateMasterKey,
+  MasterKeyError,
+  MasterKeyRing,
+  secretLabel,
+  unwrapKey,
+  wrapKey,
+  wrappedBy,
+} from '../../src/privacy/master-key.js';
 import { MasterKeyFile } from '../../src/privacy/master-key-file.js';
 import { rotateMasterKey } from '../../src/privacy/master-key-rotation.js';
-import { WrappedDataKeys, firstWrapped, storedBlobs } from '../../src/privacy/wrapped-data-keys.js';
+import { firstWrapped, storedBlobs, WrappedDataKeys } from '../../src/privacy/wrapped-data-keys.js';
 import { filesContaining } from '../support/byte-scan.js';
 import { tempDir } from '../support/temp-dir.js';
 
@@ -58,7 +67,12 @@ describe('rotating the master key', () => {
       { name: 'test', store: blobStore('sandbox') },
       { name: 'live', store: blobStore('production') },
     ]);
-    expect(summary).toEqual({ from: oldKey.id, to: expect.stringMatching(/^[0-9a-f]{16}$/), resumed: false, rewrapped: { test: 31, live: 1 } });
+    expect(summary).toEqual({
+      from: oldKey.id,
+      to: expect.stringMatching(/^[0-9a-f]{16}$/),
+      resumed: false,
+      rewrapped: { test: 31, live: 1 },
+    });
     expect(summary.to).not.toBe(oldKey.id);
     const file = MasterKeyFile.read(keyFile)!;
     expect(file.ring.keys.map((key) => key.id)).toEqual([summary.to]);
@@ -124,7 +138,9 @@ describe('rotating the master key', () => {
     await serverKeys('sandbox');
     const stores = () => [{ name: 'test', store: blobStore('sandbox') }];
     writeFileSync(`${keyFile}.lock`, `${hostname()} ${process.pid}\n`);
-    await expect(rotateMasterKey(MasterKeyFile.read(keyFile)!, stores())).rejects.toThrow(/^another master key rotation runs \(pid \d+ on .*\); if it is gone, remove that file and run this again$/);
+    await expect(rotateMasterKey(MasterKeyFile.read(keyFile)!, stores())).rejects.toThrow(
+      /^another master key rotation runs \(pid \d+ on .*\); if it is gone, remove that file and run this again$/,
+    );
     expect(MasterKeyFile.read(keyFile)!.ring.keys).toHaveLength(1);
     const gone = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout;
     writeFileSync(`${keyFile}.lock`, `${hostname()} ${gone}\n`);
@@ -179,7 +195,9 @@ describe('opening data keys with the master key', () => {
     const master = (await MasterKeyFile.open(keyFile, async () => undefined)).ring.current;
     // Keys wrapped, nothing recorded: as a start killed in the middle of the upgrade (or before it recorded) left it.
     const wrapped = [...legacy.keys].slice(0, done);
-    await blobStore('sandbox').rewrap(wrapped.map(([name, key]) => ({ kind: 'subject', name, from: key, to: wrapKey(master, key, dataKeyLabel(name)) })));
+    await blobStore('sandbox').rewrap(
+      wrapped.map(([name, key]) => ({ kind: 'subject', name, from: key, to: wrapKey(master, key, dataKeyLabel(name)) })),
+    );
     expect(await blobStore('sandbox').masterKeyId()).toBeUndefined();
     const keys = await serverKeys('sandbox');
     for (const [subject, key] of legacy.keys) expect((await keys.keyFor(subject)).equals(key)).toBe(true);
@@ -195,7 +213,9 @@ describe('opening data keys with the master key', () => {
     await blobStore('sandbox').rewrap([{ kind: 'subject', name, from: key, to: wrapKey(master, key, dataKeyLabel(name)) }]);
     const store = blobStore('sandbox');
     await expect(MasterKeyFile.open(keyFile, () => firstWrapped(store))).rejects.toThrow(
-      new RegExp(`^NATURE_MASTER_KEY_FILE .*master\\.key is missing; the data keys in .*sandbox\\.data-keys\\.db are wrapped by master key ${master.id}:`),
+      new RegExp(
+        `^NATURE_MASTER_KEY_FILE .*master\\.key is missing; the data keys in .*sandbox\\.data-keys\\.db are wrapped by master key ${master.id}:`,
+      ),
     );
     expect(MasterKeyFile.read(keyFile)).toBeUndefined();
   });

@@ -4,16 +4,16 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { OperatorError } from '../../src/operator-errors.js';
 import {
-  MasterKeyError,
-  MasterKeyRing,
-  UnknownMasterKeyError,
-  WRAPPED_LENGTH,
-  WrappedKeyError,
   dataKeyLabel,
   generateMasterKey,
+  MasterKeyError,
+  MasterKeyRing,
   masterKey,
   secretLabel,
+  UnknownMasterKeyError,
   unwrapKey,
+  WRAPPED_LENGTH,
+  WrappedKeyError,
   wrapKey,
   wrappedBy,
 } from '../../src/privacy/master-key.js';
@@ -121,7 +121,11 @@ describe('parsing a master key file', () => {
   const cases: [string, string, RegExp][] = [
     ['empty', '', /NATURE_MASTER_KEY_FILE \/etc\/nature\/master\.key is empty: it must hold a master key, 32 random bytes in base64/],
     ['blank lines only', '\n\n  \n', /is empty/],
-    ['not base64', 'this is not a key at all!', /line 1 is not base64; each line must be a master key, 32 random bytes in base64 \(44 characters\)/],
+    [
+      'not base64',
+      'this is not a key at all!',
+      /line 1 is not base64; each line must be a master key, 32 random bytes in base64 \(44 characters\)/,
+    ],
     ['too short', randomBytes(16).toString('base64'), /line 1 holds 16 bytes/],
     ['too long', randomBytes(48).toString('base64'), /line 1 holds 48 bytes/],
     ['hex, not base64', randomBytes(32).toString('hex'), /line 1 holds 48 bytes/],
@@ -186,9 +190,13 @@ describe('the master key file', () => {
 
   it('says so in one line when it cannot be read or made', async () => {
     mkdirSync(path);
-    await expect(MasterKeyFile.open(path, nothingHeld)).rejects.toThrow(/^NATURE_MASTER_KEY_FILE .*master\.key is a directory, not a file \(EISDIR\)$/);
+    await expect(MasterKeyFile.open(path, nothingHeld)).rejects.toThrow(
+      /^NATURE_MASTER_KEY_FILE .*master\.key is a directory, not a file \(EISDIR\)$/,
+    );
     const nowhere = join(dir.path, 'no-such-dir', 'master.key');
-    await expect(MasterKeyFile.open(nowhere, nothingHeld)).rejects.toThrow(/cannot be made: its directory .*no-such-dir does not exist \(ENOENT\)$/);
+    await expect(MasterKeyFile.open(nowhere, nothingHeld)).rejects.toThrow(
+      /cannot be made: its directory .*no-such-dir does not exist \(ENOENT\)$/,
+    );
   });
 
   it('is read again only once replaced, and replaced atomically', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { UnsuitableDeploymentError, assessDeployment } from '../../src/adapters/mongodb/deployment.js';
+import { assessDeployment, UnsuitableDeploymentError } from '../../src/adapters/mongodb/deployment.js';
 
 const replicaSet = { setName: 'rs0', isWritablePrimary: true };
 const standalone = { isWritablePrimary: true };
@@ -38,9 +38,13 @@ describe('the MongoDB deployment the service accepts (no server)', () => {
 
   it('refuses a replica set with an arbiter (its default write concern is w:1; a member down stops every majority write), unless allowed', () => {
     const psa = { ...replicaSet, arbiters: ['db3:27017'] };
-    expect(() => assessDeployment({ buildInfo: version('8.0.13'), hello: psa }, false)).toThrow(/^is a replica set with an arbiter: .*NATURE_MONGODB_ALLOW_WEAK_WRITES=true/);
+    expect(() => assessDeployment({ buildInfo: version('8.0.13'), hello: psa }, false)).toThrow(
+      /^is a replica set with an arbiter: .*NATURE_MONGODB_ALLOW_WEAK_WRITES=true/,
+    );
     expect(assessDeployment({ buildInfo: version('8.0.13'), hello: psa }, true)).toEqual({ transactions: true });
-    expect(assessDeployment({ buildInfo: version('8.0.13'), hello: { ...replicaSet, arbiters: [] } }, false)).toEqual({ transactions: true });
+    expect(assessDeployment({ buildInfo: version('8.0.13'), hello: { ...replicaSet, arbiters: [] } }, false)).toEqual({
+      transactions: true,
+    });
   });
 
   it('accepts a standalone server the operator allowed, without transactions', () => {

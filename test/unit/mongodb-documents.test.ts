@@ -1,6 +1,15 @@
 import { BSON } from 'mongodb';
 import { describe, expect, it } from 'vitest';
-import { blanking, forwardCheckpoint, fromStored, guardedReplace, isTombstone, takeLease, toStored, tombstone } from '../../src/adapters/mongodb/documents.js';
+import {
+  blanking,
+  forwardCheckpoint,
+  fromStored,
+  guardedReplace,
+  isTombstone,
+  takeLease,
+  tombstone,
+  toStored,
+} from '../../src/adapters/mongodb/documents.js';
 import { positionKey } from '../../src/adapters/position-key.js';
 
 describe('MongoDB read-model documents (no server)', () => {
@@ -16,7 +25,13 @@ describe('MongoDB read-model documents (no server)', () => {
   it('maps id to _id with the position beside it, and back', () => {
     const doc = { id: 'sub_1', external_subject_id: 'emp-1', metadata: { cohort: 'a' }, consent: null };
     const stored = toStored(doc, 42n);
-    expect(stored).toEqual({ _id: 'sub_1', external_subject_id: 'emp-1', metadata: { cohort: 'a' }, consent: null, _position: positionKey(42n) });
+    expect(stored).toEqual({
+      _id: 'sub_1',
+      external_subject_id: 'emp-1',
+      metadata: { cohort: 'a' },
+      consent: null,
+      _position: positionKey(42n),
+    });
     expect(fromStored(stored)).toEqual(doc);
   });
 

@@ -37,7 +37,9 @@ describe('MongoDB fenced commits (no server)', () => {
       ['others', 1],
       ['things', 1],
     ]);
-    expect(plan.runs[0]!.operations[1]).toEqual({ updateOne: { filter: { _id: 'b' }, update: guardedReplace(toStored({ id: 'b' }, 4n)), upsert: true } });
+    expect(plan.runs[0]!.operations[1]).toEqual({
+      updateOne: { filter: { _id: 'b' }, update: guardedReplace(toStored({ id: 'b' }, 4n)), upsert: true },
+    });
     expect(plan.checkpoint.update).toEqual(forwardCheckpoint(5n));
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DELAY_LEVELS_MS, type Delayed, afterHop, firstHop, nextHop } from '../../src/adapters/nats/delays.js';
+import { afterHop, DELAY_LEVELS_MS, type Delayed, firstHop, nextHop } from '../../src/adapters/nats/delays.js';
 
 describe('NATS delay levels', () => {
   it('takes the longest level that does not overshoot, the shortest for less than it', () => {

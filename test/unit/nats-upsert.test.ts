@@ -19,13 +19,25 @@ describe('declaring a stream another replica is declaring at the same moment', (
 
   it('gives up with the server’s reason when the add is refused every time', async () => {
     let adds = 0;
-    await expect(upsert(notFound, () => Promise.resolve(), () => (adds++, overlap()))).rejects.toThrow(/subjects overlap/);
+    await expect(
+      upsert(
+        notFound,
+        () => Promise.resolve(),
+        () => (adds++, overlap()),
+      ),
+    ).rejects.toThrow(/subjects overlap/);
     expect(adds).toBe(5);
   });
 
   it('does not add what it could not look up for another reason', async () => {
     let adds = 0;
-    await expect(upsert(() => Promise.reject(new Error('timeout')), () => Promise.resolve(), () => (adds++, Promise.resolve()))).rejects.toThrow('timeout');
+    await expect(
+      upsert(
+        () => Promise.reject(new Error('timeout')),
+        () => Promise.resolve(),
+        () => (adds++, Promise.resolve()),
+      ),
+    ).rejects.toThrow('timeout');
     expect(adds).toBe(0);
   });
 });

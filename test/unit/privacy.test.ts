@@ -1,9 +1,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { SqliteEventStore } from '../../src/adapters/sqlite/event-store.js';
 import { loadStoreConfig } from '../../src/config.js';
 import { openDataKeys } from '../../src/environments.js';
-import { SqliteEventStore } from '../../src/adapters/sqlite/event-store.js';
 import { type DataKeyStore, SubjectErasedError } from '../../src/ports/data-keys.js';
 import type { NewEvent, RecordedEvent } from '../../src/ports/event-store.js';
 import { CachedDataKeys } from '../../src/privacy/cached-data-keys.js';
@@ -59,7 +59,17 @@ describe('pii envelope', () => {
   it('tells an envelope from plain personal data', () => {
     expect(isEnvelope(seal(key, { a: 1 }, 'sub_1', eventId))).toBe(true);
     expect(isEnvelope(JSON.parse(JSON.stringify(seal(key, { a: 1 }, 'sub_1', eventId))))).toBe(true);
-    for (const value of [null, undefined, 'A256GCM', 1, {}, { alg: 'A256GCM' }, { alg: 'A128GCM', iv: 'x', ct: 'y' }, { alg: 'A256GCM', ct: 1 }, { external_subject_id: 'emp-1' }]) {
+    for (const value of [
+      null,
+      undefined,
+      'A256GCM',
+      1,
+      {},
+      { alg: 'A256GCM' },
+      { alg: 'A128GCM', iv: 'x', ct: 'y' },
+      { alg: 'A256GCM', ct: 1 },
+      { external_subject_id: 'emp-1' },
+    ]) {
       expect(isEnvelope(value)).toBe(false);
     }
   });
@@ -89,7 +99,11 @@ describe('EncryptingEventStore over SQLite', () => {
   const created = (subjectId: string, externalId: string): NewEvent => ({
     id: randomUUID(),
     type: 'SubjectCreated',
-    data: { subject_id: subjectId, created_at: '2025-01-01T00:00:00.000Z', pii: { external_subject_id: externalId, metadata: { full_name: `Name of ${externalId}` } } },
+    data: {
+      subject_id: subjectId,
+      created_at: '2025-01-01T00:00:00.000Z',
+      pii: { external_subject_id: externalId, metadata: { full_name: `Name of ${externalId}` } },
+    },
     metadata: { request_id: 'req_1' },
   });
   const plainData = (events: RecordedEvent[]) => events.map((event) => event.data);
@@ -173,12 +187,16 @@ describe('EncryptingEventStore over SQLite', () => {
     expect(error).toBeInstanceOf(SubjectErasedError);
     expect((error as SubjectErasedError).subjectId).toBe('sub_1');
     // A batch with one event for the erased subject appends none of it.
-    await expect(store.appendToStream('mixed', [created('sub_3', 'emp-3'), created('sub_1', 'emp-1-b')], 'no_stream')).rejects.toBeInstanceOf(
-      SubjectErasedError,
-    );
+    await expect(
+      store.appendToStream('mixed', [created('sub_3', 'emp-3'), created('sub_1', 'emp-1-b')], 'no_stream'),
+    ).rejects.toBeInstanceOf(SubjectErasedError);
     expect(await raw.readAll({ limit: 100 })).toEqual(before);
     // An event without pii for the erased subject is still accepted (erasure itself, consent records).
-    await store.appendToStream('subject-sub_1', [{ id: randomUUID(), type: 'SubjectErased', data: { subject_id: 'sub_1', pii: null }, metadata: {} }], 0n);
+    await store.appendToStream(
+      'subject-sub_1',
+      [{ id: randomUUID(), type: 'SubjectErased', data: { subject_id: 'sub_1', pii: null }, metadata: {} }],
+      0n,
+    );
     expect((await raw.readStream('subject-sub_1')).revision).toBe(1n);
   });
 

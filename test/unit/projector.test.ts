@@ -16,7 +16,11 @@ const counter: Projection = {
   collection: 'counts',
   canHandle: ['Counted'],
   documentId: (event) => event.streamName,
-  evolve: (current, event) => ({ id: event.streamName, seen: ((current?.seen as number | undefined) ?? 0) + 1, last: Number(event.revision) }),
+  evolve: (current, event) => ({
+    id: event.streamName,
+    seen: ((current?.seen as number | undefined) ?? 0) + 1,
+    last: Number(event.revision),
+  }),
 };
 
 /** Records every event it reacts to, in memory: reactions survive nothing, the checkpoint does. */
@@ -136,7 +140,14 @@ describe('projector', () => {
     const { events, readModels, projector } = open();
     projector.start();
     let last = 0n;
-    for (let i = 0; i < 6; i++) last = (await events.appendToStream(`other-${i}`, Array.from({ length: 100 }, () => ({ id: randomUUID(), type: 'Unrelated', data: {}, metadata: {} })), 'no_stream')).position;
+    for (let i = 0; i < 6; i++)
+      last = (
+        await events.appendToStream(
+          `other-${i}`,
+          Array.from({ length: 100 }, () => ({ id: randomUUID(), type: 'Unrelated', data: {}, metadata: {} })),
+          'no_stream',
+        )
+      ).position;
     expect(await projector.waitFor(last, 5000)).toBe(true);
     await expect.poll(() => readModels.checkpoint('recorder')).toBeGreaterThanOrEqual(500n);
     expect(await readModels.checkpoint('counter')).toBeGreaterThanOrEqual(500n);
@@ -155,7 +166,9 @@ describe('projector', () => {
   it('reads the log once for every handler and commits a projection once per page, one write per document', async () => {
     const events = new SqliteEventStore(join(dir.path, 'e.db'), 'FULL');
     let last = 0n;
-    for (let i = 0; i < 100; i++) for (const stream of ['c-a', 'c-b', 'c-c']) last = (await events.appendToStream(stream, count(1), i === 0 ? 'no_stream' : BigInt(i - 1))).position;
+    for (let i = 0; i < 100; i++)
+      for (const stream of ['c-a', 'c-b', 'c-c'])
+        last = (await events.appendToStream(stream, count(1), i === 0 ? 'no_stream' : BigInt(i - 1))).position;
     const log = counting(events);
     const { store, commits } = recording(new SqliteReadModelStore(join(dir.path, 'r.db'), 'NORMAL'));
     const reactors = ['r1', 'r2', 'r3'].map((name) => ({ ...recorder, name }));
@@ -176,7 +189,12 @@ describe('projector', () => {
     const events = new SqliteEventStore(join(dir.path, 'e.db'), 'FULL', { pollIntervalMs: 20 });
     const { store, commits } = recording(new SqliteReadModelStore(join(dir.path, 'r.db'), 'NORMAL'));
     const reacted: bigint[] = [];
-    const evenOnly: Reactor = { name: 'even', canHandle: ['Counted'], acts: (event) => event.revision % 2n === 0n, react: async (event) => void reacted.push(event.revision) };
+    const evenOnly: Reactor = {
+      name: 'even',
+      canHandle: ['Counted'],
+      acts: (event) => event.revision % 2n === 0n,
+      react: async (event) => void reacted.push(event.revision),
+    };
     const projector = new Projector(events, store, [counter], [evenOnly], pino({ level: 'silent' }), 10);
     projector.start();
     await events.appendToStream('c-1', count(5), 'no_stream');
@@ -230,7 +248,8 @@ describe('projector', () => {
     projector.start();
     let last = 0n;
     // More than the pages kept for a lagging handler.
-    for (let i = 0; i < 12; i++) last = (await events.appendToStream('c-1', count(1000), i === 0 ? 'no_stream' : BigInt(i * 1000 - 1))).position;
+    for (let i = 0; i < 12; i++)
+      last = (await events.appendToStream('c-1', count(1000), i === 0 ? 'no_stream' : BigInt(i * 1000 - 1))).position;
     expect(await projector.waitFor(last, 10_000)).toBe(true);
     expect(await readModels.get('counts', 'c-1')).toMatchObject({ seen: 12_000 });
     expect(seen.size).toBe(0);
@@ -247,7 +266,8 @@ describe('projector', () => {
   it('keeps a lane that lags but moves on the shared pages, however far ahead the others are', async () => {
     const events = new SqliteEventStore(join(dir.path, 'e.db'), 'FULL');
     let last = 0n;
-    for (let i = 0; i < 12; i++) last = (await events.appendToStream('c-1', count(1000), i === 0 ? 'no_stream' : BigInt(i * 1000 - 1))).position;
+    for (let i = 0; i < 12; i++)
+      last = (await events.appendToStream('c-1', count(1000), i === 0 ? 'no_stream' : BigInt(i * 1000 - 1))).position;
     const log = counting(events);
     const readModels = new SqliteReadModelStore(join(dir.path, 'r.db'), 'NORMAL');
     let reacted = 0;
@@ -344,7 +364,11 @@ describe('projector among replicas (two connections to the same files, as two pr
     expect(await follower.projector.waitFor(counted.position, 5000)).toBe(true);
     expect(await follower.readModels.get('counts', 'c-1')).toEqual({ id: 'c-1', seen: 2, last: 1 });
     // No projection commits for these: the leader's progress in the store says they are handled all the same.
-    const unrelated = await follower.events.appendToStream('other', [{ id: randomUUID(), type: 'Unrelated', data: {}, metadata: {} }], 'no_stream');
+    const unrelated = await follower.events.appendToStream(
+      'other',
+      [{ id: randomUUID(), type: 'Unrelated', data: {}, metadata: {} }],
+      'no_stream',
+    );
     expect(await follower.projector.waitFor(unrelated.position, 5000)).toBe(true);
     expect(await follower.readModels.checkpoint('counter')).toBe(counted.position);
     // With no leader, nothing answers it.
@@ -355,7 +379,11 @@ describe('projector among replicas (two connections to the same files, as two pr
 
   it('hands over from one leader to the next without applying or reacting to an event twice', async () => {
     const seen: string[] = [];
-    const logging: Reactor = { name: 'logging', canHandle: ['Counted'], react: async (event) => void seen.push(`${event.streamName}@${event.revision}`) };
+    const logging: Reactor = {
+      name: 'logging',
+      canHandle: ['Counted'],
+      react: async (event) => void seen.push(`${event.streamName}@${event.revision}`),
+    };
     const first = replica([logging]);
     const second = replica([logging]);
     await lead(first, 'a');
@@ -413,7 +441,11 @@ describe('projector among replicas (two connections to the same files, as two pr
   });
   it("starts no reaction once the lease has passed on: a deposed leader's side effects stop before they begin, not at its next commit", async () => {
     const reacted: string[] = [];
-    const logging: Reactor = { name: 'logging', canHandle: ['Counted'], react: async (event) => void reacted.push(`${event.streamName}@${event.revision}`) };
+    const logging: Reactor = {
+      name: 'logging',
+      canHandle: ['Counted'],
+      react: async (event) => void reacted.push(`${event.streamName}@${event.revision}`),
+    };
     const first = replica([logging]);
     const fencesChecked: string[] = [];
     const inner = first.readModels;

@@ -19,7 +19,11 @@ describe('publisher', () => {
     bus = new SqliteBus(join(dir.path, 'e.db'), 'FULL');
     published = [];
     // The real bus, counting what is published through it.
-    counting = { ...bus, publish: (topic, id, payload) => (published.push({ id, payload }), bus.publish(topic, id, payload)), close: () => bus.close() } as Bus;
+    counting = {
+      ...bus,
+      publish: (topic, id, payload) => (published.push({ id, payload }), bus.publish(topic, id, payload)),
+      close: () => bus.close(),
+    } as Bus;
   });
   afterEach(async () => {
     await bus.close();
@@ -28,7 +32,16 @@ describe('publisher', () => {
   });
 
   it('publishes a completion once, even when it reacts to it again (a replay, or a rebuild of the read models)', async () => {
-    const data = { assessment_id: 'asm_1', subject_id: 'sub_1', profile_id: 'prf_1', event_id: 'evt_1', scoring_version: 'mn76-v1', language: 'en', completed_at: 'x', pii: {} };
+    const data = {
+      assessment_id: 'asm_1',
+      subject_id: 'sub_1',
+      profile_id: 'prf_1',
+      event_id: 'evt_1',
+      scoring_version: 'mn76-v1',
+      language: 'en',
+      completed_at: 'x',
+      pii: {},
+    };
     await events.appendToStream('assessment-asm_1', toNewEvents([{ type: 'ScoringCompleted', data }], {}), 'any');
     const [completed] = await events.readAll({ limit: 10 });
     const reactor = publisherReactor(events, counting);
@@ -41,7 +54,15 @@ describe('publisher', () => {
 
   it('publishes what fan-out and delivery need: the event object and its log position', async () => {
     await events.appendToStream('other', toNewEvents([{ type: 'SomethingEarlier', data: {} }], {}), 'any');
-    const data = { assessment_id: 'asm_1', subject_id: 'sub_1', profile_id: 'prf_2', previous_profile_id: 'prf_1', scoring_version: 'mn76-v2', event_id: 'evt_2', updated_at: '2026-11-21T10:00:00.000Z' };
+    const data = {
+      assessment_id: 'asm_1',
+      subject_id: 'sub_1',
+      profile_id: 'prf_2',
+      previous_profile_id: 'prf_1',
+      scoring_version: 'mn76-v2',
+      event_id: 'evt_2',
+      updated_at: '2026-11-21T10:00:00.000Z',
+    };
     await events.appendToStream('assessment-asm_1', toNewEvents([{ type: 'ProfileUpdated', data }], {}), 'any');
     const updated = (await events.readStream('assessment-asm_1')).events[0]!;
     await publisherReactor(events, counting).react(updated);
@@ -53,7 +74,13 @@ describe('publisher', () => {
             id: 'evt_2',
             type: 'nature.profile.updated',
             created_at: '2026-11-21T10:00:00.000Z',
-            data: { profile_id: 'prf_2', previous_profile_id: 'prf_1', assessment_id: 'asm_1', subject_id: 'sub_1', scoring_version: 'mn76-v2' },
+            data: {
+              profile_id: 'prf_2',
+              previous_profile_id: 'prf_1',
+              assessment_id: 'asm_1',
+              subject_id: 'sub_1',
+              scoring_version: 'mn76-v2',
+            },
           },
           position: '2',
         },

@@ -90,7 +90,11 @@ describe('scorer mn76-v1', () => {
 
   it('breaks ties at the cut of 3 by the canonical order (Intelligences)', () => {
     const profile = scoreV1(answersFor({}, 7));
-    expect(profile.descriptions.intelligences.map((d) => d.construct)).toEqual(['bodily_fine_motor', 'bodily_gross_motor', 'interpersonal']);
+    expect(profile.descriptions.intelligences.map((d) => d.construct)).toEqual([
+      'bodily_fine_motor',
+      'bodily_gross_motor',
+      'interpersonal',
+    ]);
     const tail = scoreV1(answersFor({ naturalistic: 7.5, intrapersonal: 7, musical: 7, visual_spatial: 7 }));
     expect(tail.descriptions.intelligences.map((d) => d.construct)).toEqual(['naturalistic', 'visual_spatial', 'musical'].sort());
   });

@@ -3,18 +3,18 @@ import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { projections } from '../../projections/index.js';
 import { scoringReactor } from '../../projections/scoring.js';
-import { loadStoreConfig } from '../../src/config.js';
-import { openDataKeys } from '../../src/environments.js';
 import { SqliteEventStore } from '../../src/adapters/sqlite/event-store.js';
 import { SqliteReadModelStore } from '../../src/adapters/sqlite/read-model-store.js';
 import { type AssessmentContext, scoreAssessment, submitResponses } from '../../src/commands/assessments.js';
 import { toNewEvents } from '../../src/commands/handle-command.js';
-import { type ResponsesSubmitted, assessmentPointer, assessmentStream, decideStartAssessment } from '../../src/domain/assessment.js';
+import { loadStoreConfig } from '../../src/config.js';
+import { assessmentPointer, assessmentStream, decideStartAssessment, type ResponsesSubmitted } from '../../src/domain/assessment.js';
+import { openDataKeys } from '../../src/environments.js';
 import type { EventStore, RecordedEvent } from '../../src/ports/event-store.js';
 import { EncryptingEventStore } from '../../src/privacy/encrypting-event-store.js';
 import { Projector } from '../../src/projector.js';
-import { batches, knownResponses } from '../support/known-answers.js';
 import { interleaving } from '../support/interleaving.js';
+import { batches, knownResponses } from '../support/known-answers.js';
 import { tempDir } from '../support/temp-dir.js';
 
 /** The hash of the client secret the start command mints; the domain only carries it. */
@@ -35,7 +35,8 @@ describe('responses and scoring under concurrency and replay', () => {
   /** The log as stored (personal fields sealed), which the projector reads as the server's does. */
   let log: EventStore;
   let env: AssessmentContext & { readModels: SqliteReadModelStore; projector: Projector };
-  const projector = () => new Projector(log, readModels, projections, [scoringReactor(env.events, 'mn76-v1', () => now)], pino({ level: 'silent' }), 10);
+  const projector = () =>
+    new Projector(log, readModels, projections, [scoringReactor(env.events, 'mn76-v1', () => now)], pino({ level: 'silent' }), 10);
 
   beforeEach(async () => {
     dir = tempDir();
@@ -43,10 +44,18 @@ describe('responses and scoring under concurrency and replay', () => {
     readModels = new SqliteReadModelStore(join(dir.path, 'r.db'), 'NORMAL');
     log = interleaving(sqlite);
     const dataKeys = await openDataKeys(loadStoreConfig({ NATURE_DATA_DIR: dir.path }), 'test');
-    env = { events: new EncryptingEventStore(log, dataKeys), readModels, projector: undefined as unknown as Projector, dataKeys, scoringVersion: 'mn76-v1' };
+    env = {
+      events: new EncryptingEventStore(log, dataKeys),
+      readModels,
+      projector: undefined as unknown as Projector,
+      dataKeys,
+      scoringVersion: 'mn76-v1',
+    };
     env.projector = projector();
     env.projector.start();
-    const started = decideStartAssessment(assessmentPointer({ assessment_id: 'asm_1', subject_id: 'sub_1', requested_language: 'en', client_secret_hash: SECRET_HASH, now }));
+    const started = decideStartAssessment(
+      assessmentPointer({ assessment_id: 'asm_1', subject_id: 'sub_1', requested_language: 'en', client_secret_hash: SECRET_HASH, now }),
+    );
     await sqlite.appendToStream(assessmentStream('asm_1'), toNewEvents(started, {}), 'no_stream');
   });
   afterEach(async () => {
@@ -71,7 +80,9 @@ describe('responses and scoring under concurrency and replay', () => {
   };
 
   it('loses nothing when four batches truly interleave on one assessment, and the one that completes it scores it in its own append', async () => {
-    const results = await Promise.all(batches(4).map(async (batch) => (await submitResponses(env, 'sub_1', 'asm_1', batch, {}, now)).assessment));
+    const results = await Promise.all(
+      batches(4).map(async (batch) => (await submitResponses(env, 'sub_1', 'asm_1', batch, {}, now)).assessment),
+    );
     expect(Math.max(...results.map((a) => Object.keys(a.answers).length))).toBe(76);
     // The completing batch answers as it left the assessment (scoring); the read models already show it completed.
     expect(results.map((a) => a.status).sort()).toEqual(['in_progress', 'in_progress', 'in_progress', 'scoring']);
@@ -86,7 +97,8 @@ describe('responses and scoring under concurrency and replay', () => {
   it('scores once when the same completing answers are sent at once: the others find it completed', async () => {
     const outcomes = await Promise.allSettled([1, 2, 3].map(() => submitResponses(env, 'sub_1', 'asm_1', knownResponses, {}, now)));
     expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
-    for (const outcome of outcomes.filter((o) => o.status === 'rejected')) expect(outcome.reason).toMatchObject({ code: 'assessment_not_open' });
+    for (const outcome of outcomes.filter((o) => o.status === 'rejected'))
+      expect(outcome.reason).toMatchObject({ code: 'assessment_not_open' });
     expect(await scoringEvents()).toHaveLength(1);
   });
 

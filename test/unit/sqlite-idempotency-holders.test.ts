@@ -26,7 +26,9 @@ describe('SQLite idempotency keys held by a process', () => {
     const dir = tempDir();
     dirs.push(dir);
     const path = join(dir.path, 'idempotency.db');
-    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', CLAIMANT, path], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', CLAIMANT, path], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     const [said] = (await once(child.stdout!, 'data')) as [Buffer];
     expect(said.toString().trim()).toBe('claimed');
 

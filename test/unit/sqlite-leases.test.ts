@@ -16,7 +16,10 @@ function holdLeaseElsewhere(path: string) {
     console.log('token ' + (await store.acquireLease('leader', 'elsewhere', 60_000)));
     setInterval(() => undefined, 1000);
   `;
-  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const exited = new Promise((resolve) => child.once('exit', resolve));
   const token = new Promise<number>((resolve, reject) => {
     child.stdout.on('data', (chunk: Buffer) => {

@@ -20,7 +20,12 @@ describe('SQLite read models written before documents kept their positions', () 
     const before = new Database(path);
     before.exec(PREVIOUS_SCHEMA);
     const put = before.prepare('INSERT INTO documents VALUES (?, ?, ?)');
-    for (const [id, tag] of [['thg_1', 'a'], ['thg_2', 'b'], ['thg_3', 'a']]) put.run('things', id, JSON.stringify({ id, tag }));
+    for (const [id, tag] of [
+      ['thg_1', 'a'],
+      ['thg_2', 'b'],
+      ['thg_3', 'a'],
+    ])
+      put.run('things', id, JSON.stringify({ id, tag }));
     before.prepare('INSERT INTO projection_checkpoints VALUES (?, ?)').run('things', '40');
     before.close();
 

@@ -20,7 +20,12 @@ describe('SQLite read models written by the previous version', () => {
     const before = new Database(path);
     before.exec(PREVIOUS_SCHEMA);
     const put = before.prepare('INSERT INTO documents VALUES (?, ?, ?)');
-    for (const [collection, id, tag] of [['things', 'thg_1', 'a'], ['things', 'thg_2', 'b'], ['things', 'thg_3', 'a'], ['others', 'thg_1', 'a']]) {
+    for (const [collection, id, tag] of [
+      ['things', 'thg_1', 'a'],
+      ['things', 'thg_2', 'b'],
+      ['things', 'thg_3', 'a'],
+      ['others', 'thg_1', 'a'],
+    ]) {
       put.run(collection, id, JSON.stringify({ id, tag }));
     }
     before.prepare('INSERT INTO projection_checkpoints VALUES (?, ?)').run('things', '340282366920938463463374607431768211455');
@@ -38,7 +43,9 @@ describe('SQLite read models written by the previous version', () => {
     await store.close();
 
     const after = new Database(path, { readonly: true });
-    const schema = after.prepare<[], { name: string; sql: string | null }>("SELECT name, sql FROM sqlite_master WHERE tbl_name = 'documents'").all();
+    const schema = after
+      .prepare<[], { name: string; sql: string | null }>("SELECT name, sql FROM sqlite_master WHERE tbl_name = 'documents'")
+      .all();
     after.close();
     expect(schema.find((entry) => entry.name === 'documents')!.sql).not.toMatch(/WITHOUT ROWID/);
     expect(schema.map((entry) => entry.name).sort()).toEqual(['documents', 'sqlite_autoindex_documents_1', 'things_by_tag']);
@@ -63,6 +70,10 @@ describe('SQLite read models written by the previous version', () => {
     const db = new Database(path, { readonly: true });
     const names = db.prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'documents'").all();
     db.close();
-    expect(names.map(({ name }) => name).sort()).toEqual(['sqlite_autoindex_documents_1', 'subjects_by_external_ref', 'subjects_by_status']);
+    expect(names.map(({ name }) => name).sort()).toEqual([
+      'sqlite_autoindex_documents_1',
+      'subjects_by_external_ref',
+      'subjects_by_status',
+    ]);
   });
 });

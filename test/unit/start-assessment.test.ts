@@ -2,16 +2,16 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { projections } from '../../projections/index.js';
-import { loadStoreConfig } from '../../src/config.js';
-import { openDataKeys } from '../../src/environments.js';
 import { SqliteEventStore } from '../../src/adapters/sqlite/event-store.js';
 import { SqliteReadModelStore } from '../../src/adapters/sqlite/read-model-store.js';
 import { startAssessment } from '../../src/commands/assessments.js';
 import type { CommandContext } from '../../src/commands/context.js';
 import { toNewEvents } from '../../src/commands/handle-command.js';
 import { createSubject } from '../../src/commands/subjects.js';
+import { loadStoreConfig } from '../../src/config.js';
 import { assessmentPointer, assessmentStream } from '../../src/domain/assessment.js';
 import { subjectStream } from '../../src/domain/subject.js';
+import { openDataKeys } from '../../src/environments.js';
 import type { EventStore } from '../../src/ports/event-store.js';
 import { EncryptingEventStore } from '../../src/privacy/encrypting-event-store.js';
 import { Projector } from '../../src/projector.js';
@@ -46,7 +46,11 @@ describe('starting assessments', () => {
     const log = slowAssessmentAppends(interleaving(sqlite));
     const dataKeys = await openDataKeys(loadStoreConfig({ NATURE_DATA_DIR: dir.path }), 'test');
     // Commands seal personal fields; the projector reads the log as stored, as the server's does.
-    env = { events: new EncryptingEventStore(log, dataKeys), projector: new Projector(log, readModels, projections, [], pino({ level: 'silent' })), dataKeys };
+    env = {
+      events: new EncryptingEventStore(log, dataKeys),
+      projector: new Projector(log, readModels, projections, [], pino({ level: 'silent' })),
+      dataKeys,
+    };
     env.projector.start();
   });
   afterEach(async () => {
@@ -58,21 +62,41 @@ describe('starting assessments', () => {
   });
 
   const subject = () =>
-    createSubject(env, { external_subject_id: `e-${Math.random()}`, metadata: {}, consent: { text_version: 'v', granted_at: now.toISOString(), ui_hash: `sha256:${'0'.repeat(64)}` } }, {}, now);
+    createSubject(
+      env,
+      {
+        external_subject_id: `e-${Math.random()}`,
+        metadata: {},
+        consent: { text_version: 'v', granted_at: now.toISOString(), ui_hash: `sha256:${'0'.repeat(64)}` },
+      },
+      {},
+      now,
+    );
 
   it('opens one assessment when starts truly interleave; the others are told which one is open', async () => {
     const { id } = await subject();
     const outcomes = await Promise.allSettled([0, 1, 2].map(() => startAssessment(env, id, 'en', {}, now)));
-    const opened = outcomes.filter((o) => o.status === 'fulfilled').map((o) => (o as PromiseFulfilledResult<{ assessment: { id: string } }>).value.assessment.id);
+    const opened = outcomes
+      .filter((o) => o.status === 'fulfilled')
+      .map((o) => (o as PromiseFulfilledResult<{ assessment: { id: string } }>).value.assessment.id);
     expect(opened).toHaveLength(1);
     for (const refused of outcomes.filter((o) => o.status === 'rejected')) {
-      expect((refused as PromiseRejectedResult).reason).toMatchObject({ code: 'assessment_in_progress', details: { assessment_id: opened[0] } });
+      expect((refused as PromiseRejectedResult).reason).toMatchObject({
+        code: 'assessment_in_progress',
+        details: { assessment_id: opened[0] },
+      });
     }
   });
 
   it('completes a pointer whose stream was never written (a crash between the appends), which then counts as open', async () => {
     const { id } = await subject();
-    const pointer = assessmentPointer({ assessment_id: 'asm_01M7ZZZZZZZZZZZZZZZZZZZZZZ', subject_id: id, requested_language: 'fr', client_secret_hash: SECRET_HASH, now });
+    const pointer = assessmentPointer({
+      assessment_id: 'asm_01M7ZZZZZZZZZZZZZZZZZZZZZZ',
+      subject_id: id,
+      requested_language: 'fr',
+      client_secret_hash: SECRET_HASH,
+      now,
+    });
     const { revision } = await sqlite.readStream(subjectStream(id));
     await sqlite.appendToStream(subjectStream(id), toNewEvents([{ type: 'AssessmentOpened', data: pointer }], {}), revision);
 
@@ -81,6 +105,8 @@ describe('starting assessments', () => {
       details: { assessment_id: pointer.assessment_id },
     });
     const { events } = await sqlite.readStream(assessmentStream(pointer.assessment_id));
-    expect(events.map((e) => [e.type, (e.data as { requested_language: string }).requested_language])).toEqual([['AssessmentStarted', 'fr']]);
+    expect(events.map((e) => [e.type, (e.data as { requested_language: string }).requested_language])).toEqual([
+      ['AssessmentStarted', 'fr'],
+    ]);
   });
 });

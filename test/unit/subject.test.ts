@@ -1,8 +1,21 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import {
+  type Assessment,
+  assessmentPointer,
+  decideAbandonAssessment,
+  decideStartAssessment,
+  evolveAssessment,
+} from '../../src/domain/assessment.js';
 import { DomainError } from '../../src/domain/errors.js';
-import { type Assessment, assessmentPointer, decideAbandonAssessment, decideStartAssessment, evolveAssessment } from '../../src/domain/assessment.js';
-import { type SubjectEvent, decideCreateSubject, decideOpenAssessment, evolveSubject, externalIdStream, initialSubjectState } from '../../src/domain/subject.js';
+import {
+  decideCreateSubject,
+  decideOpenAssessment,
+  evolveSubject,
+  externalIdStream,
+  initialSubjectState,
+  type SubjectEvent,
+} from '../../src/domain/subject.js';
 
 /** The hash of the client secret the start command mints; the domain only carries it. */
 const SECRET_HASH = 'c'.repeat(64);
@@ -16,7 +29,10 @@ const given = (events: SubjectEvent[]) => ({ when: () => decideCreateSubject(eve
 describe('subject decider', () => {
   it('creates a new subject: SubjectCreated with personal fields under pii, then ConsentRecorded', () => {
     expect(given([]).when()).toEqual([
-      { type: 'SubjectCreated', data: { subject_id: 'sub_1', created_at: command.now, pii: { external_subject_id: 'emp-1', metadata: { cohort: 'a' } } } },
+      {
+        type: 'SubjectCreated',
+        data: { subject_id: 'sub_1', created_at: command.now, pii: { external_subject_id: 'emp-1', metadata: { cohort: 'a' } } },
+      },
       { type: 'ConsentRecorded', data: { subject_id: 'sub_1', recorded_at: command.now, consent } },
     ]);
   });
@@ -53,10 +69,24 @@ describe('subject decider', () => {
 describe('opening an assessment on a subject', () => {
   const now = new Date('2026-11-21T00:00:00.000Z');
   const subject = given([]).when().reduce(evolveSubject, initialSubjectState);
-  const started = (at: Date) => decideStartAssessment(assessmentPointer({ assessment_id: 'asm_1', subject_id: 'sub_1', requested_language: 'en', client_secret_hash: SECRET_HASH, now: at })).reduce(evolveAssessment, undefined);
+  const started = (at: Date) =>
+    decideStartAssessment(
+      assessmentPointer({
+        assessment_id: 'asm_1',
+        subject_id: 'sub_1',
+        requested_language: 'en',
+        client_secret_hash: SECRET_HASH,
+        now: at,
+      }),
+    ).reduce(evolveAssessment, undefined);
 
   it('opens one when the subject has none, pointing the subject at it', () => {
-    const events = decideOpenAssessment(subject, undefined, { assessment_id: 'asm_2', requested_language: 'en', client_secret_hash: SECRET_HASH, now });
+    const events = decideOpenAssessment(subject, undefined, {
+      assessment_id: 'asm_2',
+      requested_language: 'en',
+      client_secret_hash: SECRET_HASH,
+      now,
+    });
     const pointer = {
       subject_id: 'sub_1',
       assessment_id: 'asm_2',
@@ -70,21 +100,40 @@ describe('opening an assessment on a subject', () => {
   });
 
   it('refuses while the current one is open, naming it', () => {
-    expect(() => decideOpenAssessment(subject, started(now), { assessment_id: 'asm_2', requested_language: 'en', client_secret_hash: SECRET_HASH, now })).toThrowError(
-      expect.objectContaining({ code: 'assessment_in_progress', details: { assessment_id: 'asm_1' } }),
-    );
+    expect(() =>
+      decideOpenAssessment(subject, started(now), {
+        assessment_id: 'asm_2',
+        requested_language: 'en',
+        client_secret_hash: SECRET_HASH,
+        now,
+      }),
+    ).toThrowError(expect.objectContaining({ code: 'assessment_in_progress', details: { assessment_id: 'asm_1' } }));
   });
 
   it('opens one when the current one was abandoned or has expired', () => {
     const abandoned = decideAbandonAssessment(started(now), { subject_id: 'sub_1', now }).reduce(evolveAssessment, started(now));
-    expect(decideOpenAssessment(subject, abandoned, { assessment_id: 'asm_2', requested_language: 'en', client_secret_hash: SECRET_HASH, now })).toHaveLength(1);
+    expect(
+      decideOpenAssessment(subject, abandoned, { assessment_id: 'asm_2', requested_language: 'en', client_secret_hash: SECRET_HASH, now }),
+    ).toHaveLength(1);
     const eightDaysLater = new Date(now.getTime() + 8 * 24 * 3600 * 1000);
-    expect(decideOpenAssessment(subject, started(now) as Assessment, { assessment_id: 'asm_2', requested_language: 'en', client_secret_hash: SECRET_HASH, now: eightDaysLater })).toHaveLength(1);
+    expect(
+      decideOpenAssessment(subject, started(now) as Assessment, {
+        assessment_id: 'asm_2',
+        requested_language: 'en',
+        client_secret_hash: SECRET_HASH,
+        now: eightDaysLater,
+      }),
+    ).toHaveLength(1);
   });
 
   it('refuses for a subject that does not exist', () => {
-    expect(() => decideOpenAssessment(initialSubjectState, undefined, { assessment_id: 'asm_2', requested_language: 'en', client_secret_hash: SECRET_HASH, now })).toThrowError(
-      expect.objectContaining({ code: 'not_found' }),
-    );
+    expect(() =>
+      decideOpenAssessment(initialSubjectState, undefined, {
+        assessment_id: 'asm_2',
+        requested_language: 'en',
+        client_secret_hash: SECRET_HASH,
+        now,
+      }),
+    ).toThrowError(expect.objectContaining({ code: 'not_found' }));
   });
 });

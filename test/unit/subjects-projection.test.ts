@@ -23,7 +23,10 @@ const pii = { external_subject_id: 'emp-0042', metadata: { cohort: 'spring' } };
 const consent = { text_version: 'v1', granted_at: '2026-11-01T00:00:00Z', ui_hash: `sha256:${'0'.repeat(64)}` };
 
 describe('subjects projection', () => {
-  const claimed = subjectsProjection.evolve(undefined, recorded('ExternalIdClaimed', { subject_id: 'sub_1' }, 0n, externalIdStream(pii.external_subject_id, secret)));
+  const claimed = subjectsProjection.evolve(
+    undefined,
+    recorded('ExternalIdClaimed', { subject_id: 'sub_1' }, 0n, externalIdStream(pii.external_subject_id, secret)),
+  );
   const created = subjectsProjection.evolve(
     claimed!,
     recorded('SubjectCreated', { subject_id: 'sub_1', created_at: '2026-11-21T10:00:00.000Z', pii: seal(key, pii, 'sub_1', 'e-1') }, 1n),
@@ -32,7 +35,10 @@ describe('subjects projection', () => {
   it('keeps a subject pending until its consent is recorded, then active with it', () => {
     expect(claimed).toMatchObject({ id: 'sub_1', status: 'claimed' });
     expect(created).toMatchObject({ id: 'sub_1', status: 'pending', consent: null });
-    const active = subjectsProjection.evolve(created!, recorded('ConsentRecorded', { subject_id: 'sub_1', recorded_at: '2026-11-21T10:00:00.000Z', consent }, 2n));
+    const active = subjectsProjection.evolve(
+      created!,
+      recorded('ConsentRecorded', { subject_id: 'sub_1', recorded_at: '2026-11-21T10:00:00.000Z', consent }, 2n),
+    );
     expect(active).toMatchObject({ status: 'active', consent });
   });
 
@@ -46,15 +52,29 @@ describe('subjects projection', () => {
   });
 
   it('refuses personal data that reached the log unsealed, rather than copy it in plain text', () => {
-    expect(() => subjectsProjection.evolve(undefined, recorded('SubjectCreated', { subject_id: 'sub_1', created_at: '2026-11-21T10:00:00.000Z', pii }, 1n))).toThrow(
-      /not sealed/,
-    );
+    expect(() =>
+      subjectsProjection.evolve(
+        undefined,
+        recorded('SubjectCreated', { subject_id: 'sub_1', created_at: '2026-11-21T10:00:00.000Z', pii }, 1n),
+      ),
+    ).toThrow(/not sealed/);
   });
 
   it('keeps only the consent and the time of erasure once the subject is erased', () => {
-    const erased = subjectsProjection.evolve(created!, recorded('SubjectErased', { subject_id: 'sub_1', erased_at: '2026-11-22T00:00:00.000Z', reservation: null }, 3n));
-    expect(erased).toEqual({ id: 'sub_1', status: 'erased', consent: null, created_at: '2026-11-21T10:00:00.000Z', erased_at: '2026-11-22T00:00:00.000Z' });
+    const erased = subjectsProjection.evolve(
+      created!,
+      recorded('SubjectErased', { subject_id: 'sub_1', erased_at: '2026-11-22T00:00:00.000Z', reservation: null }, 3n),
+    );
+    expect(erased).toEqual({
+      id: 'sub_1',
+      status: 'erased',
+      consent: null,
+      created_at: '2026-11-21T10:00:00.000Z',
+      erased_at: '2026-11-22T00:00:00.000Z',
+    });
     // A claim replayed after it changes nothing.
-    expect(subjectsProjection.evolve(erased!, recorded('ExternalIdClaimed', { subject_id: 'sub_1' }, 4n, 'subject_ref-ab'))).toEqual(erased);
+    expect(subjectsProjection.evolve(erased!, recorded('ExternalIdClaimed', { subject_id: 'sub_1' }, 4n, 'subject_ref-ab'))).toEqual(
+      erased,
+    );
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseInstant } from '../../src/domain/instant.js';
-import { type UsageRange, UsageMeter, meterUsage, parseUsageRange } from '../../src/domain/usage.js';
+import { meterUsage, parseUsageRange, UsageMeter, type UsageRange } from '../../src/domain/usage.js';
 import type { EventMetadata, ReadAllOptions, RecordedEvent } from '../../src/ports/event-store.js';
 
 /** A log under construction: events get increasing positions, as a store gives them. */
@@ -14,24 +14,53 @@ function logOf() {
         throw new Error(`data.pii of a ${type} was read`);
       },
     });
-    events.push({ id: `uuid-${events.length}`, type, data, metadata, streamName, revision: 0n, position: BigInt(events.length + 1), recordedAt: '2026-01-01T00:00:00.000Z' });
+    events.push({
+      id: `uuid-${events.length}`,
+      type,
+      data,
+      metadata,
+      streamName,
+      revision: 0n,
+      position: BigInt(events.length + 1),
+      recordedAt: '2026-01-01T00:00:00.000Z',
+    });
   };
   const log = {
     events,
     started(asm: string) {
-      push(`assessment-${asm}`, 'AssessmentStarted', { assessment_id: asm, subject_id: 'sub_1', created_at: '2026-11-01T00:00:00Z' }, { key_id: 'key_start' });
+      push(
+        `assessment-${asm}`,
+        'AssessmentStarted',
+        { assessment_id: asm, subject_id: 'sub_1', created_at: '2026-11-01T00:00:00Z' },
+        { key_id: 'key_start' },
+      );
       return log;
     },
     batch(asm: string, keyId: string | undefined, at = '2026-11-20T10:00:00.000Z') {
-      push(`assessment-${asm}`, 'ResponsesSubmitted', { assessment_id: asm, submitted_at: at }, { request_id: 'req_1', ...(keyId !== undefined && { key_id: keyId }) });
+      push(
+        `assessment-${asm}`,
+        'ResponsesSubmitted',
+        { assessment_id: asm, submitted_at: at },
+        { request_id: 'req_1', ...(keyId !== undefined && { key_id: keyId }) },
+      );
       return log;
     },
     completed(asm: string, at: string) {
-      push(`assessment-${asm}`, 'ScoringCompleted', { assessment_id: asm, subject_id: 'sub_1', profile_id: `prf_${asm}`, completed_at: at }, { causation: 'scoring' });
+      push(
+        `assessment-${asm}`,
+        'ScoringCompleted',
+        { assessment_id: asm, subject_id: 'sub_1', profile_id: `prf_${asm}`, completed_at: at },
+        { causation: 'scoring' },
+      );
       return log;
     },
     rescored(asm: string, at: string) {
-      push(`assessment-${asm}`, 'ProfileRescored', { assessment_id: asm, profile_id: `prf_${asm}_v2`, completed_at: at, rescored_at: at }, { causation: 'rebuild' });
+      push(
+        `assessment-${asm}`,
+        'ProfileRescored',
+        { assessment_id: asm, profile_id: `prf_${asm}_v2`, completed_at: at, rescored_at: at },
+        { causation: 'rebuild' },
+      );
       return log;
     },
     other(streamName: string, type: string) {
@@ -165,7 +194,10 @@ describe('usage meter', () => {
 
   it('reads the log in pages, each after the last position seen, and gives the same answer', async () => {
     const log = logOf();
-    for (let i = 0; i < 1500; i++) log.batch(`asm_${i}`, i % 3 === 0 ? 'key_a' : 'key_b').completed(`asm_${i}`, `2026-11-${String((i % 30) + 1).padStart(2, '0')}T12:00:00.000Z`);
+    for (let i = 0; i < 1500; i++)
+      log
+        .batch(`asm_${i}`, i % 3 === 0 ? 'key_a' : 'key_b')
+        .completed(`asm_${i}`, `2026-11-${String((i % 30) + 1).padStart(2, '0')}T12:00:00.000Z`);
     const reads: { options: ReadAllOptions; page: RecordedEvent[] }[] = [];
     const store = {
       async readAll(options: ReadAllOptions) {
@@ -200,16 +232,27 @@ describe('usage range', () => {
     });
   });
 
-  it.each(['2026-02-30', '2026-13-01', '2026-11-22T24:00:00Z', '2026-11-22T10:00:00', '2026-11-22T10:00:00+02:00', '22/11/2026', 'yesterday', '', '1999-12-31', '2100-01-01', '2026-11-22T10:00:00.1234567890Z'])(
-    'refuses %j',
-    (value) => {
-      expect(parseInstant(value, { dates: true })).toBeUndefined();
-      expect(parseUsageRange({ from: value }, now)).toEqual({ errors: [{ field: 'from', message: expect.stringContaining('YYYY-MM-DD') }] });
-    },
-  );
+  it.each([
+    '2026-02-30',
+    '2026-13-01',
+    '2026-11-22T24:00:00Z',
+    '2026-11-22T10:00:00',
+    '2026-11-22T10:00:00+02:00',
+    '22/11/2026',
+    'yesterday',
+    '',
+    '1999-12-31',
+    '2100-01-01',
+    '2026-11-22T10:00:00.1234567890Z',
+  ])('refuses %j', (value) => {
+    expect(parseInstant(value, { dates: true })).toBeUndefined();
+    expect(parseUsageRange({ from: value }, now)).toEqual({ errors: [{ field: 'from', message: expect.stringContaining('YYYY-MM-DD') }] });
+  });
 
   it('refuses from at or after to, a bad granularity, and names every field at once', () => {
-    expect(parseUsageRange({ from: '2026-11-02', to: '2026-11-02' }, now)).toEqual({ errors: [{ field: 'to', message: expect.stringMatching(/before/) }] });
+    expect(parseUsageRange({ from: '2026-11-02', to: '2026-11-02' }, now)).toEqual({
+      errors: [{ field: 'to', message: expect.stringMatching(/before/) }],
+    });
     expect(parseUsageRange({ from: '2026-12-01' }, now)).toEqual({ errors: [{ field: 'to', message: expect.stringMatching(/before/) }] });
     const both = parseUsageRange({ from: 'x', to: 'y', granularity: 'week' }, now);
     expect('errors' in both && both.errors.map((e) => e.field)).toEqual(['from', 'to', 'granularity']);

@@ -2,12 +2,12 @@ import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { judgeTestAttempt } from '../../src/domain/webhook-delivery.js';
 import {
-  type WebhookEndpointState,
   decideRotateSecret,
   decideUpdateEndpoint,
   evolveEndpoint,
   previousSecretExpiresAt,
   signingSecrets,
+  type WebhookEndpointState,
 } from '../../src/domain/webhook-endpoint.js';
 import { newSecret, signatureHeader } from '../../src/webhooks/signer.js';
 
@@ -16,7 +16,14 @@ const t0 = at('2026-11-21T10:00:00.000Z');
 const first = newSecret();
 const created = evolveEndpoint(undefined, {
   type: 'WebhookEndpointCreated',
-  data: { endpoint_id: 'whe_1', url: 'https://x.example/h', enabled_events: ['nature.assessment.completed'], description: null, secret: first, created_at: t0.toISOString() },
+  data: {
+    endpoint_id: 'whe_1',
+    url: 'https://x.example/h',
+    enabled_events: ['nature.assessment.completed'],
+    description: null,
+    secret: first,
+    created_at: t0.toISOString(),
+  },
 })!;
 const fold = (state: WebhookEndpointState, events: ReturnType<typeof decideUpdateEndpoint>) => events.reduce(evolveEndpoint, state);
 
@@ -49,8 +56,15 @@ describe('secret rotation', () => {
     const [older, newer] = [newSecret(), newSecret()];
     const now = new Date();
     const body = JSON.stringify({ id: 'evt_1', type: 'nature.assessment.completed' });
-    const headers = { 'webhook-id': 'evt_1', 'webhook-timestamp': String(Math.floor(now.getTime() / 1000)), 'webhook-signature': signatureHeader([newer, older], 'evt_1', Math.floor(now.getTime() / 1000), body) };
-    expect(headers['webhook-signature'].split(' ')).toEqual([new Webhook(newer).sign('evt_1', now, body), new Webhook(older).sign('evt_1', now, body)]);
+    const headers = {
+      'webhook-id': 'evt_1',
+      'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
+      'webhook-signature': signatureHeader([newer, older], 'evt_1', Math.floor(now.getTime() / 1000), body),
+    };
+    expect(headers['webhook-signature'].split(' ')).toEqual([
+      new Webhook(newer).sign('evt_1', now, body),
+      new Webhook(older).sign('evt_1', now, body),
+    ]);
     expect(new Webhook(older).verify(body, headers)).toEqual(JSON.parse(body));
     expect(new Webhook(newer).verify(body, headers)).toEqual(JSON.parse(body));
     expect(() => new Webhook(newSecret()).verify(body, headers)).toThrow();
@@ -71,12 +85,32 @@ describe('secret rotation', () => {
 
 describe('updating an endpoint', () => {
   it('records only what changes, listing each event type once', () => {
-    const events = decideUpdateEndpoint(created, 'whe_1', { url: 'https://y.example/h', description: null, enabled_events: ['nature.profile.updated', 'nature.profile.updated'] }, t0);
+    const events = decideUpdateEndpoint(
+      created,
+      'whe_1',
+      { url: 'https://y.example/h', description: null, enabled_events: ['nature.profile.updated', 'nature.profile.updated'] },
+      t0,
+    );
     expect(events).toEqual([
-      { type: 'WebhookEndpointUpdated', data: { endpoint_id: 'whe_1', url: 'https://y.example/h', enabled_events: ['nature.profile.updated'], updated_at: t0.toISOString() } },
+      {
+        type: 'WebhookEndpointUpdated',
+        data: {
+          endpoint_id: 'whe_1',
+          url: 'https://y.example/h',
+          enabled_events: ['nature.profile.updated'],
+          updated_at: t0.toISOString(),
+        },
+      },
     ]);
-    expect(fold(created, events)).toMatchObject({ url: 'https://y.example/h', enabled_events: ['nature.profile.updated'], description: null, secret: first });
-    expect(decideUpdateEndpoint(created, 'whe_1', { url: created.url, enabled_events: ['nature.assessment.completed'], status: 'enabled' }, t0)).toEqual([]);
+    expect(fold(created, events)).toMatchObject({
+      url: 'https://y.example/h',
+      enabled_events: ['nature.profile.updated'],
+      description: null,
+      secret: first,
+    });
+    expect(
+      decideUpdateEndpoint(created, 'whe_1', { url: created.url, enabled_events: ['nature.assessment.completed'], status: 'enabled' }, t0),
+    ).toEqual([]);
   });
 
   it('enables a disabled endpoint and disables an enabled one, each once', () => {
@@ -88,7 +122,9 @@ describe('updating an endpoint', () => {
   });
 
   it('refuses a deleted or unknown endpoint', () => {
-    expect(() => decideUpdateEndpoint(undefined, 'whe_x', { description: 'x' }, t0)).toThrowError(expect.objectContaining({ code: 'not_found' }));
+    expect(() => decideUpdateEndpoint(undefined, 'whe_x', { description: 'x' }, t0)).toThrowError(
+      expect.objectContaining({ code: 'not_found' }),
+    );
   });
 });
 

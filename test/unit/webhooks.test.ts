@@ -12,7 +12,13 @@ import { toNewEvents } from '../../src/commands/handle-command.js';
 import { recordAttempt } from '../../src/commands/webhooks.js';
 import type { ScoringCompleted } from '../../src/domain/assessment.js';
 import { deliveryStream, judgeAttempt } from '../../src/domain/webhook-delivery.js';
-import { type WebhookEndpointCreated, decideDeleteEndpoint, decideDisableEndpoint, endpointStream, evolveEndpoint } from '../../src/domain/webhook-endpoint.js';
+import {
+  decideDeleteEndpoint,
+  decideDisableEndpoint,
+  endpointStream,
+  evolveEndpoint,
+  type WebhookEndpointCreated,
+} from '../../src/domain/webhook-endpoint.js';
 import type { Bus, Topic } from '../../src/ports/bus.js';
 import { type EventStore, type RecordedEvent, StreamDeletedError } from '../../src/ports/event-store.js';
 import { FencedOffError, type ReadModelStore } from '../../src/ports/read-models.js';
@@ -21,9 +27,9 @@ import { EndpointSlots } from '../../src/webhooks/endpoint-slots.js';
 import type { WebhookEvent } from '../../src/webhooks/event-object.js';
 import type { DeliveryMessage } from '../../src/webhooks/messages.js';
 import { newSecret, sign } from '../../src/webhooks/signer.js';
+import { eventually } from '../support/eventually.js';
 import { receiverPool } from '../support/receiver.js';
 import { tempDir } from '../support/temp-dir.js';
-import { eventually } from '../support/eventually.js';
 
 describe('signer', () => {
   it('signs exactly as the Standard Webhooks reference library does', () => {
@@ -59,7 +65,14 @@ describe('webhook endpoint decider', () => {
   const now = new Date('2026-11-21T10:00:00Z');
   const created = evolveEndpoint(undefined, {
     type: 'WebhookEndpointCreated',
-    data: { endpoint_id: 'whe_1', url: 'https://x.example/h', enabled_events: ['nature.assessment.completed'], description: null, secret: 's', created_at: now.toISOString() },
+    data: {
+      endpoint_id: 'whe_1',
+      url: 'https://x.example/h',
+      enabled_events: ['nature.assessment.completed'],
+      description: null,
+      secret: 's',
+      created_at: now.toISOString(),
+    },
   });
 
   it('disables once, and never a deleted endpoint', () => {
@@ -115,7 +128,11 @@ describe('webhook dispatcher', () => {
    * By default the read models are taken to be up to date, as they are once the test wrote them, and the
    * dispatcher's replica leads throughout.
    */
-  function start(readModelsAt: DispatcherServices['readModelsAt'] = async () => true, timeoutMs = 2000, guard: DispatcherServices['guard'] = async () => undefined): void {
+  function start(
+    readModelsAt: DispatcherServices['readModelsAt'] = async () => true,
+    timeoutMs = 2000,
+    guard: DispatcherServices['guard'] = async () => undefined,
+  ): void {
     const events: EventStore = Object.assign(Object.create(log) as EventStore, {
       readStream: (stream: string) => (streamsRead.push(stream), log.readStream(stream)),
     });
@@ -125,7 +142,11 @@ describe('webhook dispatcher', () => {
     const publishing: Bus = Object.assign(Object.create(bus) as Bus, {
       publish: (topic: Topic, id: string, payload: unknown) => (published.push(`${topic}:${id}`), bus.publish(topic, id, payload)),
     });
-    dispatcher = new WebhookDispatcher({ events, readModels: documents, bus: publishing, livemode: false, readModelsAt, guard }, { retryScheduleMs: [50], timeoutMs }, pino({ level: 'silent' }));
+    dispatcher = new WebhookDispatcher(
+      { events, readModels: documents, bus: publishing, livemode: false, readModelsAt, guard },
+      { retryScheduleMs: [50], timeoutMs },
+      pino({ level: 'silent' }),
+    );
     dispatcher.start();
   }
 
@@ -142,7 +163,14 @@ describe('webhook dispatcher', () => {
   async function register(url: string): Promise<RecordedEvent> {
     const created: WebhookEndpointCreated = {
       type: 'WebhookEndpointCreated',
-      data: { endpoint_id: `whe_${Math.random().toString(36).slice(2)}`, url, enabled_events: ['nature.assessment.completed'], description: null, secret: newSecret(), created_at: new Date().toISOString() },
+      data: {
+        endpoint_id: `whe_${Math.random().toString(36).slice(2)}`,
+        url,
+        enabled_events: ['nature.assessment.completed'],
+        description: null,
+        secret: newSecret(),
+        created_at: new Date().toISOString(),
+      },
     };
     await log.appendToStream(endpointStream(created.data.endpoint_id), toNewEvents([created], {}), 'no_stream');
     return (await log.readStream(endpointStream(created.data.endpoint_id))).events[0]!;
@@ -150,7 +178,9 @@ describe('webhook dispatcher', () => {
 
   async function project(registration: RecordedEvent): Promise<void> {
     const doc = webhookEndpointsProjection.evolve(undefined, registration);
-    await readModels.commit('webhook_endpoints', registration.position, [{ collection: 'webhook_endpoints', id: webhookEndpointsProjection.documentId(registration), doc }]);
+    await readModels.commit('webhook_endpoints', registration.position, [
+      { collection: 'webhook_endpoints', id: webhookEndpointsProjection.documentId(registration), doc },
+    ]);
   }
 
   /** A completion in the log, published as the server's publisher does; the events projection never runs here. */
@@ -233,7 +263,16 @@ describe('webhook dispatcher', () => {
     await project(registration);
     const { endpoint_id, secret } = registration.data as WebhookEndpointCreated['data'];
     r.useSecret(secret);
-    const attempt = { event_id: event.id, endpoint_id, outcome: 'succeeded', status_code: 200, error: null, duration_ms: 3, response_excerpt: 'ok', next_attempt_at: null } as const;
+    const attempt = {
+      event_id: event.id,
+      endpoint_id,
+      outcome: 'succeeded',
+      status_code: 200,
+      error: null,
+      duration_ms: 3,
+      response_excerpt: 'ok',
+      next_attempt_at: null,
+    } as const;
     return { event, r, endpoint_id, attempt };
   }
 
@@ -270,7 +309,9 @@ describe('webhook dispatcher', () => {
     await project(keptEndpoint);
     const tombstoned = goneEndpoint.streamName;
     const readStream = log.readStream.bind(log);
-    Object.assign(log, { readStream: (stream: string) => (stream === tombstoned ? Promise.reject(new StreamDeletedError(stream)) : readStream(stream)) });
+    Object.assign(log, {
+      readStream: (stream: string) => (stream === tombstoned ? Promise.reject(new StreamDeletedError(stream)) : readStream(stream)),
+    });
     await complete();
     start();
     await kept.waitFor(1);
@@ -283,7 +324,10 @@ describe('webhook dispatcher', () => {
     await bus.publish('deliveries', 'newer', { event: newer, endpoint_id } satisfies DeliveryMessage);
     start();
     const [delivery] = await r.waitFor(1);
-    expect(JSON.parse(delivery!.body).data).toMatchObject({ coaching_url: 'https://example.com/c/1', assessment_id: event.data.assessment_id });
+    expect(JSON.parse(delivery!.body).data).toMatchObject({
+      coaching_url: 'https://example.com/c/1',
+      assessment_id: event.data.assessment_id,
+    });
   });
 
   it('does not POST a delivery whose success is recorded already (its message came again after the duplicate window)', async () => {
@@ -309,7 +353,8 @@ describe('webhook dispatcher', () => {
     await project(healthyEndpoint);
     const id = (registration: RecordedEvent) => (registration.data as WebhookEndpointCreated['data']).endpoint_id;
     // More deliveries to the silent endpoint than the dispatcher has slots, queued ahead of the healthy one's.
-    for (let i = 0; i < 20; i++) await bus.publish('deliveries', `silent-${i}`, { event, endpoint_id: id(silentEndpoint) } satisfies DeliveryMessage);
+    for (let i = 0; i < 20; i++)
+      await bus.publish('deliveries', `silent-${i}`, { event, endpoint_id: id(silentEndpoint) } satisfies DeliveryMessage);
     await bus.publish('deliveries', 'healthy', { event, endpoint_id: id(healthyEndpoint) } satisfies DeliveryMessage);
     // Each silent POST waits a minute: longer than the test.
     start(undefined, 60_000);
@@ -328,7 +373,7 @@ describe('webhook dispatcher', () => {
     }
   });
 
-  it('turns a delivery away from a busy endpoint after one read, not the subject\'s and the delivery\'s too', async () => {
+  it("turns a delivery away from a busy endpoint after one read, not the subject's and the delivery's too", async () => {
     const event = await completedEvent();
     const silent = await receivers.start(() => 'hang');
     const registration = await register(silent.url);
@@ -339,7 +384,9 @@ describe('webhook dispatcher', () => {
     try {
       await silent.waitFor(4);
       // The 16 turned away come back every few milliseconds, and are turned away again: wait for a round of them.
-      await eventually(async () => (documentsRead.filter((collection) => collection === 'webhook_endpoints').length > 20 + 16 ? true : undefined));
+      await eventually(async () =>
+        documentsRead.filter((collection) => collection === 'webhook_endpoints').length > 20 + 16 ? true : undefined,
+      );
       // Only the four deliveries that got a slot read the subject and their delivery record (the fifth read
       // of the subject is the fan-out's, of the completion's own message).
       expect(documentsRead.filter((collection) => collection === 'subjects')).toHaveLength(5);
@@ -358,7 +405,8 @@ describe('webhook dispatcher', () => {
       await bus.publish('deliveries', `settled-${i}`, { event, endpoint_id } satisfies DeliveryMessage);
     }
     // And deliveries of an event the read models do not hold yet: each looks again later.
-    for (let i = 0; i < 10; i++) await bus.publish('deliveries', `unprojected-${i}`, { event_id: 'evt_not_yet', endpoint_id } satisfies DeliveryMessage);
+    for (let i = 0; i < 10; i++)
+      await bus.publish('deliveries', `unprojected-${i}`, { event_id: 'evt_not_yet', endpoint_id } satisfies DeliveryMessage);
     await bus.publish('deliveries', 'fresh', { event, endpoint_id } satisfies DeliveryMessage);
     start();
     await r.waitFor(1);
@@ -374,7 +422,11 @@ describe('webhook dispatcher', () => {
         throw new Error('bus down');
       },
     });
-    dispatcher = new WebhookDispatcher({ events: log, readModels, bus: failing, livemode: false, readModelsAt: async () => true, guard: async () => undefined }, { retryScheduleMs: [50], timeoutMs: 2000 }, pino({ level: 'silent' }));
+    dispatcher = new WebhookDispatcher(
+      { events: log, readModels, bus: failing, livemode: false, readModelsAt: async () => true, guard: async () => undefined },
+      { retryScheduleMs: [50], timeoutMs: 2000 },
+      pino({ level: 'silent' }),
+    );
     dispatcher.start();
     // Both consumers failed three times: each now waits two seconds before its fourth try.
     await expect.poll(() => consumed, { timeout: 5000 }).toBeGreaterThanOrEqual(6);
@@ -422,4 +474,3 @@ describe('endpoint slots', () => {
     expect(slots.take('whe_a')).toEqual({ retryInMs: 10 });
   });
 });
-

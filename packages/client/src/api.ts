@@ -19,11 +19,15 @@ export type ResponseOf<M extends Method, P extends PathsWith<M>> = MethodRespons
 export type InitOf<M extends Method, P extends PathsWith<M>> = MaybeOptionalInit<paths[P], M>;
 
 /** The init argument: optional when the route needs neither parameters nor a body. */
-export type InitArgs<Init> = [RequiredKeys<Init>] extends [never] ? [init?: Init & { [key: string]: unknown }] : [init: Init & { [key: string]: unknown }];
+export type InitArgs<Init> = [RequiredKeys<Init>] extends [never]
+  ? [init?: Init & { [key: string]: unknown }]
+  : [init: Init & { [key: string]: unknown }];
 type RequiredKeys<T> = Values<{ [K in keyof T]-?: object extends Pick<T, K> ? never : K }>;
 
 type Operation = Values<{ [P in keyof paths]: Values<{ [M in Method]: paths[P][M] }> }>;
-type ErrorBodies<R> = Values<{ [S in keyof R]: `${S & number}` extends `4${string}` | `5${string}` ? (R[S] extends { content: infer C } ? Values<C> : never) : never }>;
+type ErrorBodies<R> = Values<{
+  [S in keyof R]: `${S & number}` extends `4${string}` | `5${string}` ? (R[S] extends { content: infer C } ? Values<C> : never) : never;
+}>;
 
 /** Every error body the document describes, on any route: the RFC 9457 problem. */
 export type Problem = Operation extends infer O ? (O extends { responses: infer R } ? ErrorBodies<R> : never) : never;

@@ -1,5 +1,5 @@
 import createClient from 'openapi-fetch';
-import type { InitArgs, InitOf, PathsWith, RawClient, ResponseOf, paths } from './api.js';
+import type { InitArgs, InitOf, PathsWith, paths, RawClient, ResponseOf } from './api.js';
 import { NatureApiError } from './errors.js';
 import { idempotencyKeys } from './idempotency.js';
 import { type ListItem, type ListPath, paginate } from './pagination.js';
@@ -15,7 +15,10 @@ export interface NatureClientOptions {
   retries?: RetryOptions;
 }
 
-type Caller<M extends 'get' | 'post' | 'patch' | 'delete'> = <P extends PathsWith<M>>(path: P, ...init: InitArgs<InitOf<M, P>>) => Promise<ResponseOf<M, P>>;
+type Caller<M extends 'get' | 'post' | 'patch' | 'delete'> = <P extends PathsWith<M>>(
+  path: P,
+  ...init: InitArgs<InitOf<M, P>>
+) => Promise<ResponseOf<M, P>>;
 
 /**
  * Each method takes a path of the API as the document writes it and resolves with the 2xx body, typed by
@@ -32,14 +35,23 @@ export interface NatureClient {
   raw: RawClient;
 }
 
-export function createNatureClient({ apiKey, baseUrl, fetch = (request) => globalThis.fetch(request), retries }: NatureClientOptions): NatureClient {
+export function createNatureClient({
+  apiKey,
+  baseUrl,
+  fetch = (request) => globalThis.fetch(request),
+  retries,
+}: NatureClientOptions): NatureClient {
   const raw = createClient<paths>({
     baseUrl,
     fetch: retryingFetch(fetch, retries),
     headers: { authorization: `Bearer ${apiKey}` },
   });
   raw.use(idempotencyKeys);
-  const request = raw.request as (method: string, path: string, init?: object) => Promise<{ data?: unknown; error?: unknown; response: Response }>;
+  const request = raw.request as (
+    method: string,
+    path: string,
+    init?: object,
+  ) => Promise<{ data?: unknown; error?: unknown; response: Response }>;
   const send = (method: string) => async (path: string, init?: object) => {
     const { data, error, response } = await request(method, path, init);
     if (!response.ok) throw new NatureApiError(response.status, error, response.headers);

@@ -22,7 +22,9 @@ interface Carried {
  * A NatureApiError whose `code` is one of C, with the members that code carries no longer optional; a union
  * per code, so that comparing `code` narrows the rest too.
  */
-export type NatureApiErrorOf<C extends NatureErrorCode> = C extends unknown ? NatureApiError & { readonly code: C } & (C extends keyof Carried ? Carried[C] : unknown) : never;
+export type NatureApiErrorOf<C extends NatureErrorCode> = C extends unknown
+  ? NatureApiError & { readonly code: C } & (C extends keyof Carried ? Carried[C] : unknown)
+  : never;
 
 /** A non-2xx answer of the API, after any retries: the problem+json body's members, and the response headers. */
 export class NatureApiError extends Error {
@@ -46,7 +48,9 @@ export class NatureApiError extends Error {
     readonly headers: Headers,
   ) {
     const problem = isProblem(body) ? (body as Problem & Record<string, unknown>) : undefined;
-    const detail = problem ? String(problem.detail) : `The server answered ${status} (${headers.get('content-type') ?? 'no content type'}), not a problem+json body.`;
+    const detail = problem
+      ? String(problem.detail)
+      : `The server answered ${status} (${headers.get('content-type') ?? 'no content type'}), not a problem+json body.`;
     super(detail);
     this.status = status;
     this.problem = problem;
@@ -67,5 +71,10 @@ export function isNatureApiError<C extends NatureErrorCode = NatureErrorCode>(er
 }
 
 function isProblem(body: unknown): boolean {
-  return typeof body === 'object' && body !== null && typeof (body as { code?: unknown }).code === 'string' && typeof (body as { status?: unknown }).status === 'number';
+  return (
+    typeof body === 'object' &&
+    body !== null &&
+    typeof (body as { code?: unknown }).code === 'string' &&
+    typeof (body as { status?: unknown }).status === 'number'
+  );
 }

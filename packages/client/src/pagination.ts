@@ -1,4 +1,4 @@
-import type { InitArgs, InitOf, PathsWith, ResponseOf, paths } from './api.js';
+import type { InitArgs, InitOf, PathsWith, paths, ResponseOf } from './api.js';
 
 type Values<T> = T[keyof T];
 
@@ -21,7 +21,11 @@ type Init = { params?: { query?: Record<string, unknown> } } & Record<string, un
  * `starting_after` in the list's own order; given `ending_before`, it walks back towards the start instead,
  * nearest item first.
  */
-export function paginate<P extends ListPath>(get: (path: string, init: Init) => Promise<unknown>, path: P, ...[init]: InitArgs<InitOf<'get', P>>): AsyncIterableIterator<ListItem<P>> {
+export function paginate<P extends ListPath>(
+  get: (path: string, init: Init) => Promise<unknown>,
+  path: P,
+  ...[init]: InitArgs<InitOf<'get', P>>
+): AsyncIterableIterator<ListItem<P>> {
   const given = (init ?? {}) as Init;
   const query: Record<string, unknown> = { ...given.params?.query };
   const backwards = query.ending_before !== undefined;

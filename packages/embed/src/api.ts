@@ -149,7 +149,12 @@ function problemFrom(response: ResponseLike, body: unknown): ApiError {
   error.assessment_status = status;
   // The secret of an assessment that can no longer take answers (abandoned, expired): say that, not "unauthenticated".
   if (response.status === 401 && !FINISHED.has(status)) {
-    return { ...error, code: 'assessment_not_open', title: 'Assessment not open', detail: `This assessment is ${status} and no longer takes answers.` };
+    return {
+      ...error,
+      code: 'assessment_not_open',
+      title: 'Assessment not open',
+      detail: `This assessment is ${status} and no longer takes answers.`,
+    };
   }
   return error;
 }

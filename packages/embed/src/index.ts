@@ -9,5 +9,5 @@ declare global {
   }
 }
 
-export { NatureAssessment };
 export type { ErrorDetail, ProgressDetail, SubmittedDetail } from './nature-assessment.js';
+export { NatureAssessment };

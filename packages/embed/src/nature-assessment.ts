@@ -6,13 +6,13 @@ import {
   type Api,
   type ApiError,
   type AssessmentState,
-  type ItemBank,
-  type Result,
-  TOTAL_ITEMS,
   closedOutcome,
   createApi,
+  type ItemBank,
   isRetryable,
+  type Result,
   retryDelay,
+  TOTAL_ITEMS,
 } from './api.js';
 import { Outbox, type StorageLike } from './outbox.js';
 import { View } from './render.js';
@@ -88,7 +88,14 @@ export class NatureAssessment extends HTMLElement {
       this.session = null;
       const detail = `The <nature-assessment> element needs its ${missing} attribute.`;
       view.showError(detail, false);
-      emit<ErrorDetail>(this, 'nature:error', { code: 'missing_attribute', status: null, title: 'Missing attribute', detail, request_id: null, retrying: false });
+      emit<ErrorDetail>(this, 'nature:error', {
+        code: 'missing_attribute',
+        status: null,
+        title: 'Missing attribute',
+        detail,
+        request_id: null,
+        retrying: false,
+      });
       return;
     }
     const attribute = (name: string) => (this.getAttribute(name) ?? '').trim();

@@ -7,7 +7,17 @@
 // next visit): two requests under way may arrive in either order, so no item may be in both. Batches in
 // storage are therefore always about different items.
 
-import { type Answer, type ApiError, type AssessmentState, type Result, TOTAL_ITEMS, closedOutcome, isOpen, isRetryable, retryDelay } from './api.js';
+import {
+  type Answer,
+  type ApiError,
+  type AssessmentState,
+  closedOutcome,
+  isOpen,
+  isRetryable,
+  type Result,
+  retryDelay,
+  TOTAL_ITEMS,
+} from './api.js';
 
 /** The part of `localStorage` used here. */
 export interface StorageLike {

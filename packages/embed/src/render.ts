@@ -3,6 +3,7 @@
 
 import { DONE_MESSAGE, type ItemBank, TOTAL_ITEMS } from './api.js';
 import { styles } from './styles.js';
+
 const ANSWERED_ELSEWHERE = 'Answered earlier. Choose again to change your answer.';
 
 /** What the view needs to know about an item's answer. */

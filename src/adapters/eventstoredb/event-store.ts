@@ -1,15 +1,15 @@
 import {
-  type AppendResult as ClientAppendResult,
   type AppendExpectedRevision,
   BACKWARDS,
+  type AppendResult as ClientAppendResult,
   StreamDeletedError as ClientStreamDeletedError,
   EventStoreDBClient,
   FORWARDS,
   type Position,
   START,
   StreamNotFoundError,
-  WrongExpectedVersionError,
   streamNameFilter,
+  WrongExpectedVersionError,
 } from '@eventstore/db-client';
 import {
   type AppendResult,
@@ -18,8 +18,8 @@ import {
   type NewEvent,
   type ReadAllOptions,
   type RecordedEvent,
-  type StreamRead,
   StreamDeletedError,
+  type StreamRead,
   type SubscribeOptions,
   WrongExpectedRevisionError,
 } from '../../ports/event-store.js';
@@ -27,15 +27,15 @@ import { type AppendRetryPolicy, appendRetryPolicy, sendWithRetry } from './appe
 import { readAllFiltered, readEvents } from './filtered-read.js';
 import {
   CheckpointMark,
-  type StoredEvent,
   decodePosition,
   encodePosition,
   fromCurrentRevision,
   fromStoredEvent,
+  type StoredEvent,
   toEventData,
   toExpectedRevision,
 } from './mapping.js';
-import { type OpenedSubscription, type SubscriptionOutput, follow } from './subscription.js';
+import { follow, type OpenedSubscription, type SubscriptionOutput } from './subscription.js';
 
 /**
  * Server checkpoints of the filtered subscription come every this many search windows (32 events each by
@@ -83,12 +83,23 @@ export class EventStoreDbEventStore implements EventStore {
    * only while it remembers their ids, which covers a resend seconds later.
    */
   async appendToStream(streamName: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
-    const request: AppendRequest = { streamName: this.streamPrefix + streamName, events: events.map(toEventData), expectedRevision: toExpectedRevision(expected) };
+    const request: AppendRequest = {
+      streamName: this.streamPrefix + streamName,
+      events: events.map(toEventData),
+      expectedRevision: toExpectedRevision(expected),
+    };
     try {
-      const { result, attempts } = await sendWithRetry((sent: AppendRequest, deadline: number) => this.send(sent, deadline), request, this.appendRetry);
+      const { result, attempts } = await sendWithRetry(
+        (sent: AppendRequest, deadline: number) => this.send(sent, deadline),
+        request,
+        this.appendRetry,
+      );
       // A resend answered from the server's idempotency check carries the position of a record, or none, not
       // always the one the first send would have answered: the stream says where our last event is.
-      const position = attempts === 1 && result.position !== undefined ? encodePosition(result.position) : await this.positionOf(request, result.nextExpectedRevision);
+      const position =
+        attempts === 1 && result.position !== undefined
+          ? encodePosition(result.position)
+          : await this.positionOf(request, result.nextExpectedRevision);
       return { nextRevision: result.nextExpectedRevision, position };
     } catch (error) {
       if (error instanceof WrongExpectedVersionError) {
@@ -106,10 +117,16 @@ export class EventStoreDbEventStore implements EventStore {
   /** The $all position of the request's last event, read back from its stream at `revision`. */
   private async positionOf(request: AppendRequest, revision: bigint): Promise<bigint> {
     const lastId = request.events.at(-1)?.id;
-    for await (const resolved of this.client.readStream(request.streamName, { direction: BACKWARDS, fromRevision: revision, maxCount: 1 })) {
+    for await (const resolved of this.client.readStream(request.streamName, {
+      direction: BACKWARDS,
+      fromRevision: revision,
+      maxCount: 1,
+    })) {
       if (resolved.event?.id === lastId && resolved.event?.position !== undefined) return encodePosition(resolved.event.position);
     }
-    throw new Error(`EventStoreDB answered an append to ${request.streamName} without the position of its last event, and the stream does not show it`);
+    throw new Error(
+      `EventStoreDB answered an append to ${request.streamName} without the position of its last event, and the stream does not show it`,
+    );
   }
 
   async readStream(streamName: string): Promise<StreamRead> {
@@ -128,7 +145,8 @@ export class EventStoreDbEventStore implements EventStore {
 
   /** The server reads $all for this environment's streams only (see readEvents). */
   readAll(options: ReadAllOptions): Promise<RecordedEvent[]> {
-    const read = (from: Position | undefined, maxCount: number) => readAllFiltered(this.client, this.streamPrefix, from, maxCount) as AsyncIterable<{ event?: StoredEvent }>;
+    const read = (from: Position | undefined, maxCount: number) =>
+      readAllFiltered(this.client, this.streamPrefix, from, maxCount) as AsyncIterable<{ event?: StoredEvent }>;
     return readEvents(read, this.streamPrefix, options);
   }
 

@@ -1,14 +1,14 @@
 import type { AllStreamResolvedEvent, EventStoreDBClient, Position } from '@eventstore/db-client';
+import readStream from '@eventstore/db-client/dist/streams/utils/ReadStream.js';
+import grpcEvent from '@eventstore/db-client/dist/utils/convertGrpcEvent.js';
 // @eventstore/db-client 6 (its last line) filters $all subscriptions on the server but not $all reads, which the
 // server supports over the same gRPC call: the read is built here on the client's own connection, as its readAll
 // builds an unfiltered one. These are CommonJS modules, hence the default imports.
 import shared from '@eventstore/db-client/generated/shared_pb.js';
 import streamsGrpc from '@eventstore/db-client/generated/streams_grpc_pb.js';
 import streams from '@eventstore/db-client/generated/streams_pb.js';
-import readStream from '@eventstore/db-client/dist/streams/utils/ReadStream.js';
-import grpcEvent from '@eventstore/db-client/dist/utils/convertGrpcEvent.js';
 import type { ReadAllOptions, RecordedEvent } from '../../ports/event-store.js';
-import { type StoredEvent, decodePosition, encodePosition, fromStoredEvent, isServerEvent } from './mapping.js';
+import { decodePosition, encodePosition, fromStoredEvent, isServerEvent, type StoredEvent } from './mapping.js';
 
 type StreamsClient = InstanceType<typeof streamsGrpc.StreamsClient>;
 type ReadArguments = Parameters<StreamsClient['read']>;
@@ -16,7 +16,11 @@ type ReadCall = ReturnType<StreamsClient['read']>;
 
 /** The two protected members of the client that its own reads are made with. */
 interface ClientInternals {
-  GRPCStreamCreator(Client: typeof streamsGrpc.StreamsClient, debugName: string, creator: (client: StreamsClient) => ReadCall): () => Promise<ReadCall>;
+  GRPCStreamCreator(
+    Client: typeof streamsGrpc.StreamsClient,
+    debugName: string,
+    creator: (client: StreamsClient) => ReadCall,
+  ): () => Promise<ReadCall>;
   callArguments(options: object, callOptions: { deadline: number }): [NonNullable<ReadArguments[1]>, NonNullable<ReadArguments[2]>];
 }
 
@@ -24,7 +28,10 @@ interface ClientInternals {
 export function filteredReadRequest(prefix: string, from: Position | undefined, maxCount: number): streams.ReadReq {
   const all = new streams.ReadReq.Options.AllOptions();
   if (from === undefined) all.setStart(new shared.Empty());
-  else all.setPosition(new streams.ReadReq.Options.Position().setCommitPosition(from.commit.toString(10)).setPreparePosition(from.prepare.toString(10)));
+  else
+    all.setPosition(
+      new streams.ReadReq.Options.Position().setCommitPosition(from.commit.toString(10)).setPreparePosition(from.prepare.toString(10)),
+    );
   const filter = new streams.ReadReq.Options.FilterOptions()
     .setStreamIdentifier(new streams.ReadReq.Options.FilterOptions.Expression().setPrefixList([prefix]))
     // The server's own search window (it pages through the log until `maxCount` events or its end); the
@@ -45,10 +52,17 @@ export function filteredReadRequest(prefix: string, from: Position | undefined, 
  * Up to `maxCount` events of $all from `from` on, of streams named with `prefix` only: the server searches the
  * log and sends nothing of other environments. Errors are the client's own (its read stream converts them).
  */
-export function readAllFiltered(client: EventStoreDBClient, prefix: string, from: Position | undefined, maxCount: number): AsyncIterable<AllStreamResolvedEvent> {
+export function readAllFiltered(
+  client: EventStoreDBClient,
+  prefix: string,
+  from: Position | undefined,
+  maxCount: number,
+): AsyncIterable<AllStreamResolvedEvent> {
   const internals = client as unknown as ClientInternals;
   const request = filteredReadRequest(prefix, from, maxCount);
-  const create = internals.GRPCStreamCreator(streamsGrpc.StreamsClient, 'readAll', (grpc) => grpc.read(request, ...internals.callArguments({}, { deadline: Infinity })));
+  const create = internals.GRPCStreamCreator(streamsGrpc.StreamsClient, 'readAll', (grpc) =>
+    grpc.read(request, ...internals.callArguments({}, { deadline: Infinity })),
+  );
   return new readStream.ReadStream(create, grpcEvent.convertGrpcEvent<AllStreamResolvedEvent>, {});
 }
 

@@ -1,4 +1,12 @@
-import { ANY, type AppendExpectedRevision, type CurrentRevision, type JSONType, NO_STREAM, type Position, jsonEvent } from '@eventstore/db-client';
+import {
+  ANY,
+  type AppendExpectedRevision,
+  type CurrentRevision,
+  type JSONType,
+  jsonEvent,
+  NO_STREAM,
+  type Position,
+} from '@eventstore/db-client';
 import type { ExpectedRevision, NewEvent, RecordedEvent } from '../../ports/event-store.js';
 
 /**

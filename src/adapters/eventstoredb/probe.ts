@@ -1,5 +1,5 @@
 import { EventStoreDBClient } from '@eventstore/db-client';
-import { UnsupportedServerError, hasCheckpointFix, serverVersion } from './server-version.js';
+import { hasCheckpointFix, serverVersion, UnsupportedServerError } from './server-version.js';
 
 /**
  * Resolves once the EventStoreDB server at `url` answers a read of $all (what the projector's subscription

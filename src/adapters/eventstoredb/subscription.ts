@@ -1,7 +1,7 @@
 import { CancelledError, UnavailableError } from '@eventstore/db-client';
 import { pause } from '../../pause.js';
 import type { RecordedEvent, SubscribeOptions } from '../../ports/event-store.js';
-import { CheckpointMark, type StoredEvent, encodePosition, fromStoredEvent, isServerEvent } from './mapping.js';
+import { CheckpointMark, encodePosition, fromStoredEvent, isServerEvent, type StoredEvent } from './mapping.js';
 
 /** What a filtered $all subscription hands over: an event of ours, or the server's checkpoint in order with them. */
 export type SubscriptionOutput = { event?: StoredEvent } | CheckpointMark;

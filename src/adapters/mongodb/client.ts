@@ -1,5 +1,14 @@
-import { type ClientSession, type Db, type DbOptions, MongoClient, type MongoClientOptions, ReadConcern, type TransactionOptions, WriteConcern } from 'mongodb';
-import { type Deployment, assessDeployment } from './deployment.js';
+import {
+  type ClientSession,
+  type Db,
+  type DbOptions,
+  MongoClient,
+  type MongoClientOptions,
+  ReadConcern,
+  type TransactionOptions,
+  WriteConcern,
+} from 'mongodb';
+import { assessDeployment, type Deployment } from './deployment.js';
 
 /** How the stores reach MongoDB: MONGODB_URL, NATURE_BACKEND_TIMEOUT_MS and NATURE_MONGODB_ALLOW_WEAK_WRITES. */
 export interface MongoSettings {

@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 import { Binary, type ClientSession, type Collection, MongoServerError } from 'mongodb';
 import { type BlobKind, type Rewrap, type StoredBlob, SubjectErasedError, type WrappedKeyStore } from '../../ports/data-keys.js';
-import { type MongoConnection, type MongoSettings, connectMongo } from './client.js';
+import { connectMongo, type MongoConnection, type MongoSettings } from './client.js';
 
 interface KeyDocument {
   _id: string;
@@ -64,7 +64,10 @@ export class MongoWrappedKeyStore implements WrappedKeyStore {
         return found === null ? undefined : found.key && bytes(found.key);
       },
       async (blob, session) => {
-        await this.keys.insertOne({ _id: subjectId, key: new Binary(blob), created_at: new Date().toISOString(), destroyed_at: null }, { session });
+        await this.keys.insertOne(
+          { _id: subjectId, key: new Binary(blob), created_at: new Date().toISOString(), destroyed_at: null },
+          { session },
+        );
       },
       fresh,
     );
@@ -119,7 +122,8 @@ export class MongoWrappedKeyStore implements WrappedKeyStore {
       const record = await this.settings.findOne({ _id: MASTER_KEY }, { session });
       if (record?.id === undefined) throw new Error(`${this.location} records no master key yet: data keys cannot be made`);
       const blob = fresh(record.id);
-      if (session !== undefined) await this.settings.updateOne({ _id: fenceId(randomInt(FENCES)) }, { $inc: { writes: 1 } }, { upsert: true, session });
+      if (session !== undefined)
+        await this.settings.updateOne({ _id: fenceId(randomInt(FENCES)) }, { $inc: { writes: 1 } }, { upsert: true, session });
       await store(blob, session);
       return blob;
     };
@@ -135,7 +139,8 @@ export class MongoWrappedKeyStore implements WrappedKeyStore {
     const record = async (session?: ClientSession) => {
       await this.settings.updateOne({ _id: MASTER_KEY }, { $set: { id } }, { upsert: true, session });
       if (session === undefined) return;
-      for (let n = 0; n < FENCES; n += 1) await this.settings.updateOne({ _id: fenceId(n) }, { $inc: { writes: 1 } }, { upsert: true, session });
+      for (let n = 0; n < FENCES; n += 1)
+        await this.settings.updateOne({ _id: fenceId(n) }, { $inc: { writes: 1 } }, { upsert: true, session });
     };
     await (this.connection.deployment.transactions ? this.connection.transaction(record) : record());
   }
@@ -163,14 +168,18 @@ export class MongoWrappedKeyStore implements WrappedKeyStore {
     let applied = 0;
     if (subjects.length > 0) {
       const result = await this.keys.bulkWrite(
-        subjects.map(({ name, from, to }) => ({ updateOne: { filter: { _id: name, key: new Binary(from) }, update: { $set: { key: new Binary(to) } } } })),
+        subjects.map(({ name, from, to }) => ({
+          updateOne: { filter: { _id: name, key: new Binary(from) }, update: { $set: { key: new Binary(to) } } },
+        })),
         { ordered: false },
       );
       applied += result.modifiedCount;
     }
     if (secrets.length > 0) {
       const result = await this.settings.bulkWrite(
-        secrets.map(({ name, from, to }) => ({ updateOne: { filter: { _id: secretId(name), value: new Binary(from) }, update: { $set: { value: new Binary(to) } } } })),
+        secrets.map(({ name, from, to }) => ({
+          updateOne: { filter: { _id: secretId(name), value: new Binary(from) }, update: { $set: { value: new Binary(to) } } },
+        })),
         { ordered: false },
       );
       applied += result.modifiedCount;

@@ -58,7 +58,12 @@ export function guardedReplace(stored: StoredDocument | Tombstone) {
 export function blanking(keep: readonly string[], set: Record<string, unknown>, position: bigint) {
   return [
     { $project: Object.fromEntries(['_id', '_position', ...keep.filter((field) => field !== 'id')].map((field) => [field, 1])) },
-    { $set: { ...Object.fromEntries(Object.entries(set).map(([field, value]) => [field, { $literal: value }])), _position: { $max: [{ $ifNull: ['$_position', ''] }, positionKey(position)] } } },
+    {
+      $set: {
+        ...Object.fromEntries(Object.entries(set).map(([field, value]) => [field, { $literal: value }])),
+        _position: { $max: [{ $ifNull: ['$_position', ''] }, positionKey(position)] },
+      },
+    },
   ];
 }
 
@@ -91,7 +96,8 @@ export function commitPlan(projection: string, position: bigint, writes: readonl
 }
 
 function operationFor(write: DocumentWrite, position: bigint): AnyBulkWriteOperation<Record<string, unknown>> {
-  if ('where' in write) return { updateMany: { filter: { ...write.where, ...NOT_REMOVED }, update: blanking(write.keep, write.set, position) } };
+  if ('where' in write)
+    return { updateMany: { filter: { ...write.where, ...NOT_REMOVED }, update: blanking(write.keep, write.set, position) } };
   const at = write.position ?? position;
   const stored = write.doc === null ? tombstone(write.id, at) : toStored(write.doc, at);
   return { updateOne: { filter: { _id: write.id } as never, update: guardedReplace(stored), upsert: true } };

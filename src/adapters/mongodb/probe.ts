@@ -1,4 +1,4 @@
-import { type MongoSettings, connectMongo } from './client.js';
+import { connectMongo, type MongoSettings } from './client.js';
 
 /**
  * Resolves once the MongoDB deployment at `settings.url` answers within the timeouts and is one the service can

@@ -11,7 +11,7 @@ import {
   type StoredVersion,
 } from '../../ports/read-models.js';
 import { type MongoConnection, type MongoSettings, withMongo } from './client.js';
-import { type CommitPlan, NOT_REMOVED, commitPlan, fromStored, isTombstone, positionOf, takeLease } from './documents.js';
+import { type CommitPlan, commitPlan, fromStored, isTombstone, NOT_REMOVED, positionOf, takeLease } from './documents.js';
 
 const CHECKPOINTS = '_checkpoints';
 const LEASES = '_leases';
@@ -77,7 +77,8 @@ export class MongoReadModelStore implements ReadModelStore {
 
   /** The documents, then the checkpoint; in `session`'s transaction when there is one. */
   private async write({ runs, checkpoint }: CommitPlan, session?: ClientSession): Promise<void> {
-    for (const run of runs) await this.db.collection<Record<string, unknown>>(run.collection).bulkWrite(run.operations, { ordered: true, session });
+    for (const run of runs)
+      await this.db.collection<Record<string, unknown>>(run.collection).bulkWrite(run.operations, { ordered: true, session });
     await this.checkpoints.updateOne(checkpoint.filter, checkpoint.update, { upsert: true, session });
   }
 
@@ -95,7 +96,10 @@ export class MongoReadModelStore implements ReadModelStore {
   async getMany(collection: string, ids: readonly string[]): Promise<Map<string, StoredVersion>> {
     const found = new Map<string, StoredVersion>();
     if (ids.length === 0) return found;
-    const rows = await this.db.collection<Record<string, unknown>>(collection).find({ _id: { $in: [...ids] } } as never).toArray();
+    const rows = await this.db
+      .collection<Record<string, unknown>>(collection)
+      .find({ _id: { $in: [...ids] } } as never)
+      .toArray();
     // Without transactions documents are written before the checkpoint: a replay skips the events a document (or its tombstone) already holds.
     for (const row of rows) {
       found.set(String(row._id), { doc: isTombstone(row) ? undefined : fromStored(row), position: positionOf(row) });

@@ -1,4 +1,11 @@
-import { MongoError, MongoNetworkError, MongoNotConnectedError, MongoServerError, MongoServerSelectionError, MongoWriteConcernError } from 'mongodb';
+import {
+  MongoError,
+  MongoNetworkError,
+  MongoNotConnectedError,
+  MongoServerError,
+  MongoServerSelectionError,
+  MongoWriteConcernError,
+} from 'mongodb';
 import { TransactionTimeoutError } from './client.js';
 
 /**

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
-import { type ConnectionOptions, ErrorCode, credsAuthenticator, nkeyAuthenticator } from 'nats';
+import { type ConnectionOptions, credsAuthenticator, ErrorCode, nkeyAuthenticator } from 'nats';
 import type { NatsAccess } from '../../config.js';
-import { BackendRefusal, OperatorError, fileProblem } from '../../operator-errors.js';
+import { BackendRefusal, fileProblem, OperatorError } from '../../operator-errors.js';
 
 /**
  * The connection options that reach and log in to NATS as `access` says. Key and certificate files are
@@ -55,10 +55,20 @@ export class NatsLoginRefusedError extends BackendRefusal {
   }
 }
 
-const CREDENTIAL_SETTINGS = { user: 'NATS_USER and NATS_PASSWORD', token: 'NATS_TOKEN', nkey: 'NATS_NKEY_SEED_FILE', creds: 'NATS_CREDS_FILE' } as const;
+const CREDENTIAL_SETTINGS = {
+  user: 'NATS_USER and NATS_PASSWORD',
+  token: 'NATS_TOKEN',
+  nkey: 'NATS_NKEY_SEED_FILE',
+  creds: 'NATS_CREDS_FILE',
+} as const;
 
 /** Whether the server refused to let the client in (wrong or missing credentials, or expired ones). */
 export function isRefusedLogin(error: unknown): boolean {
   const code = (error as { code?: unknown } | undefined)?.code;
-  return code === ErrorCode.AuthorizationViolation || code === ErrorCode.AuthenticationExpired || code === ErrorCode.AuthenticationTimeout || code === ErrorCode.AccountExpired;
+  return (
+    code === ErrorCode.AuthorizationViolation ||
+    code === ErrorCode.AuthenticationExpired ||
+    code === ErrorCode.AuthenticationTimeout ||
+    code === ErrorCode.AccountExpired
+  );
 }

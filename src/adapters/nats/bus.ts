@@ -1,26 +1,36 @@
 import {
   AckPolicy,
-  ConsumerEvents,
   type ConsumerConfig,
+  ConsumerEvents,
   DeliverPolicy,
   DiscardPolicy,
   type JetStreamManager,
-  type JsMsg,
   JSONCodec,
+  type JsMsg,
   type MsgHdrs,
+  nanos,
   RetentionPolicy,
   StorageType,
   type StreamConfig,
-  nanos,
 } from 'nats';
 import type { Logger } from 'pino';
 import type { NatsAccess } from '../../config.js';
 import type { Environment } from '../../domain/api-keys.js';
-import { type Bus, type BusMessage, type ConsumeOptions, DEFAULT_MAX_DELIVER, type Handler, type Outcome, type Topic, runHandler, topics } from '../../ports/bus.js';
+import {
+  type Bus,
+  type BusMessage,
+  type ConsumeOptions,
+  DEFAULT_MAX_DELIVER,
+  type Handler,
+  type Outcome,
+  runHandler,
+  type Topic,
+  topics,
+} from '../../ports/bus.js';
 import { NatsLink } from './connection.js';
+import { afterHop, DELAY_LEVELS_MS, type Delayed, type DelayLevel, firstHop } from './delays.js';
+import { decodeDelayed, decodeEnvelope, type Envelope, undecodable } from './envelopes.js';
 import { isNotFound, upsert } from './upsert.js';
-import { DELAY_LEVELS_MS, type DelayLevel, type Delayed, afterHop, firstHop } from './delays.js';
-import { type Envelope, decodeDelayed, decodeEnvelope, undecodable } from './envelopes.js';
 
 export interface NatsBusOptions {
   /** Where NATS is and how to log in to it. */
@@ -101,7 +111,13 @@ export class NatsBus implements Bus {
   /** Connects and declares the streams; fails within `connectTimeoutMs` if NATS cannot be reached. */
   static async connect(options: NatsBusOptions): Promise<NatsBus> {
     const bus = new NatsBus(options);
-    bus.link = await NatsLink.open(options.access, `nature-${options.environment}`, (jsm) => bus.declare(jsm), options.connectTimeoutMs, options.logger);
+    bus.link = await NatsLink.open(
+      options.access,
+      `nature-${options.environment}`,
+      (jsm) => bus.declare(jsm),
+      options.connectTimeoutMs,
+      options.logger,
+    );
     return bus;
   }
 
@@ -176,10 +192,20 @@ export class NatsBus implements Bus {
     });
     const common = { ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.All, ack_wait: nanos(this.ackWaitMs) };
     for (const topic of topics) {
-      await upsertConsumer(this.stream, { ...common, durable_name: topic, filter_subject: this.subject(topic), max_deliver: this.maxDeliver + 1 });
+      await upsertConsumer(this.stream, {
+        ...common,
+        durable_name: topic,
+        filter_subject: this.subject(topic),
+        max_deliver: this.maxDeliver + 1,
+      });
       for (const level of DELAY_LEVELS_MS) {
         // A delayed message is only forwarded: nothing limits how often it may be offered.
-        await upsertConsumer(this.delayStream, { ...common, durable_name: delayConsumer(topic, level), filter_subject: this.delaySubject(topic, level), max_deliver: -1 });
+        await upsertConsumer(this.delayStream, {
+          ...common,
+          durable_name: delayConsumer(topic, level),
+          filter_subject: this.delaySubject(topic, level),
+          max_deliver: -1,
+        });
       }
     }
   }
@@ -220,7 +246,9 @@ export class NatsBus implements Bus {
     const parts = [
       this.pull(this.stream, topic, concurrency, stop.signal, (message) => this.handle(topic, message, handler, onError)),
       ...DELAY_LEVELS_MS.map((level) =>
-        this.pull(this.delayStream, delayConsumer(topic, level), FORWARDERS, stop.signal, (message) => this.forward(topic, message, onError)),
+        this.pull(this.delayStream, delayConsumer(topic, level), FORWARDERS, stop.signal, (message) =>
+          this.forward(topic, message, onError),
+        ),
       ),
     ].map((part) =>
       part.catch((error: unknown) => {
@@ -237,7 +265,13 @@ export class NatsBus implements Bus {
   }
 
   /** Hands a durable consumer's messages to `handle`, `concurrency` at a time, until `signal` aborts; rejects if the messages stop coming. */
-  private async pull(stream: string, durable: string, concurrency: number, signal: AbortSignal, handle: (message: JsMsg) => Promise<void>): Promise<void> {
+  private async pull(
+    stream: string,
+    durable: string,
+    concurrency: number,
+    signal: AbortSignal,
+    handle: (message: JsMsg) => Promise<void>,
+  ): Promise<void> {
     const consumer = await this.link.js.consumers.get(stream, durable).catch(async (error: unknown) => {
       // Declared again now, so the caller's next consume finds it.
       if (isNotFound(error)) await this.redeclare();
@@ -306,7 +340,9 @@ export class NatsBus implements Bus {
         // Not a delivery: the copy that comes back counts as this one did.
         return this.postpone(topic, message, { id, payload, deliveries: deliveryCount - 1 }, outcome.delayMs);
       case 'dead':
-        await this.send(this.deadSubject(topic), deadCodec.encode({ id, payload, reason: outcome.reason }), { msgID: `dead:${topic}:${id}` });
+        await this.send(this.deadSubject(topic), deadCodec.encode({ id, payload, reason: outcome.reason }), {
+          msgID: `dead:${topic}:${id}`,
+        });
         message.term();
     }
   }
@@ -411,4 +447,3 @@ function isNoStream(error: unknown): boolean {
   const { code, api_error } = (error ?? {}) as { code?: unknown; api_error?: unknown };
   return code === '503' && api_error === undefined;
 }
-

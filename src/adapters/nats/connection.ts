@@ -1,9 +1,9 @@
-import { type ConnectionOptions, Events, type JetStreamClient, type JetStreamManager, type NatsConnection, connect } from 'nats';
+import { type ConnectionOptions, connect, Events, type JetStreamClient, type JetStreamManager, type NatsConnection } from 'nats';
 import type { Logger } from 'pino';
 import type { NatsAccess } from '../../config.js';
 import { BackendTimeoutError, OperatorError, urlHosts, within } from '../../operator-errors.js';
 import { pause } from '../../pause.js';
-import { NatsLoginRefusedError, connectionOptions, isRefusedLogin } from './access.js';
+import { connectionOptions, isRefusedLogin, NatsLoginRefusedError } from './access.js';
 
 /** How long start-up waits by default for NATS (connection and JetStream) before it gives up. */
 export const CONNECT_TIMEOUT_MS = 10_000;
@@ -128,17 +128,23 @@ export class NatsLink {
       (status as { stop?: () => void }).stop?.();
       if (!this.closing) void this.replace();
     });
-    for await (const { type } of status) if (type === Events.Reconnect) this.renewing ??= this.renewed().finally(() => (this.renewing = undefined));
+    for await (const { type } of status)
+      if (type === Events.Reconnect) this.renewing ??= this.renewed().finally(() => (this.renewing = undefined));
   }
 
   private async replace(): Promise<void> {
     for (let attempt = 0; !this.closing; attempt++) {
       try {
-        if (await this.attach(await connect({ ...this.options, name: this.name, timeout: CONNECT_TIMEOUT_MS, ...RESILIENCE }))) await this.renewed();
+        if (await this.attach(await connect({ ...this.options, name: this.name, timeout: CONNECT_TIMEOUT_MS, ...RESILIENCE })))
+          await this.renewed();
         return;
       } catch (error) {
         // Credentials that expired or were revoked since start-up, say: the operator must hear of it.
-        if (isRefusedLogin(error)) this.logger?.error({ nats: urlHosts(this.access.url) }, `NATS ${new NatsLoginRefusedError(this.access, error).message}; trying again`);
+        if (isRefusedLogin(error))
+          this.logger?.error(
+            { nats: urlHosts(this.access.url) },
+            `NATS ${new NatsLoginRefusedError(this.access, error).message}; trying again`,
+          );
         else this.logger?.warn({ err: error, nats: urlHosts(this.access.url) }, 'could not connect to NATS again; trying again');
         await pause(Math.min(REPLACE_BACKOFF_MAX_MS, 1000 * 2 ** Math.min(attempt, 5)), this.stopping.signal);
       }

@@ -42,7 +42,11 @@ export interface Delayed {
 }
 
 /** The first hop of a message due `delayMs` after `now`: its level, and the message as it waits on it. */
-export function firstHop(message: Pick<Delayed, 'id' | 'payload' | 'deliveries'>, now: number, delayMs: number): { level: DelayLevel; delayed: Delayed } {
+export function firstHop(
+  message: Pick<Delayed, 'id' | 'payload' | 'deliveries'>,
+  now: number,
+  delayMs: number,
+): { level: DelayLevel; delayed: Delayed } {
   const level = nextHop(delayMs);
   const dueAt = now + delayMs;
   return { level, delayed: { ...message, dueAt, hop: 0, hopUntil: hopEnd(now, dueAt, level) } };

@@ -31,7 +31,9 @@ function decoder<T>(schema: z.ZodType<T>) {
       return { ok: false, reason: `not JSON: ${(error as Error).message}` };
     }
     const parsed = schema.safeParse(json);
-    return parsed.success ? { ok: true, value: parsed.data } : { ok: false, reason: `not a message of this bus: ${z.prettifyError(parsed.error).replace(/\s+/g, ' ')}` };
+    return parsed.success
+      ? { ok: true, value: parsed.data }
+      : { ok: false, reason: `not a message of this bus: ${z.prettifyError(parsed.error).replace(/\s+/g, ' ')}` };
   };
 }
 

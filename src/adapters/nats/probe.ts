@@ -1,6 +1,6 @@
 import { connect } from 'nats';
 import type { NatsAccess } from '../../config.js';
-import { NatsLoginRefusedError, connectionOptions, isRefusedLogin } from './access.js';
+import { connectionOptions, isRefusedLogin, NatsLoginRefusedError } from './access.js';
 
 /**
  * Resolves once the NATS server accepts a connection with this service's credentials and answers JetStream
@@ -8,13 +8,17 @@ import { NatsLoginRefusedError, connectionOptions, isRefusedLogin } from './acce
  */
 export async function probeNats(access: NatsAccess, timeoutMs: number): Promise<void> {
   const options = await connectionOptions(access);
-  const connection = await connect({ ...options, timeout: timeoutMs, reconnect: false, name: 'nature-startup-probe' }).catch((error: unknown) => {
-    throw isRefusedLogin(error) ? new NatsLoginRefusedError(access, error) : error;
-  });
+  const connection = await connect({ ...options, timeout: timeoutMs, reconnect: false, name: 'nature-startup-probe' }).catch(
+    (error: unknown) => {
+      throw isRefusedLogin(error) ? new NatsLoginRefusedError(access, error) : error;
+    },
+  );
   try {
     // Reads the account's JetStream information; a server without JetStream answers that with a bare "503".
     await connection.jetstreamManager().catch((error: unknown) => {
-      throw error instanceof Error && error.message === '503' ? new Error('JetStream is not enabled on this server (start nats-server with -js)') : error;
+      throw error instanceof Error && error.message === '503'
+        ? new Error('JetStream is not enabled on this server (start nats-server with -js)')
+        : error;
     });
   } finally {
     await connection.close();

@@ -1,5 +1,13 @@
 import type Database from 'better-sqlite3';
-import { type Bus, type BusMessage, type ConsumeOptions, DEFAULT_MAX_DELIVER, type Handler, type Topic, runHandler } from '../../ports/bus.js';
+import {
+  type Bus,
+  type BusMessage,
+  type ConsumeOptions,
+  DEFAULT_MAX_DELIVER,
+  type Handler,
+  runHandler,
+  type Topic,
+} from '../../ports/bus.js';
 import { openDatabase, type Synchronous } from './database.js';
 import { Wakeup } from './wakeup.js';
 
@@ -67,11 +75,15 @@ export class SqliteBus implements Bus {
         'UPDATE bus_messages SET leased_until = ?, delivery_count = delivery_count + 1 WHERE topic = ? AND id = ?',
       ),
       ack: this.db.prepare<[Topic, string]>("UPDATE bus_messages SET state = 'done', leased_until = NULL WHERE topic = ? AND id = ?"),
-      retry: this.db.prepare<[number, Topic, string]>('UPDATE bus_messages SET available_at = ?, leased_until = NULL WHERE topic = ? AND id = ?'),
+      retry: this.db.prepare<[number, Topic, string]>(
+        'UPDATE bus_messages SET available_at = ?, leased_until = NULL WHERE topic = ? AND id = ?',
+      ),
       defer: this.db.prepare<[number, Topic, string]>(
         'UPDATE bus_messages SET available_at = ?, leased_until = NULL, delivery_count = delivery_count - 1 WHERE topic = ? AND id = ?',
       ),
-      renew: this.db.prepare<[number, Topic, string]>("UPDATE bus_messages SET leased_until = ? WHERE topic = ? AND id = ? AND state = 'ready'"),
+      renew: this.db.prepare<[number, Topic, string]>(
+        "UPDATE bus_messages SET leased_until = ? WHERE topic = ? AND id = ? AND state = 'ready'",
+      ),
       dead: this.db.prepare<[string, Topic, string]>(
         "UPDATE bus_messages SET state = 'dead', dead_reason = ?, leased_until = NULL WHERE topic = ? AND id = ?",
       ),

@@ -53,7 +53,9 @@ export class SqliteWrappedKeyStore implements WrappedKeyStore {
       secret: this.db.prepare<[string], { value: Buffer }>('SELECT value FROM secrets WHERE name = ?'),
       insertSecret: this.db.prepare<[string, Buffer]>('INSERT INTO secrets (name, value) VALUES (?, ?)'),
       masterKeyId: this.db.prepare<[], { key_id: string }>('SELECT key_id FROM master_key'),
-      recordMasterKeyId: this.db.prepare<[string]>('INSERT INTO master_key (one, key_id) VALUES (1, ?) ON CONFLICT (one) DO UPDATE SET key_id = excluded.key_id'),
+      recordMasterKeyId: this.db.prepare<[string]>(
+        'INSERT INTO master_key (one, key_id) VALUES (1, ?) ON CONFLICT (one) DO UPDATE SET key_id = excluded.key_id',
+      ),
       list: { subject: this.listing('subject'), secret: this.listing('secret') },
       rewrap: { subject: this.rewrapping('subject'), secret: this.rewrapping('secret') },
     };
@@ -135,7 +137,9 @@ export class SqliteWrappedKeyStore implements WrappedKeyStore {
 
   async rewrap(changes: Rewrap[]): Promise<number> {
     const applied = this.db
-      .transaction(() => changes.reduce((count, { kind, name, from, to }) => count + this.statements.rewrap[kind].run(to, name, from).changes, 0))
+      .transaction(() =>
+        changes.reduce((count, { kind, name, from, to }) => count + this.statements.rewrap[kind].run(to, name, from).changes, 0),
+      )
       .immediate();
     if (applied > 0) this.db.pragma('wal_checkpoint(TRUNCATE)');
     return applied;
@@ -147,7 +151,6 @@ export class SqliteWrappedKeyStore implements WrappedKeyStore {
     this.db.exec('VACUUM');
     this.db.pragma('wal_checkpoint(TRUNCATE)');
   }
-
 
   async ping(): Promise<void> {
     this.db.prepare('SELECT 1').get();

@@ -28,12 +28,15 @@ export async function encryptLegacyLog(path: string, synchronous: Synchronous, k
   try {
     if ((db.pragma('user_version', { simple: true }) as number) >= FORMAT) return 0;
     const hasLog = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'events'").get() !== undefined;
-    const rows = hasLog ? db.prepare<[], Row>('SELECT position, event_id, stream_name, type, data FROM events ORDER BY position').all() : [];
+    const rows = hasLog
+      ? db.prepare<[], Row>('SELECT position, event_id, stream_name, type, data FROM events ORDER BY position').all()
+      : [];
     const externalIds = new Map<string, string>();
     const subjectOfAssessment = new Map<string, string>();
     for (const row of rows) {
       const data = JSON.parse(row.data);
-      if (row.type === 'SubjectCreated' && data.pii && !isEnvelope(data.pii)) externalIds.set(data.subject_id, data.pii.external_subject_id);
+      if (row.type === 'SubjectCreated' && data.pii && !isEnvelope(data.pii))
+        externalIds.set(data.subject_id, data.pii.external_subject_id);
       if (row.type === 'AssessmentStarted') subjectOfAssessment.set(data.assessment_id, data.subject_id);
     }
     const secret = await keys.environmentSecret();

@@ -59,7 +59,9 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
         'INSERT INTO idempotency_keys (key, fingerprint, holder, response, locked_until, expires_at) VALUES (?, ?, ?, NULL, ?, ?)',
       ),
       relock: this.db.prepare<[string, number, string]>('UPDATE idempotency_keys SET holder = ?, locked_until = ? WHERE key = ?'),
-      complete: this.db.prepare<[string, string, string]>('UPDATE idempotency_keys SET response = ?, locked_until = 0 WHERE key = ? AND holder = ? AND response IS NULL'),
+      complete: this.db.prepare<[string, string, string]>(
+        'UPDATE idempotency_keys SET response = ?, locked_until = 0 WHERE key = ? AND holder = ? AND response IS NULL',
+      ),
       release: this.db.prepare<[string, string]>('DELETE FROM idempotency_keys WHERE key = ? AND holder = ? AND response IS NULL'),
     };
   }

@@ -73,11 +73,13 @@ export class SqliteKeyStore implements KeyStore {
   }
 
   async rotate(oldId: string, replacement: ApiKeyRecord, at: string): Promise<void> {
-    this.db.transaction(() => {
-      const changed = this.statements.revoke.run(at, 'rotated', oldId).changes;
-      if (changed !== 1) throw new Error(`key ${oldId} is not an active key`);
-      this.statements.insert.run(toRow(replacement));
-    }).immediate();
+    this.db
+      .transaction(() => {
+        const changed = this.statements.revoke.run(at, 'rotated', oldId).changes;
+        if (changed !== 1) throw new Error(`key ${oldId} is not an active key`);
+        this.statements.insert.run(toRow(replacement));
+      })
+      .immediate();
   }
 
   async ping(): Promise<void> {

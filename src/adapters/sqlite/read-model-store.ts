@@ -79,7 +79,9 @@ export class SqliteReadModelStore implements ReadModelStore {
     // A list index of an earlier version (subjects by their plain external id, say) would cost every write and serve no list.
     if (wanted.size > 0) {
       const listIndexes = this.db
-        .prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'documents' AND name GLOB '*_by_*'")
+        .prepare<[], { name: string }>(
+          "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'documents' AND name GLOB '*_by_*'",
+        )
         .all();
       for (const { name } of listIndexes) if (!wanted.has(name)) this.db.exec(`DROP INDEX IF EXISTS "${name}"`);
     }
@@ -90,7 +92,9 @@ export class SqliteReadModelStore implements ReadModelStore {
         `INSERT INTO projection_checkpoints (projection, position) VALUES (?, ?) ON CONFLICT (projection) DO UPDATE SET position = excluded.position
          WHERE length(excluded.position) > length(position) OR (length(excluded.position) = length(position) AND excluded.position > position)`,
       ),
-      get: this.db.prepare<[string, string], { doc: string }>('SELECT doc FROM documents WHERE collection = ? AND id = ? AND doc IS NOT NULL'),
+      get: this.db.prepare<[string, string], { doc: string }>(
+        'SELECT doc FROM documents WHERE collection = ? AND id = ? AND doc IS NOT NULL',
+      ),
       getMany: this.db.prepare<[string, string], { id: string; doc: string | null; position: string | null }>(
         'SELECT id, doc, position FROM documents WHERE collection = ? AND id IN (SELECT value FROM json_each(?))',
       ),
@@ -103,7 +107,9 @@ export class SqliteReadModelStore implements ReadModelStore {
         `INSERT INTO documents (collection, id, doc, position) VALUES (?, ?, ?, ?)
          ON CONFLICT (collection, id) DO UPDATE SET doc = excluded.doc, position = excluded.position WHERE ${NEWER}`,
       ),
-      blank: this.db.prepare<[string, string, string, string]>('UPDATE documents SET doc = ?, position = ? WHERE collection = ? AND id = ?'),
+      blank: this.db.prepare<[string, string, string, string]>(
+        'UPDATE documents SET doc = ?, position = ? WHERE collection = ? AND id = ?',
+      ),
       lease: this.db.prepare<[string], { holder: string; token: number; expires_at: number; pid: number; host: string }>(
         'SELECT holder, token, expires_at, pid, host FROM leases WHERE name = ?',
       ),

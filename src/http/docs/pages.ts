@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Config } from '../../config.js';
-import { type StaticAsset, packagePath } from '../static-asset.js';
+import { packagePath, type StaticAsset } from '../static-asset.js';
 import { guides, renderPage } from './render.js';
 
 /** What the guides say about this server's own settings. */

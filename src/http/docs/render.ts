@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import { Marked } from 'marked';
 import { type StaticAsset, staticAsset } from '../static-asset.js';
 
-
 /** The guides, in the order of the navigation bar; the API reference and the document follow them. */
 export const guides = [
   { slug: 'getting-started', title: 'Getting started' },
@@ -66,7 +65,8 @@ const markdown = new Marked({
 /** One guide from Markdown into a complete, accessible HTML page with the navigation and the inline stylesheet. */
 export function renderPage(slugOfPage: string, title: string, source: string): StaticAsset {
   const body = markdown.parse(source, { async: false });
-  const link = (href: string, label: string, current: boolean) => `<a href="${href}"${current ? ' aria-current="page"' : ''}>${escapeHtml(label)}</a>`;
+  const link = (href: string, label: string, current: boolean) =>
+    `<a href="${href}"${current ? ' aria-current="page"' : ''}>${escapeHtml(label)}</a>`;
   const nav = [
     link('/docs', 'Docs', slugOfPage === 'index'),
     ...guides.map((guide) => link(`/docs/${guide.slug}`, guide.title, guide.slug === slugOfPage)),
@@ -91,5 +91,8 @@ ${body}</main>
 </body>
 </html>
 `;
-  return staticAsset(html, 'text/html; charset=utf-8', { 'content-security-policy': CONTENT_SECURITY_POLICY, 'referrer-policy': 'no-referrer' });
+  return staticAsset(html, 'text/html; charset=utf-8', {
+    'content-security-policy': CONTENT_SECURITY_POLICY,
+    'referrer-policy': 'no-referrer',
+  });
 }

@@ -1,14 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { allAnswered, type StoredAssessment } from '../../../projections/assessments.js';
 import { abandonAssessment, startAssessment, submitResponses } from '../../commands/assessments.js';
-import { type StoredAssessment, allAnswered } from '../../../projections/assessments.js';
 import { type Assessment, type ItemResponse, statusAt } from '../../domain/assessment.js';
 import type { DataKeyStore } from '../../ports/data-keys.js';
 import { ITEM_COUNT, ITEM_SET_VERSION, itemIds, items } from '../../scoring/item-bank.js';
+import { eventMetadata } from '../event-metadata.js';
 import { listOf, listPage, listQuery } from '../lists.js';
 import { openSealed } from '../personal-data.js';
-import { eventMetadata } from '../event-metadata.js';
 import { ProblemError } from '../problem.js';
 import { exampleIds, id, problems, timestamp } from '../schemas.js';
 import { requireSubject } from './subjects.js';
@@ -28,8 +28,14 @@ const assessmentResource = z
     language: z.literal('en').describe('The language used: English at v1.'),
     requested_language: z.enum(['en', 'fr']),
     item_set_version: z.string().meta({ examples: [ITEM_SET_VERSION] }),
-    responses_received: z.number().int().meta({ examples: [19] }),
-    responses_required: z.number().int().meta({ examples: [ITEM_COUNT] }),
+    responses_received: z
+      .number()
+      .int()
+      .meta({ examples: [19] }),
+    responses_required: z
+      .number()
+      .int()
+      .meta({ examples: [ITEM_COUNT] }),
     unanswered_item_ids: z.array(z.string().meta({ pattern: '^mn_0[0-7][0-9]$' })).meta({ examples: [unansweredAfter(19)] }),
     profile_id: id('prf', exampleIds.profile, 'Null until the assessment is completed.').nullable(),
     livemode: z.boolean(),
@@ -88,12 +94,18 @@ async function answeredItems(doc: StoredAssessment, dataKeys: DataKeyStore): Pro
   return new Set(batches.flatMap((batch) => batch.responses.map(({ item_id }) => item_id)));
 }
 
-const fromState = (assessment: Assessment, livemode: boolean, now: Date) => toAssessmentResource(assessment, new Set(Object.keys(assessment.answers)), livemode, now);
+const fromState = (assessment: Assessment, livemode: boolean, now: Date) =>
+  toAssessmentResource(assessment, new Set(Object.keys(assessment.answers)), livemode, now);
 
 const fromDocument = async (doc: StoredAssessment, dataKeys: DataKeyStore, livemode: boolean, now: Date) =>
   toAssessmentResource(doc, await answeredItems(doc, dataKeys), livemode, now);
 
-function toAssessmentResource(assessment: Omit<Assessment, 'answers'>, answered: ReadonlySet<string>, livemode: boolean, now: Date): AssessmentResource {
+function toAssessmentResource(
+  assessment: Omit<Assessment, 'answers'>,
+  answered: ReadonlySet<string>,
+  livemode: boolean,
+  now: Date,
+): AssessmentResource {
   return {
     id: assessment.id,
     object: 'assessment',
@@ -130,8 +142,16 @@ const responsesBody = z
     responses: z
       .array(
         z.strictObject({
-          item_id: z.string().refine((id) => itemIds.has(id), 'Unknown item id; GET /v1/nature/items lists them.').describe('mn_001..mn_076'),
-          value: z.number().int('Must be a whole number from 1 to 5.').min(1).max(5).describe('1 = not at all like me … 5 = exactly like me'),
+          item_id: z
+            .string()
+            .refine((id) => itemIds.has(id), 'Unknown item id; GET /v1/nature/items lists them.')
+            .describe('mn_001..mn_076'),
+          value: z
+            .number()
+            .int('Must be a whole number from 1 to 5.')
+            .min(1)
+            .max(5)
+            .describe('1 = not at all like me … 5 = exactly like me'),
         }),
       )
       .min(1)
@@ -139,7 +159,8 @@ const responsesBody = z
       .superRefine((responses, ctx) => {
         const seen = new Set<string>();
         responses.forEach(({ item_id }, index) => {
-          if (seen.has(item_id)) ctx.addIssue({ code: 'custom', path: [index, 'item_id'], message: 'This item is answered twice in the batch.' });
+          if (seen.has(item_id))
+            ctx.addIssue({ code: 'custom', path: [index, 'item_id'], message: 'This item is answered twice in the batch.' });
           seen.add(item_id);
         });
       })
@@ -171,7 +192,13 @@ export function registerAssessmentRoutes(app: FastifyInstance, clock: () => Date
     async (request, reply) => {
       await requireSubject(request.env.readModels, request.params.id);
       const now = clock();
-      const { assessment, client_secret, replayedAt } = await startAssessment(request.env, request.params.id, request.body?.language ?? 'en', eventMetadata(request), now);
+      const { assessment, client_secret, replayedAt } = await startAssessment(
+        request.env,
+        request.params.id,
+        request.body?.language ?? 'en',
+        eventMetadata(request),
+        now,
+      );
       return reply.code(201).send({ ...fromState(assessment, request.env.livemode, replayedAt ?? now), client_secret });
     },
   );
@@ -183,7 +210,7 @@ export function registerAssessmentRoutes(app: FastifyInstance, clock: () => Date
         tags: ['assessments'],
         operationId: 'listAssessments',
         summary: "List a subject's assessments",
-        description: 'Newest first, with each one\'s status and progress.',
+        description: "Newest first, with each one's status and progress.",
         params: subjectParams,
         querystring: z.strictObject(listQuery),
         response: { 200: listOf(assessmentResource), ...problems('invalid_cursor', 'not_found', 'subject_erased') },
@@ -192,8 +219,17 @@ export function registerAssessmentRoutes(app: FastifyInstance, clock: () => Date
     async (request) => {
       await requireSubject(request.env.readModels, request.params.id);
       const now = clock();
-      const list = await listPage(request.env.readModels, 'assessments', request.query, { subject_id: request.params.id }, (doc) => doc as unknown as StoredAssessment);
-      return { ...list, data: await Promise.all(list.data.map((doc) => fromDocument(doc, request.env.dataKeys, request.env.livemode, now))) };
+      const list = await listPage(
+        request.env.readModels,
+        'assessments',
+        request.query,
+        { subject_id: request.params.id },
+        (doc) => doc as unknown as StoredAssessment,
+      );
+      return {
+        ...list,
+        data: await Promise.all(list.data.map((doc) => fromDocument(doc, request.env.dataKeys, request.env.livemode, now))),
+      };
     },
   );
 
@@ -216,7 +252,8 @@ export function registerAssessmentRoutes(app: FastifyInstance, clock: () => Date
     async (request) => {
       await requireSubject(request.env.readModels, request.params.id);
       const doc = await request.env.readModels.get('assessments', request.params.assessment_id);
-      if (!doc || doc.subject_id !== request.params.id) throw new ProblemError('not_found', `No assessment ${request.params.assessment_id} for subject ${request.params.id}.`);
+      if (!doc || doc.subject_id !== request.params.id)
+        throw new ProblemError('not_found', `No assessment ${request.params.assessment_id} for subject ${request.params.id}.`);
       return fromDocument(doc as unknown as StoredAssessment, request.env.dataKeys, request.env.livemode, clock());
     },
   );
@@ -243,7 +280,14 @@ export function registerAssessmentRoutes(app: FastifyInstance, clock: () => Date
       const { id, assessment_id } = request.params;
       await requireSubject(request.env.readModels, id);
       const now = clock();
-      const { assessment, replayedAt } = await submitResponses(request.env, id, assessment_id, request.body.responses, eventMetadata(request), now);
+      const { assessment, replayedAt } = await submitResponses(
+        request.env,
+        id,
+        assessment_id,
+        request.body.responses,
+        eventMetadata(request),
+        now,
+      );
       return fromState(assessment, request.env.livemode, replayedAt ?? now);
     },
   );

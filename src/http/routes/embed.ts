@@ -10,9 +10,13 @@ const EMBED_MODULE_PATH = '/v1/embed/nature-assessment.js';
  * in CORS mode, so every origin may read it; it holds no secret (the page supplies the keys).
  */
 export function registerEmbedRoutes(app: FastifyInstance): void {
-  const module = staticAsset(readFileSync(packagePath('packages/embed/dist/nature-assessment.js'), 'utf8'), 'text/javascript; charset=utf-8', {
-    'access-control-allow-origin': '*',
-    'cross-origin-resource-policy': 'cross-origin',
-  });
+  const module = staticAsset(
+    readFileSync(packagePath('packages/embed/dist/nature-assessment.js'), 'utf8'),
+    'text/javascript; charset=utf-8',
+    {
+      'access-control-allow-origin': '*',
+      'cross-origin-resource-policy': 'cross-origin',
+    },
+  );
   app.get(EMBED_MODULE_PATH, { schema: { hide: true } }, (request, reply) => sendAsset(request, reply, module));
 }

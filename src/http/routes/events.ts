@@ -25,7 +25,11 @@ export const eventResource = z
       assessment_id: id('asm', exampleIds.assessment),
       subject_id: id('sub', exampleIds.subject),
       previous_profile_id: id('prf', exampleIds.previousProfile, 'nature.profile.updated: the profile it replaces.').optional(),
-      scoring_version: z.string().optional().describe('nature.profile.updated: the scoring version of the new profile.').meta({ examples: ['mn76-v2'] }),
+      scoring_version: z
+        .string()
+        .optional()
+        .describe('nature.profile.updated: the scoring version of the new profile.')
+        .meta({ examples: ['mn76-v2'] }),
     }),
   })
   .meta({ id: 'Event' });
@@ -34,7 +38,9 @@ const idParams = z.strictObject({ id: eventId });
 
 /** Optional: fastify reads an absent body as null. */
 const redeliverBody = z
-  .strictObject({ endpoint_id: id('whe', exampleIds.endpoint, 'Send the event to this endpoint only, even one registered after the event.').optional() })
+  .strictObject({
+    endpoint_id: id('whe', exampleIds.endpoint, 'Send the event to this endpoint only, even one registered after the event.').optional(),
+  })
   .meta({ id: 'RedeliverEventRequest', examples: [{ endpoint_id: exampleIds.endpoint }] })
   .nullish();
 

@@ -6,7 +6,10 @@ import type { KeyStore } from '../../ports/key-store.js';
 const PING_TIMEOUT_MS = 2000;
 
 function withTimeout(work: Promise<void>): Promise<void> {
-  return Promise.race([work, new Promise<void>((_, reject) => setTimeout(() => reject(new Error(`no answer in ${PING_TIMEOUT_MS} ms`)), PING_TIMEOUT_MS).unref())]);
+  return Promise.race([
+    work,
+    new Promise<void>((_, reject) => setTimeout(() => reject(new Error(`no answer in ${PING_TIMEOUT_MS} ms`)), PING_TIMEOUT_MS).unref()),
+  ]);
 }
 
 type Probe = () => Promise<void>;

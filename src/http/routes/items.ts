@@ -37,7 +37,8 @@ export function registerItemRoutes(app: FastifyInstance): void {
         tags: ['assessments'],
         operationId: 'listItems',
         summary: 'The item bank',
-        description: 'All 76 items in id order, with the 1..5 answer scale. Publishable (pk) keys may read it, so a browser can render the items (no client secret needed).',
+        description:
+          'All 76 items in id order, with the 1..5 answer scale. Publishable (pk) keys may read it, so a browser can render the items (no client secret needed).',
         security: [{ apiKey: [] }],
         response: { 200: itemBankResource, ...problems() },
       },

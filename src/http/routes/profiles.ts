@@ -2,12 +2,12 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { servedVersion } from '../../domain/assessment.js';
-import { intelligences, natures } from '../../scoring/constructs.js';
-import { items } from '../../scoring/item-bank.js';
-import { NEWEST_SCORING_VERSION, scorers } from '../../scoring/scorers.js';
 import type { DataKeyStore } from '../../ports/data-keys.js';
 import type { Document, ReadModelStore } from '../../ports/read-models.js';
 import type { SealedPart } from '../../privacy/sealed-part.js';
+import { intelligences, natures } from '../../scoring/constructs.js';
+import { items } from '../../scoring/item-bank.js';
+import { NEWEST_SCORING_VERSION, scorers } from '../../scoring/scorers.js';
 import { openSealed } from '../personal-data.js';
 import { ProblemError } from '../problem.js';
 import { exampleIds, id, problems, timestamp } from '../schemas.js';
@@ -29,7 +29,9 @@ const exampleProfile = {
   object: 'profile',
   subject_id: exampleIds.subject,
   assessment_id: exampleIds.assessment,
-  ...scorers[NEWEST_SCORING_VERSION]!(Object.fromEntries(items.map((item, index) => [item.id, 1 + ((index * 7 + Math.floor(index / 19)) % 5)]))),
+  ...scorers[NEWEST_SCORING_VERSION]!(
+    Object.fromEntries(items.map((item, index) => [item.id, 1 + ((index * 7 + Math.floor(index / 19)) % 5)])),
+  ),
   language: 'en',
   status: 'current',
   superseded_by: null,
@@ -54,7 +56,9 @@ const profileResource = z
     }),
     status: z
       .enum(['current', 'superseded'])
-      .describe("superseded: a profile rebuild re-scored the assessment with the active scoring version; superseded_by is the assessment's current profile."),
+      .describe(
+        "superseded: a profile rebuild re-scored the assessment with the active scoring version; superseded_by is the assessment's current profile.",
+      ),
     superseded_by: id('prf', exampleIds.profile).nullable(),
     livemode: z.boolean(),
     created_at: timestamp,
@@ -83,14 +87,21 @@ function staged(doc: Document, { activated }: Serving): boolean {
 function servedAmong(docs: Document[], { active }: Serving): Document | undefined {
   const byVersion = Object.fromEntries(docs.map((doc) => [doc.scoring_version as string, doc]));
   const completion = docs.find((doc) => doc.origin !== 'rebuild');
-  const version = servedVersion({ profiles: byVersion, scoring_version: (completion?.scoring_version as string | undefined) ?? null }, active);
+  const version = servedVersion(
+    { profiles: byVersion, scoring_version: (completion?.scoring_version as string | undefined) ?? null },
+    active,
+  );
   return version === null ? undefined : byVersion[version];
 }
 
 /** The profile as the API shows it, its scores and narratives opened from the document's sealed part. */
 async function toProfileResource(doc: Document, served: Document, dataKeys: DataKeyStore, livemode: boolean): Promise<ProfileResource> {
   const superseded = served.id !== doc.id;
-  const [pii] = await openSealed<{ profile: Pick<ProfileResource, 'natures' | 'intelligences' | 'descriptions'> }>(dataKeys, doc.subject_id as string, [doc.pii as SealedPart]);
+  const [pii] = await openSealed<{ profile: Pick<ProfileResource, 'natures' | 'intelligences' | 'descriptions'> }>(
+    dataKeys,
+    doc.subject_id as string,
+    [doc.pii as SealedPart],
+  );
   const { natures, intelligences, descriptions } = pii!.profile;
   return {
     id: doc.id,
@@ -112,7 +123,11 @@ async function toProfileResource(doc: Document, served: Document, dataKeys: Data
 /** Every profile document of a subject or an assessment (a handful: one per completion and rebuild). */
 async function profilesWhere(readModels: ReadModelStore, where: Record<string, string>): Promise<Document[]> {
   const docs: Document[] = [];
-  for (let page = await readModels.list('profiles', { where, limit: 100 }); ; page = await readModels.list('profiles', { where, limit: 100, startingAfter: docs.at(-1)!.id })) {
+  for (
+    let page = await readModels.list('profiles', { where, limit: 100 });
+    ;
+    page = await readModels.list('profiles', { where, limit: 100, startingAfter: docs.at(-1)!.id })
+  ) {
     docs.push(...page.data);
     if (!page.hasMore) return docs;
   }
@@ -141,7 +156,13 @@ export function registerProfileRoutes(app: FastifyInstance): void {
       await requireSubject(readModels, id);
       const [docs, versions] = await Promise.all([profilesWhere(readModels, { subject_id: id }), serving(readModels)]);
       const assessments = new Set(docs.map((doc) => doc.assessment_id));
-      const served = [...assessments].flatMap((assessmentId) => servedAmong(docs.filter((doc) => doc.assessment_id === assessmentId), versions) ?? []);
+      const served = [...assessments].flatMap(
+        (assessmentId) =>
+          servedAmong(
+            docs.filter((doc) => doc.assessment_id === assessmentId),
+            versions,
+          ) ?? [],
+      );
       const completion = (doc: Document) => `${(doc.completed_at ?? doc.created_at) as string} ${doc.assessment_id as string}`;
       const latest = served.sort((a, b) => (completion(a) < completion(b) ? 1 : -1))[0];
       if (!latest) throw new ProblemError('profile_not_found', 'The subject has no completed assessment yet.');

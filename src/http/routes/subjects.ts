@@ -5,16 +5,16 @@ import { subjectHistory } from '../../commands/audit.js';
 import { createSubject, eraseSubject } from '../../commands/subjects.js';
 import { auditTypes } from '../../domain/audit.js';
 import { subjectErasedError } from '../../domain/errors.js';
-import { type SubjectPii, externalIdRef } from '../../domain/subject.js';
-import { listOf, listPage, listQuery, pageOf } from '../lists.js';
-import { metadataInput, metadataOutput } from '../metadata.js';
-import { eventMetadata } from '../event-metadata.js';
-import { ProblemError } from '../problem.js';
-import { exampleIds, id, instantInput, problems, text, timestamp } from '../schemas.js';
+import { externalIdRef, type SubjectPii } from '../../domain/subject.js';
 import type { DataKeyStore } from '../../ports/data-keys.js';
 import type { Document, ReadModelStore } from '../../ports/read-models.js';
 import type { SealedPart } from '../../privacy/sealed-part.js';
+import { eventMetadata } from '../event-metadata.js';
+import { listOf, listPage, listQuery, pageOf } from '../lists.js';
+import { metadataInput, metadataOutput } from '../metadata.js';
 import { openSealed } from '../personal-data.js';
+import { ProblemError } from '../problem.js';
+import { exampleIds, id, instantInput, problems, text, timestamp } from '../schemas.js';
 
 const FUTURE_TOLERANCE_MS = 5 * 60 * 1000;
 
@@ -22,7 +22,9 @@ const UI_HASH = 'sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15
 const exampleMetadata = { cohort: '2026-spring', role: 'analyst' };
 
 const consentInput = z.strictObject({
-  text_version: text(1, 64).describe('Version label of the consent text shown to the person.').meta({ examples: ['consent-v3'] }),
+  text_version: text(1, 64)
+    .describe('Version label of the consent text shown to the person.')
+    .meta({ examples: ['consent-v3'] }),
   granted_at: instantInput
     .refine((value) => Date.parse(value) <= Date.now() + FUTURE_TOLERANCE_MS, 'Must not be more than 5 minutes in the future.')
     .describe('When consent was granted: a UTC timestamp such as 2026-01-31T09:30:00Z, kept to the millisecond.')
@@ -36,7 +38,9 @@ const consentInput = z.strictObject({
 
 const createSubjectBody = z
   .strictObject({
-    external_subject_id: text(1, 255).describe('Your own identifier for the person; unique per environment.').meta({ examples: ['emp-0042'] }),
+    external_subject_id: text(1, 255)
+      .describe('Your own identifier for the person; unique per environment.')
+      .meta({ examples: ['emp-0042'] }),
     metadata: metadataInput.optional().meta({ examples: [exampleMetadata] }),
     consent: consentInput,
   })
@@ -90,7 +94,9 @@ const auditEntry = z
     assessment_id: id('asm', exampleIds.assessment).nullable(),
     key_id: id('key', exampleIds.key, 'The API key that made the request; null for what the service did itself.').nullable(),
     request_id: id('req', exampleIds.request).nullable(),
-    personal_data: z.enum(['present', 'erased', 'none']).describe('erased: the values were personal and the erasure made them unreadable (null).'),
+    personal_data: z
+      .enum(['present', 'erased', 'none'])
+      .describe('erased: the values were personal and the erasure made them unreadable (null).'),
     data: z.record(z.string(), z.unknown()).meta({ examples: [{ assessment_id: exampleIds.assessment, requested_language: 'en' }] }),
   })
   .meta({ id: 'AuditEntry' });
@@ -125,7 +131,8 @@ export function registerSubjectRoutes(app: FastifyInstance, clock: () => Date): 
         tags: ['subjects'],
         operationId: 'createSubject',
         summary: 'Create a subject',
-        description: 'Records the person and their consent. A second subject with the same external_subject_id answers 409 subject_exists with the existing id.',
+        description:
+          'Records the person and their consent. A second subject with the same external_subject_id answers 409 subject_exists with the existing id.',
         body: createSubjectBody,
         response: { 201: subjectResource, ...problems('subject_exists', 'subject_erased') },
       },
@@ -163,7 +170,8 @@ export function registerSubjectRoutes(app: FastifyInstance, clock: () => Date): 
         response: { 200: subjectResource, ...problems('not_found', 'subject_erased') },
       },
     },
-    async (request) => toSubjectResource(await requireSubject(request.env.readModels, request.params.id), request.env.dataKeys, request.env.livemode),
+    async (request) =>
+      toSubjectResource(await requireSubject(request.env.readModels, request.params.id), request.env.dataKeys, request.env.livemode),
   );
 
   routes.delete(
@@ -223,7 +231,10 @@ export function registerSubjectRoutes(app: FastifyInstance, clock: () => Date): 
         operationId: 'listSubjects',
         summary: 'List subjects',
         description: 'Newest first. Filter by external_subject_id to find the subject of one of your records.',
-        querystring: z.strictObject({ ...listQuery, external_subject_id: text(1, 255).optional().describe('Only the subject with this id of yours.') }),
+        querystring: z.strictObject({
+          ...listQuery,
+          external_subject_id: text(1, 255).optional().describe('Only the subject with this id of yours.'),
+        }),
         response: { 200: listOf(subjectResource), ...problems('invalid_cursor') },
       },
     },
@@ -231,7 +242,8 @@ export function registerSubjectRoutes(app: FastifyInstance, clock: () => Date): 
       const { external_subject_id, ...page } = request.query;
       const { readModels, dataKeys, livemode } = request.env;
       // By the keyed hash that names the external id's reservation: the id itself is in no read model.
-      const external_ref = external_subject_id === undefined ? undefined : externalIdRef(external_subject_id, await dataKeys.environmentSecret());
+      const external_ref =
+        external_subject_id === undefined ? undefined : externalIdRef(external_subject_id, await dataKeys.environmentSecret());
       const where: Record<string, string> = { status: 'active', ...(external_ref !== undefined && { external_ref }) };
       const list = await listPage(readModels, 'subjects', page, where, (doc) => doc);
       // A subject erased through another replica, whose erasure these read models do not show yet, is left out.

@@ -9,8 +9,12 @@ import { exampleIds, id, problems, timestamp } from '../schemas.js';
 const instant = z.string().optional();
 
 const usageQuery = z.strictObject({
-  from: instant.describe('Inclusive. YYYY-MM-DD (midnight UTC) or a UTC timestamp such as 2026-11-22T00:00:00Z. Default: the start of the current UTC month.'),
-  to: instant.describe('Exclusive. YYYY-MM-DD (midnight UTC) or a UTC timestamp such as 2026-11-23T00:00:00Z. Default: now. Must be after from.'),
+  from: instant.describe(
+    'Inclusive. YYYY-MM-DD (midnight UTC) or a UTC timestamp such as 2026-11-22T00:00:00Z. Default: the start of the current UTC month.',
+  ),
+  to: instant.describe(
+    'Exclusive. YYYY-MM-DD (midnight UTC) or a UTC timestamp such as 2026-11-23T00:00:00Z. Default: now. Must be after from.',
+  ),
   granularity: z.enum(granularities).default('day').describe('day (periods such as 2026-11-22) or month (2026-11), in UTC.'),
 });
 
@@ -25,12 +29,23 @@ const usageResource = z
       .array(
         z.object({
           key_id: id('key', exampleIds.key, 'The key that sent the batch completing the assessment.').nullable(),
-          period: z.string().describe('2026-11-22 (day) or 2026-11 (month), UTC.').meta({ examples: ['2026-11-21'] }),
-          completed_assessments: z.number().int().min(1).meta({ examples: [42] }),
+          period: z
+            .string()
+            .describe('2026-11-22 (day) or 2026-11 (month), UTC.')
+            .meta({ examples: ['2026-11-21'] }),
+          completed_assessments: z
+            .number()
+            .int()
+            .min(1)
+            .meta({ examples: [42] }),
         }),
       )
       .describe('One row per key and period with at least one completion; sorted by period, then key_id.'),
-    total_completed_assessments: z.number().int().min(0).meta({ examples: [42] }),
+    total_completed_assessments: z
+      .number()
+      .int()
+      .min(0)
+      .meta({ examples: [42] }),
   })
   .meta({ id: 'Usage' });
 
@@ -45,7 +60,7 @@ export function registerUsageRoutes(app: FastifyInstance): void {
         operationId: 'getUsage',
         summary: 'Completed assessments per key and period',
         description:
-          'Metered usage of the key\'s environment: assessments completed in [from, to), per API key (the key that sent the completing ' +
+          "Metered usage of the key's environment: assessments completed in [from, to), per API key (the key that sent the completing " +
           'batch) and per UTC day or month, computed from the event log. Counts only: no subject data. Re-scoring does not count. ' +
           'Needs a secret key with nature:read.',
         querystring: usageQuery,

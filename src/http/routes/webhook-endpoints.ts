@@ -2,14 +2,14 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { createEndpoint, deleteEndpoint, rotateEndpointSecret, updateEndpoint } from '../../commands/webhooks.js';
-import { type WebhookEndpoint, eventTypes, previousSecretExpiresAt } from '../../domain/webhook-endpoint.js';
+import { eventTypes, previousSecretExpiresAt, type WebhookEndpoint } from '../../domain/webhook-endpoint.js';
 import type { ReadModelStore } from '../../ports/read-models.js';
 import { endpointUrlProblem } from '../../webhooks/address-guard.js';
 import { queueTestEvent } from '../../webhooks/dispatcher.js';
 import { eventObject } from '../../webhooks/event-object.js';
 import { testCompletion } from '../../webhooks/test-event.js';
-import { listOf, listPage, listQuery } from '../lists.js';
 import { eventMetadata } from '../event-metadata.js';
+import { listOf, listPage, listQuery } from '../lists.js';
 import { ProblemError } from '../problem.js';
 import { problems, text, timestamp } from '../schemas.js';
 import { eventResource } from './events.js';
@@ -28,13 +28,18 @@ const endpointFields = {
   disabled_reason: z.string().nullable(),
   previous_secret_expires_at: timestamp
     .nullable()
-    .describe('After a secret rotation: until then deliveries carry a signature with the previous secret too. Null when only the current secret signs.'),
+    .describe(
+      'After a secret rotation: until then deliveries carry a signature with the previous secret too. Null when only the current secret signs.',
+    ),
   livemode: z.boolean(),
   created_at: timestamp,
 };
 const endpointResource = z.object(endpointFields).meta({ id: 'WebhookEndpoint' });
 const createdEndpointResource = z
-  .object({ ...endpointFields, secret: z.string().describe('whsec_…: shown only in this response (at creation or rotation). Verify deliveries with it.') })
+  .object({
+    ...endpointFields,
+    secret: z.string().describe('whsec_…: shown only in this response (at creation or rotation). Verify deliveries with it.'),
+  })
   .meta({ id: 'CreatedWebhookEndpoint' });
 
 const deliveryResource = z
@@ -57,7 +62,9 @@ const deliveryResource = z
   })
   .meta({ id: 'WebhookDelivery' });
 
-const url = text(1, 2048).describe('Taken as written: no whitespace, credentials or empty host. Production: https and a public address. Sandbox: http and loopback allowed.');
+const url = text(1, 2048).describe(
+  'Taken as written: no whitespace, credentials or empty host. Production: https and a public address. Sandbox: http and loopback allowed.',
+);
 const enabledEvents = z
   .array(z.enum(eventTypes))
   .min(1)
@@ -81,7 +88,9 @@ const updateBody = z
     status: z
       .enum(['enabled', 'disabled'])
       .optional()
-      .describe('"enabled" turns an endpoint disabled by a 410, by exhausted retries or by request back on; "disabled" stops deliveries to it.'),
+      .describe(
+        '"enabled" turns an endpoint disabled by a 410, by exhausted retries or by request back on; "disabled" stops deliveries to it.',
+      ),
   })
   .nullish();
 
@@ -131,7 +140,8 @@ export function registerWebhookEndpointRoutes(app: FastifyInstance, clock: () =>
         tags: ['webhooks'],
         operationId: 'createWebhookEndpoint',
         summary: 'Register a webhook endpoint',
-        description: "Endpoints belong to the key's environment: sandbox events go to sandbox endpoints only. The secret is shown once, here.",
+        description:
+          "Endpoints belong to the key's environment: sandbox events go to sandbox endpoints only. The secret is shown once, here.",
         body: createBody,
         response: { 201: createdEndpointResource, ...problems() },
       },
@@ -212,7 +222,7 @@ export function registerWebhookEndpointRoutes(app: FastifyInstance, clock: () =>
         operationId: 'sendTestWebhookEvent',
         summary: 'Send a test event to a webhook endpoint',
         description:
-          'Sandbox only (production answers 403 `sandbox_only`: a sample completion must never reach a live integration). Queues a signed sample `nature.assessment.completed` for this endpoint, even a disabled one; 202 with the event. Its ids end in `TEST` and name nothing; it is sent once, listed in the endpoint\'s deliveries, never retried, and never disables the endpoint.',
+          "Sandbox only (production answers 403 `sandbox_only`: a sample completion must never reach a live integration). Queues a signed sample `nature.assessment.completed` for this endpoint, even a disabled one; 202 with the event. Its ids end in `TEST` and name nothing; it is sent once, listed in the endpoint's deliveries, never retried, and never disables the endpoint.",
         params: idParams,
         body: emptyBody,
         response: { 202: eventResource, ...problems('not_found', 'sandbox_only') },
@@ -256,7 +266,10 @@ export function registerWebhookEndpointRoutes(app: FastifyInstance, clock: () =>
         summary: 'Delete a webhook endpoint',
         description: 'The endpoint is removed and is sent no new events.',
         params: idParams,
-        response: { 200: z.object({ id: z.string(), object: z.literal('webhook_endpoint'), deleted: z.literal(true) }), ...problems('not_found') },
+        response: {
+          200: z.object({ id: z.string(), object: z.literal('webhook_endpoint'), deleted: z.literal(true) }),
+          ...problems('not_found'),
+        },
       },
     },
     async (request) => {
