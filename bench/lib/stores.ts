@@ -59,9 +59,9 @@ export const raw: StoreKind = {
     const select = db.prepare<[string], RawRow>('SELECT * FROM events WHERE stream_name = ? ORDER BY stream_revision');
     const append = db.transaction((stream: string, events: BenchEvent[]) => {
       const now = new Date().toISOString();
-      events.forEach((event, revision) =>
-        insert.run(event.id, stream, revision, event.type, JSON.stringify(event.data), JSON.stringify(event.metadata), now),
-      );
+      for (const [revision, event] of events.entries()) {
+        insert.run(event.id, stream, revision, event.type, JSON.stringify(event.data), JSON.stringify(event.metadata), now);
+      }
     });
     return Promise.resolve({
       append: (stream, events) => Promise.resolve(append.immediate(stream, events)),

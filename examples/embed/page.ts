@@ -10,15 +10,15 @@ export interface PageData {
   open: boolean;
 }
 
-const escape = (value: string) => value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 export function renderPage(data: PageData): string {
   const component = data.open
     ? `<nature-assessment
-        publishable-key="${escape(data.publishableKey)}"
-        subject-id="${escape(data.subjectId)}"
-        assessment-id="${escape(data.assessmentId)}"
-        client-secret="${escape(data.clientSecret)}"
+        publishable-key="${escapeHtml(data.publishableKey)}"
+        subject-id="${escapeHtml(data.subjectId)}"
+        assessment-id="${escapeHtml(data.assessmentId)}"
+        client-secret="${escapeHtml(data.clientSecret)}"
       ></nature-assessment>`
     : '<p>You have answered every statement. Your profile appears below as soon as it is ready.</p>';
   return `<!doctype html>
@@ -27,7 +27,7 @@ export function renderPage(data: PageData): string {
   <meta charset="utf-8">
   <meta name="viewport" content="width=device-width, initial-scale=1">
   <title>Your nature profile · Example Careers</title>
-  <script type="module" src="${escape(data.apiUrl)}/v1/embed/nature-assessment.js"></script>
+  <script type="module" src="${escapeHtml(data.apiUrl)}/v1/embed/nature-assessment.js"></script>
   <style>
     body { margin: 0; font-family: system-ui, sans-serif; color: #1d2a24; background: #f6f7f4; }
     header { background: #2f5d46; color: #fff; padding: 12px 16px; }

@@ -380,7 +380,8 @@ export function decideRescore(state: AssessmentState, command: Rescore): Assessm
     let scores = scored.get(version);
     if (scores === undefined) {
       const { scoring_version: _version, ...profile } = command.scorerOf(version)(answers);
-      scored.set(version, (scores = profile));
+      scores = profile;
+      scored.set(version, scores);
     }
     return scores;
   };

@@ -24,8 +24,11 @@ export const KEYED_METHODS = new Set(['post', 'patch']);
 /** Every code an operation can answer: its own (declared with `problems`) and those of its method. */
 export function codesOf(method: string, declared: readonly ProblemCode[]): ProblemCode[] {
   const codes = new Set<ProblemCode>([...EVERY_ROUTE, ...declared]);
-  if (BODY_METHODS.has(method)) ['invalid_json', 'payload_too_large'].forEach((code) => codes.add(code as ProblemCode));
-  if (KEYED_METHODS.has(method)) ['idempotency_key_in_use', 'idempotency_key_reused'].forEach((code) => codes.add(code as ProblemCode));
+  const ofMethod: ProblemCode[] = [
+    ...(BODY_METHODS.has(method) ? (['invalid_json', 'payload_too_large'] as const) : []),
+    ...(KEYED_METHODS.has(method) ? (['idempotency_key_in_use', 'idempotency_key_reused'] as const) : []),
+  ];
+  for (const code of ofMethod) codes.add(code);
   return (Object.keys(problemCodes) as ProblemCode[]).filter((code) => codes.has(code));
 }
 

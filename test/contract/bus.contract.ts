@@ -151,7 +151,10 @@ export function busContract(adapter: string, create: () => Promise<BusFixture>, 
       const seen = await collect(
         bus,
         'deliveries',
-        (m) => (offeredAt.push(performance.now()), m.deliveryCount === 1 ? { kind: 'retry', delayMs: 1500 } : ack()),
+        (m) => {
+          offeredAt.push(performance.now());
+          return m.deliveryCount === 1 ? { kind: 'retry', delayMs: 1500 } : ack();
+        },
         (s) => s.length === 2,
       );
       expect(seen.map(({ id, payload, deliveryCount }) => ({ id, payload, deliveryCount }))).toEqual([

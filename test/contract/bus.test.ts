@@ -99,7 +99,13 @@ describe.skipIf(natsServerPath === undefined)('nats bus (a real nats-server with
       }
     };
     const running = loop();
-    return { seen, stop: () => (controller.abort(), running) };
+    return {
+      seen,
+      stop: () => {
+        controller.abort();
+        return running;
+      },
+    };
   };
 
   it('consumes again after the server was down and came back on its store, messages kept and published since included', async () => {
@@ -108,9 +114,11 @@ describe.skipIf(natsServerPath === undefined)('nats bus (a real nats-server with
     const bus = await connect(first);
     // One message waits in the delay levels through the outage, due about when the server is back.
     let retried = false;
-    const consumer = consumeAll(bus, (id) =>
-      id === 'waiting' && !retried ? ((retried = true), { kind: 'retry', delayMs: 3000 }) : { kind: 'ack' },
-    );
+    const consumer = consumeAll(bus, (id) => {
+      if (id !== 'waiting' || retried) return { kind: 'ack' };
+      retried = true;
+      return { kind: 'retry', delayMs: 3000 };
+    });
     await bus.publish('deliveries', 'waiting', {});
     await expect.poll(() => consumer.seen).toEqual(['waiting']);
 

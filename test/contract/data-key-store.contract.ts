@@ -182,7 +182,10 @@ export function wrappedKeyStoreContract(adapter: string, open: () => Promise<Wra
       await fixture.store.recordMasterKeyId(oldId);
       expect(await fixture.store.masterKeyId()).toBe(oldId);
       const given: string[] = [];
-      const made = await fixture.store.keyFor('sub_a', (id) => (given.push(id), blobFor(id)));
+      const made = await fixture.store.keyFor('sub_a', (id) => {
+        given.push(id);
+        return blobFor(id);
+      });
       expect(given).toEqual([oldId]);
       expect(idOf(made)).toBe(oldId);
       expect((await fixture.store.keyFor('sub_a', () => expect.unreachable('made twice'))).equals(made)).toBe(true);

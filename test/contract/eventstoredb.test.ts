@@ -38,7 +38,14 @@ eventStoreContract(
     const store = connect(`contract${run}.`);
     // The other environment of the same server, as production is sandbox's.
     const neighbour = connect(`neighbour${run}.`);
-    return { store, neighbour, cleanup: async () => (await store.close(), await neighbour.close()) };
+    return {
+      store,
+      neighbour,
+      cleanup: async () => {
+        await store.close();
+        await neighbour.close();
+      },
+    };
   },
   target.url === undefined,
 );

@@ -19,13 +19,25 @@ import { readModelStoreContract } from './read-model-store.contract.js';
 eventStoreContract('sqlite', async () => {
   const dir = tempDir();
   const store = new SqliteEventStore(join(dir.path, 'events.db'), 'FULL', { pollIntervalMs: 50 });
-  return { store, cleanup: async () => (await store.close(), dir.cleanup()) };
+  return {
+    store,
+    cleanup: async () => {
+      await store.close();
+      dir.cleanup();
+    },
+  };
 });
 
 readModelStoreContract('sqlite', async () => {
   const dir = tempDir();
   const store = new SqliteReadModelStore(join(dir.path, 'read.db'), 'NORMAL', [{ collection: 'things', field: 'tag' }]);
-  return { store, cleanup: async () => (await store.close(), dir.cleanup()) };
+  return {
+    store,
+    cleanup: async () => {
+      await store.close();
+      dir.cleanup();
+    },
+  };
 });
 
 /** A store on a file of a fresh directory, which a test may close and open again on the same file. */
@@ -38,7 +50,10 @@ async function reopenable<Store extends { close(): Promise<void> }>(file: string
       await fixture.store.close();
       fixture.store = await open(path);
     },
-    cleanup: async () => (await fixture.store.close(), dir.cleanup()),
+    cleanup: async () => {
+      await fixture.store.close();
+      dir.cleanup();
+    },
   };
   return fixture;
 }

@@ -58,11 +58,11 @@ describe('usage metering (GET /v1/nature/usage and nature usage)', () => {
     return [...counts.values()].sort((a, b) => (a.period === b.period ? (a.key_id! < b.key_id! ? -1 : 1) : a.period < b.period ? -1 : 1));
   }
 
-  const perKey = (rows: Row[]) =>
-    rows.reduce<Record<string, number>>(
-      (sums, row) => ({ ...sums, [row.key_id!]: (sums[row.key_id!] ?? 0) + row.completed_assessments }),
-      {},
-    );
+  const perKey = (rows: Row[]) => {
+    const sums: Record<string, number> = {};
+    for (const row of rows) sums[row.key_id!] = (sums[row.key_id!] ?? 0) + row.completed_assessments;
+    return sums;
+  };
 
   beforeAll(async () => {
     t = await openTestApp();

@@ -82,7 +82,7 @@ export function parseResponse(data: Buffer, final: boolean): RawResponse | undef
     const colon = line.indexOf(':');
     if (colon === -1) continue;
     const name = line.slice(0, colon).trim().toLowerCase();
-    (headers[name] ??= []).push(line.slice(colon + 1).trim());
+    headers[name] = [...(headers[name] ?? []), line.slice(colon + 1).trim()];
   }
   const status = Number(statusLine[1]);
   const rest = data.subarray(end + 4);

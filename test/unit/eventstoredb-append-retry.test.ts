@@ -49,8 +49,13 @@ function fakeClock() {
   const waits: number[] = [];
   return {
     now: () => now,
-    wait: async (ms: number) => void (waits.push(ms), (now += ms)),
-    take: (ms: number) => void (now += ms),
+    wait: async (ms: number) => {
+      waits.push(ms);
+      now += ms;
+    },
+    take: (ms: number) => {
+      now += ms;
+    },
     waits,
   };
 }

@@ -133,8 +133,14 @@ describe('EventStoreDB catch-up subscription, resubscribing (no server)', () => 
     const controller = new AbortController();
     const so: Seen = { seen: [], waits: [] };
     const check = () => stopWhen(so) && controller.abort();
-    const onCheckpoint = (position: bigint) => (so.seen.push(`checkpoint ${position >> 64n}`), check());
-    const wait = async (ms: number) => void (so.waits.push(ms), check());
+    const onCheckpoint = (position: bigint) => {
+      so.seen.push(`checkpoint ${position >> 64n}`);
+      return check();
+    };
+    const wait = async (ms: number) => {
+      so.waits.push(ms);
+      check();
+    };
     for await (const e of follow(
       subscriptions.open,
       'sandbox.',

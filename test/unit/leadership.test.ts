@@ -62,7 +62,10 @@ describe('leadership', () => {
 
   /** The store, telling `onAcquire` of each attempt to take or renew the lease. */
   const counted = (store: LeaseStore, onAcquire: () => void): LeaseStore => ({
-    acquireLease: (...args) => (onAcquire(), store.acquireLease(...args)),
+    acquireLease: (...args) => {
+      onAcquire();
+      return store.acquireLease(...args);
+    },
     releaseLease: (...args) => store.releaseLease(...args),
     checkFence: (fence) => store.checkFence(fence),
   });

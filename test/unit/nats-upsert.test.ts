@@ -9,10 +9,20 @@ describe('declaring a stream another replica is declaring at the same moment', (
     const calls: string[] = [];
     let made = false;
     await upsert(
-      () => (calls.push('look'), made ? Promise.resolve() : notFound()),
-      () => (calls.push('update'), Promise.resolve()),
+      () => {
+        calls.push('look');
+        return made ? Promise.resolve() : notFound();
+      },
+      () => {
+        calls.push('update');
+        return Promise.resolve();
+      },
       // The other replica's stream is being made: ours is refused, and theirs is there a moment later.
-      () => (calls.push('add'), (made = true), overlap()),
+      () => {
+        calls.push('add');
+        made = true;
+        return overlap();
+      },
     );
     expect(calls).toEqual(['look', 'add', 'look', 'update']);
   });
@@ -23,7 +33,10 @@ describe('declaring a stream another replica is declaring at the same moment', (
       upsert(
         notFound,
         () => Promise.resolve(),
-        () => (adds++, overlap()),
+        () => {
+          adds++;
+          return overlap();
+        },
       ),
     ).rejects.toThrow(/subjects overlap/);
     expect(adds).toBe(5);
@@ -35,7 +48,10 @@ describe('declaring a stream another replica is declaring at the same moment', (
       upsert(
         () => Promise.reject(new Error('timeout')),
         () => Promise.resolve(),
-        () => (adds++, Promise.resolve()),
+        () => {
+          adds++;
+          return Promise.resolve();
+        },
       ),
     ).rejects.toThrow('timeout');
     expect(adds).toBe(0);

@@ -55,7 +55,16 @@ describe("projector with a store's checkpoints", () => {
     const log = filtered(raw);
     const readModels = new SqliteReadModelStore(join(dir.path, 'r.db'), 'NORMAL');
     const projector = new Projector(log.store, readModels, [counter], [quiet], pino({ level: 'silent' }), 10);
-    return { raw, log, readModels, projector, close: async () => (await raw.close(), await readModels.close()) };
+    return {
+      raw,
+      log,
+      readModels,
+      projector,
+      close: async () => {
+        await raw.close();
+        await readModels.close();
+      },
+    };
   };
 
   it("moves every handler's checkpoint past the other environment's events, so a restart resumes after them", async () => {

@@ -21,7 +21,10 @@ describe('publisher', () => {
     // The real bus, counting what is published through it.
     counting = {
       ...bus,
-      publish: (topic, id, payload) => (published.push({ id, payload }), bus.publish(topic, id, payload)),
+      publish: (topic, id, payload) => {
+        published.push({ id, payload });
+        return bus.publish(topic, id, payload);
+      },
       close: () => bus.close(),
     } as Bus;
   });

@@ -28,7 +28,13 @@ function holdLeaseElsewhere(path: string) {
     });
     void exited.then(() => reject(new Error('the lease holder exited first')));
   });
-  return { token, kill: async () => (child.kill('SIGKILL'), await exited) };
+  return {
+    token,
+    kill: async () => {
+      child.kill('SIGKILL');
+      await exited;
+    },
+  };
 }
 
 describe('SQLite leases between processes of one host', () => {

@@ -134,13 +134,22 @@ describe('webhook dispatcher', () => {
     guard: DispatcherServices['guard'] = async () => undefined,
   ): void {
     const events: EventStore = Object.assign(Object.create(log) as EventStore, {
-      readStream: (stream: string) => (streamsRead.push(stream), log.readStream(stream)),
+      readStream: (stream: string) => {
+        streamsRead.push(stream);
+        return log.readStream(stream);
+      },
     });
     const documents: ReadModelStore = Object.assign(Object.create(readModels) as ReadModelStore, {
-      get: (collection: string, id: string) => (documentsRead.push(collection), readModels.get(collection, id)),
+      get: (collection: string, id: string) => {
+        documentsRead.push(collection);
+        return readModels.get(collection, id);
+      },
     });
     const publishing: Bus = Object.assign(Object.create(bus) as Bus, {
-      publish: (topic: Topic, id: string, payload: unknown) => (published.push(`${topic}:${id}`), bus.publish(topic, id, payload)),
+      publish: (topic: Topic, id: string, payload: unknown) => {
+        published.push(`${topic}:${id}`);
+        return bus.publish(topic, id, payload);
+      },
     });
     dispatcher = new WebhookDispatcher(
       { events, readModels: documents, bus: publishing, livemode: false, readModelsAt, guard },
@@ -152,7 +161,13 @@ describe('webhook dispatcher', () => {
 
   /** A guard that refuses (another replica leads) until `lead()`; `asked` counts its calls. */
   function term() {
-    const t = { leading: false, asked: 0, lead: () => void (t.leading = true) };
+    const t = {
+      leading: false,
+      asked: 0,
+      lead: () => {
+        t.leading = true;
+      },
+    };
     const guard = async () => {
       t.asked += 1;
       if (!t.leading) throw new FencedOffError({ lease: 'leader', token: 1 });
