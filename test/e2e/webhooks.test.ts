@@ -265,11 +265,13 @@ describe('webhook endpoints and delivery rules (embedded bus)', () => {
     const attempts = await api.attemptsWhen(endpoint.id, (list) => list[0]?.outcome === 'failed');
     expect(attempts.map((a) => a.outcome)).toEqual(['failed', 'retrying', 'retrying', 'retrying']);
     expect(attempts[0]!.next_attempt_at).toBeNull();
-    expect(await t.envs.test.bus.deadLetters('deliveries')).toContainEqual(expect.objectContaining({ reason: 'no 2xx after 4 attempts' }));
-    expect((await api.call('GET', `/v1/nature/webhook_endpoints/${endpoint.id}`)).body).toMatchObject({
-      status: 'disabled',
-      disabled_reason: 'A delivery got no 2xx in 4 attempts: its retries are exhausted.',
-    });
+    // The dead letter and the disabling follow the recorded attempt (the disabling as its own event, projected apart): wait for them.
+    await expect
+      .poll(() => t.envs.test.bus.deadLetters('deliveries'))
+      .toContainEqual(expect.objectContaining({ reason: 'no 2xx after 4 attempts' }));
+    await expect
+      .poll(async () => (await api.call('GET', `/v1/nature/webhook_endpoints/${endpoint.id}`)).body)
+      .toMatchObject({ status: 'disabled', disabled_reason: 'A delivery got no 2xx in 4 attempts: its retries are exhausted.' });
   });
 
   it('treats a redirect as a failure and never follows it', async () => {
