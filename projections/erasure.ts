@@ -2,18 +2,18 @@ import { completeErasure } from '../src/commands/subjects.js';
 import type { SubjectErased } from '../src/domain/subject.js';
 import type { DataKeyStore } from '../src/ports/data-keys.js';
 import type { EventStore } from '../src/ports/event-store.js';
-import type { Reactor } from './projection.js';
+import type { Reactor } from '../src/ports/projection.js';
 
 /**
  * Finishes every erasure: destroys the data key and releases the external id (both idempotent). The
  * DELETE request does it too; this covers a process that died between SubjectErased and the rest.
  */
-export function erasureReactor(env: { events: EventStore; dataKeys: DataKeyStore }): Reactor {
+export function erasureReactor(env: { events: EventStore; dataKeys: DataKeyStore }): Reactor<SubjectErased> {
   return {
     name: 'erasure',
     canHandle: ['SubjectErased'],
     async react(event) {
-      await completeErasure(env, event.data as SubjectErased['data']);
+      await completeErasure(env, event.data);
     },
   };
 }

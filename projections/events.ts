@@ -1,17 +1,13 @@
 import type { ProfileUpdated, ScoringCompleted } from '../src/domain/assessment.js';
-import type { RecordedEvent } from '../src/ports/event-store.js';
-import type { Projection } from './projection.js';
-
-type Handled = ScoringCompleted | ProfileUpdated;
+import type { CollectionProjection } from '../src/ports/projection.js';
 
 /** The `events` collection: the event objects callers receive by webhook and may list to catch up. Ids only, nothing personal. */
-export const eventsProjection: Projection = {
+export const eventsProjection: CollectionProjection<ScoringCompleted | ProfileUpdated, 'events'> = {
   name: 'events',
   collection: 'events',
   canHandle: ['ScoringCompleted', 'ProfileUpdated'],
-  documentId: (event) => (event.data as Handled['data']).event_id,
-  evolve(_current, recorded: RecordedEvent) {
-    const event = recorded as unknown as Handled;
+  documentId: (event) => event.data.event_id,
+  evolve(_current, event) {
     const { event_id, subject_id, assessment_id, profile_id } = event.data;
     if (event.type === 'ScoringCompleted') {
       return {

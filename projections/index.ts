@@ -1,8 +1,8 @@
-import type { IndexedField } from '../src/ports/read-models.js';
+import type { Collection, FieldOf } from '../src/ports/collections.js';
+import type { Projection } from '../src/ports/projection.js';
 import { assessmentsProjection } from './assessments.js';
 import { eventsProjection } from './events.js';
 import { profilesProjection } from './profiles.js';
-import type { Projection } from './projection.js';
 import { scoringVersionsProjection } from './scoring-versions.js';
 import { subjectsProjection } from './subjects.js';
 import { webhookDeliveriesProjection } from './webhook-deliveries.js';
@@ -19,7 +19,7 @@ export const projections: Projection[] = [
 ];
 
 /** Fields that lists filter on; each read-model adapter indexes them. */
-export const indexedFields: IndexedField[] = [
+export const indexedFields: { [C in Collection]: { collection: C; field: FieldOf<C> } }[Collection][] = [
   { collection: 'subjects', field: 'external_ref' },
   { collection: 'subjects', field: 'status' },
   { collection: 'assessments', field: 'subject_id' },

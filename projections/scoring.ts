@@ -1,7 +1,7 @@
 import { scoreAssessment } from '../src/commands/assessments.js';
 import type { ResponsesSubmitted } from '../src/domain/assessment.js';
 import type { EventStore } from '../src/ports/event-store.js';
-import type { Reactor } from './projection.js';
+import type { Reactor } from '../src/ports/projection.js';
 
 /**
  * Scores, with the server's scoring version, an assessment left waiting in `scoring` by an earlier version,
@@ -10,13 +10,13 @@ import type { Reactor } from './projection.js';
  * append, so it is passed over without reading anything. The scoring command appends at the assessment's
  * revision and decides nothing for an assessment already scored, so a restart or a replay scores once.
  */
-export function scoringReactor(events: EventStore, scoringVersion: string, clock: () => Date): Reactor {
+export function scoringReactor(events: EventStore, scoringVersion: string, clock: () => Date): Reactor<ResponsesSubmitted> {
   return {
     name: 'scoring',
     canHandle: ['ResponsesSubmitted'],
-    acts: (event) => (event.data as ResponsesSubmitted['data']).responses_received === undefined,
+    acts: (event) => event.data.responses_received === undefined,
     async react(event) {
-      await scoreAssessment(events, (event.data as ResponsesSubmitted['data']).assessment_id, scoringVersion, clock());
+      await scoreAssessment(events, event.data.assessment_id, scoringVersion, clock());
     },
   };
 }

@@ -5,10 +5,8 @@ import {
   type SubjectCreated,
   type SubjectErased,
 } from '../src/domain/subject.js';
-import type { RecordedEvent } from '../src/ports/event-store.js';
-import type { Document } from '../src/ports/read-models.js';
+import type { CollectionProjection } from '../src/ports/projection.js';
 import { sealedPart } from '../src/privacy/sealed-part.js';
-import type { Projection } from './projection.js';
 
 type Handled = ExternalIdClaimed | SubjectCreated | ConsentRecorded | SubjectErased;
 
@@ -20,43 +18,41 @@ type Handled = ExternalIdClaimed | SubjectCreated | ConsentRecorded | SubjectEra
  * only, so no reader ever sees a subject without its consent. An erased subject keeps only what outlives the
  * erasure: its consent record and the fact and time of erasure.
  */
-export const subjectsProjection: Projection = {
+export const subjectsProjection: CollectionProjection<Handled, 'subjects'> = {
   name: 'subjects',
   collection: 'subjects',
   canHandle: ['ExternalIdClaimed', 'SubjectCreated', 'ConsentRecorded', 'SubjectErased'],
-  documentId: (event) => (event.data as Handled['data']).subject_id,
-  evolve(current: Document | undefined, recorded: RecordedEvent): Document | null {
-    const event = recorded as unknown as Handled;
+  documentId: (event) => event.data.subject_id,
+  evolve(current, event) {
     switch (event.type) {
-      case 'ExternalIdClaimed':
+      case 'ExternalIdClaimed': {
         // A claim comes first; one made again for a subject already erased changes nothing.
         if (current?.status === 'erased') return current;
-        return {
-          ...current,
-          id: event.data.subject_id,
-          external_ref: reservationRef(recorded.streamName),
-          status: current?.status ?? 'claimed',
-        };
+        const claim = { id: event.data.subject_id, external_ref: reservationRef(event.streamName) };
+        return current === undefined ? { ...claim, status: 'claimed' } : { ...current, ...claim };
+      }
       case 'SubjectCreated': {
         const { subject_id, created_at } = event.data;
-        const external_ref = current?.external_ref;
+        const external_ref = current !== undefined && 'external_ref' in current ? current.external_ref : undefined;
         return {
           id: subject_id,
           ...(external_ref !== undefined && { external_ref }),
-          pii: sealedPart(recorded),
+          pii: sealedPart(event),
           consent: null,
           status: 'pending',
           created_at,
         };
       }
       case 'ConsentRecorded':
-        return { ...current!, consent: event.data.consent, status: 'active' };
+        // Recorded in the append that creates the subject, right after its SubjectCreated.
+        if (current?.status !== 'pending' && current?.status !== 'active') return current ?? null;
+        return { ...current, consent: event.data.consent, status: 'active' };
       case 'SubjectErased':
         return {
           id: event.data.subject_id,
           status: 'erased',
-          consent: current?.consent ?? null,
-          created_at: current?.created_at,
+          consent: current !== undefined && 'consent' in current ? current.consent : null,
+          created_at: current !== undefined && 'created_at' in current ? current.created_at : undefined,
           erased_at: event.data.erased_at,
         };
     }

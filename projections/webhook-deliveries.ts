@@ -1,15 +1,14 @@
 import type { WebhookDeliveryAttempted } from '../src/domain/webhook-delivery.js';
-import type { RecordedEvent } from '../src/ports/event-store.js';
-import type { Projection } from './projection.js';
+import type { CollectionProjection } from '../src/ports/projection.js';
 
 /** The `webhook_deliveries` collection: one document per attempt, listed per endpoint. */
-export const webhookDeliveriesProjection: Projection = {
+export const webhookDeliveriesProjection: CollectionProjection<WebhookDeliveryAttempted, 'webhook_deliveries'> = {
   name: 'webhook_deliveries',
   collection: 'webhook_deliveries',
   canHandle: ['WebhookDeliveryAttempted'],
-  documentId: (event) => (event.data as WebhookDeliveryAttempted['data']).delivery_id,
-  evolve: (_current, event: RecordedEvent) => {
-    const { delivery_id, ...rest } = (event as unknown as WebhookDeliveryAttempted).data;
+  documentId: (event) => event.data.delivery_id,
+  evolve(_current, event) {
+    const { delivery_id, ...rest } = event.data;
     return { id: delivery_id, ...rest };
   },
 };

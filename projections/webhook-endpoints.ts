@@ -1,10 +1,8 @@
-import { evolveEndpoint, type WebhookEndpoint, type WebhookEndpointEvent } from '../src/domain/webhook-endpoint.js';
-import type { RecordedEvent } from '../src/ports/event-store.js';
-import type { Document } from '../src/ports/read-models.js';
-import type { Projection } from './projection.js';
+import { evolveEndpoint, type WebhookEndpointEvent } from '../src/domain/webhook-endpoint.js';
+import type { CollectionProjection } from '../src/ports/projection.js';
 
 /** The `webhook_endpoints` collection: each endpoint's folded state; a deleted endpoint's document goes. */
-export const webhookEndpointsProjection: Projection = {
+export const webhookEndpointsProjection: CollectionProjection<WebhookEndpointEvent, 'webhook_endpoints'> = {
   name: 'webhook_endpoints',
   collection: 'webhook_endpoints',
   canHandle: [
@@ -15,7 +13,6 @@ export const webhookEndpointsProjection: Projection = {
     'WebhookEndpointSecretRotated',
     'WebhookEndpointDeleted',
   ],
-  documentId: (event) => (event.data as WebhookEndpointEvent['data']).endpoint_id,
-  evolve: (current: Document | undefined, event: RecordedEvent) =>
-    (evolveEndpoint(current as WebhookEndpoint | undefined, event as unknown as WebhookEndpointEvent) ?? null) as Document | null,
+  documentId: (event) => event.data.endpoint_id,
+  evolve: (current, event) => evolveEndpoint(current, event) ?? null,
 };

@@ -1,9 +1,10 @@
 import type { Logger } from 'pino';
-import type { Projection, Reactor } from '../projections/projection.js';
 import type { SubjectErased } from './domain/subject.js';
 import { pause } from './pause.js';
+import type { Document } from './ports/collections.js';
 import type { EventStore, RecordedEvent } from './ports/event-store.js';
-import { type Document, type DocumentWrite, type Fence, FencedOffError, type ReadModelStore } from './ports/read-models.js';
+import type { Projection, Reactor } from './ports/projection.js';
+import { type DocumentWrite, type Fence, FencedOffError, type ReadModelStore } from './ports/read-models.js';
 
 /** Events per page at most: a projection commits once per page. */
 const PAGE_SIZE = 512;

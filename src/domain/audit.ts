@@ -41,6 +41,25 @@ export interface AuditSource {
   recordedAt: string;
 }
 
+const subjectEventTypes: readonly string[] = [
+  'SubjectCreated',
+  'ConsentRecorded',
+  'AssessmentOpened',
+  'SubjectErased',
+] satisfies SubjectEvent['type'][];
+const assessmentEventTypes: readonly string[] = [
+  'AssessmentStarted',
+  'ResponsesSubmitted',
+  'AssessmentAbandoned',
+  'ScoringCompleted',
+  'ProfileRescored',
+  'ProfileUpdated',
+] satisfies AssessmentEvent['type'][];
+
+/** Told by its type: the data of a logged event is what the domain decided for that type. */
+const isSubjectEvent = (source: AuditSource): source is AuditSource & SubjectEvent => subjectEventTypes.includes(source.type);
+const isAssessmentEvent = (source: AuditSource): source is AuditSource & AssessmentEvent => assessmentEventTypes.includes(source.type);
+
 function entry(
   source: AuditSource,
   type: AuditType,
@@ -63,10 +82,10 @@ function entry(
 
 /** The subject's own events as audit entries; the assessment pointer is bookkeeping and not shown. */
 export function subjectAudit(source: AuditSource): AuditEntry | undefined {
-  const event = source as unknown as SubjectEvent;
-  switch (event.type) {
+  if (!isSubjectEvent(source)) return undefined;
+  switch (source.type) {
     case 'SubjectCreated': {
-      const pii = event.data.pii;
+      const pii = source.data.pii;
       return entry(
         source,
         'subject.created',
@@ -76,38 +95,38 @@ export function subjectAudit(source: AuditSource): AuditEntry | undefined {
       );
     }
     case 'ConsentRecorded':
-      return entry(source, 'consent.recorded', null, { consent: event.data.consent });
+      return entry(source, 'consent.recorded', null, { consent: source.data.consent });
     case 'SubjectErased':
-      return entry(source, 'subject.erased', null, { erased_at: event.data.erased_at });
+      return entry(source, 'subject.erased', null, { erased_at: source.data.erased_at });
     case 'AssessmentOpened':
       return undefined;
   }
 }
 
 /** An assessment's events as audit entries. */
-export function assessmentAudit(source: AuditSource): AuditEntry {
-  const event = source as unknown as AssessmentEvent;
-  const id = event.data.assessment_id;
-  switch (event.type) {
+export function assessmentAudit(source: AuditSource): AuditEntry | undefined {
+  if (!isAssessmentEvent(source)) return undefined;
+  const id = source.data.assessment_id;
+  switch (source.type) {
     case 'AssessmentStarted': {
-      const { language, requested_language, item_set_version, expires_at } = event.data;
+      const { language, requested_language, item_set_version, expires_at } = source.data;
       return entry(source, 'assessment.started', id, { language, requested_language, item_set_version, expires_at });
     }
     case 'ResponsesSubmitted':
-      return entry(source, 'responses.submitted', id, { responses: event.data.pii?.responses ?? null }, event.data.pii);
+      return entry(source, 'responses.submitted', id, { responses: source.data.pii?.responses ?? null }, source.data.pii);
     case 'AssessmentAbandoned':
       // By the subject's erasure, which closes an open assessment before it is recorded.
-      return entry(source, 'assessment.abandoned', id, event.data.reason === undefined ? {} : { reason: event.data.reason });
+      return entry(source, 'assessment.abandoned', id, source.data.reason === undefined ? {} : { reason: source.data.reason });
     case 'ScoringCompleted': {
-      const { scoring_version, profile_id, event_id } = event.data;
+      const { scoring_version, profile_id, event_id } = source.data;
       return entry(source, 'assessment.scored', id, { scoring_version, profile_id, event_id });
     }
     case 'ProfileRescored': {
-      const { scoring_version, profile_id, replaces_profile_id, changed } = event.data;
+      const { scoring_version, profile_id, replaces_profile_id, changed } = source.data;
       return entry(source, 'profile.rescored', id, { scoring_version, profile_id, replaces_profile_id, changed });
     }
     case 'ProfileUpdated': {
-      const { scoring_version, profile_id, previous_profile_id, event_id } = event.data;
+      const { scoring_version, profile_id, previous_profile_id, event_id } = source.data;
       return entry(source, 'profile.updated', id, { scoring_version, profile_id, previous_profile_id, event_id });
     }
   }

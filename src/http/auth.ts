@@ -35,8 +35,9 @@ function scopeFor(method: string): Scope {
  * unknown routes, bad keys) count against their client address, so a flood of bad keys is limited too.
  */
 export function registerAuth(app: FastifyInstance, keys: KeyStore, envs: Environments, limit: RateLimiter, clock: () => Date): void {
-  app.decorateRequest('apiKey', null as unknown as ApiKeyRecord);
-  app.decorateRequest('env', null as unknown as EnvironmentServices);
+  // Declared without a value: the hook below sets both before any handler that reads them runs.
+  app.decorateRequest('apiKey');
+  app.decorateRequest('env');
   app.decorateRequest('closedSecretRefusal', null);
   app.addHook('onRequest', async (request, reply) => {
     const address = `address:${request.ip}`;

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { type Assessment, statusAt } from '../domain/assessment.js';
+import { statusAt } from '../domain/assessment.js';
 import { clientSecretMatches, namesAssessment } from '../domain/client-secrets.js';
 import { ProblemError } from './problem.js';
 
@@ -33,8 +33,10 @@ export async function checkClientSecret(request: FastifyRequest, now: Date): Pro
   const refused = new ProblemError('unauthenticated', 'The Nature-Client-Secret is not the client secret of this assessment.');
   // Another assessment's secret (or none at all) is told apart without reading anything.
   if (typeof secret !== 'string' || !namesAssessment(secret, assessment_id)) throw refused;
-  const doc = (await request.env.readModels.get('assessments', assessment_id)) as Assessment | undefined;
-  if (doc === undefined || doc.subject_id !== id || !clientSecretMatches(secret, assessment_id, doc.client_secret_hash)) throw refused;
+  const doc = await request.env.readModels.get('assessments', assessment_id);
+  // An erased assessment keeps no secret's hash: nothing matches it.
+  const hash = doc === undefined || 'erased' in doc ? undefined : doc.client_secret_hash;
+  if (doc === undefined || doc.subject_id !== id || !clientSecretMatches(secret, assessment_id, hash)) throw refused;
   const status = statusAt(doc, now);
   if (status === 'created' || status === 'in_progress') return;
   // The secret's holder may learn what became of its assessment: a page reopened after the person finished shows so.

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import type { Document, ReadModelStore } from '../ports/read-models.js';
+import type { Collection, DocumentOf } from '../ports/collections.js';
+import type { ReadModelStore } from '../ports/read-models.js';
 import { ProblemError } from './problem.js';
 
 export const listQuery = {
@@ -53,18 +54,19 @@ function assertOneCursor(params: ListParams): void {
 }
 
 /** One page of a collection, newest first. A cursor that names no item of this (filtered) list is a 400. */
-export async function listPage<T>(
+export async function listPage<C extends Collection, T>(
   store: ReadModelStore,
-  collection: string,
+  collection: C,
   params: ListParams,
   where: Record<string, string>,
-  toResource: (doc: Document) => T,
+  toResource: (doc: DocumentOf<C>) => T,
 ) {
   assertOneCursor(params);
   const cursor = params.starting_after ?? params.ending_before;
   if (cursor !== undefined) {
     const item = await store.get(collection, cursor);
-    if (item === undefined || !Object.entries(where).every(([field, value]) => item[field] === value)) {
+    const fields = new Map(Object.entries(item ?? {}));
+    if (item === undefined || !Object.entries(where).every(([field, value]) => fields.get(field) === value)) {
       throw new ProblemError('invalid_cursor', `The cursor ${cursor} names no item of this list.`);
     }
   }

@@ -1,5 +1,6 @@
+import type { SealedPart } from '../ports/collections.js';
 import type { DataKeyStore } from '../ports/data-keys.js';
-import { openPart, type SealedPart } from '../privacy/sealed-part.js';
+import { openPart } from '../privacy/sealed-part.js';
 import { ProblemError } from './problem.js';
 
 /**
@@ -8,9 +9,13 @@ import { ProblemError } from './problem.js';
  */
 export async function openSealed<T>(dataKeys: DataKeyStore, subjectId: string, parts: readonly SealedPart[]): Promise<T[]> {
   const key = await dataKeys.find(subjectId);
-  if (key === undefined)
-    throw new ProblemError('subject_erased', `The subject ${subjectId} was erased; its personal data is gone for good.`, {
-      subject_id: subjectId,
-    });
+  if (key === undefined) throw subjectGone(subjectId);
   return parts.map((part) => openPart<T>(key, subjectId, part));
+}
+
+/** The 410 for a subject erased after its subject document was read: its key, or its documents' personal fields, are gone. */
+export function subjectGone(subjectId: string): ProblemError {
+  return new ProblemError('subject_erased', `The subject ${subjectId} was erased; its personal data is gone for good.`, {
+    subject_id: subjectId,
+  });
 }

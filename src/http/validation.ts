@@ -22,6 +22,6 @@ export const validatorCompiler: FastifySchemaCompiler<z.ZodType> =
         schemaPath: `#${jsonPointer(path)}/${code}`,
         message,
         params,
-      })) as unknown as Error,
+      })),
     };
   };

@@ -8,7 +8,7 @@
  * document leaves a tombstone with its position.
  */
 
-export type Document = Record<string, unknown> & { id: string };
+import type { Document, DocumentOf, JsonDocument } from './collections.js';
 
 /**
  * A document written whole (projections evolve the current one) or removed when `doc` is null; or, for an
@@ -16,16 +16,16 @@ export type Document = Record<string, unknown> & { id: string };
  * `position` is the last event applied to the document (the commit's position when omitted): the store keeps
  * it, with a removed document's too, and ignores a write of a position no newer than the one it holds, so a
  * replay or a lagging writer neither rolls a document back, nor brings a removed one back, nor applies an
- * event to it twice.
+ * event to it twice. A store writes any JSON object it is given; projections give their collection's type.
  */
 export type DocumentWrite =
-  | { collection: string; id: string; doc: Document | null; position?: bigint }
+  | { collection: string; id: string; doc: Document | JsonDocument | null; position?: bigint }
   | { collection: string; where: Record<string, string>; keep: readonly string[]; set: Record<string, unknown> };
 
 /** A stored document, or the tombstone of a removed one, with the position of the last event applied to it. */
-export interface StoredVersion {
+export interface StoredVersion<D extends Document = Document> {
   /** Undefined for a removed document (a tombstone). */
-  doc: Document | undefined;
+  doc: D | undefined;
   /** Undefined for a document written before positions were kept. */
   position: bigint | undefined;
 }
@@ -45,8 +45,8 @@ export interface ListQuery {
   endingBefore?: string;
 }
 
-export interface ListPage {
-  data: Document[];
+export interface ListPage<D extends Document = Document> {
+  data: D[];
   hasMore: boolean;
 }
 
@@ -80,10 +80,11 @@ export interface ReadModelStore {
    * leader must not start.
    */
   checkFence(fence: Fence): Promise<void>;
-  get(collection: string, id: string): Promise<Document | undefined>;
+  /** Typed by the collection's name (collections.ts): `get('webhook_endpoints', id)` is a WebhookEndpoint. */
+  get<C extends string>(collection: C, id: string): Promise<DocumentOf<C> | undefined>;
   /** The documents and tombstones of `ids` that exist, in one read: what a projection needs to fold a page of events. */
-  getMany(collection: string, ids: readonly string[]): Promise<Map<string, StoredVersion>>;
-  list(collection: string, query: ListQuery): Promise<ListPage>;
+  getMany<C extends string>(collection: C, ids: readonly string[]): Promise<Map<string, StoredVersion<DocumentOf<C>>>>;
+  list<C extends string>(collection: C, query: ListQuery): Promise<ListPage<DocumentOf<C>>>;
   /** Leaves no older copy of overwritten or removed documents in the store's files (after an erasure). */
   purge(): Promise<void>;
   /**

@@ -1,17 +1,6 @@
+import type { SealedPart } from '../ports/collections.js';
 import type { RecordedEvent } from '../ports/event-store.js';
 import { isEnvelope, open } from './pii-envelope.js';
-
-/**
- * A personal value as a read model keeps it: the log's sealed `pii`, copied without being opened, with the id
- * of the event whose envelope it is (the envelope is bound to its subject and event). Opened only to answer a
- * request, so replay and rebuild decrypt nothing, and a read model's files, dumps and oplog hold no plain
- * personal data.
- */
-export interface SealedPart {
-  event: string;
-  iv: string;
-  ct: string;
-}
 
 /** The event's sealed `pii` as a read model keeps it. Every personal event is sealed on its way into the log. */
 export function sealedPart(event: RecordedEvent): SealedPart {

@@ -90,9 +90,8 @@ export function endpointUrlProblem(raw: string, livemode: boolean): string | und
 /** A DNS lookup for deliveries that refuses any address the environment may not reach, so a name cannot point inwards. */
 export function guardedLookup(allowLoopback: boolean): LookupFunction {
   return (hostname, options, callback) => {
-    lookup(hostname, { ...options, all: true }, (error, addresses) => {
+    lookup(hostname, { ...options, all: true as const }, (error, list) => {
       if (error) return callback(error, '', 0);
-      const list = addresses as unknown as { address: string; family: number }[];
       if (list.length === 0 || list.some((entry) => !isAllowedAddress(entry.address, allowLoopback))) {
         return callback(
           Object.assign(new Error(`refused: ${hostname} resolves to an address this environment may not reach`), {
@@ -102,7 +101,7 @@ export function guardedLookup(allowLoopback: boolean): LookupFunction {
           0,
         );
       }
-      if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: typeof list) => void)(null, list);
+      if (options.all) return callback(null, list);
       callback(null, list[0]!.address, list[0]!.family);
     });
   };

@@ -6,10 +6,11 @@ import { type AttemptOutcome, judgeAttempt, judgeTestAttempt } from '../domain/w
 import { endpointStream, signingSecrets, subscribes, type WebhookEndpoint } from '../domain/webhook-endpoint.js';
 import { pause } from '../pause.js';
 import type { Bus, BusMessage, Handler, Outcome, Topic } from '../ports/bus.js';
+import type { WebhookEvent } from '../ports/collections.js';
 import { type EventStore, StreamDeletedError } from '../ports/event-store.js';
 import { FencedOffError, type ReadModelStore } from '../ports/read-models.js';
 import { EndpointSlots } from './endpoint-slots.js';
-import { eventObject, type WebhookEvent } from './event-object.js';
+import { eventObject } from './event-object.js';
 import { type DeliveryMessage, deliveryMessage, type EventMessage, eventMessage, malformed } from './messages.js';
 import { send } from './sender.js';
 import { signatureHeader } from './signer.js';
@@ -179,7 +180,7 @@ export class WebhookDispatcher {
   }
 
   private async projectedEvent(eventId: string): Promise<WebhookEvent | undefined> {
-    return (await this.services.readModels.get('events', eventId)) as WebhookEvent | undefined;
+    return this.services.readModels.get('events', eventId);
   }
 
   /** Deliveries of an erased subject's events are cancelled: acked unsent. */
@@ -217,7 +218,7 @@ export class WebhookDispatcher {
         limit: 100,
         ...(startingAfter !== undefined && { startingAfter }),
       });
-      endpoints.push(...(page.data as unknown as WebhookEndpoint[]));
+      endpoints.push(...page.data);
       if (!page.hasMore) return endpoints;
       startingAfter = page.data.at(-1)!.id;
     }
@@ -228,7 +229,7 @@ export class WebhookDispatcher {
     if (!parsed.success) return { kind: 'dead', reason: malformed('deliveries', parsed.error) };
     const payload = parsed.data as DeliveryMessage;
     const { endpoint_id } = payload;
-    const endpoint = (await this.services.readModels.get('webhook_endpoints', endpoint_id)) as unknown as WebhookEndpoint | undefined;
+    const endpoint = await this.services.readModels.get('webhook_endpoints', endpoint_id);
     // Deleted, or disabled since the fan-out: nothing to deliver to. A test may check a disabled endpoint before it is enabled again.
     if (!endpoint || (endpoint.status !== 'enabled' && !payload.test)) return { kind: 'ack' };
     // The slot first: a delivery turned away because its endpoint is busy (a hung one turns away hundreds a

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { eventTypes } from '../domain/webhook-endpoint.js';
-import type { WebhookEvent } from './event-object.js';
+import type { WebhookEvent } from '../ports/collections.js';
 
 /** Loose: a field this version does not know (one a newer replica added) is carried on, never dropped. */
 const webhookEvent = z.looseObject({

@@ -1,5 +1,5 @@
 import { newId } from '../domain/ids.js';
-import type { WebhookEvent } from './event-object.js';
+import type { WebhookEvent } from '../ports/collections.js';
 
 /**
  * The ids a test event names: well-formed, ending in TEST, and of nothing that exists (reading them answers

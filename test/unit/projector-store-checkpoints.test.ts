@@ -2,19 +2,19 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Projection, Reactor } from '../../projections/projection.js';
 import { SqliteEventStore } from '../../src/adapters/sqlite/event-store.js';
 import { SqliteReadModelStore } from '../../src/adapters/sqlite/read-model-store.js';
 import type { EventStore, SubscribeOptions } from '../../src/ports/event-store.js';
+import type { DomainEvent, Projection, Reactor } from '../../src/ports/projection.js';
 import { Projector } from '../../src/projector.js';
 import { tempDir } from '../support/temp-dir.js';
 
-const counter: Projection = {
+const counter: Projection<DomainEvent, { id: string; seen: number }> = {
   name: 'counter',
   collection: 'counts',
   canHandle: ['Counted'],
   documentId: (event) => event.streamName,
-  evolve: (current, event) => ({ id: event.streamName, seen: ((current?.seen as number | undefined) ?? 0) + 1 }),
+  evolve: (current, event) => ({ id: event.streamName, seen: (current?.seen ?? 0) + 1 }),
 };
 const quiet: Reactor = { name: 'quiet', canHandle: ['Counted'], react: async () => undefined };
 

@@ -2,25 +2,22 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Projection, Reactor } from '../../projections/projection.js';
 import { SqliteEventStore } from '../../src/adapters/sqlite/event-store.js';
 import { SqliteReadModelStore } from '../../src/adapters/sqlite/read-model-store.js';
+import type { DocumentOf } from '../../src/ports/collections.js';
 import type { EventStore } from '../../src/ports/event-store.js';
+import type { DomainEvent, Projection, Reactor } from '../../src/ports/projection.js';
 import { type DocumentWrite, FencedOffError, type ReadModelStore, type StoredVersion } from '../../src/ports/read-models.js';
 import { Projector } from '../../src/projector.js';
 import { tempDir } from '../support/temp-dir.js';
 
 /** Counts events per stream: a replayed event would count twice. */
-const counter: Projection = {
+const counter: Projection<DomainEvent, { id: string; seen: number; last: number }> = {
   name: 'counter',
   collection: 'counts',
   canHandle: ['Counted'],
   documentId: (event) => event.streamName,
-  evolve: (current, event) => ({
-    id: event.streamName,
-    seen: ((current?.seen as number | undefined) ?? 0) + 1,
-    last: Number(event.revision),
-  }),
+  evolve: (current, event) => ({ id: event.streamName, seen: (current?.seen ?? 0) + 1, last: Number(event.revision) }),
 };
 
 /** Records every event it reacts to, in memory: reactions survive nothing, the checkpoint does. */
@@ -300,7 +297,7 @@ describe('projector', () => {
     const store: ReadModelStore = {
       ...recording(inner).store,
       async getMany(collection, ids) {
-        const found = new Map<string, StoredVersion>();
+        const found = new Map<string, StoredVersion<DocumentOf<typeof collection>>>();
         for (const [id, { doc }] of await inner.getMany(collection, ids)) found.set(id, { doc, position: positions.get(id) });
         return found;
       },

@@ -4,7 +4,9 @@ import { notificationStream, publisherReactor } from '../../projections/publishe
 import { SqliteBus } from '../../src/adapters/sqlite/bus.js';
 import { SqliteEventStore } from '../../src/adapters/sqlite/event-store.js';
 import { toNewEvents } from '../../src/commands/handle-command.js';
+import type { ProfileUpdated, ScoringCompleted } from '../../src/domain/assessment.js';
 import type { Bus } from '../../src/ports/bus.js';
+import type { Recorded } from '../../src/ports/projection.js';
 import { tempDir } from '../support/temp-dir.js';
 
 describe('publisher', () => {
@@ -46,7 +48,7 @@ describe('publisher', () => {
       pii: {},
     };
     await events.appendToStream('assessment-asm_1', toNewEvents([{ type: 'ScoringCompleted', data }], {}), 'any');
-    const [completed] = await events.readAll({ limit: 10 });
+    const [completed] = (await events.readAll({ limit: 10 })) as Recorded<ScoringCompleted>[];
     const reactor = publisherReactor(events, counting);
     await reactor.react(completed!);
     await reactor.react(completed!);
@@ -67,7 +69,7 @@ describe('publisher', () => {
       updated_at: '2026-11-21T10:00:00.000Z',
     };
     await events.appendToStream('assessment-asm_1', toNewEvents([{ type: 'ProfileUpdated', data }], {}), 'any');
-    const updated = (await events.readStream('assessment-asm_1')).events[0]!;
+    const updated = (await events.readStream('assessment-asm_1')).events[0] as Recorded<ProfileUpdated>;
     await publisherReactor(events, counting).react(updated);
     expect(published).toEqual([
       {

@@ -10,7 +10,8 @@ import { toNewEvents } from '../../src/commands/handle-command.js';
 import { loadStoreConfig } from '../../src/config.js';
 import { assessmentPointer, assessmentStream, decideStartAssessment, type ResponsesSubmitted } from '../../src/domain/assessment.js';
 import { openDataKeys } from '../../src/environments.js';
-import type { EventStore, RecordedEvent } from '../../src/ports/event-store.js';
+import type { EventStore } from '../../src/ports/event-store.js';
+import type { Recorded } from '../../src/ports/projection.js';
 import { EncryptingEventStore } from '../../src/privacy/encrypting-event-store.js';
 import { Projector } from '../../src/projector.js';
 import { interleaving } from '../support/interleaving.js';
@@ -133,7 +134,8 @@ describe('responses and scoring under concurrency and replay', () => {
 describe('the scoring reactor', () => {
   it('acts, from the event alone, only on batches recorded without their count', () => {
     const reactor = scoringReactor({} as EventStore, 'mn76-v1', () => now);
-    const batch = (data: object) => ({ type: 'ResponsesSubmitted', data: { ...uncountedBatch.data, ...data } }) as unknown as RecordedEvent;
+    const batch = (data: object) =>
+      ({ type: 'ResponsesSubmitted', data: { ...uncountedBatch.data, ...data } }) as Recorded<ResponsesSubmitted>;
     for (const responses_received of [1, 75, 76]) expect(reactor.acts!(batch({ responses_received }))).toBe(false);
     expect(reactor.acts!(batch({}))).toBe(true);
   });

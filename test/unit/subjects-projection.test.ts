@@ -1,21 +1,33 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { subjectsProjection } from '../../projections/subjects.js';
-import { externalIdRef, externalIdStream } from '../../src/domain/subject.js';
-import type { RecordedEvent } from '../../src/ports/event-store.js';
+import {
+  type ConsentRecorded,
+  type ExternalIdClaimed,
+  externalIdRef,
+  externalIdStream,
+  type SubjectCreated,
+  type SubjectErased,
+} from '../../src/domain/subject.js';
+import type { SubjectDocument } from '../../src/ports/collections.js';
+import type { Recorded } from '../../src/ports/projection.js';
 import { seal } from '../../src/privacy/pii-envelope.js';
 import { openPart } from '../../src/privacy/sealed-part.js';
 
-const recorded = (type: string, data: unknown, revision: bigint, streamName = 'subject-sub_1'): RecordedEvent => ({
-  id: `e-${revision}`,
-  type,
-  data,
-  metadata: {},
-  streamName,
-  revision,
-  position: revision + 1n,
-  recordedAt: '2026-11-21T10:00:00.000Z',
-});
+type Handled = ExternalIdClaimed | SubjectCreated | ConsentRecorded | SubjectErased;
+
+/** As the log holds it: a SubjectCreated's `pii` sealed, or (to be refused) not. */
+const recorded = (type: Handled['type'], data: unknown, revision: bigint, streamName = 'subject-sub_1') =>
+  ({
+    id: `e-${revision}`,
+    type,
+    data,
+    metadata: {},
+    streamName,
+    revision,
+    position: revision + 1n,
+    recordedAt: '2026-11-21T10:00:00.000Z',
+  }) as Recorded<Handled>;
 
 const key = randomBytes(32);
 const secret = randomBytes(32);
@@ -45,10 +57,11 @@ describe('subjects projection', () => {
   it('keeps the external id and metadata sealed as the log holds them, findable by the keyed hash of the external id', () => {
     expect(JSON.stringify(created)).not.toContain('emp-0042');
     expect(JSON.stringify(created)).not.toContain('spring');
-    expect(created!.external_ref).toBe(externalIdRef('emp-0042', secret));
-    expect(openPart(key, 'sub_1', created!.pii as never)).toEqual(pii);
+    const pending = created as Extract<SubjectDocument, { status: 'pending' }>;
+    expect(pending.external_ref).toBe(externalIdRef('emp-0042', secret));
+    expect(openPart(key, 'sub_1', pending.pii)).toEqual(pii);
     // Bound to its subject: another subject's key or id opens nothing.
-    expect(() => openPart(key, 'sub_2', created!.pii as never)).toThrow();
+    expect(() => openPart(key, 'sub_2', pending.pii)).toThrow();
   });
 
   it('refuses personal data that reached the log unsealed, rather than copy it in plain text', () => {

@@ -20,11 +20,12 @@ import {
   type WebhookEndpointCreated,
 } from '../../src/domain/webhook-endpoint.js';
 import type { Bus, Topic } from '../../src/ports/bus.js';
-import { type EventStore, type RecordedEvent, StreamDeletedError } from '../../src/ports/event-store.js';
+import type { WebhookEvent } from '../../src/ports/collections.js';
+import { type EventStore, StreamDeletedError } from '../../src/ports/event-store.js';
+import type { Recorded } from '../../src/ports/projection.js';
 import { FencedOffError, type ReadModelStore } from '../../src/ports/read-models.js';
 import { type DispatcherServices, WebhookDispatcher } from '../../src/webhooks/dispatcher.js';
 import { EndpointSlots } from '../../src/webhooks/endpoint-slots.js';
-import type { WebhookEvent } from '../../src/webhooks/event-object.js';
 import type { DeliveryMessage } from '../../src/webhooks/messages.js';
 import { newSecret, sign } from '../../src/webhooks/signer.js';
 import { eventually } from '../support/eventually.js';
@@ -175,7 +176,7 @@ describe('webhook dispatcher', () => {
     return { t, guard };
   }
 
-  async function register(url: string): Promise<RecordedEvent> {
+  async function register(url: string): Promise<Recorded<WebhookEndpointCreated>> {
     const created: WebhookEndpointCreated = {
       type: 'WebhookEndpointCreated',
       data: {
@@ -188,10 +189,10 @@ describe('webhook dispatcher', () => {
       },
     };
     await log.appendToStream(endpointStream(created.data.endpoint_id), toNewEvents([created], {}), 'no_stream');
-    return (await log.readStream(endpointStream(created.data.endpoint_id))).events[0]!;
+    return (await log.readStream(endpointStream(created.data.endpoint_id))).events[0] as Recorded<WebhookEndpointCreated>;
   }
 
-  async function project(registration: RecordedEvent): Promise<void> {
+  async function project(registration: Recorded<WebhookEndpointCreated>): Promise<void> {
     const doc = webhookEndpointsProjection.evolve(undefined, registration);
     await readModels.commit('webhook_endpoints', registration.position, [
       { collection: 'webhook_endpoints', id: webhookEndpointsProjection.documentId(registration), doc },
@@ -199,7 +200,7 @@ describe('webhook dispatcher', () => {
   }
 
   /** A completion in the log, published as the server's publisher does; the events projection never runs here. */
-  async function complete(): Promise<RecordedEvent> {
+  async function complete(): Promise<Recorded<ScoringCompleted>> {
     const data: ScoringCompleted['data'] = {
       assessment_id: 'asm_1',
       subject_id: 'sub_1',
@@ -211,7 +212,7 @@ describe('webhook dispatcher', () => {
       pii: null,
     };
     await log.appendToStream('assessment-asm_1', toNewEvents([{ type: 'ScoringCompleted', data }], {}), 'any');
-    const completed = (await log.readStream('assessment-asm_1')).events.at(-1)!;
+    const completed = (await log.readStream('assessment-asm_1')).events.at(-1) as Recorded<ScoringCompleted>;
     await publisherReactor(log, bus).react(completed);
     return completed;
   }
@@ -267,7 +268,7 @@ describe('webhook dispatcher', () => {
 
   /** A completion in the log and its webhook event, queued to no endpoint (none is registered before it). */
   async function completedEvent(): Promise<WebhookEvent> {
-    return eventsProjection.evolve(undefined, await complete()) as WebhookEvent;
+    return eventsProjection.evolve(undefined, await complete())!;
   }
 
   /** A completion, a projected endpoint with its receiver, and the successful attempt a delivery of it records. */
@@ -366,7 +367,7 @@ describe('webhook dispatcher', () => {
     const [silentEndpoint, healthyEndpoint] = [await register(silent.url), await register(healthy.url)];
     await project(silentEndpoint);
     await project(healthyEndpoint);
-    const id = (registration: RecordedEvent) => (registration.data as WebhookEndpointCreated['data']).endpoint_id;
+    const id = (registration: Recorded<WebhookEndpointCreated>) => registration.data.endpoint_id;
     // More deliveries to the silent endpoint than the dispatcher has slots, queued ahead of the healthy one's.
     for (let i = 0; i < 20; i++)
       await bus.publish('deliveries', `silent-${i}`, { event, endpoint_id: id(silentEndpoint) } satisfies DeliveryMessage);

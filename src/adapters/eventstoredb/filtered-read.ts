@@ -58,6 +58,7 @@ export function readAllFiltered(
   from: Position | undefined,
   maxCount: number,
 ): AsyncIterable<AllStreamResolvedEvent> {
+  // Protected members have no public type to reach them by: this cast is the adapter's one way in.
   const internals = client as unknown as ClientInternals;
   const request = filteredReadRequest(prefix, from, maxCount);
   const create = internals.GRPCStreamCreator(streamsGrpc.StreamsClient, 'readAll', (grpc) =>

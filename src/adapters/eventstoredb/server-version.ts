@@ -31,6 +31,7 @@ export class UnsupportedServerError extends BackendRefusal {
  * the answer), or "unknown" from a server older than that service. The client keeps it behind a protected member.
  */
 export async function serverVersion(client: EventStoreDBClient): Promise<string> {
+  // A protected member has no public type to reach it by: this cast is the adapter's one way in.
   const features = await (client as unknown as { capabilities: Promise<{ serverVersion: string }> }).capabilities;
   return features.serverVersion;
 }

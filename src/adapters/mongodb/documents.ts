@@ -1,5 +1,6 @@
 import type { AnyBulkWriteOperation } from 'mongodb';
-import type { Document, DocumentWrite, Fence } from '../../ports/read-models.js';
+import type { Document, JsonDocument } from '../../ports/collections.js';
+import type { DocumentWrite, Fence } from '../../ports/read-models.js';
 import { positionKey } from '../position-key.js';
 
 /** A read-model document as MongoDB stores it: `_id` is the document's id, `_position` the last event applied. */
@@ -11,7 +12,7 @@ export type Tombstone = { _id: string; _position: string; _removed: true };
 /** Matches the documents that are not tombstones. */
 export const NOT_REMOVED = { _removed: { $exists: false } } as const;
 
-export function toStored(doc: Document, position: bigint): StoredDocument {
+export function toStored(doc: Document | JsonDocument, position: bigint): StoredDocument {
   const { id, ...rest } = doc;
   return { _id: id, ...rest, _position: positionKey(position) };
 }
@@ -29,9 +30,10 @@ export function positionOf(stored: Record<string, unknown>): bigint | undefined 
   return typeof stored._position === 'string' ? BigInt(stored._position) : undefined;
 }
 
-export function fromStored(stored: Record<string, unknown>): Document {
+/** The document its projection wrote, as `D` (its collection's type): the one cast from what MongoDB holds. */
+export function fromStored<D extends Document = JsonDocument>(stored: Record<string, unknown>): D {
   const { _id, _position: _ignored, ...rest } = stored;
-  return { id: _id as string, ...rest };
+  return { id: _id as string, ...rest } as D;
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { ClientSession, Collection, Db } from 'mongodb';
+import type { DocumentOf } from '../../ports/collections.js';
 import {
-  type Document,
   type DocumentWrite,
   type Fence,
   FencedOffError,
@@ -88,13 +88,13 @@ export class MongoReadModelStore implements ReadModelStore {
     if (lease?.token !== fence.token) throw new FencedOffError(fence);
   }
 
-  async get(collection: string, id: string): Promise<Document | undefined> {
+  async get<C extends string>(collection: C, id: string): Promise<DocumentOf<C> | undefined> {
     const found = await this.db.collection<Record<string, unknown>>(collection).findOne({ _id: id, ...NOT_REMOVED } as never);
-    return found ? fromStored(found) : undefined;
+    return found ? fromStored<DocumentOf<C>>(found) : undefined;
   }
 
-  async getMany(collection: string, ids: readonly string[]): Promise<Map<string, StoredVersion>> {
-    const found = new Map<string, StoredVersion>();
+  async getMany<C extends string>(collection: C, ids: readonly string[]): Promise<Map<string, StoredVersion<DocumentOf<C>>>> {
+    const found = new Map<string, StoredVersion<DocumentOf<C>>>();
     if (ids.length === 0) return found;
     const rows = await this.db
       .collection<Record<string, unknown>>(collection)
@@ -102,12 +102,12 @@ export class MongoReadModelStore implements ReadModelStore {
       .toArray();
     // Without transactions documents are written before the checkpoint: a replay skips the events a document (or its tombstone) already holds.
     for (const row of rows) {
-      found.set(String(row._id), { doc: isTombstone(row) ? undefined : fromStored(row), position: positionOf(row) });
+      found.set(String(row._id), { doc: isTombstone(row) ? undefined : fromStored<DocumentOf<C>>(row), position: positionOf(row) });
     }
     return found;
   }
 
-  async list(collection: string, query: ListQuery): Promise<ListPage> {
+  async list<C extends string>(collection: C, query: ListQuery): Promise<ListPage<DocumentOf<C>>> {
     const backwards = query.endingBefore !== undefined;
     const filter: Record<string, unknown> = { ...query.where, ...NOT_REMOVED };
     if (query.startingAfter !== undefined) filter._id = { $lt: query.startingAfter };
@@ -118,7 +118,7 @@ export class MongoReadModelStore implements ReadModelStore {
       .sort({ _id: backwards ? 1 : -1 })
       .limit(query.limit + 1)
       .toArray();
-    const page = rows.slice(0, query.limit).map(fromStored);
+    const page = rows.slice(0, query.limit).map((row) => fromStored<DocumentOf<C>>(row));
     return { data: backwards ? page.reverse() : page, hasMore: rows.length > query.limit };
   }
 

@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import type Database from 'better-sqlite3';
+import type { DocumentOf, JsonDocument } from '../../ports/collections.js';
 import {
-  type Document,
   type DocumentWrite,
   type Fence,
   FencedOffError,
@@ -152,7 +152,7 @@ export class SqliteReadModelStore implements ReadModelStore {
     const { sql, params } = whereClause(collection, where);
     const erasedAt = positionKey(position);
     for (const row of this.query(`SELECT doc, position FROM documents WHERE ${sql}`).all(...params)) {
-      const doc = JSON.parse(row.doc) as Document;
+      const doc = JSON.parse(row.doc) as JsonDocument;
       const kept = Object.fromEntries(keep.filter((field) => field in doc).map((field) => [field, doc[field]]));
       const at = row.position !== null && row.position > erasedAt ? row.position : erasedAt;
       this.statements.blank.run(JSON.stringify({ ...kept, ...set, id: doc.id }), at, collection, doc.id);
@@ -177,24 +177,25 @@ export class SqliteReadModelStore implements ReadModelStore {
     return this.purge();
   }
 
-  get(collection: string, id: string): Promise<Document | undefined> {
+  /** Documents are read back as the JSON their projection wrote: its collection's type (JSON.parse answers `any`). */
+  get<C extends string>(collection: C, id: string): Promise<DocumentOf<C> | undefined> {
     const row = this.statements.get.get(collection, id);
-    return Promise.resolve(row ? (JSON.parse(row.doc) as Document) : undefined);
+    return Promise.resolve(row ? JSON.parse(row.doc) : undefined);
   }
 
-  getMany(collection: string, ids: readonly string[]): Promise<Map<string, StoredVersion>> {
-    const found = new Map<string, StoredVersion>();
+  getMany<C extends string>(collection: C, ids: readonly string[]): Promise<Map<string, StoredVersion<DocumentOf<C>>>> {
+    const found = new Map<string, StoredVersion<DocumentOf<C>>>();
     if (ids.length === 0) return Promise.resolve(found);
     for (const row of this.statements.getMany.all(collection, JSON.stringify(ids))) {
       found.set(row.id, {
-        doc: row.doc === null ? undefined : (JSON.parse(row.doc) as Document),
+        doc: row.doc === null ? undefined : JSON.parse(row.doc),
         position: row.position === null ? undefined : BigInt(row.position),
       });
     }
     return Promise.resolve(found);
   }
 
-  list(collection: string, query: ListQuery): Promise<ListPage> {
+  list<C extends string>(collection: C, query: ListQuery): Promise<ListPage<DocumentOf<C>>> {
     const where = whereClause(collection, query.where ?? {});
     const clauses = [where.sql];
     const params = where.params;
@@ -209,7 +210,7 @@ export class SqliteReadModelStore implements ReadModelStore {
     const sql = `SELECT doc, position FROM documents WHERE ${clauses.join(' AND ')} ORDER BY id ${backwards ? 'ASC' : 'DESC'} LIMIT ?`;
     const rows = this.query(sql).all(...params, query.limit + 1);
     const hasMore = rows.length > query.limit;
-    const page = rows.slice(0, query.limit).map((row) => JSON.parse(row.doc) as Document);
+    const page: DocumentOf<C>[] = rows.slice(0, query.limit).map((row) => JSON.parse(row.doc));
     return Promise.resolve({ data: backwards ? page.reverse() : page, hasMore });
   }
 

@@ -1,14 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { allAnswered, type StoredAssessment } from '../../../projections/assessments.js';
 import { abandonAssessment, startAssessment, submitResponses } from '../../commands/assessments.js';
 import { type Assessment, type ItemResponse, statusAt } from '../../domain/assessment.js';
+import { allAnswered, type Collections, type StoredAssessment } from '../../ports/collections.js';
 import type { DataKeyStore } from '../../ports/data-keys.js';
 import { ITEM_COUNT, ITEM_SET_VERSION, itemIds, items } from '../../scoring/item-bank.js';
 import { eventMetadata } from '../event-metadata.js';
 import { listOf, listPage, listQuery } from '../lists.js';
-import { openSealed } from '../personal-data.js';
+import { openSealed, subjectGone } from '../personal-data.js';
 import { ProblemError } from '../problem.js';
 import { exampleIds, id, problems, timestamp } from '../schemas.js';
 import { requireSubject } from './subjects.js';
@@ -97,8 +97,11 @@ async function answeredItems(doc: StoredAssessment, dataKeys: DataKeyStore): Pro
 const fromState = (assessment: Assessment, livemode: boolean, now: Date) =>
   toAssessmentResource(assessment, new Set(Object.keys(assessment.answers)), livemode, now);
 
-const fromDocument = async (doc: StoredAssessment, dataKeys: DataKeyStore, livemode: boolean, now: Date) =>
-  toAssessmentResource(doc, await answeredItems(doc, dataKeys), livemode, now);
+/** An erased one was erased after its subject was read: 410, as after. */
+async function fromDocument(doc: Collections['assessments'], dataKeys: DataKeyStore, livemode: boolean, now: Date) {
+  if ('erased' in doc) throw subjectGone(doc.subject_id);
+  return toAssessmentResource(doc, await answeredItems(doc, dataKeys), livemode, now);
+}
 
 function toAssessmentResource(
   assessment: Omit<Assessment, 'answers'>,
@@ -219,13 +222,7 @@ export function registerAssessmentRoutes(app: FastifyInstance, clock: () => Date
     async (request) => {
       await requireSubject(request.env.readModels, request.params.id);
       const now = clock();
-      const list = await listPage(
-        request.env.readModels,
-        'assessments',
-        request.query,
-        { subject_id: request.params.id },
-        (doc) => doc as unknown as StoredAssessment,
-      );
+      const list = await listPage(request.env.readModels, 'assessments', request.query, { subject_id: request.params.id }, (doc) => doc);
       return {
         ...list,
         data: await Promise.all(list.data.map((doc) => fromDocument(doc, request.env.dataKeys, request.env.livemode, now))),
@@ -254,7 +251,7 @@ export function registerAssessmentRoutes(app: FastifyInstance, clock: () => Date
       const doc = await request.env.readModels.get('assessments', request.params.assessment_id);
       if (!doc || doc.subject_id !== request.params.id)
         throw new ProblemError('not_found', `No assessment ${request.params.assessment_id} for subject ${request.params.id}.`);
-      return fromDocument(doc as unknown as StoredAssessment, request.env.dataKeys, request.env.livemode, clock());
+      return fromDocument(doc, request.env.dataKeys, request.env.livemode, clock());
     },
   );
 

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { type EventType, eventTypes, subscribes } from '../../domain/webhook-endpoint.js';
 import type { ReadModelStore } from '../../ports/read-models.js';
 import { queueRedelivery } from '../../webhooks/dispatcher.js';
-import { type EventData, eventObject } from '../../webhooks/event-object.js';
+import { eventObject } from '../../webhooks/event-object.js';
 import { listOf, listPage, listQuery } from '../lists.js';
 import { ProblemError } from '../problem.js';
 import { exampleIds, id, problems, timestamp } from '../schemas.js';
@@ -111,9 +111,9 @@ export function registerEventRoutes(app: FastifyInstance): void {
       const doc = await request.env.readModels.get('events', request.params.id);
       if (!doc) throw new ProblemError('not_found', `No event ${request.params.id}.`);
       // An erased subject's events are not sent again.
-      await requireSubject(request.env.readModels, (doc.data as EventData).subject_id);
+      await requireSubject(request.env.readModels, doc.data.subject_id);
       const endpointId = request.body?.endpoint_id;
-      if (endpointId !== undefined) await requireRedeliveryTarget(request.env.readModels, endpointId, doc.type as EventType);
+      if (endpointId !== undefined) await requireRedeliveryTarget(request.env.readModels, endpointId, doc.type);
       await queueRedelivery(request.env.bus, doc.id, endpointId);
       return reply.code(202).send(eventObject(doc, request.env.livemode));
     },

@@ -2,13 +2,13 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { servedVersion } from '../../domain/assessment.js';
+import type { Collections } from '../../ports/collections.js';
 import type { DataKeyStore } from '../../ports/data-keys.js';
-import type { Document, ReadModelStore } from '../../ports/read-models.js';
-import type { SealedPart } from '../../privacy/sealed-part.js';
+import type { ReadModelStore } from '../../ports/read-models.js';
 import { intelligences, natures } from '../../scoring/constructs.js';
 import { items } from '../../scoring/item-bank.js';
 import { NEWEST_SCORING_VERSION, scorers } from '../../scoring/scorers.js';
-import { openSealed } from '../personal-data.js';
+import { openSealed, subjectGone } from '../personal-data.js';
 import { ProblemError } from '../problem.js';
 import { exampleIds, id, problems, timestamp } from '../schemas.js';
 import { requireSubject } from './subjects.js';
@@ -67,6 +67,9 @@ const profileResource = z
 
 type ProfileResource = z.infer<typeof profileResource>;
 
+/** A profile document, or what its subject's erasure left of it. */
+type Profile = Collections['profiles'];
+
 /** The scoring version the API serves (the last one a rebuild activated) and every version ever activated. */
 interface Serving {
   active: string | undefined;
@@ -75,40 +78,41 @@ interface Serving {
 
 async function serving(readModels: ReadModelStore): Promise<Serving> {
   const doc = await readModels.get('scoring_versions', 'current');
-  return { active: doc?.active as string | undefined, activated: (doc?.activated as string[] | undefined) ?? [] };
+  return { active: doc?.active, activated: doc?.activated ?? [] };
 }
 
 /** A rebuild's profile whose version is not activated yet: it waits, unseen, for the switch. */
-function staged(doc: Document, { activated }: Serving): boolean {
-  return doc.origin === 'rebuild' && !activated.includes(doc.scoring_version as string);
+function staged(doc: Profile, { activated }: Serving): boolean {
+  return doc.origin === 'rebuild' && !activated.includes(doc.scoring_version);
 }
 
 /** The profile served among one assessment's, by the domain's rule. Documents written before rebuilds existed have no origin: completions. */
-function servedAmong(docs: Document[], { active }: Serving): Document | undefined {
-  const byVersion = Object.fromEntries(docs.map((doc) => [doc.scoring_version as string, doc]));
+function servedAmong(docs: Profile[], { active }: Serving): Profile | undefined {
+  const byVersion = Object.fromEntries(docs.map((doc) => [doc.scoring_version, doc]));
   const completion = docs.find((doc) => doc.origin !== 'rebuild');
-  const version = servedVersion(
-    { profiles: byVersion, scoring_version: (completion?.scoring_version as string | undefined) ?? null },
-    active,
-  );
+  const version = servedVersion({ profiles: byVersion, scoring_version: completion?.scoring_version ?? null }, active);
   return version === null ? undefined : byVersion[version];
 }
 
-/** The profile as the API shows it, its scores and narratives opened from the document's sealed part. */
-async function toProfileResource(doc: Document, served: Document, dataKeys: DataKeyStore, livemode: boolean): Promise<ProfileResource> {
+/**
+ * The profile as the API shows it, its scores and narratives opened from the document's sealed part. One erased
+ * after its subject was read answers 410, as after.
+ */
+async function toProfileResource(doc: Profile, served: Profile, dataKeys: DataKeyStore, livemode: boolean): Promise<ProfileResource> {
+  if ('erased' in doc) throw subjectGone(doc.subject_id);
   const superseded = served.id !== doc.id;
   const [pii] = await openSealed<{ profile: Pick<ProfileResource, 'natures' | 'intelligences' | 'descriptions'> }>(
     dataKeys,
-    doc.subject_id as string,
-    [doc.pii as SealedPart],
+    doc.subject_id,
+    [doc.pii],
   );
   const { natures, intelligences, descriptions } = pii!.profile;
   return {
     id: doc.id,
     object: 'profile',
-    subject_id: doc.subject_id as string,
-    assessment_id: doc.assessment_id as string,
-    scoring_version: doc.scoring_version as string,
+    subject_id: doc.subject_id,
+    assessment_id: doc.assessment_id,
+    scoring_version: doc.scoring_version,
     language: 'en',
     natures,
     intelligences,
@@ -116,13 +120,13 @@ async function toProfileResource(doc: Document, served: Document, dataKeys: Data
     status: superseded ? 'superseded' : 'current',
     superseded_by: superseded ? served.id : null,
     livemode,
-    created_at: doc.created_at as string,
+    created_at: doc.created_at,
   };
 }
 
 /** Every profile document of a subject or an assessment (a handful: one per completion and rebuild). */
-async function profilesWhere(readModels: ReadModelStore, where: Record<string, string>): Promise<Document[]> {
-  const docs: Document[] = [];
+async function profilesWhere(readModels: ReadModelStore, where: Record<string, string>): Promise<Profile[]> {
+  const docs: Profile[] = [];
   for (
     let page = await readModels.list('profiles', { where, limit: 100 });
     ;
@@ -163,7 +167,7 @@ export function registerProfileRoutes(app: FastifyInstance): void {
             versions,
           ) ?? [],
       );
-      const completion = (doc: Document) => `${(doc.completed_at ?? doc.created_at) as string} ${doc.assessment_id as string}`;
+      const completion = (doc: Profile) => `${doc.completed_at ?? doc.created_at} ${doc.assessment_id}`;
       const latest = served.sort((a, b) => (completion(a) < completion(b) ? 1 : -1))[0];
       if (!latest) throw new ProblemError('profile_not_found', 'The subject has no completed assessment yet.');
       return toProfileResource(latest, latest, request.env.dataKeys, livemode);
@@ -189,8 +193,8 @@ export function registerProfileRoutes(app: FastifyInstance): void {
       const [doc, versions] = await Promise.all([readModels.get('profiles', request.params.id), serving(readModels)]);
       if (!doc || staged(doc, versions)) throw new ProblemError('profile_not_found', `No profile ${request.params.id}.`);
       // An erased subject's profiles answer 410 like every route under it.
-      await requireSubject(readModels, doc.subject_id as string);
-      const served = servedAmong(await profilesWhere(readModels, { assessment_id: doc.assessment_id as string }), versions) ?? doc;
+      await requireSubject(readModels, doc.subject_id);
+      const served = servedAmong(await profilesWhere(readModels, { assessment_id: doc.assessment_id }), versions) ?? doc;
       return toProfileResource(doc, served, request.env.dataKeys, livemode);
     },
   );

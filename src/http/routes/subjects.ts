@@ -6,9 +6,9 @@ import { createSubject, eraseSubject } from '../../commands/subjects.js';
 import { auditTypes } from '../../domain/audit.js';
 import { subjectErasedError } from '../../domain/errors.js';
 import { externalIdRef, type SubjectPii } from '../../domain/subject.js';
+import type { SubjectDocument } from '../../ports/collections.js';
 import type { DataKeyStore } from '../../ports/data-keys.js';
-import type { Document, ReadModelStore } from '../../ports/read-models.js';
-import type { SealedPart } from '../../privacy/sealed-part.js';
+import type { ReadModelStore } from '../../ports/read-models.js';
 import { eventMetadata } from '../event-metadata.js';
 import { listOf, listPage, listQuery, pageOf } from '../lists.js';
 import { metadataInput, metadataOutput } from '../metadata.js';
@@ -71,13 +71,18 @@ type SubjectResource = z.infer<typeof subjectResource>;
 
 const subjectIdParams = z.strictObject({ id: id('sub', exampleIds.subject, 'The subject id.') });
 
+/** A subject the API shows: its consent is recorded. */
+type ActiveSubject = Extract<SubjectDocument, { status: 'active' }>;
+
+const isActive = (doc: SubjectDocument): doc is ActiveSubject => doc.status === 'active';
+
 /**
  * The subject as the API may show it: active (consent recorded), in the key's environment. An erased
  * subject answers 410 on every route under it; one that does not exist (or is not yet active), 404.
  */
-export async function requireSubject(readModels: ReadModelStore, id: string): Promise<Document> {
+export async function requireSubject(readModels: ReadModelStore, id: string): Promise<ActiveSubject> {
   const doc = await readModels.get('subjects', id);
-  if (doc?.status === 'erased') throw subjectErasedError(id, doc.erased_at as string);
+  if (doc?.status === 'erased') throw subjectErasedError(id, doc.erased_at);
   if (doc?.status !== 'active') throw new ProblemError('not_found', `No subject ${id}.`);
   return doc;
 }
@@ -107,17 +112,17 @@ function unlessErased(error: unknown): undefined {
 }
 
 /** The subject as the API shows it, its external id and metadata opened from the document's sealed part. */
-async function toSubjectResource(doc: Document, dataKeys: DataKeyStore, livemode: boolean): Promise<SubjectResource> {
-  const [pii] = await openSealed<SubjectPii>(dataKeys, doc.id, [doc.pii as SealedPart]);
+async function toSubjectResource(doc: ActiveSubject, dataKeys: DataKeyStore, livemode: boolean): Promise<SubjectResource> {
+  const [pii] = await openSealed<SubjectPii>(dataKeys, doc.id, [doc.pii]);
   return {
     id: doc.id,
     object: 'subject',
     external_subject_id: pii!.external_subject_id,
     metadata: pii!.metadata,
-    consent: doc.consent as SubjectResource['consent'],
-    status: doc.status as 'active',
+    consent: doc.consent,
+    status: doc.status,
     livemode,
-    created_at: doc.created_at as string,
+    created_at: doc.created_at,
   };
 }
 
@@ -247,7 +252,9 @@ export function registerSubjectRoutes(app: FastifyInstance, clock: () => Date): 
       const where: Record<string, string> = { status: 'active', ...(external_ref !== undefined && { external_ref }) };
       const list = await listPage(readModels, 'subjects', page, where, (doc) => doc);
       // A subject erased through another replica, whose erasure these read models do not show yet, is left out.
-      const shown = await Promise.all(list.data.map((doc) => toSubjectResource(doc, dataKeys, livemode).catch(unlessErased)));
+      const shown = await Promise.all(
+        list.data.filter(isActive).map((doc) => toSubjectResource(doc, dataKeys, livemode).catch(unlessErased)),
+      );
       return { ...list, data: shown.filter((subject) => subject !== undefined) };
     },
   );

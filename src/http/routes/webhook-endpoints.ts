@@ -120,7 +120,7 @@ function toEndpointResource(endpoint: WebhookEndpoint, livemode: boolean, now: D
 
 /** The endpoint as the read models hold it, or 404. */
 export async function requireEndpoint(readModels: ReadModelStore, id: string): Promise<WebhookEndpoint> {
-  const doc = (await readModels.get('webhook_endpoints', id)) as unknown as WebhookEndpoint | undefined;
+  const doc = await readModels.get('webhook_endpoints', id);
   if (!doc) throw new ProblemError('not_found', `No webhook endpoint ${id}.`);
   return doc;
 }
@@ -252,7 +252,7 @@ export function registerWebhookEndpointRoutes(app: FastifyInstance, clock: () =>
     async (request) => {
       const now = clock();
       return listPage(request.env.readModels, 'webhook_endpoints', request.query, {}, (doc) =>
-        toEndpointResource(doc as unknown as WebhookEndpoint, request.env.livemode, now),
+        toEndpointResource(doc, request.env.livemode, now),
       );
     },
   );
@@ -294,7 +294,7 @@ export function registerWebhookEndpointRoutes(app: FastifyInstance, clock: () =>
     async (request) => {
       await requireEndpoint(request.env.readModels, request.params.id);
       return listPage(request.env.readModels, 'webhook_deliveries', request.query, { endpoint_id: request.params.id }, (doc) => ({
-        ...(doc as unknown as Omit<z.infer<typeof deliveryResource>, 'object' | 'livemode'>),
+        ...doc,
         object: 'webhook_delivery' as const,
         livemode: request.env.livemode,
       }));

@@ -1,0 +1,48 @@
+import type { Collection, Collections, Document } from './collections.js';
+import type { RecordedEvent } from './event-store.js';
+
+/** An event as the domain declares it: its type and what it records. */
+export type DomainEvent = { type: string; data: unknown };
+
+/** A recorded event of the union `E`: a switch on its `type` narrows its `data`. */
+export type Recorded<E extends DomainEvent> = RecordedEvent & E;
+
+/**
+ * A read model: one document per id in one collection, evolved event by event. Pure, so a replay
+ * from any checkpoint produces the same documents.
+ *
+ * Typed over the events it folds (`E`) and its documents (`D`). The projector holds every projection as a
+ * plain `Projection` and hands each one only events of its `canHandle`: that list is what makes its `E` true,
+ * and the methods (not function properties) are what let a `Projection<E, D>` stand as a `Projection`.
+ */
+export interface Projection<E extends DomainEvent = DomainEvent, D extends Document = Document> {
+  name: string;
+  collection: string;
+  canHandle: readonly E['type'][];
+  documentId(event: Recorded<E>): string;
+  /** The new document, or null to remove it. */
+  evolve(current: D | undefined, event: Recorded<E>): D | null;
+  /**
+   * For collections whose documents carry a `subject_id`: on the subject's SubjectErased, each of them keeps
+   * only these fields (and `erased: true`); every personal field goes.
+   */
+  erasure?: { keep: readonly string[] };
+}
+
+/**
+ * The projection of a declared collection: its documents are that collection's, and what an erasure keeps are
+ * fields every variant of them has (those its erased variant keeps).
+ */
+export type CollectionProjection<E extends DomainEvent, C extends Collection> = Projection<E, Collections[C]> & {
+  collection: C;
+  erasure?: { keep: readonly (keyof Collections[C] & string)[] };
+};
+
+/** A side effect driven by the log (appending another event, say). Must tolerate seeing an event twice. */
+export interface Reactor<E extends DomainEvent = DomainEvent> {
+  name: string;
+  canHandle: readonly E['type'][];
+  /** Whether an event of those types asks for a reaction, decided from the event alone; those that do not cost nothing, not even a checkpoint. */
+  acts?(event: Recorded<E>): boolean;
+  react(event: Recorded<E>): Promise<void>;
+}
