@@ -14,7 +14,7 @@ const phaseNames: Record<RebuildProgress['phase'], string> = { rescoring: 'resco
  * A progress bar with rate and ETA on stderr: drawn in place on a terminal, and printed as a plain line
  * every few seconds otherwise (CI logs, pipes).
  */
-function progressBar(stream: NodeJS.WriteStream): { update(progress: RebuildProgress): void; stop(): void } {
+function progressBar(stream: NodeJS.WritableStream): { update(progress: RebuildProgress): void; stop(): void } {
   const bar = new SingleBar(
     {
       stream,
@@ -46,7 +46,12 @@ function progressBar(stream: NodeJS.WriteStream): { update(progress: RebuildProg
   };
 }
 
-export function profilesCommand(openStores: (environment: Environment) => Promise<OperatorStores>, output: Output): Command {
+/** `progress` is where the progress bar goes: stderr, beside `output`'s lines. */
+export function profilesCommand(
+  openStores: (environment: Environment) => Promise<OperatorStores>,
+  output: Output,
+  progress: NodeJS.WritableStream,
+): Command {
   const profiles = new Command('profiles').description('operate on profiles');
   profiles
     .command('rebuild')
@@ -59,7 +64,7 @@ export function profilesCommand(openStores: (environment: Environment) => Promis
     .option('--json', 'print the summary as one JSON object')
     .action(async (options: { scoringVersion: string; env: Environment; json?: boolean }) => {
       const stores = await openStores(options.env);
-      const bar = progressBar(process.stderr);
+      const bar = progressBar(progress);
       try {
         const summary = await rebuildProfiles(stores, options.scoringVersion, { onProgress: (progress) => bar.update(progress) });
         bar.stop();

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
+import { runCliInProcess } from '../support/cli.js';
 import { knownProfile, knownResponses } from '../support/known-answers.js';
-import { runCli, type ServerProcess, startServer } from '../support/processes.js';
+import { type ServerProcess, startServer } from '../support/processes.js';
 import { type Received, startReceiver } from '../support/receiver.js';
 import { StoreReader } from '../support/stores.js';
 import { tempDir } from '../support/temp-dir.js';
@@ -108,7 +109,7 @@ export async function runCrashSuite(options: CrashOptions): Promise<CrashReport>
   const failures: string[] = [];
   const fail = (line: string) => failures.push(line);
 
-  const minted = runCli(
+  const minted = await runCliInProcess(
     ['keys', 'create', '--env', 'test', '--type', 'sk', '--scope', 'nature:read', '--scope', 'nature:write', '--name', 'crash', '--json'],
     env,
   );

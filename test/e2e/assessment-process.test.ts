@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCliInProcess } from '../support/cli.js';
 import { eventually } from '../support/eventually.js';
 import { batches, knownProfile, knownResponses } from '../support/known-answers.js';
-import { callServer, runCli, type ServerProcess, serverPool } from '../support/processes.js';
+import { callServer, type ServerProcess, serverPool } from '../support/processes.js';
 import { tempDir } from '../support/temp-dir.js';
 import { validSubject } from '../support/test-app.js';
 
@@ -11,10 +12,10 @@ describe('assessments on a running server', () => {
   let env: Record<string, string>;
   let key: string;
   const pool = serverPool(() => env);
-  beforeEach(() => {
+  beforeEach(async () => {
     dir = tempDir();
     env = { NATURE_DATA_DIR: dir.path };
-    const minted = runCli(
+    const minted = await runCliInProcess(
       ['keys', 'create', '--env', 'test', '--type', 'sk', '--scope', 'nature:read', '--scope', 'nature:write', '--name', 'ci', '--json'],
       env,
     );

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Body, client } from '../support/api-client.js';
+import { runCliInProcess } from '../support/cli.js';
 import { batches } from '../support/known-answers.js';
-import { runCli } from '../support/processes.js';
 import { auth, openTestApp, type TestApp, validSubject } from '../support/test-app.js';
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -83,13 +83,13 @@ describe('audit of a subject, straight from the log', () => {
     expect((await api.call('GET', `${base}/audit?starting_after=nope`)).body).toMatchObject({ status: 400, code: 'invalid_cursor' });
     expect((await api.call('GET', `${base}/audit?verbose=1`)).body).toMatchObject({ status: 422, code: 'validation_failed' });
 
-    const cli = runCli(['audit', subject.id, '--env', 'test', '--json'], { NATURE_DATA_DIR: t.dataDir });
+    const cli = await runCliInProcess(['audit', subject.id, '--env', 'test', '--json'], { NATURE_DATA_DIR: t.dataDir });
     expect(cli.status, cli.stderr).toBe(0);
     expect(JSON.parse(cli.stdout)).toEqual({ subject_id: subject.id, data: entries });
-    const human = runCli(['audit', subject.id, '--env', 'test'], { NATURE_DATA_DIR: t.dataDir });
+    const human = await runCliInProcess(['audit', subject.id, '--env', 'test'], { NATURE_DATA_DIR: t.dataDir });
     expect(human.stdout.trim().split('\n')).toHaveLength(entries.length);
     expect(human.stdout).toContain('assessment.abandoned');
-    const missing = runCli(['audit', 'sub_01M00000000000000000000000', '--env', 'live'], { NATURE_DATA_DIR: t.dataDir });
+    const missing = await runCliInProcess(['audit', 'sub_01M00000000000000000000000', '--env', 'live'], { NATURE_DATA_DIR: t.dataDir });
     expect(missing.status).toBe(1);
     expect(missing.stderr).toContain('no subject sub_01M00000000000000000000000 in production');
   });

@@ -6,6 +6,7 @@ import { MongoClient } from 'mongodb';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { KEYS_DATABASE } from '../../src/adapters/mongodb/key-store.js';
 import { serverTarget } from '../support/backend-servers.js';
+import { runCliInProcess } from '../support/cli.js';
 import { freePort, runCli, runCliWith, runServerToExit, unprivileged } from '../support/processes.js';
 import { tempDir } from '../support/temp-dir.js';
 import { auth, openTestApp, validSubject } from '../support/test-app.js';
@@ -32,16 +33,19 @@ describe('the nature operator command', () => {
     if (existsSync(data)) chmodSync(data, 0o700);
     dir.cleanup();
   });
-  const nature = (args: string[], env: Record<string, string> = {}) => runCli(args, { NATURE_DATA_DIR: data, ...env });
+  // The command's logic runs in this process; what only the real process shows (that it starts, its exit
+  // codes, its user's permissions) is checked by starting it.
+  const nature = (args: string[], env: Record<string, string> = {}) => runCliInProcess(args, { NATURE_DATA_DIR: data, ...env });
+  const natureProcess = (args: string[]) => runCli(args, { NATURE_DATA_DIR: data });
 
   it('prints its version', () => {
-    const result = nature(['--version']);
+    const result = natureProcess(['--version']);
     expect(result.status).toBe(0);
     expect(result.stdout.trim()).toBe(packageVersion);
   });
 
-  it('lists every command under --help, each with its synopsis, what it does and an example', () => {
-    const result = nature(['--help']);
+  it('lists every command under --help, each with its synopsis, what it does and an example', async () => {
+    const result = await nature(['--help']);
     expect(result.status).toBe(0);
     expect(result.stderr).toBe('');
     const lines = result.stdout.split('\n');
@@ -65,13 +69,13 @@ describe('the nature operator command', () => {
       expect(description, command).toMatch(/^ {6}[a-z]/);
       expect(example, command).toMatch(new RegExp(`^ {6}\\$ (\\S+=\\S+ )*nature ${command}\\b`));
     }
-    expect(nature(['keys', 'show', '--help']).stdout).toMatch(/Example:\n {2}\$ nature keys show key_/);
+    expect((await nature(['keys', 'show', '--help'])).stdout).toMatch(/Example:\n {2}\$ nature keys show key_/);
   });
 
-  it("shows one key's details, never the raw key or its hash; --json too", () => {
-    const minted = JSON.parse(nature([...mintArgs, 'reporting job', '--json']).stdout) as { id: string; key: string };
+  it("shows one key's details, never the raw key or its hash; --json too", async () => {
+    const minted = JSON.parse((await nature([...mintArgs, 'reporting job', '--json'])).stdout) as { id: string; key: string };
     const hash = createHash('sha256').update(minted.key).digest('hex');
-    const shown = nature(['keys', 'show', minted.id]);
+    const shown = await nature(['keys', 'show', minted.id]);
     expect(shown.status, shown.stderr).toBe(0);
     expect(shown.stdout).toMatch(new RegExp(`^id +${minted.id}$`, 'm'));
     expect(shown.stdout).toMatch(/^name +reporting job$/m);
@@ -79,14 +83,14 @@ describe('the nature operator command', () => {
     expect(shown.stdout).toMatch(/^environment +test \(sandbox\)$/m);
     expect(shown.stdout).toMatch(/^scopes +nature:read$/m);
     expect(shown.stdout).toMatch(/^status +active$/m);
-    for (const output of [shown.stdout, nature(['keys', 'show', minted.id, '--json']).stdout]) {
+    for (const output of [shown.stdout, (await nature(['keys', 'show', minted.id, '--json'])).stdout]) {
       expect(output).not.toContain(minted.key);
       expect(output).not.toContain(minted.key.slice(8, -4));
       expect(output).not.toContain(hash);
     }
 
-    const rotated = JSON.parse(nature(['keys', 'rotate', minted.id, '--json']).stdout) as { id: string };
-    expect(JSON.parse(nature(['keys', 'show', minted.id, '--json']).stdout)).toEqual({
+    const rotated = JSON.parse((await nature(['keys', 'rotate', minted.id, '--json'])).stdout) as { id: string };
+    expect(JSON.parse((await nature(['keys', 'show', minted.id, '--json'])).stdout)).toEqual({
       id: minted.id,
       name: 'reporting job',
       environment: 'test',
@@ -100,20 +104,20 @@ describe('the nature operator command', () => {
       origins: [],
       rotated_to: rotated.id,
     });
-    expect(nature(['keys', 'show', rotated.id]).stdout).toMatch(new RegExp(`^rotated_from +${minted.id}$`, 'm'));
+    expect((await nature(['keys', 'show', rotated.id])).stdout).toMatch(new RegExp(`^rotated_from +${minted.id}$`, 'm'));
 
-    expectFailure(nature(['keys', 'show', 'key_01M00000000000000000000000']), 1, /^nature: no key key_01M00000000000000000000000$/);
-    const missing = nature(['keys', 'show', 'key_01M00000000000000000000000', '--json']);
+    expectFailure(await nature(['keys', 'show', 'key_01M00000000000000000000000']), 1, /^nature: no key key_01M00000000000000000000000$/);
+    const missing = await nature(['keys', 'show', 'key_01M00000000000000000000000', '--json']);
     expect(JSON.parse(missing.stderr)).toEqual({ error: { code: 'command_failed', message: 'no key key_01M00000000000000000000000' } });
   });
 
-  it('lists keys under a header line, in aligned columns', () => {
-    const first = JSON.parse(nature([...mintArgs, 'first', '--json']).stdout) as { id: string; key: string };
+  it('lists keys under a header line, in aligned columns', async () => {
+    const first = JSON.parse((await nature([...mintArgs, 'first', '--json'])).stdout) as { id: string; key: string };
     const second = JSON.parse(
-      nature(['keys', 'create', '--env', 'live', '--type', 'pk', '--scope', 'nature:read', '--name', 'widget', '--json']).stdout,
+      (await nature(['keys', 'create', '--env', 'live', '--type', 'pk', '--scope', 'nature:read', '--name', 'widget', '--json'])).stdout,
     ) as { id: string; key: string };
-    expect(nature(['keys', 'revoke', second.id]).status).toBe(0);
-    const result = nature(['keys', 'list']);
+    expect((await nature(['keys', 'revoke', second.id])).status).toBe(0);
+    const result = await nature(['keys', 'list']);
     expect(result.status, result.stderr).toBe(0);
     const [header, ...rows] = result.stdout.trimEnd().split('\n');
     expect(header).toMatch(/^ID +KEY +STATUS +SCOPES +CREATED +ORIGINS +NAME$/);
@@ -140,7 +144,7 @@ describe('the nature operator command', () => {
     } finally {
       await t.stop();
     }
-    const key = JSON.parse(nature([...mintArgs, 'json', '--json']).stdout) as { id: string };
+    const key = JSON.parse((await nature([...mintArgs, 'json', '--json'])).stdout) as { id: string };
     const runs: [string[], (value: unknown) => void][] = [
       [['keys', 'list'], (value) => expect(value).toEqual(expect.arrayContaining([expect.objectContaining({ id: key.id })]))],
       [['keys', 'show', key.id], (value) => expect(value).toMatchObject({ id: key.id, status: 'active' })],
@@ -167,59 +171,71 @@ describe('the nature operator command', () => {
       ],
     ];
     for (const [args, check] of runs) {
-      const result = nature([...args, '--json']);
+      const result = await nature([...args, '--json']);
       expect(result.status, `${args.join(' ')}: ${result.stderr}`).toBe(0);
       check(JSON.parse(result.stdout));
     }
-    const listed = JSON.parse(nature(['keys', 'list', '--json']).stdout) as { id: string; status: string }[];
+    const listed = JSON.parse((await nature(['keys', 'list', '--json'])).stdout) as { id: string; status: string }[];
     const active = listed.find((entry) => entry.status === 'active' && entry.id !== key.id)!;
-    expect(JSON.parse(nature(['keys', 'revoke', active.id, '--json']).stdout)).toMatchObject({ id: active.id, status: 'revoked' });
+    expect(JSON.parse((await nature(['keys', 'revoke', active.id, '--json'])).stdout)).toMatchObject({ id: active.id, status: 'revoked' });
   }, 60_000);
 
-  it('refuses to read a store that is not there, and creates nothing: exit 1', () => {
+  it('refuses to read a store that is not there, and creates nothing: exit 1', async () => {
     for (const args of [
       ['keys', 'list'],
       ['keys', 'revoke', 'key_01M00000000000000000000000'],
       ['keys', 'rotate', 'key_01M00000000000000000000000'],
     ]) {
-      expectFailure(nature(args), 1, /^nature: no key store in .*\/data \(no keys\.db\): is --data-dir \(or NATURE_DATA_DIR\) right\?$/);
+      expectFailure(
+        await nature(args),
+        1,
+        /^nature: no key store in .*\/data \(no keys\.db\): is --data-dir \(or NATURE_DATA_DIR\) right\?$/,
+      );
     }
     expectFailure(
-      nature(['audit', 'sub_01M00000000000000000000000', '--env', 'live']),
+      await nature(['audit', 'sub_01M00000000000000000000000', '--env', 'live']),
       1,
       /^nature: no production event log in .*\/data \(no production\.events\.db\)/,
     );
-    expectFailure(nature(['usage', '--env', 'test']), 1, /^nature: no sandbox event log in .*\/data \(no sandbox\.events\.db\)/);
-    expectFailure(nature(['profiles', 'rebuild', '--scoring-version', 'mn76-v2', '--env', 'test']), 1, /^nature: no sandbox event log/);
+    expectFailure(await nature(['usage', '--env', 'test']), 1, /^nature: no sandbox event log in .*\/data \(no sandbox\.events\.db\)/);
+    expectFailure(
+      await nature(['profiles', 'rebuild', '--scoring-version', 'mn76-v2', '--env', 'test']),
+      1,
+      /^nature: no sandbox event log/,
+    );
     expect(existsSync(data)).toBe(false);
   });
 
-  it('starts a new key store when minting the first key, and says so on stderr', () => {
-    const first = nature([...mintArgs, 'first']);
+  it('starts a new key store when minting the first key, and says so on stderr', async () => {
+    const first = await nature([...mintArgs, 'first']);
     expect(first.status, first.stderr).toBe(0);
     expect(first.stdout).toMatch(/^test_sk_\w+\n$/);
     expect(first.stderr).toMatch(/^nature: no key store in .*\/data yet: starting a new one$/m);
-    const second = nature([...mintArgs, 'second']);
+    const second = await nature([...mintArgs, 'second']);
     expect(second.stderr).not.toMatch(/starting a new one/);
-    expect(JSON.parse(nature(['keys', 'list', '--json']).stdout)).toHaveLength(2);
+    expect(JSON.parse((await nature(['keys', 'list', '--json'])).stdout)).toHaveLength(2);
   });
 
-  it('takes --data-dir before NATURE_DATA_DIR, anywhere on the line', () => {
+  it('takes --data-dir before NATURE_DATA_DIR, anywhere on the line', async () => {
     const other = join(dir.path, 'other');
-    expect(runCli(['--data-dir', other, ...mintArgs, 'elsewhere'], { NATURE_DATA_DIR: data }).status).toBe(0);
+    expect((await runCliInProcess(['--data-dir', other, ...mintArgs, 'elsewhere'], { NATURE_DATA_DIR: data })).status).toBe(0);
     expect(existsSync(data)).toBe(false);
-    const listed = runCli(['keys', 'list', '--json', '--data-dir', other], { NATURE_DATA_DIR: data });
+    const listed = await runCliInProcess(['keys', 'list', '--json', '--data-dir', other], { NATURE_DATA_DIR: data });
     expect(JSON.parse(listed.stdout)).toEqual([expect.objectContaining({ name: 'elsewhere' })]);
-    expect(runCli(['keys', 'list'], { NATURE_DATA_DIR: other }).stdout).toContain('elsewhere');
-    expectFailure(runCli(['--data-dir', '', 'keys', 'list'], {}), 2, /^nature: option '--data-dir <dir>' argument '' is invalid/);
+    expect((await runCliInProcess(['keys', 'list'], { NATURE_DATA_DIR: other })).stdout).toContain('elsewhere');
+    expectFailure(
+      await runCliInProcess(['--data-dir', '', 'keys', 'list'], {}),
+      2,
+      /^nature: option '--data-dir <dir>' argument '' is invalid/,
+    );
   });
 
-  it('reads only the settings of the stores: a bad PORT or LOG_LEVEL does not stop it', () => {
+  it('reads only the settings of the stores: a bad PORT or LOG_LEVEL does not stop it', async () => {
     const broken = { PORT: 'http', LOG_LEVEL: 'loud', NATURE_WEBHOOK_RETRY_SCHEDULE: 'soon' };
-    expect(nature([...mintArgs, 'ci'], broken).status).toBe(0);
-    expect(nature(['keys', 'list'], broken).stdout).toContain('ci');
+    expect((await nature([...mintArgs, 'ci'], broken)).status).toBe(0);
+    expect((await nature(['keys', 'list'], broken)).stdout).toContain('ci');
     expectFailure(
-      nature(['keys', 'list'], { NATURE_EVENT_STORE: 'oracle' }),
+      await nature(['keys', 'list'], { NATURE_EVENT_STORE: 'oracle' }),
       1,
       /^nature: configuration error: NATURE_EVENT_STORE="oracle" /,
     );
@@ -231,19 +247,19 @@ describe('the nature operator command', () => {
     ['101 characters', 'x'.repeat(101), /A name has 1 to 100 characters/],
     ['a newline', 'ci\nfake line', /argument 'ci\\nfake line' is invalid\. A name has printable characters only/],
     ['a bidi override', 'ci\u202Etxt', /A name has printable characters only/],
-  ])('refuses a name that is %s: exit 2, nothing minted', (_case, name, message) => {
-    expectFailure(nature([...mintArgs, name]), 2, message);
+  ])('refuses a name that is %s: exit 2, nothing minted', async (_case, name, message) => {
+    expectFailure(await nature([...mintArgs, name]), 2, message);
     expect(existsSync(data)).toBe(false);
   });
 
-  it('keeps a name of 100 characters, trimmed', () => {
-    const minted = nature([...mintArgs, ` ${'é'.repeat(100)} `, '--json']);
+  it('keeps a name of 100 characters, trimmed', async () => {
+    const minted = await nature([...mintArgs, ` ${'é'.repeat(100)} `, '--json']);
     expect(minted.status, minted.stderr).toBe(0);
     expect(JSON.parse(minted.stdout).name).toBe('é'.repeat(100));
   });
 
-  it('mints a pk key with allowed origins (repeatable), shows them, and refuses an origin with a path or on an sk key', () => {
-    const minted = nature([
+  it('mints a pk key with allowed origins (repeatable), shows them, and refuses an origin with a path or on an sk key', async () => {
+    const minted = await nature([
       'keys',
       'create',
       '--env',
@@ -262,9 +278,12 @@ describe('the nature operator command', () => {
     ]);
     expect(minted.status, minted.stderr).toBe(0);
     const { id } = JSON.parse(minted.stdout) as { id: string };
-    expect(JSON.parse(nature(['keys', 'show', id, '--json']).stdout).origins).toEqual(['https://app.example.com', 'http://localhost:5173']);
-    expect(nature(['keys', 'show', id]).stdout).toMatch(/^origins +https:\/\/app\.example\.com, http:\/\/localhost:5173$/m);
-    expect(nature(['keys', 'list']).stdout).toMatch(
+    expect(JSON.parse((await nature(['keys', 'show', id, '--json'])).stdout).origins).toEqual([
+      'https://app.example.com',
+      'http://localhost:5173',
+    ]);
+    expect((await nature(['keys', 'show', id])).stdout).toMatch(/^origins +https:\/\/app\.example\.com, http:\/\/localhost:5173$/m);
+    expect((await nature(['keys', 'list'])).stdout).toMatch(
       new RegExp(`^${id} .* https://app\\.example\\.com,http://localhost:5173 +widget$`, 'm'),
     );
     for (const origin of [
@@ -276,21 +295,21 @@ describe('the nature operator command', () => {
       '*',
     ]) {
       expectFailure(
-        nature(['keys', 'create', '--env', 'test', '--type', 'pk', '--scope', 'nature:read', '--name', 'w', '--origin', origin]),
+        await nature(['keys', 'create', '--env', 'test', '--type', 'pk', '--scope', 'nature:read', '--name', 'w', '--origin', origin]),
         2,
         /^nature: option '--origin <origin>' argument .* is invalid\. An origin is scheme:\/\/host\[:port\]/,
       );
     }
     expectFailure(
-      nature([...mintArgs, 'server', '--origin', 'https://app.example.com']),
+      await nature([...mintArgs, 'server', '--origin', 'https://app.example.com']),
       2,
       /^nature: --origin is for pk \(publishable\) keys only/,
     );
-    expect(JSON.parse(nature(['keys', 'list', '--json']).stdout)).toHaveLength(1);
+    expect(JSON.parse((await nature(['keys', 'list', '--json'])).stdout)).toHaveLength(1);
   });
 
-  it('refuses nature:write on a pk key: exit 2, nothing minted', () => {
-    const result = nature([
+  it('refuses nature:write on a pk key: exit 2, nothing minted', async () => {
+    const result = await nature([
       'keys',
       'create',
       '--env',
@@ -318,25 +337,25 @@ describe('the nature operator command', () => {
     ],
     ['a bad choice', ['audit', 'sub_x', '--env', 'prod'], /^nature: option '--env <env>' argument 'prod' is invalid/],
     ['a bad --from', ['usage', '--env', 'test', '--from', '2026-02-30'], /^nature: from must be a date YYYY-MM-DD/],
-  ])('exits 2 for a usage error: %s', (_case, args, line) => {
-    expectFailure(nature(args), 2, line);
+  ])('exits 2 for a usage error: %s', async (_case, args, line) => {
+    expectFailure(await nature(args), 2, line);
   });
 
-  it('prints errors as one JSON object under --json, with the same statuses', () => {
-    const usage = nature(['keys', 'create', '--env', 'prod', '--type', 'sk', '--scope', 'nature:read', '--name', 'x', '--json']);
+  it('prints errors as one JSON object under --json, with the same statuses as its exit codes', () => {
+    const usage = natureProcess(['keys', 'create', '--env', 'prod', '--type', 'sk', '--scope', 'nature:read', '--name', 'x', '--json']);
     expectFailure(usage, 2, /^\{.*\}$/);
     expect(JSON.parse(usage.stderr)).toEqual({ error: { code: 'usage_error', message: expect.stringMatching(/--env <env>.*prod/) } });
-    const missing = nature(['keys', 'list', '--json']);
+    const missing = natureProcess(['keys', 'list', '--json']);
     expectFailure(missing, 1, /^\{.*\}$/);
     expect(JSON.parse(missing.stderr)).toEqual({
       error: { code: 'command_failed', message: expect.stringMatching(/^no key store in .*\/data/) },
     });
   });
 
-  it('has nothing to import while the keys are kept in keys.db itself: exit 1', () => {
-    expect(nature([...mintArgs, 'ci']).status).toBe(0);
+  it('has nothing to import while the keys are kept in keys.db itself: exit 1', async () => {
+    expect((await nature([...mintArgs, 'ci'])).status).toBe(0);
     expectFailure(
-      nature(['keys', 'import']),
+      await nature(['keys', 'import']),
       1,
       /^nature: the keys are kept in keys\.db itself \(NATURE_READ_MODELS is not mongodb\): there is nothing to import$/,
     );
@@ -345,7 +364,7 @@ describe('the nature operator command', () => {
   it('names a backend server that does not answer, in one line, without its password: exit 1', async () => {
     const bounded = { NATURE_BACKEND_TIMEOUT_MS: '2000' };
     const mongo = await freePort();
-    const keys = nature(['keys', 'list'], {
+    const keys = await nature(['keys', 'list'], {
       ...bounded,
       NATURE_READ_MODELS: 'mongodb',
       MONGODB_URL: `mongodb://ops:s3cret-pw@127.0.0.1:${mongo}/`,
@@ -354,7 +373,7 @@ describe('the nature operator command', () => {
     expect(keys.stderr).not.toContain('s3cret-pw');
     const eventStore = await freePort();
     expectFailure(
-      nature(['usage', '--env', 'test'], {
+      await nature(['usage', '--env', 'test'], {
         ...bounded,
         NATURE_EVENT_STORE: 'eventstoredb',
         EVENTSTORE_URL: `esdb://127.0.0.1:${eventStore}?tls=false`,
@@ -364,13 +383,17 @@ describe('the nature operator command', () => {
     );
   });
 
-  it('names a damaged key store, and one made read-only, in one line: exit 1', () => {
+  it('names a damaged key store, and one made read-only, in one line: exit 1', async () => {
     mkdirSync(data);
     writeFileSync(join(data, 'keys.db'), 'not a database at all, only some text that is long enough');
-    expectFailure(nature(['keys', 'list']), 1, /^nature: .*\/data\/keys\.db is damaged or not a SQLite database \(SQLITE_NOTADB: .*\)/);
+    expectFailure(
+      await nature(['keys', 'list']),
+      1,
+      /^nature: .*\/data\/keys\.db is damaged or not a SQLite database \(SQLITE_NOTADB: .*\)/,
+    );
 
     writeFileSync(join(data, 'keys.db'), '');
-    expect(nature([...mintArgs, 'ci']).status).toBe(0);
+    expect((await nature([...mintArgs, 'ci'])).status).toBe(0);
     chmodSync(data, 0o555);
     expectFailure(
       runCliWith(['keys', 'list'], { NATURE_DATA_DIR: data }, unprivileged),
@@ -400,19 +423,19 @@ describe.skipIf(mongo.url === undefined)('API keys on MongoDB (NATURE_READ_MODEL
   });
   afterEach(() => dir.cleanup());
   const onMongo = () => ({ NATURE_DATA_DIR: data, NATURE_READ_MODELS: 'mongodb', MONGODB_URL: mongo.url! });
-  const listed = (env: Record<string, string>) =>
-    JSON.parse(runCli(['keys', 'list', '--json'], env).stdout) as { id: string; status: string }[];
+  const listed = async (env: Record<string, string>) =>
+    JSON.parse((await runCliInProcess(['keys', 'list', '--json'], env)).stdout) as { id: string; status: string }[];
 
-  it('mints, lists, rotates and revokes keys in MongoDB, writing nothing in the data directory', () => {
-    const created = runCli([...mintArgs, 'backend', '--json'], onMongo());
+  it('mints, lists, rotates and revokes keys in MongoDB, writing nothing in the data directory', async () => {
+    const created = await runCliInProcess([...mintArgs, 'backend', '--json'], onMongo());
     expect(created.status, created.stderr).toBe(0);
     const { id } = JSON.parse(created.stdout) as { id: string };
     expect(existsSync(join(data, 'keys.db'))).toBe(false);
-    const rotated = runCli(['keys', 'rotate', id, '--json'], onMongo());
+    const rotated = await runCliInProcess(['keys', 'rotate', id, '--json'], onMongo());
     expect(rotated.status, rotated.stderr).toBe(0);
     const replacement = (JSON.parse(rotated.stdout) as { id: string }).id;
-    expect(runCli(['keys', 'revoke', replacement], onMongo()).status).toBe(0);
-    expect(listed(onMongo())).toEqual([
+    expect((await runCliInProcess(['keys', 'revoke', replacement], onMongo())).status).toBe(0);
+    expect(await listed(onMongo())).toEqual([
       expect.objectContaining({ id, status: 'rotated' }),
       expect.objectContaining({ id: replacement, status: 'revoked' }),
     ]);
@@ -420,9 +443,9 @@ describe.skipIf(mongo.url === undefined)('API keys on MongoDB (NATURE_READ_MODEL
 
   it('imports the keys of keys.db once, as they stand; the server refuses to start until then', async () => {
     const sqlite = { NATURE_DATA_DIR: data };
-    const kept = JSON.parse(runCli([...mintArgs, 'kept', '--json'], sqlite).stdout) as { id: string; key: string };
-    const revoked = JSON.parse(runCli([...mintArgs, 'revoked', '--json'], sqlite).stdout) as { id: string };
-    expect(runCli(['keys', 'revoke', revoked.id], sqlite).status).toBe(0);
+    const kept = JSON.parse((await runCliInProcess([...mintArgs, 'kept', '--json'], sqlite)).stdout) as { id: string; key: string };
+    const revoked = JSON.parse((await runCliInProcess([...mintArgs, 'revoked', '--json'], sqlite)).stdout) as { id: string };
+    expect((await runCliInProcess(['keys', 'revoke', revoked.id], sqlite)).status).toBe(0);
 
     const port = String(await freePort());
     const refused = runServerToExit({ ...onMongo(), PORT: port });
@@ -431,12 +454,12 @@ describe.skipIf(mongo.url === undefined)('API keys on MongoDB (NATURE_READ_MODEL
       /^start-up error: .*\/data\/keys\.db holds 2 API key\(s\) that are not in MongoDB.*run "nature keys import" once/,
     );
 
-    const imported = runCli(['keys', 'import', '--json'], onMongo());
+    const imported = await runCliInProcess(['keys', 'import', '--json'], onMongo());
     expect(imported.status, imported.stderr).toBe(0);
     expect(JSON.parse(imported.stdout)).toEqual({ imported: [kept.id, revoked.id].sort(), already_there: 0 });
     expect(imported.stderr).toMatch(/keys\.db is no longer read; remove it/);
-    expect(JSON.parse(runCli(['keys', 'import', '--json'], onMongo()).stdout)).toEqual({ imported: [], already_there: 2 });
-    expect(listed(onMongo())).toEqual([
+    expect(JSON.parse((await runCliInProcess(['keys', 'import', '--json'], onMongo())).stdout)).toEqual({ imported: [], already_there: 2 });
+    expect(await listed(onMongo())).toEqual([
       expect.objectContaining({ id: kept.id, status: 'active' }),
       expect.objectContaining({ id: revoked.id, status: 'revoked' }),
     ]);

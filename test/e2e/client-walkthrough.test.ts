@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createNatureClient, isNatureApiError, type NatureClient, verifyWebhook } from '../../packages/client/src/index.js';
+import { runCliInProcess } from '../support/cli.js';
 import { eventually } from '../support/eventually.js';
-import { runCli, serverPool } from '../support/processes.js';
+import { serverPool } from '../support/processes.js';
 import { receiverPool } from '../support/receiver.js';
 import { tempDir } from '../support/temp-dir.js';
 
@@ -37,31 +38,33 @@ describe('the README walk-through through the typed client, against the server p
   });
 
   /** A key minted as the README says, with the operator command. */
-  const mintKey = () =>
+  const mintKey = async () =>
     JSON.parse(
-      runCli(
-        [
-          'keys',
-          'create',
-          '--env',
-          'test',
-          '--type',
-          'sk',
-          '--scope',
-          'nature:read',
-          '--scope',
-          'nature:write',
-          '--name',
-          'my backend',
-          '--json',
-        ],
-        env,
+      (
+        await runCliInProcess(
+          [
+            'keys',
+            'create',
+            '--env',
+            'test',
+            '--type',
+            'sk',
+            '--scope',
+            'nature:read',
+            '--scope',
+            'nature:write',
+            '--name',
+            'my backend',
+            '--json',
+          ],
+          env,
+        )
       ).stdout,
     ).key as string;
 
   it('creates, reads, lists and finds a subject, completes an assessment, reads the profile and audit, erases; the webhook verifies', async () => {
     const server = await servers.start();
-    const nature: NatureClient = createNatureClient({ apiKey: mintKey(), baseUrl: server.url });
+    const nature: NatureClient = createNatureClient({ apiKey: await mintKey(), baseUrl: server.url });
     const receiver = await receivers.start();
     const endpoint = await nature.POST('/v1/nature/webhook_endpoints', { body: { url: receiver.url, description: 'walk-through' } });
     expect(endpoint.secret).toMatch(/^whsec_/);
@@ -145,7 +148,7 @@ describe('the README walk-through through the typed client, against the server p
 
   it('lists every subject page by page, forwards and backwards', async () => {
     const server = await servers.start();
-    const nature = createNatureClient({ apiKey: mintKey(), baseUrl: server.url });
+    const nature = createNatureClient({ apiKey: await mintKey(), baseUrl: server.url });
     const created: string[] = [];
     for (let i = 0; i < 5; i += 1)
       created.push((await nature.POST('/v1/nature/subjects', { body: { external_subject_id: `emp-${i}`, consent } })).id);
@@ -169,7 +172,7 @@ describe('the README walk-through through the typed client, against the server p
     const sent: Request[] = [];
     let dropNextAnswer = true;
     const nature = createNatureClient({
-      apiKey: mintKey(),
+      apiKey: await mintKey(),
       baseUrl: server.url,
       retries: { baseDelayMs: 10 },
       async fetch(request) {
@@ -215,7 +218,7 @@ describe('the README walk-through through the typed client, against the server p
     const server = await servers.start();
     const statuses: number[] = [];
     const nature = createNatureClient({
-      apiKey: mintKey(),
+      apiKey: await mintKey(),
       baseUrl: server.url,
       async fetch(request) {
         const response = await fetch(request);
@@ -228,7 +231,7 @@ describe('the README walk-through through the typed client, against the server p
     expect(statuses.filter((status) => status === 200)).toHaveLength(4);
 
     // Without retries the 429 reaches the caller, typed.
-    const impatient = createNatureClient({ apiKey: mintKey(), baseUrl: server.url, retries: { maxRetries: 0 } });
+    const impatient = createNatureClient({ apiKey: await mintKey(), baseUrl: server.url, retries: { maxRetries: 0 } });
     const limited = await eventually(async () => {
       const error = await impatient.GET('/v1/nature/items').then(
         () => undefined,

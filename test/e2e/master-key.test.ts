@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { dataKeyLabel, generateMasterKey, MasterKeyRing, secretLabel, unwrapKey, wrappedBy } from '../../src/privacy/master-key.js';
 import { type Body, client } from '../support/api-client.js';
 import { filesContaining } from '../support/byte-scan.js';
+import { runCliInProcess } from '../support/cli.js';
 import { eventually } from '../support/eventually.js';
 import { callServer, freePort, runCli, runServerToExit, type ServerProcess, serverPool } from '../support/processes.js';
 import { tempDir } from '../support/temp-dir.js';
@@ -155,8 +156,8 @@ describe('nature master-key rotate', () => {
     await pool.killAll();
     dir.cleanup();
   });
-  const mint = (environment: 'test' | 'live') => {
-    const result = runCli(
+  const mint = async (environment: 'test' | 'live') => {
+    const result = await runCliInProcess(
       [
         'keys',
         'create',
@@ -192,7 +193,7 @@ describe('nature master-key rotate', () => {
   };
 
   it('re-wraps every data key while subjects are created and read; afterwards the old key opens nothing', async () => {
-    const [testKey, liveKey] = [mint('test'), mint('live')];
+    const [testKey, liveKey] = [await mint('test'), await mint('live')];
     const server = await pool.start();
     const keyFile = join(dir.path, 'master.key');
     const old = MasterKeyRing.parse(readFileSync(keyFile, 'utf8'), keyFile).current;
@@ -250,7 +251,7 @@ describe('nature master-key rotate', () => {
   }, 120_000);
 
   it('is finished by a rerun after being killed half-way', async () => {
-    const [testKey, liveKey] = [mint('test'), mint('live')];
+    const [testKey, liveKey] = [await mint('test'), await mint('live')];
     const server = await pool.start();
     const subjects: { id: string; external: string; key: string }[] = [];
     for (const [index, key] of [testKey, liveKey, testKey, liveKey].entries()) {
@@ -297,8 +298,8 @@ describe('nature master-key rotate', () => {
     for (const subject of subjects) await expectReadable(server, subject.key, subject);
   }, 120_000);
 
-  it('says in one line when there is no key file to rotate', () => {
-    const result = runCli(['master-key', 'rotate'], { NATURE_DATA_DIR: join(dir.path, 'nowhere') });
+  it('says in one line when there is no key file to rotate', async () => {
+    const result = await runCliInProcess(['master-key', 'rotate'], { NATURE_DATA_DIR: join(dir.path, 'nowhere') });
     expect(result.status).toBe(1);
     expect(result.stderr.trimEnd().split('\n')).toEqual([
       expect.stringMatching(/^nature: no master key file at .*nowhere\/master\.key \(NATURE_MASTER_KEY_FILE\): is --data-dir/),

@@ -1,5 +1,6 @@
 import { type ClientRequest, request as httpRequest } from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCliInProcess } from '../support/cli.js';
 import { runCli, type ServerProcess, serverPool, startServer, waitForOutput } from '../support/processes.js';
 import { tempDir } from '../support/temp-dir.js';
 import { validSubject } from '../support/test-app.js';
@@ -7,7 +8,10 @@ import { validSubject } from '../support/test-app.js';
 // Response bodies are checked field by field below; their static type adds nothing.
 const json = async (response: Response): Promise<any> => response.json();
 
-/** The service as a user runs it: its own process, real HTTP, keys from the operator command. */
+/**
+ * The service as a user runs it: its own process, real HTTP, keys from the operator command. The command runs in
+ * this test's process (to the server, another process all the same) except where its own process is the point.
+ */
 describe('the server and the operator command as processes', () => {
   let dir: ReturnType<typeof tempDir>;
   let env: Record<string, string>;
@@ -21,8 +25,8 @@ describe('the server and the operator command as processes', () => {
     dir.cleanup();
   });
   const start = () => pool.start();
-  const mint = (...extra: string[]) => {
-    const result = runCli(
+  const mint = async (...extra: string[]) => {
+    const result = await runCliInProcess(
       [
         'keys',
         'create',
@@ -52,7 +56,7 @@ describe('the server and the operator command as processes', () => {
     });
 
   it('creates and reads a subject over HTTP with a minted key; a subject acknowledged just before SIGKILL survives the restart', async () => {
-    const { key } = mint();
+    const { key } = await mint();
     const server = await start();
     const created = await call(server, key, '/v1/nature/subjects', validSubject('emp-kill'));
     expect(created.status).toBe(201);
@@ -69,7 +73,7 @@ describe('the server and the operator command as processes', () => {
   });
 
   it('loses none of a burst of acknowledged creates when killed as the last 201 arrives', async () => {
-    const { key } = mint();
+    const { key } = await mint();
     const server = await start();
     const responses = await Promise.all(
       Array.from({ length: 25 }, (_, i) => call(server, key, '/v1/nature/subjects', validSubject(`burst-${i}`))),
@@ -86,7 +90,7 @@ describe('the server and the operator command as processes', () => {
   });
 
   it('rotates a key while the server runs: the old key is refused at once, the new one works', async () => {
-    const minted = mint();
+    const minted = await mint();
     const server = await start();
     expect((await call(server, minted.key, '/v1/nature/subjects')).status).toBe(200);
     const rotated = runCli(['keys', 'rotate', minted.id, '--json'], env);
@@ -101,17 +105,17 @@ describe('the server and the operator command as processes', () => {
   });
 
   it('revokes a key for good: 401 afterwards, and the command refuses to revoke or rotate it again', async () => {
-    const minted = mint();
+    const minted = await mint();
     const server = await start();
-    const revoked = runCli(['keys', 'revoke', minted.id], env);
+    const revoked = await runCliInProcess(['keys', 'revoke', minted.id], env);
     expect(revoked.status, revoked.stderr).toBe(0);
     expect((await call(server, minted.key, '/v1/nature/subjects')).status).toBe(401);
     for (const again of [['revoke'], ['rotate']]) {
-      const result = runCli(['keys', ...again, minted.id], env);
+      const result = await runCliInProcess(['keys', ...again, minted.id], env);
       expect(result.status).toBe(1);
       expect(result.stderr).toMatch(/already revoked/);
     }
-    expect(runCli(['keys', 'revoke', 'key_nope'], env).stderr).toMatch(/no key key_nope/);
+    expect((await runCliInProcess(['keys', 'revoke', 'key_nope'], env)).stderr).toMatch(/no key key_nope/);
   });
 
   it('prints the raw key once: alone on stdout when minting, never in the listing', () => {
@@ -140,8 +144,8 @@ describe('the server and the operator command as processes', () => {
     [['--env', 'test', '--type', 'sk', '--scope', 'careers:read', '--name', 'x'], /careers:read/],
     [['--env', 'test', '--type', 'sk', '--name', 'x'], /--scope/],
     [['--env', 'test', '--type', 'xk', '--scope', 'nature:read', '--name', 'x'], /--type/],
-  ])('refuses to mint with %j', (args, message) => {
-    const result = runCli(['keys', 'create', ...args], env);
+  ])('refuses to mint with %j', async (args, message) => {
+    const result = await runCliInProcess(['keys', 'create', ...args], env);
     expect(result.status).not.toBe(0);
     expect(result.stderr).toMatch(message);
     expect(result.stdout).not.toMatch(/_(pk|sk)_/);
@@ -166,7 +170,7 @@ describe('the server and the operator command as processes', () => {
   };
 
   it('on SIGTERM finishes the request in flight, closes the stores and exits 0; the next start serves what it wrote', async () => {
-    const { key } = mint();
+    const { key } = await mint();
     // Debug level logs each request's arrival: that is how the test knows the request is in flight.
     env = { ...env, LOG_LEVEL: 'debug' };
     const server = await start();
@@ -187,7 +191,7 @@ describe('the server and the operator command as processes', () => {
   });
 
   it('exits at once on a second signal while a request in flight holds up the shutdown', async () => {
-    const { key } = mint();
+    const { key } = await mint();
     env = { ...env, LOG_LEVEL: 'debug' };
     const server = await start();
     const request = inFlight(server, key, JSON.stringify(validSubject('emp-never-finished')));

@@ -2,9 +2,10 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCliInProcess } from '../support/cli.js';
 import { eventually } from '../support/eventually.js';
 import { knownResponses } from '../support/known-answers.js';
-import { callServer, runCli, type ServerProcess, serverPool } from '../support/processes.js';
+import { callServer, type ServerProcess, serverPool } from '../support/processes.js';
 import { tempDir } from '../support/temp-dir.js';
 import { validSubject } from '../support/test-app.js';
 
@@ -16,13 +17,29 @@ describe('nature profiles rebuild, as its own process', () => {
   let env: Record<string, string>;
   let key: string;
   const pool = serverPool(() => env);
-  beforeEach(() => {
+  beforeEach(async () => {
     dir = tempDir();
     env = { NATURE_DATA_DIR: dir.path, NATURE_SCORING_VERSION: 'mn76-v1' };
     key = JSON.parse(
-      runCli(
-        ['keys', 'create', '--env', 'test', '--type', 'sk', '--scope', 'nature:read', '--scope', 'nature:write', '--name', 'ci', '--json'],
-        env,
+      (
+        await runCliInProcess(
+          [
+            'keys',
+            'create',
+            '--env',
+            'test',
+            '--type',
+            'sk',
+            '--scope',
+            'nature:read',
+            '--scope',
+            'nature:write',
+            '--name',
+            'ci',
+            '--json',
+          ],
+          env,
+        )
       ).stdout,
     ).key;
   });
@@ -80,7 +97,7 @@ describe('nature profiles rebuild, as its own process', () => {
     // Killed before the switch: the API still serves v1.
     expect((await call(server, 'GET', `/v1/nature/subjects/${subjects[0]}/profile`)).body.scoring_version).toBe('mn76-v1');
 
-    const second = runCli(['profiles', 'rebuild', '--scoring-version', 'mn76-v2', '--env', 'test', '--json'], env);
+    const second = await runCliInProcess(['profiles', 'rebuild', '--scoring-version', 'mn76-v2', '--env', 'test', '--json'], env);
     expect(second.status, second.stderr).toBe(0);
     const summary = JSON.parse(second.stdout);
     expect(summary).toMatchObject({ scoring_version: 'mn76-v2', assessments: 60, changed_profiles: 60, activated: true });
@@ -95,7 +112,7 @@ describe('nature profiles rebuild, as its own process', () => {
         (await call(server, 'GET', `/v1/nature/subjects/${id}/profile`)).body.scoring_version === 'mn76-v2' ? true : undefined,
       );
     }
-    const human = runCli(['profiles', 'rebuild', '--scoring-version', 'mn76-v2', '--env', 'test'], env);
+    const human = await runCliInProcess(['profiles', 'rebuild', '--scoring-version', 'mn76-v2', '--env', 'test'], env);
     expect(human.stdout).toMatch(
       /profiles rebuilt with mn76-v2: 60 completed assessments, 0 rescored by this run, 60 changed profiles .*already served/,
     );

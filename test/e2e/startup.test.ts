@@ -3,7 +3,8 @@ import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { freePort, type Runner, runCli, runServerToExit, startServerWith, unprivileged } from '../support/processes.js';
+import { runCliInProcess } from '../support/cli.js';
+import { freePort, type Runner, runServerToExit, startServerWith, unprivileged } from '../support/processes.js';
 import { tempDir } from '../support/temp-dir.js';
 
 /** A start-up that failed as an operator should see it: status 1 and one line on stderr, no stack trace anywhere. */
@@ -19,8 +20,8 @@ describe('start-up failures an operator can fix, each in one line', () => {
   const start = (env: Record<string, string> = {}, runner?: Runner) =>
     runServerToExit({ NATURE_DATA_DIR: join(dir.path, 'data'), PORT: String(port), ...env }, runner);
   /** A data directory with a key store in it, as an install has after its first key. */
-  const installed = () => {
-    const minted = runCli(['keys', 'create', '--env', 'test', '--type', 'sk', '--scope', 'nature:read', '--name', 'ci'], {
+  const installed = async () => {
+    const minted = await runCliInProcess(['keys', 'create', '--env', 'test', '--type', 'sk', '--scope', 'nature:read', '--name', 'ci'], {
       NATURE_DATA_DIR: join(dir.path, 'data'),
     });
     expect(minted.status, minted.stderr).toBe(0);
@@ -55,8 +56,8 @@ describe('start-up failures an operator can fix, each in one line', () => {
     expectOneLineFailure(start(), /^start-up error: the data directory .*\/data is a file, not a directory/);
   });
 
-  it('stops when the data directory is read-only, rather than answer 500 to every write', () => {
-    const data = installed();
+  it('stops when the data directory is read-only, rather than answer 500 to every write', async () => {
+    const data = await installed();
     chmodSync(data, 0o555);
     expectOneLineFailure(
       start({}, unprivileged),
@@ -64,8 +65,8 @@ describe('start-up failures an operator can fix, each in one line', () => {
     );
   });
 
-  it('stops when the data directory cannot be read', () => {
-    const data = installed();
+  it('stops when the data directory cannot be read', async () => {
+    const data = await installed();
     chmodSync(data, 0o300);
     expectOneLineFailure(start({}, unprivileged), /^start-up error: the data directory .*\/data is not readable and writable by this user/);
   });
@@ -78,8 +79,8 @@ describe('start-up failures an operator can fix, each in one line', () => {
     );
   });
 
-  it('stops naming a store file that is read-only', () => {
-    const data = installed();
+  it('stops naming a store file that is read-only', async () => {
+    const data = await installed();
     chmodSync(join(data, 'keys.db'), 0o444);
     expectOneLineFailure(start({}, unprivileged), /^start-up error: .*\/data\/keys\.db is not readable and writable by this user/);
   });
@@ -157,8 +158,8 @@ describe('start-up failures an operator can fix, each in one line', () => {
     });
   });
 
-  it('stops naming a database that another process holds locked', () => {
-    const data = installed();
+  it('stops naming a database that another process holds locked', async () => {
+    const data = await installed();
     const holder = new Database(join(data, 'keys.db'));
     holder.pragma('locking_mode = EXCLUSIVE');
     holder.exec('BEGIN EXCLUSIVE; COMMIT');

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCliInProcess } from '../support/cli.js';
 import { eventually } from '../support/eventually.js';
 import { batches, knownResponses } from '../support/known-answers.js';
-import { runCli } from '../support/processes.js';
 import { auth, openTestApp, type TestApp, validSubject } from '../support/test-app.js';
 
 type Body = Record<string, any>;
@@ -201,24 +201,24 @@ describe('usage metering (GET /v1/nature/usage and nature usage)', () => {
   });
 
   describe('nature usage (the operator command, on the same data directory)', () => {
-    const cli = (args: string[]) => runCli(['usage', ...args], { NATURE_DATA_DIR: t.dataDir });
+    const cli = (args: string[]) => runCliInProcess(['usage', ...args], { NATURE_DATA_DIR: t.dataDir });
 
     it('prints with --json exactly what the API answers, per environment', async () => {
       for (const [environment, raw] of [
         ['test', keys.alice.raw],
         ['live', keys.live.raw],
       ] as const) {
-        const result = cli(['--env', environment, '--from', range.from, '--to', range.to, '--json']);
+        const result = await cli(['--env', environment, '--from', range.from, '--to', range.to, '--json']);
         expect(result.stderr).toBe('');
         expect(result.status).toBe(0);
         expect(JSON.parse(result.stdout)).toEqual((await get(usageUrl(range), raw)).json());
       }
-      const sandbox = JSON.parse(cli(['--env', 'test', '--from', range.from, '--to', range.to, '--json']).stdout);
+      const sandbox = JSON.parse((await cli(['--env', 'test', '--from', range.from, '--to', range.to, '--json'])).stdout);
       expect(perKey(sandbox.data)).toEqual({ [keys.alice.id]: 3, [keys.bob.id]: 2 });
     }, 30_000);
 
-    it('prints one line per period and key, then the total', () => {
-      const result = cli(['--env', 'test', '--from', range.from, '--to', range.to, '--granularity', 'month']);
+    it('prints one line per period and key, then the total', async () => {
+      const result = await cli(['--env', 'test', '--from', range.from, '--to', range.to, '--granularity', 'month']);
       expect(result.status).toBe(0);
       const rows = expectedRows('test', 'month').map((row) => `${row.period}  ${row.key_id}  ${row.completed_assessments}`);
       expect(result.stdout).toBe([...rows, 'total  5', ''].join('\n'));
@@ -232,8 +232,8 @@ describe('usage metering (GET /v1/nature/usage and nature usage)', () => {
       ['no --env', [], /^nature: .*--env/],
     ])(
       'exits 2 (a usage error) with one line on stderr for %s',
-      (_case, args, message) => {
-        const result = cli(args);
+      async (_case, args, message) => {
+        const result = await cli(args);
         expect(result.status).toBe(2);
         expect(result.stdout).toBe('');
         expect(result.stderr).toMatch(message);

@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCliInProcess } from '../support/cli.js';
 import { eventually } from '../support/eventually.js';
 import { knownResponses } from '../support/known-answers.js';
-import { runCli, serverPool } from '../support/processes.js';
+import { serverPool } from '../support/processes.js';
 import { startReceiver } from '../support/receiver.js';
 import { tempDir } from '../support/temp-dir.js';
 import { validSubject } from '../support/test-app.js';
@@ -21,9 +22,25 @@ describe('webhook delivery across a crash', () => {
 
   it('delivers after the server is killed in the middle of a delivery and restarted', async () => {
     const key = JSON.parse(
-      runCli(
-        ['keys', 'create', '--env', 'test', '--type', 'sk', '--scope', 'nature:read', '--scope', 'nature:write', '--name', 'ci', '--json'],
-        env,
+      (
+        await runCliInProcess(
+          [
+            'keys',
+            'create',
+            '--env',
+            'test',
+            '--type',
+            'sk',
+            '--scope',
+            'nature:read',
+            '--scope',
+            'nature:write',
+            '--name',
+            'ci',
+            '--json',
+          ],
+          env,
+        )
       ).stdout,
     ).key as string;
     // The first delivery is never answered: the server dies while it waits.

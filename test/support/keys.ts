@@ -12,7 +12,7 @@ export interface KeySpec {
 
 /**
  * Mints keys straight into NATURE_DATA_DIR/keys.db, as `nature keys create` does, without starting the
- * operator command once per key (runCli is the way when the command itself is under test). Returns the
+ * operator command once per key (runCliInProcess is the way when the command itself is under test). Returns the
  * raw keys in the order of `specs`.
  */
 export async function mintKeysInto(dataDir: string, specs: KeySpec[]): Promise<string[]> {

@@ -1,0 +1,34 @@
+import { Writable } from 'node:stream';
+import { runCli } from '../../src/cli/run.js';
+
+/** What one run of `nature` printed, and its exit status. */
+export interface CliResult {
+  status: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** A stream that keeps what is written to it, as a pipe to a test would. */
+function collector() {
+  let text = '';
+  const stream = new Writable({
+    decodeStrings: false,
+    write(chunk: string, _encoding, done) {
+      text += chunk;
+      done();
+    },
+  });
+  return { stream, text: () => text };
+}
+
+/**
+ * The operator command run in this process, as `nature args…` with `env` over this process's environment:
+ * the same command line, stores and messages as the real process, without starting node for each run.
+ * `runCli` in processes.ts starts the real process, for what only a process shows (its exit code, its user).
+ */
+export async function runCliInProcess(args: string[], env: Record<string, string>): Promise<CliResult> {
+  const stdout = collector();
+  const stderr = collector();
+  const status = await runCli(args, { stdout: stdout.stream, stderr: stderr.stream, env: { ...process.env, ...env } });
+  return { status, stdout: stdout.text(), stderr: stderr.text() };
+}
