@@ -8,13 +8,14 @@ import {
   type SubjectEvent,
   type SubjectState,
 } from '../domain/subject.js';
+import type { WebhookDeliveryAttempted } from '../domain/webhook-delivery.js';
 import {
   evolveEndpoint,
   type WebhookEndpointEvent,
   type WebhookEndpointIdChosen,
   type WebhookEndpointState,
 } from '../domain/webhook-endpoint.js';
-import type { Aggregate } from './aggregate.js';
+import type { Aggregate, EventTypes } from './aggregate.js';
 
 /** The streams the commands decide on, each with the events it holds and what they fold to. */
 
@@ -70,3 +71,6 @@ export const scoringVersionsAggregate: Aggregate<string | undefined, ScoringVers
   evolve: (_active, event) => event.data.scoring_version,
   types: { ScoringVersionActivated: true },
 };
+
+/** A delivery's attempts: read, never folded (the dispatcher counts them and looks at the last). */
+export const deliveryAttempts: { types: EventTypes<WebhookDeliveryAttempted> } = { types: { WebhookDeliveryAttempted: true } };

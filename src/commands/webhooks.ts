@@ -17,7 +17,8 @@ import {
 } from '../domain/webhook-endpoint.js';
 import type { EventMetadata, EventStore } from '../ports/event-store.js';
 import { newSecret } from '../webhooks/signer.js';
-import { endpointAggregate, endpointChoiceAggregate } from './aggregates.js';
+import { readAggregate } from './aggregate.js';
+import { deliveryAttempts, endpointAggregate, endpointChoiceAggregate } from './aggregates.js';
 import { type CommandContext, READ_YOUR_WRITES_TIMEOUT_MS } from './context.js';
 import { type CommandResult, handleCommand, toNewEvents } from './handle-command.js';
 
@@ -140,9 +141,8 @@ export async function deliveryRecord(
   events: EventStore,
   deliveryId: string,
 ): Promise<{ attempts: number; outcome: DeliveryOutcome | null }> {
-  const attempts = (await events.readStream(deliveryStream(deliveryId))).events;
-  const last = attempts.at(-1)?.data as WebhookDeliveryAttempted['data'] | undefined;
-  return { attempts: attempts.length, outcome: last?.outcome ?? null };
+  const { events: attempts } = await readAggregate<WebhookDeliveryAttempted>(events, deliveryStream(deliveryId), deliveryAttempts);
+  return { attempts: attempts.length, outcome: attempts.at(-1)?.data.outcome ?? null };
 }
 
 export async function recordAttempt(
