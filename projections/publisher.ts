@@ -1,7 +1,7 @@
-import { toNewEvents } from '../src/commands/handle-command.js';
+import { appendOnce } from '../src/commands/append-once.js';
 import type { ProfileUpdated, ScoringCompleted } from '../src/domain/assessment.js';
 import type { Bus } from '../src/ports/bus.js';
-import { type EventStore, WrongExpectedRevisionError } from '../src/ports/event-store.js';
+import type { EventStore } from '../src/ports/event-store.js';
 import type { Reactor } from '../src/ports/projection.js';
 import type { EventMessage } from '../src/webhooks/messages.js';
 import { eventsProjection } from './events.js';
@@ -34,11 +34,7 @@ export function publisherReactor(events: EventStore, bus: Bus): Reactor<ScoringC
       const webhookEvent = eventsProjection.evolve(undefined, event)!;
       await bus.publish('events', event_id, { event: webhookEvent, position: String(event.position) } satisfies EventMessage);
       const published: NotificationPublished = { type: 'NotificationPublished', data: { event_id } };
-      try {
-        await events.appendToStream(stream, toNewEvents([published], { causation: 'publisher' }), 'no_stream');
-      } catch (error) {
-        if (!(error instanceof WrongExpectedRevisionError)) throw error;
-      }
+      await appendOnce(events, stream, [published], { causation: 'publisher' });
     },
   };
 }

@@ -18,19 +18,20 @@ import {
 import { derivedClientSecret, mintClientSecret } from '../domain/client-secrets.js';
 import { newId } from '../domain/ids.js';
 import { activeVersion, SCORING_VERSIONS_STREAM } from '../domain/scoring-versions.js';
-import { decideOpenAssessment, evolveSubject, initialSubjectState, subjectStream } from '../domain/subject.js';
+import { decideOpenAssessment, type SubjectEvent, subjectStream } from '../domain/subject.js';
 import { SubjectErasedError } from '../ports/data-keys.js';
-import { type EventMetadata, type EventStore, WrongExpectedRevisionError } from '../ports/event-store.js';
+import type { EventMetadata, EventStore } from '../ports/event-store.js';
 import { scorers } from '../scoring/scorers.js';
+import { fold, readAggregate } from './aggregate.js';
+import { assessmentAggregate, subjectAggregate } from './aggregates.js';
+import { appendOnce } from './append-once.js';
+import { READ_AGAIN, retryOnConflict } from './conflict-retry.js';
 import { type CommandContext, READ_YOUR_WRITES_TIMEOUT_MS } from './context.js';
-import { type CommandResult, fold, handleCommand, toNewEvents } from './handle-command.js';
+import { type CommandResult, handleCommand, toNewEvents } from './handle-command.js';
 import { producedBy } from './idempotent-retry.js';
 
-const assessmentAggregate = { initial: undefined as AssessmentState, evolve: evolveAssessment };
-const subjectAggregate = { initial: initialSubjectState, evolve: evolveSubject };
-
 async function loadAssessment(events: EventStore, assessmentId: string): Promise<AssessmentState> {
-  return fold(assessmentAggregate, (await events.readStream(assessmentStream(assessmentId))).events);
+  return fold(assessmentAggregate, (await readAggregate(events, assessmentStream(assessmentId), assessmentAggregate)).events);
 }
 
 /**
@@ -52,11 +53,11 @@ export async function startAssessment(
     metadata.idempotency === undefined
       ? mintClientSecret(assessmentId)
       : derivedClientSecret(assessmentId, await env.dataKeys.environmentSecret(), metadata.idempotency);
-  for (;;) {
-    const subjectRead = await env.events.readStream(subjectStream(subjectId));
+  return retryOnConflict(async () => {
+    const subjectRead = await readAggregate(env.events, subjectStream(subjectId), subjectAggregate);
     const earlier = producedBy(subjectRead.events, metadata, now);
     if (earlier !== undefined) {
-      const pointed = subjectRead.events[earlier.first]!.data as AssessmentPointer;
+      const pointed = pointerOf(subjectRead.events[earlier.first]!);
       const assessment = await started(env, pointed, metadata);
       return { assessment, client_secret: (await secretFor(pointed.assessment_id)).raw, replayedAt: earlier.at };
     }
@@ -65,7 +66,7 @@ export async function startAssessment(
     const current = pointer === null ? undefined : await loadAssessment(env.events, pointer.assessment_id);
     if (pointer !== null && current === undefined) {
       await writeStarted(env.events, pointer, metadata);
-      continue;
+      return READ_AGAIN;
     }
     const assessmentId = newId('asm');
     const secret = await secretFor(assessmentId);
@@ -75,20 +76,21 @@ export async function startAssessment(
       client_secret_hash: secret.hash,
       now,
     });
-    try {
-      await env.events.appendToStream(subjectStream(subjectId), toNewEvents(opened, metadata), subjectRead.revision);
-    } catch (error) {
-      if (error instanceof WrongExpectedRevisionError) continue;
-      throw error;
-    }
-    return { assessment: await started(env, opened[0]!.data as AssessmentPointer, metadata), client_secret: secret.raw };
-  }
+    await env.events.appendToStream(subjectStream(subjectId), toNewEvents(opened, metadata), subjectRead.revision);
+    return { assessment: await started(env, pointerOf(opened[0]!), metadata), client_secret: secret.raw };
+  });
+}
+
+/** The pointer a start appended to the subject's stream. */
+function pointerOf(event: SubjectEvent): AssessmentPointer {
+  if (event.type !== 'AssessmentOpened') throw new Error(`a start appended ${event.type}, not AssessmentOpened`);
+  return event.data;
 }
 
 /** Writes the pointed-to assessment's first event unless written, and answers the assessment as that event left it. */
 async function started(env: CommandContext, pointed: AssessmentPointer, metadata: EventMetadata): Promise<Assessment> {
   await writeStarted(env.events, pointed, metadata);
-  const first = (await env.events.readStream(assessmentStream(pointed.assessment_id))).events[0]!;
+  const first = (await readAggregate(env.events, assessmentStream(pointed.assessment_id), assessmentAggregate)).events[0]!;
   await env.projector.waitFor(first.position, READ_YOUR_WRITES_TIMEOUT_MS);
   return fold(assessmentAggregate, [first])!;
 }
@@ -106,20 +108,13 @@ export async function closeForErasure(events: EventStore, pointer: AssessmentPoi
     assessmentAggregate,
     (state) => decideCloseForErasure(state, { now }),
     metadata,
+    now,
   );
 }
 
 /** Writes the pointed-to assessment's first event unless someone already has (it is the same event). */
 async function writeStarted(events: EventStore, pointer: AssessmentPointer, metadata: EventMetadata): Promise<void> {
-  try {
-    await events.appendToStream(
-      assessmentStream(pointer.assessment_id),
-      toNewEvents(decideStartAssessment(pointer), metadata),
-      'no_stream',
-    );
-  } catch (error) {
-    if (!(error instanceof WrongExpectedRevisionError)) throw error;
-  }
+  await appendOnce(events, assessmentStream(pointer.assessment_id), decideStartAssessment(pointer), metadata);
 }
 
 /** What the assessment commands need of their environment: the command context and the version that scores completions. */
@@ -141,14 +136,15 @@ export async function submitResponses(
   now: Date,
 ): Promise<{ assessment: Assessment; replayedAt?: Date }> {
   const scoring = scoringWith(env.scoringVersion, now);
-  const { state, events, replayedAt } = await onAssessment(
+  const { decidedOn, events, replayedAt } = await onAssessment(
     env,
     assessmentId,
     (current) => decideSubmitResponses(current, { subject_id: subjectId, responses, now, scoring }),
     metadata,
     now,
   );
-  return { assessment: events.filter((event) => event.type === 'ResponsesSubmitted').reduce(evolveAssessment, state)!, replayedAt };
+  const submitted = events.filter((event) => event.type === 'ResponsesSubmitted');
+  return { assessment: submitted.reduce(evolveAssessment, decidedOn)!, replayedAt };
 }
 
 export async function abandonAssessment(
@@ -158,25 +154,22 @@ export async function abandonAssessment(
   metadata: EventMetadata,
   now: Date,
 ): Promise<Assessment> {
-  const { state, events } = await onAssessment(
+  const { state } = await onAssessment(
     env,
     assessmentId,
     (current) => decideAbandonAssessment(current, { subject_id: subjectId, now }),
     metadata,
     now,
   );
-  return events.reduce(evolveAssessment, state)!;
+  return state!;
 }
-
-/** Appends of one decision before a run of conflicts (concurrent appends to the stream) is given up on. */
-const MAX_ATTEMPTS = 20;
 
 /** Scoring decided with the last answer is the service's doing, as the audit shows it: without the request's key and id. */
 const SCORING_METADATA: EventMetadata = { causation: 'scoring' };
 
 /**
- * Load, decide, append at the revision read (and again after a concurrent append), each event with its
- * provenance; answers once the read models show it, with the state decided on and what was decided.
+ * A request's command on an assessment (handleCommand), its scoring recorded as the service's; answers once
+ * the read models show what it appended.
  */
 async function onAssessment(
   env: CommandContext,
@@ -184,30 +177,13 @@ async function onAssessment(
   decide: (state: AssessmentState) => AssessmentEvent[],
   metadata: EventMetadata,
   now: Date,
-): Promise<{ state: AssessmentState; events: AssessmentEvent[]; replayedAt?: Date }> {
-  const streamName = assessmentStream(assessmentId);
-  for (let attempt = 1; ; attempt++) {
-    const stream = await env.events.readStream(streamName);
-    const earlier = producedBy(stream.events, metadata, now);
-    if (earlier !== undefined) {
-      // A retry after a crash: what the first run decided, on the state it decided on.
-      const events = stream.events.slice(earlier.first, earlier.last + 1) as unknown as AssessmentEvent[];
-      return { state: fold(assessmentAggregate, stream.events.slice(0, earlier.first)), events, replayedAt: earlier.at };
-    }
-    const state = fold(assessmentAggregate, stream.events);
-    const events = decide(state);
-    if (events.length === 0) return { state, events };
-    const recorded = events.flatMap((event) => toNewEvents([event], event.type === 'ScoringCompleted' ? SCORING_METADATA : metadata));
-    let position: bigint;
-    try {
-      ({ position } = await env.events.appendToStream(streamName, recorded, stream.revision === -1n ? 'no_stream' : stream.revision));
-    } catch (error) {
-      if (error instanceof WrongExpectedRevisionError && attempt < MAX_ATTEMPTS) continue;
-      throw error;
-    }
-    await env.projector.waitFor(position, READ_YOUR_WRITES_TIMEOUT_MS);
-    return { state, events };
-  }
+): Promise<CommandResult<AssessmentState, AssessmentEvent>> {
+  const result = await handleCommand(env.events, assessmentStream(assessmentId), assessmentAggregate, decide, metadata, now, (event) =>
+    event.type === 'ScoringCompleted' ? SCORING_METADATA : metadata,
+  );
+  if (result.appended !== undefined && result.replayedAt === undefined)
+    await env.projector.waitFor(result.appended.position, READ_YOUR_WRITES_TIMEOUT_MS);
+  return result;
 }
 
 /** Scoring with `version`, its ids minted only when an assessment is actually scored. */
@@ -223,9 +199,14 @@ function scoringWith(version: string, now: Date): () => ScoringCommand {
 export async function scoreAssessment(events: EventStore, assessmentId: string, version: string, now: Date): Promise<void> {
   const scoring = scoringWith(version, now);
   await unlessErased(
-    handleCommand(events, assessmentStream(assessmentId), assessmentAggregate, (state) => decideScoreAssessment(state, scoring), {
-      causation: 'scoring',
-    }),
+    handleCommand(
+      events,
+      assessmentStream(assessmentId),
+      assessmentAggregate,
+      (state) => decideScoreAssessment(state, scoring),
+      SCORING_METADATA,
+      now,
+    ),
   );
 }
 
@@ -252,6 +233,7 @@ export async function rescoreAssessment(
       assessmentAggregate,
       (state) => decideRescore(state, { ...command, ...ids, scorerOf: (version) => scorers[version]! }),
       { causation: command.causation },
+      command.now,
     ),
   );
 }

@@ -1,9 +1,10 @@
-import { type AssessmentPointer, assessmentStream, evolveAssessment } from '../domain/assessment.js';
+import { assessmentStream } from '../domain/assessment.js';
 import { type AuditEntry, assessmentAudit, expiryAudit, subjectAudit } from '../domain/audit.js';
 import { DomainError } from '../domain/errors.js';
 import { subjectStream } from '../domain/subject.js';
-import type { EventStore } from '../ports/event-store.js';
-import { fold } from './handle-command.js';
+import type { EventStore, RecordedEvent } from '../ports/event-store.js';
+import { fold, readAggregate } from './aggregate.js';
+import { assessmentAggregate, subjectAggregate } from './aggregates.js';
 
 /**
  * A subject's history straight from the log, oldest first: its own stream and the stream of every
@@ -12,14 +13,15 @@ import { fold } from './handle-command.js';
  */
 export async function subjectHistory(events: EventStore, subjectId: string, now: Date): Promise<AuditEntry[]> {
   const own = subjectStream(subjectId);
-  const subject = await events.readStream(own);
+  const subject = await readAggregate(events, own, subjectAggregate);
   if (subject.revision === -1n) throw new DomainError('not_found', `No subject ${subjectId}.`);
-  const sources = [...subject.events];
+  const sources: RecordedEvent[] = [...subject.events];
   const expiries: AuditEntry[] = [];
-  for (const opened of subject.events.filter((event) => event.type === 'AssessmentOpened')) {
-    const stream = await events.readStream(assessmentStream((opened.data as AssessmentPointer).assessment_id));
+  for (const opened of subject.events) {
+    if (opened.type !== 'AssessmentOpened') continue;
+    const stream = await readAggregate(events, assessmentStream(opened.data.assessment_id), assessmentAggregate);
     sources.push(...stream.events);
-    const state = fold({ initial: undefined, evolve: evolveAssessment }, stream.events);
+    const state = fold(assessmentAggregate, stream.events);
     const expired = state && expiryAudit(state, now);
     if (expired) expiries.push(expired);
   }

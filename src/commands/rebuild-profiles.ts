@@ -1,9 +1,10 @@
 import type { ScoringCompleted } from '../domain/assessment.js';
 import { activeVersion, SCORING_VERSIONS_STREAM, type ScoringVersionActivated } from '../domain/scoring-versions.js';
-import { type EventStore, WrongExpectedRevisionError } from '../ports/event-store.js';
+import type { EventStore, RecordedEvent } from '../ports/event-store.js';
 import type { ReadModelStore } from '../ports/read-models.js';
+import { scoringVersionsAggregate } from './aggregates.js';
 import { rescoreAssessment } from './assessments.js';
-import { toNewEvents } from './handle-command.js';
+import { handleCommand } from './handle-command.js';
 
 export interface RebuildProgress {
   phase: 'rescoring' | 'announcing';
@@ -119,16 +120,16 @@ class CompletionScan {
   /** The completions appended since the last call (every one on the first). */
   async more(): Promise<Completion[]> {
     const found: Completion[] = [];
-    for (;;) {
-      const page = await this.log.readAll({ ...(this.after !== undefined && { after: this.after }), limit: PAGE });
+    let page: RecordedEvent[];
+    do {
+      page = await this.log.readAll({ ...(this.after !== undefined && { after: this.after }), limit: PAGE });
       for (const event of page) {
         this.after = event.position;
         // Scoring is exactly once, so each assessment completes once in the log.
         if (event.type === 'ScoringCompleted')
           found.push({ assessment_id: (event.data as ScoringCompleted['data']).assessment_id, position: event.position });
       }
-      if (page.length < PAGE) break;
-    }
+    } while (page.length === PAGE);
     this.all.push(...found);
     return found;
   }
@@ -136,22 +137,17 @@ class CompletionScan {
 
 /** Makes `version` the served one; false if it already was. */
 async function activate(events: EventStore, version: string, now: Date): Promise<boolean> {
-  for (;;) {
-    const stream = await events.readStream(SCORING_VERSIONS_STREAM);
-    if (activeVersion(stream.events) === version) return false;
-    const activated: ScoringVersionActivated = {
-      type: 'ScoringVersionActivated',
-      data: { scoring_version: version, activated_at: now.toISOString() },
-    };
-    try {
-      await events.appendToStream(
-        SCORING_VERSIONS_STREAM,
-        toNewEvents([activated], { causation: 'profile_rebuild' }),
-        stream.revision === -1n ? 'no_stream' : stream.revision,
-      );
-      return true;
-    } catch (error) {
-      if (!(error instanceof WrongExpectedRevisionError)) throw error;
-    }
-  }
+  const activated: ScoringVersionActivated = {
+    type: 'ScoringVersionActivated',
+    data: { scoring_version: version, activated_at: now.toISOString() },
+  };
+  const result = await handleCommand(
+    events,
+    SCORING_VERSIONS_STREAM,
+    scoringVersionsAggregate,
+    (active) => (active === version ? [] : [activated]),
+    { causation: 'profile_rebuild' },
+    now,
+  );
+  return result.appended !== undefined;
 }

@@ -6,26 +6,20 @@ import {
   decideEraseSubject,
   type ExternalIdClaimed,
   type ExternalIdReleased,
-  evolveSubject,
   externalIdStream,
-  initialSubjectState,
   type ReservationEvent,
-  reservationHolder,
   type SubjectErased,
   type SubjectState,
   subjectStream,
 } from '../domain/subject.js';
 import type { DataKeyStore } from '../ports/data-keys.js';
-import {
-  type AppendResult,
-  type EventMetadata,
-  type EventStore,
-  type RecordedEvent,
-  WrongExpectedRevisionError,
-} from '../ports/event-store.js';
+import type { EventMetadata, EventStore } from '../ports/event-store.js';
+import { expectedAfter, fold, type Recorded, readAggregate } from './aggregate.js';
+import { reservationAggregate, subjectAggregate } from './aggregates.js';
 import { closeForErasure } from './assessments.js';
+import { READ_AGAIN, retryOnConflict } from './conflict-retry.js';
 import { type CommandContext, READ_YOUR_WRITES_TIMEOUT_MS } from './context.js';
-import { fold, handleCommand, toNewEvents } from './handle-command.js';
+import { handleCommand, toNewEvents } from './handle-command.js';
 import { producedBy } from './idempotent-retry.js';
 
 export interface CreateSubjectInput {
@@ -33,8 +27,6 @@ export interface CreateSubjectInput {
   metadata: Record<string, string>;
   consent: Consent;
 }
-
-const subjectAggregate = { initial: initialSubjectState, evolve: evolveSubject };
 
 /**
  * Creates a subject whose external_subject_id is unique in the environment. The id is claimed first on
@@ -49,24 +41,15 @@ export async function createSubject(
   now: Date,
 ): Promise<Extract<SubjectState, { status: 'active' }>> {
   const reservation = externalIdStream(input.external_subject_id, await env.dataKeys.environmentSecret());
-  for (;;) {
-    const claim = await env.events.readStream(reservation);
+  return retryOnConflict(async () => {
+    const claim = await readAggregate(env.events, reservation, reservationAggregate);
     // A retry of a create that claimed the id before a crash: its subject, even one erased (and the id released) since.
     let subjectId = await claimedEarlier(env.events, claim.events, metadata, now);
-    subjectId ??= reservationHolder(claim.events as unknown as ReservationEvent[]);
+    subjectId ??= fold(reservationAggregate, claim.events);
     if (subjectId === undefined) {
       subjectId = newId('sub');
       const claimed: ExternalIdClaimed = { type: 'ExternalIdClaimed', data: { subject_id: subjectId } };
-      try {
-        await env.events.appendToStream(
-          reservation,
-          toNewEvents([claimed], metadata),
-          claim.revision === -1n ? 'no_stream' : claim.revision,
-        );
-      } catch (error) {
-        if (error instanceof WrongExpectedRevisionError) continue;
-        throw error;
-      }
+      await env.events.appendToStream(reservation, toNewEvents([claimed], metadata), expectedAfter(claim));
     }
     const id = subjectId;
     try {
@@ -83,9 +66,11 @@ export async function createSubject(
       return result.state;
     } catch (error) {
       if (!(error instanceof DomainError && error.code === 'subject_erased')) throw error;
+      // The id is still held by an erased subject: freed, it is claimed anew.
       await releaseReservation(env.events, reservation, id, now);
+      return READ_AGAIN;
     }
-  }
+  });
 }
 
 /**
@@ -94,14 +79,14 @@ export async function createSubject(
  */
 async function claimedEarlier(
   events: EventStore,
-  reservation: readonly RecordedEvent[],
+  reservation: readonly Recorded<ReservationEvent>[],
   metadata: EventMetadata,
   now: Date,
 ): Promise<string | undefined> {
   const earlier = producedBy(reservation, metadata, now);
   if (earlier === undefined) return undefined;
-  const { subject_id } = reservation[earlier.first]!.data as ExternalIdClaimed['data'];
-  const subject = fold(subjectAggregate, (await events.readStream(subjectStream(subject_id))).events);
+  const { subject_id } = reservation[earlier.first]!.data;
+  const subject = fold(subjectAggregate, (await readAggregate(events, subjectStream(subject_id), subjectAggregate)).events);
   if (subject.status === 'erased') throw subjectErasedError(subject.id, subject.erased_at);
   return subject_id;
 }
@@ -120,29 +105,20 @@ export async function eraseSubject(
   now: Date,
 ): Promise<SubjectErased['data']> {
   const secret = await env.dataKeys.environmentSecret();
-  for (let attempt = 1; ; attempt++) {
-    const read = await env.events.readStream(subjectStream(subjectId));
+  const { erased, appended } = await retryOnConflict(async () => {
+    const read = await readAggregate(env.events, subjectStream(subjectId), subjectAggregate);
     const state = fold(subjectAggregate, read.events);
     const reservation = state.status === 'active' && state.pii !== null ? externalIdStream(state.pii.external_subject_id, secret) : null;
     const decided = decideEraseSubject(state, { reservation, now });
     const pointer = state.status === 'active' ? state.current_assessment : null;
     if (pointer !== null) await closeForErasure(env.events, pointer, metadata, now);
-    let appended: AppendResult;
-    try {
-      appended = await env.events.appendToStream(subjectStream(subjectId), toNewEvents(decided, metadata), read.revision);
-    } catch (error) {
-      if (!(error instanceof WrongExpectedRevisionError) || attempt >= MAX_ERASE_ATTEMPTS) throw error;
-      continue;
-    }
-    const erased = (decided[0] as SubjectErased).data;
-    await completeErasure(env, erased);
-    await env.projector.waitFor(appended.position, READ_YOUR_WRITES_TIMEOUT_MS);
-    return erased;
-  }
+    const appended = await env.events.appendToStream(subjectStream(subjectId), toNewEvents(decided, metadata), read.revision);
+    return { erased: (decided[0] as SubjectErased).data, appended };
+  });
+  await completeErasure(env, erased);
+  await env.projector.waitFor(appended.position, READ_YOUR_WRITES_TIMEOUT_MS);
+  return erased;
 }
-
-/** Erasures decided again after a concurrent write to the subject (an assessment opened meanwhile) before giving up. */
-const MAX_ERASE_ATTEMPTS = 20;
 
 /** What follows SubjectErased, idempotent: the erasure reactor runs it again after a crash in between. */
 export async function completeErasure(env: { events: EventStore; dataKeys: DataKeyStore }, erased: SubjectErased['data']): Promise<void> {
@@ -152,15 +128,13 @@ export async function completeErasure(env: { events: EventStore; dataKeys: DataK
 
 /** Releases the reservation if this subject still holds it. */
 async function releaseReservation(events: EventStore, reservation: string, subjectId: string, now: Date): Promise<void> {
-  for (;;) {
-    const claim = await events.readStream(reservation);
-    if (reservationHolder(claim.events as unknown as ReservationEvent[]) !== subjectId) return;
-    const released: ExternalIdReleased = { type: 'ExternalIdReleased', data: { subject_id: subjectId, released_at: now.toISOString() } };
-    try {
-      await events.appendToStream(reservation, toNewEvents([released], { causation: 'erasure' }), claim.revision);
-      return;
-    } catch (error) {
-      if (!(error instanceof WrongExpectedRevisionError)) throw error;
-    }
-  }
+  const released: ExternalIdReleased = { type: 'ExternalIdReleased', data: { subject_id: subjectId, released_at: now.toISOString() } };
+  await handleCommand(
+    events,
+    reservation,
+    reservationAggregate,
+    (holder) => (holder === subjectId ? [released] : []),
+    { causation: 'erasure' },
+    now,
+  );
 }

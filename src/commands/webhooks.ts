@@ -9,20 +9,18 @@ import {
   type EventType,
   endpointRequestStream,
   endpointStream,
-  evolveEndpoint,
   type WebhookEndpoint,
   type WebhookEndpointCreated,
   type WebhookEndpointEvent,
   type WebhookEndpointIdChosen,
   type WebhookEndpointState,
 } from '../domain/webhook-endpoint.js';
-import { type EventMetadata, type EventStore, WrongExpectedRevisionError } from '../ports/event-store.js';
+import type { EventMetadata, EventStore } from '../ports/event-store.js';
 import { newSecret } from '../webhooks/signer.js';
+import { readAggregate } from './aggregate.js';
+import { deliveryAttempts, endpointAggregate, endpointChoiceAggregate } from './aggregates.js';
 import { type CommandContext, READ_YOUR_WRITES_TIMEOUT_MS } from './context.js';
 import { type CommandResult, handleCommand, toNewEvents } from './handle-command.js';
-import { producedBy } from './idempotent-retry.js';
-
-const endpointAggregate = { initial: undefined as WebhookEndpointState, evolve: evolveEndpoint };
 
 /**
  * Registers an endpoint. With an Idempotency-Key, the id is chosen on a stream named by the key's tag first, so
@@ -53,19 +51,9 @@ export async function createEndpoint(
 
 /** The endpoint id this request chose before a crash, or one it chooses now. */
 async function chosenEndpointId(events: EventStore, tag: string, metadata: EventMetadata, now: Date): Promise<string> {
-  const stream = endpointRequestStream(tag);
-  for (;;) {
-    const read = await events.readStream(stream);
-    const earlier = producedBy(read.events, metadata, now);
-    if (earlier !== undefined) return (read.events[earlier.first]!.data as WebhookEndpointIdChosen['data']).endpoint_id;
-    const chosen: WebhookEndpointIdChosen = { type: 'WebhookEndpointIdChosen', data: { endpoint_id: newId('whe') } };
-    try {
-      await events.appendToStream(stream, toNewEvents([chosen], metadata), read.revision === -1n ? 'no_stream' : read.revision);
-      return chosen.data.endpoint_id;
-    } catch (error) {
-      if (!(error instanceof WrongExpectedRevisionError)) throw error;
-    }
-  }
+  const chosen: WebhookEndpointIdChosen = { type: 'WebhookEndpointIdChosen', data: { endpoint_id: newId('whe') } };
+  const { state } = await handleCommand(events, endpointRequestStream(tag), endpointChoiceAggregate, () => [chosen], metadata, now);
+  return state!;
 }
 
 export async function deleteEndpoint(env: CommandContext, endpointId: string, metadata: EventMetadata, now: Date): Promise<void> {
@@ -75,6 +63,7 @@ export async function deleteEndpoint(env: CommandContext, endpointId: string, me
     endpointAggregate,
     (state) => decideDeleteEndpoint(state, endpointId, now),
     metadata,
+    now,
   );
   if (result.appended) await env.projector.waitFor(result.appended.position, READ_YOUR_WRITES_TIMEOUT_MS);
 }
@@ -86,9 +75,8 @@ export async function disableEndpoint(events: EventStore, endpointId: string, re
     endpointStream(endpointId),
     endpointAggregate,
     (state) => decideDisableEndpoint(state, reason, now),
-    {
-      causation: 'webhook_dispatcher',
-    },
+    { causation: 'webhook_dispatcher' },
+    now,
   );
   return result.appended !== undefined;
 }
@@ -153,9 +141,8 @@ export async function deliveryRecord(
   events: EventStore,
   deliveryId: string,
 ): Promise<{ attempts: number; outcome: DeliveryOutcome | null }> {
-  const attempts = (await events.readStream(deliveryStream(deliveryId))).events;
-  const last = attempts.at(-1)?.data as WebhookDeliveryAttempted['data'] | undefined;
-  return { attempts: attempts.length, outcome: last?.outcome ?? null };
+  const { events: attempts } = await readAggregate<WebhookDeliveryAttempted>(events, deliveryStream(deliveryId), deliveryAttempts);
+  return { attempts: attempts.length, outcome: attempts.at(-1)?.data.outcome ?? null };
 }
 
 export async function recordAttempt(

@@ -1,3 +1,5 @@
+import { type Backoff, backoffDelay } from '../backoff.js';
+
 /**
  * The bus between the log and the webhook dispatcher: durable, at-least-once, deduplicated by message
  * id on publish. One bus serves one environment; its topics never cross environments.
@@ -39,13 +41,14 @@ export interface ConsumeOptions {
 /** Deliveries of one message before it goes dead whatever the handler says; adapters take it as an option. */
 export const DEFAULT_MAX_DELIVER = 100;
 
-/** The delay before a message whose handler threw comes again: 1 s, doubling, at most a minute. */
-function backoffAfterFailure(deliveryCount: number): number {
-  return Math.min(60_000, 1000 * 2 ** Math.min(Math.max(deliveryCount - 1, 0), 6));
-}
+/**
+ * The delay before a message whose handler threw comes again: 1 s, doubling, at most a minute, each shortened by
+ * up to a fifth at random: a backend that fails every handler at once would otherwise see them all come back at once.
+ */
+const AFTER_FAILURE: Backoff = { firstDelayMs: 1000, maxDelayMs: 60_000, jitter: 0.2 };
 
 /**
- * Runs a handler as every adapter must: a throw is a retry after backoffAfterFailure, and a retry asked
+ * Runs a handler as every adapter must: a throw is a retry after AFTER_FAILURE's delay, and a retry asked
  * for on the last allowed delivery goes dead, so no message is ever dropped silently.
  */
 export async function runHandler(
@@ -59,7 +62,7 @@ export async function runHandler(
     outcome = await handler(message);
   } catch (error) {
     onError?.(error, message);
-    outcome = { kind: 'retry', delayMs: backoffAfterFailure(message.deliveryCount) };
+    outcome = { kind: 'retry', delayMs: backoffDelay(AFTER_FAILURE, message.deliveryCount) };
   }
   if (outcome.kind === 'retry' && message.deliveryCount >= maxDeliver)
     return { kind: 'dead', reason: `no success after ${maxDeliver} deliveries` };

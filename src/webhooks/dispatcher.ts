@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { backoffDelay } from '../backoff.js';
 import { deliveryRecord, disableEndpoint, recordAttempt } from '../commands/webhooks.js';
 import { assessmentStream } from '../domain/assessment.js';
 import { newId } from '../domain/ids.js';
@@ -71,7 +72,7 @@ const CONSUMER_RAN_A_WHILE_MS = 10_000;
 const HANDED_BACK: Outcome = { kind: 'defer', delayMs: 1000 };
 
 function notYetProjected(message: BusMessage): Outcome {
-  return { kind: 'retry', delayMs: Math.min(250 * message.deliveryCount, 10_000) };
+  return { kind: 'retry', delayMs: backoffDelay({ firstDelayMs: 250, maxDelayMs: 10_000, jitter: 0.2 }, message.deliveryCount) };
 }
 
 /**
@@ -126,7 +127,7 @@ export class WebhookDispatcher {
         failures = performance.now() - started > CONSUMER_RAN_A_WHILE_MS ? 0 : failures + 1;
         this.logger.error({ err: error, topic }, 'webhook bus consumer failed; resuming');
         // Cut short by stop(): a shutdown or a step-down does not wait out the back-off.
-        await pause(Math.min(5000, 250 * 2 ** failures), this.abort.signal);
+        await pause(backoffDelay({ firstDelayMs: 250, maxDelayMs: 5000 }, failures + 1), this.abort.signal);
       }
     }
   }

@@ -1,16 +1,16 @@
 import { CancelledError, DeadlineExceededError, NotLeaderError, TimeoutError, UnavailableError } from '@eventstore/db-client';
+import { type Backoff, backoffDelay } from '../../backoff.js';
 import { BackendTimeoutError, within } from '../../operator-errors.js';
 import { pause } from '../../pause.js';
 
 /**
  * How an append whose outcome is unknown is sent again: for at most `totalMs` from the first send, each send
- * waiting at most `sendMs` for its answer, with waits between sends doubling from `firstDelayMs` up to `maxDelayMs`.
+ * waiting at most `sendMs` for its answer, with waits between sends doubling from `firstDelayMs` up to `maxDelayMs`
+ * (no jitter: one writer resends its own append, and the tests pin the waits).
  */
-export interface AppendRetryPolicy {
+export interface AppendRetryPolicy extends Backoff {
   totalMs: number;
   sendMs: number;
-  firstDelayMs: number;
-  maxDelayMs: number;
 }
 
 /** The client's own deadline for one call, which a send keeps to while the append's time allows. */
@@ -39,7 +39,7 @@ export function isTransient(error: unknown): boolean {
 
 /** The wait before send number `attempt + 1`, after `attempt` sends failed. */
 export function retryDelay(policy: AppendRetryPolicy, attempt: number): number {
-  return Math.min(policy.maxDelayMs, policy.firstDelayMs * 2 ** (attempt - 1));
+  return backoffDelay(policy, attempt);
 }
 
 /** Time as the retries see it: a clock and a wait (a test passes its own). */

@@ -1,4 +1,5 @@
 import { CancelledError, UnavailableError } from '@eventstore/db-client';
+import { type Backoff, backoffDelay } from '../../backoff.js';
 import { pause } from '../../pause.js';
 import type { RecordedEvent, SubscribeOptions } from '../../ports/event-store.js';
 import { CheckpointMark, encodePosition, fromStoredEvent, isServerEvent, type StoredEvent } from './mapping.js';
@@ -51,16 +52,13 @@ export class SubscriptionProgress {
 }
 
 /** The waits before opening a dropped subscription again: doubling from `firstDelayMs` up to `maxDelayMs`. */
-export interface ResubscribePolicy {
-  firstDelayMs: number;
-  maxDelayMs: number;
-}
+export type ResubscribePolicy = Backoff;
 
 export const RESUBSCRIBE: ResubscribePolicy = { firstDelayMs: 500, maxDelayMs: 10_000 };
 
 /** The wait before opening again after `drops` drops in a row with nothing new between them. */
 export function resubscribeDelay(policy: ResubscribePolicy, drops: number): number {
-  return Math.min(policy.maxDelayMs, policy.firstDelayMs * 2 ** (drops - 1));
+  return backoffDelay(policy, drops);
 }
 
 /** A subscription the server ended this way may be opened again: the node went away, or cancelled it. */

@@ -1,5 +1,6 @@
 import { type ConnectionOptions, connect, Events, type JetStreamClient, type JetStreamManager, type NatsConnection } from 'nats';
 import type { Logger } from 'pino';
+import { type Backoff, backoffDelay } from '../../backoff.js';
 import type { NatsAccess } from '../../config.js';
 import { BackendTimeoutError, OperatorError, urlHosts, within } from '../../operator-errors.js';
 import { pause } from '../../pause.js';
@@ -17,8 +18,13 @@ const RESILIENCE: Partial<ConnectionOptions> = {
   maxPingOut: 3,
 };
 
-/** The longest pause between attempts to replace a connection that closed. */
-const REPLACE_BACKOFF_MAX_MS = 30_000;
+/**
+ * The pauses between attempts to replace a connection that closed, and to renew what the server lost: every
+ * replica lost the same server, so each pause is shortened by up to a fifth at random (as the client's own
+ * reconnects are jittered).
+ */
+const REPLACE_BACKOFF: Backoff = { firstDelayMs: 1000, maxDelayMs: 30_000, jitter: 0.2 };
+const RENEW_BACKOFF: Backoff = { firstDelayMs: 500, maxDelayMs: 30_000, jitter: 0.2 };
 
 /**
  * A connection to NATS that outlives outages of any length. The client reconnects without limit; a
@@ -133,7 +139,7 @@ export class NatsLink {
   }
 
   private async replace(): Promise<void> {
-    for (let attempt = 0; !this.closing; attempt++) {
+    for (let attempt = 1; !this.closing; attempt++) {
       try {
         if (await this.attach(await connect({ ...this.options, name: this.name, timeout: CONNECT_TIMEOUT_MS, ...RESILIENCE })))
           await this.renewed();
@@ -146,20 +152,20 @@ export class NatsLink {
             `NATS ${new NatsLoginRefusedError(this.access, error).message}; trying again`,
           );
         else this.logger?.warn({ err: error, nats: urlHosts(this.access.url) }, 'could not connect to NATS again; trying again');
-        await pause(Math.min(REPLACE_BACKOFF_MAX_MS, 1000 * 2 ** Math.min(attempt, 5)), this.stopping.signal);
+        await pause(backoffDelay(REPLACE_BACKOFF, attempt), this.stopping.signal);
       }
     }
   }
 
   /** Runs `renew` until it succeeds (JetStream may still be starting), then tells the listeners. */
   private async renewed(): Promise<void> {
-    for (let attempt = 0; !this.closing; attempt++) {
+    for (let attempt = 1; !this.closing; attempt++) {
       try {
         await this.renew(this.jsm);
         break;
       } catch {
         if (this.nc.isClosed()) return;
-        await pause(Math.min(REPLACE_BACKOFF_MAX_MS, 500 * 2 ** Math.min(attempt, 6)), this.stopping.signal);
+        await pause(backoffDelay(RENEW_BACKOFF, attempt), this.stopping.signal);
       }
     }
     for (const listener of this.listeners) listener();
