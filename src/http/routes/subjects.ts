@@ -218,7 +218,7 @@ export function registerSubjectRoutes(app: FastifyInstance, clock: () => Date): 
       },
     },
     async (request) => {
-      const entries = await subjectHistory(request.env.shown, request.params.id, clock());
+      const entries = await subjectHistory(request.env.auditLog, request.params.id, clock());
       return { object: 'list' as const, ...pageOf(entries, request.query) };
     },
   );
