@@ -54,12 +54,12 @@ function rawScan(file: string): Run {
 async function replay(dataDir: string, lastPosition: bigint, withIndexes: boolean): Promise<Run> {
   const scratch = tempDir('nature-bench-read-');
   const config = loadConfig({ NATURE_DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
-  const { raw, dataKeys } = await openLog(config, 'test');
+  const { sealedLog, dataKeys } = await openLog(config, 'test');
   const readFile = join(scratch.path, 'read.db');
   // As the server opens it (NORMAL: read models are rebuilt from the log), with or without its indexes.
   const readModels = new SqliteReadModelStore(readFile, 'NORMAL', withIndexes ? indexedFields : []);
   // As the server runs it: over the log as stored, personal fields copied sealed, never opened.
-  const projector = new Projector(raw, readModels, projections, [], pino({ level: 'silent' }));
+  const projector = new Projector(sealedLog, readModels, projections, [], pino({ level: 'silent' }));
   try {
     const started = performance.now();
     projector.start();
@@ -75,7 +75,7 @@ async function replay(dataDir: string, lastPosition: bigint, withIndexes: boolea
   } finally {
     await projector.stop();
     await readModels.close();
-    await raw.close();
+    await sealedLog.close();
     await dataKeys.close();
     scratch.cleanup();
   }

@@ -1,35 +1,13 @@
-import { probeEventStoreDb } from './adapters/eventstoredb/probe.js';
-import { probeMongoDb } from './adapters/mongodb/probe.js';
-import { probeNats } from './adapters/nats/probe.js';
+import { backendsOf } from './backends.js';
 import type { Config } from './config.js';
 import { backendProblem, OperatorError, within } from './operator-errors.js';
-
-interface Backend {
-  name: string;
-  variable: string;
-  url: string;
-  probe: (url: string, timeoutMs: number) => Promise<void>;
-}
+import type { BackendServer } from './ports/backends.js';
 
 /** The backend servers `config` names that a process uses: the operator command never uses the bus, its key commands no event store. */
-function backendsOf(config: Config, uses: Uses): Backend[] {
-  const backends: Backend[] = [];
-  if (uses.eventStore && config.eventStore.kind === 'eventstoredb')
-    backends.push({ name: 'EventStoreDB', variable: 'EVENTSTORE_URL', url: config.eventStore.url, probe: probeEventStoreDb });
-  if (config.readModels.kind === 'mongodb') {
-    const allowWeakWrites = config.mongodbAllowWeakWrites;
-    backends.push({
-      name: 'MongoDB',
-      variable: 'MONGODB_URL',
-      url: config.readModels.url,
-      probe: (url, timeoutMs) => probeMongoDb({ url, timeoutMs, allowWeakWrites }),
-    });
-  }
-  if (uses.bus && config.bus.kind === 'nats') {
-    const access = config.bus;
-    backends.push({ name: 'NATS', variable: 'NATS_URL', url: access.url, probe: (_, timeoutMs) => probeNats(access, timeoutMs) });
-  }
-  return backends;
+function serversOf(config: Config, uses: Uses): BackendServer[] {
+  const { eventStore, readModels, bus } = backendsOf(config);
+  const used = [uses.eventStore ? eventStore.server : undefined, readModels.server, uses.bus ? bus.server : undefined];
+  return used.filter((server) => server !== undefined);
 }
 
 /**
@@ -40,11 +18,9 @@ function backendsOf(config: Config, uses: Uses): Backend[] {
 type Uses = { bus: boolean; eventStore: boolean };
 
 export async function checkBackends(config: Config, uses: Uses = { bus: true, eventStore: true }): Promise<void> {
-  const backends = backendsOf(config, uses);
-  const outcomes = await Promise.allSettled(
-    backends.map((backend) => within(config.backendTimeoutMs, backend.probe(backend.url, config.backendTimeoutMs))),
-  );
+  const servers = serversOf(config, uses);
+  const outcomes = await Promise.allSettled(servers.map((server) => within(config.backendTimeoutMs, server.probe())));
   const failed = outcomes.findIndex((outcome) => outcome.status === 'rejected');
   if (failed === -1) return;
-  throw new OperatorError(backendProblem(backends[failed]!, (outcomes[failed] as PromiseRejectedResult).reason, config.backendTimeoutMs));
+  throw new OperatorError(backendProblem(servers[failed]!, (outcomes[failed] as PromiseRejectedResult).reason, config.backendTimeoutMs));
 }

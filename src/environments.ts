@@ -1,7 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, rmSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { erasureReactor } from '../projections/erasure.js';
 import { indexedFields, projections } from '../projections/index.js';
@@ -9,25 +7,14 @@ import { publisherReactor } from '../projections/publisher.js';
 import { rescoringReactor } from '../projections/rescoring.js';
 import { scoringReactor } from '../projections/scoring.js';
 import { isTransient as isEventStoreUnavailable } from './adapters/eventstoredb/append-retry.js';
-import { EventStoreDbEventStore } from './adapters/eventstoredb/event-store.js';
-import type { MongoSettings } from './adapters/mongodb/client.js';
-import { MongoWrappedKeyStore } from './adapters/mongodb/data-key-store.js';
-import { MongoIdempotencyStore } from './adapters/mongodb/idempotency-store.js';
-import { MongoKeyStore } from './adapters/mongodb/key-store.js';
-import { MongoReadModelStore } from './adapters/mongodb/read-model-store.js';
 import { isMongoUnavailable } from './adapters/mongodb/unavailable.js';
-import { NatsBus } from './adapters/nats/bus.js';
-import { SqliteBus } from './adapters/sqlite/bus.js';
-import { SqliteWrappedKeyStore } from './adapters/sqlite/data-key-store.js';
-import { encryptLegacyLog } from './adapters/sqlite/encrypt-legacy-log.js';
-import { SqliteEventStore } from './adapters/sqlite/event-store.js';
-import { SqliteIdempotencyStore } from './adapters/sqlite/idempotency-store.js';
-import { SqliteKeyStore } from './adapters/sqlite/key-store.js';
-import { SqliteReadModelStore } from './adapters/sqlite/read-model-store.js';
+import { keysDbFile, openKeysDb } from './adapters/sqlite/backend.js';
+import { type Backends, backendsOf, sqliteFilesOf } from './backends.js';
 import { READ_YOUR_WRITES_TIMEOUT_MS } from './commands/context.js';
 import type { Config } from './config.js';
 import { type Environment, environments } from './domain/api-keys.js';
 import { Leadership } from './leadership.js';
+import type { ReadModelBackend } from './ports/backends.js';
 import type { Bus } from './ports/bus.js';
 import type { DataKeyStore, WrappedKeyStore } from './ports/data-keys.js';
 import type { EventStore } from './ports/event-store.js';
@@ -45,12 +32,12 @@ import { WebhookDispatcher } from './webhooks/dispatcher.js';
 export interface EnvironmentServices {
   environment: Environment;
   livemode: boolean;
-  /** The log with personal fields sealed on the way in and opened on the way out. */
+  /** The log with personal fields sealed on the way in and opened on the way out: what commands read and write. */
   events: EventStore;
   /** The same log with data keys never cached: what an audit shows, so an erasure by another replica shows at once. */
-  shown: EventStore;
+  auditLog: EventStore;
   /** The same log as stored, personal fields sealed: for reads that never need them (usage), without decrypting. */
-  log: EventStore;
+  sealedLog: EventStore;
   /** Per-subject data keys, beside the log. */
   dataKeys: DataKeyStore;
   readModels: ReadModelStore;
@@ -86,31 +73,14 @@ export interface Service<Term = void> {
 
 export type Environments = Record<Environment, EnvironmentServices>;
 
-/** Each environment's name in file names, EventStoreDB stream prefixes (`sandbox.`) and MongoDB databases (`nature_sandbox`). */
-const storeNames: Record<Environment, string> = { test: 'sandbox', live: 'production' };
-
 /** The environment's event log on the configured backend, as it is stored (personal fields sealed). */
 export function openEventStore(config: Config, environment: Environment): EventStore {
-  const name = storeNames[environment];
-  return config.eventStore.kind === 'eventstoredb'
-    ? EventStoreDbEventStore.connect(config.eventStore, `${name}.`)
-    : new SqliteEventStore(join(config.dataDir, `${name}.events.db`), config.sqliteSynchronous);
+  return backendsOf(config).eventStore.open(environment);
 }
 
-/**
- * How the MongoDB stores connect. Every store given the same settings shares the process's one MongoClient
- * (adapters/mongodb/client.ts): opened by the first, closed when the last one closes.
- */
-function mongoSettings(config: Config, url: string): MongoSettings {
-  return { url, timeoutMs: config.backendTimeoutMs, allowWeakWrites: config.mongodbAllowWeakWrites };
-}
-
-/** The environment's wrapped data keys as stored: in MongoDB beside the read models there, else in their own SQLite file. */
-export async function openWrappedKeys(config: Config, environment: Environment): Promise<WrappedKeyStore> {
-  const name = storeNames[environment];
-  return config.readModels.kind === 'mongodb'
-    ? await MongoWrappedKeyStore.connect(mongoSettings(config, config.readModels.url), `nature_${name}`)
-    : new SqliteWrappedKeyStore(join(config.dataDir, `${name}.data-keys.db`), config.sqliteSynchronous);
+/** The environment's wrapped data keys as stored, beside the read models. */
+export function openWrappedKeys(config: Config, environment: Environment): Promise<WrappedKeyStore> {
+  return backendsOf(config).readModels.openWrappedKeys(environment);
 }
 
 /**
@@ -118,15 +88,16 @@ export async function openWrappedKeys(config: Config, environment: Environment):
  * the first start, only while no environment's store holds a key wrapped by another: else the start stops.
  */
 export async function openDataKeys(config: Config, environment: Environment): Promise<CachedDataKeys> {
-  const store = await openWrappedKeys(config, environment);
+  const backend = backendsOf(config).readModels;
+  const store = await backend.openWrappedKeys(environment);
   /** A key wrapped by a master key in any environment's store (one master key serves both). */
   const held = async (): Promise<WrappedKeyHeld | undefined> => {
     const found = await firstWrapped(store);
     if (found !== undefined) return found;
     for (const other of environments.filter((each) => each !== environment)) {
       // A store that was never made holds nothing, and is not made here.
-      if (config.readModels.kind === 'sqlite' && !existsSync(join(config.dataDir, `${storeNames[other]}.data-keys.db`))) continue;
-      const otherStore = await openWrappedKeys(config, other);
+      if (!backend.mayHoldWrappedKeys(other)) continue;
+      const otherStore = await backend.openWrappedKeys(other);
       try {
         const inOther = await firstWrapped(otherStore);
         if (inOther !== undefined) return inOther;
@@ -144,42 +115,37 @@ export async function openDataKeys(config: Config, environment: Environment): Pr
   }
 }
 
-/**
- * The log as commands and operator commands read and write it, with the data keys that seal it; and, for
- * what is shown to a caller (an audit), the same log opened with keys read afresh each time, so a key
- * another replica destroyed is gone here at once rather than after the cache's lifetime.
- */
-export async function openLog(
-  config: Config,
-  environment: Environment,
-): Promise<{ events: EventStore; shown: EventStore; raw: EventStore; dataKeys: DataKeyStore }> {
-  const dataKeys = await openDataKeys(config, environment);
-  await upgradeSqliteLog(config, environment, dataKeys);
-  const raw = openEventStore(config, environment);
-  return { events: new EncryptingEventStore(raw, dataKeys), shown: new EncryptingEventStore(raw, dataKeys.uncached), raw, dataKeys };
+/** Three views of one environment's log, and the data keys that seal it. */
+export interface Log {
+  /** Sealed and opened with data keys cached briefly: what commands and operator commands read and write. */
+  events: EventStore;
+  /**
+   * Opened with keys read afresh each time, for what is shown to a caller (an audit): a key another replica
+   * destroyed is gone here at once rather than after the cache's lifetime.
+   */
+  auditLog: EventStore;
+  /** As stored, personal fields sealed. */
+  sealedLog: EventStore;
+  dataKeys: DataKeyStore;
 }
 
-/**
- * A SQLite log written before per-subject encryption is sealed in place on first open; its SQLite read
- * models are then dropped, to be rebuilt from the upgraded log (they are derived, and held plaintext).
- */
-async function upgradeSqliteLog(config: Config, environment: Environment, dataKeys: DataKeyStore): Promise<void> {
-  if (config.eventStore.kind !== 'sqlite') return;
-  const base = join(config.dataDir, storeNames[environment]);
-  const upgraded = await encryptLegacyLog(`${base}.events.db`, config.sqliteSynchronous, dataKeys);
-  if (upgraded > 0 && config.readModels.kind === 'sqlite') {
-    for (const suffix of ['', '-wal', '-shm']) rmSync(`${base}.read.db${suffix}`, { force: true });
-  }
+export async function openLog(config: Config, environment: Environment, backends: Backends = backendsOf(config)): Promise<Log> {
+  const dataKeys = await openDataKeys(config, environment);
+  // A log written before per-subject encryption is sealed in place on first open; its read models are then
+  // dropped, to be rebuilt from the upgraded log (they are derived, and held plaintext).
+  if ((await backends.eventStore.upgrade(environment, dataKeys)) > 0) backends.readModels.discardReadModels(environment);
+  const sealedLog = backends.eventStore.open(environment);
+  return {
+    events: new EncryptingEventStore(sealedLog, dataKeys),
+    auditLog: new EncryptingEventStore(sealedLog, dataKeys.uncached),
+    sealedLog,
+    dataKeys,
+  };
 }
 
 /** The environment's read models on the configured backend, in the format this version reads. */
-export async function openReadModels(config: Config, environment: Environment): Promise<ReadModelStore> {
-  const name = storeNames[environment];
-  const store =
-    config.readModels.kind === 'mongodb'
-      ? await MongoReadModelStore.connect(mongoSettings(config, config.readModels.url), `nature_${name}`, indexedFields)
-      : // Read models are rebuilt from the log, so they need not survive power loss: NORMAL is enough.
-        new SqliteReadModelStore(join(config.dataDir, `${name}.read.db`), 'NORMAL', indexedFields);
+async function openReadModels(backend: ReadModelBackend, environment: Environment): Promise<ReadModelStore> {
+  const store = await backend.openReadModels(environment, indexedFields);
   await sealReadModels(store);
   return store;
 }
@@ -201,25 +167,18 @@ async function sealReadModels(store: ReadModelStore): Promise<void> {
   await store.commit(SEALED_FORMAT, 1n, []);
 }
 
-/** The environment's idempotency keys: in MongoDB beside the read models there, else in their own SQLite file. */
-async function openIdempotency(config: Config, environment: Environment): Promise<IdempotencyStore> {
-  const name = storeNames[environment];
-  return config.readModels.kind === 'mongodb'
-    ? await MongoIdempotencyStore.connect(mongoSettings(config, config.readModels.url), `nature_${name}`)
-    : new SqliteIdempotencyStore(join(config.dataDir, `${name}.idempotency.db`), config.sqliteSynchronous);
-}
-
 /** One environment's stores as an operator command uses them, beside a running server; `close` closes them all. */
 export async function openOperatorStores(config: Config, environment: Environment) {
-  const { events, raw, dataKeys } = await openLog(config, environment);
-  const readModels = await openReadModels(config, environment);
+  const backends = backendsOf(config);
+  const { events, sealedLog, dataKeys } = await openLog(config, environment, backends);
+  const readModels = await openReadModels(backends.readModels, environment);
   return {
     events,
-    raw,
+    sealedLog,
     dataKeys,
     readModels,
     async close(): Promise<void> {
-      await raw.close();
+      await sealedLog.close();
       await dataKeys.close();
       await readModels.close();
     },
@@ -228,72 +187,67 @@ export async function openOperatorStores(config: Config, environment: Environmen
 
 /** Opens both environments on the configured backends; projectors and dispatchers start with `startEnvironments`. */
 export async function openEnvironments(config: Config, logger: Logger, clock: () => Date = () => new Date()): Promise<Environments> {
-  // A delivery may take the whole timeout; the bus hands it to another consumer only well after that.
-  const redeliverAfterMs = Math.max(30_000, config.webhooks.timeoutMs * 3);
-  const open = async (environment: Environment): Promise<EnvironmentServices> => {
-    const base = join(config.dataDir, storeNames[environment]);
-    const log = logger.child({ environment });
-    const { events, shown, raw, dataKeys } = await openLog(config, environment);
-    const readModels = await openReadModels(config, environment);
-    const idempotency = await openIdempotency(config, environment);
-    const bus: Bus =
-      config.bus.kind === 'nats'
-        ? await NatsBus.connect({
-            access: config.bus,
-            environment,
-            ackWaitMs: redeliverAfterMs,
-            replicas: config.bus.streamReplicas,
-            limits: config.bus.streamLimits,
-            connectTimeoutMs: config.backendTimeoutMs,
-            logger: log,
-          })
-        : new SqliteBus(`${base}.events.db`, config.sqliteSynchronous, { leaseMs: redeliverAfterMs });
-    const reactors = [
-      scoringReactor(events, config.scoringVersion, clock),
-      rescoringReactor(events, clock),
-      publisherReactor(events, bus),
-      erasureReactor({ events, dataKeys }),
-    ];
-    // The projections copy sealed personal fields as the log holds them, so they read it unopened.
-    const projector = new Projector(raw, readModels, projections, reactors, log);
-    const livemode = environment === 'live';
-    // Fan-out lists the endpoints once the read models hold everything up to the event: none registered before it is missed.
-    const readModelsAt = (position: bigint) => projector.waitFor(position, READ_YOUR_WRITES_TIMEOUT_MS);
-    const dispatcher = restartable(
-      (guard: LeaderGuard) =>
-        new WebhookDispatcher({ events, readModels, bus, livemode, readModelsAt, guard }, config.webhooks, log, clock),
-    );
-    const leadership = new Leadership(
-      readModels,
-      { name: LEADER_LEASE, holder: `${hostname()}/${process.pid}/${randomBytes(4).toString('hex')}`, ttlMs: config.leaderLeaseMs },
-      {
-        lead({ fence, guard }) {
-          projector.start(fence, guard);
-          dispatcher.start(guard);
-        },
-        async follow() {
-          await Promise.all([dispatcher.stop(), projector.follow()]);
-        },
-      },
-      log,
-    );
-    return {
-      environment,
-      livemode,
-      events,
-      shown,
-      log: raw,
-      dataKeys,
-      readModels,
-      idempotency,
-      projector,
-      scoringVersion: config.scoringVersion,
-      bus,
-      dispatcher,
-      leadership,
-    };
-  };
+  const backends = backendsOf(config);
+  const open = (environment: Environment) => openEnvironment(config, backends, environment, logger.child({ environment }), clock);
   return { test: await open('test'), live: await open('live') };
+}
+
+async function openEnvironment(
+  config: Config,
+  backends: Backends,
+  environment: Environment,
+  logger: Logger,
+  clock: () => Date,
+): Promise<EnvironmentServices> {
+  const { events, auditLog, sealedLog, dataKeys } = await openLog(config, environment, backends);
+  const readModels = await openReadModels(backends.readModels, environment);
+  const idempotency = await backends.readModels.openIdempotency(environment);
+  // A delivery may take the whole timeout; the bus hands it to another consumer only well after that.
+  const bus = await backends.bus.open(environment, { redeliverAfterMs: Math.max(30_000, config.webhooks.timeoutMs * 3), logger });
+  const reactors = [
+    scoringReactor(events, config.scoringVersion, clock),
+    rescoringReactor(events, clock),
+    publisherReactor(events, bus),
+    erasureReactor({ events, dataKeys }),
+  ];
+  // The projections copy sealed personal fields as the log holds them, so they read it unopened.
+  const projector = new Projector(sealedLog, readModels, projections, reactors, logger);
+  const livemode = environment === 'live';
+  // Fan-out lists the endpoints once the read models hold everything up to the event: none registered before it is missed.
+  const readModelsAt = (position: bigint) => projector.waitFor(position, READ_YOUR_WRITES_TIMEOUT_MS);
+  const dispatcher = restartable(
+    (guard: LeaderGuard) =>
+      new WebhookDispatcher({ events, readModels, bus, livemode, readModelsAt, guard }, config.webhooks, logger, clock),
+  );
+  const leadership = new Leadership(
+    readModels,
+    { name: LEADER_LEASE, holder: `${hostname()}/${process.pid}/${randomBytes(4).toString('hex')}`, ttlMs: config.leaderLeaseMs },
+    {
+      lead({ fence, guard }) {
+        projector.start(fence, guard);
+        dispatcher.start(guard);
+      },
+      async follow() {
+        await Promise.all([dispatcher.stop(), projector.follow()]);
+      },
+    },
+    logger,
+  );
+  return {
+    environment,
+    livemode,
+    events,
+    auditLog,
+    sealedLog,
+    dataKeys,
+    readModels,
+    idempotency,
+    projector,
+    scoringVersion: config.scoringVersion,
+    bus,
+    dispatcher,
+    leadership,
+  };
 }
 
 /**
@@ -347,9 +301,7 @@ export async function closeEnvironments(envs: Environments): Promise<void> {
  * directory. `keys.db` opens that file whatever the configuration (what `nature keys import` copies from).
  */
 export async function openKeyStore(config: Config, store: 'configured' | 'keys.db' = 'configured'): Promise<KeyStore> {
-  return config.readModels.kind === 'mongodb' && store === 'configured'
-    ? await MongoKeyStore.connect(mongoSettings(config, config.readModels.url))
-    : new SqliteKeyStore(join(config.dataDir, 'keys.db'), config.sqliteSynchronous);
+  return store === 'keys.db' ? openKeysDb(sqliteFilesOf(config)) : await backendsOf(config).readModels.openKeyStore();
 }
 
 /**
@@ -359,6 +311,5 @@ export async function openKeyStore(config: Config, store: 'configured' | 'keys.d
 export function sqliteStoreFile(config: Config, store: 'keys'): string;
 export function sqliteStoreFile(config: Config, store: 'keys' | Environment): string | undefined;
 export function sqliteStoreFile(config: Config, store: 'keys' | Environment): string | undefined {
-  if (store === 'keys') return join(config.dataDir, 'keys.db');
-  return config.eventStore.kind === 'sqlite' ? join(config.dataDir, `${storeNames[store]}.events.db`) : undefined;
+  return store === 'keys' ? keysDbFile(sqliteFilesOf(config)) : backendsOf(config).eventStore.file(store);
 }

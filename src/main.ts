@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { checkBackends } from './backend-checks.js';
+import { backendsOf } from './backends.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { checkDataDir, checkDataDirWritable } from './data-dir.js';
 import { backendUnavailable, closeEnvironments, openEnvironments, openKeyStore, startEnvironments } from './environments.js';
@@ -42,8 +42,8 @@ process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unha
  * stops and says what to do instead, until `nature keys import` has copied every one of them.
  */
 async function refuseKeysLeftBehind(keys: KeyStore): Promise<void> {
-  const file = join(config.dataDir, 'keys.db');
-  if (config.readModels.kind !== 'mongodb' || !existsSync(file)) return;
+  const file = backendsOf(config).readModels.keysLeftBehindIn;
+  if (file === undefined || !existsSync(file)) return;
   const legacy = await openKeyStore(config, 'keys.db');
   try {
     const missing = await keysMissing(legacy, keys);

@@ -17,7 +17,7 @@ export function stopOnSignals(stop: () => Promise<void>, logger: Logger): void {
   let first: { signal: NodeJS.Signals; at: number } | undefined;
   const onSignal = (signal: NodeJS.Signals) => {
     if (first === undefined) {
-      first = { signal, at: Date.now() };
+      first = { signal, at: performance.now() };
       logger.info({ signal }, 'stopping: finishing the requests in flight; a second signal exits at once');
       stop().then(
         () => {
@@ -32,7 +32,7 @@ export function stopOnSignals(stop: () => Promise<void>, logger: Logger): void {
       );
       return;
     }
-    if (signal === first.signal && Date.now() - first.at < SAME_PRESS_MS) return;
+    if (signal === first.signal && performance.now() - first.at < SAME_PRESS_MS) return;
     logger.warn({ signal }, 'second signal: exiting at once');
     process.exit(128 + constants.signals[signal]);
   };

@@ -76,7 +76,7 @@ export async function generateLog(dataDir: string, target: number, templates: nu
 
   started = performance.now();
   const config = loadConfig({ NATURE_DATA_DIR: dataDir, NATURE_SQLITE_SYNCHRONOUS: 'NORMAL', LOG_LEVEL: 'silent' });
-  const { events, raw, dataKeys } = await openLog(config, 'test');
+  const { events, sealedLog, dataKeys } = await openLog(config, 'test');
   try {
     const template = await events.readAll({ limit: 10_000_000 });
     const secret = await dataKeys.environmentSecret();
@@ -106,7 +106,7 @@ export async function generateLog(dataDir: string, target: number, templates: nu
         }
       },
     );
-    const total = (await raw.readAll({ limit: 10_000_000 })).length;
+    const total = (await sealedLog.readAll({ limit: 10_000_000 })).length;
     return {
       events: total,
       assessments: templates * (copies + 1),
@@ -115,7 +115,7 @@ export async function generateLog(dataDir: string, target: number, templates: nu
       copySeconds: (performance.now() - started) / 1000,
     };
   } finally {
-    await raw.close();
+    await sealedLog.close();
     await dataKeys.close();
   }
 }

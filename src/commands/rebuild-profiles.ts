@@ -47,7 +47,7 @@ const CHECKPOINT_EVERY = 25;
  *    nature.assessment.completed is never sent again.
  */
 export async function rebuildProfiles(
-  stores: { raw: EventStore; events: EventStore; readModels: ReadModelStore },
+  stores: { sealedLog: EventStore; events: EventStore; readModels: ReadModelStore },
   version: string,
   options: {
     /** The rebuild waits for what it returns. */ onProgress: (progress: RebuildProgress) => void | Promise<void>;
@@ -57,7 +57,7 @@ export async function rebuildProfiles(
   const clock = options.clock ?? (() => new Date());
   const started = Date.now();
   const checkpointName = `profile_rebuild:${version}`;
-  const completions = new CompletionScan(stores.raw);
+  const completions = new CompletionScan(stores.sealedLog);
   const rescore = (assessmentId: string, active: string | undefined, notify: boolean) =>
     rescoreAssessment(stores.events, assessmentId, {
       scoring_version: version,

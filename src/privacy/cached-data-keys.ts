@@ -6,7 +6,8 @@ const MAX_ENTRIES = 10_000;
 /**
  * Keys read through a short-lived cache, so replaying a subject's events looks its key up once. A key this
  * process destroys is dropped at once; one destroyed by another process stays readable here for at most
- * TTL_MS (writes still fail at once: keyFor always asks the store).
+ * TTL_MS (writes still fail at once: keyFor always asks the store). The lifetime is measured on the monotonic
+ * clock, so a wall clock set back cannot stretch it.
  */
 export class CachedDataKeys implements DataKeyStore {
   private readonly cache = new Map<string, { key: Buffer | undefined; until: number }>();
@@ -28,7 +29,7 @@ export class CachedDataKeys implements DataKeyStore {
 
   async find(subjectId: string): Promise<Buffer | undefined> {
     const cached = this.cache.get(subjectId);
-    if (cached !== undefined && cached.until > Date.now()) return cached.key;
+    if (cached !== undefined && cached.until > performance.now()) return cached.key;
     const key = await this.store.find(subjectId);
     this.remember(subjectId, key);
     return key;
@@ -36,7 +37,7 @@ export class CachedDataKeys implements DataKeyStore {
 
   private remember(subjectId: string, key: Buffer | undefined): void {
     if (this.cache.size >= MAX_ENTRIES) this.cache.clear();
-    this.cache.set(subjectId, { key, until: Date.now() + TTL_MS });
+    this.cache.set(subjectId, { key, until: performance.now() + TTL_MS });
   }
 
   async destroy(subjectId: string, at: string): Promise<void> {

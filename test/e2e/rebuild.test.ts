@@ -45,7 +45,9 @@ describe('profile rebuild with mn76-v2 under concurrent API traffic', () => {
       );
     };
     const env = t.envs.test;
-    const summary = await rebuildProfiles({ raw: env.log, events: env.events, readModels: env.readModels }, 'mn76-v2', { onProgress });
+    const summary = await rebuildProfiles({ sealedLog: env.sealedLog, events: env.events, readModels: env.readModels }, 'mn76-v2', {
+      onProgress,
+    });
     expect(new Set(seenDuringRescoring)).toEqual(new Set(['mn76-v1']));
     expect(summary).toMatchObject({ scoring_version: 'mn76-v2', activated: true });
     expect(summary.assessments).toBeGreaterThanOrEqual(8);
@@ -108,7 +110,7 @@ describe('profile rebuild with mn76-v2 under concurrent API traffic', () => {
       const { events } = await env.events.readStream(assessmentStream(assessmentId));
       expect(events.filter((e) => e.type === 'ProfileRescored')).toHaveLength(1);
     }
-    const again = await rebuildProfiles({ raw: env.log, events: env.events, readModels: env.readModels }, 'mn76-v2', {
+    const again = await rebuildProfiles({ sealedLog: env.sealedLog, events: env.events, readModels: env.readModels }, 'mn76-v2', {
       onProgress: () => undefined,
     });
     expect(again).toMatchObject({ rescored: 0, activated: false, changed_profiles: changed });
@@ -118,7 +120,7 @@ describe('profile rebuild with mn76-v2 under concurrent API traffic', () => {
     const v2Profiles = new Map<string, Body>();
     for (const { subjectId } of [...before, ...completedDuring])
       v2Profiles.set(subjectId, (await api.call('GET', `/v1/nature/subjects/${subjectId}/profile`)).body);
-    const back = await rebuildProfiles({ raw: env.log, events: env.events, readModels: env.readModels }, 'mn76-v1', {
+    const back = await rebuildProfiles({ sealedLog: env.sealedLog, events: env.events, readModels: env.readModels }, 'mn76-v1', {
       onProgress: () => undefined,
     });
     expect(back).toMatchObject({ scoring_version: 'mn76-v1', rescored: 0, activated: true, changed_profiles: changed });
@@ -136,7 +138,7 @@ describe('profile rebuild with mn76-v2 under concurrent API traffic', () => {
       });
     }
     expect(new Set(rolledBack.map((p) => p.data.subject_id)).size).toBe(changed);
-    const backAgain = await rebuildProfiles({ raw: env.log, events: env.events, readModels: env.readModels }, 'mn76-v1', {
+    const backAgain = await rebuildProfiles({ sealedLog: env.sealedLog, events: env.events, readModels: env.readModels }, 'mn76-v1', {
       onProgress: () => undefined,
     });
     expect(backAgain).toMatchObject({ activated: false, changed_profiles: changed });

@@ -192,6 +192,20 @@ describe('subjects', () => {
     expect(await logLength(t.envs, 'test')).toBe(before);
   });
 
+  it("bounds granted_at by the app's clock, not the host's", async () => {
+    const hour = 3_600_000;
+    t.advance(hour);
+    try {
+      // Ten minutes ahead of the host is fifty minutes ago on the app's clock; ten minutes ahead of the app's is refused.
+      const aheadOfHost = new Date(Date.now() + 10 * 60 * 1000).toISOString();
+      expect((await post({ ...validSubject('emp-clock'), consent: { ...consent, granted_at: aheadOfHost } })).statusCode).toBe(201);
+      const aheadOfApp = new Date(Date.now() + hour + 10 * 60 * 1000).toISOString();
+      expect((await post({ ...validSubject('emp-clock-ahead'), consent: { ...consent, granted_at: aheadOfApp } })).statusCode).toBe(422);
+    } finally {
+      t.advance(-hour);
+    }
+  });
+
   it('accepts metadata at its limits: 50 keys of 40 characters with 500-character values', async () => {
     const metadata = Object.fromEntries(
       Array.from({ length: 50 }, (_, i) => [`${String(i).padStart(2, '0')}${'k'.repeat(38)}`, 'v'.repeat(500)]),

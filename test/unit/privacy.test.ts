@@ -242,7 +242,7 @@ describe('CachedDataKeys', () => {
   });
 
   it('serves a key destroyed elsewhere for at most ten seconds, and refuses keyFor at once', async () => {
-    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.useFakeTimers({ toFake: ['performance'] });
     const key = await cached.keyFor('sub_1');
     expect((await cached.find('sub_1'))?.equals(key)).toBe(true);
     await keyStore.destroy('sub_1', '2025-01-02T03:04:05.000Z');

@@ -21,30 +21,34 @@ const FUTURE_TOLERANCE_MS = 5 * 60 * 1000;
 const UI_HASH = 'sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08';
 const exampleMetadata = { cohort: '2026-spring', role: 'analyst' };
 
-const consentInput = z.strictObject({
-  text_version: text(1, 64)
-    .describe('Version label of the consent text shown to the person.')
-    .meta({ examples: ['consent-v3'] }),
-  granted_at: instantInput
-    .refine((value) => Date.parse(value) <= Date.now() + FUTURE_TOLERANCE_MS, 'Must not be more than 5 minutes in the future.')
-    .describe('When consent was granted: a UTC timestamp such as 2026-01-31T09:30:00Z, kept to the millisecond.')
-    .meta({ examples: ['2026-11-01T09:30:00Z'] }),
-  ui_hash: z
-    .string()
-    .regex(/^sha256:[0-9a-f]{64}$/, 'Must be "sha256:" followed by 64 lowercase hex digits.')
-    .describe('Hash of the consent interface: sha256: and 64 lowercase hex digits.')
-    .meta({ examples: [UI_HASH] }),
-});
+/** Consent as given, its grant no later than a little after now on the app's clock. */
+const consentInput = (clock: () => Date) =>
+  z.strictObject({
+    text_version: text(1, 64)
+      .describe('Version label of the consent text shown to the person.')
+      .meta({ examples: ['consent-v3'] }),
+    granted_at: instantInput
+      .refine((value) => Date.parse(value) <= clock().getTime() + FUTURE_TOLERANCE_MS, 'Must not be more than 5 minutes in the future.')
+      .describe('When consent was granted: a UTC timestamp such as 2026-01-31T09:30:00Z, kept to the millisecond.')
+      .meta({ examples: ['2026-11-01T09:30:00Z'] }),
+    ui_hash: z
+      .string()
+      .regex(/^sha256:[0-9a-f]{64}$/, 'Must be "sha256:" followed by 64 lowercase hex digits.')
+      .describe('Hash of the consent interface: sha256: and 64 lowercase hex digits.')
+      .meta({ examples: [UI_HASH] }),
+  });
 
-const createSubjectBody = z
-  .strictObject({
-    external_subject_id: text(1, 255)
-      .describe('Your own identifier for the person; unique per environment.')
-      .meta({ examples: ['emp-0042'] }),
-    metadata: metadataInput.optional().meta({ examples: [exampleMetadata] }),
-    consent: consentInput,
-  })
-  .meta({ id: 'CreateSubjectRequest' });
+/** Made per app, for its clock; every app's has the same JSON schema, so the one OpenAPI component serves them all. */
+const createSubjectBody = (clock: () => Date) =>
+  z
+    .strictObject({
+      external_subject_id: text(1, 255)
+        .describe('Your own identifier for the person; unique per environment.')
+        .meta({ examples: ['emp-0042'] }),
+      metadata: metadataInput.optional().meta({ examples: [exampleMetadata] }),
+      consent: consentInput(clock),
+    })
+    .meta({ id: 'CreateSubjectRequest' });
 
 const consentOutput = z.object({
   text_version: z.string().meta({ examples: ['consent-v3'] }),
@@ -138,7 +142,7 @@ export function registerSubjectRoutes(app: FastifyInstance, clock: () => Date): 
         summary: 'Create a subject',
         description:
           'Records the person and their consent. A second subject with the same external_subject_id answers 409 subject_exists with the existing id.',
-        body: createSubjectBody,
+        body: createSubjectBody(clock),
         response: { 201: subjectResource, ...problems('subject_exists', 'subject_erased') },
       },
     },
@@ -223,7 +227,7 @@ export function registerSubjectRoutes(app: FastifyInstance, clock: () => Date): 
       },
     },
     async (request) => {
-      const entries = await subjectHistory(request.env.shown, request.params.id, clock());
+      const entries = await subjectHistory(request.env.auditLog, request.params.id, clock());
       return { object: 'list' as const, ...pageOf(entries, request.query) };
     },
   );

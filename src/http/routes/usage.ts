@@ -74,7 +74,7 @@ export function registerUsageRoutes(app: FastifyInstance): void {
           errors: parsed.errors.map(({ field, message }) => ({ path: `/${field}`, in: 'query' as const, message })),
         });
       }
-      return meterUsage(request.env.log, parsed.range, request.env.livemode);
+      return meterUsage(request.env.sealedLog, parsed.range, request.env.livemode);
     },
   );
 }

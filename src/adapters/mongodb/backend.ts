@@ -1,0 +1,32 @@
+import type { Environment } from '../../domain/api-keys.js';
+import type { ReadModelBackend } from '../../ports/backends.js';
+import { storeNames } from '../store-names.js';
+import type { MongoSettings } from './client.js';
+import { MongoWrappedKeyStore } from './data-key-store.js';
+import { MongoIdempotencyStore } from './idempotency-store.js';
+import { MongoKeyStore } from './key-store.js';
+import { probeMongoDb } from './probe.js';
+import { MongoReadModelStore } from './read-model-store.js';
+
+/** The environment's database: `nature_sandbox`. */
+const databaseOf = (environment: Environment) => `nature_${storeNames[environment]}`;
+
+/**
+ * Every store in MongoDB, each environment's in its own database and the API keys in `nature_keys`, so that
+ * every replica reads the same. Every store shares the process's one MongoClient (client.ts): opened by the
+ * first, closed when the last one closes.
+ */
+export function mongoReadModelBackend(settings: MongoSettings, keysDbFile: string): ReadModelBackend {
+  return {
+    server: { name: 'MongoDB', variable: 'MONGODB_URL', url: settings.url, probe: () => probeMongoDb(settings) },
+    openReadModels: (environment, indexedFields) => MongoReadModelStore.connect(settings, databaseOf(environment), indexedFields),
+    // No file keeps a removed document's bytes: the reset of read models from before sealing removes them (environments.ts).
+    discardReadModels() {},
+    openIdempotency: (environment) => MongoIdempotencyStore.connect(settings, databaseOf(environment)),
+    openWrappedKeys: (environment) => MongoWrappedKeyStore.connect(settings, databaseOf(environment)),
+    // A database that was never made answers empty, and is not made by asking.
+    mayHoldWrappedKeys: () => true,
+    openKeyStore: () => MongoKeyStore.connect(settings),
+    keysLeftBehindIn: keysDbFile,
+  };
+}

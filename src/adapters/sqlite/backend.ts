@@ -1,0 +1,70 @@
+import { existsSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Environment } from '../../domain/api-keys.js';
+import type { BusBackend, EventStoreBackend, ReadModelBackend } from '../../ports/backends.js';
+import type { KeyStore } from '../../ports/key-store.js';
+import { storeNames } from '../store-names.js';
+import { SqliteBus } from './bus.js';
+import { SqliteWrappedKeyStore } from './data-key-store.js';
+import type { Synchronous } from './database.js';
+import { encryptLegacyLog } from './encrypt-legacy-log.js';
+import { SqliteEventStore } from './event-store.js';
+import { SqliteIdempotencyStore } from './idempotency-store.js';
+import { SqliteKeyStore } from './key-store.js';
+import { SqliteReadModelStore } from './read-model-store.js';
+
+/** Where the stores' files are, and how hard each commit waits for the disk (NATURE_SQLITE_SYNCHRONOUS). */
+export interface SqliteFiles {
+  dataDir: string;
+  synchronous: Synchronous;
+}
+
+/** A file of the environment's in the data directory: `sandbox.read.db`. */
+const fileOf = ({ dataDir }: SqliteFiles, environment: Environment, suffix: string) =>
+  join(dataDir, `${storeNames[environment]}.${suffix}`);
+
+/** The file of the API keys, shared by both environments. */
+export const keysDbFile = ({ dataDir }: SqliteFiles) => join(dataDir, 'keys.db');
+
+/** The API keys in keys.db, whatever the configuration: what `nature keys import` copies from. */
+export function openKeysDb(files: SqliteFiles): KeyStore {
+  return new SqliteKeyStore(keysDbFile(files), files.synchronous);
+}
+
+/** Each store in its own file in the data directory. */
+export function sqliteReadModelBackend(files: SqliteFiles): ReadModelBackend {
+  return {
+    server: undefined,
+    // Read models are rebuilt from the log, so they need not survive power loss: NORMAL is enough.
+    openReadModels: async (environment, indexedFields) =>
+      new SqliteReadModelStore(fileOf(files, environment, 'read.db'), 'NORMAL', indexedFields),
+    discardReadModels(environment) {
+      for (const suffix of ['', '-wal', '-shm']) rmSync(`${fileOf(files, environment, 'read.db')}${suffix}`, { force: true });
+    },
+    openIdempotency: async (environment) => new SqliteIdempotencyStore(fileOf(files, environment, 'idempotency.db'), files.synchronous),
+    openWrappedKeys: async (environment) => new SqliteWrappedKeyStore(fileOf(files, environment, 'data-keys.db'), files.synchronous),
+    mayHoldWrappedKeys: (environment) => existsSync(fileOf(files, environment, 'data-keys.db')),
+    openKeyStore: async () => openKeysDb(files),
+    keysLeftBehindIn: undefined,
+  };
+}
+
+/** The log in `sandbox.events.db`. */
+export function sqliteEventStoreBackend(files: SqliteFiles): EventStoreBackend {
+  const file = (environment: Environment) => fileOf(files, environment, 'events.db');
+  return {
+    server: undefined,
+    open: (environment) => new SqliteEventStore(file(environment), files.synchronous),
+    upgrade: (environment, dataKeys) => encryptLegacyLog(file(environment), files.synchronous, dataKeys),
+    file,
+  };
+}
+
+/** The bus as a queue in the environment's log file. */
+export function sqliteBusBackend(files: SqliteFiles): BusBackend {
+  return {
+    server: undefined,
+    open: async (environment, { redeliverAfterMs }) =>
+      new SqliteBus(fileOf(files, environment, 'events.db'), files.synchronous, { leaseMs: redeliverAfterMs }),
+  };
+}

@@ -1,0 +1,39 @@
+import { eventStoreDbBackend } from './adapters/eventstoredb/backend.js';
+import { mongoReadModelBackend } from './adapters/mongodb/backend.js';
+import { natsBusBackend } from './adapters/nats/backend.js';
+import {
+  keysDbFile,
+  type SqliteFiles,
+  sqliteBusBackend,
+  sqliteEventStoreBackend,
+  sqliteReadModelBackend,
+} from './adapters/sqlite/backend.js';
+import type { Config } from './config.js';
+import type { BusBackend, EventStoreBackend, ReadModelBackend } from './ports/backends.js';
+
+export interface Backends {
+  readModels: ReadModelBackend;
+  eventStore: EventStoreBackend;
+  bus: BusBackend;
+}
+
+/** Where the SQLite stores are, whichever backends keep the rest: keys.db is read whatever the configuration. */
+export const sqliteFilesOf = (config: Config): SqliteFiles => ({ dataDir: config.dataDir, synchronous: config.sqliteSynchronous });
+
+/** The backends `config` names (NATURE_READ_MODELS, NATURE_EVENT_STORE, NATURE_BUS): the one place each is chosen. */
+export function backendsOf(config: Config): Backends {
+  const files = sqliteFilesOf(config);
+  const timeoutMs = config.backendTimeoutMs;
+  return {
+    readModels:
+      config.readModels.kind === 'mongodb'
+        ? mongoReadModelBackend(
+            { url: config.readModels.url, timeoutMs, allowWeakWrites: config.mongodbAllowWeakWrites },
+            keysDbFile(files),
+          )
+        : sqliteReadModelBackend(files),
+    eventStore:
+      config.eventStore.kind === 'eventstoredb' ? eventStoreDbBackend(config.eventStore, timeoutMs) : sqliteEventStoreBackend(files),
+    bus: config.bus.kind === 'nats' ? natsBusBackend(config.bus, timeoutMs) : sqliteBusBackend(files),
+  };
+}
