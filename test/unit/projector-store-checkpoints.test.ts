@@ -6,7 +6,7 @@ import type { Projection, Reactor } from '../../projections/projection.js';
 import { SqliteEventStore } from '../../src/adapters/sqlite/event-store.js';
 import { SqliteReadModelStore } from '../../src/adapters/sqlite/read-model-store.js';
 import type { EventStore, SubscribeOptions } from '../../src/ports/event-store.js';
-import { Projector } from '../../src/projector.js';
+import { Projector } from '../../src/projector/projector.js';
 import { tempDir } from '../support/temp-dir.js';
 
 const counter: Projection = {

@@ -7,7 +7,7 @@ import { SqliteEventStore } from '../../src/adapters/sqlite/event-store.js';
 import { SqliteReadModelStore } from '../../src/adapters/sqlite/read-model-store.js';
 import type { EventStore } from '../../src/ports/event-store.js';
 import { type DocumentWrite, FencedOffError, type ReadModelStore, type StoredVersion } from '../../src/ports/read-models.js';
-import { Projector } from '../../src/projector.js';
+import { Projector } from '../../src/projector/projector.js';
 import { tempDir } from '../support/temp-dir.js';
 
 /** Counts events per stream: a replayed event would count twice. */
