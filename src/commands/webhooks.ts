@@ -16,8 +16,8 @@ import {
   type WebhookEndpointIdChosen,
   type WebhookEndpointState,
 } from '../domain/webhook-endpoint.js';
+import { newSecret } from '../domain/webhook-secrets.js';
 import { type EventMetadata, type EventStore, WrongExpectedRevisionError } from '../ports/event-store.js';
-import { newSecret } from '../webhooks/signer.js';
 import { type CommandContext, READ_YOUR_WRITES_TIMEOUT_MS } from './context.js';
 import { type CommandResult, handleCommand, toNewEvents } from './handle-command.js';
 import { producedBy } from './idempotent-retry.js';
