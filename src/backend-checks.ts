@@ -1,8 +1,9 @@
 import { probeEventStoreDb } from './adapters/eventstoredb/probe.js';
 import { probeMongoDb } from './adapters/mongodb/probe.js';
 import { probeNats } from './adapters/nats/probe.js';
+import { within } from './backend-timeout.js';
 import type { Config } from './config.js';
-import { backendProblem, OperatorError, within } from './operator-errors.js';
+import { backendProblem, OperatorError } from './operator-errors.js';
 
 interface Backend {
   name: string;

@@ -1,5 +1,5 @@
 import { CancelledError, DeadlineExceededError, NotLeaderError, TimeoutError, UnavailableError } from '@eventstore/db-client';
-import { BackendTimeoutError, within } from '../../operator-errors.js';
+import { BackendTimeoutError, within } from '../../backend-timeout.js';
 import { pause } from '../../pause.js';
 
 /**
