@@ -26,6 +26,9 @@ export class PageReader {
   private head = 0n;
   /** Events up to here are no longer kept: a lane behind it reads the log itself. */
   private floor = 0n;
+  /** The page being read, and its flush once the subscription has nothing more ready. */
+  private filling: RecordedEvent[] = [];
+  private flushing: NodeJS.Immediate | undefined;
 
   constructor(
     private readonly events: EventStore,
@@ -48,34 +51,16 @@ export class PageReader {
    * catch-up reads big pages and a caught-up reader hands each append on at once.
    */
   async read(signal: AbortSignal): Promise<void> {
+    const onCheckpoint = (position: bigint) => this.searchedTo(position);
     while (!signal.aborted) {
-      let page: RecordedEvent[] = [];
-      let flushing: NodeJS.Immediate | undefined;
-      const flush = () => {
-        clearImmediate(flushing);
-        flushing = undefined;
-        if (page.length === 0) return;
-        this.head = page.at(-1)!.position;
-        this.pages.push({ events: page, last: this.head });
-        this.retained += page.length;
-        page = [];
-        this.dropHandledPages();
-        this.changes.notify();
-      };
-      // The store searched the log up to `position` and found no more events: lanes with nothing pending move there.
-      const onCheckpoint = (position: bigint) => {
-        flush();
-        if (position > this.head) this.head = position;
-        this.changes.notify();
-      };
       try {
         for await (const event of this.events.subscribeToAll({ after: this.head, signal, onCheckpoint })) {
-          page.push(event);
-          if (page.length < PAGE_SIZE) {
-            flushing ??= setImmediate(flush);
+          this.filling.push(event);
+          if (this.filling.length < PAGE_SIZE) {
+            this.flushing ??= setImmediate(() => this.flush());
             continue;
           }
-          flush();
+          this.flush();
           await this.waitForLanes(signal);
           if (signal.aborted) break;
         }
@@ -84,8 +69,28 @@ export class PageReader {
         await pause(this.retryDelayMs, signal);
       }
       // What was read stands: the next subscription resumes after it.
-      flush();
+      this.flush();
     }
+  }
+
+  /** Keeps the page being filled for the lanes. */
+  private flush(): void {
+    clearImmediate(this.flushing);
+    this.flushing = undefined;
+    if (this.filling.length === 0) return;
+    this.head = this.filling.at(-1)!.position;
+    this.pages.push({ events: this.filling, last: this.head });
+    this.retained += this.filling.length;
+    this.filling = [];
+    this.dropHandledPages();
+    this.changes.notify();
+  }
+
+  /** The store searched the log up to `position` and found no more events: lanes with nothing pending move there. */
+  private searchedTo(position: bigint): void {
+    this.flush();
+    if (position > this.head) this.head = position;
+    this.changes.notify();
   }
 
   /** The lane's next events: from the kept pages, or from the log when it is behind them; undefined once stopped. */
