@@ -14,7 +14,7 @@ import { indexedFields, projections } from '../projections/index.js';
 import { SqliteReadModelStore } from '../src/adapters/sqlite/read-model-store.js';
 import { loadConfig } from '../src/config.js';
 import { openLog } from '../src/environments.js';
-import { Projector } from '../src/projector.js';
+import { Projector } from '../src/projector/projector.js';
 import { generateLog, logFile } from './lib/generate-log.js';
 import { readOptions } from './lib/options.js';
 import { tempDir } from './lib/paths.js';

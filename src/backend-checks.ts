@@ -1,6 +1,7 @@
+import { within } from './backend-timeout.js';
 import { backendsOf } from './backends.js';
 import type { Config } from './config.js';
-import { backendProblem, OperatorError, within } from './operator-errors.js';
+import { backendProblem, OperatorError } from './operator-errors.js';
 import type { BackendServer } from './ports/backends.js';
 
 /** The backend servers `config` names that a process uses: the operator command never uses the bus, its key commands no event store. */

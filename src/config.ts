@@ -1,6 +1,6 @@
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
-import { withoutCredentials } from './operator-errors.js';
+import { withoutCredentials } from './backend-urls.js';
 import { NEWEST_SCORING_VERSION, scoringVersions } from './scoring/scorers.js';
 
 const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/;

@@ -25,7 +25,8 @@ import { CachedDataKeys } from './privacy/cached-data-keys.js';
 import { EncryptingEventStore } from './privacy/encrypting-event-store.js';
 import { MasterKeyFile, type WrappedKeyHeld } from './privacy/master-key-file.js';
 import { firstWrapped, WrappedDataKeys } from './privacy/wrapped-data-keys.js';
-import { PROJECTED, Projector } from './projector.js';
+import { PROJECTED } from './projector/progress.js';
+import { Projector } from './projector/projector.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
 
 /** One environment's stores. Sandbox (test keys) and production (live keys) never share one. */

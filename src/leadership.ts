@@ -13,7 +13,7 @@ export interface Lead {
 }
 
 /** What a replica runs only while it leads: started with its term, stopped when the lease is lost. */
-export interface Led {
+export interface LeaderDuties {
   lead(lead: Lead): void;
   follow(): Promise<void>;
 }
@@ -50,7 +50,7 @@ export interface LeadershipOptions {
 }
 
 /**
- * One lease among the replicas that share a read-model store: the holder leads (runs what `led` starts)
+ * One lease among the replicas that share a read-model store: the holder leads (takes up its `duties`)
  * and renews it; the others try to take it as often, and one does once it expires (its holder died) or is
  * released (its holder stopped). A leader that cannot renew stops leading when half the lease has passed
  * since it sent its last successful renewal, by its monotonic clock or by its wall clock, whichever is first
@@ -72,7 +72,7 @@ export class Leadership {
   constructor(
     private readonly store: Pick<ReadModelStore, 'acquireLease' | 'releaseLease' | 'checkFence'>,
     private readonly options: LeadershipOptions,
-    private readonly led: Led,
+    private readonly duties: LeaderDuties,
     private readonly logger: Logger,
     private readonly clocks: Clocks = systemClocks,
   ) {}
@@ -88,7 +88,7 @@ export class Leadership {
   }
 
   /**
-   * Stops leading (what `led` runs stops first) and lets the lease go, so another replica takes over at once.
+   * Stops leading (its `duties` stop first) and lets the lease go, so another replica takes over at once.
    * A renewal still under way (a store that does not answer) is not waited for: it lets the lease go when it ends.
    */
   async stop(): Promise<void> {
@@ -149,7 +149,7 @@ export class Leadership {
       this.token = token;
       this.logger.info({ lease: this.options.name, token }, 'leading: this replica runs the projections, reactors and webhook delivery');
       const fence = { lease: this.options.name, token };
-      this.led.lead({ fence, guard: () => this.guard(fence) });
+      this.duties.lead({ fence, guard: () => this.guard(fence) });
     });
   }
 
@@ -189,7 +189,7 @@ export class Leadership {
     if (this.token === undefined) return;
     this.token = undefined;
     this.logger.info({ lease: this.options.name, reason }, 'no longer leading: the projections, reactors and webhook delivery stop here');
-    await this.led.follow();
+    await this.duties.follow();
   }
 
   private change(work: () => Promise<void>): Promise<void> {

@@ -1,3 +1,6 @@
+import { BackendTimeoutError } from './backend-timeout.js';
+import { urlHosts, urlSecrets } from './backend-urls.js';
+
 /** A failure the operator can fix (a busy port, a read-only data directory, …): one line, never a stack trace. */
 export class OperatorError extends Error {
   override readonly name = 'OperatorError';
@@ -79,32 +82,6 @@ export function oneLine(message: string): string {
   return message.replace(/\p{Cc}/gu, (character) => JSON.stringify(character).slice(1, -1));
 }
 
-/** `scheme://user:password@host…` with the user and password removed: what a message or log may show of a backend URL. */
-export function withoutCredentials(url: string): string {
-  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@/i, '$1');
-}
-
-/** The host (or comma-separated hosts, with ports) of a backend URL, without scheme, credentials, path or options. */
-export function urlHosts(url: string): string {
-  return withoutCredentials(url)
-    .replace(/^[a-z][a-z0-9+.-]*:\/\//i, '')
-    .split(/[/?#]/)[0]!;
-}
-
-/** The password (or token) in a backend URL, percent-decoded, if it has one: to be scrubbed from drivers' messages. */
-function urlSecrets(url: string): string[] {
-  const userinfo = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)@/i.exec(url)?.[1];
-  if (userinfo === undefined) return [];
-  const parts = userinfo.split(':').filter((part) => part.length > 0);
-  return parts.flatMap((part) => {
-    try {
-      return [part, decodeURIComponent(part)];
-    } catch {
-      return [part];
-    }
-  });
-}
-
 /**
  * Why a backend did not answer at start-up, in one line that names it and its host and never the URL's
  * credentials (the driver's message is scrubbed of them too).
@@ -126,21 +103,3 @@ export function backendProblem(backend: { name: string; variable: string; url: s
  * version, how it is deployed): the message goes on from the server's name.
  */
 export class BackendRefusal extends OperatorError {}
-
-/** A backend that took longer than its bounded wait. */
-export class BackendTimeoutError extends Error {
-  override readonly name = 'BackendTimeoutError';
-}
-
-/** `work`, or a BackendTimeoutError once `timeoutMs` have passed (the work itself is left to the process's exit). */
-export async function within<T>(timeoutMs: number, work: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new BackendTimeoutError(`no answer within ${timeoutMs} ms`)), timeoutMs);
-  });
-  try {
-    return await Promise.race([work, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}

@@ -15,8 +15,8 @@ import {
   type WebhookEndpointIdChosen,
   type WebhookEndpointState,
 } from '../domain/webhook-endpoint.js';
+import { newSecret } from '../domain/webhook-secrets.js';
 import type { EventMetadata, EventStore } from '../ports/event-store.js';
-import { newSecret } from '../webhooks/signer.js';
 import { readAggregate } from './aggregate.js';
 import { deliveryAttempts, endpointAggregate, endpointChoiceAggregate } from './aggregates.js';
 import { type CommandContext, READ_YOUR_WRITES_TIMEOUT_MS } from './context.js';

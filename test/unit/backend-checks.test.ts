@@ -3,8 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { UnsupportedServerError } from '../../src/adapters/eventstoredb/server-version.js';
 import { assessDeployment } from '../../src/adapters/mongodb/deployment.js';
 import { checkBackends } from '../../src/backend-checks.js';
+import { BackendTimeoutError, within } from '../../src/backend-timeout.js';
+import { urlHosts, withoutCredentials } from '../../src/backend-urls.js';
 import { loadConfig } from '../../src/config.js';
-import { BackendTimeoutError, backendProblem, OperatorError, urlHosts, within, withoutCredentials } from '../../src/operator-errors.js';
+import { backendProblem, OperatorError } from '../../src/operator-errors.js';
 import { natsServerPath, startNatsServer } from '../support/nats-server.js';
 import { freePort } from '../support/processes.js';
 

@@ -12,7 +12,7 @@ import { DomainError } from '../../src/domain/errors.js';
 import { externalIdStream, subjectStream } from '../../src/domain/subject.js';
 import { openDataKeys } from '../../src/environments.js';
 import { EncryptingEventStore } from '../../src/privacy/encrypting-event-store.js';
-import { Projector } from '../../src/projector.js';
+import { Projector } from '../../src/projector/projector.js';
 import { interleaving } from '../support/interleaving.js';
 import { tempDir } from '../support/temp-dir.js';
 

@@ -6,7 +6,7 @@ import { SqliteEventStore } from '../../src/adapters/sqlite/event-store.js';
 import { SqliteReadModelStore } from '../../src/adapters/sqlite/read-model-store.js';
 import type { EventStore, SubscribeOptions } from '../../src/ports/event-store.js';
 import type { DomainEvent, Projection, Reactor } from '../../src/ports/projection.js';
-import { Projector } from '../../src/projector.js';
+import { Projector } from '../../src/projector/projector.js';
 import { tempDir } from '../support/temp-dir.js';
 
 const counter: Projection<DomainEvent, { id: string; seen: number }> = {

@@ -8,7 +8,7 @@ import type { DocumentOf } from '../../src/ports/collections.js';
 import type { EventStore } from '../../src/ports/event-store.js';
 import type { DomainEvent, Projection, Reactor } from '../../src/ports/projection.js';
 import { type DocumentWrite, FencedOffError, type ReadModelStore, type StoredVersion } from '../../src/ports/read-models.js';
-import { Projector } from '../../src/projector.js';
+import { Projector } from '../../src/projector/projector.js';
 import { tempDir } from '../support/temp-dir.js';
 
 /** Counts events per stream: a replayed event would count twice. */

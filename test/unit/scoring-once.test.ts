@@ -13,7 +13,7 @@ import { openDataKeys } from '../../src/environments.js';
 import type { EventStore } from '../../src/ports/event-store.js';
 import type { Recorded } from '../../src/ports/projection.js';
 import { EncryptingEventStore } from '../../src/privacy/encrypting-event-store.js';
-import { Projector } from '../../src/projector.js';
+import { Projector } from '../../src/projector/projector.js';
 import { interleaving } from '../support/interleaving.js';
 import { batches, knownResponses } from '../support/known-answers.js';
 import { tempDir } from '../support/temp-dir.js';

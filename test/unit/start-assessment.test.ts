@@ -14,7 +14,7 @@ import { subjectStream } from '../../src/domain/subject.js';
 import { openDataKeys } from '../../src/environments.js';
 import type { EventStore } from '../../src/ports/event-store.js';
 import { EncryptingEventStore } from '../../src/privacy/encrypting-event-store.js';
-import { Projector } from '../../src/projector.js';
+import { Projector } from '../../src/projector/projector.js';
 import { interleaving } from '../support/interleaving.js';
 import { tempDir } from '../support/temp-dir.js';
 

@@ -9,7 +9,8 @@ import {
   signingSecrets,
   type WebhookEndpointState,
 } from '../../src/domain/webhook-endpoint.js';
-import { newSecret, signatureHeader } from '../../src/webhooks/signer.js';
+import { newSecret } from '../../src/domain/webhook-secrets.js';
+import { signatureHeader } from '../../src/webhooks/signer.js';
 
 const at = (iso: string) => new Date(iso);
 const t0 = at('2026-11-21T10:00:00.000Z');

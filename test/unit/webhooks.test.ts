@@ -19,6 +19,7 @@ import {
   evolveEndpoint,
   type WebhookEndpointCreated,
 } from '../../src/domain/webhook-endpoint.js';
+import { newSecret } from '../../src/domain/webhook-secrets.js';
 import type { Bus, Topic } from '../../src/ports/bus.js';
 import type { WebhookEvent } from '../../src/ports/collections.js';
 import { type EventStore, StreamDeletedError } from '../../src/ports/event-store.js';
@@ -27,7 +28,7 @@ import { FencedOffError, type ReadModelStore } from '../../src/ports/read-models
 import { type DispatcherServices, WebhookDispatcher } from '../../src/webhooks/dispatcher.js';
 import { EndpointSlots } from '../../src/webhooks/endpoint-slots.js';
 import type { DeliveryMessage } from '../../src/webhooks/messages.js';
-import { newSecret, sign } from '../../src/webhooks/signer.js';
+import { sign } from '../../src/webhooks/signer.js';
 import { eventually } from '../support/eventually.js';
 import { receiverPool } from '../support/receiver.js';
 import { tempDir } from '../support/temp-dir.js';

@@ -1,6 +1,6 @@
 import { CancelledError, DeadlineExceededError, NotLeaderError, TimeoutError, UnavailableError } from '@eventstore/db-client';
+import { BackendTimeoutError, within } from '../../backend-timeout.js';
 import { type Backoff, backoffDelay } from '../../backoff.js';
-import { BackendTimeoutError, within } from '../../operator-errors.js';
 import { pause } from '../../pause.js';
 
 /**

@@ -1,8 +1,10 @@
 import { type ConnectionOptions, connect, Events, type JetStreamClient, type JetStreamManager, type NatsConnection } from 'nats';
 import type { Logger } from 'pino';
+import { BackendTimeoutError, within } from '../../backend-timeout.js';
+import { urlHosts } from '../../backend-urls.js';
 import { type Backoff, backoffDelay } from '../../backoff.js';
 import type { NatsAccess } from '../../config.js';
-import { BackendTimeoutError, OperatorError, urlHosts, within } from '../../operator-errors.js';
+import { OperatorError } from '../../operator-errors.js';
 import { pause } from '../../pause.js';
 import { connectionOptions, isRefusedLogin, NatsLoginRefusedError } from './access.js';
 

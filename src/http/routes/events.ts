@@ -1,38 +1,16 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { type EventType, eventTypes, subscribes } from '../../domain/webhook-endpoint.js';
+import { type EventType, subscribes } from '../../domain/webhook-endpoint.js';
 import type { ReadModelStore } from '../../ports/read-models.js';
 import { queueRedelivery } from '../../webhooks/dispatcher.js';
 import { eventObject } from '../../webhooks/event-object.js';
+import { eventId, eventResource } from '../event-resource.js';
 import { listOf, listPage, listQuery } from '../lists.js';
 import { ProblemError } from '../problem.js';
-import { exampleIds, id, problems, timestamp } from '../schemas.js';
+import { exampleIds, id, problems } from '../schemas.js';
 import { requireSubject } from './subjects.js';
 import { requireEndpoint } from './webhook-endpoints.js';
-
-const eventId = id('evt', exampleIds.event, 'The event id.');
-
-export const eventResource = z
-  .object({
-    id: eventId.describe('Also the webhook-id header of every delivery of this event.'),
-    object: z.literal('event'),
-    type: z.enum(eventTypes),
-    created_at: timestamp,
-    livemode: z.boolean(),
-    data: z.object({
-      profile_id: id('prf', exampleIds.profile),
-      assessment_id: id('asm', exampleIds.assessment),
-      subject_id: id('sub', exampleIds.subject),
-      previous_profile_id: id('prf', exampleIds.previousProfile, 'nature.profile.updated: the profile it replaces.').optional(),
-      scoring_version: z
-        .string()
-        .optional()
-        .describe('nature.profile.updated: the scoring version of the new profile.')
-        .meta({ examples: ['mn76-v2'] }),
-    }),
-  })
-  .meta({ id: 'Event' });
 
 const idParams = z.strictObject({ id: eventId });
 

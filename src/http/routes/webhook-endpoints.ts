@@ -9,10 +9,10 @@ import { queueTestEvent } from '../../webhooks/dispatcher.js';
 import { eventObject } from '../../webhooks/event-object.js';
 import { testCompletion } from '../../webhooks/test-event.js';
 import { eventMetadata } from '../event-metadata.js';
+import { eventResource } from '../event-resource.js';
 import { listOf, listPage, listQuery } from '../lists.js';
 import { ProblemError } from '../problem.js';
 import { problems, text, timestamp } from '../schemas.js';
-import { eventResource } from './events.js';
 
 /** How long a rotated-out secret may keep signing. */
 const MAX_OVERLAP_SECONDS = 7 * 24 * 3600;

@@ -1,0 +1,164 @@
+import type { Logger } from 'pino';
+import { pause } from '../pause.js';
+import type { EventStore } from '../ports/event-store.js';
+import type { Projection, Reactor } from '../ports/projection.js';
+import { type Fence, FencedOffError, type ReadModelStore } from '../ports/read-models.js';
+import { Changes } from './changes.js';
+import { FollowerPolling } from './follower-polling.js';
+import { type Lane, ProjectionLane, ReactorLane } from './lanes.js';
+import { PageReader } from './page-reader.js';
+import { Progress } from './progress.js';
+
+/** One run of the handlers on this replica: from `start` until it follows, stops, or is fenced off. */
+interface Run {
+  abort: AbortController;
+  running: Promise<void>;
+  fence: Fence | undefined;
+  /** Whether its lanes have loaded their checkpoints: their positions count from then on. */
+  loaded: boolean;
+}
+
+/**
+ * Runs the projections and reactors of one log from one reader: each page of events is read (and its
+ * personal data opened) once and handed to every handler, each in its own lane with its own checkpoint, so
+ * a failing or slow handler stalls only itself. A projection folds a page into one write per document and
+ * commits them with its checkpoint, so a restart resumes where it stopped and a replayed page changes
+ * nothing; a reactor's checkpoint follows its reactions (reactors tolerate a repeat).
+ *
+ * Among replicas, the one that leads runs them (`start` with its fence; every commit is refused once the
+ * lease has passed on) and the others follow (`follow`): their `waitFor` watches the leader's progress in
+ * the store.
+ */
+export class Projector {
+  private readonly lanes: Lane[];
+  private readonly changes = new Changes();
+  private readonly reader: PageReader;
+  private readonly progress: Progress;
+  private readonly polling: FollowerPolling;
+  private current: Run | undefined;
+  private stopped = false;
+
+  constructor(
+    events: EventStore,
+    private readonly readModels: ReadModelStore,
+    projections: readonly Projection[],
+    reactors: readonly Reactor[],
+    private readonly logger: Logger,
+    private readonly retryDelayMs = 1000,
+  ) {
+    const projecting = projections.map((projection) => new ProjectionLane(projection, readModels));
+    this.lanes = [...projecting, ...reactors.map((reactor) => new ReactorLane(reactor, readModels))];
+    this.reader = new PageReader(events, this.lanes, this.changes, logger, retryDelayMs);
+    // Writes wait on the projections (on the reactors when there are none).
+    const tracked = projecting.length > 0 ? projecting : this.lanes;
+    this.progress = new Progress(tracked, readModels, logger, retryDelayMs, () => (this.current?.loaded ? this.current : undefined));
+    this.polling = new FollowerPolling(readModels, this.progress, logger, () => this.current === undefined && !this.stopped);
+  }
+
+  /**
+   * Runs the handlers from their checkpoints, each commit under `fence` when given (the lease of a leader),
+   * and each reaction after `guard` (by default, the store's word that the fence still holds): a reactor's
+   * effects lie outside the store, so a deposed leader must not start one.
+   */
+  start(fence?: Fence, guard: (() => Promise<void>) | undefined = fence && (() => this.readModels.checkFence(fence))): void {
+    if (this.current !== undefined || this.stopped) return;
+    for (const lane of this.lanes) {
+      lane.fence = fence;
+      lane.guard = guard;
+    }
+    const run: Run = { abort: new AbortController(), running: Promise.resolve(), fence, loaded: false };
+    run.running = this.run(run).finally(() => {
+      if (this.current !== run) return;
+      // Ended by follow(), stop(), or a fence: waiting writes follow the store from now on.
+      this.current = undefined;
+      this.polling.watch();
+    });
+    this.current = run;
+  }
+
+  /** Stops running the handlers (another replica leads); `waitFor` goes on, watching the store. */
+  async follow(): Promise<void> {
+    const run = this.current;
+    if (run === undefined) return;
+    run.abort.abort();
+    this.changes.notify();
+    await run.running;
+    await this.progress.publicationSettled();
+  }
+
+  /** Stops for good: the handlers, and every write still waiting (answered false). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.follow();
+    this.progress.abandonWaits();
+  }
+
+  /**
+   * Resolves true once every projection has handled the event at `position` (read-your-writes for the
+   * caller that appended it), here or, on a replica that does not run them, as the store says; false after
+   * `timeoutMs`.
+   */
+  waitFor(position: bigint, timeoutMs: number): Promise<boolean> {
+    if (this.current?.loaded === true && this.progress.processed() >= position) return Promise.resolve(true);
+    if (this.stopped) return Promise.resolve(false);
+    const reached = this.progress.waitFor(position, timeoutMs);
+    this.polling.watch();
+    return reached;
+  }
+
+  private async run(run: Run): Promise<void> {
+    const signal = run.abort.signal;
+    while (!signal.aborted) {
+      try {
+        for (const lane of this.lanes) await lane.load();
+        break;
+      } catch (error) {
+        this.logger.error({ err: error }, 'projector could not read its checkpoints; trying again');
+        await pause(this.retryDelayMs, signal);
+      }
+    }
+    if (signal.aborted) return;
+    // Lanes resume together from the oldest checkpoint; each skips what it has already done.
+    this.reader.resumeAfter(this.lanes.reduce((min, lane) => (lane.position < min ? lane.position : min), this.lanes[0]?.position ?? 0n));
+    run.loaded = true;
+    this.laneMoved();
+    await Promise.all([this.reader.read(signal), ...this.lanes.map((lane) => this.driveLane(lane, run.abort))]);
+  }
+
+  /**
+   * One handler's loop: after a failure, it alone pauses and resumes from its checkpoint. A commit refused by
+   * the fence means another replica leads now: the whole run stops at once.
+   */
+  private async driveLane(lane: Lane, abort: AbortController): Promise<void> {
+    const signal = abort.signal;
+    let failed = false;
+    while (!signal.aborted) {
+      try {
+        if (failed) await lane.load();
+        failed = false;
+        const events = await this.reader.nextFor(lane, signal);
+        if (events === undefined) return;
+        await lane.handle(events, signal);
+      } catch (error) {
+        if (error instanceof FencedOffError) {
+          this.logger.warn({ handler: lane.name }, 'another replica leads now; the projections and reactors stop here');
+          abort.abort();
+          this.changes.notify();
+          return;
+        }
+        failed = true;
+        this.logger.error({ err: error, handler: lane.name }, `${lane.name} failed; resuming from its checkpoint`);
+        await pause(this.retryDelayMs, signal);
+      }
+      this.reader.dropHandledPages();
+      this.laneMoved();
+    }
+  }
+
+  /** Answers the writes the projections have now reached, wakes the reader and the lanes, and tells the followers. */
+  private laneMoved(): void {
+    this.progress.answerWaitsUpTo(this.progress.processed());
+    this.changes.notify();
+    this.progress.publish();
+  }
+}
