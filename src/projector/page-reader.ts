@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { type Backoff, backoffDelay } from '../backoff.js';
 import { pause } from '../pause.js';
 import type { EventStore, RecordedEvent } from '../ports/event-store.js';
 import type { Changes } from './changes.js';
@@ -35,7 +36,7 @@ export class PageReader {
     private readonly lanes: readonly Lane[],
     private readonly changes: Changes,
     private readonly logger: Logger,
-    private readonly retryDelayMs: number,
+    private readonly retry: Backoff,
   ) {}
 
   /** Starts afresh after `position`, with no pages kept. */
@@ -52,9 +53,11 @@ export class PageReader {
    */
   async read(signal: AbortSignal): Promise<void> {
     const onCheckpoint = (position: bigint) => this.searchedTo(position);
+    let failures = 0;
     while (!signal.aborted) {
       try {
         for await (const event of this.events.subscribeToAll({ after: this.head, signal, onCheckpoint })) {
+          failures = 0;
           this.filling.push(event);
           if (this.filling.length < PAGE_SIZE) {
             this.flushing ??= setImmediate(() => this.flush());
@@ -66,7 +69,7 @@ export class PageReader {
         }
       } catch (error) {
         this.logger.error({ err: error }, 'projector could not read the log; resuming');
-        await pause(this.retryDelayMs, signal);
+        await pause(backoffDelay(this.retry, ++failures), signal);
       }
       // What was read stands: the next subscription resumes after it.
       this.flush();

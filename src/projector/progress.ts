@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { type Backoff, backoffDelay } from '../backoff.js';
 import { type Fence, FencedOffError, type ReadModelStore } from '../ports/read-models.js';
 import type { Lane } from './lanes.js';
 
@@ -21,6 +22,8 @@ export class Progress {
   private readonly waiters = new Set<{ position: bigint; resolve: (reached: boolean) => void }>();
   /** PROJECTED as last written, and the write under way. */
   private lastPublished = 0n;
+  /** Progress writes refused in a row (the store down): each retry waits longer. */
+  private failures = 0;
   private publishing: Promise<void> | undefined;
 
   constructor(
@@ -28,7 +31,7 @@ export class Progress {
     private readonly tracked: readonly Lane[],
     private readonly readModels: ReadModelStore,
     private readonly logger: Logger,
-    private readonly retryDelayMs: number,
+    private readonly retry: Backoff,
     private readonly loadedRun: () => LoadedRun | undefined,
   ) {}
 
@@ -79,16 +82,18 @@ export class Progress {
       .then(
         () => {
           this.lastPublished = processed;
+          this.failures = 0;
         },
         (error: unknown) => {
           retry = !(error instanceof FencedOffError);
+          if (retry) this.failures++;
           this.logger.warn({ err: error }, 'could not record how far the projections are');
         },
       )
       .finally(() => {
         this.publishing = undefined;
         if (this.loadedRun() !== run) return;
-        if (retry) setTimeout(() => this.publish(), this.retryDelayMs);
+        if (retry) setTimeout(() => this.publish(), backoffDelay(this.retry, this.failures));
         else this.publish();
       });
   }

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { type Backoff, backoffDelay } from '../backoff.js';
 import { pause } from '../pause.js';
 import type { EventStore } from '../ports/event-store.js';
 import type { Projection, Reactor } from '../ports/projection.js';
@@ -35,6 +36,7 @@ export class Projector {
   private readonly reader: PageReader;
   private readonly progress: Progress;
   private readonly polling: FollowerPolling;
+  private readonly retry: Backoff;
   private current: Run | undefined;
   private stopped = false;
 
@@ -44,14 +46,16 @@ export class Projector {
     projections: readonly Projection[],
     reactors: readonly Reactor[],
     private readonly logger: Logger,
-    private readonly retryDelayMs = 1000,
+    retryDelayMs = 1000,
   ) {
+    // A failure that lasts (a store down) is retried less and less often, replicas apart, up to 30 first waits.
+    this.retry = { firstDelayMs: retryDelayMs, maxDelayMs: 30 * retryDelayMs, jitter: 0.2 };
     const projecting = projections.map((projection) => new ProjectionLane(projection, readModels));
     this.lanes = [...projecting, ...reactors.map((reactor) => new ReactorLane(reactor, readModels))];
-    this.reader = new PageReader(events, this.lanes, this.changes, logger, retryDelayMs);
+    this.reader = new PageReader(events, this.lanes, this.changes, logger, this.retry);
     // Writes wait on the projections (on the reactors when there are none).
     const tracked = projecting.length > 0 ? projecting : this.lanes;
-    this.progress = new Progress(tracked, readModels, logger, retryDelayMs, () => (this.current?.loaded ? this.current : undefined));
+    this.progress = new Progress(tracked, readModels, logger, this.retry, () => (this.current?.loaded ? this.current : undefined));
     this.polling = new FollowerPolling(readModels, this.progress, logger, () => this.current === undefined && !this.stopped);
   }
 
@@ -108,13 +112,13 @@ export class Projector {
 
   private async run(run: Run): Promise<void> {
     const signal = run.abort.signal;
-    while (!signal.aborted) {
+    for (let failures = 1; !signal.aborted; failures++) {
       try {
         for (const lane of this.lanes) await lane.load();
         break;
       } catch (error) {
         this.logger.error({ err: error }, 'projector could not read its checkpoints; trying again');
-        await pause(this.retryDelayMs, signal);
+        await pause(backoffDelay(this.retry, failures), signal);
       }
     }
     if (signal.aborted) return;
@@ -131,14 +135,14 @@ export class Projector {
    */
   private async driveLane(lane: Lane, abort: AbortController): Promise<void> {
     const signal = abort.signal;
-    let failed = false;
+    let failures = 0;
     while (!signal.aborted) {
       try {
-        if (failed) await lane.load();
-        failed = false;
+        if (failures > 0) await lane.load();
         const events = await this.reader.nextFor(lane, signal);
         if (events === undefined) return;
         await lane.handle(events, signal);
+        failures = 0;
       } catch (error) {
         if (error instanceof FencedOffError) {
           this.logger.warn({ handler: lane.name }, 'another replica leads now; the projections and reactors stop here');
@@ -146,9 +150,9 @@ export class Projector {
           this.changes.notify();
           return;
         }
-        failed = true;
+        failures++;
         this.logger.error({ err: error, handler: lane.name }, `${lane.name} failed; resuming from its checkpoint`);
-        await pause(this.retryDelayMs, signal);
+        await pause(backoffDelay(this.retry, failures), signal);
       }
       this.reader.dropHandledPages();
       this.laneMoved();
