@@ -17,6 +17,18 @@ export interface Projection {
    * only these fields (and `erased: true`); every personal field goes.
    */
   erasure?: { keep: readonly string[] };
+  /**
+   * Other documents of the collection that the event adds to (a count per period, say), decided from the event
+   * and its own document as it stood before it. They are folded and committed with the page, in log order; their
+   * ids are never an event's own document id.
+   */
+  alsoChanges?(own: Document | undefined, event: RecordedEvent): DerivedChange[];
+}
+
+/** A document an event changes besides its own: `evolve` makes its new version from the current one (undefined before its first). */
+export interface DerivedChange {
+  id: string;
+  evolve(current: Document | undefined): Document | null;
 }
 
 /** A side effect driven by the log (appending another event, say). Must tolerate seeing an event twice. */

@@ -49,7 +49,7 @@ export interface EnvironmentServices {
   events: EventStore;
   /** The same log with data keys never cached: what an audit shows, so an erasure by another replica shows at once. */
   shown: EventStore;
-  /** The same log as stored, personal fields sealed: for reads that never need them (usage), without decrypting. */
+  /** The same log as stored, personal fields sealed: for reads that never need them (a profile rebuild's scan), without decrypting. */
   log: EventStore;
   /** Per-subject data keys, beside the log. */
   dataKeys: DataKeyStore;

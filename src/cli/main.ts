@@ -6,7 +6,7 @@ import { checkBackends } from '../backend-checks.js';
 import { type Config, ConfigError, loadStoreConfig } from '../config.js';
 import { checkDataDir } from '../data-dir.js';
 import { type Environment, environments } from '../domain/api-keys.js';
-import { openEventStore, openKeyStore, openOperatorStores, openWrappedKeys, sqliteStoreFile } from '../environments.js';
+import { openKeyStore, openOperatorStores, openReadModels, openWrappedKeys, sqliteStoreFile } from '../environments.js';
 import { OperatorError, oneLine, storeProblem } from '../operator-errors.js';
 import { auditCommand } from './audit.js';
 import { CliError, exitStatus, UsageError } from './errors.js';
@@ -94,7 +94,7 @@ program.addCommand(
 program.addCommand(
   auditCommand(async (environment) => openOperatorStores(await reachable(existingStore(environment)), environment), output),
 );
-program.addCommand(usageCommand(async (environment) => openEventStore(await reachable(existingStore(environment)), environment), output));
+program.addCommand(usageCommand(async (environment) => openReadModels(await reachable(existingStore(environment)), environment), output));
 program.addCommand(
   masterKeyCommand(
     {
