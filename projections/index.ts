@@ -5,6 +5,7 @@ import { eventsProjection } from './events.js';
 import { profilesProjection } from './profiles.js';
 import { scoringVersionsProjection } from './scoring-versions.js';
 import { subjectsProjection } from './subjects.js';
+import { usageProjection } from './usage.js';
 import { webhookDeliveriesProjection } from './webhook-deliveries.js';
 import { webhookEndpointsProjection } from './webhook-endpoints.js';
 
@@ -16,6 +17,7 @@ export const projections: Projection[] = [
   webhookEndpointsProjection,
   webhookDeliveriesProjection,
   scoringVersionsProjection,
+  usageProjection,
 ];
 
 /** Fields that lists filter on; each read-model adapter indexes them. */

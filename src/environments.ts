@@ -37,7 +37,7 @@ export interface EnvironmentServices {
   events: EventStore;
   /** The same log with data keys never cached: what an audit shows, so an erasure by another replica shows at once. */
   auditLog: EventStore;
-  /** The same log as stored, personal fields sealed: for reads that never need them (usage), without decrypting. */
+  /** The same log as stored, personal fields sealed: for reads that never need them (a profile rebuild's scan), without decrypting. */
   sealedLog: EventStore;
   /** Per-subject data keys, beside the log. */
   dataKeys: DataKeyStore;
@@ -73,11 +73,6 @@ export interface Service<Term = void> {
 }
 
 export type Environments = Record<Environment, EnvironmentServices>;
-
-/** The environment's event log on the configured backend, as it is stored (personal fields sealed). */
-export function openEventStore(config: Config, environment: Environment): EventStore {
-  return backendsOf(config).eventStore.open(environment);
-}
 
 /** The environment's wrapped data keys as stored, beside the read models. */
 export function openWrappedKeys(config: Config, environment: Environment): Promise<WrappedKeyStore> {
@@ -166,6 +161,11 @@ async function sealReadModels(store: ReadModelStore): Promise<void> {
     [...projections.map((projection) => projection.name), PROJECTED],
   );
   await store.commit(SEALED_FORMAT, 1n, []);
+}
+
+/** One environment's read models as an operator command reads them (`nature usage`), beside a running server. */
+export function openOperatorReadModels(config: Config, environment: Environment): Promise<ReadModelStore> {
+  return openReadModels(backendsOf(config).readModels, environment);
 }
 
 /** One environment's stores as an operator command uses them, beside a running server; `close` closes them all. */

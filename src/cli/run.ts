@@ -6,7 +6,7 @@ import { checkBackends } from '../backend-checks.js';
 import { type Config, ConfigError, loadStoreConfig } from '../config.js';
 import { checkDataDir } from '../data-dir.js';
 import { type Environment, environments } from '../domain/api-keys.js';
-import { openEventStore, openKeyStore, openOperatorStores, openWrappedKeys, sqliteStoreFile } from '../environments.js';
+import { openKeyStore, openOperatorReadModels, openOperatorStores, openWrappedKeys, sqliteStoreFile } from '../environments.js';
 import { OperatorError, oneLine, storeProblem } from '../operator-errors.js';
 import { auditCommand } from './audit.js';
 import { CliError, exitStatus, UsageError } from './errors.js';
@@ -102,7 +102,9 @@ function commandLine(env: NodeJS.ProcessEnv, output: Output, progress: Terminal)
   program.addCommand(
     auditCommand(async (environment) => openOperatorStores(await reachable(existingStore(environment)), environment), output),
   );
-  program.addCommand(usageCommand(async (environment) => openEventStore(await reachable(existingStore(environment)), environment), output));
+  program.addCommand(
+    usageCommand(async (environment) => openOperatorReadModels(await reachable(existingStore(environment)), environment), output),
+  );
   program.addCommand(
     masterKeyCommand(
       {

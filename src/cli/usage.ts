@@ -1,16 +1,17 @@
 import { Command, Option } from 'commander';
+import { readUsage } from '../../projections/usage.js';
 import { type Environment, environments } from '../domain/api-keys.js';
-import { granularities, meterUsage, parseUsageRange } from '../domain/usage.js';
-import type { EventStore } from '../ports/event-store.js';
+import { granularities, parseUsageRange } from '../domain/usage.js';
+import type { ReadModelStore } from '../ports/read-models.js';
 import { UsageError } from './errors.js';
 import type { Output } from './keys.js';
 
 const environmentNames = { test: 'sandbox', live: 'production' } as const;
 
-/** `nature usage`: completed assessments per key and UTC day or month, read from the environment's log. */
-export function usageCommand(openEvents: (environment: Environment) => Promise<EventStore>, output: Output): Command {
+/** `nature usage`: completed assessments per key and UTC day or month, from the usage read model the server keeps. */
+export function usageCommand(openReadModels: (environment: Environment) => Promise<ReadModelStore>, output: Output): Command {
   return new Command('usage')
-    .description('completed assessments per API key and per UTC day or month, from the event log (counts only, for billing)')
+    .description('completed assessments per API key and per UTC day or month, from the usage read model (counts only, for billing)')
     .addOption(new Option('--env <env>', 'test (sandbox) or live (production)').choices(environments).makeOptionMandatory())
     .option(
       '--from <date>',
@@ -22,9 +23,9 @@ export function usageCommand(openEvents: (environment: Environment) => Promise<E
     .action(async (options: { env: Environment; from?: string; to?: string; granularity: string; json?: boolean }) => {
       const parsed = parseUsageRange(options, new Date());
       if ('errors' in parsed) throw new UsageError(parsed.errors.map((error) => error.message).join('; '));
-      const events = await openEvents(options.env);
+      const readModels = await openReadModels(options.env);
       try {
-        const report = await meterUsage(events, parsed.range, options.env === 'live');
+        const report = await readUsage(readModels, parsed.range, options.env === 'live');
         if (options.json) return output.out(JSON.stringify(report));
         output.err(
           `${environmentNames[options.env]}: completed assessments per key and ${report.granularity}, from ${report.from} (inclusive) to ${report.to} (exclusive)`,
@@ -32,7 +33,7 @@ export function usageCommand(openEvents: (environment: Environment) => Promise<E
         for (const row of report.data) output.out(`${row.period}  ${row.key_id ?? '-'}  ${row.completed_assessments}`);
         output.out(`total  ${report.total_completed_assessments}`);
       } finally {
-        await events.close();
+        await readModels.close();
       }
     });
 }

@@ -1,8 +1,8 @@
-import type { EventStore, RecordedEvent } from '../ports/event-store.js';
 import { parseInstant } from './instant.js';
 
 /**
- * Usage metering: completed assessments per API key and per UTC day or month, straight from the log.
+ * Usage metering: completed assessments per API key and per UTC day or month, from the usage read model
+ * (projections/usage.ts keeps it from the log).
  *
  * A completion is a `ScoringCompleted` event, at its `data.completed_at`. It is billed to the key that
  * sent the batch that completed the assessment: the `metadata.key_id` of the last `ResponsesSubmitted`
@@ -41,83 +41,118 @@ export interface UsageReport {
   total_completed_assessments: number;
 }
 
-/** The UTC period an instant falls in. */
-export function periodOf(at: Date, granularity: Granularity): string {
-  return at.toISOString().slice(0, granularity === 'day' ? 10 : 7);
+/**
+ * The usage read model tallies completions in buckets: UTC months, days, hours and minutes, each named by the
+ * ISO prefix of its start (`2026-11`, `2026-11-22`, `2026-11-22T09`, `2026-11-22T09:30`). A range is read from
+ * the fewest of them: the whole units it covers, largest first, and the minutes at its ends, whose tallies are
+ * also kept per instant. So a report costs one read per period (and a bounded few at each end), whatever the
+ * size of the log.
+ */
+
+/** One key's completions in a bucket; in a minute, at one instant (`at`, to the millisecond). */
+export type UsageTally = { key_id: string | null; count: number; at?: string };
+/** The completions of one bucket (`id`, its name), per key. */
+export type UsageBucket = { id: string; tallies: UsageTally[] };
+
+interface Unit {
+  /** Of the ISO name of a bucket of this unit. */
+  length: number;
+  /** The start of the unit an instant (ms) falls in. */
+  start(at: number): number;
+  /** The start of the next unit, from the start of one. */
+  next(start: number): number;
 }
 
-/**
- * A fold over the log: feed every event in log order (from the start: a completion in range may follow
- * a batch sent before `from`), then read the rows. Remembers one key id per assessment still open.
- */
-export class UsageMeter {
-  /** Stream name → key id of its latest batch, until the assessment completes. */
-  private readonly lastBatchKey = new Map<string, string | null>();
-  /** `period` + NUL + `key_id` → count. */
-  private readonly counts = new Map<string, { key_id: string | null; period: string; count: number }>();
-  private readonly fromMs: number;
-  private readonly toMs: number;
+const fixed = (length: number, ms: number): Unit => ({ length, start: (at) => at - (at % ms), next: (start) => start + ms });
+const month = (at: number, add: number) => {
+  const date = new Date(at);
+  return Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + add, 1);
+};
+/** Largest first; the last one keeps instants. */
+const units: readonly Unit[] = [
+  { length: 7, start: (at) => month(at, 0), next: (start) => month(start, 1) },
+  fixed(10, 24 * 60 * 60 * 1000),
+  fixed(13, 60 * 60 * 1000),
+  fixed(16, 60 * 1000),
+];
+const MINUTE = units.at(-1)!;
 
-  constructor(private readonly range: UsageRange) {
-    this.fromMs = range.from.getTime();
-    this.toMs = range.to.getTime();
+const bucketName = (at: number, unit: Unit) => new Date(at).toISOString().slice(0, unit.length);
+
+/** The buckets a completion at `at` adds to: its month, day, hour and minute. */
+export function bucketsOf(at: Date): string[] {
+  return units.map((unit) => bucketName(at.getTime(), unit));
+}
+
+/** `bucket` (absent before its first completion) with one more completion at `at`, billed to `keyId`. */
+export function tallied(bucket: UsageBucket | undefined, id: string, keyId: string | null, at: Date): UsageBucket {
+  const instant = id.length === MINUTE.length ? at.toISOString() : undefined;
+  const tallies = bucket?.tallies ?? [];
+  const same = tallies.findIndex((tally) => tally.key_id === keyId && tally.at === instant);
+  return {
+    id,
+    tallies:
+      same === -1
+        ? [...tallies, { key_id: keyId, count: 1, ...(instant !== undefined && { at: instant }) }]
+        : tallies.map((tally, i) => (i === same ? { ...tally, count: tally.count + 1 } : tally)),
+  };
+}
+
+/** The buckets that cover the range: whole months (by month) or days, then hours, then minutes at its ends. */
+export function usageBuckets(range: UsageRange): string[] {
+  const names: string[] = [];
+  cover(range.from.getTime(), range.to.getTime(), range.granularity === 'month' ? 0 : 1, names);
+  return names;
+}
+
+function cover(from: number, to: number, level: number, names: string[]): void {
+  const unit = units[level]!;
+  if (unit === MINUTE) {
+    // Every minute the range touches: the instants of one it covers in part are sorted out when read.
+    for (let at = unit.start(from); at < to; at = unit.next(at)) names.push(bucketName(at, unit));
+    return;
   }
+  const first = unit.start(from) === from ? from : unit.next(unit.start(from));
+  const end = unit.start(to);
+  // No whole unit inside (under two units long): the next unit down covers it all.
+  if (first >= end) {
+    cover(from, to, level + 1, names);
+    return;
+  }
+  if (from < first) cover(from, first, level + 1, names);
+  for (let at = first; at < end; at = unit.next(at)) names.push(bucketName(at, unit));
+  if (end < to) cover(end, to, level + 1, names);
+}
 
-  add(event: RecordedEvent): void {
-    if (event.type === 'ResponsesSubmitted') {
-      this.lastBatchKey.set(event.streamName, event.metadata.key_id ?? null);
-      return;
+/** The report from the buckets `usageBuckets` named, as the read model holds them (those with no completion are absent). */
+export function usageReport(range: UsageRange, buckets: Iterable<UsageBucket>, livemode: boolean): UsageReport {
+  // Instants and the range's ends, all ISO to the millisecond in 2000..2099, compare as strings.
+  const from = range.from.toISOString();
+  const to = range.to.toISOString();
+  const counts = new Map<string, UsageRow>();
+  for (const bucket of buckets) {
+    const period = bucket.id.slice(0, range.granularity === 'day' ? 10 : 7);
+    for (const tally of bucket.tallies) {
+      if (tally.at !== undefined && !(tally.at >= from && tally.at < to)) continue;
+      const row = `${period}\u0000${tally.key_id ?? ''}`;
+      const counted = counts.get(row);
+      if (counted) counted.completed_assessments += tally.count;
+      else counts.set(row, { key_id: tally.key_id, period, completed_assessments: tally.count });
     }
-    if (event.type !== 'ScoringCompleted') return;
-    const keyId = this.lastBatchKey.get(event.streamName) ?? null;
-    // An assessment completes once: nothing later on its stream is billed.
-    this.lastBatchKey.delete(event.streamName);
-    const completedAt = (event.data as { completed_at?: unknown }).completed_at;
-    const at = typeof completedAt === 'string' ? Date.parse(completedAt) : Number.NaN;
-    if (!(at >= this.fromMs && at < this.toMs)) return;
-    const period = periodOf(new Date(at), this.range.granularity);
-    const bucket = `${period}\u0000${keyId ?? ''}`;
-    const row = this.counts.get(bucket);
-    if (row) row.count += 1;
-    else this.counts.set(bucket, { key_id: keyId, period, count: 1 });
   }
-
-  rows(): UsageRow[] {
-    return [...this.counts.values()]
-      .sort((a, b) => compare(a.period, b.period) || compare(a.key_id ?? '', b.key_id ?? ''))
-      .map(({ key_id, period, count }) => ({ key_id, period, completed_assessments: count }));
-  }
-
-  report(livemode: boolean): UsageReport {
-    const data = this.rows();
-    return {
-      object: 'usage',
-      livemode,
-      from: this.range.from.toISOString(),
-      to: this.range.to.toISOString(),
-      granularity: this.range.granularity,
-      data,
-      total_completed_assessments: data.reduce((sum, row) => sum + row.completed_assessments, 0),
-    };
-  }
+  const data = [...counts.values()].sort((a, b) => compare(a.period, b.period) || compare(a.key_id ?? '', b.key_id ?? ''));
+  return {
+    object: 'usage',
+    livemode,
+    from,
+    to,
+    granularity: range.granularity,
+    data,
+    total_completed_assessments: data.reduce((sum, row) => sum + row.completed_assessments, 0),
+  };
 }
 
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-
-const USAGE_PAGE_SIZE = 1000;
-
-/** Reads the whole log in pages (never all at once) through the meter. */
-export async function meterUsage(events: Pick<EventStore, 'readAll'>, range: UsageRange, livemode: boolean): Promise<UsageReport> {
-  const meter = new UsageMeter(range);
-  let after: bigint | undefined;
-  for (;;) {
-    const page = await events.readAll({ ...(after !== undefined && { after }), limit: USAGE_PAGE_SIZE });
-    for (const event of page) meter.add(event);
-    if (page.length < USAGE_PAGE_SIZE) return meter.report(livemode);
-    after = page.at(-1)!.position;
-  }
-}
-
 export interface UsageRangeInput {
   from?: string | undefined;
   to?: string | undefined;

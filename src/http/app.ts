@@ -93,7 +93,7 @@ export async function buildApp({
   registerProfileRoutes(app);
   registerWebhookEndpointRoutes(app, clock);
   registerEventRoutes(app);
-  registerUsageRoutes(app);
+  registerUsageRoutes(app, clock);
   registerDocsRoutes(app, webhooks);
   registerEmbedRoutes(app);
   return app;

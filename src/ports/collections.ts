@@ -1,5 +1,6 @@
 import type { Assessment } from '../domain/assessment.js';
 import type { Consent } from '../domain/subject.js';
+import type { UsageBucket } from '../domain/usage.js';
 import type { WebhookDeliveryAttempted } from '../domain/webhook-delivery.js';
 import type { EventType, WebhookEndpoint } from '../domain/webhook-endpoint.js';
 
@@ -100,6 +101,9 @@ export interface ScoringVersions {
   activated_at: string;
 }
 
+/** An assessment not completed yet, in the usage collection: the key that sent its latest batch. Its id is the assessment's stream. */
+export type UsageOpenAssessment = { id: string; key_id: string | null };
+
 /** Every collection by name, with the type of its documents. */
 export interface Collections {
   subjects: SubjectDocument;
@@ -109,6 +113,8 @@ export interface Collections {
   webhook_endpoints: WebhookEndpoint;
   webhook_deliveries: WebhookDelivery;
   scoring_versions: ScoringVersions;
+  /** Told apart by their ids: a stream name, or a bucket's ISO name (domain/usage.ts). */
+  usage: UsageOpenAssessment | UsageBucket;
 }
 
 export type Collection = keyof Collections;

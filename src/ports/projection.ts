@@ -27,6 +27,18 @@ export interface Projection<E extends DomainEvent = DomainEvent, D extends Docum
    * only these fields (and `erased: true`); every personal field goes.
    */
   erasure?: { keep: readonly string[] };
+  /**
+   * Other documents of the collection that the event adds to (a count per period, say), decided from the event
+   * and its own document as it stood before it. They are folded and committed with the page, in log order; their
+   * ids are never an event's own document id.
+   */
+  alsoChanges?(own: D | undefined, event: Recorded<E>): DerivedChange<D>[];
+}
+
+/** A document an event changes besides its own: `evolve` makes its new version from the current one (undefined before its first). */
+export interface DerivedChange<D extends Document = Document> {
+  id: string;
+  evolve(current: D | undefined): D | null;
 }
 
 /**

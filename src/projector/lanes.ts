@@ -1,7 +1,7 @@
 import type { SubjectErased } from '../domain/subject.js';
 import type { Document } from '../ports/collections.js';
 import type { RecordedEvent } from '../ports/event-store.js';
-import type { Projection, Reactor } from '../ports/projection.js';
+import type { DerivedChange, Projection, Reactor } from '../ports/projection.js';
 import type { DocumentWrite, Fence, ReadModelStore } from '../ports/read-models.js';
 
 /** Events a handler may skip before its checkpoint is moved past them anyway. */
@@ -102,20 +102,34 @@ export class ProjectionLane extends Lane {
     const ids = events.map((event) => this.projection.documentId(event));
     const stored = await this.readModels.getMany(collection, [...new Set(ids)]);
     const folded = new Map<string, { doc: Document | null; position: bigint }>();
+    const derived: { change: DerivedChange; position: bigint }[] = [];
     events.forEach((event, i) => {
       const id = ids[i]!;
       const current = folded.get(id);
-      if (current !== undefined) {
-        current.doc = this.projection.evolve(current.doc ?? undefined, event);
-        current.position = event.position;
-        return;
-      }
       const version = stored.get(id);
       // The document (or its tombstone) may hold this event already: a replay after a crash, or another replica's write.
-      if (version?.position !== undefined && event.position <= version.position) return;
-      folded.set(id, { doc: this.projection.evolve(version?.doc, event), position: event.position });
+      if (current === undefined && version?.position !== undefined && event.position <= version.position) return;
+      const before = current === undefined ? version?.doc : (current.doc ?? undefined);
+      for (const change of this.projection.alsoChanges?.(before, event) ?? []) derived.push({ change, position: event.position });
+      folded.set(id, { doc: this.projection.evolve(before, event), position: event.position });
     });
-    return [...folded].map(([id, { doc, position }]) => ({ collection, id, doc, position }));
+    // Derived documents first: a store without transactions writes in order, and a commit cut short after them is
+    // replayed from the own documents, whose events the derived ones then say they hold already.
+    const derivedFolded = derived.length > 0 ? await this.foldDerived(derived) : [];
+    return [...derivedFolded, ...folded].map(([id, { doc, position }]) => ({ collection, id, doc, position }));
+  }
+
+  /** The derived changes folded as events are: those a derived document already holds (a replay) are skipped. */
+  private async foldDerived(derived: { change: DerivedChange; position: bigint }[]) {
+    const stored = await this.readModels.getMany(this.projection.collection, [...new Set(derived.map(({ change }) => change.id))]);
+    const folded = new Map<string, { doc: Document | null; position: bigint }>();
+    for (const { change, position } of derived) {
+      const current = folded.get(change.id);
+      const version = stored.get(change.id);
+      if (current === undefined && version?.position !== undefined && position <= version.position) continue;
+      folded.set(change.id, { doc: change.evolve(current === undefined ? version?.doc : (current.doc ?? undefined)), position });
+    }
+    return folded;
   }
 
   private async erase(event: RecordedEvent, keep: readonly string[]): Promise<void> {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runCliInProcess } from '../support/cli.js';
 import { eventually } from '../support/eventually.js';
 import { batches, knownResponses } from '../support/known-answers.js';
@@ -151,6 +151,20 @@ describe('usage metering (GET /v1/nature/usage and nature usage)', () => {
     expect(usage.total_completed_assessments).toBe(counted);
   });
 
+  it("takes now from the app's clock", async () => {
+    const ahead = 40 * 24 * 60 * 60 * 1000;
+    t.advance(ahead);
+    try {
+      const before = Date.now() + ahead;
+      const usage = (await get('/v1/nature/usage')).json();
+      expect(Date.parse(usage.to)).toBeGreaterThanOrEqual(before);
+      expect(Date.parse(usage.to)).toBeLessThanOrEqual(Date.now() + ahead);
+      expect(usage.from).toBe(`${usage.to.slice(0, 7)}-01T00:00:00.000Z`);
+    } finally {
+      t.advance(-ahead);
+    }
+  });
+
   it('counts nothing outside [from, to)', async () => {
     const before = await get(usageUrl({ from: '2020-01-01', to: startedAt }));
     expect(before.json()).toMatchObject({ data: [], total_completed_assessments: 0 });
@@ -178,6 +192,26 @@ describe('usage metering (GET /v1/nature/usage and nature usage)', () => {
       expect(refused.statusCode).toBe(403);
       expect(refused.headers['content-type']).toMatch(/^application\/problem\+json/);
       expect(refused.json().code).toBe('insufficient_scope');
+    }
+  });
+
+  it('answers from the usage read model without reading the log', async () => {
+    const expected = (await get(usageUrl(range))).json();
+    const env = t.envs.test;
+    const reads = [env.events, env.auditLog, env.sealedLog].flatMap((store) =>
+      (['readAll', 'readStream', 'subscribeToAll'] as const).map((read) =>
+        vi.spyOn(store, read).mockImplementation(() => {
+          throw new Error(`the usage request called ${read} on the log`);
+        }),
+      ),
+    );
+    try {
+      const response = await get(usageUrl(range));
+      expect(response.statusCode).toBe(200);
+      expect(response.json()).toEqual(expected);
+      for (const read of reads) expect(read).not.toHaveBeenCalled();
+    } finally {
+      for (const read of reads) read.mockRestore();
     }
   });
 

@@ -41,19 +41,6 @@ const LAYERS: readonly { name: string; holds: readonly string[] }[] = [
   { name: 'process: the server started', holds: ['src/main.ts'] },
 ];
 
-/**
- * Imports that run back up a layer (and, usage's, make domain and ports import each other) while work in
- * progress moves them: left out of every check, each goes once its fix is merged (the last test fails on
- * one that no longer occurs, so the list only shrinks).
- */
-const KNOWN_EXCEPTIONS: readonly { from: string; to: string; why: string }[] = [
-  {
-    from: 'src/domain/usage.ts',
-    to: 'src/ports/event-store.ts',
-    why: 'usage becomes a projection read from its read model, not a scan of the log (issue 22, point 4)',
-  },
-];
-
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 
 function sourceFiles(folder: string): string[] {
@@ -131,9 +118,7 @@ function cycles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
 }
 
 const files = [...sourceFiles('src'), ...sourceFiles('projections')];
-const allImports = importsAmong(files);
-const isKnown = (edge: Import) => KNOWN_EXCEPTIONS.some(({ from, to }) => edge.from === from && edge.to === to);
-const imports = allImports.filter((edge) => !isKnown(edge));
+const imports = importsAmong(files);
 
 describe('layers', () => {
   it('places every module of src/ and projections/ in a layer', () => {
@@ -153,10 +138,5 @@ describe('layers', () => {
       .filter(({ from, to }) => layerOf(to) > layerOf(from))
       .map(({ from, to }) => `${from} (${LAYERS[layerOf(from)]?.name}) imports ${to} (${LAYERS[layerOf(to)]?.name})`);
     expect(upward).toEqual([]);
-  });
-
-  it('lists no known exception that no longer occurs', () => {
-    const gone = KNOWN_EXCEPTIONS.filter(({ from, to }) => !allImports.some((edge) => edge.from === from && edge.to === to));
-    expect(gone).toEqual([]);
   });
 });

@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
+import { readUsage, usageProjection } from '../../projections/usage.js';
 import { parseInstant } from '../../src/domain/instant.js';
-import { meterUsage, parseUsageRange, UsageMeter, type UsageRange } from '../../src/domain/usage.js';
-import type { EventMetadata, ReadAllOptions, RecordedEvent } from '../../src/ports/event-store.js';
+import { parseUsageRange, type UsageRange, type UsageRow, usageBuckets } from '../../src/domain/usage.js';
+import type { Collections } from '../../src/ports/collections.js';
+import type { EventMetadata, RecordedEvent } from '../../src/ports/event-store.js';
+import type { DomainEvent, Projection } from '../../src/ports/projection.js';
+import type { StoredVersion } from '../../src/ports/read-models.js';
+
+type UsageDocument = Collections['usage'];
+/** The projection as the projector holds it: handed any recorded event of its types. */
+const projection: Projection<DomainEvent, UsageDocument> = usageProjection;
 
 /** A log under construction: events get increasing positions, as a store gives them. */
 function logOf() {
@@ -73,14 +81,39 @@ function logOf() {
 
 const november: UsageRange = { from: new Date('2026-11-01T00:00:00Z'), to: new Date('2026-12-01T00:00:00Z'), granularity: 'day' };
 
-function meter(events: RecordedEvent[], range: UsageRange = november) {
-  const usage = new UsageMeter(range);
-  for (const event of events) usage.add(event);
-  return usage;
+/** The usage read model kept from `events`: each event folded as the projector folds it, in log order, in memory. */
+function project(events: RecordedEvent[]): Map<string, UsageDocument> {
+  const docs = new Map<string, UsageDocument>();
+  const write = (id: string, doc: UsageDocument | null) => (doc === null ? docs.delete(id) : docs.set(id, doc));
+  for (const event of events) {
+    if (!projection.canHandle.includes(event.type)) continue;
+    const id = projection.documentId(event);
+    const own = docs.get(id);
+    for (const change of projection.alsoChanges?.(own, event) ?? []) write(change.id, change.evolve(docs.get(change.id)));
+    write(id, projection.evolve(own, event));
+  }
+  return docs;
 }
 
-describe('usage meter', () => {
-  it('bills each completion to the key of the batch that completed it, not to earlier batches or the starter', () => {
+/** The report read from the read model kept from `events` (or given), with the ids each read asked for. */
+async function usage(events: RecordedEvent[] | Map<string, UsageDocument>, range: UsageRange = november, livemode = false) {
+  const docs = events instanceof Map ? events : project(events);
+  const reads: string[][] = [];
+  const store = {
+    async getMany(_collection: string, ids: readonly string[]) {
+      reads.push([...ids]);
+      return new Map(
+        ids.flatMap((id): [string, StoredVersion<UsageDocument>][] => (docs.has(id) ? [[id, { doc: docs.get(id), position: 1n }]] : [])),
+      );
+    },
+  };
+  return { report: await readUsage(store, range, livemode), reads };
+}
+
+const rows = async (events: RecordedEvent[], range?: UsageRange) => (await usage(events, range)).report.data;
+
+describe('usage read model', () => {
+  it('bills each completion to the key of the batch that completed it, not to earlier batches or the starter', async () => {
     const log = logOf()
       .started('asm_a')
       .batch('asm_a', 'key_alice')
@@ -95,13 +128,13 @@ describe('usage meter', () => {
       .batch('asm_c', 'key_bob')
       .batch('asm_c', 'key_alice')
       .completed('asm_c', '2026-11-20T12:00:00.000Z');
-    expect(meter(log.events).rows()).toEqual([
+    expect(await rows(log.events)).toEqual([
       { key_id: 'key_alice', period: '2026-11-20', completed_assessments: 1 },
       { key_id: 'key_bob', period: '2026-11-20', completed_assessments: 2 },
     ]);
   });
 
-  it('keeps streams apart when their batches interleave in the log', () => {
+  it('keeps streams apart when their batches interleave in the log', async () => {
     const log = logOf()
       .batch('asm_a', 'key_alice')
       .batch('asm_b', 'key_bob')
@@ -109,13 +142,13 @@ describe('usage meter', () => {
       .batch('asm_c', 'key_alice')
       .completed('asm_b', '2026-11-05T00:00:00.000Z')
       .completed('asm_c', '2026-11-05T00:00:00.000Z');
-    expect(meter(log.events).rows()).toEqual([
+    expect(await rows(log.events)).toEqual([
       { key_id: 'key_alice', period: '2026-11-05', completed_assessments: 2 },
       { key_id: 'key_bob', period: '2026-11-05', completed_assessments: 1 },
     ]);
   });
 
-  it('buckets by UTC day at the midnight boundary', () => {
+  it('buckets by UTC day at the midnight boundary', async () => {
     const log = logOf()
       .batch('asm_a', 'key_alice')
       .completed('asm_a', '2026-11-21T23:59:59.999Z')
@@ -123,13 +156,13 @@ describe('usage meter', () => {
       .completed('asm_b', '2026-11-22T00:00:00.000Z')
       .batch('asm_c', 'key_alice')
       .completed('asm_c', '2026-11-22T00:00:00.001Z');
-    expect(meter(log.events).rows()).toEqual([
+    expect(await rows(log.events)).toEqual([
       { key_id: 'key_alice', period: '2026-11-21', completed_assessments: 1 },
       { key_id: 'key_alice', period: '2026-11-22', completed_assessments: 2 },
     ]);
   });
 
-  it('buckets by UTC month at the month boundary, sorted by period then key', () => {
+  it('buckets by UTC month at the month boundary, sorted by period then key', async () => {
     const log = logOf()
       .batch('asm_a', 'key_zed')
       .completed('asm_a', '2026-11-30T23:59:59.999Z')
@@ -139,8 +172,8 @@ describe('usage meter', () => {
       .completed('asm_c', '2026-12-31T12:00:00.000Z')
       .batch('asm_d', 'key_amy')
       .completed('asm_d', '2026-10-31T23:59:59.999Z');
-    const usage = meter(log.events, { from: new Date('2026-10-01T00:00:00Z'), to: new Date('2027-01-01T00:00:00Z'), granularity: 'month' });
-    expect(usage.rows()).toEqual([
+    const range: UsageRange = { from: new Date('2026-10-01T00:00:00Z'), to: new Date('2027-01-01T00:00:00Z'), granularity: 'month' };
+    expect(await rows(log.events, range)).toEqual([
       { key_id: 'key_amy', period: '2026-10', completed_assessments: 1 },
       { key_id: 'key_zed', period: '2026-11', completed_assessments: 1 },
       { key_id: 'key_amy', period: '2026-12', completed_assessments: 1 },
@@ -148,7 +181,7 @@ describe('usage meter', () => {
     ]);
   });
 
-  it('counts from inclusive and to exclusive, by completed_at, whenever the batches were sent', () => {
+  it('counts from inclusive and to exclusive, by completed_at, whenever the batches were sent', async () => {
     const log = logOf()
       .batch('asm_early', 'key_alice')
       .completed('asm_early', '2026-10-31T23:59:59.999Z')
@@ -158,7 +191,7 @@ describe('usage meter', () => {
       .completed('asm_last', '2026-11-30T23:59:59.999Z')
       .batch('asm_late', 'key_alice')
       .completed('asm_late', '2026-12-01T00:00:00.000Z');
-    const report = meter(log.events).report(false);
+    const { report } = await usage(log.events);
     expect(report.data).toEqual([
       { key_id: 'key_alice', period: '2026-11-01', completed_assessments: 1 },
       { key_id: 'key_alice', period: '2026-11-30', completed_assessments: 1 },
@@ -166,7 +199,7 @@ describe('usage meter', () => {
     expect(report.total_completed_assessments).toBe(2);
   });
 
-  it('ignores re-scoring and every other event type; an assessment is billed once', () => {
+  it('ignores re-scoring and every other event type; an assessment is billed once', async () => {
     const log = logOf()
       .started('asm_a')
       .batch('asm_a', 'key_alice')
@@ -175,7 +208,7 @@ describe('usage meter', () => {
       .other('assessment-asm_a', 'AssessmentAbandoned')
       .other('subject-sub_1', 'SubjectErased')
       .other('webhook-endpoint-whe_1', 'WebhookDeliveryAttempted');
-    const report = meter(log.events).report(true);
+    const { report } = await usage(log.events, november, true);
     expect(report).toEqual({
       object: 'usage',
       livemode: true,
@@ -185,37 +218,114 @@ describe('usage meter', () => {
       data: [{ key_id: 'key_alice', period: '2026-11-10', completed_assessments: 1 }],
       total_completed_assessments: 1,
     });
+    // Only the buckets remain: an assessment's document goes with its completion.
+    expect([...project(log.events).keys()]).toEqual(['2026-11', '2026-11-10', '2026-11-10T00', '2026-11-10T00:00']);
   });
 
-  it('reports a completion whose batch carries no key id under key_id null, still counted', () => {
+  it('reports a completion whose batch carries no key id under key_id null, still counted', async () => {
     const log = logOf().batch('asm_a', undefined).completed('asm_a', '2026-11-10T00:00:00.000Z');
-    expect(meter(log.events).rows()).toEqual([{ key_id: null, period: '2026-11-10', completed_assessments: 1 }]);
+    expect(await rows(log.events)).toEqual([{ key_id: null, period: '2026-11-10', completed_assessments: 1 }]);
   });
 
-  it('reads the log in pages, each after the last position seen, and gives the same answer', async () => {
+  it('reads one bucket per period, however long the log: a thousand completions a day cost the same as one', async () => {
     const log = logOf();
     for (let i = 0; i < 1500; i++)
       log
         .batch(`asm_${i}`, i % 3 === 0 ? 'key_a' : 'key_b')
-        .completed(`asm_${i}`, `2026-11-${String((i % 30) + 1).padStart(2, '0')}T12:00:00.000Z`);
-    const reads: { options: ReadAllOptions; page: RecordedEvent[] }[] = [];
-    const store = {
-      async readAll(options: ReadAllOptions) {
-        const page = log.events.filter((e) => options.after === undefined || e.position > options.after).slice(0, options.limit);
-        reads.push({ options, page });
-        return page;
-      },
-    };
-    const report = await meterUsage(store, november, false);
-    expect(report).toEqual(meter(log.events).report(false));
+        .completed(`asm_${i}`, `2026-11-${String((i % 30) + 1).padStart(2, '0')}T12:00:${String(i % 60).padStart(2, '0')}.000Z`);
+    const { report, reads } = await usage(log.events);
+    expect(report).toEqual({ ...report, data: reference(log.events, november) });
     expect(report.total_completed_assessments).toBe(1500);
     expect(report.data.filter((row) => row.key_id === 'key_a').reduce((sum, row) => sum + row.completed_assessments, 0)).toBe(500);
-    // Several bounded pages, each starting after the last event of the one before; the whole log read once.
-    expect(reads.length).toBeGreaterThan(1);
-    expect(reads.every(({ options }) => options.limit < log.events.length)).toBe(true);
-    expect(reads[0]!.options.after).toBeUndefined();
-    for (let i = 1; i < reads.length; i++) expect(reads[i]!.options.after).toBe(reads[i - 1]!.page.at(-1)!.position);
-    expect(reads.flatMap(({ page }) => page)).toEqual(log.events);
+    // November by day: its 30 days, in one read.
+    expect(reads).toEqual([Array.from({ length: 30 }, (_, i) => `2026-11-${String(i + 1).padStart(2, '0')}`)]);
+    // A century by month: 1200 months, in bounded reads.
+    const century = await usage(log.events, { from: new Date('2000-01-01'), to: new Date('2100-01-01'), granularity: 'month' });
+    expect(century.report.data).toEqual(reference(log.events, century.report));
+    expect(century.reads.flat()).toHaveLength(1200);
+    expect(century.reads.every((ids) => ids.length <= 1000)).toBe(true);
+  });
+
+  it('gives, for any range to the millisecond, what counting every completion in it gives', async () => {
+    const random = seeded(22);
+    const log = logOf();
+    const start = Date.parse('2026-10-30T00:00:00Z');
+    const span = 5 * 24 * 60 * 60 * 1000;
+    // Completions close together (several in a minute, some at the same instant) over five days across a month's end.
+    for (let i = 0; i < 400; i++) {
+      const at = new Date(start + Math.floor(random() ** 2 * span)).toISOString();
+      log.batch(`asm_${i}`, ['key_a', 'key_b', undefined][i % 3]).completed(`asm_${i}`, i % 7 === 0 ? '2026-11-01T00:00:00.000Z' : at);
+    }
+    const docs = project(log.events);
+    for (let i = 0; i < 300; i++) {
+      const a = start - 60_000 + Math.floor(random() * (span + 120_000));
+      const b = start - 60_000 + Math.floor(random() * (span + 120_000));
+      if (a === b) continue;
+      const range: UsageRange = {
+        from: new Date(Math.min(a, b)),
+        to: new Date(Math.max(a, b)),
+        granularity: i % 2 === 0 ? 'day' : 'month',
+      };
+      expect((await usage(docs, range)).report.data, JSON.stringify(range)).toEqual(reference(log.events, range));
+    }
+  });
+});
+
+/**
+ * What the report must say: every completion in the range counted by brute force over the log, billed to the
+ * key of the last batch on its stream before it.
+ */
+function reference(events: RecordedEvent[], range: { from: Date | string; to: Date | string; granularity: UsageRange['granularity'] }) {
+  const [from, to] = [new Date(range.from).getTime(), new Date(range.to).getTime()];
+  const keys = new Map<string, string | null>();
+  const counts = new Map<string, UsageRow>();
+  for (const event of events) {
+    if (event.type === 'ResponsesSubmitted') keys.set(event.streamName, event.metadata.key_id ?? null);
+    if (event.type !== 'ScoringCompleted') continue;
+    const at = Date.parse((event.data as { completed_at: string }).completed_at);
+    if (at < from || at >= to) continue;
+    const key_id = keys.get(event.streamName) ?? null;
+    const period = new Date(at).toISOString().slice(0, range.granularity === 'day' ? 10 : 7);
+    const row = counts.get(`${period} ${key_id}`) ?? { key_id, period, completed_assessments: 0 };
+    row.completed_assessments += 1;
+    counts.set(`${period} ${key_id}`, row);
+  }
+  return [...counts.values()].sort((a, b) => a.period.localeCompare(b.period) || (a.key_id ?? '').localeCompare(b.key_id ?? ''));
+}
+
+/** A deterministic stream of numbers in [0, 1) (mulberry32), so a failure replays. */
+function seeded(seed: number): () => number {
+  let state = seed;
+  return () => {
+    state = (state + 0x6d2b79f5) | 0;
+    let t = Math.imul(state ^ (state >>> 15), 1 | state);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+describe('usage buckets', () => {
+  it('covers a range with whole months or days, then hours, then the minutes at its ends', () => {
+    const range = (from: string, to: string, granularity: UsageRange['granularity'] = 'day'): UsageRange => ({
+      from: new Date(from),
+      to: new Date(to),
+      granularity,
+    });
+    expect(usageBuckets(range('2026-11-01', '2026-11-04'))).toEqual(['2026-11-01', '2026-11-02', '2026-11-03']);
+    expect(usageBuckets(range('2026-10-01', '2027-01-01', 'month'))).toEqual(['2026-10', '2026-11', '2026-12']);
+    expect(usageBuckets(range('2026-11-22T21:58:30.500Z', '2026-11-24T01:01:00Z'))).toEqual([
+      '2026-11-22T21:58',
+      '2026-11-22T21:59',
+      '2026-11-22T22',
+      '2026-11-22T23',
+      '2026-11-23',
+      '2026-11-24T00',
+      '2026-11-24T01:00',
+    ]);
+    // A month by day from its start until now: its whole days, the hours of today, the minutes of this hour.
+    const now = usageBuckets(range('2026-11-01', '2026-11-22T15:30:00.123Z'));
+    expect(now).toHaveLength(21 + 15 + 31);
+    expect(now.at(-1)).toBe('2026-11-22T15:30');
   });
 });
 

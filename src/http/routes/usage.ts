@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { granularities, meterUsage, parseUsageRange } from '../../domain/usage.js';
+import { readUsage } from '../../../projections/usage.js';
+import { granularities, parseUsageRange } from '../../domain/usage.js';
 import { ProblemError } from '../problem.js';
 import { exampleIds, id, problems, timestamp } from '../schemas.js';
 
@@ -49,7 +50,7 @@ const usageResource = z
   })
   .meta({ id: 'Usage' });
 
-export function registerUsageRoutes(app: FastifyInstance): void {
+export function registerUsageRoutes(app: FastifyInstance, clock: () => Date): void {
   const routes = app.withTypeProvider<ZodTypeProvider>();
 
   routes.get(
@@ -61,20 +62,20 @@ export function registerUsageRoutes(app: FastifyInstance): void {
         summary: 'Completed assessments per key and period',
         description:
           "Metered usage of the key's environment: assessments completed in [from, to), per API key (the key that sent the completing " +
-          'batch) and per UTC day or month, computed from the event log. Counts only: no subject data. Re-scoring does not count. ' +
+          'batch) and per UTC day or month, from a read model the service keeps from the event log. Counts only: no subject data. Re-scoring does not count. ' +
           'Needs a secret key with nature:read.',
         querystring: usageQuery,
         response: { 200: usageResource, ...problems() },
       },
     },
     async (request) => {
-      const parsed = parseUsageRange(request.query, new Date());
+      const parsed = parseUsageRange(request.query, clock());
       if ('errors' in parsed) {
         throw new ProblemError('validation_failed', `The request query has ${parsed.errors.length} invalid field(s).`, {
           errors: parsed.errors.map(({ field, message }) => ({ path: `/${field}`, in: 'query' as const, message })),
         });
       }
-      return meterUsage(request.env.sealedLog, parsed.range, request.env.livemode);
+      return readUsage(request.env.readModels, parsed.range, request.env.livemode);
     },
   );
 }
