@@ -45,7 +45,7 @@ export async function createEndpoint(
       created_at: now.toISOString(),
     },
   };
-  const result = await handleCommand(env.events, endpointStream(endpointId), endpointAggregate, () => [created], metadata, now);
+  const result = await onEndpoint(env.events, endpointId, () => [created], metadata, now);
   return settle(env, result);
 }
 
@@ -57,23 +57,15 @@ async function chosenEndpointId(events: EventStore, tag: string, metadata: Event
 }
 
 export async function deleteEndpoint(env: CommandContext, endpointId: string, metadata: EventMetadata, now: Date): Promise<void> {
-  const result = await handleCommand(
-    env.events,
-    endpointStream(endpointId),
-    endpointAggregate,
-    (state) => decideDeleteEndpoint(state, endpointId, now),
-    metadata,
-    now,
-  );
+  const result = await onEndpoint(env.events, endpointId, (state) => decideDeleteEndpoint(state, endpointId, now), metadata, now);
   if (result.appended) await env.projector.waitFor(result.appended.position, READ_YOUR_WRITES_TIMEOUT_MS);
 }
 
 /** The dispatcher retires an endpoint (410 Gone, retries exhausted); true if this call disabled it. */
 export async function disableEndpoint(events: EventStore, endpointId: string, reason: string, now: Date): Promise<boolean> {
-  const result = await handleCommand(
+  const result = await onEndpoint(
     events,
-    endpointStream(endpointId),
-    endpointAggregate,
+    endpointId,
     (state) => decideDisableEndpoint(state, reason, now),
     { causation: 'webhook_dispatcher' },
     now,
@@ -91,14 +83,7 @@ export async function updateEndpoint(
 ): Promise<{ endpoint: WebhookEndpoint; replayedAt?: Date }> {
   return settle(
     env,
-    await handleCommand(
-      env.events,
-      endpointStream(endpointId),
-      endpointAggregate,
-      (state) => decideUpdateEndpoint(state, endpointId, changes, now),
-      metadata,
-      now,
-    ),
+    await onEndpoint(env.events, endpointId, (state) => decideUpdateEndpoint(state, endpointId, changes, now), metadata, now),
   );
 }
 
@@ -113,15 +98,19 @@ export async function rotateEndpointSecret(
   const secret = newSecret();
   return settle(
     env,
-    await handleCommand(
-      env.events,
-      endpointStream(endpointId),
-      endpointAggregate,
-      (state) => decideRotateSecret(state, endpointId, secret, overlapSeconds, now),
-      metadata,
-      now,
-    ),
+    await onEndpoint(env.events, endpointId, (state) => decideRotateSecret(state, endpointId, secret, overlapSeconds, now), metadata, now),
   );
+}
+
+/** A command on one endpoint's stream. */
+function onEndpoint(
+  events: EventStore,
+  endpointId: string,
+  decide: (state: WebhookEndpointState) => WebhookEndpointEvent[],
+  metadata: EventMetadata,
+  now: Date,
+): Promise<CommandResult<WebhookEndpointState, WebhookEndpointEvent>> {
+  return handleCommand(events, endpointStream(endpointId), endpointAggregate, decide, metadata, now);
 }
 
 /** Waits until the read models show the command's events (what the dispatcher reads), and answers the endpoint. */

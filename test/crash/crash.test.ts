@@ -3,7 +3,7 @@ import { formatCrashReport, runCrashSuite } from './crash-suite.js';
 
 /**
  * The crash suite at CI size. The large size runs on demand with the same code and the same figures:
- * `npm run crash -- --assessments 500 --kills 10` (see README, "Crash and fuzz suites").
+ * `npm run crash -- --assessments 500 --kills 10` (see CONTRIBUTING.md, "Crash and fuzz suites").
  */
 describe('crash suite (small)', () => {
   it('loses no acknowledged write, scores each completion once and delivers it signed, across SIGKILLs', { timeout: 180_000 }, async () => {

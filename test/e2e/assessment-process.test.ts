@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runCliInProcess } from '../support/cli.js';
+import { keyCreateArgs, runCliInProcess } from '../support/cli.js';
 import { eventually } from '../support/eventually.js';
 import { batches, knownProfile, knownResponses } from '../support/known-answers.js';
 import { callServer, type ServerProcess, serverPool } from '../support/processes.js';
@@ -15,10 +15,7 @@ describe('assessments on a running server', () => {
   beforeEach(async () => {
     dir = tempDir();
     env = { NATURE_DATA_DIR: dir.path };
-    const minted = await runCliInProcess(
-      ['keys', 'create', '--env', 'test', '--type', 'sk', '--scope', 'nature:read', '--scope', 'nature:write', '--name', 'ci', '--json'],
-      env,
-    );
+    const minted = await runCliInProcess(keyCreateArgs(), env);
     key = JSON.parse(minted.stdout).key;
   });
   afterEach(async () => {

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createNatureClient, isNatureApiError, type NatureClient, verifyWebhook } from '../../packages/client/src/index.js';
-import { runCliInProcess } from '../support/cli.js';
+import { keyCreateArgs, runCliInProcess } from '../support/cli.js';
 import { eventually } from '../support/eventually.js';
 import { serverPool } from '../support/processes.js';
 import { receiverPool } from '../support/receiver.js';
@@ -38,29 +38,7 @@ describe('the README walk-through through the typed client, against the server p
   });
 
   /** A key minted as the README says, with the operator command. */
-  const mintKey = async () =>
-    JSON.parse(
-      (
-        await runCliInProcess(
-          [
-            'keys',
-            'create',
-            '--env',
-            'test',
-            '--type',
-            'sk',
-            '--scope',
-            'nature:read',
-            '--scope',
-            'nature:write',
-            '--name',
-            'my backend',
-            '--json',
-          ],
-          env,
-        )
-      ).stdout,
-    ).key as string;
+  const mintKey = async () => JSON.parse((await runCliInProcess(keyCreateArgs('test', 'my backend'), env)).stdout).key as string;
 
   it('creates, reads, lists and finds a subject, completes an assessment, reads the profile and audit, erases; the webhook verifies', async () => {
     const server = await servers.start();

@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { dataKeyLabel, generateMasterKey, MasterKeyRing, secretLabel, unwrapKey, wrappedBy } from '../../src/privacy/master-key.js';
 import { type Body, client } from '../support/api-client.js';
 import { filesContaining } from '../support/byte-scan.js';
-import { runCliInProcess } from '../support/cli.js';
+import { keyCreateArgs, runCliInProcess } from '../support/cli.js';
 import { eventually } from '../support/eventually.js';
 import { callServer, freePort, runCli, runServerToExit, type ServerProcess, serverPool } from '../support/processes.js';
 import { tempDir } from '../support/temp-dir.js';
@@ -157,24 +157,7 @@ describe('nature master-key rotate', () => {
     dir.cleanup();
   });
   const mint = async (environment: 'test' | 'live') => {
-    const result = await runCliInProcess(
-      [
-        'keys',
-        'create',
-        '--env',
-        environment,
-        '--type',
-        'sk',
-        '--scope',
-        'nature:read',
-        '--scope',
-        'nature:write',
-        '--name',
-        'ci',
-        '--json',
-      ],
-      env,
-    );
+    const result = await runCliInProcess(keyCreateArgs(environment), env);
     expect(result.status, result.stderr).toBe(0);
     return (JSON.parse(result.stdout) as { key: string }).key;
   };

@@ -1,6 +1,6 @@
 import { type ClientRequest, request as httpRequest } from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runCliInProcess } from '../support/cli.js';
+import { keyCreateArgs, runCliInProcess } from '../support/cli.js';
 import { runCli, type ServerProcess, serverPool, startServer, waitForOutput } from '../support/processes.js';
 import { tempDir } from '../support/temp-dir.js';
 import { validSubject } from '../support/test-app.js';
@@ -26,25 +26,7 @@ describe('the server and the operator command as processes', () => {
   });
   const start = () => pool.start();
   const mint = async (...extra: string[]) => {
-    const result = await runCliInProcess(
-      [
-        'keys',
-        'create',
-        '--env',
-        'test',
-        '--type',
-        'sk',
-        '--scope',
-        'nature:read',
-        '--scope',
-        'nature:write',
-        '--name',
-        'ci',
-        '--json',
-        ...extra,
-      ],
-      env,
-    );
+    const result = await runCliInProcess([...keyCreateArgs(), ...extra], env);
     expect(result.status, result.stderr).toBe(0);
     return JSON.parse(result.stdout) as { id: string; key: string; scopes: string[] };
   };

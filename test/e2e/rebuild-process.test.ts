@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runCliInProcess } from '../support/cli.js';
+import { keyCreateArgs, runCliInProcess } from '../support/cli.js';
 import { eventually } from '../support/eventually.js';
 import { knownResponses } from '../support/known-answers.js';
 import { callServer, type ServerProcess, serverPool } from '../support/processes.js';
@@ -20,28 +20,7 @@ describe('nature profiles rebuild, as its own process', () => {
   beforeEach(async () => {
     dir = tempDir();
     env = { NATURE_DATA_DIR: dir.path, NATURE_SCORING_VERSION: 'mn76-v1' };
-    key = JSON.parse(
-      (
-        await runCliInProcess(
-          [
-            'keys',
-            'create',
-            '--env',
-            'test',
-            '--type',
-            'sk',
-            '--scope',
-            'nature:read',
-            '--scope',
-            'nature:write',
-            '--name',
-            'ci',
-            '--json',
-          ],
-          env,
-        )
-      ).stdout,
-    ).key;
+    key = JSON.parse((await runCliInProcess(keyCreateArgs(), env)).stdout).key;
   });
   afterEach(async () => {
     await pool.killAll();

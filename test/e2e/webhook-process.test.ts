@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runCliInProcess } from '../support/cli.js';
+import { keyCreateArgs, runCliInProcess } from '../support/cli.js';
 import { eventually } from '../support/eventually.js';
 import { knownResponses } from '../support/known-answers.js';
 import { serverPool } from '../support/processes.js';
@@ -21,28 +21,7 @@ describe('webhook delivery across a crash', () => {
   });
 
   it('delivers after the server is killed in the middle of a delivery and restarted', async () => {
-    const key = JSON.parse(
-      (
-        await runCliInProcess(
-          [
-            'keys',
-            'create',
-            '--env',
-            'test',
-            '--type',
-            'sk',
-            '--scope',
-            'nature:read',
-            '--scope',
-            'nature:write',
-            '--name',
-            'ci',
-            '--json',
-          ],
-          env,
-        )
-      ).stdout,
-    ).key as string;
+    const key = JSON.parse((await runCliInProcess(keyCreateArgs(), env)).stdout).key as string;
     // The first delivery is never answered: the server dies while it waits.
     const receiver = await startReceiver((n) => (n === 1 ? 'hang' : 200));
     const call = async (base: string, method: string, path: string, body?: unknown) =>

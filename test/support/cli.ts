@@ -1,6 +1,12 @@
 import { Writable } from 'node:stream';
 import { runCli } from '../../src/cli/run.js';
 
+/** `nature keys create` for an sk key that reads and writes, answered as JSON: what most tests mint. */
+export function keyCreateArgs(environment: 'test' | 'live' = 'test', name = 'ci'): string[] {
+  const scopes = ['--scope', 'nature:read', '--scope', 'nature:write'];
+  return ['keys', 'create', '--env', environment, '--type', 'sk', ...scopes, '--name', name, '--json'];
+}
+
 /** What one run of `nature` printed, and its exit status. */
 export interface CliResult {
   status: number;
