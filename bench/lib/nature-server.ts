@@ -36,7 +36,7 @@ export async function startNatureServer(env: Record<string, string> = {}, keepDa
   };
 }
 
-/** A bare fastify hello-world in its own process: the ceiling of the HTTP stack on this machine. */
-export function startHelloWorld(): Promise<Process> {
-  return startProcess('bench/lib/hello-world.ts', {}, '/');
+/** The HTTP benchmark's anchors (`anchors.ts`) in their own process: the ceilings of a GET and of a durable write. */
+export function startAnchors(itemsFile: string, databaseFile: string): Promise<Process> {
+  return startProcess('bench/lib/anchors.ts', { ANCHOR_ITEMS_FILE: itemsFile, ANCHOR_DB: databaseFile }, '/v1/nature/items');
 }

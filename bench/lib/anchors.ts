@@ -1,0 +1,76 @@
+/**
+ * The anchors the HTTP benchmark measures the service against, as their own process: bare fastify (no
+ * plugins, no logger) serving the item bank's bytes, and a minimal durable write that does what a PATCH
+ * cannot skip: parse the body, validate it with a zod schema of the same shape, append one row to a WAL
+ * file with synchronous=FULL and answer after the commit. Rows that arrive in one turn of the event loop
+ * are committed in one transaction on setImmediate (group commit), as a store serving 10 connections would.
+ *
+ *   ANCHOR_ITEMS_FILE=<the service's GET /v1/nature/items body> ANCHOR_DB=<file> PORT=… tsx bench/lib/anchors.ts
+ */
+import { readFileSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import Fastify from 'fastify';
+import { z } from 'zod';
+
+const itemsBody = readFileSync(process.env.ANCHOR_ITEMS_FILE!, 'utf8');
+const itemIds = new Set((JSON.parse(itemsBody) as { data: { id: string }[] }).data.map((item) => item.id));
+
+const answers = z.strictObject({
+  responses: z
+    .array(z.strictObject({ item_id: z.string().refine((id) => itemIds.has(id)), value: z.number().int().min(1).max(5) }))
+    .min(1)
+    .max(itemIds.size)
+    .superRefine((responses, ctx) => {
+      const seen = new Set<string>();
+      responses.forEach(({ item_id }, index) => {
+        if (seen.has(item_id)) ctx.addIssue({ code: 'custom', path: [index, 'item_id'], message: 'answered twice' });
+        seen.add(item_id);
+      });
+    }),
+});
+
+const db = new Database(process.env.ANCHOR_DB!);
+db.pragma('journal_mode = WAL');
+db.pragma('synchronous = FULL');
+db.exec('CREATE TABLE IF NOT EXISTS writes (position INTEGER PRIMARY KEY, stream TEXT NOT NULL, data TEXT NOT NULL)');
+const insert = db.prepare('INSERT INTO writes (stream, data) VALUES (?, ?)');
+const commit = db.transaction((rows: readonly Pending[]) => {
+  for (const row of rows) row.position = Number(insert.run(row.stream, row.data).lastInsertRowid);
+});
+
+interface Pending {
+  stream: string;
+  data: string;
+  position?: number;
+  done: (error?: unknown) => void;
+}
+let queue: Pending[] = [];
+
+function flush(): void {
+  const rows = queue;
+  queue = [];
+  try {
+    commit(rows);
+    for (const row of rows) row.done();
+  } catch (error) {
+    for (const row of rows) row.done(error);
+  }
+}
+
+/** Resolves once the row is committed with every other row queued in the same turn. */
+function append(stream: string, data: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const row: Pending = { stream, data, done: (error) => (error === undefined ? resolve(row.position!) : reject(error)) };
+    if (queue.push(row) === 1) setImmediate(flush);
+  });
+}
+
+const app = Fastify({ logger: false });
+app.get('/v1/nature/items', (_request, reply) => reply.type('application/json; charset=utf-8').send(itemsBody));
+app.patch<{ Params: { id: string } }>('/answers/:id', async (request, reply) => {
+  const parsed = answers.safeParse(request.body);
+  if (!parsed.success) return reply.code(422).send({ error: parsed.error.issues[0]?.message });
+  const position = await append(request.params.id, JSON.stringify(parsed.data.responses));
+  return { id: request.params.id, position, answered: parsed.data.responses.length };
+});
+await app.listen({ port: Number(process.env.PORT), host: process.env.HOST ?? '127.0.0.1' });
