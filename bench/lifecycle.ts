@@ -1,26 +1,30 @@
 /**
  * Whole assessments against the real server, with a webhook receiver on loopback: N callers each doing
- * subject → start → 4 PATCHes of 19 answers, again and again. Measures completed assessments per second,
- * the time from the last PATCH's answer to the completion webhook's arrival, and the server's peak RSS;
- * on the embedded bus and on NATS JetStream. One server per (bus, N), all started first; each round runs
+ * subject → start → 4 PATCHes of 19 answers, again and again. Measures completed assessments per second
+ * against webhooks delivered per second in the same window, the time from the last PATCH's answer to the
+ * completion webhook's arrival, the server's peak RSS and, on the embedded bus, the bytes each store holds
+ * per completed assessment; on the embedded bus and on NATS JetStream. One server per (bus, N), all started first; each round runs
  * every configuration once, in turn.
  *
  *   cd bench && npm run lifecycle [-- --quick] [-- --rounds N]
  */
 
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { natsServerPath, startNatsServer } from '../test/support/nats-server.js';
 import { answerBatches, subjectBody } from './lib/api.js';
 import { expectStatus, type JsonClient, jsonClient } from './lib/client.js';
 import { type NatureServer, startNatureServer } from './lib/nature-server.js';
 import { readOptions } from './lib/options.js';
+import { tempDir } from './lib/paths.js';
 import { startReceiver } from './lib/receiver.js';
-import { heading, median, megabytes, ms, num, quantile, table } from './lib/report.js';
+import { heading, median, megabytes, ms, num, quantile, ratio, table } from './lib/report.js';
 
 const options = readOptions();
 const SECONDS = options.quick ? 2 : 7;
 /** How long to wait after a run for its last webhooks before counting them missing. */
 const DRAIN_MS = 20_000;
-const CALLERS = [4, 16];
+const CALLERS = [4, 16, 64];
 
 interface Config {
   bus: 'embedded' | 'NATS';
@@ -28,9 +32,14 @@ interface Config {
   server: NatureServer;
   client: JsonClient;
   completedPerSecond: number[];
+  /** Completion webhooks that arrived within the run, per second of it: the pipeline keeps up at ≈ completedPerSecond. */
+  deliveredPerSecond: number[];
   /** Last PATCH answered → webhook received, ms, pooled over the rounds. */
   latencies: number[];
   missing: number;
+  /** Assessments completed on this server, warm-up included: what its stores hold. */
+  completed: number;
+  dataDir: { path: string; cleanup(): void };
 }
 
 if (natsServerPath === undefined) {
@@ -41,9 +50,21 @@ const natsServers: { stop(): Promise<void> }[] = [];
 const configs: Config[] = [];
 
 async function addConfig(bus: Config['bus'], callers: number, env: Record<string, string>): Promise<void> {
-  const server = await startNatureServer(env);
+  const dataDir = tempDir('nature-bench-lifecycle-');
+  const server = await startNatureServer(env, dataDir.path);
   const client = jsonClient(server.url, server.key, callers);
-  configs.push({ bus, callers, server, client, completedPerSecond: [], latencies: [], missing: 0 });
+  configs.push({
+    bus,
+    callers,
+    server,
+    client,
+    completedPerSecond: [],
+    deliveredPerSecond: [],
+    latencies: [],
+    missing: 0,
+    completed: 0,
+    dataDir,
+  });
   await expectStatus(client.call('POST', '/v1/nature/webhook_endpoints', { url: receiver.url }), 201, 'register the webhook endpoint');
 }
 
@@ -73,7 +94,11 @@ async function runOnce(config: Config, round: number): Promise<void> {
   const started = performance.now();
   const deadline = started + SECONDS * 1000;
   await Promise.all(Array.from({ length: config.callers }, (_, i) => caller(config.client, deadline, acks, `r${round}-c${i}`)));
-  config.completedPerSecond.push(acks.size / ((performance.now() - started) / 1000));
+  const ended = performance.now();
+  const seconds = (ended - started) / 1000;
+  config.completedPerSecond.push(acks.size / seconds);
+  config.deliveredPerSecond.push([...acks.keys()].filter((id) => (receiver.arrivals.get(id) ?? Infinity) <= ended).length / seconds);
+  config.completed += acks.size;
   await drain(acks);
   for (const [id, ackedAt] of acks) {
     const arrivedAt = receiver.arrivals.get(id);
@@ -95,6 +120,7 @@ try {
   for (const config of configs) {
     const acks = new Map<string, number>();
     await caller(config.client, performance.now() + 500, acks, 'warm-up');
+    config.completed += acks.size;
     await drain(acks);
   }
   for (let round = 0; round < options.rounds; round++) {
@@ -112,11 +138,13 @@ try {
   );
   console.log(
     table(
-      ['bus', 'callers', 'assessments/s', 'webhook p50', 'p99', 'max', 'missing', 'peak RSS'],
+      ['bus', 'callers', 'assessments/s', 'delivered/s', 'delivered / completed', 'webhook p50', 'p99', 'max', 'missing', 'peak RSS'],
       configs.map((config) => [
         config.bus,
         String(config.callers),
         num(median(config.completedPerSecond)),
+        num(median(config.deliveredPerSecond)),
+        ratio(median(config.deliveredPerSecond), median(config.completedPerSecond)),
         ms(quantile(config.latencies, 0.5)),
         ms(quantile(config.latencies, 0.99)),
         ms(Math.max(...config.latencies)),
@@ -126,8 +154,10 @@ try {
     ),
   );
   console.log(
-    `\nGoals: webhook p50 ≤ 20 ms, p99 ≤ 50 ms; peak RSS < 250 MB. ${receiver.arrivals.size} completions delivered, ${receiver.deliveries() - receiver.arrivals.size} repeat deliveries.`,
+    `\nGoals: delivered/s ≥ completed/s (1.00: the webhooks keep up), webhook p50 ≤ 20 ms, p99 ≤ 50 ms; peak RSS < 250 MB. ` +
+      `${receiver.arrivals.size} completions delivered, ${receiver.deliveries() - receiver.arrivals.size} repeat deliveries.`,
   );
+  await reportBytesPerAssessment(configs.filter((config) => config.bus === 'embedded'));
   if (natsServerPath === undefined) console.log('\n**NATS not measured: nats-server is not installed on this machine.**');
 } catch (error) {
   // The server's own account of a failure is in its log.
@@ -144,7 +174,35 @@ try {
   for (const config of configs) {
     config.client.close();
     await config.server.stop();
+    config.dataDir.cleanup();
   }
   for (const nats of natsServers) await nats.stop();
   await receiver.close();
+}
+
+/**
+ * Bytes on disk per completed assessment, per store file (both environments' files summed), read after the
+ * server has stopped so each SQLite file is checkpointed and whole. Embedded bus only: its outbox is in the
+ * log's file, where NATS keeps its messages in the NATS server's own store.
+ */
+async function reportBytesPerAssessment(embedded: Config[]): Promise<void> {
+  const perStore = new Map<string, number>();
+  let completed = 0;
+  for (const config of embedded) {
+    config.client.close();
+    await config.server.stop();
+    completed += config.completed;
+    for (const file of readdirSync(config.dataDir.path)) {
+      if (!/\.db(-wal)?$/.test(file)) continue;
+      const store = file.replace(/-wal$/, '').replace(/^(production|sandbox|test|live)[.-]/, '');
+      perStore.set(store, (perStore.get(store) ?? 0) + statSync(join(config.dataDir.path, file)).size);
+    }
+  }
+  const total = [...perStore.values()].reduce((sum, bytes) => sum + bytes, 0);
+  const kb = (bytes: number) => `${(bytes / completed / 1024).toFixed(2)} KB`;
+  console.log(`\nBytes on disk per completed assessment (embedded bus, ${completed} assessments on ${embedded.length} servers):\n`);
+  console.log(
+    table(['store file', 'per assessment'], [...[...perStore].map(([store, bytes]) => [store, kb(bytes)]), ['all stores', kb(total)]]),
+  );
+  console.log('\nGoal: all stores ≤ 5 KB per completed assessment.');
 }
