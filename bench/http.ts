@@ -1,35 +1,25 @@
 /**
  * HTTP throughput and latency: autocannon against the real server process and against its anchors (bare
  * fastify serving the same item bank body, a minimal durable write; `lib/anchors.ts`), on the same machine
- * in the same run. Each round runs every route back to back; figures
- * are medians of the rounds.
+ * in the same run. Each round runs every route back to back; figures are medians of the rounds.
  *
  *   cd bench && npm run http [-- --quick] [-- --rounds N]
  */
 
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import autocannon from 'autocannon';
 import { answerBatches, BATCH_SIZE, subjectBody } from './lib/api.js';
-import { expectStatus, inParallel, jsonClient } from './lib/client.js';
+import { expectStatus, jsonClient } from './lib/client.js';
+import { CONNECTIONS, load, openAssessments, patchEvery, type Sample } from './lib/load.js';
 import { startAnchors, startNatureServer } from './lib/nature-server.js';
 import { readOptions } from './lib/options.js';
 import { tempDir } from './lib/paths.js';
-import { heading, median, ms, num, quantile, ratio, table } from './lib/report.js';
+import { heading, median, ms, num, ratio, table } from './lib/report.js';
 
 const options = readOptions();
 const SECONDS = options.quick ? 1 : 3;
-const CONNECTIONS = 10;
 /** Assessments prepared for the PATCH run at most: bounds the preparation time on a fast server. */
 const MAX_ASSESSMENTS = options.quick ? 300 : 2000;
-
-interface Sample {
-  perSecond: number;
-  p50: number;
-  p99: number;
-  non2xx: number;
-  errors: number;
-}
 
 const rows = ['bareItems', 'items', 'subject', 'durableWrite', 'post', 'patch'] as const;
 type Row = (typeof rows)[number];
@@ -42,37 +32,6 @@ const labels: Record<Row, string> = {
   patch: `PATCH …/assessments/{id}, ${BATCH_SIZE} answers`,
 };
 const samples = Object.fromEntries(rows.map((row) => [row, [] as Sample[]])) as Record<Row, Sample[]>;
-
-/**
- * One autocannon run. The rate is the responses over the time from the start to the last response, both
- * taken here: autocannon checks for the end once a second, so its own duration rounds a run that stops
- * after a fixed number of requests up to whole seconds (8,000 PATCHes in 3.1 s read as 2,000/s). Latencies
- * are taken from its response events too: its histogram keeps whole milliseconds.
- */
-function run(settings: autocannon.Options): Promise<Sample> {
-  return new Promise((resolve, reject) => {
-    const latencies: number[] = [];
-    let started = performance.now();
-    let last = started;
-    const instance = autocannon({ connections: CONNECTIONS, ...settings }, (error: unknown, result: autocannon.Result) => {
-      if (error) return reject(error instanceof Error ? error : new Error(String(error)));
-      resolve({
-        perSecond: latencies.length / ((last - started) / 1000),
-        p50: quantile(latencies, 0.5),
-        p99: quantile(latencies, 0.99),
-        non2xx: result.non2xx,
-        errors: result.errors + result.timeouts,
-      });
-    });
-    instance.on('start', () => {
-      started = performance.now();
-    });
-    instance.on('response', (_client, _status, _bytes, milliseconds) => {
-      last = performance.now();
-      latencies.push(milliseconds);
-    });
-  });
-}
 
 const server = await startNatureServer();
 const headers = { authorization: `Bearer ${server.key}`, 'content-type': 'application/json' };
@@ -89,16 +48,16 @@ try {
   let created = 0;
 
   // Warm-up: JIT and connection set-up on both servers, not counted.
-  await run({ url: `${anchors.url}/v1/nature/items`, duration: 1 });
-  await run({ url: `${server.url}/v1/nature/items`, headers, duration: 1 });
+  await load({ url: `${anchors.url}/v1/nature/items`, duration: 1 });
+  await load({ url: `${server.url}/v1/nature/items`, headers, duration: 1 });
 
   for (let round = 0; round < options.rounds; round++) {
-    samples.bareItems.push(await run({ url: `${anchors.url}/v1/nature/items`, duration: SECONDS }));
-    samples.items.push(await run({ url: `${server.url}/v1/nature/items`, headers, duration: SECONDS }));
-    samples.subject.push(await run({ url: `${server.url}/v1/nature/subjects/${subject.id}`, headers, duration: SECONDS }));
+    samples.bareItems.push(await load({ url: `${anchors.url}/v1/nature/items`, duration: SECONDS }));
+    samples.items.push(await load({ url: `${server.url}/v1/nature/items`, headers, duration: SECONDS }));
+    samples.subject.push(await load({ url: `${server.url}/v1/nature/subjects/${subject.id}`, headers, duration: SECONDS }));
     let written = 0;
     samples.durableWrite.push(
-      await run({
+      await load({
         url: anchors.url,
         headers: { 'content-type': 'application/json' },
         duration: SECONDS,
@@ -108,7 +67,7 @@ try {
 
     // Each POST needs its own external id; the subjects it makes get the assessments PATCHed below.
     const subjects: string[] = [];
-    const post = await run({
+    const post = await load({
       url: server.url,
       headers,
       duration: SECONDS,
@@ -126,32 +85,8 @@ try {
     samples.post.push(post);
 
     // Not measured: an open assessment for each subject (at most MAX_ASSESSMENTS).
-    const assessments = await inParallel(subjects.slice(0, MAX_ASSESSMENTS), CONNECTIONS, async (subjectId) => {
-      const assessment = await expectStatus(
-        client.call('POST', `/v1/nature/subjects/${subjectId}/assessments`, { language: 'en' }),
-        201,
-        'start',
-      );
-      return `/v1/nature/subjects/${subjectId}/assessments/${assessment.id as string}`;
-    });
-    // Batch-major: batch 1 of every assessment, then batch 2, … so no two connections PATCH one assessment
-    // at once; one PATCH in four completes an assessment, so scoring and publishing run as in real use.
-    const queue = answerBatches.flatMap((batch) => assessments.map((path) => ({ path, body: JSON.stringify({ responses: batch }) })));
-    let next = 0;
-    const patch = await run({
-      url: server.url,
-      headers,
-      amount: queue.length,
-      requests: [
-        {
-          method: 'PATCH',
-          setupRequest: (request) => {
-            const item = queue[next++ % queue.length]!;
-            return { ...request, path: item.path, body: item.body };
-          },
-        },
-      ],
-    });
+    const assessments = await openAssessments(client, subjects.slice(0, MAX_ASSESSMENTS));
+    const patch = await patchEvery(server.url, headers, assessments);
     samples.patch.push(patch);
     process.stderr.write(`http: round ${round + 1}/${options.rounds} done (${assessments.length} assessments PATCHed)\n`);
   }

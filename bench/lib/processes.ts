@@ -71,7 +71,7 @@ export async function startProcess(entry: string, env: Record<string, string>, r
       () => false,
     );
     if (ok) break;
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise((resolve) => setTimeout(resolve, 25));
   }
   const pid = child.pid!;
   return {
