@@ -12,7 +12,7 @@ import { table } from './lib/report.js';
 
 interface ProfileNode {
   id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
+  callFrame: { functionName: string; url: string };
 }
 interface Profile {
   nodes: ProfileNode[];
@@ -26,14 +26,17 @@ if (positionals.length === 0) {
   process.exit(1);
 }
 
-/** Where a function lives, short: the checkout's own files relative to it, dependencies by package. */
-function place(url: string, line: number): string {
+/**
+ * Where a function lives, short: the checkout's own files relative to it, dependencies by package. No line:
+ * tsx compiles without source maps in the profile, so V8's line numbers are the compiled file's.
+ */
+function place(url: string): string {
   if (url === '') return '';
   const path = url.replace(/^file:\/\//, '');
   const dependency = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path);
   if (dependency) return dependency[1]!;
   if (path.startsWith('node:')) return path;
-  return `${relative(root, path)}:${line + 1}`;
+  return relative(root, path);
 }
 
 for (const file of positionals) {
@@ -44,7 +47,7 @@ for (const file of positionals) {
   profile.samples.forEach((id, index) => {
     const delta = profile.timeDeltas[index] ?? 0;
     const frame = byId.get(id)!.callFrame;
-    const key = `${frame.functionName || '(anonymous)'}\t${place(frame.url, frame.lineNumber)}`;
+    const key = `${frame.functionName || '(anonymous)'}\t${place(frame.url)}`;
     self.set(key, (self.get(key) ?? 0) + delta);
     total += delta;
   });
