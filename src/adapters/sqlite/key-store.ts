@@ -28,9 +28,20 @@ function addOriginsColumn(db: Database.Database): void {
   if (!columns.some((column) => column.name === 'origins')) db.exec(`ALTER TABLE api_keys ADD COLUMN origins TEXT NOT NULL DEFAULT '[]'`);
 }
 
+/** Keys remembered at most: every live key of a deployment fits; a flood of distinct keys only refills it. */
+const CACHED_KEYS = 10_000;
+
+/**
+ * API keys in a SQLite file. Every request looks its key up, so found keys are remembered for as long as the
+ * file is unchanged: `PRAGMA data_version` moves when another connection (another replica, `nature keys`)
+ * commits, and this connection's own writes clear the cache, so a revoked or rotated key is refused at once.
+ * Unknown hashes are not remembered: anyone can send those.
+ */
 export class SqliteKeyStore implements KeyStore {
   private readonly db: Database.Database;
   private readonly statements;
+  private readonly cache = new Map<string, ApiKeyRecord>();
+  private cachedVersion: number | undefined;
 
   constructor(path: string, synchronous: Synchronous) {
     this.db = openDatabase(path, synchronous);
@@ -44,6 +55,7 @@ export class SqliteKeyStore implements KeyStore {
       byHash: this.db.prepare<[string], Row>('SELECT * FROM api_keys WHERE hash = ?'),
       byId: this.db.prepare<[string], Row>('SELECT * FROM api_keys WHERE id = ?'),
       all: this.db.prepare<[], Row>('SELECT * FROM api_keys ORDER BY id'),
+      dataVersion: this.db.prepare<[], number>('PRAGMA data_version').pluck(),
       revoke: this.db.prepare<[string, string, string]>(
         'UPDATE api_keys SET revoked_at = ?, revoked_reason = ? WHERE id = ? AND revoked_at IS NULL',
       ),
@@ -52,11 +64,24 @@ export class SqliteKeyStore implements KeyStore {
 
   // async: a refusal (a duplicate, a key that is not active) is a rejected promise, as the port's callers expect.
   async insert(record: ApiKeyRecord): Promise<void> {
+    this.cache.clear();
     this.statements.insert.run(toRow(record));
   }
 
   async findByHash(hash: string): Promise<ApiKeyRecord | undefined> {
-    return fromRow(this.statements.byHash.get(hash));
+    const version = this.statements.dataVersion.get();
+    if (version !== this.cachedVersion) {
+      this.cache.clear();
+      this.cachedVersion = version;
+    }
+    const cached = this.cache.get(hash);
+    if (cached !== undefined) return cached;
+    const record = fromRow(this.statements.byHash.get(hash));
+    if (record !== undefined) {
+      if (this.cache.size >= CACHED_KEYS) this.cache.clear();
+      this.cache.set(hash, Object.freeze(record));
+    }
+    return record;
   }
 
   async get(id: string): Promise<ApiKeyRecord | undefined> {
@@ -68,11 +93,13 @@ export class SqliteKeyStore implements KeyStore {
   }
 
   async revoke(id: string, at: string, reason: 'revoked' | 'rotated'): Promise<ApiKeyRecord | undefined> {
+    this.cache.clear();
     this.statements.revoke.run(at, reason, id);
     return this.get(id);
   }
 
   async rotate(oldId: string, replacement: ApiKeyRecord, at: string): Promise<void> {
+    this.cache.clear();
     this.db
       .transaction(() => {
         const changed = this.statements.revoke.run(at, 'rotated', oldId).changes;
