@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
-import { runCliInProcess } from '../support/cli.js';
+import { keyCreateArgs, runCliInProcess } from '../support/cli.js';
 import { knownProfile, knownResponses } from '../support/known-answers.js';
 import { type ServerProcess, startServer } from '../support/processes.js';
 import { type Received, startReceiver } from '../support/receiver.js';
@@ -109,10 +109,7 @@ export async function runCrashSuite(options: CrashOptions): Promise<CrashReport>
   const failures: string[] = [];
   const fail = (line: string) => failures.push(line);
 
-  const minted = await runCliInProcess(
-    ['keys', 'create', '--env', 'test', '--type', 'sk', '--scope', 'nature:read', '--scope', 'nature:write', '--name', 'crash', '--json'],
-    env,
-  );
+  const minted = await runCliInProcess(keyCreateArgs('test', 'crash'), env);
   if (minted.status !== 0) throw new Error(`could not mint a key: ${minted.stderr}`);
   const key = (JSON.parse(minted.stdout) as { key: string }).key;
 

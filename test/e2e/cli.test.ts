@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { KEYS_DATABASE } from '../../src/adapters/mongodb/key-store.js';
 import { serverTarget } from '../support/backend-servers.js';
 import { runCliInProcess } from '../support/cli.js';
-import { freePort, runCli, runCliWith, runServerToExit, unprivileged } from '../support/processes.js';
+import { freePort, runCliProcess, runCliWith, runServerToExit, unprivileged } from '../support/processes.js';
 import { tempDir } from '../support/temp-dir.js';
 import { auth, openTestApp, validSubject } from '../support/test-app.js';
 
@@ -36,7 +36,7 @@ describe('the nature operator command', () => {
   // The command's logic runs in this process; what only the real process shows (that it starts, its exit
   // codes, its user's permissions) is checked by starting it.
   const nature = (args: string[], env: Record<string, string> = {}) => runCliInProcess(args, { NATURE_DATA_DIR: data, ...env });
-  const natureProcess = (args: string[]) => runCli(args, { NATURE_DATA_DIR: data });
+  const natureProcess = (args: string[]) => runCliProcess(args, { NATURE_DATA_DIR: data });
 
   it('prints its version', () => {
     const result = natureProcess(['--version']);
@@ -178,7 +178,7 @@ describe('the nature operator command', () => {
     const listed = JSON.parse((await nature(['keys', 'list', '--json'])).stdout) as { id: string; status: string }[];
     const active = listed.find((entry) => entry.status === 'active' && entry.id !== key.id)!;
     expect(JSON.parse((await nature(['keys', 'revoke', active.id, '--json'])).stdout)).toMatchObject({ id: active.id, status: 'revoked' });
-  }, 60_000);
+  });
 
   it('refuses to read a store that is not there, and creates nothing: exit 1', async () => {
     for (const args of [

@@ -37,7 +37,7 @@ describe.skipIf(skipped)('the docs in headless Chromium', () => {
     mkdirSync(screenshots, { recursive: true });
     server = await startServer({ NATURE_DATA_DIR: data.path, NATURE_WEBHOOK_RETRY_SCHEDULE: '5s,5m,30m' });
     browser = await launchChromium(profile.path);
-  }, 60_000);
+  });
   afterAll(async () => {
     await browser?.close();
     server?.process.kill('SIGTERM');

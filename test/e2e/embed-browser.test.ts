@@ -50,7 +50,7 @@ describe.skipIf(skipped)('the <nature-assessment> component in the example page,
     await browser?.close();
     await example?.stop();
     profile.cleanup();
-  }, 60_000);
+  });
 
   /** The API as the caller's server calls it, with its secret key. */
   const sk = (method: string, path: string) => callServer({ url: example.apiUrl }, example.secretKey.key, method, path);

@@ -10,7 +10,7 @@ import { type Body, client } from '../support/api-client.js';
 import { filesContaining } from '../support/byte-scan.js';
 import { keyCreateArgs, runCliInProcess } from '../support/cli.js';
 import { eventually } from '../support/eventually.js';
-import { callServer, freePort, runCli, runServerToExit, type ServerProcess, serverPool } from '../support/processes.js';
+import { callServer, freePort, runCliProcess, runServerToExit, type ServerProcess, serverPool } from '../support/processes.js';
 import { tempDir } from '../support/temp-dir.js';
 import { openTestApp, type TestApp, validSubject } from '../support/test-app.js';
 
@@ -265,7 +265,7 @@ describe('nature master-key rotate', () => {
     expect(during.status).toBe(201);
     subjects.push({ id: during.body.id as string, external: 'kill-during', key: testKey });
 
-    const rerun = runCli(['master-key', 'rotate'], env);
+    const rerun = runCliProcess(['master-key', 'rotate'], env);
     expect(rerun.status, rerun.stderr).toBe(0);
     expect(rerun.stdout).toMatch(
       new RegExp(

@@ -1,7 +1,7 @@
 import { type ClientRequest, request as httpRequest } from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { keyCreateArgs, runCliInProcess } from '../support/cli.js';
-import { runCli, type ServerProcess, serverPool, startServer, waitForOutput } from '../support/processes.js';
+import { runCliProcess, type ServerProcess, serverPool, startServer, waitForOutput } from '../support/processes.js';
 import { tempDir } from '../support/temp-dir.js';
 import { validSubject } from '../support/test-app.js';
 
@@ -75,7 +75,7 @@ describe('the server and the operator command as processes', () => {
     const minted = await mint();
     const server = await start();
     expect((await call(server, minted.key, '/v1/nature/subjects')).status).toBe(200);
-    const rotated = runCli(['keys', 'rotate', minted.id, '--json'], env);
+    const rotated = runCliProcess(['keys', 'rotate', minted.id, '--json'], env);
     expect(rotated.status, rotated.stderr).toBe(0);
     const next = JSON.parse(rotated.stdout) as { id: string; key: string; scopes: string[]; rotated_from: string };
     expect(next).toMatchObject({ key: expect.stringMatching(/^test_sk_/), scopes: minted.scopes, rotated_from: minted.id });
@@ -101,12 +101,12 @@ describe('the server and the operator command as processes', () => {
   });
 
   it('prints the raw key once: alone on stdout when minting, never in the listing', () => {
-    const plain = runCli(['keys', 'create', '--env', 'live', '--type', 'pk', '--scope', 'nature:read', '--name', 'widget'], env);
+    const plain = runCliProcess(['keys', 'create', '--env', 'live', '--type', 'pk', '--scope', 'nature:read', '--name', 'widget'], env);
     expect(plain.status).toBe(0);
     const raw = plain.stdout.trim();
     expect(raw).toMatch(/^live_pk_[0-9A-Za-z]{40}$/);
     expect(plain.stderr).toMatch(/only time/);
-    const list = runCli(['keys', 'list', '--json'], env);
+    const list = runCliProcess(['keys', 'list', '--json'], env);
     expect(list.stdout).not.toContain(raw);
     expect(JSON.parse(list.stdout)).toEqual([
       expect.objectContaining({

@@ -171,7 +171,7 @@ describe('start-up failures an operator can fix, each in one line', () => {
     } finally {
       holder.close();
     }
-  }, 30_000);
+  });
 });
 
 describe('readiness of the data directory', () => {

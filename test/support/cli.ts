@@ -30,7 +30,7 @@ function collector() {
 /**
  * The operator command run in this process, as `nature args…` with `env` over this process's environment:
  * the same command line, stores and messages as the real process, without starting node for each run.
- * `runCli` in processes.ts starts the real process, for what only a process shows (its exit code, its user).
+ * `runCliProcess` in processes.ts starts the real process, for what only a process shows (its exit code, its user).
  */
 export async function runCliInProcess(args: string[], env: Record<string, string>): Promise<CliResult> {
   const stdout = collector();

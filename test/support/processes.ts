@@ -4,14 +4,9 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
-/** The operator command as a user runs it, from source. */
-export function runCli(args: string[], env: Record<string, string>) {
-  const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
-    cwd: root,
-    env: { ...process.env, ...env },
-    encoding: 'utf8',
-  });
-  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+/** The operator command as a user runs it, from source, in a process of its own. */
+export function runCliProcess(args: string[], env: Record<string, string>) {
+  return runCliWith(args, env, asUsual);
 }
 
 export function freePort(): Promise<number> {
@@ -125,7 +120,7 @@ export function runServerToExit(env: Record<string, string>, runner: Runner = as
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
-/** As `runCli`, run by `runner` (without root's privileges, say). */
+/** As `runCliProcess`, run by `runner` (without root's privileges, say). */
 export function runCliWith(args: string[], env: Record<string, string>, runner: Runner) {
   const result = spawnSync(runner.command, [...runner.prefix, '--import', 'tsx', 'src/cli/main.ts', ...args], {
     cwd: root,

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SqliteKeyStore } from '../../src/adapters/sqlite/key-store.js';
 import { type ApiKeyRecord, hashKey } from '../../src/domain/api-keys.js';
 import { tempDir } from '../support/temp-dir.js';
@@ -21,7 +21,10 @@ const key = (id: string, raw: string): ApiKeyRecord => ({
 
 // The server looks each request's key up in a cache; these are the changes it must see at once.
 describe('the SQLite key store remembers found keys only while keys.db is unchanged', () => {
-  const dir = tempDir();
+  let dir: ReturnType<typeof tempDir>;
+  beforeEach(() => {
+    dir = tempDir();
+  });
   afterEach(() => dir.cleanup());
 
   it('sees a revocation and a rotation made through another connection (another process) on the next lookup', async () => {
