@@ -17,13 +17,13 @@ import {
 } from '../domain/assessment.js';
 import { derivedClientSecret, mintClientSecret } from '../domain/client-secrets.js';
 import { newId } from '../domain/ids.js';
-import { activeVersion, SCORING_VERSIONS_STREAM } from '../domain/scoring-versions.js';
+import { SCORING_VERSIONS_STREAM } from '../domain/scoring-versions.js';
 import { decideOpenAssessment, type SubjectEvent, subjectStream } from '../domain/subject.js';
 import { SubjectErasedError } from '../ports/data-keys.js';
 import type { EventMetadata, EventStore } from '../ports/event-store.js';
 import { scorers } from '../scoring/scorers.js';
 import { fold, readAggregate } from './aggregate.js';
-import { assessmentAggregate, subjectAggregate } from './aggregates.js';
+import { assessmentAggregate, scoringVersionsAggregate, subjectAggregate } from './aggregates.js';
 import { appendOnce } from './append-once.js';
 import { READ_AGAIN, retryOnConflict } from './conflict-retry.js';
 import { type CommandContext, READ_YOUR_WRITES_TIMEOUT_MS } from './context.js';
@@ -212,7 +212,7 @@ export async function scoreAssessment(events: EventStore, assessmentId: string, 
 
 /** The scoring version the API serves profiles in, if a rebuild ever activated one. */
 export async function activeScoringVersion(events: EventStore): Promise<string | undefined> {
-  return activeVersion((await events.readStream(SCORING_VERSIONS_STREAM)).events);
+  return fold(scoringVersionsAggregate, (await readAggregate(events, SCORING_VERSIONS_STREAM, scoringVersionsAggregate)).events);
 }
 
 /**

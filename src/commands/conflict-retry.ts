@@ -18,21 +18,33 @@ const CONFLICT_BACKOFF: Backoff = { firstDelayMs: 5, maxDelayMs: 200, jitter: 1 
 export const READ_AGAIN = Symbol('read again');
 
 /**
+ * A command gave up after MAX_ATTEMPTS conflicts. Not a conflict itself: a command that runs another inside its
+ * attempt (creating a subject claims its external id) does not retry the whole attempt for it, so the bound
+ * holds as written instead of multiplying.
+ */
+export class ConflictsPersistedError extends Error {
+  override readonly name = 'ConflictsPersistedError';
+}
+
+/**
  * Runs `attempt` (read, decide, append at the revision read) until it answers, again after each conflict or
- * READ_AGAIN, at most MAX_ATTEMPTS times; the last attempt's conflict is thrown. The attempt must be safe to
- * run again: anything it did before its conflicting append either failed with it or is done once.
+ * READ_AGAIN, at most MAX_ATTEMPTS times; then throws ConflictsPersistedError, with the last conflict as its
+ * cause. The attempt must be safe to run again: anything it did before its conflicting append either failed
+ * with it or is done once.
  */
 export async function retryOnConflict<T>(attempt: () => Promise<T | typeof READ_AGAIN>): Promise<T> {
-  for (let run = 1; run < MAX_ATTEMPTS; run++) {
+  let conflict: WrongExpectedRevisionError | undefined;
+  for (let run = 1; run <= MAX_ATTEMPTS; run++) {
+    if (run > 1) await pause(backoffDelay(CONFLICT_BACKOFF, run - 1));
     try {
       const outcome = await attempt();
       if (outcome !== READ_AGAIN) return outcome;
+      conflict = undefined;
     } catch (error) {
       if (!(error instanceof WrongExpectedRevisionError)) throw error;
+      conflict = error;
     }
-    await pause(backoffDelay(CONFLICT_BACKOFF, run));
   }
-  const outcome = await attempt();
-  if (outcome === READ_AGAIN) throw new Error(`what the command read kept changing; gave up after ${MAX_ATTEMPTS} attempts`);
-  return outcome;
+  const what = conflict === undefined ? 'what the command read kept changing' : 'its appends kept conflicting';
+  throw new ConflictsPersistedError(`${what}; gave up after ${MAX_ATTEMPTS} attempts`, { cause: conflict });
 }

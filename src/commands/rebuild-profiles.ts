@@ -1,9 +1,9 @@
 import type { ScoringCompleted } from '../domain/assessment.js';
-import { activeVersion, SCORING_VERSIONS_STREAM, type ScoringVersionActivated } from '../domain/scoring-versions.js';
+import { SCORING_VERSIONS_STREAM, type ScoringVersionActivated } from '../domain/scoring-versions.js';
 import type { EventStore, RecordedEvent } from '../ports/event-store.js';
 import type { ReadModelStore } from '../ports/read-models.js';
 import { scoringVersionsAggregate } from './aggregates.js';
-import { rescoreAssessment } from './assessments.js';
+import { activeScoringVersion, rescoreAssessment } from './assessments.js';
 import { handleCommand } from './handle-command.js';
 
 export interface RebuildProgress {
@@ -67,7 +67,7 @@ export async function rebuildProfiles(
       causation: 'profile_rebuild',
     });
 
-  const active = activeVersion((await stores.events.readStream(SCORING_VERSIONS_STREAM)).events);
+  const active = await activeScoringVersion(stores.events);
   let rescored = 0;
   let activated = false;
   if (active !== version) {

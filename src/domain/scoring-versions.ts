@@ -8,9 +8,3 @@ export type ScoringVersionActivated = {
 };
 
 export const SCORING_VERSIONS_STREAM = 'scoring_versions';
-
-/** The version activated last, if any was. */
-export function activeVersion(events: readonly { type: string; data: unknown }[]): string | undefined {
-  const last = events.findLast((event) => event.type === 'ScoringVersionActivated');
-  return (last?.data as ScoringVersionActivated['data'] | undefined)?.scoring_version;
-}

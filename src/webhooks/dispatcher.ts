@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { backoffDelay } from '../backoff.js';
+import { type Backoff, backoffDelay } from '../backoff.js';
 import { deliveryRecord, disableEndpoint, recordAttempt } from '../commands/webhooks.js';
 import { assessmentStream } from '../domain/assessment.js';
 import { newId } from '../domain/ids.js';
@@ -67,12 +67,17 @@ const SLOTS_PER_ENDPOINT = 4;
 /** A consumer that failed after this long had been working: the next one starts at once. */
 const CONSUMER_RAN_A_WHILE_MS = 10_000;
 
-/** How soon to look again for data the projector has not written yet: a little later each time. */
 /** A message a deposed leader did not act on: back on the bus, uncounted, for the replica that leads now. */
 const HANDED_BACK: Outcome = { kind: 'defer', delayMs: 1000 };
 
+/** The waits before looking again for data the projector has not written yet: doubling, jittered. */
+const NOT_YET_PROJECTED_BACKOFF: Backoff = { firstDelayMs: 250, maxDelayMs: 10_000, jitter: 0.2 };
+
+/** The waits before a failed consumer resumes (unless it had run CONSUMER_RAN_A_WHILE_MS). */
+const CONSUMER_BACKOFF: Backoff = { firstDelayMs: 250, maxDelayMs: 5000 };
+
 function notYetProjected(message: BusMessage): Outcome {
-  return { kind: 'retry', delayMs: backoffDelay({ firstDelayMs: 250, maxDelayMs: 10_000, jitter: 0.2 }, message.deliveryCount) };
+  return { kind: 'retry', delayMs: backoffDelay(NOT_YET_PROJECTED_BACKOFF, message.deliveryCount) };
 }
 
 /**
@@ -127,7 +132,7 @@ export class WebhookDispatcher {
         failures = performance.now() - started > CONSUMER_RAN_A_WHILE_MS ? 0 : failures + 1;
         this.logger.error({ err: error, topic }, 'webhook bus consumer failed; resuming');
         // Cut short by stop(): a shutdown or a step-down does not wait out the back-off.
-        await pause(backoffDelay({ firstDelayMs: 250, maxDelayMs: 5000 }, failures + 1), this.abort.signal);
+        await pause(backoffDelay(CONSUMER_BACKOFF, failures + 1), this.abort.signal);
       }
     }
   }

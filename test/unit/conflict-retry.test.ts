@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { readAggregate } from '../../src/commands/aggregate.js';
 import { subjectAggregate } from '../../src/commands/aggregates.js';
-import { MAX_ATTEMPTS, READ_AGAIN, retryOnConflict } from '../../src/commands/conflict-retry.js';
+import { ConflictsPersistedError, MAX_ATTEMPTS, READ_AGAIN, retryOnConflict } from '../../src/commands/conflict-retry.js';
 import { type EventStore, WrongExpectedRevisionError } from '../../src/ports/event-store.js';
 
 const conflict = () => new WrongExpectedRevisionError('subject-sub_1', 3n, 4n);
@@ -20,14 +20,30 @@ describe('a command retried after conflicts', () => {
     expect(attempts).toBe(3);
   });
 
-  it(`gives up after ${MAX_ATTEMPTS} attempts in conflict, throwing the last conflict`, async () => {
+  it(`gives up after ${MAX_ATTEMPTS} attempts in conflict, with the last conflict as the cause`, async () => {
     let attempts = 0;
     const last = await retryOnConflict(async () => {
       attempts += 1;
       throw conflict();
     }).catch((error: unknown) => error);
-    expect(last).toBeInstanceOf(WrongExpectedRevisionError);
+    expect(last).toBeInstanceOf(ConflictsPersistedError);
+    expect((last as Error).cause).toBeInstanceOf(WrongExpectedRevisionError);
     expect(attempts).toBe(MAX_ATTEMPTS);
+  });
+
+  it('keeps its bound when a command runs inside another: an inner give-up is not retried as a conflict', async () => {
+    let outer = 0;
+    let inner = 0;
+    const failure = await retryOnConflict(async () => {
+      outer += 1;
+      return retryOnConflict(async () => {
+        inner += 1;
+        throw conflict();
+      });
+    }).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(ConflictsPersistedError);
+    expect(outer).toBe(1);
+    expect(inner).toBe(MAX_ATTEMPTS);
   });
 
   it('throws any other failure at once', async () => {

@@ -79,6 +79,9 @@ export class SqliteKeyStore implements KeyStore {
     const record = fromRow(this.statements.byHash.get(hash));
     if (record !== undefined) {
       if (this.cache.size >= CACHED_KEYS) this.cache.clear();
+      // Shared by every later request with this key: frozen, arrays included, so no caller can change it for the others.
+      Object.freeze(record.scopes);
+      Object.freeze(record.origins);
       this.cache.set(hash, Object.freeze(record));
     }
     return record;
