@@ -14,6 +14,7 @@ import { READ_YOUR_WRITES_TIMEOUT_MS } from './commands/context.js';
 import type { Config } from './config.js';
 import { type Environment, environments } from './domain/api-keys.js';
 import { Leadership } from './leadership.js';
+import { OperatorError } from './operator-errors.js';
 import type { ReadModelBackend } from './ports/backends.js';
 import type { Bus } from './ports/bus.js';
 import type { DataKeyStore, WrappedKeyStore } from './ports/data-keys.js';
@@ -163,9 +164,18 @@ async function sealReadModels(store: ReadModelStore): Promise<void> {
   await store.commit(SEALED_FORMAT, 1n, []);
 }
 
-/** One environment's read models as an operator command reads them (`nature usage`), beside a running server. */
-export function openOperatorReadModels(config: Config, environment: Environment): Promise<ReadModelStore> {
-  return openReadModels(backendsOf(config).readModels, environment);
+/**
+ * One environment's read models as a read-only operator command reads them (`nature usage`), beside a running
+ * server: opened as they are, never reset. Read models no server of this version has opened yet (not sealed,
+ * or a store that holds nothing) are refused rather than reported as empty.
+ */
+export async function openOperatorReadModels(config: Config, environment: Environment): Promise<ReadModelStore> {
+  const store = await backendsOf(config).readModels.openReadModels(environment, indexedFields);
+  if ((await store.checkpoint(SEALED_FORMAT)) !== undefined) return store;
+  await store.close();
+  throw new OperatorError(
+    `the ${environment} environment's read models were never opened by a server of this version: start the server on them once, then ask again`,
+  );
 }
 
 /** One environment's stores as an operator command uses them, beside a running server; `close` closes them all. */

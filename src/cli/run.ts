@@ -103,7 +103,10 @@ function commandLine(env: NodeJS.ProcessEnv, output: Output, progress: Terminal)
     auditCommand(async (environment) => openOperatorStores(await reachable(existingStore(environment)), environment), output),
   );
   program.addCommand(
-    usageCommand(async (environment) => openOperatorReadModels(await reachable(existingStore(environment)), environment), output),
+    usageCommand(
+      async (environment) => openOperatorReadModels(await reachable(existingStore(environment), { eventStore: false }), environment),
+      output,
+    ),
   );
   program.addCommand(
     masterKeyCommand(

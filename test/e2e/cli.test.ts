@@ -373,13 +373,24 @@ describe('the nature operator command', () => {
     expect(keys.stderr).not.toContain('s3cret-pw');
     const eventStore = await freePort();
     expectFailure(
-      await nature(['usage', '--env', 'test'], {
+      // The audit reads the log (usage reads only the read models, so it works through an EventStoreDB outage).
+      await nature(['audit', 'sub_01M00000000000000000000000', '--env', 'test'], {
         ...bounded,
         NATURE_EVENT_STORE: 'eventstoredb',
         EVENTSTORE_URL: `esdb://127.0.0.1:${eventStore}?tls=false`,
       }),
       1,
       new RegExp(`^nature: EventStoreDB at 127\\.0\\.0\\.1:${eventStore} \\(EVENTSTORE_URL\\) did not answer`),
+    );
+  });
+
+  it('refuses to report usage from read models no server of this version has opened, instead of resetting them or answering zero', async () => {
+    mkdirSync(data);
+    writeFileSync(join(data, 'sandbox.events.db'), '');
+    expectFailure(
+      await nature(['usage', '--env', 'test']),
+      1,
+      /^nature: the test environment's read models were never opened by a server of this version: start the server on them once/,
     );
   });
 
