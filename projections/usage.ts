@@ -7,7 +7,7 @@ import type { StoredVersion } from '../src/ports/read-models.js';
 
 /**
  * The usage read model (domain/usage.ts says what is billed): in one collection, the key of each open assessment
- * and the completions tallied per bucket (month, day, hour, minute). Event types, stream names, metadata and
+ * and the completions tallied per bucket (month, day, hour, minute, second). Event types, stream names, metadata and
  * `completed_at` only: no personal data, so erasure leaves it as it is.
  */
 

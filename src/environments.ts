@@ -6,6 +6,7 @@ import { indexedFields, projections } from '../projections/index.js';
 import { publisherReactor } from '../projections/publisher.js';
 import { rescoringReactor } from '../projections/rescoring.js';
 import { scoringReactor } from '../projections/scoring.js';
+import { usageProjection } from '../projections/usage.js';
 import { isTransient as isEventStoreUnavailable } from './adapters/eventstoredb/append-retry.js';
 import { isMongoUnavailable } from './adapters/mongodb/unavailable.js';
 import { keysDbFile, openKeysDb } from './adapters/sqlite/backend.js';
@@ -144,7 +145,22 @@ export async function openLog(config: Config, environment: Environment, backends
 async function openReadModels(backend: ReadModelBackend, environment: Environment): Promise<ReadModelStore> {
   const store = await backend.openReadModels(environment, indexedFields);
   await sealReadModels(store);
+  await tallyUsageBySecond(store);
   return store;
+}
+
+/** Marks a usage read model whose instants are kept per second, not per minute. */
+const USAGE_BY_SECOND = 'format:usage-by-second';
+
+/**
+ * A usage read model that kept instants in its minute buckets is emptied on first start, and the usage projection
+ * alone replays the log into second buckets (its reads of a partial minute look there). As with the seal, the
+ * mark follows the reset, so a crash in between resets again.
+ */
+async function tallyUsageBySecond(store: ReadModelStore): Promise<void> {
+  if ((await store.checkpoint(USAGE_BY_SECOND)) !== undefined) return;
+  await store.reset([usageProjection.collection], [usageProjection.name, PROJECTED]);
+  await store.commit(USAGE_BY_SECOND, 1n, []);
 }
 
 /** Marks read models whose personal fields are sealed (as a checkpoint, so that the mark needs no port of its own). */
@@ -166,12 +182,12 @@ async function sealReadModels(store: ReadModelStore): Promise<void> {
 
 /**
  * One environment's read models as a read-only operator command reads them (`nature usage`), beside a running
- * server: opened as they are, never reset. Read models no server of this version has opened yet (not sealed,
- * or a store that holds nothing) are refused rather than reported as empty.
+ * server: opened as they are, never reset. Read models no server of this version has opened yet (in an older
+ * format, or a store that holds nothing) are refused rather than reported as empty or miscounted.
  */
 export async function openOperatorReadModels(config: Config, environment: Environment): Promise<ReadModelStore> {
   const store = await backendsOf(config).readModels.openReadModels(environment, indexedFields);
-  if ((await store.checkpoint(SEALED_FORMAT)) !== undefined) return store;
+  if ((await store.checkpoint(USAGE_BY_SECOND)) !== undefined) return store;
   await store.close();
   throw new OperatorError(
     `the ${environment} environment's read models were never opened by a server of this version: start the server on them once, then ask again`,

@@ -42,14 +42,15 @@ export interface UsageReport {
 }
 
 /**
- * The usage read model tallies completions in buckets: UTC months, days, hours and minutes, each named by the
- * ISO prefix of its start (`2026-11`, `2026-11-22`, `2026-11-22T09`, `2026-11-22T09:30`). A range is read from
- * the fewest of them: the whole units it covers, largest first, and the minutes at its ends, whose tallies are
- * also kept per instant. So a report costs one read per period (and a bounded few at each end), whatever the
- * size of the log.
+ * The usage read model tallies completions in buckets: UTC months, days, hours, minutes and seconds, each named
+ * by the ISO prefix of its start (`2026-11`, `2026-11-22`, `2026-11-22T09`, `2026-11-22T09:30`,
+ * `2026-11-22T09:30:15`). A range is read from the fewest of them: the whole units it covers, largest first, and
+ * the seconds at its ends, whose tallies are also kept per instant. So a report costs one read per period (and a
+ * bounded few at each end), whatever the size of the log. Only a second keeps instants: a bucket that grew with
+ * every completion in it would be rewritten whole on each one, and a busy minute would make that quadratic.
  */
 
-/** One key's completions in a bucket; in a minute, at one instant (`at`, to the millisecond). */
+/** One key's completions in a bucket; in a second, at one instant (`at`, to the millisecond). */
 export type UsageTally = { key_id: string | null; count: number; at?: string };
 /** The completions of one bucket (`id`, its name), per key. */
 export type UsageBucket = { id: string; tallies: UsageTally[] };
@@ -74,19 +75,21 @@ const units: readonly Unit[] = [
   fixed(10, 24 * 60 * 60 * 1000),
   fixed(13, 60 * 60 * 1000),
   fixed(16, 60 * 1000),
+  fixed(19, 1000),
 ];
-const MINUTE = units.at(-1)!;
+/** The second: the one unit whose tallies keep their instants. */
+const FINEST = units.at(-1)!;
 
 const bucketName = (at: number, unit: Unit) => new Date(at).toISOString().slice(0, unit.length);
 
-/** The buckets a completion at `at` adds to: its month, day, hour and minute. */
+/** The buckets a completion at `at` adds to: its month, day, hour, minute and second. */
 export function bucketsOf(at: Date): string[] {
   return units.map((unit) => bucketName(at.getTime(), unit));
 }
 
 /** `bucket` (absent before its first completion) with one more completion at `at`, billed to `keyId`. */
 export function tallied(bucket: UsageBucket | undefined, id: string, keyId: string | null, at: Date): UsageBucket {
-  const instant = id.length === MINUTE.length ? at.toISOString() : undefined;
+  const instant = id.length === FINEST.length ? at.toISOString() : undefined;
   const tallies = bucket?.tallies ?? [];
   const same = tallies.findIndex((tally) => tally.key_id === keyId && tally.at === instant);
   return {
@@ -98,7 +101,7 @@ export function tallied(bucket: UsageBucket | undefined, id: string, keyId: stri
   };
 }
 
-/** The buckets that cover the range: whole months (by month) or days, then hours, then minutes at its ends. */
+/** The buckets that cover the range: whole months (by month) or days, then hours, minutes, and seconds at its ends. */
 export function usageBuckets(range: UsageRange): string[] {
   const names: string[] = [];
   cover(range.from.getTime(), range.to.getTime(), range.granularity === 'month' ? 0 : 1, names);
@@ -107,14 +110,14 @@ export function usageBuckets(range: UsageRange): string[] {
 
 function cover(from: number, to: number, level: number, names: string[]): void {
   const unit = units[level]!;
-  if (unit === MINUTE) {
-    // Every minute the range touches: the instants of one it covers in part are sorted out when read.
+  if (unit === FINEST) {
+    // Every second the range touches: the instants of one it covers in part are sorted out when read.
     for (let at = unit.start(from); at < to; at = unit.next(at)) names.push(bucketName(at, unit));
     return;
   }
   const first = unit.start(from) === from ? from : unit.next(unit.start(from));
   const end = unit.start(to);
-  // No whole unit inside (under two units long): the next unit down covers it all.
+  // No whole unit inside: the next unit down covers it all.
   if (first >= end) {
     cover(from, to, level + 1, names);
     return;

@@ -1,3 +1,5 @@
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runCliInProcess } from '../support/cli.js';
 import { eventually } from '../support/eventually.js';
@@ -264,16 +266,42 @@ describe('usage metering (GET /v1/nature/usage and nature usage)', () => {
       ['an unknown --granularity', ['--env', 'test', '--granularity', 'week'], /^nature: .*granularity.*week/],
       ['an unknown --env', ['--env', 'prod'], /^nature: .*env.*prod/],
       ['no --env', [], /^nature: .*--env/],
-    ])(
-      'exits 2 (a usage error) with one line on stderr for %s',
-      async (_case, args, message) => {
-        const result = await cli(args);
-        expect(result.status).toBe(2);
-        expect(result.stdout).toBe('');
-        expect(result.stderr).toMatch(message);
-        expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
-      },
-      30_000,
+    ])('exits 2 (a usage error) with one line on stderr for %s', async (_case, args, message) => {
+      const result = await cli(args);
+      expect(result.status).toBe(2);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toMatch(message);
+      expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
+    });
+  });
+
+  // Last: it stops the app and opens another on its data directory.
+  it('rebuilds usage an earlier version kept per minute into second buckets on the first start', async () => {
+    // A minute read whole from its minute bucket: one holding instants (from a completion the log never had) must not count.
+    const minute = completions[0]!.completed_at.slice(0, 16);
+    const whole = { from: `${minute}:00Z`, to: new Date(Date.parse(`${minute}:00Z`) + 60_000).toISOString() };
+    const expected = (await get(usageUrl(whole))).json();
+    await t.stop();
+    const db = new Database(join(t.dataDir, 'sandbox.read.db'));
+    db.prepare("DELETE FROM projection_checkpoints WHERE projection = 'format:usage-by-second'").run();
+    const stale = { id: minute, tallies: [{ key_id: 'key_stale', count: 7, at: `${minute}:30.000Z` }] };
+    db.prepare("INSERT OR REPLACE INTO documents (collection, id, doc, position) VALUES ('usage', ?, ?, ?)").run(
+      minute,
+      JSON.stringify(stale),
+      '1'.padStart(40, '0'),
     );
+    db.close();
+
+    const reopened = await openTestApp({ NATURE_DATA_DIR: t.dataDir });
+    try {
+      const report = await eventually(async () => {
+        const usage = (await reopened.app.inject({ method: 'GET', url: usageUrl(whole), headers: auth(keys.alice.raw) })).json();
+        return usage.total_completed_assessments === expected.total_completed_assessments ? usage : undefined;
+      });
+      expect(report).toEqual(expected);
+      expect(JSON.stringify(report)).not.toContain('key_stale');
+    } finally {
+      await reopened.close();
+    }
   });
 });

@@ -219,7 +219,7 @@ describe('usage read model', () => {
       total_completed_assessments: 1,
     });
     // Only the buckets remain: an assessment's document goes with its completion.
-    expect([...project(log.events).keys()]).toEqual(['2026-11', '2026-11-10', '2026-11-10T00', '2026-11-10T00:00']);
+    expect([...project(log.events).keys()]).toEqual(['2026-11', '2026-11-10', '2026-11-10T00', '2026-11-10T00:00', '2026-11-10T00:00:00']);
   });
 
   it('reports a completion whose batch carries no key id under key_id null, still counted', async () => {
@@ -305,7 +305,7 @@ function seeded(seed: number): () => number {
 }
 
 describe('usage buckets', () => {
-  it('covers a range with whole months or days, then hours, then the minutes at its ends', () => {
+  it('covers a range with whole months or days, then hours, minutes, and the seconds at its ends', () => {
     const range = (from: string, to: string, granularity: UsageRange['granularity'] = 'day'): UsageRange => ({
       from: new Date(from),
       to: new Date(to),
@@ -313,19 +313,24 @@ describe('usage buckets', () => {
     });
     expect(usageBuckets(range('2026-11-01', '2026-11-04'))).toEqual(['2026-11-01', '2026-11-02', '2026-11-03']);
     expect(usageBuckets(range('2026-10-01', '2027-01-01', 'month'))).toEqual(['2026-10', '2026-11', '2026-12']);
-    expect(usageBuckets(range('2026-11-22T21:58:30.500Z', '2026-11-24T01:01:00Z'))).toEqual([
-      '2026-11-22T21:58',
+    expect(usageBuckets(range('2026-11-22T21:58:57.500Z', '2026-11-24T01:01:02Z'))).toEqual([
+      '2026-11-22T21:58:57',
+      '2026-11-22T21:58:58',
+      '2026-11-22T21:58:59',
       '2026-11-22T21:59',
       '2026-11-22T22',
       '2026-11-22T23',
       '2026-11-23',
       '2026-11-24T00',
       '2026-11-24T01:00',
+      '2026-11-24T01:01:00',
+      '2026-11-24T01:01:01',
     ]);
-    // A month by day from its start until now: its whole days, the hours of today, the minutes of this hour.
-    const now = usageBuckets(range('2026-11-01', '2026-11-22T15:30:00.123Z'));
-    expect(now).toHaveLength(21 + 15 + 31);
-    expect(now.at(-1)).toBe('2026-11-22T15:30');
+    // A month by day from its start until now: its whole days, the hours of today, the minutes of this hour, the
+    // seconds of this minute.
+    const now = usageBuckets(range('2026-11-01', '2026-11-22T15:30:20.123Z'));
+    expect(now).toHaveLength(21 + 15 + 30 + 21);
+    expect(now.at(-1)).toBe('2026-11-22T15:30:20');
   });
 });
 
