@@ -1,4 +1,4 @@
-import type { ResponsesSubmitted, ScoringCompleted } from '../src/domain/assessment.js';
+import type { AssessmentAbandoned, ResponsesSubmitted, ScoringCompleted } from '../src/domain/assessment.js';
 import { EARLIEST, LATEST } from '../src/domain/instant.js';
 import { bucketsOf, tallied, type UsageBucket, type UsageRange, type UsageReport, usageBuckets, usageReport } from '../src/domain/usage.js';
 import type { Collections } from '../src/ports/collections.js';
@@ -15,12 +15,13 @@ const USAGE = 'usage';
 
 const isBucket = (doc: Collections['usage'] | undefined): doc is UsageBucket => doc !== undefined && 'tallies' in doc;
 
-export const usageProjection: CollectionProjection<ResponsesSubmitted | ScoringCompleted, 'usage'> = {
+export const usageProjection: CollectionProjection<ResponsesSubmitted | ScoringCompleted | AssessmentAbandoned, 'usage'> = {
   name: USAGE,
   collection: USAGE,
-  canHandle: ['ResponsesSubmitted', 'ScoringCompleted'],
+  canHandle: ['ResponsesSubmitted', 'ScoringCompleted', 'AssessmentAbandoned'],
   documentId: (event) => event.streamName,
   // An assessment completes once: its document goes with its completion, and nothing later on its stream is billed.
+  // An abandoned one is never billed, so its document goes too.
   evolve: (_current, event) =>
     event.type === 'ResponsesSubmitted' ? { id: event.streamName, key_id: event.metadata.key_id ?? null } : null,
   alsoChanges(own, event) {

@@ -222,6 +222,11 @@ describe('usage read model', () => {
     expect([...project(log.events).keys()]).toEqual(['2026-11', '2026-11-10', '2026-11-10T00', '2026-11-10T00:00', '2026-11-10T00:00:00']);
   });
 
+  it("forgets an abandoned assessment's key: only completions leave documents", () => {
+    const log = logOf().started('asm_a').batch('asm_a', 'key_alice').other('assessment-asm_a', 'AssessmentAbandoned');
+    expect([...project(log.events).keys()]).toEqual([]);
+  });
+
   it('reports a completion whose batch carries no key id under key_id null, still counted', async () => {
     const log = logOf().batch('asm_a', undefined).completed('asm_a', '2026-11-10T00:00:00.000Z');
     expect(await rows(log.events)).toEqual([{ key_id: null, period: '2026-11-10', completed_assessments: 1 }]);
