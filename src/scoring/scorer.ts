@@ -2,9 +2,12 @@ import { type Construct, canonicalOrder, type Family, intelligences, natures } f
 import { ITEM_COUNT, items } from './item-bank.js';
 import { type Band, bandOf, NARRATIVE_VERSION, narrative } from './narratives-v1.js';
 
+/** The bands a narrative is written for: those of raw ≥ NARRATIVE_THRESHOLD. */
+export type DescribedBand = Extract<Band, 'medium_high' | 'high' | 'very_high'>;
+
 export interface Description {
   construct: Construct;
-  band: Band;
+  band: DescribedBand;
   text: string;
 }
 
@@ -18,6 +21,9 @@ export interface ScoredProfile {
 
 const NARRATIVE_THRESHOLD = 7;
 const MAX_DESCRIPTIONS = 3;
+
+/** A profile's scores without their narratives: what the log keeps. */
+export type Scores = Pick<ScoredProfile, 'natures' | 'intelligences'>;
 
 export type Scorer = (answers: Readonly<Record<string, number>>) => ScoredProfile;
 
@@ -42,23 +48,27 @@ function score(version: string, keyOf: (itemId: string) => Construct, answers: R
   }
   const raw = (construct: Construct) => sums.get(construct)! / 2;
   const scores = (family: readonly Construct[]) => Object.fromEntries(family.map((c) => [c, (raw(c) - 2) / 8]));
+  const scored = { natures: scores(natures), intelligences: scores(intelligences) };
+  return { scoring_version: version, ...scored, descriptions: describeScores(scored) };
+}
 
+/**
+ * The narratives of a profile's scores: what the scores alone decide (raw = score × 8 + 2, exact in binary), so
+ * the log keeps the scores only and the narratives are derived where a profile is shown.
+ */
+export function describeScores(scores: Scores): ScoredProfile['descriptions'] {
+  const raw = (family: Family, construct: Construct) => scores[family][construct]! * 8 + 2;
   const described = (family: Family): Description[] =>
     [...canonicalOrder[family]]
-      .filter((construct) => raw(construct) >= NARRATIVE_THRESHOLD)
+      .filter((construct) => raw(family, construct) >= NARRATIVE_THRESHOLD)
       // A stable sort on raw alone keeps the canonical order among equal raws.
-      .sort((a, b) => raw(b) - raw(a))
+      .sort((a, b) => raw(family, b) - raw(family, a))
       .slice(0, MAX_DESCRIPTIONS)
       .sort((a, b) => (a < b ? -1 : 1))
       .map((construct) => {
-        const band = bandOf(raw(construct));
+        // Filtered to raw ≥ 7 above, which is medium_high or higher; narrative() refuses anything lower.
+        const band = bandOf(raw(family, construct)) as DescribedBand;
         return { construct, band, text: narrative(family, construct, band) };
       });
-
-  return {
-    scoring_version: version,
-    natures: scores(natures),
-    intelligences: scores(intelligences),
-    descriptions: { version: NARRATIVE_VERSION, natures: described('natures'), intelligences: described('intelligences') },
-  };
+  return { version: NARRATIVE_VERSION, natures: described('natures'), intelligences: described('intelligences') };
 }

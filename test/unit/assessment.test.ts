@@ -108,6 +108,13 @@ describe('assessment decider', () => {
       data: { profile_id: 'prf_1', event_id: 'evt_1', scoring_version: 'mn76-v1', subject_id: 'sub_1' },
     });
     expect(fold([...first, ...last])).toMatchObject({ status: 'completed', profile_id: 'prf_1', completed_at: now.toISOString() });
+    // The log keeps the scores only: the narratives are derived from them where the profile is shown.
+    const {
+      descriptions: _derived,
+      scoring_version: _version,
+      ...scores
+    } = scoreV1(Object.fromEntries(knownResponses.map((r) => [r.item_id, r.value])));
+    expect((last[1]!.data as { pii: unknown }).pii).toStrictEqual({ profile: scores });
   });
 
   it('refuses responses once completed, and a second completing batch (the one that lost the race) is refused too', () => {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { type Construct, intelligences, natures } from '../../src/scoring/constructs.js';
 import { ITEM_SET_VERSION, items, scale } from '../../src/scoring/item-bank.js';
 import { bandOf, narrative } from '../../src/scoring/narratives-v1.js';
+import { describeScores } from '../../src/scoring/scorer.js';
 import { scorers } from '../../src/scoring/scorers.js';
 import { knownProfile, knownProfileV1, knownResponses } from '../support/known-answers.js';
 
@@ -160,5 +161,22 @@ describe('scorer mn76-v2', () => {
   it('still has four items per construct, so every score stays on the 0..1 grid', () => {
     const high = scorers['mn76-v2']!(answersFor({}, 10));
     expect([...Object.values(high.natures), ...Object.values(high.intelligences)].every((score) => score === 1)).toBe(true);
+  });
+});
+
+describe('narratives derived from the scores alone', () => {
+  it('are what the scorer gives, for every version and many answer patterns', () => {
+    let random = 7;
+    const next = () => {
+      random = (random * 1103515245 + 12345) % 2 ** 31;
+      return random;
+    };
+    for (let pattern = 0; pattern < 500; pattern++) {
+      const answers = Object.fromEntries(items.map((item) => [item.id, 1 + (next() % 5)]));
+      for (const scorer of Object.values(scorers)) {
+        const { descriptions, natures: natureScores, intelligences: intelligenceScores } = scorer(answers);
+        expect(describeScores({ natures: natureScores, intelligences: intelligenceScores })).toStrictEqual(descriptions);
+      }
+    }
   });
 });

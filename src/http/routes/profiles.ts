@@ -1,12 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { servedVersion } from '../../domain/assessment.js';
+import { type ProfileScores, servedVersion } from '../../domain/assessment.js';
 import type { Collections } from '../../ports/collections.js';
 import type { DataKeyStore } from '../../ports/data-keys.js';
 import type { ReadModelStore } from '../../ports/read-models.js';
 import { intelligences, natures } from '../../scoring/constructs.js';
 import { items } from '../../scoring/item-bank.js';
+import { describeScores } from '../../scoring/scorer.js';
 import { NEWEST_SCORING_VERSION, scorers } from '../../scoring/scorers.js';
 import { openSealed, subjectGone } from '../personal-data.js';
 import { ProblemError } from '../problem.js';
@@ -101,12 +102,8 @@ function servedAmong(docs: Profile[], { active }: Serving): Profile | undefined 
 async function toProfileResource(doc: Profile, served: Profile, dataKeys: DataKeyStore, livemode: boolean): Promise<ProfileResource> {
   if ('erased' in doc) throw subjectGone(doc.subject_id);
   const superseded = served.id !== doc.id;
-  const [pii] = await openSealed<{ profile: Pick<ProfileResource, 'natures' | 'intelligences' | 'descriptions'> }>(
-    dataKeys,
-    doc.subject_id,
-    [doc.pii],
-  );
-  const { natures, intelligences, descriptions } = pii!.profile;
+  const [pii] = await openSealed<{ profile: ProfileScores }>(dataKeys, doc.subject_id, [doc.pii]);
+  const { natures, intelligences, descriptions = describeScores({ natures, intelligences }) } = pii!.profile;
   return {
     id: doc.id,
     object: 'profile',
