@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -83,6 +83,24 @@ describe('sqlite data key store on disk', () => {
     await store.destroy('sub_erased', new Date().toISOString());
     return { store, blobs, key, destroyed, kept };
   }
+
+  it('makes the keys asked for in one turn together, each its own, all kept; a close makes those still queued', async () => {
+    const dir = tempDir();
+    const path = join(dir.path, 'keys.db');
+    const store = new SqliteWrappedKeyStore(path, 'FULL');
+    await store.recordMasterKeyId('mk_1');
+    const fresh = () => randomBytes(40);
+    const first = await Promise.all(Array.from({ length: 30 }, (_, i) => store.keyFor(`sub_${i}`, fresh)));
+    expect(new Set(first.map((key) => key.toString('hex'))).size).toBe(30);
+    const queued = Array.from({ length: 5 }, (_, i) => store.keyFor(`sub_late_${i}`, fresh));
+    await store.close();
+    const late = await Promise.all(queued);
+    const reopened = new SqliteWrappedKeyStore(path, 'FULL');
+    for (const [i, key] of first.entries()) expect(await reopened.find(`sub_${i}`)).toEqual(key);
+    for (const [i, key] of late.entries()) expect(await reopened.find(`sub_late_${i}`)).toEqual(key);
+    await reopened.close();
+    dir.cleanup();
+  });
 
   it('leaves no byte of a destroyed key in any file of its directory once closed, and never a data key unwrapped', async () => {
     const dir = tempDir();

@@ -20,6 +20,14 @@ CREATE TABLE IF NOT EXISTS master_key (
 );
 `;
 
+interface QueuedKey {
+  fresh: (masterKeyId: string) => Buffer;
+  resolve: (key: Buffer | null) => void;
+  reject: (error: unknown) => void;
+  /** What every caller asking for this subject's key in the same turn waits on. */
+  made: Promise<Buffer | null>;
+}
+
 /** Each kind's table, with its name and blob columns; destroyed keys (NULL) are never listed. */
 const TABLES: Record<BlobKind, { table: string; name: string; blob: string }> = {
   subject: { table: 'data_keys', name: 'subject_id', blob: 'key' },
@@ -35,6 +43,9 @@ const TABLES: Record<BlobKind, { table: string; name: string; blob: string }> = 
 export class SqliteWrappedKeyStore implements WrappedKeyStore {
   private readonly db: Database.Database;
   private readonly statements;
+  /** Keys asked for and not yet made, by subject: made together on the next turn (makeQueued). */
+  private readonly making = new Map<string, QueuedKey>();
+  private makingSoon: NodeJS.Immediate | undefined;
 
   constructor(
     readonly location: string,
@@ -82,19 +93,49 @@ export class SqliteWrappedKeyStore implements WrappedKeyStore {
 
   async keyFor(subjectId: string, fresh: (masterKeyId: string) => Buffer): Promise<Buffer> {
     // Most calls find the key: no write lock for them.
-    const key =
-      this.statements.get.get(subjectId)?.key ??
-      this.db
-        .transaction(() => {
-          const row = this.statements.get.get(subjectId);
-          if (row !== undefined) return row.key;
-          const blob = fresh(this.recordedId());
-          this.statements.insert.run(subjectId, blob, new Date().toISOString());
-          return blob;
-        })
-        .immediate();
+    const found = this.statements.get.get(subjectId);
+    const key = found === undefined ? await this.made(subjectId, fresh) : found.key;
     if (key === null) throw new SubjectErasedError(subjectId);
     return key;
+  }
+
+  /**
+   * Keys asked for in one turn of the event loop are made in one transaction, committed once (one fsync for a
+   * burst of new subjects instead of one each); each caller is answered after that commit.
+   */
+  private made(subjectId: string, fresh: (masterKeyId: string) => Buffer): Promise<Buffer | null> {
+    const waiting = this.making.get(subjectId);
+    if (waiting !== undefined) return waiting.made;
+    let settle!: Pick<QueuedKey, 'resolve' | 'reject'>;
+    const made = new Promise<Buffer | null>((resolve, reject) => {
+      settle = { resolve, reject };
+    });
+    this.making.set(subjectId, { fresh, ...settle, made });
+    this.makingSoon ??= setImmediate(() => this.makeQueued());
+    return made;
+  }
+
+  private makeQueued(): void {
+    clearImmediate(this.makingSoon);
+    this.makingSoon = undefined;
+    const batch = [...this.making];
+    this.making.clear();
+    try {
+      const keys = this.db
+        .transaction(() =>
+          batch.map(([subjectId, { fresh }]) => {
+            const row = this.statements.get.get(subjectId);
+            if (row !== undefined) return row.key;
+            const blob = fresh(this.recordedId());
+            this.statements.insert.run(subjectId, blob, new Date().toISOString());
+            return blob;
+          }),
+        )
+        .immediate();
+      batch.forEach(([, { resolve }], index) => resolve(keys[index]!));
+    } catch (error) {
+      for (const [, { reject }] of batch) reject(error);
+    }
   }
 
   async find(subjectId: string): Promise<Buffer | undefined> {
@@ -156,7 +197,9 @@ export class SqliteWrappedKeyStore implements WrappedKeyStore {
     this.db.prepare('SELECT 1').get();
   }
 
+  /** Makes what is still queued, then closes. */
   async close(): Promise<void> {
+    if (this.makingSoon !== undefined) this.makeQueued();
     this.db.close();
   }
 }
