@@ -39,19 +39,32 @@ export interface SqliteBusOptions {
   /** How long a handed-out message stays leased before another consumer may take it, in ms. */
   leaseMs?: number;
   maxDeliver?: number;
+  /**
+   * How long a done message's id is kept, so a republish of it is dropped, in ms. The publisher records each
+   * publication in the log, so a republish only follows a crash between the two: minutes cover it.
+   */
+  duplicateWindowMs?: number;
 }
+
+/** NATS keeps its duplicate window for 2 minutes (adapters/nats/bus.ts); here a little longer. */
+const DUPLICATE_WINDOW_MS = 10 * 60 * 1000;
+/** Done messages deleted per statement, so a long backlog of them never holds the write lock for long. */
+const PRUNE_BATCH = 500;
 
 /**
  * A durable queue in an SQLite file. Published messages are committed before publish resolves (so a
  * SIGKILL loses none); a message is leased while its handler runs, and a lease that outlives its
- * process expires, so the message is delivered again. Done messages are kept, so a republished id
- * stays deduplicated.
+ * process expires, so the message is delivered again. Done messages are kept for the duplicate window, so a
+ * republished id is dropped, then deleted by the consumer; dead letters are kept for the operator.
  */
 export class SqliteBus implements Bus {
   private readonly db: Database.Database;
   private readonly pollIntervalMs: number;
   private readonly leaseMs: number;
   private readonly maxDeliver: number;
+  private readonly duplicateWindowMs: number;
+  /** When each topic's done messages were last deleted (Date.now()). */
+  private readonly prunedAt: Record<Topic, number> = { events: 0, deliveries: 0 };
   /** Wakes a topic's idle consumer on a publish to it or a settled message of it. */
   private readonly changed: Record<Topic, Wakeup> = { events: new Wakeup(), deliveries: new Wakeup() };
   private readonly statements;
@@ -62,6 +75,7 @@ export class SqliteBus implements Bus {
     this.pollIntervalMs = options.pollIntervalMs ?? 200;
     this.leaseMs = options.leaseMs ?? 60_000;
     this.maxDeliver = options.maxDeliver ?? DEFAULT_MAX_DELIVER;
+    this.duplicateWindowMs = options.duplicateWindowMs ?? DUPLICATE_WINDOW_MS;
     this.statements = {
       publish: this.db.prepare<[Topic, string, string, number]>(
         'INSERT INTO bus_messages (topic, id, payload, available_at) VALUES (?, ?, ?, ?) ON CONFLICT (topic, id) DO NOTHING',
@@ -91,6 +105,10 @@ export class SqliteBus implements Bus {
       nextDue: this.db.prepare<[Topic], { available_at: number }>(
         "SELECT available_at FROM bus_messages WHERE topic = ? AND state = 'ready' AND leased_until IS NULL ORDER BY available_at LIMIT 1",
       ),
+      prune: this.db.prepare<[Topic, number, number]>(
+        `DELETE FROM bus_messages WHERE (topic, id) IN (
+           SELECT topic, id FROM bus_messages WHERE topic = ? AND state = 'done' AND available_at <= ? LIMIT ?)`,
+      ),
       release: this.db.prepare<[Topic]>("UPDATE bus_messages SET leased_until = NULL WHERE topic = ? AND state = 'ready'"),
       deadLetters: this.db.prepare<[Topic], { id: string; payload: string; dead_reason: string }>(
         "SELECT id, payload, dead_reason FROM bus_messages WHERE topic = ? AND state = 'dead' ORDER BY available_at",
@@ -114,6 +132,7 @@ export class SqliteBus implements Bus {
     try {
       // A closed bus (the process shutting down) stops consuming; its leases expire.
       while (!signal.aborted && this.db.open) {
+        this.pruneDone(topic);
         const free = concurrency - running.size;
         const batch = free > 0 ? this.take(topic, free) : [];
         for (const message of batch) {
@@ -132,6 +151,17 @@ export class SqliteBus implements Bus {
     } finally {
       await Promise.allSettled(running);
     }
+  }
+
+  /**
+   * Deletes the topic's done messages older than the duplicate window, every tenth of the window; a backlog (a
+   * log from before pruning) a batch per pass of the consumer's loop, so deliveries go on meanwhile.
+   */
+  private pruneDone(topic: Topic): void {
+    const now = Date.now();
+    if (now - this.prunedAt[topic] < this.duplicateWindowMs / 10) return;
+    const deleted = this.statements.prune.run(topic, now - this.duplicateWindowMs, PRUNE_BATCH).changes;
+    if (deleted < PRUNE_BATCH) this.prunedAt[topic] = now;
   }
 
   private untilNextDue(topic: Topic): number {
