@@ -56,6 +56,46 @@ describe('sqlite bus', () => {
       await consumer.close();
     }
   });
+
+  it('forgets a done message after the duplicate window: the same id published again is delivered again, before it is not', async () => {
+    const file = join(dir.path, 'test.events.db');
+    const runOnce = async (bus: SqliteBus, publish: () => Promise<void>) => {
+      const controller = new AbortController();
+      const seen: string[] = [];
+      const consuming = bus.consume(
+        'events',
+        async (message) => {
+          seen.push(message.id);
+          controller.abort();
+          return { kind: 'ack' };
+        },
+        { signal: controller.signal },
+      );
+      await publish();
+      await consuming;
+      return seen;
+    };
+    // A window longer than the test: a republished id is dropped.
+    const keeping = new SqliteBus(file, 'FULL', { pollIntervalMs: 20 });
+    try {
+      expect(await runOnce(keeping, () => keeping.publish('events', 'once', {}))).toEqual(['once']);
+      expect(
+        await runOnce(keeping, async () => {
+          await keeping.publish('events', 'once', {});
+          await keeping.publish('events', 'next', {});
+        }),
+      ).toEqual(['next']);
+    } finally {
+      await keeping.close();
+    }
+    // A window of nothing: the consumer deletes the done messages, so the same id is new again.
+    const forgetting = new SqliteBus(file, 'FULL', { pollIntervalMs: 20, duplicateWindowMs: 0 });
+    try {
+      expect(await runOnce(forgetting, () => forgetting.publish('events', 'once', {}))).toEqual(['once']);
+    } finally {
+      await forgetting.close();
+    }
+  });
 });
 
 busContract(
@@ -287,45 +327,5 @@ describe.skipIf(natsServerPath === undefined)('nats bus (a real nats-server with
     expect(outcomes[0]).toBe('stored');
     expect(outcomes.at(-1)).toMatch(/maximum bytes exceeded/);
     expect(outcomes.filter((outcome) => outcome === 'stored').length).toBeLessThan(outcomes.length);
-  });
-
-  it('forgets a done message after the duplicate window: the same id published again is delivered again, before it is not', async () => {
-    const file = join(dir.path, 'test.events.db');
-    const runOnce = async (bus: SqliteBus, publish: () => Promise<void>) => {
-      const controller = new AbortController();
-      const seen: string[] = [];
-      const consuming = bus.consume(
-        'events',
-        async (message) => {
-          seen.push(message.id);
-          controller.abort();
-          return { kind: 'ack' };
-        },
-        { signal: controller.signal },
-      );
-      await publish();
-      await consuming;
-      return seen;
-    };
-    // A window longer than the test: a republished id is dropped.
-    const keeping = new SqliteBus(file, 'FULL', { pollIntervalMs: 20 });
-    try {
-      expect(await runOnce(keeping, () => keeping.publish('events', 'once', {}))).toEqual(['once']);
-      expect(
-        await runOnce(keeping, async () => {
-          await keeping.publish('events', 'once', {});
-          await keeping.publish('events', 'next', {});
-        }),
-      ).toEqual(['next']);
-    } finally {
-      await keeping.close();
-    }
-    // A window of nothing: the consumer deletes the done messages, so the same id is new again.
-    const forgetting = new SqliteBus(file, 'FULL', { pollIntervalMs: 20, duplicateWindowMs: 0 });
-    try {
-      expect(await runOnce(forgetting, () => forgetting.publish('events', 'once', {}))).toEqual(['once']);
-    } finally {
-      await forgetting.close();
-    }
   });
 });
