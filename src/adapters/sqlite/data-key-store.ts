@@ -132,7 +132,7 @@ export class SqliteWrappedKeyStore implements WrappedKeyStore {
           }),
         )
         .immediate();
-      batch.forEach(([, { resolve }], index) => resolve(keys[index]!));
+      for (const [index, [, { resolve }]] of batch.entries()) resolve(keys[index]!);
     } catch (error) {
       for (const [, { reject }] of batch) reject(error);
     }
