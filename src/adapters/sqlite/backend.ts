@@ -60,11 +60,17 @@ export function sqliteEventStoreBackend(files: SqliteFiles): EventStoreBackend {
   };
 }
 
-/** The bus as a queue in the environment's log file. */
+/**
+ * The bus as a queue in the environment's log file. Its commits need no fsync of their own (NORMAL): they go
+ * into the same WAL as the log's, and what makes a message matter is followed by a log append at FULL, which
+ * syncs the WAL up to it (a publication is recorded as NotificationPublished after its publish). Power loss
+ * can then only undo a lease, an ack or a retry's schedule, and the message is delivered again: at least once,
+ * as always. This takes three to six fsyncs per completion off the event loop.
+ */
 export function sqliteBusBackend(files: SqliteFiles): BusBackend {
   return {
     server: undefined,
     open: async (environment, { redeliverAfterMs }) =>
-      new SqliteBus(fileOf(files, environment, 'events.db'), files.synchronous, { leaseMs: redeliverAfterMs }),
+      new SqliteBus(fileOf(files, environment, 'events.db'), 'NORMAL', { leaseMs: redeliverAfterMs }),
   };
 }
