@@ -2,6 +2,10 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 
+/** How long opening waits for another process's lock, as every later statement does (busy_timeout). */
+const LOCK_WAIT_MS = 5000;
+const RETRY_EVERY_MS = 10;
+
 export type Synchronous = 'FULL' | 'NORMAL';
 
 /**
@@ -14,8 +18,28 @@ export function openDatabase(path: string, synchronous: Synchronous): Database.D
   const db = new Database(path);
   // Another process (the operator command, a replica starting beside this one) may hold a lock for a moment:
   // set first, so that switching a new file to WAL waits for it too instead of failing at once.
-  db.pragma('busy_timeout = 5000');
-  db.pragma('journal_mode = WAL');
+  db.pragma(`busy_timeout = ${LOCK_WAIT_MS}`);
+  switchToWal(db);
   db.pragma(`synchronous = ${synchronous}`);
   return db;
+}
+
+/**
+ * Switching a file that is still in rollback mode to WAL needs an exclusive lock. While another process writes
+ * it (a replica making the same new file's tables), SQLite answers SQLITE_BUSY at once instead of calling the
+ * busy handler, since waiting could deadlock. So the switch is tried again until the other has committed, for
+ * as long as any statement waits.
+ */
+function switchToWal(db: Database.Database): void {
+  const deadline = performance.now() + LOCK_WAIT_MS;
+  for (;;) {
+    try {
+      db.pragma('journal_mode = WAL');
+      return;
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'SQLITE_BUSY' || performance.now() >= deadline) throw error;
+      // Start-up only, and synchronous like every other SQLite call here: a plain blocking wait.
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, RETRY_EVERY_MS);
+    }
+  }
 }
