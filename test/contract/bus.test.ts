@@ -24,6 +24,24 @@ busContract('sqlite', async () => {
   };
 });
 
+/** Consumes `bus` until its first message, acked, after `publish`: the ids the consumer saw (one). */
+async function firstDelivered(bus: SqliteBus, publish: () => Promise<void>): Promise<string[]> {
+  const controller = new AbortController();
+  const seen: string[] = [];
+  const consuming = bus.consume(
+    'events',
+    async (message) => {
+      seen.push(message.id);
+      controller.abort();
+      return { kind: 'ack' };
+    },
+    { signal: controller.signal },
+  );
+  await publish();
+  await consuming;
+  return seen;
+}
+
 describe('sqlite bus', () => {
   let dir: ReturnType<typeof tempDir>;
   beforeEach(() => {
@@ -37,20 +55,7 @@ describe('sqlite bus', () => {
     // Another connection to the file: its publish wakes nothing in the consumer's process.
     const otherProcess = new SqliteBus(file, 'FULL', { pollIntervalMs: NEVER_POLLS });
     try {
-      const controller = new AbortController();
-      const seen: string[] = [];
-      const consuming = consumer.consume(
-        'events',
-        async (message) => {
-          seen.push(message.id);
-          controller.abort();
-          return { kind: 'ack' };
-        },
-        { signal: controller.signal },
-      );
-      await otherProcess.publish('events', 'from-elsewhere', {});
-      await consuming;
-      expect(seen).toEqual(['from-elsewhere']);
+      expect(await firstDelivered(consumer, () => otherProcess.publish('events', 'from-elsewhere', {}))).toEqual(['from-elsewhere']);
     } finally {
       await otherProcess.close();
       await consumer.close();
@@ -59,28 +64,12 @@ describe('sqlite bus', () => {
 
   it('forgets a done message after the duplicate window: the same id published again is delivered again, before it is not', async () => {
     const file = join(dir.path, 'test.events.db');
-    const runOnce = async (bus: SqliteBus, publish: () => Promise<void>) => {
-      const controller = new AbortController();
-      const seen: string[] = [];
-      const consuming = bus.consume(
-        'events',
-        async (message) => {
-          seen.push(message.id);
-          controller.abort();
-          return { kind: 'ack' };
-        },
-        { signal: controller.signal },
-      );
-      await publish();
-      await consuming;
-      return seen;
-    };
     // A window longer than the test: a republished id is dropped.
     const keeping = new SqliteBus(file, 'FULL', { pollIntervalMs: 20 });
     try {
-      expect(await runOnce(keeping, () => keeping.publish('events', 'once', {}))).toEqual(['once']);
+      expect(await firstDelivered(keeping, () => keeping.publish('events', 'once', {}))).toEqual(['once']);
       expect(
-        await runOnce(keeping, async () => {
+        await firstDelivered(keeping, async () => {
           await keeping.publish('events', 'once', {});
           await keeping.publish('events', 'next', {});
         }),
@@ -91,7 +80,7 @@ describe('sqlite bus', () => {
     // A window of nothing: the consumer deletes the done messages, so the same id is new again.
     const forgetting = new SqliteBus(file, 'FULL', { pollIntervalMs: 20, duplicateWindowMs: 0 });
     try {
-      expect(await runOnce(forgetting, () => forgetting.publish('events', 'once', {}))).toEqual(['once']);
+      expect(await firstDelivered(forgetting, () => forgetting.publish('events', 'once', {}))).toEqual(['once']);
     } finally {
       await forgetting.close();
     }
