@@ -3,6 +3,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import packageJson from '../../package.json' with { type: 'json' };
 import type { Config } from '../config.js';
 import { guides } from './docs/render.js';
 import { exampleOf } from './openapi-examples.js';
@@ -182,7 +183,8 @@ export async function registerOpenApi(app: FastifyInstance, delivery: Config['we
       openapi: '3.1.0',
       info: {
         title: 'Nature Profile API',
-        version: '1.0.0-beta',
+        // One version for the service, its document, the CLI and the client (CHANGELOG.md).
+        version: packageJson.version,
         description,
         contact: { name: 'Nature Profile API support' },
         license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestApp, type TestApp } from '../support/test-app.js';
 
@@ -8,6 +9,16 @@ describe('OpenAPI document and docs', () => {
   });
   afterAll(async () => {
     await t.close();
+  });
+
+  it('carries one version with the service, the client and the changelog', async () => {
+    const doc = (await t.app.inject({ url: '/v1/openapi.json' })).json();
+    const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
+    const service = JSON.parse(read('package.json')).version;
+    expect(doc.info.version).toBe(service);
+    expect(JSON.parse(read('packages/client/package.json')).version).toBe(service);
+    // The changelog's newest entry is this version.
+    expect(read('CHANGELOG.md').match(/^## (\S+)/m)?.[1]).toBe(service);
   });
 
   it('serves an OpenAPI 3.1 document generated from the route schemas, without a key', async () => {
