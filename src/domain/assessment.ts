@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { ITEM_COUNT, ITEM_SET_VERSION } from '../scoring/item-bank.js';
-import type { ScoredProfile, Scorer, Scores } from '../scoring/scorer.js';
+import type { Descriptions, Scorer, Scores } from '../scoring/scorer.js';
 import { DomainError, subjectErasedError } from './errors.js';
 
 const ASSESSMENT_TTL_MS = 7 * 24 * 60 * 60 * 1000;
@@ -49,7 +49,7 @@ export type ResponsesSubmitted = {
  * on it. The narratives are derived from the scores where a profile is shown (scoring/scorer.ts `describeScores`);
  * events written before that keep theirs in `descriptions`, and those are shown as they were first served.
  */
-export type ProfileScores = Scores & { descriptions?: ScoredProfile['descriptions'] };
+export type ProfileScores = Scores & { descriptions?: Descriptions };
 
 export type ScoringCompleted = {
   type: 'ScoringCompleted';
@@ -329,7 +329,7 @@ export function decideAbandonAssessment(state: AssessmentState, command: { subje
 export function decideScoreAssessment(state: AssessmentState, scoring: () => ScoringCommand): AssessmentEvent[] {
   if (state === undefined || state.status !== 'scoring') return [];
   const command = scoring();
-  const { scoring_version, natures, intelligences } = command.scorer(state.answers);
+  const { scoring_version, ...scores } = command.scorer(state.answers);
   return [
     {
       type: 'ScoringCompleted',
@@ -341,7 +341,7 @@ export function decideScoreAssessment(state: AssessmentState, scoring: () => Sco
         scoring_version,
         language: state.language,
         completed_at: command.now.toISOString(),
-        pii: { profile: { natures, intelligences } },
+        pii: { profile: scores },
       },
     },
   ];
@@ -381,8 +381,8 @@ export function decideRescore(state: AssessmentState, command: Rescore): Assessm
   const scoresIn = (version: string): ProfileScores => {
     let scores = scored.get(version);
     if (scores === undefined) {
-      const { natures, intelligences } = command.scorerOf(version)(answers);
-      scores = { natures, intelligences };
+      const { scoring_version: _version, ...profile } = command.scorerOf(version)(answers);
+      scores = profile;
       scored.set(version, scores);
     }
     return scores;

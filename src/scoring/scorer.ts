@@ -11,27 +11,32 @@ export interface Description {
   text: string;
 }
 
-export interface ScoredProfile {
-  scoring_version: string;
-  /** Score per construct, 0.0..1.0, keys in alphabetical order. */
+/** A profile's scores, what the log keeps: per construct, 0.0..1.0, keys in alphabetical order. */
+export interface Scores {
   natures: Record<string, number>;
   intelligences: Record<string, number>;
-  descriptions: { version: string; natures: Description[]; intelligences: Description[] };
+}
+
+/** What a scorer makes: the scores, and the version that made them. */
+export interface ScoredProfile extends Scores {
+  scoring_version: string;
+}
+
+/** The narratives of a profile, derived from its scores where it is shown (describeScores). */
+export interface Descriptions {
+  version: string;
+  natures: Description[];
+  intelligences: Description[];
 }
 
 const NARRATIVE_THRESHOLD = 7;
 const MAX_DESCRIPTIONS = 3;
-
-/** A profile's scores without their narratives: what the log keeps. */
-export type Scores = Pick<ScoredProfile, 'natures' | 'intelligences'>;
 
 export type Scorer = (answers: Readonly<Record<string, number>>) => ScoredProfile;
 
 /**
  * The contract's scoring model under a scoring key (which construct each item counts toward): raw = (sum
  * of a construct's 4 answers) / 2, so 2..10 in steps of 0.5; score = (raw − 2) / 8, exact in binary.
- * Narratives go to the raw ≥ 7 constructs of each family: at most 3, highest raw first, ties by the
- * canonical order; they are returned alphabetically.
  */
 export function scorerFor(version: string, keyOf: (itemId: string) => Construct): Scorer {
   return (answers) => score(version, keyOf, answers);
@@ -48,15 +53,15 @@ function score(version: string, keyOf: (itemId: string) => Construct, answers: R
   }
   const raw = (construct: Construct) => sums.get(construct)! / 2;
   const scores = (family: readonly Construct[]) => Object.fromEntries(family.map((c) => [c, (raw(c) - 2) / 8]));
-  const scored = { natures: scores(natures), intelligences: scores(intelligences) };
-  return { scoring_version: version, ...scored, descriptions: describeScores(scored) };
+  return { scoring_version: version, natures: scores(natures), intelligences: scores(intelligences) };
 }
 
 /**
  * The narratives of a profile's scores: what the scores alone decide (raw = score × 8 + 2, exact in binary), so
- * the log keeps the scores only and the narratives are derived where a profile is shown.
+ * the log keeps the scores only and the narratives are derived where a profile is shown. They go to the raw ≥ 7
+ * constructs of each family: at most 3, highest raw first, ties by the canonical order; returned alphabetically.
  */
-export function describeScores(scores: Scores): ScoredProfile['descriptions'] {
+export function describeScores(scores: Scores): Descriptions {
   const raw = (family: Family, construct: Construct) => scores[family][construct]! * 8 + 2;
   const described = (family: Family): Description[] =>
     [...canonicalOrder[family]]

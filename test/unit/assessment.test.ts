@@ -109,11 +109,7 @@ describe('assessment decider', () => {
     });
     expect(fold([...first, ...last])).toMatchObject({ status: 'completed', profile_id: 'prf_1', completed_at: now.toISOString() });
     // The log keeps the scores only: the narratives are derived from them where the profile is shown.
-    const {
-      descriptions: _derived,
-      scoring_version: _version,
-      ...scores
-    } = scoreV1(Object.fromEntries(knownResponses.map((r) => [r.item_id, r.value])));
+    const { scoring_version: _version, ...scores } = scoreV1(Object.fromEntries(knownResponses.map((r) => [r.item_id, r.value])));
     expect((last[1]!.data as { pii: unknown }).pii).toStrictEqual({ profile: scores });
   });
 

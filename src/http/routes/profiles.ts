@@ -25,14 +25,16 @@ const description = z.object({
 });
 
 /** A profile the scorer really makes, from a varied set of answers, as the document's example. */
+const exampleScores = scorers[NEWEST_SCORING_VERSION]!(
+  Object.fromEntries(items.map((item, index) => [item.id, 1 + ((index * 7 + Math.floor(index / 19)) % 5)])),
+);
 const exampleProfile = {
   id: exampleIds.profile,
   object: 'profile',
   subject_id: exampleIds.subject,
   assessment_id: exampleIds.assessment,
-  ...scorers[NEWEST_SCORING_VERSION]!(
-    Object.fromEntries(items.map((item, index) => [item.id, 1 + ((index * 7 + Math.floor(index / 19)) % 5)])),
-  ),
+  ...exampleScores,
+  descriptions: describeScores(exampleScores),
   language: 'en',
   status: 'current',
   superseded_by: null,
