@@ -4,6 +4,7 @@ import {
   createNatureClient,
   isNatureApiError,
   NatureApiError,
+  NatureTimeoutError,
   verifyWebhook,
   WebhookVerificationError,
 } from '../../packages/client/src/index.js';
@@ -43,7 +44,7 @@ function scripted(...answers: (Response | Error)[]) {
 describe('client retries', () => {
   const retried = (fetch: (request: Request) => Promise<Response>, options = {}) => {
     const waits: number[] = [];
-    const send = retryingFetch(fetch, options, async (ms) => {
+    const send = retryingFetch(fetch, options, undefined, async (ms) => {
       waits.push(ms);
     });
     return { send, waits };
@@ -191,6 +192,189 @@ describe('client requests and errors', () => {
       problem: undefined,
       detail: 'The server answered 502 (text/html), not a problem+json body.',
     });
+  });
+});
+
+/** A fetch that records what it is sent and answers 200 with `body` (a list page for GETs of lists). */
+function recording(body: (request: Request) => unknown = () => ({ ok: true })) {
+  const sent: { method: string; path: string; body: unknown; headers: Headers }[] = [];
+  const fetch = async (request: Request) => {
+    // As fetch does: an aborted request is never sent.
+    if (request.signal.aborted) throw request.signal.reason;
+    const text = await request.text();
+    const url = new URL(request.url);
+    sent.push({
+      method: request.method,
+      path: `${url.pathname}${url.search}`,
+      body: text ? JSON.parse(text) : undefined,
+      headers: request.headers,
+    });
+    return new Response(JSON.stringify(body(request)), { status: 200, headers: { 'content-type': 'application/json' } });
+  };
+  return { fetch, sent };
+}
+
+/** A fetch that never answers: it rejects only when its request is aborted. */
+function hanging() {
+  const sent: Request[] = [];
+  const fetch = (request: Request) =>
+    new Promise<Response>((_resolve, reject) => {
+      sent.push(request);
+      request.signal.addEventListener('abort', () => reject(request.signal.reason));
+    });
+  return { fetch, sent };
+}
+
+describe('client resources', () => {
+  it('sends each resource method to its route, with its parameters and body', async () => {
+    const emptyList = { object: 'list', data: [], has_more: false };
+    const { fetch, sent } = recording((request) => (request.method === 'GET' ? emptyList : { ok: true }));
+    const nature = createNatureClient({ apiKey: 'test_sk_x', baseUrl: 'http://api.test', fetch });
+    const consent = { text_version: 'v', granted_at: '2026-11-01T09:30:00Z', ui_hash: 'sha256:00' };
+    await nature.subjects.create({ external_subject_id: 'e', consent });
+    await nature.subjects.get('sub_1');
+    await nature.subjects.list({ limit: 5, external_subject_id: 'e' });
+    await nature.subjects.erase('sub_1');
+    await nature.subjects.audit('sub_1', { limit: 2 });
+    await nature.items.list();
+    await nature.assessments.start('sub_1', { language: 'en' });
+    await nature.assessments.start('sub_1');
+    await nature.assessments.list('sub_1');
+    await nature.assessments.get('sub_1', 'asm_1');
+    await nature.assessments.submit('sub_1', 'asm_1', { responses: [{ item_id: 'mn_001', value: 4 }] });
+    await nature.assessments.abandon('sub_1', 'asm_1');
+    await nature.profiles.latest('sub_1');
+    await nature.profiles.get('prf_1');
+    await nature.webhookEndpoints.create({ url: 'https://example.com/hooks' });
+    await nature.webhookEndpoints.list();
+    await nature.webhookEndpoints.get('we_1');
+    await nature.webhookEndpoints.update('we_1', { disabled: true });
+    await nature.webhookEndpoints.delete('we_1');
+    await nature.webhookEndpoints.rotateSecret('we_1');
+    await nature.webhookEndpoints.sendTest('we_1');
+    await nature.webhookEndpoints.deliveries('we_1', { limit: 3 });
+    await nature.events.list({ limit: 1 });
+    await nature.events.get('evt_1');
+    await nature.events.redeliver('evt_1');
+    await nature.usage.get({ granularity: 'month' });
+    expect(sent.map(({ method, path, body }) => [method, path, body])).toEqual([
+      ['POST', '/v1/nature/subjects', { external_subject_id: 'e', consent }],
+      ['GET', '/v1/nature/subjects/sub_1', undefined],
+      ['GET', '/v1/nature/subjects?limit=5&external_subject_id=e', undefined],
+      ['DELETE', '/v1/nature/subjects/sub_1', undefined],
+      ['GET', '/v1/nature/subjects/sub_1/audit?limit=2', undefined],
+      ['GET', '/v1/nature/items', undefined],
+      ['POST', '/v1/nature/subjects/sub_1/assessments', { language: 'en' }],
+      ['POST', '/v1/nature/subjects/sub_1/assessments', {}],
+      ['GET', '/v1/nature/subjects/sub_1/assessments', undefined],
+      ['GET', '/v1/nature/subjects/sub_1/assessments/asm_1', undefined],
+      ['PATCH', '/v1/nature/subjects/sub_1/assessments/asm_1', { responses: [{ item_id: 'mn_001', value: 4 }] }],
+      ['DELETE', '/v1/nature/subjects/sub_1/assessments/asm_1', undefined],
+      ['GET', '/v1/nature/subjects/sub_1/profile', undefined],
+      ['GET', '/v1/nature/profiles/prf_1', undefined],
+      ['POST', '/v1/nature/webhook_endpoints', { url: 'https://example.com/hooks' }],
+      ['GET', '/v1/nature/webhook_endpoints', undefined],
+      ['GET', '/v1/nature/webhook_endpoints/we_1', undefined],
+      ['PATCH', '/v1/nature/webhook_endpoints/we_1', { disabled: true }],
+      ['DELETE', '/v1/nature/webhook_endpoints/we_1', undefined],
+      ['POST', '/v1/nature/webhook_endpoints/we_1/rotate_secret', {}],
+      ['POST', '/v1/nature/webhook_endpoints/we_1/test', {}],
+      ['GET', '/v1/nature/webhook_endpoints/we_1/deliveries?limit=3', undefined],
+      ['GET', '/v1/nature/events?limit=1', undefined],
+      ['GET', '/v1/nature/events/evt_1', undefined],
+      ['POST', '/v1/nature/events/evt_1/redeliver', {}],
+      ['GET', '/v1/nature/usage?granularity=month', undefined],
+    ]);
+  });
+
+  it('a list awaited is its first page; iterated, it is every item of every page, the first page fetched once', async () => {
+    const ids = ['sub_5', 'sub_4', 'sub_3', 'sub_2', 'sub_1'];
+    const { fetch, sent } = recording((request) => {
+      const query = new URL(request.url).searchParams;
+      const from = query.has('starting_after') ? ids.indexOf(query.get('starting_after')!) + 1 : 0;
+      const data = ids.slice(from, from + 2).map((id) => ({ id }));
+      return { object: 'list', data, has_more: from + 2 < ids.length };
+    });
+    const nature = createNatureClient({ apiKey: 'test_sk_x', baseUrl: 'http://api.test', fetch });
+    const list = nature.subjects.list({ limit: 2 });
+    expect(sent).toEqual([]);
+    const page = await list;
+    expect(page.data.map((subject) => subject.id)).toEqual(['sub_5', 'sub_4']);
+    const every: string[] = [];
+    for await (const subject of list) every.push(subject.id);
+    expect(every).toEqual(ids);
+    expect(sent.map(({ path }) => path)).toEqual([
+      '/v1/nature/subjects?limit=2',
+      '/v1/nature/subjects?limit=2&starting_after=sub_4',
+      '/v1/nature/subjects?limit=2&starting_after=sub_2',
+    ]);
+  });
+
+  it('takes per-call options: an Idempotency-Key of its own, more headers, a signal', async () => {
+    const { fetch, sent } = recording();
+    const nature = createNatureClient({ apiKey: 'test_sk_x', baseUrl: 'http://api.test', fetch });
+    await nature.assessments.submit(
+      'sub_1',
+      'asm_1',
+      { responses: [] },
+      { idempotencyKey: 'batch-1', headers: { 'x-client-secret': 's' } },
+    );
+    expect(sent[0]!.headers.get('idempotency-key')).toBe('batch-1');
+    expect(sent[0]!.headers.get('x-client-secret')).toBe('s');
+    const abort = new AbortController();
+    abort.abort();
+    await expect(nature.items.list({ signal: abort.signal })).rejects.toThrow();
+    expect(sent).toHaveLength(1);
+  });
+});
+
+describe('client time-outs', () => {
+  it('gives up on an attempt that gets no answer in time, retries it with the same Idempotency-Key, then rejects with NatureTimeoutError', async () => {
+    const { fetch, sent } = hanging();
+    const nature = createNatureClient({
+      apiKey: 'test_sk_x',
+      baseUrl: 'http://api.test',
+      fetch,
+      timeoutMs: 20,
+      retries: { baseDelayMs: 1 },
+    });
+    const error = await nature.subjects
+      .create({ external_subject_id: 'e', consent: { text_version: 'v', granted_at: '2026-11-01T09:30:00Z', ui_hash: 'sha256:00' } })
+      .catch((error: unknown) => error);
+    expect(error).toBeInstanceOf(NatureTimeoutError);
+    expect(error).toMatchObject({ timeoutMs: 20, message: 'No answer within 20 ms.' });
+    expect(sent).toHaveLength(4);
+    expect(new Set(sent.map((request) => request.headers.get('idempotency-key'))).size).toBe(1);
+  });
+
+  it('a call sets its own time-out over the client default; a stalled body times out too; the caller’s abort is not a time-out', async () => {
+    const { fetch, sent } = hanging();
+    const nature = createNatureClient({ apiKey: 'test_sk_x', baseUrl: 'http://api.test', fetch, retries: { maxRetries: 0 } });
+    await expect(nature.events.get('evt_1', { timeoutMs: 10 })).rejects.toBeInstanceOf(NatureTimeoutError);
+
+    const stalledBody = async (request: Request) =>
+      new Response(
+        new ReadableStream({
+          start: (controller) => request.signal.addEventListener('abort', () => controller.error(request.signal.reason)),
+        }),
+        { status: 200 },
+      );
+    const slow = createNatureClient({
+      apiKey: 'test_sk_x',
+      baseUrl: 'http://api.test',
+      fetch: stalledBody,
+      retries: { maxRetries: 0 },
+      timeoutMs: 10,
+    });
+    await expect(slow.items.list()).rejects.toBeInstanceOf(NatureTimeoutError);
+
+    const abort = new AbortController();
+    const call = nature.events.get('evt_1', { signal: abort.signal, timeoutMs: 60_000 });
+    await expect.poll(() => sent.length).toBe(2);
+    abort.abort();
+    const error = await call.catch((error: unknown) => error);
+    expect(error).not.toBeInstanceOf(NatureTimeoutError);
+    expect(error).toMatchObject({ name: 'AbortError' });
   });
 });
 

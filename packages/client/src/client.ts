@@ -3,7 +3,8 @@ import type { InitArgs, InitOf, PathsWith, paths, RawClient, ResponseOf } from '
 import { NatureApiError } from './errors.js';
 import { idempotencyKeys } from './idempotency.js';
 import { type ListItem, type ListPath, paginate } from './pagination.js';
-import { type RetryOptions, retryingFetch } from './retry.js';
+import { type NatureResources, natureResources, type Send } from './resources.js';
+import { defaultTimeoutMs, type RetryOptions, retryingFetch } from './retry.js';
 
 export interface NatureClientOptions {
   /** A secret key (`test_sk_…` for the sandbox, `live_sk_…` for production): keep it on your servers. */
@@ -13,6 +14,8 @@ export interface NatureClientOptions {
   /** The fetch to send requests with (default: the global fetch). */
   fetch?: (request: Request) => Promise<Response>;
   retries?: RetryOptions;
+  /** How long one attempt of a call may take, from sending to the last byte (default 30 s); a call can set its own. */
+  timeoutMs?: number;
 }
 
 type Caller<M extends 'get' | 'post' | 'patch' | 'delete'> = <P extends PathsWith<M>>(
@@ -21,10 +24,11 @@ type Caller<M extends 'get' | 'post' | 'patch' | 'delete'> = <P extends PathsWit
 ) => Promise<ResponseOf<M, P>>;
 
 /**
- * Each method takes a path of the API as the document writes it and resolves with the 2xx body, typed by
- * the document; any other answer (after retries) rejects with a NatureApiError.
+ * The resources (`nature.subjects.create(…)`), and underneath them the API by path: each of GET, POST, PATCH
+ * and DELETE takes a path as the document writes it and resolves with the 2xx body, typed by the document;
+ * any other answer (after retries) rejects with a NatureApiError.
  */
-export interface NatureClient {
+export interface NatureClient extends NatureResources {
   GET: Caller<'get'>;
   POST: Caller<'post'>;
   PATCH: Caller<'patch'>;
@@ -40,10 +44,11 @@ export function createNatureClient({
   baseUrl,
   fetch = (request) => globalThis.fetch(request),
   retries,
+  timeoutMs = defaultTimeoutMs,
 }: NatureClientOptions): NatureClient {
   const raw = createClient<paths>({
     baseUrl,
-    fetch: retryingFetch(fetch, retries),
+    fetch: retryingFetch(fetch, retries, timeoutMs),
     headers: { authorization: `Bearer ${apiKey}` },
   });
   raw.use(idempotencyKeys);
@@ -57,7 +62,16 @@ export function createNatureClient({
     if (!response.ok) throw new NatureApiError(response.status, error, response.headers);
     return data;
   };
+  const call: Send = (method, path, init, options = {}) =>
+    send(method)(path, {
+      ...init,
+      // A fetch of the call's own only when it needs its own time-out: openapi-fetch takes one per call.
+      ...(options.timeoutMs !== undefined && { fetch: retryingFetch(fetch, retries, options.timeoutMs) }),
+      ...(options.signal && { signal: options.signal }),
+      headers: { ...options.headers, ...(options.idempotencyKey !== undefined && { 'idempotency-key': options.idempotencyKey }) },
+    });
   return {
+    ...natureResources(call),
     GET: send('GET') as Caller<'get'>,
     POST: send('POST') as Caller<'post'>,
     PATCH: send('PATCH') as Caller<'patch'>,

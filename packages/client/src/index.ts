@@ -8,6 +8,7 @@ export {
   type NatureErrorCode,
   UNEXPECTED_RESPONSE,
 } from './errors.js';
-export type { ListItem, ListPath } from './pagination.js';
-export type { RetryOptions } from './retry.js';
+export type { ListItem, ListPath, ListResult } from './pagination.js';
+export type { BodyOf, NatureResources, QueryOf, RequestOptions } from './resources.js';
+export { NatureTimeoutError, type RetryOptions } from './retry.js';
 export { verifyWebhook, type WebhookHeaders, WebhookVerificationError } from './webhooks.js';

@@ -13,30 +13,51 @@ export type ListPath = Values<{
 
 export type ListItem<P extends ListPath> = ResponseOf<'get', P>['data'][number];
 
-type Page = { data: readonly { id: string }[]; has_more: boolean };
-type Init = { params?: { query?: Record<string, unknown> } } & Record<string, unknown>;
+export type Page = { data: readonly { id: string }[]; has_more: boolean };
+type Query = Record<string, unknown>;
 
 /**
- * Every item of a list, fetching page after page as the iteration goes (the page size is `limit`). It follows
- * `starting_after` in the list's own order; given `ending_before`, it walks back towards the start instead,
- * nearest item first.
+ * A list call: awaited, its first page; iterated with `for await`, every item of every page, fetched as the
+ * iteration goes. The first page is fetched once, when first needed, whichever way it is used.
  */
+export interface ListResult<P extends Page> extends PromiseLike<P>, AsyncIterable<P['data'][number]> {}
+
+/**
+ * Every item from `first` on. It follows `starting_after` in the list's own order; given `ending_before`,
+ * it walks back towards the start instead, nearest item first.
+ */
+async function* items<P extends Page>(fetchPage: (query: Query) => Promise<P>, query: Query, first = () => fetchPage(query)) {
+  const backwards = query.ending_before !== undefined;
+  const cursor = { ...query };
+  for (let page = await first(); ; page = await fetchPage(cursor)) {
+    yield* (backwards ? [...page.data].reverse() : page.data) as P['data'][number][];
+    if (!page.has_more || page.data.length === 0) return;
+    if (backwards) cursor.ending_before = page.data[0]!.id;
+    else cursor.starting_after = page.data.at(-1)!.id;
+  }
+}
+
+/** The list of `query` (its page size is `limit`), as a ListResult. */
+export function listResult<P extends Page>(fetchPage: (query: Query) => Promise<P>, query: Query): ListResult<P> {
+  let first: Promise<P> | undefined;
+  const firstPage = () => {
+    first ??= fetchPage(query);
+    return first;
+  };
+  return {
+    // biome-ignore lint/suspicious/noThenProperty: a ListResult is awaited for its first page by design.
+    then: (onFulfilled, onRejected) => firstPage().then(onFulfilled, onRejected),
+    [Symbol.asyncIterator]: () => items(fetchPage, query, firstPage),
+  };
+}
+
+/** Every item of a list by path, as `nature.list('/v1/nature/subjects')` iterates it. */
 export function paginate<P extends ListPath>(
-  get: (path: string, init: Init) => Promise<unknown>,
+  get: (path: string, init: object) => Promise<unknown>,
   path: P,
   ...[init]: InitArgs<InitOf<'get', P>>
 ): AsyncIterableIterator<ListItem<P>> {
-  const given = (init ?? {}) as Init;
-  const query: Record<string, unknown> = { ...given.params?.query };
-  const backwards = query.ending_before !== undefined;
-  async function* pages(): AsyncGenerator<ListItem<P>> {
-    for (;;) {
-      const page = (await get(path, { ...given, params: { ...given.params, query } })) as Page;
-      yield* (backwards ? [...page.data].reverse() : page.data) as ListItem<P>[];
-      if (!page.has_more || page.data.length === 0) return;
-      if (backwards) query.ending_before = page.data[0]!.id;
-      else query.starting_after = page.data.at(-1)!.id;
-    }
-  }
-  return pages();
+  const given = (init ?? {}) as { params?: { query?: Query } };
+  const fetchPage = (query: Query) => get(path, { ...given, params: { ...given.params, query } }) as Promise<ResponseOf<'get', P> & Page>;
+  return items(fetchPage, { ...given.params?.query }) as AsyncIterableIterator<ListItem<P>>;
 }

@@ -10,6 +10,31 @@ export interface RetryOptions {
 
 type Fetch = (request: Request) => Promise<Response>;
 
+/** An attempt that got no whole answer within `timeoutMs` (the caller's own abort is not one). */
+export class NatureTimeoutError extends Error {
+  override readonly name = 'NatureTimeoutError';
+  constructor(readonly timeoutMs: number) {
+    super(`No answer within ${timeoutMs} ms.`);
+  }
+}
+
+/**
+ * One attempt, bounded by `timeoutMs` from sending to the last byte of the body: the body is read here, so a
+ * server that stalls half-way through an answer times out too (API answers are small).
+ */
+async function attempt(fetch: Fetch, request: Request, timeoutMs: number): Promise<Response> {
+  const timeout = AbortSignal.timeout(timeoutMs);
+  try {
+    const response = await fetch(new Request(request.clone(), { signal: AbortSignal.any([request.signal, timeout]) }));
+    const body = await response.arrayBuffer();
+    // A Response of these statuses may not have a body, not even an empty one.
+    return new Response([204, 205, 304].includes(response.status) ? null : body, response);
+  } catch (error) {
+    if (timeout.aborted && !request.signal.aborted) throw new NatureTimeoutError(timeoutMs);
+    throw error;
+  }
+}
+
 /**
  * Worth sending again: rate limited (429), our fault or unavailable (5xx), and the 409 that says the same
  * Idempotency-Key is still running (the only 409 with Retry-After). Anything else would only fail again.
@@ -33,19 +58,28 @@ function backoffMs(retry: number, baseDelayMs: number, maxDelayMs: number): numb
   return ceiling / 2 + Math.random() * (ceiling / 2);
 }
 
+/** How long one attempt may take unless the client or the call says otherwise. */
+export const defaultTimeoutMs = 30_000;
+
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
- * `fetch`, retried on network errors and on retryable answers, honouring Retry-After, at most `maxRetries`
- * times. The caller's abort is never retried. Each attempt sends a clone, so the body goes out every time.
+ * `fetch`, each attempt bounded by `timeoutMs`, retried on network errors, time-outs and retryable answers,
+ * honouring Retry-After, at most `maxRetries` times. The caller's abort is never retried. Each attempt sends
+ * a clone, so the body goes out every time.
  */
-export function retryingFetch(fetch: Fetch, options: RetryOptions = {}, wait: (ms: number) => Promise<void> = sleep): Fetch {
+export function retryingFetch(
+  fetch: Fetch,
+  options: RetryOptions = {},
+  timeoutMs = defaultTimeoutMs,
+  wait: (ms: number) => Promise<void> = sleep,
+): Fetch {
   const { maxRetries = 3, baseDelayMs = 500, maxDelayMs = 20_000 } = options;
   return async (request) => {
     for (let retry = 0; ; retry++) {
       let response: Response;
       try {
-        response = await fetch(request.clone());
+        response = await attempt(fetch, request, timeoutMs);
       } catch (error) {
         if (retry >= maxRetries || request.signal.aborted) throw error;
         await wait(backoffMs(retry, baseDelayMs, maxDelayMs));
@@ -54,8 +88,6 @@ export function retryingFetch(fetch: Fetch, options: RetryOptions = {}, wait: (m
       if (retry >= maxRetries || !retryable(response)) return response;
       const delay = retryAfterMs(response) ?? backoffMs(retry, baseDelayMs, maxDelayMs);
       if (delay > maxDelayMs) return response;
-      // The answer is dropped: release its connection.
-      await response.body?.cancel();
       await wait(delay);
     }
   };

@@ -1,0 +1,176 @@
+import type { paths, ResponseOf } from './api.js';
+import { type ListPath, type ListResult, listResult, type Page } from './pagination.js';
+
+/** What any one call may set beyond the route's own parameters. */
+export interface RequestOptions {
+  /** How long one attempt may take, from sending to the last byte (default: the client's `timeoutMs`). */
+  timeoutMs?: number;
+  /** The Idempotency-Key of a POST or PATCH (default: a random UUID per call, kept by its retries). */
+  idempotencyKey?: string;
+  /** Cancels the call, retries included. */
+  signal?: AbortSignal;
+  /** More headers, e.g. `X-Client-Secret` for a call made with a publishable key. */
+  headers?: Record<string, string>;
+}
+
+type Method = 'get' | 'post' | 'patch' | 'delete';
+type Operation<M extends Method, P extends keyof paths> = paths[P][M];
+/** The JSON body a route takes. */
+export type BodyOf<M extends Method, P extends keyof paths> =
+  Operation<M, P> extends {
+    requestBody?: { content: { 'application/json': infer B } };
+  }
+    ? B
+    : never;
+/** The query parameters a GET route takes. */
+export type QueryOf<P extends keyof paths> = Operation<'get', P> extends { parameters: { query?: infer Q } } ? NonNullable<Q> : never;
+
+type Init = { params?: { path?: Record<string, string>; query?: object }; body?: unknown };
+/** The one untyped call underneath: the types are the resources' own, below. */
+export type Send = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, init: Init, options?: RequestOptions) => Promise<unknown>;
+
+const subjects = '/v1/nature/subjects';
+const subject = '/v1/nature/subjects/{id}';
+const audit = '/v1/nature/subjects/{id}/audit';
+const items = '/v1/nature/items';
+const assessments = '/v1/nature/subjects/{id}/assessments';
+const assessment = '/v1/nature/subjects/{id}/assessments/{assessment_id}';
+const latestProfile = '/v1/nature/subjects/{id}/profile';
+const profile = '/v1/nature/profiles/{id}';
+const endpoints = '/v1/nature/webhook_endpoints';
+const endpoint = '/v1/nature/webhook_endpoints/{id}';
+const rotateSecret = '/v1/nature/webhook_endpoints/{id}/rotate_secret';
+const testEvent = '/v1/nature/webhook_endpoints/{id}/test';
+const deliveries = '/v1/nature/webhook_endpoints/{id}/deliveries';
+const events = '/v1/nature/events';
+const event = '/v1/nature/events/{id}';
+const redeliver = '/v1/nature/events/{id}/redeliver';
+const usage = '/v1/nature/usage';
+
+type Paged<P extends ListPath> = ListResult<ResponseOf<'get', P> & Page>;
+
+/**
+ * The API by resource: `nature.subjects.create({ … })`. Each call resolves with the 2xx body, typed by the
+ * OpenAPI document, or rejects with a NatureApiError (or a NatureTimeoutError). A `list` resolves with its
+ * first page and, iterated with `for await`, yields every item of every page.
+ */
+export interface NatureResources {
+  subjects: {
+    create(body: BodyOf<'post', typeof subjects>, options?: RequestOptions): Promise<ResponseOf<'post', typeof subjects>>;
+    get(id: string, options?: RequestOptions): Promise<ResponseOf<'get', typeof subject>>;
+    list(query?: QueryOf<typeof subjects>, options?: RequestOptions): Paged<typeof subjects>;
+    /** Erases the subject's personal data for good (GDPR Art. 17): answers 200 once, then 410 subject_erased. */
+    erase(id: string, options?: RequestOptions): Promise<ResponseOf<'delete', typeof subject>>;
+    /** Who read or changed the subject, and when. */
+    audit(id: string, query?: QueryOf<typeof audit>, options?: RequestOptions): Paged<typeof audit>;
+  };
+  items: {
+    /** The 76 statements and the five answer labels. */
+    list(options?: RequestOptions): Promise<ResponseOf<'get', typeof items>>;
+  };
+  assessments: {
+    start(
+      subjectId: string,
+      body?: BodyOf<'post', typeof assessments>,
+      options?: RequestOptions,
+    ): Promise<ResponseOf<'post', typeof assessments>>;
+    list(subjectId: string, query?: QueryOf<typeof assessments>, options?: RequestOptions): Paged<typeof assessments>;
+    get(subjectId: string, assessmentId: string, options?: RequestOptions): Promise<ResponseOf<'get', typeof assessment>>;
+    /** One batch of answers; the batch that completes the 76 starts scoring. */
+    submit(
+      subjectId: string,
+      assessmentId: string,
+      body: BodyOf<'patch', typeof assessment>,
+      options?: RequestOptions,
+    ): Promise<ResponseOf<'patch', typeof assessment>>;
+    abandon(subjectId: string, assessmentId: string, options?: RequestOptions): Promise<ResponseOf<'delete', typeof assessment>>;
+  };
+  profiles: {
+    /** The subject's profile from its latest completed assessment. */
+    latest(subjectId: string, options?: RequestOptions): Promise<ResponseOf<'get', typeof latestProfile>>;
+    get(id: string, options?: RequestOptions): Promise<ResponseOf<'get', typeof profile>>;
+  };
+  webhookEndpoints: {
+    /** The answer carries the signing secret: the only time it is shown. */
+    create(body: BodyOf<'post', typeof endpoints>, options?: RequestOptions): Promise<ResponseOf<'post', typeof endpoints>>;
+    list(query?: QueryOf<typeof endpoints>, options?: RequestOptions): Paged<typeof endpoints>;
+    get(id: string, options?: RequestOptions): Promise<ResponseOf<'get', typeof endpoint>>;
+    update(id: string, body: BodyOf<'patch', typeof endpoint>, options?: RequestOptions): Promise<ResponseOf<'patch', typeof endpoint>>;
+    delete(id: string, options?: RequestOptions): Promise<ResponseOf<'delete', typeof endpoint>>;
+    /** A new secret; the old one keeps signing alongside it for the overlap asked for. */
+    rotateSecret(
+      id: string,
+      body?: BodyOf<'post', typeof rotateSecret>,
+      options?: RequestOptions,
+    ): Promise<ResponseOf<'post', typeof rotateSecret>>;
+    sendTest(id: string, body?: BodyOf<'post', typeof testEvent>, options?: RequestOptions): Promise<ResponseOf<'post', typeof testEvent>>;
+    deliveries(id: string, query?: QueryOf<typeof deliveries>, options?: RequestOptions): Paged<typeof deliveries>;
+  };
+  events: {
+    list(query?: QueryOf<typeof events>, options?: RequestOptions): Paged<typeof events>;
+    get(id: string, options?: RequestOptions): Promise<ResponseOf<'get', typeof event>>;
+    redeliver(id: string, body?: BodyOf<'post', typeof redeliver>, options?: RequestOptions): Promise<ResponseOf<'post', typeof redeliver>>;
+  };
+  usage: {
+    /** Completed assessments per key and UTC day or month. */
+    get(query?: QueryOf<typeof usage>, options?: RequestOptions): Promise<ResponseOf<'get', typeof usage>>;
+  };
+}
+
+/**
+ * The resources over `send`. The paths are checked against the document by the types above; which method
+ * and parameters each member sends is checked by the tests against the server (send is untyped).
+ */
+export function natureResources(send: Send): NatureResources {
+  const path = (id: string, more: Record<string, string> = {}) => ({ path: { id, ...more } });
+  const list = (route: string, pathParams: Record<string, string> | undefined, query: object | undefined, options?: RequestOptions) =>
+    listResult(
+      (pageQuery) =>
+        send('GET', route, { params: { ...(pathParams && { path: pathParams }), query: pageQuery } }, options) as Promise<Page>,
+      { ...query },
+    );
+  return {
+    subjects: {
+      create: (body, options) => send('POST', subjects, { body }, options),
+      get: (id, options) => send('GET', subject, { params: path(id) }, options),
+      list: (query, options) => list(subjects, undefined, query, options),
+      erase: (id, options) => send('DELETE', subject, { params: path(id) }, options),
+      audit: (id, query, options) => list(audit, { id }, query, options),
+    },
+    items: {
+      list: (options) => send('GET', items, {}, options),
+    },
+    assessments: {
+      start: (subjectId, body, options) => send('POST', assessments, { params: path(subjectId), body: body ?? {} }, options),
+      list: (subjectId, query, options) => list(assessments, { id: subjectId }, query, options),
+      get: (subjectId, assessmentId, options) =>
+        send('GET', assessment, { params: path(subjectId, { assessment_id: assessmentId }) }, options),
+      submit: (subjectId, assessmentId, body, options) =>
+        send('PATCH', assessment, { params: path(subjectId, { assessment_id: assessmentId }), body }, options),
+      abandon: (subjectId, assessmentId, options) =>
+        send('DELETE', assessment, { params: path(subjectId, { assessment_id: assessmentId }) }, options),
+    },
+    profiles: {
+      latest: (subjectId, options) => send('GET', latestProfile, { params: path(subjectId) }, options),
+      get: (id, options) => send('GET', profile, { params: path(id) }, options),
+    },
+    webhookEndpoints: {
+      create: (body, options) => send('POST', endpoints, { body }, options),
+      list: (query, options) => list(endpoints, undefined, query, options),
+      get: (id, options) => send('GET', endpoint, { params: path(id) }, options),
+      update: (id, body, options) => send('PATCH', endpoint, { params: path(id), body }, options),
+      delete: (id, options) => send('DELETE', endpoint, { params: path(id) }, options),
+      rotateSecret: (id, body, options) => send('POST', rotateSecret, { params: path(id), body: body ?? {} }, options),
+      sendTest: (id, body, options) => send('POST', testEvent, { params: path(id), body: body ?? {} }, options),
+      deliveries: (id, query, options) => list(deliveries, { id }, query, options),
+    },
+    events: {
+      list: (query, options) => list(events, undefined, query, options),
+      get: (id, options) => send('GET', event, { params: path(id) }, options),
+      redeliver: (id, body, options) => send('POST', redeliver, { params: path(id), body: body ?? {} }, options),
+    },
+    usage: {
+      get: (query, options) => send('GET', usage, { params: { query: { ...query } } }, options),
+    },
+  } as NatureResources;
+}
