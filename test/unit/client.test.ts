@@ -248,7 +248,7 @@ describe('client resources', () => {
     await nature.webhookEndpoints.create({ url: 'https://example.com/hooks' });
     await nature.webhookEndpoints.list();
     await nature.webhookEndpoints.get('we_1');
-    await nature.webhookEndpoints.update('we_1', { disabled: true });
+    await nature.webhookEndpoints.update('we_1', { status: 'disabled' });
     await nature.webhookEndpoints.delete('we_1');
     await nature.webhookEndpoints.rotateSecret('we_1');
     await nature.webhookEndpoints.sendTest('we_1');
@@ -275,7 +275,7 @@ describe('client resources', () => {
       ['POST', '/v1/nature/webhook_endpoints', { url: 'https://example.com/hooks' }],
       ['GET', '/v1/nature/webhook_endpoints', undefined],
       ['GET', '/v1/nature/webhook_endpoints/we_1', undefined],
-      ['PATCH', '/v1/nature/webhook_endpoints/we_1', { disabled: true }],
+      ['PATCH', '/v1/nature/webhook_endpoints/we_1', { status: 'disabled' }],
       ['DELETE', '/v1/nature/webhook_endpoints/we_1', undefined],
       ['POST', '/v1/nature/webhook_endpoints/we_1/rotate_secret', {}],
       ['POST', '/v1/nature/webhook_endpoints/we_1/test', {}],
