@@ -16,6 +16,10 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY projections ./projections
 COPY packages/embed ./packages/embed
+# The client is built first (its types come from the app's own OpenAPI document, which renders the docs):
+# `nature listen` and `nature trigger` call the API through it.
+COPY packages/client ./packages/client
+COPY docs ./docs
 RUN npm run build && npm prune --omit=dev
 
 FROM node:24.11.1-bookworm-slim
@@ -26,6 +30,8 @@ COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 # The <nature-assessment> module, served at /v1/embed/nature-assessment.js.
 COPY --from=build /app/packages/embed/dist ./packages/embed/dist
+COPY --from=build /app/packages/client/package.json ./packages/client/
+COPY --from=build /app/packages/client/dist ./packages/client/dist
 COPY bin ./bin
 # The guides under /docs are rendered from these at start-up.
 COPY docs ./docs

@@ -12,8 +12,10 @@ import { auditCommand } from './audit.js';
 import { CliError, exitStatus, UsageError } from './errors.js';
 import { addCommandHelp } from './help.js';
 import { keysCommand, type Output } from './keys.js';
+import { listenCommand } from './listen.js';
 import { masterKeyCommand } from './master-key.js';
 import { profilesCommand } from './profiles.js';
+import { triggerCommand } from './trigger.js';
 import { usageCommand } from './usage.js';
 
 /** A stream `nature` prints to; on a terminal (isTTY, columns) help is wrapped to its width and progress drawn in place. */
@@ -39,7 +41,7 @@ async function reachable(config: Config, uses = { eventStore: true }): Promise<C
 function commandLine(env: NodeJS.ProcessEnv, output: Output, progress: Terminal) {
   const program = new Command('nature')
     .description(
-      'Operator commands of the Nature Profile API. They work on the same data directory and backends as the server, while it runs.',
+      'Commands of the Nature Profile API. The operator commands work on the same data directory and backends as the server, while it runs; listen and trigger call a server with an API key.',
     )
     .version(packageJson.version, '-V, --version', 'print the version')
     .option('--data-dir <dir>', 'where the stores are (default: NATURE_DATA_DIR, then ./data)', (value) => {
@@ -128,6 +130,9 @@ function commandLine(env: NodeJS.ProcessEnv, output: Output, progress: Terminal)
       output,
     ),
   );
+  // Callers' tools: they reach a server over HTTP with an API key, like any caller, not the stores.
+  program.addCommand(listenCommand(env, output));
+  program.addCommand(triggerCommand(env, output));
 
   addCommandHelp(program);
   return { program, loaded: () => loaded };

@@ -64,6 +64,8 @@ describe('the nature operator command', () => {
       'audit',
       'usage',
       'master-key rotate',
+      'listen',
+      'trigger',
     ]);
     for (const { command, description, example } of listed) {
       expect(description, command).toMatch(/^ {6}[a-z]/);

@@ -1,0 +1,64 @@
+import { createNatureClient, type NatureClient } from '@nature-profile/client';
+import { type Command, InvalidArgumentError } from 'commander';
+import packageJson from '../../package.json' with { type: 'json' };
+import type { Environment } from '../domain/api-keys.js';
+import { UsageError } from './errors.js';
+
+/** How a command that calls the API reaches it: a key and a server, as any caller would. */
+export interface ApiAccess {
+  nature: NatureClient;
+  baseUrl: string;
+  environment: Environment;
+}
+
+export interface ApiOptions {
+  apiKey?: string;
+  baseUrl?: string;
+}
+
+function baseUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new InvalidArgumentError('A base URL is http(s)://host[:port], such as http://127.0.0.1:8080.');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidArgumentError('A base URL is http or https.');
+  return url.href.replace(/\/+$/, '');
+}
+
+/** `--api-key` and `--base-url`, for the commands that call the API over HTTP. */
+export function withApiOptions(command: Command): Command {
+  return command
+    .option('--api-key <key>', 'a secret API key (default: NATURE_API_KEY)')
+    .option('--base-url <url>', 'where the API is (default: NATURE_BASE_URL, then http://127.0.0.1:$PORT, port 8080)', baseUrl);
+}
+
+/**
+ * The client for `options`, from the flags first, then the environment. A publishable key cannot read events or
+ * write without a client secret, so only secret keys are taken; `writes` refuses a production key too.
+ */
+export function apiAccess(
+  options: ApiOptions,
+  env: NodeJS.ProcessEnv,
+  { command, writes }: { command: string; writes: boolean },
+): ApiAccess {
+  const apiKey = options.apiKey ?? env.NATURE_API_KEY;
+  if (!apiKey) throw new UsageError(`${command} needs an API key: --api-key or NATURE_API_KEY (mint one with \`nature keys create\`)`);
+  const kind = /^(test|live)_(sk|pk)_/.exec(apiKey);
+  if (!kind) throw new UsageError('that is not an API key: keys start with test_sk_ or live_sk_');
+  if (kind[2] === 'pk') throw new UsageError(`${command} needs a secret key (test_sk_…), not a publishable one`);
+  const environment = kind[1] as Environment;
+  if (writes && environment === 'live')
+    throw new UsageError(`${command} creates data: it runs with a sandbox key (test_sk_…) only, never a production one`);
+  const url = options.baseUrl ?? (env.NATURE_BASE_URL ? baseUrl(env.NATURE_BASE_URL) : `http://127.0.0.1:${env.PORT || 8080}`);
+  const nature = createNatureClient({
+    apiKey,
+    baseUrl: url,
+    fetch: (request) => {
+      request.headers.set('user-agent', `nature-cli/${packageJson.version}`);
+      return fetch(request);
+    },
+  });
+  return { nature, baseUrl: url, environment };
+}

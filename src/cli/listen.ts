@@ -1,0 +1,165 @@
+import { setTimeout as pause } from 'node:timers/promises';
+import { isNatureApiError, type NatureClient, type NatureEvent } from '@nature-profile/client';
+import { Command } from 'commander';
+import packageJson from '../../package.json' with { type: 'json' };
+import { sign } from '../webhooks/signer.js';
+import { type ApiOptions, apiAccess, withApiOptions } from './api-access.js';
+import { CliError } from './errors.js';
+import type { Output } from './keys.js';
+import { defaultStateFile, type ListenState, loadState, saveState } from './listen-state.js';
+import { pastLookback, remember, unseen } from './unseen-events.js';
+
+/** A forward gets this long for its answer, as the server's own deliveries do (10 s). */
+const FORWARD_TIMEOUT_MS = 10_000;
+const RETRY_MAX_MS = 30_000;
+
+const environmentNames = { test: 'sandbox', live: 'production' } as const;
+
+interface ListenOptions extends ApiOptions {
+  forwardTo: string;
+  events?: string[];
+  stateFile?: string;
+  interval: number;
+}
+
+/** The events listed since the look-back began, not forwarded yet, oldest first. */
+async function newEvents(nature: NatureClient, state: ListenState): Promise<NatureEvent[]> {
+  const listed: NatureEvent[] = [];
+  for await (const event of nature.events.list({ limit: 100 })) {
+    if (pastLookback(event, state.forwarded)) break;
+    listed.push(event);
+  }
+  return unseen(listed, state.forwarded);
+}
+
+/** One delivery of `event` to `url`, signed as the server signs its webhooks; what came back, in words. */
+async function forward(url: string, secret: string, event: NatureEvent): Promise<{ ok: boolean; said: string }> {
+  const body = JSON.stringify(event);
+  const timestamp = Math.floor(Date.now() / 1000);
+  const started = performance.now();
+  try {
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'user-agent': `nature-listen/${packageJson.version}`,
+        'webhook-id': event.id,
+        'webhook-timestamp': String(timestamp),
+        'webhook-signature': sign(secret, event.id, timestamp, body),
+      },
+      body,
+      redirect: 'manual',
+      signal: AbortSignal.timeout(FORWARD_TIMEOUT_MS),
+    });
+    await response.body?.cancel();
+    return { ok: response.ok, said: `${response.status} (${Math.round(performance.now() - started)} ms)` };
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string } }).cause?.code;
+    return { ok: false, said: `no answer: ${cause ?? (error as Error).message}` };
+  }
+}
+
+/** Waits `ms`, or less when `stop` fires; false once stopped. */
+const rest = (ms: number, stop: AbortSignal) =>
+  pause(ms, undefined, { signal: stop }).then(
+    () => true,
+    () => false,
+  );
+
+/** A key the server refuses will never work: that ends the command; anything else is waited out. */
+function fatal(error: unknown): CliError | undefined {
+  if (isNatureApiError(error, 'unauthenticated', 'insufficient_scope'))
+    return new CliError(`the server refused the key (${error.code}): ${error.detail}`);
+  return undefined;
+}
+
+/**
+ * Follows the environment's events and forwards each, in order, to `forwardTo`, until `stop`. An event is
+ * kept as forwarded only once the receiver answered 2xx; until then it is sent again with back-off.
+ */
+async function follow(nature: NatureClient, options: ListenOptions, state: ListenState, file: string, output: Output, stop: AbortSignal) {
+  for (let failures = 0; !stop.aborted; ) {
+    let events: NatureEvent[];
+    try {
+      events = await newEvents(nature, state);
+      failures = 0;
+    } catch (error) {
+      const ended = fatal(error);
+      if (ended) throw ended;
+      const wait = Math.min(RETRY_MAX_MS, 1000 * 2 ** failures++);
+      output.err(`cannot read the events: ${(error as Error).message} (trying again in ${wait / 1000} s)`);
+      if (!(await rest(wait, stop))) return;
+      continue;
+    }
+    for (const event of events) {
+      if (options.events === undefined || options.events.includes(event.type)) {
+        for (let attempt = 0; ; attempt += 1) {
+          const { ok, said } = await forward(options.forwardTo, state.secret, event);
+          const line = `${event.created_at}  ${event.type}  ${event.id}  -> ${said}`;
+          if (ok) {
+            output.out(line);
+            break;
+          }
+          const wait = Math.min(RETRY_MAX_MS, 1000 * 2 ** attempt);
+          output.out(`${line}, sending again in ${wait / 1000} s`);
+          if (!(await rest(wait, stop))) return;
+        }
+      }
+      state.forwarded = remember(state.forwarded, event);
+      saveState(file, state);
+      if (stop.aborted) return;
+    }
+    if (!(await rest(options.interval, stop))) return;
+  }
+}
+
+/** `nature listen --forward-to URL`: a local webhook endpoint for development, with no public receiver. */
+export function listenCommand(env: NodeJS.ProcessEnv, output: Output): Command {
+  return withApiOptions(
+    new Command('listen')
+      .description(
+        "forward the environment's events, as they happen, to a local URL, signed like the server's webhooks; resumes where it stopped",
+      )
+      .requiredOption('--forward-to <url>', 'where to POST each event, e.g. http://localhost:3000/webhooks')
+      .option('--events <types>', 'only these event types, comma-separated (default: every type)', (value) => value.split(','))
+      .option('--state-file <file>', 'where the signing secret and the position are kept (default: under XDG_STATE_HOME)')
+      .option('--interval <ms>', 'how often to look for new events', (value) => Number(value), 1000),
+  ).action(async (options: ListenOptions) => {
+    const { nature, baseUrl, environment } = apiAccess(options, env, { command: 'nature listen', writes: false });
+    if (!/^https?:\/\//.test(options.forwardTo)) throw new CliError('--forward-to is an http(s) URL, e.g. http://localhost:3000/webhooks');
+    if (!(options.interval >= 100)) throw new CliError('--interval is a number of milliseconds, at least 100');
+    const file = options.stateFile ?? defaultStateFile(env, baseUrl, environment);
+    const { state, fresh } = loadState(file);
+    try {
+      if (fresh) {
+        // A first run starts from now: what happened before is not news.
+        for await (const event of nature.events.list({ limit: 100 })) {
+          if (pastLookback(event, state.forwarded)) break;
+          state.forwarded = remember(state.forwarded, event);
+        }
+      }
+      // Saved at once, so the secret printed below is the one every later run signs with.
+      saveState(file, state);
+    } catch (error) {
+      throw fatal(error) ?? error;
+    }
+
+    output.out(`Forwarding ${environmentNames[environment]} events of ${baseUrl} to ${options.forwardTo}`);
+    output.out(`Signing secret: ${state.secret} (kept in ${file}; verify deliveries with it as with any Standard Webhooks secret)`);
+    output.out(
+      fresh
+        ? 'Ready: waiting for new events. Ctrl-C stops; the next run resumes where this one stopped.'
+        : 'Ready: resuming where the last run stopped.',
+    );
+
+    const stop = new AbortController();
+    const stopNow = () => stop.abort();
+    process.once('SIGINT', stopNow).once('SIGTERM', stopNow);
+    try {
+      await follow(nature, options, state, file, output, stop.signal);
+    } finally {
+      process.off('SIGINT', stopNow).off('SIGTERM', stopNow);
+    }
+    output.out('Stopped: the next run resumes from here.');
+  });
+}

@@ -1,0 +1,170 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { keyCreateArgs, runCliInProcess } from '../support/cli.js';
+import { serverPool } from '../support/processes.js';
+import { receiverPool } from '../support/receiver.js';
+import { tempDir } from '../support/temp-dir.js';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+interface Listener {
+  process: ChildProcess;
+  output: () => string;
+  secret: string;
+  exited: Promise<number | string>;
+}
+
+/** `nature listen` as its own process, as a developer runs it in a terminal; resolves once it says it is ready. */
+async function startListener(args: string[], env: Record<string, string>): Promise<Listener> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'listen', ...args], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk) => (output += chunk));
+  child.stderr.on('data', (chunk) => (output += chunk));
+  const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')));
+  await new Promise<void>((resolve, reject) => {
+    const check = () => /^Ready: /m.test(output) && resolve();
+    child.stdout.on('data', check);
+    void exited.then(() => reject(new Error(`nature listen exited:\n${output}`)));
+  });
+  const secret = /^Signing secret: (whsec_\S+)/m.exec(output)?.[1];
+  if (secret === undefined) throw new Error(`no signing secret printed:\n${output}`);
+  return { process: child, output: () => output, secret, exited };
+}
+
+describe('nature listen and nature trigger, against the server process', () => {
+  let dir: ReturnType<typeof tempDir>;
+  let env: Record<string, string>;
+  const servers = serverPool(() => env);
+  const receivers = receiverPool();
+  const listeners: Listener[] = [];
+  beforeEach(() => {
+    dir = tempDir();
+    env = { NATURE_DATA_DIR: dir.path };
+  });
+  afterEach(async () => {
+    for (const listener of listeners.splice(0)) {
+      listener.process.kill('SIGKILL');
+      await listener.exited;
+    }
+    await servers.killAll();
+    await receivers.closeAll();
+    dir.cleanup();
+  });
+
+  /** A server and a sandbox key for it, given to the commands as a developer would, in the environment. */
+  async function sandbox() {
+    const server = await servers.start();
+    const key = JSON.parse((await runCliInProcess(keyCreateArgs('test', 'developer'), env)).stdout).key as string;
+    return { server, callerEnv: { NATURE_API_KEY: key, NATURE_BASE_URL: server.url, XDG_STATE_HOME: join(dir.path, 'state') } };
+  }
+  const trigger = async (callerEnv: Record<string, string>) => {
+    const result = await runCliInProcess(['trigger', 'nature.assessment.completed', '--json'], callerEnv);
+    expect(result.status, result.stderr).toBe(0);
+    return JSON.parse(result.stdout) as { subject_id: string; assessment_id: string; profile_id: string; event_id: string };
+  };
+  const listen = async (args: string[], callerEnv: Record<string, string>) => {
+    const listener = await startListener(args, callerEnv);
+    listeners.push(listener);
+    return listener;
+  };
+
+  it('trigger completes a real assessment; listen forwards its event, signed, to a local receiver that verifies it', async () => {
+    const { server, callerEnv } = await sandbox();
+    const receiver = await receivers.start();
+    const listener = await listen(['--forward-to', receiver.url], callerEnv);
+    expect(listener.output()).toContain(`Forwarding sandbox events of ${server.url} to ${receiver.url}`);
+    receiver.useSecret(listener.secret);
+
+    const triggered = await trigger(callerEnv);
+    expect(triggered).toEqual({
+      subject_id: expect.stringMatching(/^sub_/),
+      assessment_id: expect.stringMatching(/^asm_/),
+      profile_id: expect.stringMatching(/^prf_/),
+      event_id: expect.stringMatching(/^evt_/),
+    });
+    const [delivery] = await receiver.waitFor(1);
+    expect(delivery!.verified).toEqual({
+      ok: true,
+      payload: expect.objectContaining({
+        id: triggered.event_id,
+        type: 'nature.assessment.completed',
+        livemode: false,
+        data: expect.objectContaining({
+          subject_id: triggered.subject_id,
+          assessment_id: triggered.assessment_id,
+          profile_id: triggered.profile_id,
+        }),
+      }),
+    });
+    expect(delivery!.headers['webhook-id']).toBe(triggered.event_id);
+    // The profile it made is a real one, read with the same key.
+    const profile = await fetch(`${server.url}/v1/nature/profiles/${triggered.profile_id}`, {
+      headers: { authorization: `Bearer ${callerEnv.NATURE_API_KEY}` },
+    });
+    expect(profile.status).toBe(200);
+  });
+
+  it('resumes where it stopped, with the same secret, and holds an event until the receiver takes it; a new listener starts from now', async () => {
+    const { callerEnv } = await sandbox();
+    // The second request fails: the event is sent again, not skipped.
+    const receiver = await receivers.start((n) => (n === 2 ? 500 : 200));
+    const first = await listen(['--forward-to', receiver.url], callerEnv);
+    receiver.useSecret(first.secret);
+    const one = await trigger(callerEnv);
+    await receiver.waitFor(1);
+
+    first.process.kill('SIGTERM');
+    expect(await first.exited).toBe(0);
+    expect(first.output()).toContain('Stopped: the next run resumes from here.');
+    const two = await trigger(callerEnv);
+    const again = await listen(['--forward-to', receiver.url], callerEnv);
+    expect(again.secret).toBe(first.secret);
+    expect(again.output()).toContain('Ready: resuming where the last run stopped.');
+    await receiver.waitFor(3);
+    expect(receiver.received.map((delivery) => delivery.verified.ok && (delivery.verified.payload as { id: string }).id)).toEqual([
+      one.event_id,
+      two.event_id,
+      two.event_id,
+    ]);
+    expect(again.output()).toMatch(new RegExp(`${two.event_id} {2}-> 500 \\(\\d+ ms\\), sending again in 1 s`));
+
+    // Another listener (its own state) forwards only what happens after it started.
+    const fresh = await receivers.start();
+    const other = await listen(['--forward-to', fresh.url, '--state-file', join(dir.path, 'other.json')], callerEnv);
+    expect(other.secret).not.toBe(first.secret);
+    fresh.useSecret(other.secret);
+    const three = await trigger(callerEnv);
+    const [only] = await fresh.waitFor(1);
+    expect(only!.verified).toMatchObject({ ok: true, payload: { id: three.event_id } });
+    await receiver.waitFor(4);
+    expect(fresh.received).toHaveLength(1);
+  });
+
+  it('refuses what cannot work, in one line: trigger with a production or no key, listen with a key the server refuses', async () => {
+    const { callerEnv } = await sandbox();
+    const live = await runCliInProcess(['trigger', 'nature.assessment.completed'], { ...callerEnv, NATURE_API_KEY: 'live_sk_0123456789' });
+    expect(live).toMatchObject({ status: 2, stdout: '' });
+    expect(live.stderr).toBe('nature: nature trigger creates data: it runs with a sandbox key (test_sk_…) only, never a production one\n');
+    const none = await runCliInProcess(['trigger', 'nature.assessment.completed'], { ...callerEnv, NATURE_API_KEY: '' });
+    expect(none.status).toBe(2);
+    expect(none.stderr).toMatch(/needs an API key: --api-key or NATURE_API_KEY/);
+    const publishable = await runCliInProcess(['listen', '--forward-to', 'http://127.0.0.1:9/'], {
+      ...callerEnv,
+      NATURE_API_KEY: 'test_pk_x',
+    });
+    expect(publishable.status).toBe(2);
+    expect(publishable.stderr).toMatch(/needs a secret key/);
+    const refused = await runCliInProcess(['listen', '--forward-to', 'http://127.0.0.1:9/'], {
+      ...callerEnv,
+      NATURE_API_KEY: 'test_sk_notakey',
+    });
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toMatch(/^nature: the server refused the key \(unauthenticated\)/);
+  });
+});
