@@ -57,14 +57,14 @@ const schema = z.object({
       'must be an esdb:// or esdb+discover:// URL such as esdb://127.0.0.1:2113?tls=false (the only schemes the EventStoreDB client reads)',
     )
     .optional(),
-  // The longest an append may take, its resends after a lost reply or a leader change included (README, "Production deployment").
+  // The longest an append may take, its resends after a lost reply or a leader change included (docs/operations.md, "Production deployment").
   EVENTSTORE_APPEND_RETRY_MS: wholeNumber(1_000, 300_000).default(20_000),
   NATURE_READ_MODELS: z.enum(['sqlite', 'mongodb']).default('sqlite'),
   MONGODB_URL: z
     .string()
     .regex(/^mongodb(\+srv)?:\/\/\S+$/, 'must be a URL such as mongodb://127.0.0.1:27017')
     .optional(),
-  // A standalone server has no failover and no transactions: accepted only when the operator says so (README, "Production deployment").
+  // A standalone server has no failover and no transactions: accepted only when the operator says so (docs/operations.md, "Production deployment").
   NATURE_MONGODB_ALLOW_WEAK_WRITES: z
     .enum(['true', 'false'])
     .default('false')
@@ -95,7 +95,7 @@ const schema = z.object({
     .regex(/^[1-5]$/, 'must be a whole number from 1 to 5 (the servers of the NATS cluster that keep each stream)')
     .transform(Number)
     .default(1),
-  // Bounds on the work-queue streams, so a stalled consumer cannot fill JetStream's disk (README, "Running with NATS JetStream").
+  // Bounds on the work-queue streams, so a stalled consumer cannot fill JetStream's disk (docs/operations.md, "Running with NATS JetStream").
   NATS_STREAM_MAX_BYTES: wholeNumber(1_048_576, 1_099_511_627_776).default(1_073_741_824),
   NATS_STREAM_MAX_AGE: duration.prefault('7d'),
   NATURE_SQLITE_SYNCHRONOUS: z.enum(['FULL', 'NORMAL']).default('FULL'),

@@ -4,7 +4,7 @@ import { Command } from 'commander';
 import packageJson from '../../package.json' with { type: 'json' };
 import { sign } from '../webhooks/signer.js';
 import { type ApiOptions, apiAccess, withApiOptions } from './api-access.js';
-import { CliError } from './errors.js';
+import { CliError, UsageError } from './errors.js';
 import type { Output } from './keys.js';
 import { defaultStateFile, type ListenState, loadState, saveState } from './listen-state.js';
 import { pastLookback, remember, unseen } from './unseen-events.js';
@@ -16,7 +16,8 @@ const RETRY_MAX_MS = 30_000;
 const environmentNames = { test: 'sandbox', live: 'production' } as const;
 
 interface ListenOptions extends ApiOptions {
-  forwardTo: string;
+  forwardTo?: string;
+  printSecret?: boolean;
   events?: string[];
   stateFile?: string;
   interval: number;
@@ -77,7 +78,15 @@ function fatal(error: unknown): CliError | undefined {
  * Follows the environment's events and forwards each, in order, to `forwardTo`, until `stop`. An event is
  * kept as forwarded only once the receiver answered 2xx; until then it is sent again with back-off.
  */
-async function follow(nature: NatureClient, options: ListenOptions, state: ListenState, file: string, output: Output, stop: AbortSignal) {
+async function follow(
+  nature: NatureClient,
+  forwardTo: string,
+  options: ListenOptions,
+  state: ListenState,
+  file: string,
+  output: Output,
+  stop: AbortSignal,
+) {
   for (let failures = 0; !stop.aborted; ) {
     let events: NatureEvent[];
     try {
@@ -94,7 +103,7 @@ async function follow(nature: NatureClient, options: ListenOptions, state: Liste
     for (const event of events) {
       if (options.events === undefined || options.events.includes(event.type)) {
         for (let attempt = 0; ; attempt += 1) {
-          const { ok, said } = await forward(options.forwardTo, state.secret, event);
+          const { ok, said } = await forward(forwardTo, state.secret, event);
           const line = `${event.created_at}  ${event.type}  ${event.id}  -> ${said}`;
           if (ok) {
             output.out(line);
@@ -120,13 +129,16 @@ export function listenCommand(env: NodeJS.ProcessEnv, output: Output): Command {
       .description(
         "forward the environment's events, as they happen, to a local URL, signed like the server's webhooks; resumes where it stopped",
       )
-      .requiredOption('--forward-to <url>', 'where to POST each event, e.g. http://localhost:3000/webhooks')
+      .option('--forward-to <url>', 'where to POST each event, e.g. http://localhost:3000/webhooks')
+      .option('--print-secret', 'print the signing secret and stop; a later run forwards what happens from now on')
       .option('--events <types>', 'only these event types, comma-separated (default: every type)', (value) => value.split(','))
       .option('--state-file <file>', 'where the signing secret and the position are kept (default: under XDG_STATE_HOME)')
       .option('--interval <ms>', 'how often to look for new events', (value) => Number(value), 1000),
   ).action(async (options: ListenOptions) => {
     const { nature, baseUrl, environment } = apiAccess(options, env, { command: 'nature listen', writes: false });
-    if (!/^https?:\/\//.test(options.forwardTo)) throw new CliError('--forward-to is an http(s) URL, e.g. http://localhost:3000/webhooks');
+    const { forwardTo = '' } = options;
+    if (!options.printSecret && !/^https?:\/\//.test(forwardTo))
+      throw new UsageError('--forward-to is needed, an http(s) URL such as http://localhost:3000/webhooks (or --print-secret)');
     if (!(options.interval >= 100)) throw new CliError('--interval is a number of milliseconds, at least 100');
     const file = options.stateFile ?? defaultStateFile(env, baseUrl, environment);
     const { state, fresh } = loadState(file);
@@ -143,8 +155,9 @@ export function listenCommand(env: NodeJS.ProcessEnv, output: Output): Command {
     } catch (error) {
       throw fatal(error) ?? error;
     }
+    if (options.printSecret) return output.out(state.secret);
 
-    output.out(`Forwarding ${environmentNames[environment]} events of ${baseUrl} to ${options.forwardTo}`);
+    output.out(`Forwarding ${environmentNames[environment]} events of ${baseUrl} to ${forwardTo}`);
     output.out(`Signing secret: ${state.secret} (kept in ${file}; verify deliveries with it as with any Standard Webhooks secret)`);
     output.out(
       fresh
@@ -156,7 +169,7 @@ export function listenCommand(env: NodeJS.ProcessEnv, output: Output): Command {
     const stopNow = () => stop.abort();
     process.once('SIGINT', stopNow).once('SIGTERM', stopNow);
     try {
-      await follow(nature, options, state, file, output, stop.signal);
+      await follow(nature, forwardTo, options, state, file, output, stop.signal);
     } finally {
       process.off('SIGINT', stopNow).off('SIGTERM', stopNow);
     }

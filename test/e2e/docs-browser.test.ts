@@ -1,6 +1,7 @@
 import { mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { guides as servedGuides } from '../../src/http/docs/render.js';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { problemCodes } from '../../src/http/problem.js';
@@ -15,10 +16,7 @@ const screenshots = fileURLToPath(new URL('../../test-results/docs-browser/', im
 
 const guides = [
   { path: '/docs', title: 'Nature Profile API documentation', shot: 'index' },
-  { path: '/docs/getting-started', title: 'Getting started', shot: 'getting-started' },
-  { path: '/docs/errors', title: 'Errors', shot: 'errors' },
-  { path: '/docs/webhooks', title: 'Webhooks', shot: 'webhooks' },
-  { path: '/docs/embedding', title: 'Embedding the assessment', shot: 'embedding' },
+  ...servedGuides.map(({ slug, title }) => ({ path: `/docs/${slug}`, title, shot: slug })),
 ];
 
 /** The elements Markdown renders into, and the page's frame: anything else is HTML that slipped through. */
@@ -69,9 +67,14 @@ describe.skipIf(skipped)('the docs in headless Chromium', () => {
       expect(await page.locator('nav a').allInnerTexts()).toEqual([
         'Docs',
         'Getting started',
-        'Errors',
+        'API conventions',
+        'Assessments and profiles',
         'Webhooks',
         'Embedding the assessment',
+        'TypeScript client',
+        'Personal data',
+        'Usage',
+        'Errors',
         'API reference',
         'OpenAPI document',
       ]);
@@ -85,7 +88,8 @@ describe.skipIf(skipped)('the docs in headless Chromium', () => {
 
       const tags = await page.locator('*').evaluateAll((elements) => [...new Set(elements.map((element) => element.localName))]);
       expect(tags.filter((tag) => !RENDERED_TAGS.has(tag))).toEqual([]);
-      const text = await page.locator('body').innerText();
+      // Outside code blocks, where a shell comment's `# ` is meant.
+      const text = (await page.locator('header, main > :not(pre)').allInnerTexts()).join('\n');
       expect(text).not.toMatch(/^#{1,6} |\*\*|```|\]\(|\{\{/m);
 
       await page.screenshot({ path: join(screenshots, `${shot}.png`), fullPage: true });
@@ -190,10 +194,7 @@ describe.skipIf(skipped)('the docs in headless Chromium', () => {
     }
     for (const path of [
       '/docs',
-      '/docs/getting-started',
-      '/docs/errors',
-      '/docs/webhooks',
-      '/docs/embedding',
+      ...servedGuides.map(({ slug }) => `/docs/${slug}`),
       '/v1/docs',
       '/v1/openapi.json',
     ])

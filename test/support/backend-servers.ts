@@ -31,7 +31,7 @@ export async function serverTarget(
   const reason = `no ${name} server: ${variable} is not set and no Docker engine answers for testcontainers`;
   console.error(
     `\n!!! ${name.toUpperCase()} CONTRACT TESTS SKIPPED: ${reason}.\n` +
-      `!!! Run them with ${variable}=… npm test (see README, "Production deployment"). Skipped, never counted as passed.\n`,
+      `!!! Run them with ${variable}=… npm test (see CONTRIBUTING.md, "Running the contract suites against real servers"). Skipped, never counted as passed.\n`,
   );
   return { reason };
 }

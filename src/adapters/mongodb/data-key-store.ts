@@ -34,7 +34,7 @@ const bytes = (binary: Binary) => Buffer.from(binary.value());
 /**
  * Wrapped data keys in the environment's MongoDB database (`data_keys`, and `settings` for the rest), beside
  * the read models and apart from the log. A destroyed key's field is set to null; its wrapped bytes stay in the
- * oplog and in backups until they roll over, useless without the master key (README, "Erasure"). Every write
+ * oplog and in backups until they roll over, useless without the master key (docs/privacy.md, "Erasure"). Every write
  * waits for a majority (client.ts): a key that a failover rolled back would leave what it sealed unreadable for
  * ever, and a destruction rolled back would undo an erasure.
  */

@@ -122,7 +122,7 @@ export class MongoReadModelStore implements ReadModelStore {
     return { data: backwards ? page.reverse() : page, hasMore: rows.length > query.limit };
   }
 
-  /** MongoDB rewrites documents in its own storage; nothing this store can force (README, "Erasure"). */
+  /** MongoDB rewrites documents in its own storage; nothing this store can force (docs/privacy.md, "Erasure"). */
   purge(): Promise<void> {
     return Promise.resolve();
   }

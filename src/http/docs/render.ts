@@ -5,9 +5,14 @@ import { type StaticAsset, staticAsset } from '../static-asset.js';
 /** The guides, in the order of the navigation bar; the API reference and the document follow them. */
 export const guides = [
   { slug: 'getting-started', title: 'Getting started' },
-  { slug: 'errors', title: 'Errors' },
+  { slug: 'conventions', title: 'API conventions' },
+  { slug: 'assessments', title: 'Assessments and profiles' },
   { slug: 'webhooks', title: 'Webhooks' },
   { slug: 'embedding', title: 'Embedding the assessment' },
+  { slug: 'client', title: 'TypeScript client' },
+  { slug: 'privacy', title: 'Personal data' },
+  { slug: 'usage', title: 'Usage' },
+  { slug: 'errors', title: 'Errors' },
 ] as const;
 
 const STYLESHEET = `
