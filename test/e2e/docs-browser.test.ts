@@ -1,9 +1,9 @@
 import { mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { guides as servedGuides } from '../../src/http/docs/render.js';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { guides as servedGuides } from '../../src/http/docs/render.js';
 import { problemCodes } from '../../src/http/problem.js';
 import { chromiumMissing, launchChromium } from '../support/browser.js';
 import { type ServerProcess, startServer } from '../support/processes.js';
@@ -192,12 +192,7 @@ describe.skipIf(skipped)('the docs in headless Chromium', () => {
         await page.close();
       }
     }
-    for (const path of [
-      '/docs',
-      ...servedGuides.map(({ slug }) => `/docs/${slug}`),
-      '/v1/docs',
-      '/v1/openapi.json',
-    ])
+    for (const path of ['/docs', ...servedGuides.map(({ slug }) => `/docs/${slug}`), '/v1/docs', '/v1/openapi.json'])
       expect(checked).toContain(`${server.url}${path}`);
   });
 
