@@ -38,6 +38,13 @@ const duration = z
       .max(366 * 86_400_000, 'must be at most 366d'),
   );
 
+/** "https://api.example.com" or "http://10.0.0.5:8080/": a scheme, a host and a port, and no path beyond "/". */
+function isOrigin(value: string): boolean {
+  if (!URL.canParse(value) || /[?#]/.test(value)) return false;
+  const url = new URL(value);
+  return ['http:', 'https:'].includes(url.protocol) && url.username === '' && url.password === '' && url.pathname === '/';
+}
+
 /** A setting that is a whole number from min to max, written in digits only (no "1e3", no "10.0"). */
 const wholeNumber = (min: number, max: number) =>
   z.string().regex(/^\d+$/, 'must be a whole number').transform(Number).pipe(z.number().int().min(min).max(max));
@@ -45,6 +52,15 @@ const wholeNumber = (min: number, max: number) =>
 const schema = z.object({
   PORT: wholeNumber(1, 65535).default(8080),
   HOST: z.string().min(1).default('127.0.0.1'),
+  // Behind a proxy the Host a request carries is the proxy's view, not the callers': the docs name this origin instead.
+  NATURE_PUBLIC_URL: z
+    .string()
+    .refine(
+      isOrigin,
+      'must be the http:// or https:// origin callers reach the service at, such as https://api.example.com (no path, query or credentials)',
+    )
+    .transform((value) => new URL(value).origin)
+    .optional(),
   NATURE_DATA_DIR: z.string().min(1).default('./data'),
   // Wraps the data keys; kept outside the stores, so a copy of them opens nothing (docs/operations.md, "Master key").
   NATURE_MASTER_KEY_FILE: z.string().min(1).optional(),
@@ -113,6 +129,8 @@ const schema = z.object({
 export interface Config {
   port: number;
   host: string;
+  /** The origin callers reach the service at (NATURE_PUBLIC_URL, no trailing slash); unset, each request's own. */
+  publicUrl: string | undefined;
   /** Absolute. */
   dataDir: string;
   /** Absolute: the master key that wraps the data keys (NATURE_MASTER_KEY_FILE, else master.key in the data directory). */
@@ -192,6 +210,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     port: settings.PORT,
     host: settings.HOST,
+    publicUrl: settings.NATURE_PUBLIC_URL,
     dataDir: resolve(settings.NATURE_DATA_DIR),
     masterKeyFile: resolve(settings.NATURE_MASTER_KEY_FILE ?? join(settings.NATURE_DATA_DIR, 'master.key')),
     eventStore:

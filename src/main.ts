@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { checkBackends } from './backend-checks.js';
 import { backendsOf } from './backends.js';
@@ -11,6 +12,7 @@ import { createLogger } from './logger.js';
 import { listenProblem, OperatorError, oneLine, storeProblem } from './operator-errors.js';
 import { type KeyStore, keysMissing } from './ports/key-store.js';
 import { stopOnSignals } from './shutdown.js';
+import { localUrl, startLine } from './start-line.js';
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
@@ -72,7 +74,15 @@ const { keys, envs } = await openStores().catch((error: unknown) => {
   // A backend that cannot be reached: its driver's message names it.
   return fail(`start-up error: could not open the backends: ${messageOf(error)}`, logger, error);
 });
-const app = await buildApp({ logger, keys, envs, rateLimit: config.rateLimit, webhooks: config.webhooks, unavailable: backendUnavailable });
+const app = await buildApp({
+  logger,
+  keys,
+  envs,
+  rateLimit: config.rateLimit,
+  webhooks: config.webhooks,
+  publicUrl: config.publicUrl,
+  unavailable: backendUnavailable,
+});
 // A data directory that turned read-only would fail every write: readiness says so.
 addReadinessCheck(app, 'data_dir', async () => checkDataDirWritable(config.dataDir));
 
@@ -92,3 +102,14 @@ logger.info(
   { dataDir: config.dataDir, eventStore: config.eventStore.kind, readModels: config.readModels.kind, bus: config.bus.kind },
   'Nature Profile API ready',
 );
+// A person at a terminal gets one line to start from; a log collector (anything but a terminal) gets the JSON alone.
+if (process.stdout.isTTY) {
+  // A store that cannot list its keys now leaves the hint out rather than stop a server that is serving.
+  const hasKeys = await keys.list().then(
+    (list) => list.length > 0,
+    () => true,
+  );
+  process.stdout.write(
+    `${startLine(localUrl(config.host, config.port), hasKeys, config.dataDir === resolve('data') ? undefined : config.dataDir)}\n`,
+  );
+}

@@ -37,6 +37,8 @@ export interface AppDependencies {
   clock?: () => Date;
   /** The webhook settings, which the webhook guide quotes; their defaults otherwise. */
   webhooks?: Config['webhooks'];
+  /** NATURE_PUBLIC_URL: the origin the docs and the OpenAPI document name; unset, the one each request came to. */
+  publicUrl?: string;
   /** Whether an error means a backend does not answer now (environments.ts's backendUnavailable): answered 503. */
   unavailable: (error: unknown) => boolean;
 }
@@ -50,6 +52,7 @@ export async function buildApp({
   rateLimit = { perSecond: 100, burst: 200 },
   clock = () => new Date(),
   webhooks = loadConfig({}).webhooks,
+  publicUrl,
   unavailable,
 }: AppDependencies): Promise<FastifyInstance> {
   const app: FastifyInstance = Fastify({
@@ -85,7 +88,7 @@ export async function buildApp({
   await registerCors(app, limit);
   registerAuth(app, keys, envs, limit, clock);
   registerIdempotency(app, clock);
-  await registerOpenApi(app, webhooks);
+  await registerOpenApi(app, webhooks, publicUrl);
   registerHealthRoutes(app, envs, keys);
   registerSubjectRoutes(app, clock);
   registerItemRoutes(app);
@@ -94,7 +97,7 @@ export async function buildApp({
   registerWebhookEndpointRoutes(app, clock);
   registerEventRoutes(app);
   registerUsageRoutes(app, clock);
-  registerDocsRoutes(app, webhooks);
+  registerDocsRoutes(app, webhooks, publicUrl);
   registerEmbedRoutes(app);
   return app;
 }

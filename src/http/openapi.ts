@@ -1,6 +1,6 @@
 import swagger, { type SwaggerTransform, type SwaggerTransformObject } from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import packageJson from '../../package.json' with { type: 'json' };
@@ -9,6 +9,7 @@ import { guides } from './docs/render.js';
 import { exampleOf } from './openapi-examples.js';
 import { codesOf, headers, type Json, KEYED_METHODS, problemResponse, problemSchemas, responseName } from './openapi-problems.js';
 import { webhooks } from './openapi-webhooks.js';
+import { originOf } from './origin.js';
 import type { ProblemCode } from './problem.js';
 import { problemCodes } from './problem.js';
 import { problemCodesOf } from './schemas.js';
@@ -177,7 +178,7 @@ function withoutUnusedSchemas<T extends Json & { components: Record<string, Json
 }
 
 /** The OpenAPI 3.1 document, generated from the routes' zod schemas, and its docs UI. Both are public. */
-export async function registerOpenApi(app: FastifyInstance, delivery: Config['webhooks']): Promise<void> {
+export async function registerOpenApi(app: FastifyInstance, delivery: Config['webhooks'], publicUrl: string | undefined): Promise<void> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -189,13 +190,6 @@ export async function registerOpenApi(app: FastifyInstance, delivery: Config['we
         contact: { name: 'Nature Profile API support' },
         license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
       },
-      servers: [
-        {
-          url: '{scheme}://{host}',
-          description: 'The service as started with `npm start` (port 8080 by default), or wherever you deploy it.',
-          variables: { scheme: { enum: ['http', 'https'], default: 'http' }, host: { default: '127.0.0.1:8080' } },
-        },
-      ],
       tags,
       components: {
         securitySchemes: {
@@ -214,6 +208,18 @@ export async function registerOpenApi(app: FastifyInstance, delivery: Config['we
     transform,
     transformObject: transformObject(delivery),
   });
-  await app.register(swaggerUi, { routePrefix: '/v1/docs', staticCSP: true, transformStaticCSP: apiReferencePolicy });
-  app.get('/v1/openapi.json', { schema: { hide: true } }, () => app.swagger());
+  // Its one server is where the reader reached it, so the API reference's "Try it out" calls this very server.
+  const served = (document: Readonly<Json>, request: FastifyRequest): Json => {
+    const { openapi, info, ...rest } = document;
+    return { openapi, info, servers: [{ url: originOf(request, publicUrl) }], ...rest };
+  };
+  await app.register(swaggerUi, {
+    routePrefix: '/v1/docs',
+    staticCSP: true,
+    transformStaticCSP: apiReferencePolicy,
+    // A shallow copy with its own servers: the generated document is never changed.
+    transformSpecification: served,
+    transformSpecificationClone: false,
+  });
+  app.get('/v1/openapi.json', { schema: { hide: true } }, (request) => served(app.swagger() as Json, request));
 }

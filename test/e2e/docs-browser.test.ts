@@ -208,4 +208,23 @@ describe.skipIf(skipped)('the docs in headless Chromium', () => {
       await page.close();
     }
   });
+
+  it('offers this server in the API reference, and its Try it out calls it', async () => {
+    const { page, requests } = await open('/v1/docs');
+    try {
+      const servers = page.locator('.swagger-ui .servers select option');
+      await expect.poll(() => servers.allInnerTexts()).toEqual([server.url]);
+      const operation = page.locator('.opblock', { has: page.locator('.opblock-summary-path[data-path="/v1/nature/items"]') });
+      await operation.locator('.opblock-summary').click();
+      await operation.getByRole('button', { name: 'Try it out' }).click();
+      await operation.getByRole('button', { name: 'Execute' }).click();
+      // Without a key the server answers 401: the call reached it.
+      await expect.poll(() => operation.locator('.live-responses-table tbody .response-col_status').innerText()).toBe('401');
+      expect(await operation.locator('.request-url pre').innerText()).toBe(`${server.url}/v1/nature/items`);
+      expect(requests).toContain(`${server.url}/v1/nature/items`);
+      await page.screenshot({ path: join(screenshots, 'api-reference-try-it-out.png'), fullPage: true });
+    } finally {
+      await page.close();
+    }
+  });
 });

@@ -51,6 +51,13 @@ describe('start-up failures an operator can fix, each in one line', () => {
     expectOneLineFailure(start({ HOST: '192.0.2.1' }), /^start-up error: HOST=192.0.2.1 is not an address of this machine/);
   });
 
+  it('stops when NATURE_PUBLIC_URL is more than an origin', () => {
+    expectOneLineFailure(
+      start({ NATURE_PUBLIC_URL: 'https://api.example.com/nature' }),
+      /^configuration error: NATURE_PUBLIC_URL="https:\/\/api\.example\.com\/nature" must be the http:\/\/ or https:\/\/ origin/,
+    );
+  });
+
   it('stops when the data directory is a file', () => {
     writeFileSync(join(dir.path, 'data'), 'not a directory');
     expectOneLineFailure(start(), /^start-up error: the data directory .*\/data is a file, not a directory/);

@@ -58,6 +58,7 @@ export async function openTestApp(settings: Record<string, string> = {}): Promis
     rateLimit: config.rateLimit,
     clock,
     webhooks: config.webhooks,
+    publicUrl: config.publicUrl,
     unavailable: backendUnavailable,
   });
   const testApp: TestApp = {

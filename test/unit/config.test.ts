@@ -91,6 +91,17 @@ describe('configuration', () => {
     [{ NATURE_WEBHOOK_TIMEOUT_MS: '10' }, /^configuration error: NATURE_WEBHOOK_TIMEOUT_MS="10" /],
     [{ NATURE_BACKEND_TIMEOUT_MS: '50' }, /^configuration error: NATURE_BACKEND_TIMEOUT_MS="50" /],
     [{ NATURE_BACKEND_TIMEOUT_MS: '10s' }, /^configuration error: NATURE_BACKEND_TIMEOUT_MS="10s" must be a whole number/],
+    [
+      { NATURE_PUBLIC_URL: 'api.example.com' },
+      /^configuration error: NATURE_PUBLIC_URL="api.example.com" must be the http:\/\/ or https:\/\/ origin/,
+    ],
+    [{ NATURE_PUBLIC_URL: 'ftp://api.example.com' }, /^configuration error: NATURE_PUBLIC_URL="ftp:\/\/api.example.com" /],
+    [
+      { NATURE_PUBLIC_URL: 'https://api.example.com/nature' },
+      /^configuration error: NATURE_PUBLIC_URL="https:\/\/api.example.com\/nature" /,
+    ],
+    [{ NATURE_PUBLIC_URL: 'https://api.example.com/?v=1' }, /^configuration error: NATURE_PUBLIC_URL="https:\/\/api.example.com\/\?v=1" /],
+    [{ NATURE_PUBLIC_URL: 'https://api.example.com#docs' }, /^configuration error: NATURE_PUBLIC_URL="https:\/\/api.example.com#docs" /],
   ])('refuses %o with one line naming the setting', (env, message) => {
     let error: unknown;
     try {
@@ -101,6 +112,24 @@ describe('configuration', () => {
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as Error).message).toMatch(message);
     expect((error as Error).message).not.toContain('\n');
+  });
+
+  it('reads NATURE_PUBLIC_URL as an origin: no trailing slash, the default port dropped; unset, none', () => {
+    expect(loadConfig({}).publicUrl).toBeUndefined();
+    expect(loadConfig({ NATURE_PUBLIC_URL: 'https://api.example.com/' }).publicUrl).toBe('https://api.example.com');
+    expect(loadConfig({ NATURE_PUBLIC_URL: 'http://10.0.0.5:8080' }).publicUrl).toBe('http://10.0.0.5:8080');
+    expect(loadConfig({ NATURE_PUBLIC_URL: 'HTTPS://API.Example.com:443' }).publicUrl).toBe('https://api.example.com');
+  });
+
+  it('never shows the password of a NATURE_PUBLIC_URL it refuses', () => {
+    let message = '';
+    try {
+      loadConfig({ NATURE_PUBLIC_URL: 'https://ops:hunter2@api.example.com' });
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toMatch(/^configuration error: NATURE_PUBLIC_URL="https:\/\/api.example.com" .*no path, query or credentials/);
+    expect(message).not.toContain('hunter2');
   });
 
   it("reads only the stores' settings for operator commands: a bad server setting does not stop them", () => {

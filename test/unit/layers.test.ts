@@ -38,7 +38,7 @@ const LAYERS: readonly { name: string; holds: readonly string[] }[] = [
   { name: 'backends: the adapters chosen once', holds: ['src/backends.ts', 'src/backend-checks.ts'] },
   { name: 'wiring: the environments, assembled from backends and core', holds: ['src/environments.ts'] },
   { name: 'interfaces: the HTTP API and the operator CLI', holds: ['src/http/', 'src/cli/'] },
-  { name: 'process: the server started', holds: ['src/main.ts'] },
+  { name: 'process: the server started', holds: ['src/main.ts', 'src/start-line.ts'] },
 ];
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');

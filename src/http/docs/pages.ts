@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Config } from '../../config.js';
-import { packagePath, type StaticAsset } from '../static-asset.js';
-import { guides, renderPage } from './render.js';
+import { packagePath } from '../static-asset.js';
+import { BASE_URL, type DocsPage, guides, renderPage } from './render.js';
 
 /** What the guides say about this server's own settings. */
 export type DocsSettings = Config['webhooks'];
@@ -32,15 +32,17 @@ function retryTable(scheduleMs: readonly number[]): string {
 }
 
 /** Every page under /docs, rendered once at start-up: `index` is /docs itself. */
-export function loadDocsPages(settings: DocsSettings): Map<string, StaticAsset> {
+export function loadDocsPages(settings: DocsSettings): Map<string, DocsPage> {
   // By its index page: src/http/docs/ (this module's own directory) is not the guides'.
   const dir = dirname(packagePath('docs/index.md'));
   const values: Record<string, string> = {
     retry_schedule: retryTable(settings.retryScheduleMs),
     attempts: String(settings.retryScheduleMs.length + 1),
     webhook_timeout: duration(settings.timeoutMs),
+    // Stays a placeholder: each request fills in the origin it came to.
+    base_url: BASE_URL,
   };
-  const pages = new Map<string, StaticAsset>();
+  const pages = new Map<string, DocsPage>();
   for (const { slug, title } of [{ slug: 'index', title: 'Documentation' }, ...guides]) {
     const source = readFileSync(join(dir, `${slug}.md`), 'utf8').replace(/\{\{(\w+)\}\}/g, (_whole, name: string) => {
       // A misspelt placeholder fails the start (and the tests), rather than show braces to readers.

@@ -67,8 +67,17 @@ const markdown = new Marked({
   },
 });
 
-/** One guide from Markdown into a complete, accessible HTML page with the navigation and the inline stylesheet. */
-export function renderPage(slugOfPage: string, title: string, source: string): StaticAsset {
+/** Where a guide names this server's origin (`{{base_url}}`): kept through rendering, filled in per request. */
+export const BASE_URL = '{{base_url}}';
+
+/** A page as served to a request that came to `origin`. */
+export type DocsPage = (origin: string) => StaticAsset;
+
+/**
+ * One guide from Markdown into a complete, accessible HTML page with the navigation and the inline stylesheet,
+ * rendered once. A page that names the origin differs by it, and so does its validator.
+ */
+export function renderPage(slugOfPage: string, title: string, source: string): DocsPage {
   const body = markdown.parse(source, { async: false });
   const link = (href: string, label: string, current: boolean) =>
     `<a href="${href}"${current ? ' aria-current="page"' : ''}>${escapeHtml(label)}</a>`;
@@ -96,8 +105,12 @@ ${body}</main>
 </body>
 </html>
 `;
-  return staticAsset(html, 'text/html; charset=utf-8', {
-    'content-security-policy': CONTENT_SECURITY_POLICY,
-    'referrer-policy': 'no-referrer',
-  });
+  const asset = (body: string) =>
+    staticAsset(body, 'text/html; charset=utf-8', { 'content-security-policy': CONTENT_SECURITY_POLICY, 'referrer-policy': 'no-referrer' });
+  const parts = html.split(BASE_URL);
+  if (parts.length === 1) {
+    const fixed = asset(html);
+    return () => fixed;
+  }
+  return (origin) => asset(parts.join(escapeHtml(origin)));
 }
