@@ -6,7 +6,10 @@ import { openTestApp, type TestApp } from '../support/test-app.js';
 
 /** Where each guide names the server, as a reader sees the page's text. */
 const namings = (origin: string): Record<string, string[]> => ({
-  '/docs/getting-started': [`below goes to ${origin}, the server that serves this guide.`, `BASE=${origin}\n`],
+  '/docs/getting-started': [`below goes to ${origin}, the server that serves this guide,`, `BASE=${origin}\n`],
+  '/docs/conventions': [`curl -s ${origin}/v1/nature/subjects -H`],
+  '/docs/client': [`baseUrl: '${origin}'`],
+  '/docs/usage': [`curl -s ${origin}/v1/nature/usage -H`],
   '/docs/webhooks': [`curl -s ${origin}/v1/nature/webhook_endpoints -H`],
   '/docs/embedding': [`<script type="module" src="${origin}/v1/embed/nature-assessment.js"></script>`],
 });

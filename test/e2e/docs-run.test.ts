@@ -17,6 +17,18 @@ function shellBlocks(markdown: string, heading: string): string[] {
   return [...section.matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map((match) => match[1]!);
 }
 
+/** The `sh` blocks of a served guide, as a reader copies them from the page. */
+function servedShellBlocks(html: string): string[] {
+  const unescape = (text: string) =>
+    text
+      .replace(/&lt;/g, '<')
+      .replace(/&gt;/g, '>')
+      .replace(/&quot;/g, '"')
+      .replace(/&#39;/g, "'")
+      .replace(/&amp;/g, '&');
+  return [...html.matchAll(/<pre><code class="language-sh">([\s\S]*?)<\/code><\/pre>/g)].map((match) => unescape(match[1]!));
+}
+
 /** A shell as a reader's terminal: none of the npm_* settings `npm test` passes down. */
 const readerEnv = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.toLowerCase().startsWith('npm_')));
 
@@ -90,5 +102,20 @@ describe('the docs run as written, against a real server', () => {
     const triggered = /^event_id\s+(evt_\w+)$/m.exec(output)?.[1];
     expect(triggered).toBeDefined();
     expect(output).toContain(`verified nature.assessment.completed ${triggered}`);
+  }, 180_000);
+
+  it('/docs/getting-started as the server serves it, copied from the page: a key, a subject, 76 answers, the profile, an endpoint', async () => {
+    const server = await servers.start();
+    const page = await fetch(`${server.url}/docs/getting-started`);
+    expect(page.status).toBe(200);
+    const blocks = servedShellBlocks(await page.text());
+    expect(blocks.length).toBeGreaterThanOrEqual(5);
+    // The page names this server (it follows the origin), so the blocks run unchanged.
+    expect(blocks.join('\n')).toContain(`BASE=${server.url}\n`);
+    const output = await runBlocks(blocks, { NATURE_DATA_DIR: dir.path }, /^signing secret whsec_/m);
+    expect(output).toMatch(/^subject sub_\w{26}$/m);
+    expect(output).toMatch(/^assessment asm_\w{26}$/m);
+    expect(output).toContain('{"status":"scoring","responses_received":76}');
+    expect(output).toMatch(/"natures": \{\n\s+"administrative": 0\.75,/);
   }, 180_000);
 });
