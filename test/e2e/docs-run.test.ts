@@ -19,14 +19,14 @@ function shellBlocks(markdown: string, heading: string): string[] {
 
 /** The `sh` blocks of a served guide, as a reader copies them from the page. */
 function servedShellBlocks(html: string): string[] {
-  const unescape = (text: string) =>
+  const decode = (text: string) =>
     text
       .replace(/&lt;/g, '<')
       .replace(/&gt;/g, '>')
       .replace(/&quot;/g, '"')
       .replace(/&#39;/g, "'")
       .replace(/&amp;/g, '&');
-  return [...html.matchAll(/<pre><code class="language-sh">([\s\S]*?)<\/code><\/pre>/g)].map((match) => unescape(match[1]!));
+  return [...html.matchAll(/<pre><code class="language-sh">([\s\S]*?)<\/code><\/pre>/g)].map((match) => decode(match[1]!));
 }
 
 /** A shell as a reader's terminal: none of the npm_* settings `npm test` passes down. */
