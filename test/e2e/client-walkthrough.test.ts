@@ -22,7 +22,7 @@ const consent = {
   ui_hash: 'sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08',
 };
 
-describe('the README walk-through through the typed client, against the server process', () => {
+describe('the typed client by path, against the server process', () => {
   let dir: ReturnType<typeof tempDir>;
   let env: Record<string, string>;
   const servers = serverPool(() => env);
@@ -37,7 +37,7 @@ describe('the README walk-through through the typed client, against the server p
     dir.cleanup();
   });
 
-  /** A key minted as the README says, with the operator command. */
+  /** A key minted with the operator command, as the quickstart does. */
   const mintKey = async () => JSON.parse((await runCliInProcess(keyCreateArgs('test', 'my backend'), env)).stdout).key as string;
 
   it('creates, reads, lists and finds a subject, completes an assessment, reads the profile and audit, erases; the webhook verifies', async () => {
