@@ -16,7 +16,8 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY projections ./projections
 COPY packages/embed ./packages/embed
-# The client is built first (its types come from the app's own OpenAPI document, which renders the docs):
+# The client is built after the component and before the server: its types come from the app's own OpenAPI
+# document (the app serves the component and renders the docs);
 # `nature listen` and `nature trigger` call the API through it.
 COPY packages/client ./packages/client
 COPY docs ./docs
