@@ -38,6 +38,13 @@ const duration = z
       .max(366 * 86_400_000, 'must be at most 366d'),
   );
 
+/** An http(s) URL that is an origin only: no credentials, path (beyond "/"), query or fragment. */
+function isOrigin(value: string): boolean {
+  if (!URL.canParse(value)) return false;
+  const url = new URL(value);
+  return (url.protocol === 'http:' || url.protocol === 'https:') && url.href === `${url.origin}/`;
+}
+
 /** A setting that is a whole number from min to max, written in digits only (no "1e3", no "10.0"). */
 const wholeNumber = (min: number, max: number) =>
   z.string().regex(/^\d+$/, 'must be a whole number').transform(Number).pipe(z.number().int().min(min).max(max));
@@ -108,6 +115,12 @@ const schema = z.object({
   NATURE_RATE_LIMIT_BURST: wholeNumber(1, 1_000_000).default(200),
   NATURE_SCORING_VERSION: z.enum(scoringVersions).default(NEWEST_SCORING_VERSION),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  // Where callers reach the service (behind a proxy, say): the links in its answers start there.
+  NATURE_PUBLIC_URL: z
+    .string()
+    .refine(isOrigin, 'must be an http or https URL with nothing after the host and port, such as https://nature.example.com')
+    .transform((value) => new URL(value).origin)
+    .optional(),
 });
 
 export interface Config {
@@ -140,6 +153,8 @@ export interface Config {
   /** What new completions are scored with. */
   scoringVersion: string;
   logLevel: z.infer<typeof schema>['LOG_LEVEL'];
+  /** NATURE_PUBLIC_URL, as an origin (no trailing slash); unset, links use the origin each request was sent to. */
+  publicUrl?: string;
 }
 
 /** How the service logs in to NATS: at most one way; TLS with any of them (or alone). */
@@ -218,6 +233,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimit: { perSecond: settings.NATURE_RATE_LIMIT_PER_SECOND, burst: settings.NATURE_RATE_LIMIT_BURST },
     scoringVersion: settings.NATURE_SCORING_VERSION,
     logLevel: settings.LOG_LEVEL,
+    publicUrl: settings.NATURE_PUBLIC_URL,
   };
 }
 

@@ -72,7 +72,15 @@ const { keys, envs } = await openStores().catch((error: unknown) => {
   // A backend that cannot be reached: its driver's message names it.
   return fail(`start-up error: could not open the backends: ${messageOf(error)}`, logger, error);
 });
-const app = await buildApp({ logger, keys, envs, rateLimit: config.rateLimit, webhooks: config.webhooks, unavailable: backendUnavailable });
+const app = await buildApp({
+  logger,
+  keys,
+  envs,
+  rateLimit: config.rateLimit,
+  webhooks: config.webhooks,
+  unavailable: backendUnavailable,
+  publicUrl: config.publicUrl,
+});
 // A data directory that turned read-only would fail every write: readiness says so.
 addReadinessCheck(app, 'data_dir', async () => checkDataDirWritable(config.dataDir));
 

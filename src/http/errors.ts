@@ -10,6 +10,7 @@ import { SubjectErasedError } from '../ports/data-keys.js';
 import { StreamDeletedError } from '../ports/event-store.js';
 import { jsonPointer } from './json-pointer.js';
 import { type FieldError, type ProblemCode, ProblemError, problemBody, problemCodes } from './problem.js';
+import { originOf } from './public-origin.js';
 
 const fastifyCodes: Record<string, ProblemCode> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: 'unsupported_media_type',
@@ -26,9 +27,9 @@ const METHODS = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'] as const;
 
 /**
  * Every failure, ours or fastify's, becomes one problem+json body with the request id. Unknown routes
- * answer 404, or 405 with Allow when the path exists for another method.
+ * answer 404, or 405 with Allow when the path exists for another method. `publicUrl`: NATURE_PUBLIC_URL.
  */
-export function registerErrorHandling(app: FastifyInstance, unavailable: (error: unknown) => boolean): void {
+export function registerErrorHandling(app: FastifyInstance, unavailable: (error: unknown) => boolean, publicUrl: string | undefined): void {
   const routes = FindMyWay();
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) {
@@ -51,6 +52,7 @@ export function registerErrorHandling(app: FastifyInstance, unavailable: (error:
       );
   });
 
+  const sendProblem = problemSender(publicUrl);
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0] ?? '/';
     if (path.length > 1 && path.endsWith('/')) {
@@ -150,22 +152,27 @@ function detailFor(code: ProblemCode, error: FastifyError): string {
 }
 
 /** Answers with the problem; sets request-id too, since fastify's own errors can come before any hook. */
-function sendProblem(reply: FastifyReply, request: FastifyRequest, problem: ProblemError): FastifyReply {
-  const body = problemBody(problem.code, problem.detail, request.id, problem.extra);
-  return reply
-    .code(body.status)
-    .headers({ ...problem.headers, 'request-id': request.id })
-    .type('application/problem+json')
-    .send(body);
+function problemSender(publicUrl: string | undefined) {
+  return (reply: FastifyReply, request: FastifyRequest, problem: ProblemError): FastifyReply => {
+    const body = problemBody(problem.code, problem.detail, request.id, originOf(publicUrl, request.raw), problem.extra);
+    return reply
+      .code(body.status)
+      .headers({ ...problem.headers, 'request-id': request.id })
+      .type('application/problem+json')
+      .send(body);
+  };
 }
 
 /** Fastify's errors before routing (a URL that cannot be decoded), answered like every other error. */
-export function frameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
-  const problem =
-    error.code === 'FST_ERR_BAD_URL'
-      ? new ProblemError('not_found', 'The URL could not be decoded.')
-      : new ProblemError('validation_failed', 'The request could not be read.');
-  sendProblem(reply, request, problem);
+export function frameworkError(publicUrl: string | undefined) {
+  const sendProblem = problemSender(publicUrl);
+  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
+    const problem =
+      error.code === 'FST_ERR_BAD_URL'
+        ? new ProblemError('not_found', 'The URL could not be decoded.')
+        : new ProblemError('validation_failed', 'The request could not be read.');
+    sendProblem(reply, request, problem);
+  };
 }
 
 const clientProblems: Record<string, { code: ProblemCode; detail: string }> = {
@@ -177,7 +184,7 @@ const clientProblems: Record<string, { code: ProblemCode; detail: string }> = {
  * Requests the HTTP parser refuses before fastify sees them (oversized headers, a malformed request line,
  * a timeout) get a problem+json body with a request id like every other error, then the connection closes.
  */
-export function clientErrorHandler(logger: Logger) {
+export function clientErrorHandler(logger: Logger, publicUrl: string | undefined) {
   return (error: NodeJS.ErrnoException, socket: Socket): void => {
     if (error.code === 'ECONNRESET' || socket.destroyed) return;
     const { code, detail } = clientProblems[error.code ?? ''] ?? {
@@ -187,7 +194,8 @@ export function clientErrorHandler(logger: Logger) {
     const requestId = newId('req');
     logger.info({ reqId: requestId, code: error.code }, 'refused a malformed request');
     if (socket.writable) {
-      const body = JSON.stringify(problemBody(code, detail, requestId));
+      // The parser kept no Host to trust: the link is relative unless the public URL is set.
+      const body = JSON.stringify(problemBody(code, detail, requestId, originOf(publicUrl, undefined)));
       const status = problemCodes[code].status;
       socket.write(
         `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +

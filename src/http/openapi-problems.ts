@@ -1,8 +1,11 @@
-import { type ProblemCode, problemBody, problemCodes } from './problem.js';
+import { type ProblemCode, problemBody, problemCodes, problemType } from './problem.js';
 import { exampleIds } from './schemas.js';
 
 /** JSON as the document holds it. */
 export type Json = Record<string, unknown>;
+
+/** The examples' origin: the server as `npm start` runs it, the default of the document's `servers`. */
+const EXAMPLE_ORIGIN = 'http://127.0.0.1:8080';
 
 /** What any route can answer, whatever it does: framing, keys, scopes, strict query, encodings, limits, faults. */
 const EVERY_ROUTE: ProblemCode[] = [
@@ -182,7 +185,7 @@ export function problemResponse(status: number, codes: readonly ProblemCode[]): 
       code,
       {
         summary: problemCodes[code].title,
-        value: problemBody(code, meanings[code].detail, exampleIds.request, extensions[code]?.extra ?? {}),
+        value: problemBody(code, meanings[code].detail, exampleIds.request, EXAMPLE_ORIGIN, extensions[code]?.extra ?? {}),
       },
     ]),
   );
@@ -199,9 +202,10 @@ const ulid = '[0-9A-HJKMNP-TV-Z]{26}';
 const problemProperties: Record<string, Json> = {
   type: {
     type: 'string',
-    format: 'uri',
-    description: 'urn:nature:problem: and the code.',
-    examples: ['urn:nature:problem:validation_failed'],
+    format: 'uri-reference',
+    description:
+      "The URL of the code's entry in the error catalogue, /docs/errors#<code>: absolute, under the server's public URL (NATURE_PUBLIC_URL) or else the origin the request was sent to; relative only when the request named no usable Host. Branch on `code`, not on this URL.",
+    examples: [problemType('validation_failed', EXAMPLE_ORIGIN)],
   },
   title: { type: 'string', examples: ['Validation failed'] },
   status: { type: 'integer', examples: [422] },
@@ -238,7 +242,13 @@ export const problemSchemas: Json = {
     required: ['type', 'title', 'status', 'detail', 'code', 'request_id'],
     properties: problemProperties,
     examples: [
-      problemBody('validation_failed', meanings.validation_failed.detail, exampleIds.request, extensions.validation_failed!.extra),
+      problemBody(
+        'validation_failed',
+        meanings.validation_failed.detail,
+        exampleIds.request,
+        EXAMPLE_ORIGIN,
+        extensions.validation_failed!.extra,
+      ),
     ],
   },
   FieldError: {

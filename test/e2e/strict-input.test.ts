@@ -309,7 +309,8 @@ describe('errors before the router', () => {
 
   it('answers oversized headers 431 header_fields_too_large as problem+json with a request id', async () => {
     const answer = await raw(`GET /v1/nature/items HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
-    expectProblem(asProblem(answer), 431, 'header_fields_too_large');
+    // Refused by the HTTP parser, which keeps no Host to trust: the type is relative.
+    expectProblem(asProblem(answer), 431, 'header_fields_too_large', '');
     expect(answer.headers['request-id']).toMatch(/^req_/);
   });
 
@@ -320,19 +321,20 @@ describe('errors before the router', () => {
       'GET / HTTP/1.1\r\nBad Header\r\n\r\n',
     ]) {
       const answer = await raw(request);
-      expectProblem(asProblem(answer), 400, 'malformed_request');
+      expectProblem(asProblem(answer), 400, 'malformed_request', '');
     }
   });
 
   it('answers HTTP/1.1 without a Host, or with two, 400 malformed_request; an unknown Expect 417 expectation_failed', async () => {
-    expectProblem(asProblem(await raw('GET /healthz HTTP/1.1\r\nConnection: close\r\n\r\n')), 400, 'malformed_request');
+    expectProblem(asProblem(await raw('GET /healthz HTTP/1.1\r\nConnection: close\r\n\r\n')), 400, 'malformed_request', '');
     expectProblem(
       asProblem(await raw('GET /healthz HTTP/1.1\r\nHost: a\r\nHost: b\r\nConnection: close\r\n\r\n')),
       400,
       'malformed_request',
+      'http://a',
     );
     const expectation = await raw('GET /healthz HTTP/1.1\r\nHost: a\r\nExpect: something-else\r\nConnection: close\r\n\r\n');
-    expectProblem(asProblem(expectation), 417, 'expectation_failed');
+    expectProblem(asProblem(expectation), 417, 'expectation_failed', 'http://a');
     expect((await raw('GET /healthz HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n')).status).toBe(200);
   });
 
@@ -341,16 +343,18 @@ describe('errors before the router', () => {
     const answer = await raw(
       `POST /v1/nature/subjects HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"ext`,
     );
-    expectProblem(asProblem(answer), 400, 'malformed_request');
+    expectProblem(asProblem(answer), 400, 'malformed_request', '');
     expect(t2.logs.join('')).not.toMatch(/"level":50/);
   });
 
   it('answers a request that arrives while the server shuts down 503 service_unavailable', async () => {
     const closing = await openTestApp();
     let answer: Promise<Response> | undefined;
+    let origin = '';
     // Registered before the server starts; runs once shutting down has begun, while it still listens.
     closing.app.addHook('preClose', async () => {
-      answer = fetch(`http://127.0.0.1:${(closing.app.server.address() as AddressInfo).port}/healthz`);
+      origin = `http://127.0.0.1:${(closing.app.server.address() as AddressInfo).port}`;
+      answer = fetch(`${origin}/healthz`);
       await answer;
     });
     await closing.app.listen({ port: 0, host: '127.0.0.1' });
@@ -358,7 +362,7 @@ describe('errors before the router', () => {
     const response = await answer!;
     const headers = Object.fromEntries(response.headers);
     const body = await response.text();
-    expectProblem({ statusCode: response.status, headers, json: () => JSON.parse(body) }, 503, 'service_unavailable');
+    expectProblem({ statusCode: response.status, headers, json: () => JSON.parse(body) }, 503, 'service_unavailable', origin);
     expect(headers['retry-after']).toBe('1');
   });
 });

@@ -59,6 +59,7 @@ export async function openTestApp(settings: Record<string, string> = {}): Promis
     clock,
     webhooks: config.webhooks,
     unavailable: backendUnavailable,
+    publicUrl: config.publicUrl,
   });
   const testApp: TestApp = {
     app,

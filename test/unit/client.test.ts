@@ -12,7 +12,7 @@ import { retryAfterMs, retryingFetch } from '../../packages/client/src/retry.js'
 const problem = (status: number, code: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) =>
   new Response(
     JSON.stringify({
-      type: `urn:nature:problem:${code}`,
+      type: `https://nature.example.com/docs/errors#${code}`,
       title: code,
       status,
       detail: `${code} happened`,

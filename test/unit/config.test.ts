@@ -103,6 +103,32 @@ describe('configuration', () => {
     expect((error as Error).message).not.toContain('\n');
   });
 
+  it('reads NATURE_PUBLIC_URL as an http(s) origin, and refuses one with a path, query, fragment or credentials', () => {
+    expect(loadConfig({}).publicUrl).toBeUndefined();
+    expect(loadConfig({ NATURE_PUBLIC_URL: 'https://Nature.Example.com/' }).publicUrl).toBe('https://nature.example.com');
+    expect(loadConfig({ NATURE_PUBLIC_URL: 'http://127.0.0.1:8080' }).publicUrl).toBe('http://127.0.0.1:8080');
+    const refusal = (url: string) => {
+      try {
+        loadConfig({ NATURE_PUBLIC_URL: url });
+      } catch (error) {
+        return (error as Error).message;
+      }
+      return 'accepted';
+    };
+    for (const url of [
+      'nature.example.com',
+      'ftp://nature.example.com',
+      'https://nature.example.com/api',
+      'https://x.example/?a=1',
+      'https://x.example/#top',
+      'https://user:secret@x.example',
+    ]) {
+      expect(refusal(url), url).toMatch(/^configuration error: NATURE_PUBLIC_URL=".*" must be an http or https URL/);
+    }
+    // The credentials are not shown.
+    expect(refusal('https://user:secret@x.example')).not.toContain('secret');
+  });
+
   it("reads only the stores' settings for operator commands: a bad server setting does not stop them", () => {
     const config = loadStoreConfig({
       PORT: 'http',
