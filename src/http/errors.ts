@@ -8,9 +8,9 @@ import { DomainError } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
 import { SubjectErasedError } from '../ports/data-keys.js';
 import { StreamDeletedError } from '../ports/event-store.js';
-import { jsonPointer } from './json-pointer.js';
 import { type FieldError, type ProblemCode, ProblemError, problemBody, problemCodes } from './problem.js';
 import { originOf } from './public-origin.js';
+import { requestParts } from './validation.js';
 
 const fastifyCodes: Record<string, ProblemCode> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: 'unsupported_media_type',
@@ -19,8 +19,6 @@ const fastifyCodes: Record<string, ProblemCode> = {
   FST_ERR_CTP_INVALID_JSON_BODY: 'invalid_json',
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'invalid_json',
 };
-
-const locations = { body: 'body', querystring: 'query', params: 'path', headers: 'header' } as const;
 
 const UNLAUNCHED_PRODUCT = /^\/v1\/(situational|careers|content)(\/|$)/;
 const METHODS = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'] as const;
@@ -101,18 +99,11 @@ function toProblem(error: FastifyError, request: FastifyRequest, unavailable: (e
       'This resource was deleted from the event log by an operator; it can no longer be read or changed.',
     );
   if (hasZodFastifySchemaValidationErrors(error)) {
-    const where = locations[(error.validationContext ?? 'body') as keyof typeof locations] ?? 'body';
-    const errors = error.validation.flatMap((issue): FieldError[] => {
-      const keys = (issue.params as { keys?: string[] }).keys;
-      if (issue.keyword === 'unrecognized_keys' && keys) {
-        return keys.map((key) => ({
-          path: `${issue.instancePath.replace(/\/$/, '')}${jsonPointer([key])}`,
-          in: where,
-          message: 'Unknown field.',
-        }));
-      }
-      return [{ path: issue.instancePath === '/' ? '' : issue.instancePath, in: where, message: issue.message ?? 'Invalid.' }];
-    });
+    const where = requestParts[(error.validationContext ?? 'body') as keyof typeof requestParts] ?? 'body';
+    // validation.ts made each item a field error: its message names the field.
+    const errors = error.validation.map(
+      (issue): FieldError => ({ path: issue.instancePath, in: where, message: issue.message ?? 'Invalid.' }),
+    );
     return new ProblemError(
       'validation_failed',
       `The request ${where === 'body' ? 'body' : where} has ${errors.length} invalid field(s).`,

@@ -4,6 +4,9 @@ import { exampleIds } from './schemas.js';
 /** JSON as the document holds it. */
 export type Json = Record<string, unknown>;
 
+/** The example of a field error's message: the server's own words for a malformed consent.ui_hash. */
+const UI_HASH_MESSAGE = '`consent.ui_hash` must be "sha256:" followed by 64 lowercase hex digits.';
+
 /** The examples' origin: the server as `npm start` runs it, the default of the document's `servers`. */
 const EXAMPLE_ORIGIN = 'http://127.0.0.1:8080';
 
@@ -44,7 +47,7 @@ const extensions: Partial<Record<ProblemCode, { required: string[]; extra: Recor
   insufficient_scope: { required: [], extra: { required_scope: 'nature:write' } },
   validation_failed: {
     required: ['errors'],
-    extra: { errors: [{ path: '/consent/ui_hash', in: 'body', message: 'Must be "sha256:" followed by 64 lowercase hex digits.' }] },
+    extra: { errors: [{ path: '/consent/ui_hash', in: 'body', message: UI_HASH_MESSAGE }] },
   },
 };
 
@@ -261,7 +264,7 @@ export const problemSchemas: Json = {
         examples: ['/consent/ui_hash'],
       },
       in: { type: 'string', enum: ['body', 'query', 'path', 'header'] },
-      message: { type: 'string', examples: ['Must be "sha256:" followed by 64 lowercase hex digits.'] },
+      message: { type: 'string', description: 'What is wrong, in plain words naming the field: for people.', examples: [UI_HASH_MESSAGE] },
     },
   },
 };

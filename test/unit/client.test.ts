@@ -146,7 +146,9 @@ describe('client requests and errors', () => {
   it('rejects with a NatureApiError carrying the problem members, narrowed by code', async () => {
     const { fetch } = scripted(
       problem(409, 'assessment_not_open', { assessment_status: 'completed' }),
-      problem(422, 'validation_failed', { errors: [{ path: '/responses/0/value', in: 'body', message: 'Must be 1..5.' }] }),
+      problem(422, 'validation_failed', {
+        errors: [{ path: '/responses/0/value', in: 'body', message: '`responses[0].value` must be a whole number from 1 to 5.' }],
+      }),
       problem(403, 'insufficient_scope', { required_scope: 'nature:write' }),
     );
     const nature = createNatureClient({ apiKey: 'test_sk_x', baseUrl: 'http://api.test', fetch });

@@ -140,6 +140,8 @@ const startBody = z
   // Fastify passes a request without a body as null.
   .nullish();
 
+const ANSWER_VALUE = 'must be a whole number from 1 to 5.';
+
 const responsesBody = z
   .strictObject({
     responses: z
@@ -147,13 +149,13 @@ const responsesBody = z
         z.strictObject({
           item_id: z
             .string()
-            .refine((id) => itemIds.has(id), 'Unknown item id; GET /v1/nature/items lists them.')
+            .refine((id) => itemIds.has(id), 'is not an item id; GET /v1/nature/items lists them.')
             .describe('mn_001..mn_076'),
           value: z
             .number()
-            .int('Must be a whole number from 1 to 5.')
-            .min(1)
-            .max(5)
+            .int(ANSWER_VALUE)
+            .min(1, ANSWER_VALUE)
+            .max(5, ANSWER_VALUE)
             .describe('1 = not at all like me … 5 = exactly like me'),
         }),
       )
@@ -163,7 +165,7 @@ const responsesBody = z
         const seen = new Set<string>();
         responses.forEach(({ item_id }, index) => {
           if (seen.has(item_id))
-            ctx.addIssue({ code: 'custom', path: [index, 'item_id'], message: 'This item is answered twice in the batch.' });
+            ctx.addIssue({ code: 'custom', path: [index, 'item_id'], message: 'names an item answered earlier in this batch.' });
           seen.add(item_id);
         });
       })

@@ -6,6 +6,7 @@ import type { ReadModelStore } from '../../ports/read-models.js';
 import { queueRedelivery } from '../../webhooks/dispatcher.js';
 import { eventObject } from '../../webhooks/event-object.js';
 import { eventId, eventResource } from '../event-resource.js';
+import { fieldError } from '../field-errors.js';
 import { listOf, listPage, listQuery } from '../lists.js';
 import { ProblemError } from '../problem.js';
 import { exampleIds, id, problems } from '../schemas.js';
@@ -27,11 +28,14 @@ async function requireRedeliveryTarget(readModels: ReadModelStore, endpointId: s
   const endpoint = await requireEndpoint(readModels, endpointId);
   const reason =
     endpoint.status !== 'enabled'
-      ? `The endpoint ${endpointId} is disabled: it receives nothing.`
+      ? `names the endpoint ${endpointId}, which is disabled: it receives nothing.`
       : !subscribes(endpoint, type)
-        ? `The endpoint ${endpointId} does not listen to ${type} (see its enabled_events).`
+        ? `names the endpoint ${endpointId}, which does not listen to ${type} (see its enabled_events).`
         : undefined;
-  if (reason) throw new ProblemError('validation_failed', reason, { errors: [{ path: '/endpoint_id', in: 'body', message: reason }] });
+  if (reason) {
+    const error = fieldError('body', ['endpoint_id'], reason);
+    throw new ProblemError('validation_failed', error.message, { errors: [error] });
+  }
 }
 
 export function registerEventRoutes(app: FastifyInstance): void {

@@ -28,12 +28,12 @@ const consentInput = (clock: () => Date) =>
       .describe('Version label of the consent text shown to the person.')
       .meta({ examples: ['consent-v3'] }),
     granted_at: instantInput
-      .refine((value) => Date.parse(value) <= clock().getTime() + FUTURE_TOLERANCE_MS, 'Must not be more than 5 minutes in the future.')
+      .refine((value) => Date.parse(value) <= clock().getTime() + FUTURE_TOLERANCE_MS, 'must not be more than 5 minutes in the future.')
       .describe('When consent was granted: a UTC timestamp such as 2026-01-31T09:30:00Z, kept to the millisecond.')
       .meta({ examples: ['2026-11-01T09:30:00Z'] }),
     ui_hash: z
       .string()
-      .regex(/^sha256:[0-9a-f]{64}$/, 'Must be "sha256:" followed by 64 lowercase hex digits.')
+      .regex(/^sha256:[0-9a-f]{64}$/, 'must be "sha256:" followed by 64 lowercase hex digits.')
       .describe('Hash of the consent interface: sha256: and 64 lowercase hex digits.')
       .meta({ examples: [UI_HASH] }),
   });

@@ -127,7 +127,9 @@ export async function requireEndpoint(readModels: ReadModelStore, id: string): P
 
 function refuseUrl(value: string, livemode: boolean): void {
   const problem = endpointUrlProblem(value, livemode);
-  if (problem) throw new ProblemError('validation_failed', problem, { errors: [{ path: '/url', in: 'body', message: problem }] });
+  // The guard's reasons are whole sentences (deliveries quote them too): the field's name goes before them.
+  if (problem)
+    throw new ProblemError('validation_failed', problem, { errors: [{ path: '/url', in: 'body', message: `\`url\`: ${problem}` }] });
 }
 
 export function registerWebhookEndpointRoutes(app: FastifyInstance, clock: () => Date): void {
