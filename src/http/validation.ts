@@ -1,5 +1,6 @@
 import type { FastifySchemaCompiler } from 'fastify';
-import type { z } from 'zod';
+import { z } from 'zod';
+import { didYouMean } from './did-you-mean.js';
 import { fieldError, fieldName } from './field-errors.js';
 import { issueWording } from './issue-wording.js';
 import { jsonPointer } from './json-pointer.js';
@@ -14,7 +15,8 @@ export const requestParts = { body: 'body', querystring: 'query', params: 'path'
 /**
  * fastify-type-provider-zod's validator, with each issue a field error whose message names the field in plain
  * words (issue-wording.ts) and whose path is a proper JSON Pointer (the provider joins keys with "/" unescaped,
- * so a key holding "/" or "~" would point at the wrong field). Each unknown key is an error of its own.
+ * so a key holding "/" or "~" would point at the wrong field). Each unknown key is an error of its own, with the
+ * known field it likely misspells (did-you-mean.ts).
  */
 export const validatorCompiler: FastifySchemaCompiler<z.ZodType> = ({ schema, httpPart }) => {
   const where = requestParts[httpPart as keyof typeof requestParts] ?? 'body';
@@ -22,11 +24,20 @@ export const validatorCompiler: FastifySchemaCompiler<z.ZodType> = ({ schema, ht
   const wording = (issue: z.core.$ZodRawIssue) =>
     where === 'body' && issue.input === null && (issue.path ?? []).length === 0 ? 'is required: send a JSON object.' : issueWording(issue);
   return (data) => {
-    const result = schema.safeParse(data, { error: wording });
+    // The fields of each object that refused a key, by its pointer: what a misspelt key is held against. Only the
+    // error map sees the object schema that raised the issue.
+    const known = new Map<string, string[]>();
+    const error = (issue: z.core.$ZodRawIssue) => {
+      if (issue.code === 'unrecognized_keys' && issue.inst instanceof z.ZodObject) {
+        known.set(jsonPointer(issue.path ?? []), Object.keys(issue.inst.shape));
+      }
+      return wording(issue);
+    };
+    const result = schema.safeParse(data, { error });
     if (result.success) return { value: result.data };
     const errors = result.error.issues.flatMap((issue) =>
       issue.code === 'unrecognized_keys'
-        ? issue.keys.map((key) => unknownField(where, [...issue.path, key]))
+        ? issue.keys.map((key) => unknownField(where, issue.path, key, known.get(jsonPointer(issue.path)) ?? []))
         : [fieldError(where, issue.path, issue.message)],
     );
     return {
@@ -42,10 +53,14 @@ export const validatorCompiler: FastifySchemaCompiler<z.ZodType> = ({ schema, ht
   };
 };
 
-function unknownField(where: FieldError['in'], path: readonly PropertyKey[]): FieldError {
+/** An unknown key: "Unknown field `nmae`: did you mean `name`?" when a field of the same object is that close. */
+function unknownField(where: FieldError['in'], object: readonly PropertyKey[], key: string, known: readonly string[]): FieldError {
+  const guess = didYouMean(key, known);
+  const hint = guess === undefined ? '.' : `: did you mean \`${fieldName([...object, guess])}\`?`;
+  const path = [...object, key];
   return {
     path: jsonPointer(path),
     in: where,
-    message: `Unknown ${where === 'query' ? 'query parameter' : 'field'} \`${fieldName(path)}\`.`,
+    message: `Unknown ${where === 'query' ? 'query parameter' : 'field'} \`${fieldName(path)}\`${hint}`,
   };
 }

@@ -170,3 +170,42 @@ describe('validation messages name the field in plain words', () => {
     ]);
   });
 });
+
+describe('an unknown field close to a known one: did you mean', () => {
+  it('suggests the known field of the same object, in the body', async () => {
+    const { external_subject_id, metadata } = validSubject();
+    expect(await messages(send('POST', '/v1/nature/subjects', { external_subject_id, metdata: metadata, consnet: consent }))).toEqual({
+      '/metdata': 'Unknown field `metdata`: did you mean `metadata`?',
+      '/consnet': 'Unknown field `consnet`: did you mean `consent`?',
+      '/consent': '`consent` is required.',
+    });
+    const { ui_hash, ...rest } = consent;
+    expect(await messages(send('POST', '/v1/nature/subjects', { ...validSubject(), consent: { ...rest, ui_hsah: ui_hash } }))).toEqual({
+      '/consent/ui_hash': '`consent.ui_hash` is required.',
+      '/consent/ui_hsah': 'Unknown field `consent.ui_hsah`: did you mean `consent.ui_hash`?',
+    });
+    expect(await messages(send('POST', '/v1/nature/subjects', { ...validSubject(), External_Subject_ID: 'emp-1' }))).toEqual({
+      '/External_Subject_ID': 'Unknown field `External_Subject_ID`: did you mean `external_subject_id`?',
+    });
+  });
+
+  it('suggests the known query parameter of the route', async () => {
+    expect(await messages(send('GET', '/v1/nature/subjects?limt=5'))).toEqual({
+      '/limt': 'Unknown query parameter `limt`: did you mean `limit`?',
+    });
+    expect(await messages(send('GET', '/v1/nature/subjects?startingafter=sub_x'))).toEqual({
+      '/startingafter': 'Unknown query parameter `startingafter`: did you mean `starting_after`?',
+    });
+    expect(await messages(send('GET', '/v1/nature/usage?granularty=month'))).toEqual({
+      '/granularty': 'Unknown query parameter `granularty`: did you mean `granularity`?',
+    });
+  });
+
+  it('suggests nothing when no known field is that close, or the route takes none', async () => {
+    expect(await messages(send('GET', '/v1/nature/subjects?cursor=sub_x&lim=5'))).toEqual({
+      '/cursor': 'Unknown query parameter `cursor`.',
+      '/lim': 'Unknown query parameter `lim`.',
+    });
+    expect(await messages(send('GET', '/v1/nature/items?limit=5'))).toEqual({ '/limit': 'Unknown query parameter `limit`.' });
+  });
+});
