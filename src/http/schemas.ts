@@ -18,6 +18,14 @@ const problemSchema = z
   })
   .loose();
 
+/**
+ * A success response and the words that describe it in the document, which would otherwise say "Default
+ * Response". Fastify and the zod provider read a schema under `content` as they read it bare.
+ */
+export function success<T extends z.ZodType>(description: string, schema: T) {
+  return { description, content: { 'application/json': { schema } } };
+}
+
 /** The codes a route declared with `problems`, keyed by the schema that carries them to the document. */
 const declaredCodes = new WeakMap<z.ZodType, readonly ProblemCode[]>();
 

@@ -9,7 +9,7 @@ import { eventId, eventResource } from '../event-resource.js';
 import { fieldError } from '../field-errors.js';
 import { listOf, listPage, listQuery } from '../lists.js';
 import { ProblemError } from '../problem.js';
-import { exampleIds, id, problems } from '../schemas.js';
+import { exampleIds, id, problems, success } from '../schemas.js';
 import { requireSubject } from './subjects.js';
 import { requireEndpoint } from './webhook-endpoints.js';
 
@@ -50,7 +50,10 @@ export function registerEventRoutes(app: FastifyInstance): void {
         summary: 'List events',
         description: 'Newest first: catch up on events your endpoint missed.',
         querystring: z.strictObject(listQuery),
-        response: { 200: listOf(eventResource), ...problems('invalid_cursor') },
+        response: {
+          200: success("A page of the environment's events, newest first.", listOf(eventResource)),
+          ...problems('invalid_cursor'),
+        },
       },
     },
     async (request) => listPage(request.env.readModels, 'events', request.query, {}, (doc) => eventObject(doc, request.env.livemode)),
@@ -65,7 +68,7 @@ export function registerEventRoutes(app: FastifyInstance): void {
         summary: 'Retrieve an event',
         description: 'The event object exactly as its webhook deliveries carry it.',
         params: idParams,
-        response: { 200: eventResource, ...problems('not_found') },
+        response: { 200: success('The event.', eventResource), ...problems('not_found') },
       },
     },
     async (request) => {
@@ -86,7 +89,10 @@ export function registerEventRoutes(app: FastifyInstance): void {
           "Queues the event again; 202 with the event. Deliveries keep its webhook-id. Without a body: for the environment's enabled endpoints that listen to its type and were registered before it. With `endpoint_id`: for that endpoint only (404 if there is none here, 422 if it is disabled or does not listen to the event's type).",
         params: idParams,
         body: redeliverBody,
-        response: { 202: eventResource, ...problems('not_found', 'subject_erased') },
+        response: {
+          202: success('The event, queued again for delivery.', eventResource),
+          ...problems('not_found', 'subject_erased'),
+        },
       },
     },
     async (request, reply) => {
