@@ -37,10 +37,10 @@ export interface AppDependencies {
   clock?: () => Date;
   /** The webhook settings, which the webhook guide quotes; their defaults otherwise. */
   webhooks?: Config['webhooks'];
-  /** NATURE_PUBLIC_URL: the origin the docs and the OpenAPI document name; unset, the one each request came to. */
-  publicUrl?: string;
   /** Whether an error means a backend does not answer now (environments.ts's backendUnavailable): answered 503. */
   unavailable: (error: unknown) => boolean;
+  /** NATURE_PUBLIC_URL: the origin the docs, the OpenAPI document and problem types name; unset, the one each request came to. */
+  publicUrl?: string | undefined;
 }
 
 const BODY_LIMIT_BYTES = 64 * 1024;
@@ -52,8 +52,8 @@ export async function buildApp({
   rateLimit = { perSecond: 100, burst: 200 },
   clock = () => new Date(),
   webhooks = loadConfig({}).webhooks,
-  publicUrl,
   unavailable,
+  publicUrl,
 }: AppDependencies): Promise<FastifyInstance> {
   const app: FastifyInstance = Fastify({
     // pino's Logger is a FastifyBaseLogger; typing the instance plainly keeps route modules generic-free.
@@ -64,8 +64,8 @@ export async function buildApp({
     bodyLimit: BODY_LIMIT_BYTES,
     // Our own 503 while closing is problem+json (errors.ts); fastify's is not.
     return503OnClosing: false,
-    frameworkErrors: frameworkError,
-    clientErrorHandler: clientErrorHandler(logger),
+    frameworkErrors: frameworkError(publicUrl),
+    clientErrorHandler: clientErrorHandler(logger, publicUrl),
     // An over-long id reaches its route and gets the same 404 as any unknown id (URLs are bounded by the header limit).
     routerOptions: { maxParamLength: 16 * 1024 },
     // A missing Host is answered by our own problem+json (framing.ts), not by Node's bare 400.
@@ -75,14 +75,14 @@ export async function buildApp({
   await registerSecurityHeaders(app);
   // Bodies are JSON only: anything else is 415, so fastify's default text/plain parser goes.
   app.removeContentTypeParser('text/plain');
-  registerFraming(app);
+  registerFraming(app, publicUrl);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('request-id', request.id);
   });
   registerRequestLog(app);
-  registerErrorHandling(app, unavailable);
+  registerErrorHandling(app, unavailable, publicUrl);
   registerStrictInput(app);
   const limit = await createRateLimiter(app, rateLimit);
   await registerCors(app, limit);

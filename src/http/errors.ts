@@ -8,8 +8,9 @@ import { DomainError } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
 import { SubjectErasedError } from '../ports/data-keys.js';
 import { StreamDeletedError } from '../ports/event-store.js';
-import { jsonPointer } from './json-pointer.js';
 import { type FieldError, type ProblemCode, ProblemError, problemBody, problemCodes } from './problem.js';
+import { originOf } from './public-origin.js';
+import { requestParts } from './validation.js';
 
 const fastifyCodes: Record<string, ProblemCode> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: 'unsupported_media_type',
@@ -19,16 +20,14 @@ const fastifyCodes: Record<string, ProblemCode> = {
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'invalid_json',
 };
 
-const locations = { body: 'body', querystring: 'query', params: 'path', headers: 'header' } as const;
-
 const UNLAUNCHED_PRODUCT = /^\/v1\/(situational|careers|content)(\/|$)/;
 const METHODS = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'] as const;
 
 /**
  * Every failure, ours or fastify's, becomes one problem+json body with the request id. Unknown routes
- * answer 404, or 405 with Allow when the path exists for another method.
+ * answer 404, or 405 with Allow when the path exists for another method. `publicUrl`: NATURE_PUBLIC_URL.
  */
-export function registerErrorHandling(app: FastifyInstance, unavailable: (error: unknown) => boolean): void {
+export function registerErrorHandling(app: FastifyInstance, unavailable: (error: unknown) => boolean, publicUrl: string | undefined): void {
   const routes = FindMyWay();
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) {
@@ -51,6 +50,7 @@ export function registerErrorHandling(app: FastifyInstance, unavailable: (error:
       );
   });
 
+  const sendProblem = problemSender(publicUrl);
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0] ?? '/';
     if (path.length > 1 && path.endsWith('/')) {
@@ -99,18 +99,11 @@ function toProblem(error: FastifyError, request: FastifyRequest, unavailable: (e
       'This resource was deleted from the event log by an operator; it can no longer be read or changed.',
     );
   if (hasZodFastifySchemaValidationErrors(error)) {
-    const where = locations[(error.validationContext ?? 'body') as keyof typeof locations] ?? 'body';
-    const errors = error.validation.flatMap((issue): FieldError[] => {
-      const keys = (issue.params as { keys?: string[] }).keys;
-      if (issue.keyword === 'unrecognized_keys' && keys) {
-        return keys.map((key) => ({
-          path: `${issue.instancePath.replace(/\/$/, '')}${jsonPointer([key])}`,
-          in: where,
-          message: 'Unknown field.',
-        }));
-      }
-      return [{ path: issue.instancePath === '/' ? '' : issue.instancePath, in: where, message: issue.message ?? 'Invalid.' }];
-    });
+    const where = requestParts[(error.validationContext ?? 'body') as keyof typeof requestParts] ?? 'body';
+    // validation.ts made each item a field error: its message names the field.
+    const errors = error.validation.map(
+      (issue): FieldError => ({ path: issue.instancePath, in: where, message: issue.message ?? 'Invalid.' }),
+    );
     return new ProblemError(
       'validation_failed',
       `The request ${where === 'body' ? 'body' : where} has ${errors.length} invalid field(s).`,
@@ -150,22 +143,27 @@ function detailFor(code: ProblemCode, error: FastifyError): string {
 }
 
 /** Answers with the problem; sets request-id too, since fastify's own errors can come before any hook. */
-function sendProblem(reply: FastifyReply, request: FastifyRequest, problem: ProblemError): FastifyReply {
-  const body = problemBody(problem.code, problem.detail, request.id, problem.extra);
-  return reply
-    .code(body.status)
-    .headers({ ...problem.headers, 'request-id': request.id })
-    .type('application/problem+json')
-    .send(body);
+function problemSender(publicUrl: string | undefined) {
+  return (reply: FastifyReply, request: FastifyRequest, problem: ProblemError): FastifyReply => {
+    const body = problemBody(problem.code, problem.detail, request.id, originOf(publicUrl, request.raw), problem.extra);
+    return reply
+      .code(body.status)
+      .headers({ ...problem.headers, 'request-id': request.id })
+      .type('application/problem+json')
+      .send(body);
+  };
 }
 
 /** Fastify's errors before routing (a URL that cannot be decoded), answered like every other error. */
-export function frameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
-  const problem =
-    error.code === 'FST_ERR_BAD_URL'
-      ? new ProblemError('not_found', 'The URL could not be decoded.')
-      : new ProblemError('validation_failed', 'The request could not be read.');
-  sendProblem(reply, request, problem);
+export function frameworkError(publicUrl: string | undefined) {
+  const sendProblem = problemSender(publicUrl);
+  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
+    const problem =
+      error.code === 'FST_ERR_BAD_URL'
+        ? new ProblemError('not_found', 'The URL could not be decoded.')
+        : new ProblemError('validation_failed', 'The request could not be read.');
+    sendProblem(reply, request, problem);
+  };
 }
 
 const clientProblems: Record<string, { code: ProblemCode; detail: string }> = {
@@ -177,7 +175,7 @@ const clientProblems: Record<string, { code: ProblemCode; detail: string }> = {
  * Requests the HTTP parser refuses before fastify sees them (oversized headers, a malformed request line,
  * a timeout) get a problem+json body with a request id like every other error, then the connection closes.
  */
-export function clientErrorHandler(logger: Logger) {
+export function clientErrorHandler(logger: Logger, publicUrl: string | undefined) {
   return (error: NodeJS.ErrnoException, socket: Socket): void => {
     if (error.code === 'ECONNRESET' || socket.destroyed) return;
     const { code, detail } = clientProblems[error.code ?? ''] ?? {
@@ -187,7 +185,8 @@ export function clientErrorHandler(logger: Logger) {
     const requestId = newId('req');
     logger.info({ reqId: requestId, code: error.code }, 'refused a malformed request');
     if (socket.writable) {
-      const body = JSON.stringify(problemBody(code, detail, requestId));
+      // The parser kept no Host to trust: the link is relative unless the public URL is set.
+      const body = JSON.stringify(problemBody(code, detail, requestId, originOf(publicUrl, undefined)));
       const status = problemCodes[code].status;
       socket.write(
         `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +

@@ -4,14 +4,16 @@ import type { FastifyInstance } from 'fastify';
 import { newId } from '../domain/ids.js';
 import { duplicateMember } from './duplicate-members.js';
 import { ProblemError, problemBody, problemCodes } from './problem.js';
+import { originOf } from './public-origin.js';
 
 /**
  * HTTP framing that fastify and Node would otherwise pass over or answer bare: an HTTP/1.1 request needs
  * exactly one Host (RFC 9112 §3.2), bodies are not content-encoded, a JSON body is UTF-8 (RFC 8259 §8.1: any
  * other charset it declares is refused, not guessed at),
  * and an Expect other than 100-continue is refused as problem+json rather than with Node's empty 417.
+ * `publicUrl`: NATURE_PUBLIC_URL, for that answer's links.
  */
-export function registerFraming(app: FastifyInstance): void {
+export function registerFraming(app: FastifyInstance, publicUrl: string | undefined): void {
   app.addHook('onRequest', async (request) => {
     const hosts = request.raw.rawHeaders.filter((name, index) => index % 2 === 0 && name.toLowerCase() === 'host').length;
     if (hosts > 1 || (hosts === 0 && request.raw.httpVersion === '1.1')) {
@@ -62,6 +64,7 @@ export function registerFraming(app: FastifyInstance): void {
     done(null, value);
   });
 
+  const refuseExpectation = expectationRefuser(publicUrl);
   app.server.on('checkExpectation', refuseExpectation);
   // Node takes any Expect that merely contains "100-continue" for it; only the exact token is.
   app.server.on('checkContinue', (request, response) => {
@@ -78,17 +81,19 @@ function charsetOf(contentType: string): string | undefined {
 }
 
 /** Node's own 417 has no body; this one is problem+json with a request id like every other error. */
-function refuseExpectation(request: IncomingMessage, response: ServerResponse): void {
-  const requestId = newId('req');
-  const detail = `Expect ${JSON.stringify(request.headers.expect)} is not supported; only 100-continue is.`;
-  const body = JSON.stringify(problemBody('expectation_failed', detail, requestId));
-  response.writeHead(problemCodes.expectation_failed.status, {
-    'content-type': 'application/problem+json',
-    'content-length': Buffer.byteLength(body),
-    'request-id': requestId,
-    // Answered by Node before fastify (and helmet) see the request.
-    'x-content-type-options': 'nosniff',
-    connection: 'close',
-  });
-  response.end(body);
+function expectationRefuser(publicUrl: string | undefined) {
+  return (request: IncomingMessage, response: ServerResponse): void => {
+    const requestId = newId('req');
+    const detail = `Expect ${JSON.stringify(request.headers.expect)} is not supported; only 100-continue is.`;
+    const body = JSON.stringify(problemBody('expectation_failed', detail, requestId, originOf(publicUrl, request)));
+    response.writeHead(problemCodes.expectation_failed.status, {
+      'content-type': 'application/problem+json',
+      'content-length': Buffer.byteLength(body),
+      'request-id': requestId,
+      // Answered by Node before fastify (and helmet) see the request.
+      'x-content-type-options': 'nosniff',
+      connection: 'close',
+    });
+    response.end(body);
+  };
 }

@@ -45,7 +45,13 @@ export function registerIdempotency(app: FastifyInstance, clock: () => Date): vo
     if (!KEYED_METHODS.has(request.method) || key === undefined || request.is404) return;
     if (typeof key !== 'string' || !KEY.test(key)) {
       throw new ProblemError('validation_failed', 'Idempotency-Key must be 1..255 visible ASCII characters, sent once.', {
-        errors: [{ path: '/idempotency-key', in: 'header', message: 'Must be 1..255 visible ASCII characters, such as a UUID.' }],
+        errors: [
+          {
+            path: '/idempotency-key',
+            in: 'header',
+            message: '`Idempotency-Key` must be 1 to 255 visible ASCII characters, such as a UUID.',
+          },
+        ],
       });
     }
     // A publishable key is in every end user's page: its keys are kept apart per path (the one assessment its

@@ -1,12 +1,13 @@
 import { z } from 'zod';
 import type { Collection, DocumentOf } from '../ports/collections.js';
 import type { ReadModelStore } from '../ports/read-models.js';
+import { fieldError } from './field-errors.js';
 import { ProblemError } from './problem.js';
 
 export const listQuery = {
   limit: z
     .string()
-    .regex(/^(100|[1-9][0-9]?)$/, 'Must be a whole number from 1 to 100, in decimal digits.')
+    .regex(/^(100|[1-9][0-9]?)$/, 'must be a whole number from 1 to 100, in decimal digits.')
     .transform(Number)
     .default(10)
     // On the wire a query value is text; what it means is a whole number, which is what a client should send.
@@ -48,7 +49,7 @@ export function pageOf<T extends { id: string }>(items: readonly T[], params: Li
 function assertOneCursor(params: ListParams): void {
   if (params.starting_after !== undefined && params.ending_before !== undefined) {
     throw new ProblemError('validation_failed', 'Give starting_after or ending_before, not both.', {
-      errors: [{ path: '/ending_before', in: 'query', message: 'Cannot be combined with starting_after.' }],
+      errors: [fieldError('query', ['ending_before'], 'cannot be combined with `starting_after`: give one of them.')],
     });
   }
 }

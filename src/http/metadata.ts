@@ -25,20 +25,22 @@ export const metadataInput = z
   .unknown()
   .superRefine((value, ctx) => {
     if (!isPlainObject(value)) {
-      ctx.addIssue({ code: 'custom', message: 'Must be an object of string values.' });
+      ctx.addIssue({ code: 'custom', message: 'must be an object of string values.' });
       return;
     }
     const entries = Object.entries(value);
-    if (entries.length > MAX_KEYS) ctx.addIssue({ code: 'custom', message: `At most ${MAX_KEYS} keys; got ${entries.length}.` });
+    if (entries.length > MAX_KEYS)
+      ctx.addIssue({ code: 'custom', message: `must have at most ${MAX_KEYS} keys; it has ${entries.length}.` });
     for (const [key, item] of entries) {
       if (key.length === 0 || codePoints(key) > MAX_KEY_LENGTH) {
-        ctx.addIssue({ code: 'custom', path: [key], message: `Keys must be 1..${MAX_KEY_LENGTH} characters.` });
+        ctx.addIssue({ code: 'custom', path: [key], message: `must have a name of 1 to ${MAX_KEY_LENGTH} characters.` });
       }
-      if (hasControlCharacter(key)) ctx.addIssue({ code: 'custom', path: [key], message: `Keys: ${CONTROL_CHARACTERS}` });
-      if (typeof item !== 'string') ctx.addIssue({ code: 'custom', path: [key], message: 'Values must be strings.' });
+      if (hasControlCharacter(key))
+        ctx.addIssue({ code: 'custom', path: [key], message: `must have a name without ${CONTROL_CHARACTERS}.` });
+      if (typeof item !== 'string') ctx.addIssue({ code: 'custom', path: [key], message: 'must be a string.' });
       else if (codePoints(item) > MAX_VALUE_LENGTH)
-        ctx.addIssue({ code: 'custom', path: [key], message: `Values must be at most ${MAX_VALUE_LENGTH} characters.` });
-      else if (hasControlCharacter(item)) ctx.addIssue({ code: 'custom', path: [key], message: `Values: ${CONTROL_CHARACTERS}` });
+        ctx.addIssue({ code: 'custom', path: [key], message: `must be at most ${MAX_VALUE_LENGTH} characters long.` });
+      else if (hasControlCharacter(item)) ctx.addIssue({ code: 'custom', path: [key], message: `must not contain ${CONTROL_CHARACTERS}.` });
     }
   })
   .transform((value) => Object.fromEntries(Object.entries(value as Record<string, string>)))

@@ -1,8 +1,14 @@
-import { type ProblemCode, problemBody, problemCodes } from './problem.js';
+import { type ProblemCode, problemBody, problemCodes, problemType } from './problem.js';
 import { exampleIds } from './schemas.js';
 
 /** JSON as the document holds it. */
 export type Json = Record<string, unknown>;
+
+/** The example of a field error's message: the server's own words for a malformed consent.ui_hash. */
+const UI_HASH_MESSAGE = '`consent.ui_hash` must be "sha256:" followed by 64 lowercase hex digits.';
+
+/** The examples' origin: the server as `npm start` runs it, the default of the document's `servers`. */
+const EXAMPLE_ORIGIN = 'http://127.0.0.1:8080';
 
 /** What any route can answer, whatever it does: framing, keys, scopes, strict query, encodings, limits, faults. */
 const EVERY_ROUTE: ProblemCode[] = [
@@ -41,7 +47,7 @@ const extensions: Partial<Record<ProblemCode, { required: string[]; extra: Recor
   insufficient_scope: { required: [], extra: { required_scope: 'nature:write' } },
   validation_failed: {
     required: ['errors'],
-    extra: { errors: [{ path: '/consent/ui_hash', in: 'body', message: 'Must be "sha256:" followed by 64 lowercase hex digits.' }] },
+    extra: { errors: [{ path: '/consent/ui_hash', in: 'body', message: UI_HASH_MESSAGE }] },
   },
 };
 
@@ -182,7 +188,7 @@ export function problemResponse(status: number, codes: readonly ProblemCode[]): 
       code,
       {
         summary: problemCodes[code].title,
-        value: problemBody(code, meanings[code].detail, exampleIds.request, extensions[code]?.extra ?? {}),
+        value: problemBody(code, meanings[code].detail, exampleIds.request, EXAMPLE_ORIGIN, extensions[code]?.extra ?? {}),
       },
     ]),
   );
@@ -199,9 +205,10 @@ const ulid = '[0-9A-HJKMNP-TV-Z]{26}';
 const problemProperties: Record<string, Json> = {
   type: {
     type: 'string',
-    format: 'uri',
-    description: 'urn:nature:problem: and the code.',
-    examples: ['urn:nature:problem:validation_failed'],
+    format: 'uri-reference',
+    description:
+      "The URL of the code's entry in the error catalogue, /docs/errors#<code>: absolute, under the server's public URL (NATURE_PUBLIC_URL) or else the origin the request was sent to; relative only when the request named no usable Host. Branch on `code`, not on this URL.",
+    examples: [problemType('validation_failed', EXAMPLE_ORIGIN)],
   },
   title: { type: 'string', examples: ['Validation failed'] },
   status: { type: 'integer', examples: [422] },
@@ -238,7 +245,13 @@ export const problemSchemas: Json = {
     required: ['type', 'title', 'status', 'detail', 'code', 'request_id'],
     properties: problemProperties,
     examples: [
-      problemBody('validation_failed', meanings.validation_failed.detail, exampleIds.request, extensions.validation_failed!.extra),
+      problemBody(
+        'validation_failed',
+        meanings.validation_failed.detail,
+        exampleIds.request,
+        EXAMPLE_ORIGIN,
+        extensions.validation_failed!.extra,
+      ),
     ],
   },
   FieldError: {
@@ -251,7 +264,7 @@ export const problemSchemas: Json = {
         examples: ['/consent/ui_hash'],
       },
       in: { type: 'string', enum: ['body', 'query', 'path', 'header'] },
-      message: { type: 'string', examples: ['Must be "sha256:" followed by 64 lowercase hex digits.'] },
+      message: { type: 'string', description: 'What is wrong, in plain words naming the field: for people.', examples: [UI_HASH_MESSAGE] },
     },
   },
 };

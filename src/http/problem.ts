@@ -51,11 +51,17 @@ export class ProblemError extends Error {
   }
 }
 
-/** The body; extra members (errors, ids) follow and can never replace a standard one. */
-export function problemBody(code: ProblemCode, detail: string, requestId: string, extra: Record<string, unknown> = {}) {
+/** A problem's `type`: the URL of its code's entry in the error catalogue that the server serves at /docs/errors. */
+export const problemType = (code: ProblemCode, origin: string) => `${origin}/docs/errors#${code}`;
+
+/**
+ * The body, its `type` under `origin` (public-origin.ts); extra members (errors, ids) follow and can never
+ * replace a standard one.
+ */
+export function problemBody(code: ProblemCode, detail: string, requestId: string, origin: string, extra: Record<string, unknown> = {}) {
   const { status, title } = problemCodes[code];
   // A detail or field that quotes the request (an id from the path, an invalid field) never echoes a credential.
-  const standard = { type: `urn:nature:problem:${code}`, title, status, detail: redactSecrets(detail), code, request_id: requestId };
+  const standard = { type: problemType(code, origin), title, status, detail: redactSecrets(detail), code, request_id: requestId };
   const quoted = redactSecretsIn(extra);
   return { ...quoted, ...standard, ...Object.fromEntries(Object.entries(quoted).filter(([key]) => !(key in standard))) };
 }

@@ -18,6 +18,14 @@ const problemSchema = z
   })
   .loose();
 
+/**
+ * A success response and the words that describe it in the document, which would otherwise say "Default
+ * Response". Fastify and the zod provider read a schema under `content` as they read it bare.
+ */
+export function success<T extends z.ZodType>(description: string, schema: T) {
+  return { description, content: { 'application/json': { schema } } };
+}
+
 /** The codes a route declared with `problems`, keyed by the schema that carries them to the document. */
 const declaredCodes = new WeakMap<z.ZodType, readonly ProblemCode[]>();
 
@@ -68,13 +76,16 @@ export const exampleIds = {
 /** Length in Unicode code points: what a person counts as characters, the same everywhere in the API. */
 export const codePoints = (value: string) => [...value].length;
 
-/** A string of min..max characters, counted in code points (zod's min/max count UTF-16 units). */
+/**
+ * A string of min..max characters, counted in code points (zod's min/max count UTF-16 units). Its messages, like
+ * every schema's own, are predicates that follow the field's name (issue-wording.ts).
+ */
 export function text(min: number, max: number) {
-  const message = min === max ? `Must be ${min} characters.` : `Must be ${min}..${max} characters.`;
+  const length = min === max ? `exactly ${min}` : min === 0 ? `at most ${max}` : `${min} to ${max}`;
   return z
     .string()
-    .refine((value) => codePoints(value) >= min && codePoints(value) <= max, message)
-    .refine((value) => !hasControlCharacter(value), CONTROL_CHARACTERS)
+    .refine((value) => codePoints(value) >= min && codePoints(value) <= max, `must be ${length} characters long.`)
+    .refine((value) => !hasControlCharacter(value), `must not contain ${CONTROL_CHARACTERS}.`)
     .meta({ minLength: min, maxLength: max });
 }
 
@@ -83,7 +94,7 @@ export function text(min: number, max: number) {
  * cut a value short in another system (NUL) or forge lines in logs and exports.
  */
 const CONTROL = /\p{Cc}/u;
-export const CONTROL_CHARACTERS = 'Must not contain control characters (U+0000..U+001F, U+007F..U+009F).';
+export const CONTROL_CHARACTERS = 'control characters (U+0000..U+001F, U+007F..U+009F)';
 export const hasControlCharacter = (value: string): boolean => CONTROL.test(value);
 
 /** A timestamp in a request: a real UTC instant, echoed back normalised to the millisecond. */
@@ -92,7 +103,7 @@ export const instantInput = z
   .transform((value, ctx) => {
     const at = parseInstant(value);
     if (at === undefined) {
-      ctx.addIssue({ code: 'custom', message: `Must be ${TIMESTAMP_FORMAT}.` });
+      ctx.addIssue({ code: 'custom', message: `must be ${TIMESTAMP_FORMAT}.` });
       return z.NEVER;
     }
     return at.toISOString();

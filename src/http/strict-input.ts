@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { jsonPointer } from './json-pointer.js';
+import { fieldError } from './field-errors.js';
 import { type FieldError, ProblemError } from './problem.js';
 
 type Where = FieldError['in'];
@@ -29,8 +29,7 @@ export function registerStrictInput(app: FastifyInstance): void {
   app.addHook('preValidation', async (request) => {
     const errors: FieldError[] = badlyEncoded(request.url);
     for (const [name, value] of Object.entries(request.query as Record<string, unknown>)) {
-      if (Array.isArray(value))
-        errors.push({ path: jsonPointer([name]), in: 'query', message: `Given ${value.length} times; give it once.` });
+      if (Array.isArray(value)) errors.push(fieldError('query', [name], `is given ${value.length} times; give it once.`));
     }
     errors.push(...illFormed(request.params, 'path'), ...illFormed(request.query, 'query'), ...illFormed(request.body, 'body'));
     if (errors.length > 0) {
@@ -50,24 +49,36 @@ function badlyEncoded(url: string): FieldError[] {
       decode(value);
       return [];
     } catch {
-      return [{ path: jsonPointer([name]), in: 'query' as const, message: 'Not valid percent-encoded UTF-8.' }];
+      return [fieldError('query', [name], 'is not valid percent-encoded UTF-8.')];
     }
   });
+}
+
+/** A key on the way down, linked to the one above it: a path is only spelt out for a field found wanting. */
+interface Step {
+  key: string | number;
+  above: Step | undefined;
+}
+
+function pathTo(step: Step | undefined): (string | number)[] {
+  const path: (string | number)[] = [];
+  for (let at = step; at !== undefined; at = at.above) path.push(at.key);
+  return path.reverse();
 }
 
 /** Every string (value or key) with a lone surrogate; walked without recursion, so any nesting depth is safe. */
 function illFormed(input: unknown, where: Where): FieldError[] {
   const found: FieldError[] = [];
-  const pending: [unknown, string][] = [[input, '']];
+  const pending: [unknown, Step | undefined][] = [[input, undefined]];
   while (pending.length > 0 && found.length < 20) {
-    const [value, path] = pending.pop()!;
+    const [value, step] = pending.pop()!;
     if (typeof value === 'string') {
-      if (!value.isWellFormed()) found.push({ path, in: where, message: 'Not well-formed Unicode: it holds a lone surrogate.' });
+      if (!value.isWellFormed()) found.push(fieldError(where, pathTo(step), 'is not well-formed Unicode: it holds a lone surrogate.'));
     } else if (typeof value === 'object' && value !== null) {
       for (const [key, item] of Object.entries(value)) {
-        const at = `${path}${jsonPointer([key])}`;
+        const at = { key: Array.isArray(value) ? Number(key) : key, above: step };
         if (!key.isWellFormed())
-          found.push({ path: at, in: where, message: 'This key is not well-formed Unicode: it holds a lone surrogate.' });
+          found.push(fieldError(where, pathTo(at), 'has a name that is not well-formed Unicode: it holds a lone surrogate.'));
         pending.push([item, at]);
       }
     }

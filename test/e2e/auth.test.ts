@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { problemTypeOf } from '../support/problems.js';
 import { auth, logLength, openTestApp, type TestApp, validSubject } from '../support/test-app.js';
 
 describe('authentication, scopes and environments', () => {
@@ -17,7 +18,7 @@ describe('authentication, scopes and environments', () => {
     expect(response.statusCode).toBe(status);
     expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
     const body = response.json();
-    expect(body).toMatchObject({ status, code, type: `urn:nature:problem:${code}`, request_id: response.headers['request-id'] });
+    expect(body).toMatchObject({ status, code, type: problemTypeOf(code), request_id: response.headers['request-id'] });
     expect(body.detail).toEqual(expect.any(String));
     return body;
   }

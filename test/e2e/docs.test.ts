@@ -30,19 +30,36 @@ describe('the docs pages under /docs', () => {
     expect((await get(url, { 'if-none-match': '"other"' })).statusCode).toBe(200);
   });
 
-  it('lists every error code the server answers with, its status, meaning and fix, and no other', async () => {
+  it('lists every error code the server answers with, its status, meaning and fix, and no other, each row an anchor named by its code', async () => {
     const html = (await get('/docs/errors')).body;
     const rows = [
-      ...html.matchAll(/<tr>\s*<td>(\d{3})<\/td>\s*<td><code>(\w+)<\/code><\/td>\s*<td>(.*?)<\/td>\s*<td>(.*?)<\/td>\s*<\/tr>/gs),
-    ].map(([, status, code, meaning, fix]) => ({ status: Number(status), code: code!, meaning: meaning!, fix: fix! }));
+      ...html.matchAll(
+        /<tr id="(\w+)">\s*<td>(\d{3})<\/td>\s*<td><code>(\w+)<\/code><\/td>\s*<td>(.*?)<\/td>\s*<td>(.*?)<\/td>\s*<\/tr>/gs,
+      ),
+    ].map(([, id, status, code, meaning, fix]) => ({ id, status: Number(status), code: code!, meaning: meaning!, fix: fix! }));
     const catalogue = Object.fromEntries(rows.map((row) => [row.code, row.status]));
     const served = Object.fromEntries(Object.entries(problemCodes).map(([code, { status }]) => [code, status]));
     expect(catalogue).toEqual(served);
     expect(rows).toHaveLength(Object.keys(problemCodes).length);
     for (const row of rows) {
+      expect(row.id).toBe(row.code);
       expect(row.meaning.length, row.code).toBeGreaterThan(10);
       expect(row.fix.length, row.code).toBeGreaterThan(10);
     }
+  });
+
+  it("has the anchor of every code the OpenAPI document lists, where each problem's type leads", async () => {
+    const document = (await get('/v1/openapi.json')).json();
+    const codes: string[] = document.components.schemas.Problem.properties.code.enum;
+    expect(codes.length).toBeGreaterThan(20);
+    const html = (await get('/docs/errors')).body;
+    const anchors = [...html.matchAll(/ id="([^"]+)"/g)].map(([, id]) => id);
+    for (const code of codes) expect(anchors, code).toContain(code);
+    // A real answer's type, followed: the page it names is served, with the anchor it names.
+    const { type } = (await get('/v1/nature/nowhere')).json();
+    const url = new URL(type);
+    expect((await get(url.pathname)).statusCode).toBe(200);
+    expect(anchors).toContain(url.hash.slice(1));
   });
 
   it("quotes this server's own webhook retry schedule and timeout", async () => {

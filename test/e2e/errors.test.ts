@@ -1,6 +1,7 @@
 import { MongoNetworkTimeoutError } from 'mongodb';
 import { describe, expect, it } from 'vitest';
 import { StreamDeletedError } from '../../src/ports/event-store.js';
+import { problemTypeOf } from '../support/problems.js';
 import { auth, logLength, openTestApp, type TestApp, useTestApp, validSubject } from '../support/test-app.js';
 
 describe('errors as problem+json', () => {
@@ -28,7 +29,7 @@ describe('errors as problem+json', () => {
     expect(response.statusCode).toBe(status);
     expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
     const body = response.json();
-    expect(body).toMatchObject({ type: `urn:nature:problem:${code}`, status, code, title: expect.any(String), detail: expect.any(String) });
+    expect(body).toMatchObject({ type: problemTypeOf(code), status, code, title: expect.any(String), detail: expect.any(String) });
     expect(body.request_id).toBe(response.headers['request-id']);
     return body;
   }
@@ -128,5 +129,41 @@ describe('errors as problem+json', () => {
     expect(response.body).not.toMatch(/10\.0\.0\.7|timed out|mongo/i);
     expect(body.detail).toMatch(/retry shortly/);
     await t.close();
+  });
+});
+
+describe("a problem's type: the URL of its code's entry in the error catalogue", () => {
+  const answer = (t: TestApp, headers: Record<string, string>) => t.app.inject({ url: '/v1/nature/nowhere', headers });
+
+  it('is under the origin the request was sent to: its Host, never a forwarded one (no proxy is trusted)', async () => {
+    const t = await openTestApp();
+    try {
+      expect((await answer(t, { host: 'api.example.org:8443' })).json().type).toBe('http://api.example.org:8443/docs/errors#not_found');
+      // The default port of the scheme is left out, as in any origin.
+      expect((await answer(t, { host: 'API.example.org:80' })).json().type).toBe('http://api.example.org/docs/errors#not_found');
+      const forwarded = await answer(t, { host: 'internal:8080', 'x-forwarded-host': 'elsewhere.example', 'x-forwarded-proto': 'https' });
+      expect(forwarded.json().type).toBe('http://internal:8080/docs/errors#not_found');
+      // A Host that is more than a host and a port is not put into a link: the type stays relative.
+      for (const host of ['example.com/evil?', 'user@example.com', 'example.com:port']) {
+        expect((await answer(t, { host })).json().type, host).toBe('/docs/errors#not_found');
+      }
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('is under NATURE_PUBLIC_URL when it is set, whatever the Host', async () => {
+    const t = await openTestApp({ NATURE_PUBLIC_URL: 'https://nature.example.com/' });
+    try {
+      expect((await answer(t, { host: 'internal:8080' })).json().type).toBe('https://nature.example.com/docs/errors#not_found');
+      const key = (await t.mint('test', 'sk')).raw;
+      const refused = await t.app.inject({ method: 'POST', url: '/v1/nature/subjects', headers: auth(key), payload: {} });
+      expect(refused.json()).toMatchObject({
+        code: 'validation_failed',
+        type: 'https://nature.example.com/docs/errors#validation_failed',
+      });
+    } finally {
+      await t.close();
+    }
   });
 });

@@ -69,6 +69,29 @@ describe('OpenAPI document and docs', () => {
     expect(doc.components.securitySchemes.apiKey).toMatchObject({ type: 'http', scheme: 'bearer' });
   });
 
+  it('describes every response in words of its own, successes included, never as "Default Response"', async () => {
+    const doc = (await t.app.inject({ url: '/v1/openapi.json' })).json();
+    const described: Record<string, string> = {};
+    const operations = [
+      ...Object.entries(doc.paths).map(([path, operations]) => [path, operations] as const),
+      ...Object.entries(doc.webhooks).map(([name, operations]) => [`webhook ${name}`, operations] as const),
+    ];
+    for (const [where, byMethod] of operations) {
+      for (const [method, operation] of Object.entries(byMethod as Record<string, { responses: Record<string, any> }>)) {
+        for (const [status, response] of Object.entries(operation.responses)) {
+          const shared = response.$ref?.replace('#/components/responses/', '');
+          described[`${method.toUpperCase()} ${where} ${status}`] = (shared ? doc.components.responses[shared] : response).description;
+        }
+      }
+    }
+    const successes = Object.keys(described).filter((response) => / 2\d\d$/.test(response));
+    expect(successes.length).toBeGreaterThan(20);
+    const undescribed = Object.entries(described).filter(([, description]) => !description?.trim() || description === 'Default Response');
+    expect(undescribed).toEqual([]);
+    expect(described['POST /v1/nature/subjects 201']).toBe('The subject, as stored.');
+    expect(described['GET /v1/nature/subjects 200']).toBe('A page of subjects, newest first.');
+  });
+
   it('serves the docs UI without a key', async () => {
     const response = await t.app.inject({ url: '/v1/docs/' });
     expect(response.statusCode).toBe(200);

@@ -43,11 +43,16 @@ function rawDataKeys(dir: string): Buffer[] {
   return keys;
 }
 
-/** Every recorded GET answers as the old version did, byte for byte; a problem's request_id is the request's own. */
+/**
+ * Every recorded GET answers as the old version did, byte for byte; a problem's request_id is the request's own, and
+ * its type, a URN then, is now the URL of its code's entry in the error catalogue.
+ */
 async function answersAsBefore(url: string): Promise<void> {
   for (const [path, { status, body }] of Object.entries(answered)) {
     const response = await fetch(`${url}${path}`, { headers: { authorization: `Bearer ${key}` } });
-    const expected = body.replace(/"request_id":"req_\w+"/, `"request_id":"${response.headers.get('request-id')}"`);
+    const expected = body
+      .replace(/"request_id":"req_\w+"/, `"request_id":"${response.headers.get('request-id')}"`)
+      .replace(/"type":"urn:nature:problem:(\w+)"/, `"type":"${url}/docs/errors#$1"`);
     expect({ path, status: response.status, body: await response.text() }).toEqual({ path, status, body: expected });
   }
 }

@@ -58,8 +58,8 @@ export async function openTestApp(settings: Record<string, string> = {}): Promis
     rateLimit: config.rateLimit,
     clock,
     webhooks: config.webhooks,
-    publicUrl: config.publicUrl,
     unavailable: backendUnavailable,
+    publicUrl: config.publicUrl,
   });
   const testApp: TestApp = {
     app,

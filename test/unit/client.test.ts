@@ -13,7 +13,7 @@ import { retryAfterMs, retryingFetch } from '../../packages/client/src/retry.js'
 const problem = (status: number, code: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) =>
   new Response(
     JSON.stringify({
-      type: `urn:nature:problem:${code}`,
+      type: `https://nature.example.com/docs/errors#${code}`,
       title: code,
       status,
       detail: `${code} happened`,
@@ -147,7 +147,9 @@ describe('client requests and errors', () => {
   it('rejects with a NatureApiError carrying the problem members, narrowed by code', async () => {
     const { fetch } = scripted(
       problem(409, 'assessment_not_open', { assessment_status: 'completed' }),
-      problem(422, 'validation_failed', { errors: [{ path: '/responses/0/value', in: 'body', message: 'Must be 1..5.' }] }),
+      problem(422, 'validation_failed', {
+        errors: [{ path: '/responses/0/value', in: 'body', message: '`responses[0].value` must be a whole number from 1 to 5.' }],
+      }),
       problem(403, 'insufficient_scope', { required_scope: 'nature:write' }),
     );
     const nature = createNatureClient({ apiKey: 'test_sk_x', baseUrl: 'http://api.test', fetch });

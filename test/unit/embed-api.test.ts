@@ -168,7 +168,7 @@ describe('the embed API client', () => {
 
   it('turns a problem+json answer into its fields, with Retry-After in milliseconds', async () => {
     const problem = {
-      type: 'urn:nature:problem:rate_limited',
+      type: 'https://nature.example.com/docs/errors#rate_limited',
       title: 'Too many requests',
       status: 429,
       detail: 'Slow down.',

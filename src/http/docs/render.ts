@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { Marked } from 'marked';
+import { Marked, type Tokens } from 'marked';
 import { type StaticAsset, staticAsset } from '../static-asset.js';
 
 /** The guides, in the order of the navigation bar; the API reference and the document follow them. */
@@ -35,6 +35,7 @@ pre code { padding: 0; background: none; }
 table { border-collapse: collapse; width: 100%; margin: 1rem 0; display: block; overflow-x: auto; }
 th, td { border: 1px solid var(--line); padding: 0.4rem 0.6rem; text-align: left; vertical-align: top; }
 th { background: #f6f8fa; }
+tr:target { background: #fff8c5; }
 blockquote { margin: 1rem 0; padding: 0 1rem; color: var(--muted); border-left: 4px solid var(--line); }
 footer { max-width: 60rem; margin: 0 auto; padding: 1rem 1.5rem 2rem; color: var(--muted); border-top: 1px solid var(--line); }
 `;
@@ -63,6 +64,16 @@ const markdown = new Marked({
     heading({ tokens, depth }) {
       const plain = this.parser.parseInline(tokens, this.parser.textRenderer);
       return `<h${depth} id="${escapeHtml(slug(plain))}">${this.parser.parseInline(tokens)}</h${depth}>\n`;
+    },
+    // In a table with a "code" column (the error catalogue), each row is an anchor named by its code: a problem's
+    // `type` is /docs/errors#<code>. Other tables are marked's own.
+    table({ header, rows }) {
+      const column = header.findIndex((cell) => cell.text === 'code');
+      if (column === -1) return false;
+      const row = (cells: Tokens.TableCell[], id?: string) =>
+        `<tr${id === undefined ? '' : ` id="${escapeHtml(id)}"`}>\n${cells.map((cell) => this.tablecell(cell)).join('')}</tr>\n`;
+      const body = rows.map((cells) => row(cells, slug(this.parser.parseInline(cells[column]!.tokens, this.parser.textRenderer))));
+      return `<table>\n<thead>\n${row(header)}</thead>\n<tbody>${body.join('')}</tbody></table>\n`;
     },
   },
 });

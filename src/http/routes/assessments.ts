@@ -10,7 +10,7 @@ import { eventMetadata } from '../event-metadata.js';
 import { listOf, listPage, listQuery } from '../lists.js';
 import { openSealed, subjectGone } from '../personal-data.js';
 import { ProblemError } from '../problem.js';
-import { exampleIds, id, problems, timestamp } from '../schemas.js';
+import { exampleIds, id, problems, success, timestamp } from '../schemas.js';
 import { requireSubject } from './subjects.js';
 
 const subjectId = id('sub', exampleIds.subject, 'The subject id.');
@@ -140,6 +140,8 @@ const startBody = z
   // Fastify passes a request without a body as null.
   .nullish();
 
+const ANSWER_VALUE = 'must be a whole number from 1 to 5.';
+
 const responsesBody = z
   .strictObject({
     responses: z
@@ -147,13 +149,13 @@ const responsesBody = z
         z.strictObject({
           item_id: z
             .string()
-            .refine((id) => itemIds.has(id), 'Unknown item id; GET /v1/nature/items lists them.')
+            .refine((id) => itemIds.has(id), 'is not an item id; GET /v1/nature/items lists them.')
             .describe('mn_001..mn_076'),
           value: z
             .number()
-            .int('Must be a whole number from 1 to 5.')
-            .min(1)
-            .max(5)
+            .int(ANSWER_VALUE)
+            .min(1, ANSWER_VALUE)
+            .max(5, ANSWER_VALUE)
             .describe('1 = not at all like me … 5 = exactly like me'),
         }),
       )
@@ -163,7 +165,7 @@ const responsesBody = z
         const seen = new Set<string>();
         responses.forEach(({ item_id }, index) => {
           if (seen.has(item_id))
-            ctx.addIssue({ code: 'custom', path: [index, 'item_id'], message: 'This item is answered twice in the batch.' });
+            ctx.addIssue({ code: 'custom', path: [index, 'item_id'], message: 'names an item answered earlier in this batch.' });
           seen.add(item_id);
         });
       })
@@ -189,7 +191,10 @@ export function registerAssessmentRoutes(app: FastifyInstance, clock: () => Date
           'The answer carries the client_secret a browser uses with a publishable (pk) key, shown only here.',
         params: subjectParams,
         body: startBody,
-        response: { 201: startedAssessment, ...problems('not_found', 'subject_erased', 'assessment_in_progress') },
+        response: {
+          201: success('The assessment, created, with the client_secret a browser answers it with: shown only here.', startedAssessment),
+          ...problems('not_found', 'subject_erased', 'assessment_in_progress'),
+        },
       },
     },
     async (request, reply) => {
@@ -216,7 +221,10 @@ export function registerAssessmentRoutes(app: FastifyInstance, clock: () => Date
         description: "Newest first, with each one's status and progress.",
         params: subjectParams,
         querystring: z.strictObject(listQuery),
-        response: { 200: listOf(assessmentResource), ...problems('invalid_cursor', 'not_found', 'subject_erased') },
+        response: {
+          200: success("A page of the subject's assessments, newest first.", listOf(assessmentResource)),
+          ...problems('invalid_cursor', 'not_found', 'subject_erased'),
+        },
       },
     },
     async (request) => {
@@ -243,7 +251,10 @@ export function registerAssessmentRoutes(app: FastifyInstance, clock: () => Date
           "A browser may call it with a publishable (pk) key and the assessment's client secret while the assessment is open.",
         security: skOrPkWithSecret,
         params: assessmentParams,
-        response: { 200: assessmentResource, ...problems('not_found', 'subject_erased') },
+        response: {
+          200: success('The assessment, with its status and the items still unanswered.', assessmentResource),
+          ...problems('not_found', 'subject_erased'),
+        },
       },
     },
     async (request) => {
@@ -270,7 +281,13 @@ export function registerAssessmentRoutes(app: FastifyInstance, clock: () => Date
         security: skOrPkWithSecret,
         params: assessmentParams,
         body: responsesBody,
-        response: { 200: assessmentResource, ...problems('not_found', 'subject_erased', 'assessment_not_open') },
+        response: {
+          200: success(
+            'The assessment with the batch stored: its progress, or its status once the 76th answer completed it.',
+            assessmentResource,
+          ),
+          ...problems('not_found', 'subject_erased', 'assessment_not_open'),
+        },
       },
     },
     async (request) => {
@@ -298,7 +315,10 @@ export function registerAssessmentRoutes(app: FastifyInstance, clock: () => Date
         summary: 'Abandon an open assessment',
         description: 'Answers 200 with the abandoned assessment; one no longer open answers 409 assessment_not_open.',
         params: assessmentParams,
-        response: { 200: assessmentResource, ...problems('not_found', 'subject_erased', 'assessment_not_open') },
+        response: {
+          200: success('The assessment, abandoned.', assessmentResource),
+          ...problems('not_found', 'subject_erased', 'assessment_not_open'),
+        },
       },
     },
     async (request) => {

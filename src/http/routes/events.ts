@@ -6,9 +6,10 @@ import type { ReadModelStore } from '../../ports/read-models.js';
 import { queueRedelivery } from '../../webhooks/dispatcher.js';
 import { eventObject } from '../../webhooks/event-object.js';
 import { eventId, eventResource } from '../event-resource.js';
+import { fieldError } from '../field-errors.js';
 import { listOf, listPage, listQuery } from '../lists.js';
 import { ProblemError } from '../problem.js';
-import { exampleIds, id, problems } from '../schemas.js';
+import { exampleIds, id, problems, success } from '../schemas.js';
 import { requireSubject } from './subjects.js';
 import { requireEndpoint } from './webhook-endpoints.js';
 
@@ -27,11 +28,14 @@ async function requireRedeliveryTarget(readModels: ReadModelStore, endpointId: s
   const endpoint = await requireEndpoint(readModels, endpointId);
   const reason =
     endpoint.status !== 'enabled'
-      ? `The endpoint ${endpointId} is disabled: it receives nothing.`
+      ? `names the endpoint ${endpointId}, which is disabled: it receives nothing.`
       : !subscribes(endpoint, type)
-        ? `The endpoint ${endpointId} does not listen to ${type} (see its enabled_events).`
+        ? `names the endpoint ${endpointId}, which does not listen to ${type} (see its enabled_events).`
         : undefined;
-  if (reason) throw new ProblemError('validation_failed', reason, { errors: [{ path: '/endpoint_id', in: 'body', message: reason }] });
+  if (reason) {
+    const error = fieldError('body', ['endpoint_id'], reason);
+    throw new ProblemError('validation_failed', error.message, { errors: [error] });
+  }
 }
 
 export function registerEventRoutes(app: FastifyInstance): void {
@@ -46,7 +50,10 @@ export function registerEventRoutes(app: FastifyInstance): void {
         summary: 'List events',
         description: 'Newest first: catch up on events your endpoint missed.',
         querystring: z.strictObject(listQuery),
-        response: { 200: listOf(eventResource), ...problems('invalid_cursor') },
+        response: {
+          200: success("A page of the environment's events, newest first.", listOf(eventResource)),
+          ...problems('invalid_cursor'),
+        },
       },
     },
     async (request) => listPage(request.env.readModels, 'events', request.query, {}, (doc) => eventObject(doc, request.env.livemode)),
@@ -61,7 +68,7 @@ export function registerEventRoutes(app: FastifyInstance): void {
         summary: 'Retrieve an event',
         description: 'The event object exactly as its webhook deliveries carry it.',
         params: idParams,
-        response: { 200: eventResource, ...problems('not_found') },
+        response: { 200: success('The event.', eventResource), ...problems('not_found') },
       },
     },
     async (request) => {
@@ -82,7 +89,10 @@ export function registerEventRoutes(app: FastifyInstance): void {
           "Queues the event again; 202 with the event. Deliveries keep its webhook-id. Without a body: for the environment's enabled endpoints that listen to its type and were registered before it. With `endpoint_id`: for that endpoint only (404 if there is none here, 422 if it is disabled or does not listen to the event's type).",
         params: idParams,
         body: redeliverBody,
-        response: { 202: eventResource, ...problems('not_found', 'subject_erased') },
+        response: {
+          202: success('The event, queued again for delivery.', eventResource),
+          ...problems('not_found', 'subject_erased'),
+        },
       },
     },
     async (request, reply) => {

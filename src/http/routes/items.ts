@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { ITEM_SET_VERSION, items, scale } from '../../scoring/item-bank.js';
-import { problems } from '../schemas.js';
+import { problems, success } from '../schemas.js';
 
 /** The bank as the API shows it: it never says which construct an item measures. */
 const itemBank = {
@@ -40,7 +40,10 @@ export function registerItemRoutes(app: FastifyInstance): void {
         description:
           'All 76 items in id order, with the 1..5 answer scale. Publishable (pk) keys may read it, so a browser can render the items (no client secret needed).',
         security: [{ apiKey: [] }],
-        response: { 200: itemBankResource, ...problems() },
+        response: {
+          200: success('The 76 items in id order, with the answer scale.', itemBankResource),
+          ...problems(),
+        },
       },
     },
     // A JSON string with its content type is sent as it is, not serialised again per request.

@@ -11,7 +11,7 @@ import { describeScores } from '../../scoring/scorer.js';
 import { NEWEST_SCORING_VERSION, scorers } from '../../scoring/scorers.js';
 import { openSealed, subjectGone } from '../personal-data.js';
 import { ProblemError } from '../problem.js';
-import { exampleIds, id, problems, timestamp } from '../schemas.js';
+import { exampleIds, id, problems, success, timestamp } from '../schemas.js';
 import { requireSubject } from './subjects.js';
 
 const profileId = id('prf', exampleIds.profile, 'The profile id.');
@@ -150,7 +150,10 @@ export function registerProfileRoutes(app: FastifyInstance): void {
           'The current profile of the most recently completed assessment: scored with the active scoring version once a profile rebuild ' +
           'has switched to it, else with the version that scored the completion. 404 profile_not_found until one completes.',
         params: z.strictObject({ id: id('sub', exampleIds.subject, 'The subject id.') }),
-        response: { 200: profileResource, ...problems('not_found', 'profile_not_found', 'subject_erased') },
+        response: {
+          200: success("The profile of the subject's latest completed assessment.", profileResource),
+          ...problems('not_found', 'profile_not_found', 'subject_erased'),
+        },
       },
     },
     async (request) => {
@@ -184,7 +187,7 @@ export function registerProfileRoutes(app: FastifyInstance): void {
           'By the profile id that a nature.assessment.completed or nature.profile.updated event carries. A profile that a rebuild replaced ' +
           'still answers, with status superseded and a link to the current one.',
         params: z.strictObject({ id: profileId }),
-        response: { 200: profileResource, ...problems('profile_not_found', 'subject_erased') },
+        response: { 200: success('The profile.', profileResource), ...problems('profile_not_found', 'subject_erased') },
       },
     },
     async (request) => {

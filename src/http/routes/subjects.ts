@@ -14,7 +14,7 @@ import { listOf, listPage, listQuery, pageOf } from '../lists.js';
 import { metadataInput, metadataOutput } from '../metadata.js';
 import { openSealed } from '../personal-data.js';
 import { ProblemError } from '../problem.js';
-import { exampleIds, id, instantInput, problems, text, timestamp } from '../schemas.js';
+import { exampleIds, id, instantInput, problems, success, text, timestamp } from '../schemas.js';
 
 const FUTURE_TOLERANCE_MS = 5 * 60 * 1000;
 
@@ -28,12 +28,12 @@ const consentInput = (clock: () => Date) =>
       .describe('Version label of the consent text shown to the person.')
       .meta({ examples: ['consent-v3'] }),
     granted_at: instantInput
-      .refine((value) => Date.parse(value) <= clock().getTime() + FUTURE_TOLERANCE_MS, 'Must not be more than 5 minutes in the future.')
+      .refine((value) => Date.parse(value) <= clock().getTime() + FUTURE_TOLERANCE_MS, 'must not be more than 5 minutes in the future.')
       .describe('When consent was granted: a UTC timestamp such as 2026-01-31T09:30:00Z, kept to the millisecond.')
       .meta({ examples: ['2026-11-01T09:30:00Z'] }),
     ui_hash: z
       .string()
-      .regex(/^sha256:[0-9a-f]{64}$/, 'Must be "sha256:" followed by 64 lowercase hex digits.')
+      .regex(/^sha256:[0-9a-f]{64}$/, 'must be "sha256:" followed by 64 lowercase hex digits.')
       .describe('Hash of the consent interface: sha256: and 64 lowercase hex digits.')
       .meta({ examples: [UI_HASH] }),
   });
@@ -143,7 +143,10 @@ export function registerSubjectRoutes(app: FastifyInstance, clock: () => Date): 
         description:
           'Records the person and their consent. A second subject with the same external_subject_id answers 409 subject_exists with the existing id.',
         body: createSubjectBody(clock),
-        response: { 201: subjectResource, ...problems('subject_exists', 'subject_erased') },
+        response: {
+          201: success('The subject, as stored.', subjectResource),
+          ...problems('subject_exists', 'subject_erased'),
+        },
       },
     },
     async (request, reply) => {
@@ -176,7 +179,10 @@ export function registerSubjectRoutes(app: FastifyInstance, clock: () => Date): 
         summary: 'Retrieve a subject',
         description: 'An erased subject answers 410 subject_erased.',
         params: subjectIdParams,
-        response: { 200: subjectResource, ...problems('not_found', 'subject_erased') },
+        response: {
+          200: success('The subject.', subjectResource),
+          ...problems('not_found', 'subject_erased'),
+        },
       },
     },
     async (request) =>
@@ -196,7 +202,10 @@ export function registerSubjectRoutes(app: FastifyInstance, clock: () => Date): 
           'under the subject answers 410 subject_erased, except its audit.',
         params: subjectIdParams,
         response: {
-          200: z.object({ id: subjectId, object: z.literal('subject'), deleted: z.literal(true) }).meta({ id: 'DeletedSubject' }),
+          200: success(
+            'The subject, erased.',
+            z.object({ id: subjectId, object: z.literal('subject'), deleted: z.literal(true) }).meta({ id: 'DeletedSubject' }),
+          ),
           ...problems('not_found', 'subject_erased'),
         },
       },
@@ -223,7 +232,10 @@ export function registerSubjectRoutes(app: FastifyInstance, clock: () => Date): 
           starting_after: listQuery.starting_after.describe('An entry id from a previous page: the page after it (later entries).'),
           ending_before: listQuery.ending_before.describe('An entry id from a previous page: the page before it (earlier entries).'),
         }),
-        response: { 200: listOf(auditEntry), ...problems('invalid_cursor', 'not_found') },
+        response: {
+          200: success("A page of the subject's history, oldest first.", listOf(auditEntry)),
+          ...problems('invalid_cursor', 'not_found'),
+        },
       },
     },
     async (request) => {
@@ -244,7 +256,10 @@ export function registerSubjectRoutes(app: FastifyInstance, clock: () => Date): 
           ...listQuery,
           external_subject_id: text(1, 255).optional().describe('Only the subject with this id of yours.'),
         }),
-        response: { 200: listOf(subjectResource), ...problems('invalid_cursor') },
+        response: {
+          200: success('A page of subjects, newest first.', listOf(subjectResource)),
+          ...problems('invalid_cursor'),
+        },
       },
     },
     async (request) => {

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { readUsage } from '../../../projections/usage.js';
 import { granularities, parseUsageRange } from '../../domain/usage.js';
 import { ProblemError } from '../problem.js';
-import { exampleIds, id, problems, timestamp } from '../schemas.js';
+import { exampleIds, id, problems, success, timestamp } from '../schemas.js';
 
 /** Checked in the handler (parseUsageRange), the same way the operator command checks it. */
 const instant = z.string().optional();
@@ -65,7 +65,10 @@ export function registerUsageRoutes(app: FastifyInstance, clock: () => Date): vo
           'batch) and per UTC day or month, from a read model the service keeps from the event log. Counts only: no subject data. Re-scoring does not count. ' +
           'Needs a secret key with nature:read.',
         querystring: usageQuery,
-        response: { 200: usageResource, ...problems() },
+        response: {
+          200: success('Completed assessments per key and period, with their total.', usageResource),
+          ...problems(),
+        },
       },
     },
     async (request) => {

@@ -12,7 +12,7 @@ import { eventMetadata } from '../event-metadata.js';
 import { eventResource } from '../event-resource.js';
 import { listOf, listPage, listQuery } from '../lists.js';
 import { ProblemError } from '../problem.js';
-import { problems, text, timestamp } from '../schemas.js';
+import { problems, success, text, timestamp } from '../schemas.js';
 
 /** How long a rotated-out secret may keep signing. */
 const MAX_OVERLAP_SECONDS = 7 * 24 * 3600;
@@ -127,7 +127,9 @@ export async function requireEndpoint(readModels: ReadModelStore, id: string): P
 
 function refuseUrl(value: string, livemode: boolean): void {
   const problem = endpointUrlProblem(value, livemode);
-  if (problem) throw new ProblemError('validation_failed', problem, { errors: [{ path: '/url', in: 'body', message: problem }] });
+  // The guard's reasons are whole sentences (deliveries quote them too): the field's name goes before them.
+  if (problem)
+    throw new ProblemError('validation_failed', problem, { errors: [{ path: '/url', in: 'body', message: `\`url\`: ${problem}` }] });
 }
 
 export function registerWebhookEndpointRoutes(app: FastifyInstance, clock: () => Date): void {
@@ -143,7 +145,10 @@ export function registerWebhookEndpointRoutes(app: FastifyInstance, clock: () =>
         description:
           "Endpoints belong to the key's environment: sandbox events go to sandbox endpoints only. The secret is shown once, here.",
         body: createBody,
-        response: { 201: createdEndpointResource, ...problems() },
+        response: {
+          201: success('The endpoint, registered, with the secret that signs its deliveries: shown only here.', createdEndpointResource),
+          ...problems(),
+        },
       },
     },
     async (request, reply) => {
@@ -163,7 +168,7 @@ export function registerWebhookEndpointRoutes(app: FastifyInstance, clock: () =>
         summary: 'Retrieve a webhook endpoint',
         description: 'Its url, events, status (and why it was disabled); never its secret.',
         params: idParams,
-        response: { 200: endpointResource, ...problems('not_found') },
+        response: { 200: success('The endpoint; never its secret.', endpointResource), ...problems('not_found') },
       },
     },
     async (request) => toEndpointResource(await requireEndpoint(request.env.readModels, request.params.id), request.env.livemode, clock()),
@@ -180,7 +185,7 @@ export function registerWebhookEndpointRoutes(app: FastifyInstance, clock: () =>
           'Changes the fields given (validated as at registration) and nothing else; sending the values it has already changes nothing. `"status": "enabled"` turns a disabled endpoint back on: it receives the events that happen from then on (redeliver the ones it missed). Deliveries still retrying go to the new url.',
         params: idParams,
         body: updateBody,
-        response: { 200: endpointResource, ...problems('not_found') },
+        response: { 200: success('The endpoint, as updated.', endpointResource), ...problems('not_found') },
       },
     },
     async (request) => {
@@ -203,7 +208,10 @@ export function registerWebhookEndpointRoutes(app: FastifyInstance, clock: () =>
           'A new secret, shown once, here. Until `previous_secret_expires_at` every delivery carries two signatures in webhook-signature (`v1,<new> v1,<previous>`), so receivers holding either secret verify it while you deploy the new one; after it, only the new one.',
         params: idParams,
         body: rotateBody,
-        response: { 200: createdEndpointResource, ...problems('not_found') },
+        response: {
+          200: success('The endpoint with its new secret: shown only here.', createdEndpointResource),
+          ...problems('not_found'),
+        },
       },
     },
     async (request) => {
@@ -225,7 +233,10 @@ export function registerWebhookEndpointRoutes(app: FastifyInstance, clock: () =>
           "Sandbox only (production answers 403 `sandbox_only`: a sample completion must never reach a live integration). Queues a signed sample `nature.assessment.completed` for this endpoint, even a disabled one; 202 with the event. Its ids end in `TEST` and name nothing; it is sent once, listed in the endpoint's deliveries, never retried, and never disables the endpoint.",
         params: idParams,
         body: emptyBody,
-        response: { 202: eventResource, ...problems('not_found', 'sandbox_only') },
+        response: {
+          202: success('The test event, queued for this endpoint.', eventResource),
+          ...problems('not_found', 'sandbox_only'),
+        },
       },
     },
     async (request, reply) => {
@@ -246,7 +257,10 @@ export function registerWebhookEndpointRoutes(app: FastifyInstance, clock: () =>
         summary: 'List webhook endpoints',
         description: "Newest first: the endpoints of the key's environment.",
         querystring: z.strictObject(listQuery),
-        response: { 200: listOf(endpointResource), ...problems('invalid_cursor') },
+        response: {
+          200: success("A page of the environment's webhook endpoints, newest first.", listOf(endpointResource)),
+          ...problems('invalid_cursor'),
+        },
       },
     },
     async (request) => {
@@ -267,7 +281,10 @@ export function registerWebhookEndpointRoutes(app: FastifyInstance, clock: () =>
         description: 'The endpoint is removed and is sent no new events.',
         params: idParams,
         response: {
-          200: z.object({ id: z.string(), object: z.literal('webhook_endpoint'), deleted: z.literal(true) }),
+          200: success(
+            'The endpoint, deleted.',
+            z.object({ id: z.string(), object: z.literal('webhook_endpoint'), deleted: z.literal(true) }),
+          ),
           ...problems('not_found'),
         },
       },
@@ -288,7 +305,10 @@ export function registerWebhookEndpointRoutes(app: FastifyInstance, clock: () =>
         description: 'Newest first: every attempt with its status code or error, latency and when the next one is due.',
         params: idParams,
         querystring: z.strictObject(listQuery),
-        response: { 200: listOf(deliveryResource), ...problems('invalid_cursor', 'not_found') },
+        response: {
+          200: success("A page of the endpoint's delivery attempts, newest first.", listOf(deliveryResource)),
+          ...problems('invalid_cursor', 'not_found'),
+        },
       },
     },
     async (request) => {
