@@ -1,13 +1,10 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { keyCreateArgs, runCliInProcess } from '../support/cli.js';
-import { serverPool } from '../support/processes.js';
+import { serverPool, spawnFromSource } from '../support/processes.js';
 import { receiverPool } from '../support/receiver.js';
 import { tempDir } from '../support/temp-dir.js';
-
-const root = fileURLToPath(new URL('../..', import.meta.url));
 
 interface Listener {
   process: ChildProcess;
@@ -18,23 +15,15 @@ interface Listener {
 
 /** `nature listen` as its own process, as a developer runs it in a terminal; resolves once it says it is ready. */
 async function startListener(args: string[], env: Record<string, string>): Promise<Listener> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'listen', ...args], {
-    cwd: root,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout.on('data', (chunk) => (output += chunk));
-  child.stderr.on('data', (chunk) => (output += chunk));
-  const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')));
+  const { process: child, output, exited } = spawnFromSource(['src/cli/main.ts', 'listen', ...args], env);
   await new Promise<void>((resolve, reject) => {
-    const check = () => /^Ready: /m.test(output) && resolve();
-    child.stdout.on('data', check);
-    void exited.then(() => reject(new Error(`nature listen exited:\n${output}`)));
+    const check = () => /^Ready: /m.test(output()) && resolve();
+    child.stdout?.on('data', check);
+    void exited.then(() => reject(new Error(`nature listen exited:\n${output()}`)));
   });
-  const secret = /^Signing secret: (whsec_\S+)/m.exec(output)?.[1];
-  if (secret === undefined) throw new Error(`no signing secret printed:\n${output}`);
-  return { process: child, output: () => output, secret, exited };
+  const secret = /^Signing secret: (whsec_\S+)/m.exec(output())?.[1];
+  if (secret === undefined) throw new Error(`no signing secret printed:\n${output()}`);
+  return { process: child, output, secret, exited };
 }
 
 describe('nature listen and nature trigger, against the server process', () => {

@@ -28,6 +28,20 @@ export interface ServerProcess {
   exited: Promise<number | string>;
 }
 
+/** A process of this checkout running `args` from source (node --import tsx), what it prints kept as it comes. */
+export function spawnFromSource(args: string[], env: Record<string, string>, runner: Runner = asUsual) {
+  const child = spawn(runner.command, [...runner.prefix, '--import', 'tsx', ...args], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk) => (output += chunk));
+  child.stderr.on('data', (chunk) => (output += chunk));
+  const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')));
+  return { process: child, output: () => output, exited };
+}
+
 /** Starts `src/main.ts` as its own process and waits until it listens. */
 export async function startServer(env: Record<string, string>): Promise<ServerProcess> {
   return startServerWith(env, asUsual);
@@ -36,19 +50,15 @@ export async function startServer(env: Record<string, string>): Promise<ServerPr
 /** As `startServer`, run by `runner` (without root's privileges, say). */
 export async function startServerWith(env: Record<string, string>, runner: Runner): Promise<ServerProcess> {
   const port = await freePort();
-  const child = spawn(runner.command, [...runner.prefix, '--import', 'tsx', 'src/main.ts'], {
-    cwd: root,
-    env: { ...process.env, LOG_LEVEL: 'info', ...env, PORT: String(port), HOST: '127.0.0.1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout.on('data', (chunk) => (output += chunk));
-  child.stderr.on('data', (chunk) => (output += chunk));
-  const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')));
+  const {
+    process: child,
+    output,
+    exited,
+  } = spawnFromSource(['src/main.ts'], { LOG_LEVEL: 'info', ...env, PORT: String(port), HOST: '127.0.0.1' }, runner);
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 20_000);
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output()}`)), 20_000);
     const check = () => {
-      if (output.includes('Nature Profile API ready')) {
+      if (output().includes('Nature Profile API ready')) {
         clearTimeout(timer);
         resolve();
       }
@@ -56,10 +66,10 @@ export async function startServerWith(env: Record<string, string>, runner: Runne
     child.stdout.on('data', check);
     void exited.then(() => {
       clearTimeout(timer);
-      reject(new Error(`server exited:\n${output}`));
+      reject(new Error(`server exited:\n${output()}`));
     });
   });
-  return { url: `http://127.0.0.1:${port}`, process: child, output: () => output, exited };
+  return { url: `http://127.0.0.1:${port}`, process: child, output, exited };
 }
 
 /** The servers a test file starts, all killed by `killAll` (in afterEach). */
