@@ -162,7 +162,7 @@ export function listenCommand(env: NodeJS.ProcessEnv, output: Output): Command {
     output.out(
       fresh
         ? 'Ready: waiting for new events. Ctrl-C stops; the next run resumes where this one stopped.'
-        : 'Ready: resuming where the last run stopped.',
+        : 'Ready: forwarding what happened since the last run (or --print-secret) stopped.',
     );
 
     const stop = new AbortController();

@@ -114,7 +114,7 @@ describe('nature listen and nature trigger, against the server process', () => {
     const two = await trigger(callerEnv);
     const again = await listen(['--forward-to', receiver.url], callerEnv);
     expect(again.secret).toBe(first.secret);
-    expect(again.output()).toContain('Ready: resuming where the last run stopped.');
+    expect(again.output()).toContain('Ready: forwarding what happened since the last run (or --print-secret) stopped.');
     await receiver.waitFor(3);
     expect(receiver.received.map((delivery) => delivery.verified.ok && (delivery.verified.payload as { id: string }).id)).toEqual([
       one.event_id,
