@@ -45,7 +45,7 @@ async function loadAssessment(events: EventStore, assessmentId: string): Promise
 export async function startAssessment(
   env: CommandContext,
   subjectId: string,
-  requestedLanguage: Language,
+  { language: requestedLanguage, resultVisible }: { language: Language; resultVisible: boolean },
   metadata: EventMetadata,
   now: Date,
 ): Promise<{ assessment: Assessment; client_secret: string; replayedAt?: Date }> {
@@ -74,6 +74,7 @@ export async function startAssessment(
       assessment_id: assessmentId,
       requested_language: requestedLanguage,
       client_secret_hash: secret.hash,
+      result_visible_to_subject: resultVisible,
       now,
     });
     await env.events.appendToStream(subjectStream(subjectId), toNewEvents(opened, metadata), subjectRead.revision);

@@ -25,6 +25,8 @@ export type AssessmentStarted = {
     expires_at: string;
     /** SHA-256 of the assessment's client secret (absent from assessments started before secrets existed). */
     client_secret_hash?: string;
+    /** The caller lets the person see their result: the client secret reads the profile for a while after completion. */
+    result_visible_to_subject?: boolean;
   };
 };
 /**
@@ -142,6 +144,8 @@ export interface Assessment {
   expires_at: string;
   /** SHA-256 of the client secret a browser presents with a pk key; absent for assessments older than secrets. */
   client_secret_hash?: string;
+  /** Absent (false) for assessments started before the caller could choose. */
+  result_visible_to_subject?: boolean;
   /** When the subject's erasure closed it (abandoned it while open). */
   erased_at?: string;
 }
@@ -211,6 +215,18 @@ export function servedVersion(
   return activeVersion !== undefined && activeVersion in assessment.profiles ? activeVersion : assessment.scoring_version;
 }
 
+/** How long after completion a result-visible assessment's client secret still reads the result. */
+export const RESULT_VISIBLE_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Whether the client secret of `assessment` may read its result at `now`: the caller started it with
+ * result_visible_to_subject, it is completed, and less than a day has passed since.
+ */
+export function resultReadable(assessment: Pick<Assessment, 'status' | 'completed_at' | 'result_visible_to_subject'>, now: Date): boolean {
+  if (assessment.result_visible_to_subject !== true || assessment.status !== 'completed' || assessment.completed_at === null) return false;
+  return now.getTime() < Date.parse(assessment.completed_at) + RESULT_VISIBLE_MS;
+}
+
 /** The status as of `now`: an open assessment past its expiry is expired. */
 export function statusAt(assessment: Pick<Assessment, 'status' | 'expires_at'>, now: Date): AssessmentStatus {
   const open = assessment.status === 'created' || assessment.status === 'in_progress';
@@ -231,15 +247,20 @@ export interface AssessmentPointer {
   created_at: string;
   expires_at: string;
   client_secret_hash?: string;
+  result_visible_to_subject?: boolean;
 }
 
-export function assessmentPointer(command: {
+/** What starting an assessment takes, beyond the subject. */
+export interface StartAssessment {
   assessment_id: string;
-  subject_id: string;
   requested_language: Language;
   client_secret_hash: string;
+  /** Absent in a start that does not say: false. */
+  result_visible_to_subject?: boolean;
   now: Date;
-}): AssessmentPointer {
+}
+
+export function assessmentPointer(command: StartAssessment & { subject_id: string }): AssessmentPointer {
   return {
     subject_id: command.subject_id,
     assessment_id: command.assessment_id,
@@ -247,6 +268,7 @@ export function assessmentPointer(command: {
     created_at: command.now.toISOString(),
     expires_at: new Date(command.now.getTime() + ASSESSMENT_TTL_MS).toISOString(),
     client_secret_hash: command.client_secret_hash,
+    ...(command.result_visible_to_subject === undefined ? {} : { result_visible_to_subject: command.result_visible_to_subject }),
   };
 }
 
@@ -264,6 +286,7 @@ export function decideStartAssessment(pointer: AssessmentPointer): AssessmentEve
         created_at: pointer.created_at,
         expires_at: pointer.expires_at,
         ...(pointer.client_secret_hash === undefined ? {} : { client_secret_hash: pointer.client_secret_hash }),
+        ...(pointer.result_visible_to_subject === undefined ? {} : { result_visible_to_subject: pointer.result_visible_to_subject }),
       },
     },
   ];

@@ -34,6 +34,11 @@ export function derivedClientSecret(assessmentId: string, environmentSecret: Buf
   return { raw, hash: hashKey(raw) };
 }
 
+/** The assessment a client secret names, if `raw` has the form of one. */
+export function assessmentNamedBy(raw: string): string | undefined {
+  return CLIENT_SECRET.exec(raw)?.[1];
+}
+
 /** Whether `raw` has the form of a client secret of assessment `assessmentId`. */
 export function namesAssessment(raw: string, assessmentId: string): boolean {
   return CLIENT_SECRET.exec(raw)?.[1] === assessmentId;

@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { type AssessmentPointer, type AssessmentState, assessmentPointer, isOpen, type Language } from './assessment.js';
+import { type AssessmentPointer, type AssessmentState, assessmentPointer, isOpen, type StartAssessment } from './assessment.js';
 import { DomainError, subjectErasedError } from './errors.js';
 
 export interface Consent {
@@ -170,11 +170,7 @@ export function decideCreateSubject(state: SubjectState, command: CreateSubject)
  * A subject may open a new assessment unless its current one is still open. `current` is the fold of the
  * assessment the subject points to; the caller writes a pointed-to stream that is missing before deciding.
  */
-export function decideOpenAssessment(
-  state: SubjectState,
-  current: AssessmentState,
-  command: { assessment_id: string; requested_language: Language; client_secret_hash: string; now: Date },
-): SubjectEvent[] {
+export function decideOpenAssessment(state: SubjectState, current: AssessmentState, command: StartAssessment): SubjectEvent[] {
   const subject = activeSubject(state);
   if (current !== undefined && isOpen(current, command.now)) {
     throw new DomainError('assessment_in_progress', 'The subject has an open assessment; finish or abandon it first.', {

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { type ApiKeyRecord, hashKey, parseRawKey, type Scope } from '../domain/api-keys.js';
 import type { EnvironmentServices, Environments } from '../environments.js';
 import type { KeyStore } from '../ports/key-store.js';
-import { checkClientSecret } from './client-secret.js';
+import { checkClientSecret, checkResultSecret } from './client-secret.js';
 import { refuseOtherOrigin } from './cors.js';
 import { ProblemError } from './problem.js';
 import type { RateLimiter } from './rate-limit.js';
@@ -19,6 +19,8 @@ declare module 'fastify' {
     publishable?: boolean;
     /** Publishable keys need the client secret of the route's assessment (and then need no scope: the secret is the grant). */
     clientSecret?: boolean;
+    /** Publishable keys need the client secret of the profile's result-visible assessment (checkResultSecret). */
+    resultSecret?: boolean;
   }
 }
 
@@ -54,6 +56,7 @@ export function registerAuth(app: FastifyInstance, keys: KeyStore, envs: Environ
     request.env = envs[key.environment];
     if (key.type === 'pk') refuseOtherOrigin(request, reply, key);
     if (key.type === 'pk' && request.routeOptions.config.clientSecret === true) return checkClientSecret(request, clock());
+    if (key.type === 'pk' && request.routeOptions.config.resultSecret === true) return checkResultSecret(request, clock());
     if (key.type === 'pk' && request.routeOptions.config.publishable !== true) {
       throw new ProblemError(
         'insufficient_scope',

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
-import { statusAt } from '../domain/assessment.js';
-import { clientSecretMatches, namesAssessment } from '../domain/client-secrets.js';
+import { resultReadable, statusAt } from '../domain/assessment.js';
+import { assessmentNamedBy, clientSecretMatches, namesAssessment } from '../domain/client-secrets.js';
 import { ProblemError } from './problem.js';
 
 declare module 'fastify' {
@@ -39,6 +39,8 @@ export async function checkClientSecret(request: FastifyRequest, now: Date): Pro
   if (doc === undefined || doc.subject_id !== id || !clientSecretMatches(secret, assessment_id, hash)) throw refused;
   const status = statusAt(doc, now);
   if (status === 'created' || status === 'in_progress') return;
+  // The caller let the person see their result: the page may read the assessment (its profile_id) a while longer.
+  if (request.method === 'GET' && !('erased' in doc) && resultReadable(doc, now)) return;
   // The secret's holder may learn what became of its assessment: a page reopened after the person finished shows so.
   const closed = new ProblemError(
     'unauthenticated',
@@ -49,4 +51,31 @@ export async function checkClientSecret(request: FastifyRequest, now: Date): Pro
   );
   if (request.method !== 'PATCH' || request.headers['idempotency-key'] === undefined) throw closed;
   request.closedSecretRefusal = closed;
+}
+
+/**
+ * A pk key reads a profile (or its chart) only with the client secret of the profile's assessment, started
+ * with result_visible_to_subject and completed less than a day ago. Every refusal of a presented secret is the
+ * same 401, so a pk key cannot probe which profiles exist.
+ */
+export async function checkResultSecret(request: FastifyRequest, now: Date): Promise<void> {
+  const secret = request.headers[CLIENT_SECRET_HEADER];
+  if (secret === undefined) {
+    throw new ProblemError(
+      'insufficient_scope',
+      'A publishable (pk) key reads a profile only with the client secret of its assessment, started with result_visible_to_subject.',
+    );
+  }
+  const refused = new ProblemError(
+    'unauthenticated',
+    'The Nature-Client-Secret does not let this key read this profile: the secret of its assessment reads it for 24 hours after completion, when the assessment was started with result_visible_to_subject.',
+  );
+  const assessmentId = typeof secret === 'string' ? assessmentNamedBy(secret) : undefined;
+  if (assessmentId === undefined) throw refused;
+  const doc = await request.env.readModels.get('assessments', assessmentId);
+  if (doc === undefined || 'erased' in doc || !clientSecretMatches(secret as string, assessmentId, doc.client_secret_hash)) throw refused;
+  const { id } = request.params as { id: string };
+  // Any profile of the assessment: the completion's, or one a rebuild made since.
+  const ofThisAssessment = Object.values(doc.profiles).some((profile) => profile.profile_id === id);
+  if (!ofThisAssessment || !resultReadable(doc, now)) throw refused;
 }

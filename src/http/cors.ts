@@ -23,12 +23,12 @@ export async function registerCors(app: FastifyInstance, limit: RateLimiter): Pr
   // which reach no route of their own: the router answers which methods a path has.
   const browserRoutes = FindMyWay();
   app.addHook('onRoute', (route) => {
-    if (route.config?.publishable !== true && route.config?.clientSecret !== true) return;
+    if (route.config?.publishable !== true && route.config?.clientSecret !== true && route.config?.resultSecret !== true) return;
     for (const method of [route.method].flat()) if (method !== 'HEAD') browserRoutes.on(method as HTTPMethod, route.url, () => undefined);
   });
   const isBrowserRoute = (request: FastifyRequest) => {
     const config = request.routeOptions.config;
-    return config.publishable === true || config.clientSecret === true;
+    return config.publishable === true || config.clientSecret === true || config.resultSecret === true;
   };
   // Preflights never reach authentication: they count against their client address here.
   app.addHook('onRequest', async (request, reply) => {

@@ -73,6 +73,7 @@ describe('assessments, scoring and profiles', () => {
       responses_required: 76,
       unanswered_item_ids: knownResponses.map((r) => r.item_id),
       profile_id: null,
+      result_visible_to_subject: false,
       livemode: false,
       created_at: expect.any(String),
       updated_at: assessment.created_at,

@@ -158,11 +158,15 @@ describe('@nature-profile/client as an integrator installs it from its tarball',
       `@types/node@${lockedVersion('@types/node')}`,
     ];
     execFileSync(npm, install, { cwd: project.path, env: outsideEnv, stdio: 'pipe' });
-    // Type-checked and compiled by the project's own TypeScript, strict.
-    execFileSync(process.execPath, [join(project.path, 'node_modules/typescript/bin/tsc'), '-p', '.'], {
-      cwd: project.path,
-      stdio: 'pipe',
-    });
+    // Type-checked and compiled by the project's own TypeScript, strict; a failure shows the compiler's messages.
+    try {
+      execFileSync(process.execPath, [join(project.path, 'node_modules/typescript/bin/tsc'), '-p', '.'], {
+        cwd: project.path,
+        stdio: 'pipe',
+      });
+    } catch (error) {
+      throw new Error(`tsc refused the script:\n${(error as { stdout?: Buffer }).stdout?.toString() ?? ''}`);
+    }
 
     const data = tempDir();
     env = { NATURE_DATA_DIR: data.path };

@@ -44,15 +44,17 @@ function rawDataKeys(dir: string): Buffer[] {
 }
 
 /**
- * Every recorded GET answers as the old version did, byte for byte; a problem's request_id is the request's own, and
- * its type, a URN then, is now the URL of its code's entry in the error catalogue.
+ * Every recorded GET answers as the old version did, byte for byte; a problem's request_id is the request's own,
+ * its type, a URN then, is now the URL of its code's entry in the error catalogue, and an assessment has the field
+ * added since (result_visible_to_subject, false for an assessment started before it existed) where it now stands.
  */
 async function answersAsBefore(url: string): Promise<void> {
   for (const [path, { status, body }] of Object.entries(answered)) {
     const response = await fetch(`${url}${path}`, { headers: { authorization: `Bearer ${key}` } });
     const expected = body
       .replace(/"request_id":"req_\w+"/, `"request_id":"${response.headers.get('request-id')}"`)
-      .replace(/"type":"urn:nature:problem:(\w+)"/, `"type":"${url}/docs/errors#$1"`);
+      .replace(/"type":"urn:nature:problem:(\w+)"/, `"type":"${url}/docs/errors#$1"`)
+      .replace(/("object":"assessment",[^{}]*?"profile_id":(?:null|"prf_\w+"))/g, '$1,"result_visible_to_subject":false');
     expect({ path, status: response.status, body: await response.text() }).toEqual({ path, status, body: expected });
   }
 }

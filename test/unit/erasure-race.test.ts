@@ -68,7 +68,7 @@ describe('an erasure racing a batch', () => {
     };
     const consent = { text_version: 'v1', granted_at: '2026-11-01T00:00:00Z', ui_hash: `sha256:${'0'.repeat(64)}` };
     const subject = await createSubject(env, { external_subject_id: 'emp-race', metadata: {}, consent }, {}, new Date());
-    const { assessment } = await startAssessment(env, subject.id, 'en', {}, new Date());
+    const { assessment } = await startAssessment(env, subject.id, { language: 'en', resultVisible: false }, {}, new Date());
 
     const gate = control.arm();
     const batch = submitResponses(env, subject.id, assessment.id, [{ item_id: 'mn_001', value: 3 }], {}, new Date()).catch(

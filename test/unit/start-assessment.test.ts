@@ -75,7 +75,9 @@ describe('starting assessments', () => {
 
   it('opens one assessment when starts truly interleave; the others are told which one is open', async () => {
     const { id } = await subject();
-    const outcomes = await Promise.allSettled([0, 1, 2].map(() => startAssessment(env, id, 'en', {}, now)));
+    const outcomes = await Promise.allSettled(
+      [0, 1, 2].map(() => startAssessment(env, id, { language: 'en', resultVisible: false }, {}, now)),
+    );
     const opened = outcomes
       .filter((o) => o.status === 'fulfilled')
       .map((o) => (o as PromiseFulfilledResult<{ assessment: { id: string } }>).value.assessment.id);
@@ -100,7 +102,7 @@ describe('starting assessments', () => {
     const { revision } = await sqlite.readStream(subjectStream(id));
     await sqlite.appendToStream(subjectStream(id), toNewEvents([{ type: 'AssessmentOpened', data: pointer }], {}), revision);
 
-    await expect(startAssessment(env, id, 'en', {}, now)).rejects.toMatchObject({
+    await expect(startAssessment(env, id, { language: 'en', resultVisible: false }, {}, now)).rejects.toMatchObject({
       code: 'assessment_in_progress',
       details: { assessment_id: pointer.assessment_id },
     });

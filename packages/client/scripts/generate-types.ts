@@ -9,7 +9,8 @@ export const typesFile = fileURLToPath(new URL('../src/generated/openapi.ts', im
 
 /** The TypeScript types of the document the server serves now. */
 export async function generateTypes(): Promise<string> {
-  const ast = await openapiTS(await liveOpenApiDocument(), { silent: true });
+  // A field with a default is optional in a request (the server fills it in), not required as openapi-typescript assumes by default.
+  const ast = await openapiTS(await liveOpenApiDocument(), { silent: true, defaultNonNullable: false });
   return astToString(ast);
 }
 

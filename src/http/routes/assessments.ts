@@ -38,6 +38,11 @@ const assessmentResource = z
       .meta({ examples: [ITEM_COUNT] }),
     unanswered_item_ids: z.array(z.string().meta({ pattern: '^mn_0[0-7][0-9]$' })).meta({ examples: [unansweredAfter(19)] }),
     profile_id: id('prf', exampleIds.profile, 'Null until the assessment is completed.').nullable(),
+    result_visible_to_subject: z
+      .boolean()
+      .describe(
+        'Whether the client secret, with a pk key, may read this assessment, its profile and the profile chart for 24 hours after completion.',
+      ),
     livemode: z.boolean(),
     created_at: timestamp,
     updated_at: timestamp,
@@ -58,6 +63,7 @@ const assessmentResource = z
         responses_received: 19,
         responses_required: ITEM_COUNT,
         unanswered_item_ids: unansweredAfter(19),
+        result_visible_to_subject: false,
         profile_id: null,
         livemode: false,
         created_at: '2026-11-21T19:21:04.310Z',
@@ -121,6 +127,7 @@ function toAssessmentResource(
     responses_required: ITEM_COUNT,
     unanswered_item_ids: items.filter((item) => !answered.has(item.id)).map((item) => item.id),
     profile_id: assessment.profile_id,
+    result_visible_to_subject: assessment.result_visible_to_subject === true,
     livemode,
     created_at: assessment.created_at,
     updated_at: assessment.updated_at,
@@ -135,6 +142,12 @@ const assessmentParams = z.strictObject({ id: subjectId, assessment_id: assessme
 const startBody = z
   .strictObject({
     language: z.enum(['en', 'fr']).default('en').describe('Requested language. French is accepted and recorded; English is used at v1.'),
+    result_visible_to_subject: z
+      .boolean()
+      .default(false)
+      .describe(
+        "Let the person see their result: with it, the client secret and a pk key read this assessment, its profile and its chart for 24 hours after completion. Without it, a completed assessment's secret reads nothing.",
+      ),
   })
   .meta({ id: 'StartAssessmentRequest', examples: [{ language: 'en' }] })
   // Fastify passes a request without a body as null.
@@ -203,7 +216,7 @@ export function registerAssessmentRoutes(app: FastifyInstance, clock: () => Date
       const { assessment, client_secret, replayedAt } = await startAssessment(
         request.env,
         request.params.id,
-        request.body?.language ?? 'en',
+        { language: request.body?.language ?? 'en', resultVisible: request.body?.result_visible_to_subject ?? false },
         eventMetadata(request),
         now,
       );

@@ -188,7 +188,10 @@ export function registerProfileRoutes(app: FastifyInstance): void {
           'still answers, with status superseded and a link to the current one.',
         params: z.strictObject({ id: profileId }),
         response: { 200: success('The profile.', profileResource), ...problems('profile_not_found', 'subject_erased') },
+        security: [{ apiKey: [] }, { apiKey: [], clientSecret: [] }],
       },
+      // A page whose assessment was started with result_visible_to_subject reads its profile with a pk key.
+      config: { resultSecret: true },
     },
     async (request) => {
       const { readModels, livemode } = request.env;
