@@ -5,6 +5,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { guides as servedGuides } from '../../src/http/docs/render.js';
 import { problemCodes } from '../../src/http/problem.js';
+import { seriousViolations } from '../support/axe.js';
 import { chromiumMissing, launchChromium } from '../support/browser.js';
 import { type ServerProcess, startServer } from '../support/processes.js';
 import { tempDir } from '../support/temp-dir.js';
@@ -91,6 +92,7 @@ describe.skipIf(skipped)('the docs in headless Chromium', () => {
       // Outside code blocks, where a shell comment's `# ` is meant.
       const text = (await page.locator('header, main > :not(pre)').allInnerTexts()).join('\n');
       expect(text).not.toMatch(/^#{1,6} |\*\*|```|\]\(|\{\{/m);
+      expect(await seriousViolations(page)).toEqual([]);
 
       await page.screenshot({ path: join(screenshots, `${shot}.png`), fullPage: true });
       expect(statSync(join(screenshots, `${shot}.png`)).size).toBeGreaterThan(10_000);

@@ -26,7 +26,7 @@ function servedShellBlocks(html: string): string[] {
       .replace(/&quot;/g, '"')
       .replace(/&#39;/g, "'")
       .replace(/&amp;/g, '&');
-  return [...html.matchAll(/<pre><code class="language-sh">([\s\S]*?)<\/code><\/pre>/g)].map((match) => decode(match[1]!));
+  return [...html.matchAll(/<pre[^>]*><code class="language-sh">([\s\S]*?)<\/code><\/pre>/g)].map((match) => decode(match[1]!));
 }
 
 /** A shell as a reader's terminal: none of the npm_* settings `npm test` passes down. */

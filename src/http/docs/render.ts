@@ -61,6 +61,11 @@ const markdown = new Marked({
     html({ text }) {
       return escapeHtml(text);
     },
+    // A code block scrolls sideways when its lines are long: focusable, so a keyboard can scroll it too.
+    code({ text, lang }) {
+      const language = lang ? ` class="language-${escapeHtml(lang.split(/\s/)[0]!)}"` : '';
+      return `<pre tabindex="0"><code${language}>${escapeHtml(text)}</code></pre>\n`;
+    },
     heading({ tokens, depth }) {
       const plain = this.parser.parseInline(tokens, this.parser.textRenderer);
       return `<h${depth} id="${escapeHtml(slug(plain))}">${this.parser.parseInline(tokens)}</h${depth}>\n`;
