@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Example, startExample } from '../../examples/embed/example.js';
-import { DONE_MESSAGE } from '../../packages/embed/src/api.js';
+import { DONE_MESSAGE } from '../../packages/embed/src/messages.js';
 import { items } from '../../src/scoring/item-bank.js';
 import { chromiumMissing, launchChromium } from '../support/browser.js';
 import { eventually } from '../support/eventually.js';
@@ -15,6 +15,7 @@ import { tempDir } from '../support/temp-dir.js';
 const screenshots = fileURLToPath(new URL('../../test-results/embed-browser/', import.meta.url));
 
 const TOTAL = 76;
+const DESKTOP = { width: 1280, height: 800 };
 /** The id of item n (1-based). */
 const itemId = (n: number) => items[n - 1]!.id;
 /** The answer the person gives to item n: every value of the scale, in no simple order. */
@@ -32,8 +33,14 @@ const skipped = chromiumMissing('EMBED BROWSER TESTS');
 
 describe.skipIf(skipped)('the <nature-assessment> component in the example page, in headless Chromium', () => {
   const profile = tempDir('nature-chromium-');
+  const clockedProfile = tempDir('nature-chromium-clocked-');
   let example: Example;
   let browser: BrowserContext;
+  /**
+   * A second browser whose pages run on Playwright's clock, paused: a retry's countdown advances only when a test
+   * says, and "no retry comes" is shown by running the clock for minutes, not by waiting.
+   */
+  let clocked: BrowserContext;
   let scaleLabels: string[];
   let itemTexts: string[];
 
@@ -42,28 +49,56 @@ describe.skipIf(skipped)('the <nature-assessment> component in the example page,
     // A short retry schedule: a delivery the receiver missed comes again within seconds.
     example = await startExample({ port: 0, apiEnv: { NATURE_WEBHOOK_RETRY_SCHEDULE: '1s,5s,30s' } });
     browser = await launchChromium(profile.path);
+    clocked = await launchChromium(clockedProfile.path);
+    const start = Date.now();
+    await clocked.clock.install({ time: start });
+    await clocked.clock.pauseAt(start + 1_000);
     const bank = (await sk('GET', '/v1/nature/items')).body;
     scaleLabels = bank.scale.labels.map((label: { label: string }) => label.label);
     itemTexts = bank.data.map((item: { text: string }) => item.text);
   }, 120_000);
   afterAll(async () => {
     await browser?.close();
+    await clocked?.close();
     await example?.stop();
     profile.cleanup();
+    clockedProfile.cleanup();
   });
 
   /** The API as the caller's server calls it, with its secret key. */
   const sk = (method: string, path: string) => callServer({ url: example.apiUrl }, example.secretKey.key, method, path);
 
-  /** Opens a page and records the script errors it raises. */
-  async function open(url: string, viewport?: { width: number; height: number }): Promise<{ page: Page; pageErrors: string[] }> {
-    const page = await browser.newPage();
+  /** Opens a page and records the script errors it raises, and the requests it makes to the API. */
+  async function open(
+    url: string,
+    viewport?: { width: number; height: number },
+    context = browser,
+  ): Promise<{ page: Page; pageErrors: string[]; apiRequests: string[] }> {
+    const page = await context.newPage();
     if (viewport) await page.setViewportSize(viewport);
     const pageErrors: string[] = [];
     page.on('pageerror', (error) => pageErrors.push(error.message));
+    const apiRequests: string[] = [];
+    page.on('request', (request) => {
+      if (request.url().startsWith(`${example.apiUrl}/v1/nature/`)) apiRequests.push(`${request.method()} ${request.url()}`);
+    });
     const response = await page.goto(url);
     expect(response?.status(), url).toBe(200);
-    return { page, pageErrors };
+    return { page, pageErrors, apiRequests };
+  }
+
+  /**
+   * Shows that a page in the clocked browser sends nothing more: its clock runs ten minutes (every retry and
+   * countdown would fire), then a request of the page's own is made; the browser reports requests in the order
+   * they start, so once that one is seen, any request a timer made would have been seen before it.
+   */
+  async function expectNoMoreRequests(page: Page, apiRequests: string[]) {
+    const before = [...apiRequests];
+    await clocked.clock.runFor('10:00');
+    const sentinel = page.waitForRequest((request) => request.url().endsWith('/favicon.ico?sentinel'));
+    await page.evaluate(`fetch('/favicon.ico?sentinel')`);
+    await sentinel;
+    expect(apiRequests).toEqual(before);
   }
 
   const component = (page: Page) => page.locator('nature-assessment');
@@ -90,6 +125,13 @@ describe.skipIf(skipped)('the <nature-assessment> component in the example page,
       return outlined || (label !== null && style(label).boxShadow !== 'none');
     });
   const events = async (page: Page) => (await page.evaluate('window.natureEvents')) as NatureEvent[];
+  const errorEvents = async (page: Page) =>
+    (await events(page)).filter((event) => event.type === 'nature:error').map((event) => event.detail);
+  const errorText = (page: Page) =>
+    component(page)
+      .locator('[part="error"]')
+      .innerText()
+      .catch(() => '');
   const assessmentOf = async (page: Page) => {
     const subjectId = await component(page).getAttribute('subject-id');
     const assessmentId = await component(page).getAttribute('assessment-id');
@@ -322,38 +364,95 @@ describe.skipIf(skipped)('the <nature-assessment> component in the example page,
     await page.close();
   }, 120_000);
 
-  it('on an origin the publishable key does not allow: refused by CORS, a clear error, nothing stored', async () => {
-    const { page } = await open(example.otherOriginUrl);
+  it('on an origin the publishable key does not allow: stops at once and says what the site owner must fix; nature:error insufficient_scope, not retrying; nothing stored', async () => {
+    const { page, apiRequests } = await open(example.otherOriginUrl, DESKTOP, clocked);
     const { path } = await assessmentOf(page);
-    const error = component(page).locator('[part="error"]');
-    await poll(() => error.innerText().catch(() => '')).toContain('Could not reach the Nature Profile API');
-    expect(await error.getAttribute('role')).toBe('alert');
-    await poll(async () =>
-      (await events(page)).filter((event) => event.type === 'nature:error').map((event) => event.detail.code),
-    ).toContain('network_error');
+    const origin = new URL(example.otherOriginUrl).origin;
+    await poll(() => errorText(page)).toContain(`its publishable key may not be used on ${origin}.`);
+    expect(await errorText(page)).toContain('The site owner must give the page a publishable key that allows this origin');
+    expect(await errorText(page)).toMatch(/Error code insufficient_scope, request req_\w+\./);
+    expect(await errorText(page)).not.toContain('Retrying');
+    expect(await component(page).locator('[part="error"] [role="alert"]').count()).toBe(1);
+    expect(await component(page).locator('.loading').isHidden()).toBe(true);
+    const errors = await errorEvents(page);
+    expect(errors.length).toBeGreaterThan(0);
+    for (const detail of errors) expect(detail).toMatchObject({ code: 'insufficient_scope', status: 403, retrying: false });
+    // The API's own words stay in the event, for the site's developers.
+    expect(errors[0]!.detail).toBe(
+      `This publishable key may not be used from ${origin}; its allowed origins are ${new URL(example.pageUrl).origin}.`,
+    );
+    await page.screenshot({ path: join(screenshots, 'origin-refused.png') });
+    await expectNoMoreRequests(page, apiRequests);
     expect((await events(page)).filter((event) => event.type === 'nature:submitted')).toEqual([]);
-    // The API refused the page's origin (no Access-Control-Allow-Origin), and stored no answer.
-    const refused = await fetch(`${example.apiUrl}/v1/nature/items`, {
-      headers: { authorization: `Bearer ${example.publishableKey.key}`, origin: new URL(example.otherOriginUrl).origin },
-    });
-    expect(refused.status).toBe(403);
-    expect(refused.headers.get('access-control-allow-origin')).toBeNull();
     expect((await sk('GET', path)).body).toMatchObject({ status: 'created', responses_received: 0 });
     await page.close();
   }, 120_000);
 
+  it("after a passing failure (a gateway's 503 with Retry-After): says so with a countdown on the retry's own clock, then loads", async () => {
+    await clocked.clearCookies(); // a visitor of its own
+    const page = await clocked.newPage();
+    await page.setViewportSize(DESKTOP);
+    let refused = 0;
+    // The item bank's first request meets a 503 from something in front of the API (plain text, Retry-After 3, no
+    // request-id); it keeps the API's CORS headers, so the page may read it, as a real gateway's would need.
+    await page.route(`${example.apiUrl}/v1/nature/items`, async (route) => {
+      if (route.request().method() !== 'GET' || refused > 0) return route.fallback();
+      refused += 1;
+      const { 'request-id': _, ...cors } = (await route.fetch()).headers();
+      await route.fulfill({
+        status: 503,
+        headers: { ...cors, 'content-type': 'text/plain', 'retry-after': '3' },
+        body: 'Service Unavailable',
+      });
+    });
+    expect((await page.goto(example.pageUrl))?.status()).toBe(200);
+    const retry = component(page).locator('[part="error"] .retry');
+    await poll(() => errorText(page)).toContain('The Nature Profile API could not answer just now.');
+    expect(await retry.innerText()).toBe('Retrying in 3 s…');
+    await page.screenshot({ path: join(screenshots, 'retrying.png') });
+    expect(await component(page).locator('.loading').isVisible()).toBe(true);
+    expect(await errorEvents(page)).toEqual([
+      {
+        code: 'http_503',
+        status: 503,
+        title: 'HTTP 503',
+        detail: 'The Nature Profile API answered 503.',
+        request_id: null,
+        retrying: true,
+      },
+    ]);
+    // The paused clock moves only here: each second shows, then the retry goes and the questions load.
+    for (const left of [2, 1]) {
+      await clocked.clock.runFor(1_000);
+      await poll(() => retry.innerText()).toBe(`Retrying in ${left} s…`);
+    }
+    await clocked.clock.runFor(1_000);
+    await poll(() => progressText(page)).toBe(`0 of ${TOTAL} answered`);
+    expect(await component(page).locator('[part="error"]').isHidden()).toBe(true);
+    expect(await component(page).locator('fieldset[part="item"]').count()).toBe(TOTAL);
+    expect(refused).toBe(1);
+    expect(await errorEvents(page)).toHaveLength(1);
+    await page.close();
+  }, 120_000);
+
   // Last: it revokes the example's publishable key.
-  it('with a revoked publishable key: the component says the key was revoked and emits nature:error unauthenticated', async () => {
+  it('with a revoked publishable key: stops at once and says what the site owner must fix; nature:error unauthenticated, not retrying', async () => {
     await example.cli(['keys', 'revoke', example.publishableKey.id]);
-    await browser.clearCookies();
-    const { page } = await open(example.pageUrl);
+    await clocked.clearCookies();
+    const { page, apiRequests } = await open(example.pageUrl, DESKTOP, clocked);
     const { path } = await assessmentOf(page);
-    const error = component(page).locator('[part="error"]');
-    await poll(() => error.innerText().catch(() => '')).toMatch(/revoked/);
-    expect(await error.innerText()).toContain('This API key was revoked and no longer works.');
-    const errors = async () => (await events(page)).filter((event) => event.type === 'nature:error').map((event) => event.detail);
-    await poll(async () => (await errors()).length).toBeGreaterThan(0);
-    for (const detail of await errors()) expect(detail).toMatchObject({ code: 'unauthenticated', status: 401, retrying: false });
+    await poll(() => errorText(page)).toContain("The Nature Profile API refused this page's publishable key or client secret.");
+    expect(await errorText(page)).toContain(
+      'The site owner must give the page a current publishable key (a revoked or rotated key no longer works)',
+    );
+    expect(await errorText(page)).toMatch(/Error code unauthenticated, request req_\w+\./);
+    expect(await errorText(page)).not.toContain('Retrying');
+    expect(await component(page).locator('.loading').isHidden()).toBe(true);
+    const errors = await errorEvents(page);
+    expect(errors.length).toBeGreaterThan(0);
+    for (const detail of errors) expect(detail).toMatchObject({ code: 'unauthenticated', status: 401, retrying: false });
+    expect(errors[0]!.detail).toBe('This API key was revoked and no longer works.');
+    await expectNoMoreRequests(page, apiRequests);
     expect((await sk('GET', path)).body).toMatchObject({ status: 'created', responses_received: 0 });
     await page.close();
   }, 120_000);

@@ -20,17 +20,19 @@ export const styles = `
 *, *::before, *::after { box-sizing: border-box; }
 [hidden] { display: none !important; }
 
-.progress {
+.top {
   position: sticky;
   top: 0;
   z-index: 1;
+  background: var(--_background);
+}
+.progress {
   display: flex;
   flex-wrap: wrap;
   align-items: center;
   gap: 0.5rem 1rem;
   padding: 0.75rem 0;
   margin-bottom: 0.5rem;
-  background: var(--_background);
   box-shadow: 0 1px 0 var(--_border);
 }
 [part="progress"] { font-weight: 600; white-space: nowrap; }
@@ -54,6 +56,10 @@ progress::-moz-progress-bar { background: var(--_accent); border-radius: 999px; 
   border: 1px solid color-mix(in srgb, currentColor 25%, transparent);
 }
 [part="error"] { color: #8a1c14; background: #fbeeec; }
+[part="error"] p { margin: 0; }
+[part="error"] p + p { margin-top: 0.35rem; }
+.retry { font-weight: 600; font-variant-numeric: tabular-nums; }
+.reference { font-size: 0.875rem; overflow-wrap: anywhere; }
 [part="done"] {
   color: var(--_text);
   border-color: color-mix(in srgb, var(--_accent) 40%, transparent);
