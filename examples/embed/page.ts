@@ -6,21 +6,20 @@ export interface PageData {
   subjectId: string;
   assessmentId: string;
   clientSecret: string;
-  /** False once the assessment is answered: the page then shows the outcome instead of the component. */
+  /**
+   * False once the assessment is answered (scoring or completed): the component then shows its ending only, and
+   * the page drops what only makes sense while answering (the instructions, "No answer yet").
+   */
   open: boolean;
 }
 
 const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 export function renderPage(data: PageData): string {
-  const component = data.open
-    ? `<nature-assessment
-        publishable-key="${escapeHtml(data.publishableKey)}"
-        subject-id="${escapeHtml(data.subjectId)}"
-        assessment-id="${escapeHtml(data.assessmentId)}"
-        client-secret="${escapeHtml(data.clientSecret)}"
-      ></nature-assessment>`
-    : '<p>You have answered every statement. Your profile appears below as soon as it is ready.</p>';
+  const instructions = data.open
+    ? `<p>Answer each statement with how much it is like you. Your answers are saved as you go: you can close
+      this page and come back later.</p>`
+    : '';
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -43,12 +42,16 @@ export function renderPage(data: PageData): string {
   <header><strong>Example Careers</strong></header>
   <main>
     <h1>Your nature profile</h1>
-    <p>Answer each statement with how much it is like you. Your answers are saved as you go: you can close
-      this page and come back later.</p>
-    ${component}
+    ${instructions}
+    <nature-assessment
+      publishable-key="${escapeHtml(data.publishableKey)}"
+      subject-id="${escapeHtml(data.subjectId)}"
+      assessment-id="${escapeHtml(data.assessmentId)}"
+      client-secret="${escapeHtml(data.clientSecret)}"
+    ></nature-assessment>
     <section id="page-events" aria-labelledby="page-events-title">
       <h2 id="page-events-title">What this page heard</h2>
-      <p id="progress-line" role="status">No answer yet.</p>
+      <p id="progress-line" role="status">${data.open ? 'No answer yet.' : ''}</p>
       <ol id="event-lines"></ol>
       <p id="profile-line" role="status"></p>
     </section>
@@ -97,7 +100,7 @@ export function renderPage(data: PageData): string {
         await new Promise((resolve) => setTimeout(resolve, 500));
       }
     }
-    if (!document.querySelector('nature-assessment')) pollProfile();
+    ${data.open ? '' : 'pollProfile(); // answered on an earlier visit: the profile may be ready already'}
   </script>
 </body>
 </html>

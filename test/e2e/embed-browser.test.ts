@@ -124,6 +124,12 @@ describe.skipIf(skipped)('the <nature-assessment> component in the example page,
       const label = active.closest('label');
       return outlined || (label !== null && style(label).boxShadow !== 'none');
     });
+  /** Whether the page has stopped scrolling (a smooth scroll moves it from one frame to the next). */
+  const scrollSettled = async (page: Page) =>
+    (await page.evaluate(`new Promise((done) => {
+      const before = scrollY;
+      requestAnimationFrame(() => requestAnimationFrame(() => done(scrollY === before)));
+    })`)) as boolean;
   const events = async (page: Page) => (await page.evaluate('window.natureEvents')) as NatureEvent[];
   const errorEvents = async (page: Page) =>
     (await events(page)).filter((event) => event.type === 'nature:error').map((event) => event.detail);
@@ -132,6 +138,72 @@ describe.skipIf(skipped)('the <nature-assessment> component in the example page,
       .locator('[part="error"]')
       .innerText()
       .catch(() => '');
+  /** The ending's heading as the person meets it: its text, whether it has the focus, and whether it is on screen uncovered. */
+  const endingHeading = (page: Page) =>
+    component(page).evaluate((host: any) => {
+      const heading = host.shadowRoot.querySelector('[part="done-heading"]');
+      if (heading === null || heading.closest('[hidden]')) return null;
+      const box = heading.getBoundingClientRect();
+      const onScreen = box.top >= 0 && box.bottom <= host.ownerDocument.defaultView.innerHeight;
+      return {
+        text: heading.textContent,
+        focused: host.ownerDocument.activeElement === host && host.shadowRoot.activeElement === heading,
+        onScreen,
+        // Not under the sticky progress header: the heading itself is what shows at its centre.
+        uncovered: onScreen && heading.contains(host.shadowRoot.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2)),
+      };
+    });
+  /**
+   * How item n's answers look: the contrast ratios (WCAG) of what shows the choice, from the colours Chromium
+   * computed (read back through a canvas, so any CSS colour syntax counts), and every opacity on the way.
+   */
+  const answerLook = (page: Page, n: number) =>
+    item(page, n).evaluate((fieldset: any) => {
+      const view = fieldset.ownerDocument.defaultView;
+      const context = fieldset.ownerDocument.createElement('canvas').getContext('2d', { willReadFrequently: true });
+      const rgba = (css: string) => {
+        context.clearRect(0, 0, 1, 1);
+        context.fillStyle = css;
+        context.fillRect(0, 0, 1, 1);
+        return [...context.getImageData(0, 0, 1, 1).data] as number[];
+      };
+      const style = (element: any) => view.getComputedStyle(element);
+      /** The colour behind an element: its own background, else the nearest ancestor's (across the shadow root). */
+      const backdrop = (element: any): string => {
+        for (let at = element; at; at = at.parentElement ?? at.getRootNode().host) {
+          if (rgba(style(at).backgroundColor)[3]! > 0) return style(at).backgroundColor;
+        }
+        return 'white';
+      };
+      const luminance = (css: string) => {
+        const [r, g, b] = rgba(css).map((v) => {
+          const c = v / 255;
+          return c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+        });
+        return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
+      };
+      const contrast = (a: string, b: string) => {
+        const [light, dark] = [luminance(a), luminance(b)].sort((x, y) => y - x);
+        return (light! + 0.05) / (dark! + 0.05);
+      };
+      const checked = fieldset.querySelector('input:checked');
+      const label = checked.closest('label');
+      const other = fieldset.querySelector('input:not(:checked)');
+      const otherLabel = other.closest('label');
+      return {
+        disabled: fieldset.disabled,
+        opacities: [
+          ...new Set([fieldset, fieldset.querySelector('.options'), label, checked, otherLabel, other].map((e) => style(e).opacity)),
+        ],
+        // The filled radio against its option, the option's border against the card, the label's text.
+        dot: contrast(style(checked).backgroundColor, backdrop(label)),
+        border: contrast(style(label).borderTopColor, backdrop(fieldset)),
+        text: contrast(style(label).color, backdrop(label)),
+        // An answer not chosen: its empty radio's ring and its text.
+        ring: contrast(style(other).borderTopColor, backdrop(otherLabel)),
+        otherText: contrast(style(otherLabel).color, backdrop(otherLabel)),
+      };
+    });
   const assessmentOf = async (page: Page) => {
     const subjectId = await component(page).getAttribute('subject-id');
     const assessmentId = await component(page).getAttribute('assessment-id');
@@ -163,8 +235,9 @@ describe.skipIf(skipped)('the <nature-assessment> component in the example page,
     await poll(() => checkedValue(page, n)).toBe(String(valueFor(n)));
   }
 
-  it('is answered by keyboard and mouse, sends the waiting answers on leaving, resumes when reopened, submits once, shows a finished assessment as done, and the webhook brings the profile', async () => {
-    const { page, pageErrors } = await open(example.pageUrl);
+  it('is answered by keyboard and mouse, sends the waiting answers on leaving, resumes when reopened, submits once, ends with the thank-you in view and focused and the answers legible, shows a finished assessment as its ending only, and the webhook brings the profile', async () => {
+    // The issue's desktop: 1280 wide, 800 high.
+    const { page, pageErrors } = await open(example.pageUrl, DESKTOP);
     const { subjectId, assessmentId, path } = await assessmentOf(page);
 
     // The 76 items in id order, each a labelled radio group with the scale's five labels.
@@ -239,11 +312,38 @@ describe.skipIf(skipped)('the <nature-assessment> component in the example page,
     }
     for (let n = 58; n <= TOTAL; n++) await answerByMouse(page, n);
 
-    const done = component(page).locator('[part="done"]');
-    await poll(() => done.innerText().catch(() => '')).toBe(DONE_MESSAGE);
+    // The ending: its heading has the focus (the radio that had it is now disabled) and is scrolled into view,
+    // clear of the sticky progress header (smoothly, unless the person prefers reduced motion: polled).
+    await poll(() => endingHeading(page)).toEqual({ text: DONE_MESSAGE, focused: true, onScreen: true, uncovered: true });
+    expect(
+      await component(page)
+        .locator('[part="done-heading"]')
+        .evaluate((heading) => [heading.tagName, heading.getAttribute('tabindex')]),
+    ).toEqual(['H2', '-1']);
+    expect(await component(page).locator('[part="done"]').getAttribute('aria-labelledby')).toBe('ending-heading');
     await poll(() => progressText(page)).toBe(`76 of ${TOTAL} answered`);
     expect(await radio(page, 1, 1).isDisabled()).toBe(true);
-    expect(await component(page).locator('[part="error"]').innerText()).toBe('');
+    expect(await component(page).locator('[part="error"]').isHidden()).toBe(true);
+    await poll(() => scrollSettled(page)).toBe(true);
+    await page.screenshot({ path: join(screenshots, 'ending.png') });
+    expect(statSync(join(screenshots, 'ending.png')).size).toBeGreaterThan(10_000);
+    // The person's answers stay legible, read-only: nothing fades, the chosen answer shows at AA contrast (3:1 for
+    // what marks it, 4.5:1 for text), and so does every answer not chosen.
+    for (const n of [1, 38, 74, 76]) {
+      expect(await checkedValue(page, n), `item ${n}`).toBe(String(valueFor(n)));
+      const look = await answerLook(page, n);
+      expect(look.disabled, `item ${n}`).toBe(true);
+      expect(look.opacities, `item ${n}: no fading`).toEqual(['1']);
+      for (const [what, ratio, least] of [
+        ['the filled radio', look.dot, 3],
+        ["the chosen option's border", look.border, 3],
+        ["the chosen answer's text", look.text, 4.5],
+        ['the ring of a radio not chosen', look.ring, 3],
+        ["an answer's text not chosen", look.otherText, 4.5],
+      ] as const) {
+        expect(ratio, `item ${n}: ${what}`).toBeGreaterThanOrEqual(least);
+      }
+    }
     expect((await page.locator('#event-lines li').allInnerTexts()).filter((line) => line.startsWith('Submitted'))).toEqual([
       expect.stringMatching(/^Submitted \((scoring|completed)\)\.$/),
     ]);
@@ -297,29 +397,33 @@ describe.skipIf(skipped)('the <nature-assessment> component in the example page,
     expect(pageErrors).toEqual([]);
     await page.close();
 
-    // Reopened on another browser (nothing stored locally) after the person finished: the API refuses the
-    // secret of the closed assessment (401 with its assessment_status), and the component shows it done.
-    const visit = [...example.caller.visits.values()].find((candidate) => candidate.assessmentId === assessmentId)!;
-    const again = await open(example.pageUrl);
-    // A script string: the test's types are Node's, without the DOM.
-    const attributes = {
-      'publishable-key': example.publishableKey.key,
-      'client-secret': visit.clientSecret,
-      'subject-id': subjectId,
-      'assessment-id': assessmentId,
-    };
-    await again.page.evaluate(`
-        localStorage.removeItem(${JSON.stringify(`nature-assessment:${assessmentId}`)});
-        const element = document.createElement('nature-assessment');
-        for (const [name, value] of Object.entries(${JSON.stringify(attributes)})) element.setAttribute(name, value);
-        document.querySelector('main').append(element);
-      `);
-    const doneAgain = component(again.page).locator('[part="done"]');
-    await poll(() => doneAgain.innerText().catch(() => '')).toBe(DONE_MESSAGE);
-    expect(await progressText(again.page)).toBe(`76 of ${TOTAL} answered`);
-    expect(await component(again.page).locator('[part="error"]').innerText()).toBe('');
-    const reopenedEvents = await events(again.page);
-    expect(reopenedEvents.filter((event) => event.type !== 'nature:progress')).toEqual([]);
+    // Reopened, the page shows the ending only: no instructions, no "No answer yet", no items, no progress, no
+    // error. Twice: on this browser (which stored that the answers are in), then as on another browser (nothing
+    // stored: the API refuses the secret of the closed assessment with a 401 carrying its assessment_status).
+    const again = await open(example.pageUrl, DESKTOP);
+    for (const storage of ['kept', 'cleared']) {
+      if (storage === 'cleared') {
+        await again.page.evaluate(`localStorage.removeItem(${JSON.stringify(`nature-assessment:${assessmentId}`)})`);
+        await again.page.reload();
+      }
+      expect(await component(again.page).getAttribute('assessment-id')).toBe(assessmentId);
+      await poll(() => endingHeading(again.page)).toMatchObject({ text: DONE_MESSAGE, onScreen: true });
+      // Nothing was answered on this page: the ending does not take the focus from the page that just loaded.
+      expect((await endingHeading(again.page))?.focused, storage).toBe(false);
+      const shown = await again.page.locator('body').innerText();
+      expect(shown, storage).not.toContain('No answer yet');
+      expect(shown, storage).not.toContain('Answer each statement');
+      expect(shown, storage).not.toContain('Loading the questions');
+      expect(await component(again.page).locator('fieldset').count(), storage).toBe(0);
+      expect(await component(again.page).locator('.progress').isHidden(), storage).toBe(true);
+      expect(await component(again.page).locator('[part="error"]').isHidden(), storage).toBe(true);
+      await poll(() => again.page.locator('#profile-line').innerText(), 30_000).toMatch(/^Profile ready: prf_\w+/);
+      const reopenedEvents = await events(again.page);
+      expect(
+        reopenedEvents.filter((event) => event.type !== 'nature:progress'),
+        storage,
+      ).toEqual([]);
+    }
     expect(again.pageErrors).toEqual([]);
     await again.page.close();
   }, 180_000);

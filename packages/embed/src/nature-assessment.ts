@@ -186,10 +186,7 @@ class Session {
   }
 
   private async open(): Promise<void> {
-    if (this.outbox.submitted) {
-      this.view.setProgress(TOTAL_ITEMS);
-      return this.view.showDone();
-    }
+    if (this.outbox.submitted) return this.view.showDone();
     this.view.showLoading();
     // A batch left in flight by the last visit goes first: it may be the one that closed the assessment.
     await this.outbox.resume();

@@ -1,5 +1,5 @@
 // The component's DOM: a progress header, an error area, the 76 items as native radio groups, and the
-// closing message. Native radios give keyboard use for free (Tab between items, arrows within one).
+// ending. Native radios give keyboard use for free (Tab between items, arrows within one).
 
 import { type ItemBank, TOTAL_ITEMS } from './api.js';
 import { DONE_MESSAGE, retryText } from './messages.js';
@@ -23,7 +23,8 @@ export class View {
   private readonly reference: HTMLElement;
   private readonly loading: HTMLElement;
   private readonly list: HTMLElement;
-  private readonly done: HTMLElement;
+  private readonly ending: HTMLElement;
+  private readonly endingHeading: HTMLElement;
   private readonly fieldsets = new Map<string, HTMLFieldSetElement>();
 
   constructor(root: ShadowRoot) {
@@ -39,10 +40,13 @@ export class View {
     this.error = el('div', { part: 'error', class: 'message', hidden: '' }, this.errorText, this.retry, this.reference);
     this.loading = el('p', { class: 'loading', hidden: '' }, 'Loading the questions…');
     this.list = el('div', { class: 'items' });
-    this.done = el('div', { part: 'done', role: 'status', class: 'message', hidden: '' });
+    // The ending is a section of its own, its heading first: what follows the thank-you (the result, where the
+    // caller shows it) belongs in it, after the heading.
+    this.endingHeading = el('h2', { part: 'done-heading', id: 'ending-heading', tabindex: '-1' }, DONE_MESSAGE);
+    this.ending = el('section', { part: 'done', class: 'ending', 'aria-labelledby': 'ending-heading', hidden: '' }, this.endingHeading);
     // Progress and failures stay in sight (sticky) wherever the person has scrolled to: a countdown must be seen.
     const top = el('div', { class: 'top' }, this.progressHeader, this.error);
-    root.replaceChildren(style, top, this.loading, this.list, this.done);
+    root.replaceChildren(style, top, this.loading, this.list, this.ending);
   }
 
   showLoading(): void {
@@ -119,12 +123,21 @@ export class View {
     this.error.hidden = true;
   }
 
+  /**
+   * The ending. When the person answered here, the answers stay on screen (read-only) above it, and the focus
+   * moves to its heading, scrolled into view: the disabled radio that had the focus would otherwise drop it.
+   * Opened on a finished assessment, the ending stands alone and takes no focus (the page has just loaded).
+   */
   showDone(): void {
     this.loading.hidden = true;
     this.clearError();
     for (const fieldset of this.fieldsets.values()) fieldset.disabled = true;
-    this.done.textContent = DONE_MESSAGE;
-    this.done.hidden = false;
+    this.progressHeader.hidden = this.fieldsets.size === 0;
+    this.ending.hidden = false;
+    if (this.fieldsets.size === 0) return;
+    this.endingHeading.focus({ preventScroll: true });
+    const reduced = matchMedia('(prefers-reduced-motion: reduce)').matches;
+    this.ending.scrollIntoView({ block: 'start', behavior: reduced ? 'instant' : 'smooth' });
   }
 
   /** Brings the person back to where they stopped. */

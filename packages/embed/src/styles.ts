@@ -10,6 +10,8 @@ export const styles = `
   --_border: var(--nature-border, #d4dcd8);
   --_radius: var(--nature-radius, 12px);
   --_focus: var(--nature-focus-ring, #1a5fb4);
+  /* Radio rings: at least 3:1 against the background (the card borders are decoration and may be paler). */
+  --_control: color-mix(in srgb, var(--_text) 65%, var(--_background));
   display: block;
   font-family: var(--_font);
   font-size: 1rem;
@@ -60,12 +62,18 @@ progress::-moz-progress-bar { background: var(--_accent); border-radius: 999px; 
 [part="error"] p + p { margin-top: 0.35rem; }
 .retry { font-weight: 600; font-variant-numeric: tabular-nums; }
 .reference { font-size: 0.875rem; overflow-wrap: anywhere; }
-[part="done"] {
-  color: var(--_text);
-  border-color: color-mix(in srgb, var(--_accent) 40%, transparent);
+/* The ending, below the answers; clear of the sticky progress header when scrolled to. */
+.ending {
+  margin: 1rem 0;
+  padding: 1.25rem;
+  border: 1px solid color-mix(in srgb, var(--_accent) 40%, transparent);
+  border-radius: var(--_radius);
   background: color-mix(in srgb, var(--_accent) 10%, var(--_background));
-  font-weight: 600;
+  scroll-margin-top: 4.5rem;
 }
+[part="done-heading"] { margin: 0; font-size: 1.25rem; line-height: 1.3; }
+/* Focused by script only, to be read out: no ring, as it cannot be operated. */
+[part="done-heading"]:focus { outline: none; }
 .loading { color: color-mix(in srgb, var(--_text) 70%, var(--_background)); }
 
 fieldset {
@@ -78,7 +86,6 @@ fieldset {
   transition: border-color 0.2s ease;
 }
 fieldset[data-answered] { border-color: color-mix(in srgb, var(--_accent) 45%, var(--_border)); }
-fieldset:disabled { opacity: 0.7; }
 /* Floated, the legend sits inside the card like any heading instead of cutting its border. */
 legend {
   float: left;
@@ -110,18 +117,31 @@ legend {
   transition: background-color 0.15s ease, border-color 0.15s ease;
 }
 [part="option"]:hover { border-color: var(--_accent); }
+/* The chosen answer: a doubled accent border, a tint and a filled radio (not bold: the wider text would shift
+   the row), the same once the answers are sent (disabled), so the person can still read them: no fading. */
 [part="option"]:has(input:checked) {
   border-color: var(--_accent);
+  box-shadow: inset 0 0 0 1px var(--_accent);
   background: color-mix(in srgb, var(--_accent) 12%, var(--_background));
 }
 fieldset:disabled [part="option"] { cursor: default; }
+fieldset:disabled [part="option"]:hover:not(:has(input:checked)) { border-color: var(--_border); }
+/* Drawn, not native: a disabled native radio turns pale grey whatever the accent colour. */
 input {
   flex: none;
+  appearance: none;
   width: 1.15rem;
   height: 1.15rem;
   margin: 0;
-  accent-color: var(--_accent);
+  border: 2px solid var(--_control);
+  border-radius: 50%;
+  background: var(--_background);
   cursor: inherit;
+}
+input:checked {
+  border-color: var(--_accent);
+  background: var(--_accent);
+  box-shadow: inset 0 0 0 3px var(--_background);
 }
 input:focus-visible { outline: 3px solid var(--_focus); outline-offset: 2px; }
 [part="option"]:has(input:focus-visible) { border-color: var(--_focus); box-shadow: 0 0 0 1px var(--_focus); }
@@ -136,5 +156,9 @@ input:focus-visible { outline: 3px solid var(--_focus); outline-offset: 2px; }
 }
 @media (prefers-reduced-motion: reduce) {
   * { transition: none !important; }
+}
+/* Forced colours drop backgrounds and shadows, the drawn dot with them: the native radio shows the choice there. */
+@media (forced-colors: active) {
+  input { appearance: auto; }
 }
 `;
