@@ -31,7 +31,8 @@ export function renderPage(data: PageData): string {
     body { margin: 0; font-family: system-ui, sans-serif; color: #1d2a24; background: #f6f7f4; }
     header { background: #2f5d46; color: #fff; padding: 12px 16px; }
     header strong { font-size: 1.1rem; }
-    main { max-width: 760px; margin: 0 auto; padding: 16px; }
+    /* Room for the five answers of a statement side by side, each label on one line. */
+    main { max-width: 880px; margin: 0 auto; padding: 16px; }
     nature-assessment { display: block; --nature-accent: #2f5d46; --nature-radius: 8px; }
     #page-events { margin-top: 24px; padding: 12px 16px; border: 1px solid #c9d3cc; border-radius: 8px; background: #fff; }
     #page-events h2 { font-size: 1rem; margin: 0 0 8px; }

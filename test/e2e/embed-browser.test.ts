@@ -204,6 +204,26 @@ describe.skipIf(skipped)('the <nature-assessment> component in the example page,
         otherText: contrast(style(otherLabel).color, backdrop(otherLabel)),
       };
     });
+  /** Item n's answer labels, each as the number of words on each of its lines. */
+  const labelLines = (page: Page, n: number) =>
+    item(page, n)
+      .locator('label[part="option"] span')
+      .evaluateAll((spans: any[]) =>
+        spans.map((span) => {
+          const text = span.firstChild;
+          const range = span.ownerDocument.createRange();
+          const lines = new Map<number, number>();
+          let offset = 0;
+          for (const word of text.data.split(' ')) {
+            range.setStart(text, offset);
+            range.setEnd(text, offset + word.length);
+            const top = Math.round(range.getBoundingClientRect().top);
+            lines.set(top, (lines.get(top) ?? 0) + 1);
+            offset += word.length + 1;
+          }
+          return [...lines.values()];
+        }),
+      );
   const assessmentOf = async (page: Page) => {
     const subjectId = await component(page).getAttribute('subject-id');
     const assessmentId = await component(page).getAttribute('assessment-id');
@@ -461,9 +481,33 @@ describe.skipIf(skipped)('the <nature-assessment> component in the example page,
         expect(box!.x + box!.width).toBeLessThanOrEqual(360);
       }
     }
+    // Stacked, each answer's label has the row to itself: one line.
+    expect(await labelLines(page, 1)).toEqual(scaleLabels.map((label) => [label.split(' ').length]));
     await page.evaluate('window.scrollTo(0, 0)');
     await page.screenshot({ path: join(screenshots, 'phone.png') });
     expect(statSync(join(screenshots, 'phone.png')).size).toBeGreaterThan(10_000);
+    expect(pageErrors).toEqual([]);
+    await page.close();
+  }, 120_000);
+
+  it('keeps each answer label on one line at desktop width, and breaks a label only into balanced lines where the row is narrower', async () => {
+    await browser.clearCookies(); // a new visitor: the first one has finished
+    const { page, pageErrors } = await open(example.pageUrl, DESKTOP);
+    await poll(() => progressText(page)).toBe(`0 of ${TOTAL} answered`);
+    // "Not at all like me" and the others: one line each (every word on the same line).
+    for (const n of [1, 76]) expect(await labelLines(page, n)).toEqual(scaleLabels.map((label) => [label.split(' ').length]));
+    // A narrower desktop window (800 px: the page's column is narrower than the five labels side by side): a label
+    // may take two lines, but its last line is never one word left alone ("Not at all / like me", not "Not at all like / me").
+    await page.setViewportSize({ width: 800, height: 800 });
+    const narrow = await labelLines(page, 1);
+    expect(
+      narrow.some((lines) => lines.length > 1),
+      'the row is narrow enough to wrap',
+    ).toBe(true);
+    for (const [i, lines] of narrow.entries()) {
+      expect(lines.length, scaleLabels[i]).toBeLessThanOrEqual(2);
+      expect(lines.at(-1), `${scaleLabels[i]}: a word alone on its last line`).toBeGreaterThanOrEqual(2);
+    }
     expect(pageErrors).toEqual([]);
     await page.close();
   }, 120_000);

@@ -95,10 +95,12 @@ legend {
   font-weight: 600;
   overflow-wrap: break-word;
 }
-.options { clear: both; display: flex; flex-wrap: wrap; gap: 0.5rem; }
-/* Five in a row where there is room, the radio above its label like a printed scale. */
+.options { clear: both; display: flex; gap: 0.5rem; }
+/* Five in a row where there is room, the radio above its label like a printed scale. Each is as wide as its
+   label and shares the rest, so the longer labels keep to one line where the row allows; where it does not,
+   a label breaks into balanced lines ("Not at all / like me"), never leaving one word alone. */
 [part="option"] {
-  flex: 1 1 6.5rem;
+  flex: 1 1 auto;
   min-width: 0;
   min-height: 44px;
   display: flex;
@@ -112,6 +114,7 @@ legend {
   font-size: 0.925rem;
   line-height: 1.3;
   text-align: center;
+  text-wrap: balance;
   overflow-wrap: break-word;
   cursor: pointer;
   transition: background-color 0.15s ease, border-color 0.15s ease;
