@@ -11,7 +11,7 @@ import { eventually } from '../support/eventually.js';
 import { callServer } from '../support/processes.js';
 import { tempDir } from '../support/temp-dir.js';
 
-/** Where the screenshots go, to look at after a run (and one for the README). */
+/** Where the screenshots go, to look at after a run (desktop, phone and ending are copied to examples/embed/screenshots/ for the README). */
 const screenshots = fileURLToPath(new URL('../../test-results/embed-browser/', import.meta.url));
 
 const TOTAL = 76;
