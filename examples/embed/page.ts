@@ -6,21 +6,20 @@ export interface PageData {
   subjectId: string;
   assessmentId: string;
   clientSecret: string;
-  /** False once the assessment is answered: the page then shows the outcome instead of the component. */
+  /**
+   * False once the assessment is answered (scoring or completed): the component then shows its ending only, and
+   * the page drops what only makes sense while answering (the instructions, "No answer yet").
+   */
   open: boolean;
 }
 
 const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 export function renderPage(data: PageData): string {
-  const component = data.open
-    ? `<nature-assessment
-        publishable-key="${escapeHtml(data.publishableKey)}"
-        subject-id="${escapeHtml(data.subjectId)}"
-        assessment-id="${escapeHtml(data.assessmentId)}"
-        client-secret="${escapeHtml(data.clientSecret)}"
-      ></nature-assessment>`
-    : '<p>You have answered every statement. Your profile appears below as soon as it is ready.</p>';
+  const instructions = data.open
+    ? `<p>Answer each statement with how much it is like you. Your answers are saved as you go: you can close
+      this page and come back later.</p>`
+    : '';
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -32,7 +31,8 @@ export function renderPage(data: PageData): string {
     body { margin: 0; font-family: system-ui, sans-serif; color: #1d2a24; background: #f6f7f4; }
     header { background: #2f5d46; color: #fff; padding: 12px 16px; }
     header strong { font-size: 1.1rem; }
-    main { max-width: 760px; margin: 0 auto; padding: 16px; }
+    /* Room for the five answers of a statement side by side, each label on one line. */
+    main { max-width: 880px; margin: 0 auto; padding: 16px; }
     nature-assessment { display: block; --nature-accent: #2f5d46; --nature-radius: 8px; }
     #page-events { margin-top: 24px; padding: 12px 16px; border: 1px solid #c9d3cc; border-radius: 8px; background: #fff; }
     #page-events h2 { font-size: 1rem; margin: 0 0 8px; }
@@ -43,12 +43,16 @@ export function renderPage(data: PageData): string {
   <header><strong>Example Careers</strong></header>
   <main>
     <h1>Your nature profile</h1>
-    <p>Answer each statement with how much it is like you. Your answers are saved as you go: you can close
-      this page and come back later.</p>
-    ${component}
+    ${instructions}
+    <nature-assessment
+      publishable-key="${escapeHtml(data.publishableKey)}"
+      subject-id="${escapeHtml(data.subjectId)}"
+      assessment-id="${escapeHtml(data.assessmentId)}"
+      client-secret="${escapeHtml(data.clientSecret)}"
+    ></nature-assessment>
     <section id="page-events" aria-labelledby="page-events-title">
       <h2 id="page-events-title">What this page heard</h2>
-      <p id="progress-line" role="status">No answer yet.</p>
+      <p id="progress-line" role="status">${data.open ? 'No answer yet.' : ''}</p>
       <ol id="event-lines"></ol>
       <p id="profile-line" role="status"></p>
     </section>
@@ -97,7 +101,7 @@ export function renderPage(data: PageData): string {
         await new Promise((resolve) => setTimeout(resolve, 500));
       }
     }
-    if (!document.querySelector('nature-assessment')) pollProfile();
+    ${data.open ? '' : 'pollProfile(); // answered on an earlier visit: the profile may be ready already'}
   </script>
 </body>
 </html>

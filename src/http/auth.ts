@@ -54,7 +54,7 @@ export function registerAuth(app: FastifyInstance, keys: KeyStore, envs: Environ
     await limit(request, reply, `key:${key.id}`);
     request.apiKey = key;
     request.env = envs[key.environment];
-    if (key.type === 'pk') refuseOtherOrigin(request, reply, key);
+    if (key.type === 'pk') refuseOtherOrigin(request, key);
     if (key.type === 'pk' && request.routeOptions.config.clientSecret === true) return checkClientSecret(request, clock());
     if (key.type === 'pk' && request.routeOptions.config.resultSecret === true) return checkResultSecret(request, clock());
     if (key.type === 'pk' && request.routeOptions.config.publishable !== true) {

@@ -1,5 +1,5 @@
 import cors from '@fastify/cors';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import type { ApiKeyRecord } from '../domain/api-keys.js';
 import { ProblemError } from './problem.js';
@@ -53,14 +53,16 @@ export async function registerCors(app: FastifyInstance, limit: RateLimiter): Pr
 }
 
 /**
- * A pk key minted with origins works from those origins only. A browser would hide the answer from another
- * origin anyway, but a PATCH would still have run: so the request is refused (403) as well as left without
- * Access-Control-Allow-Origin. Requests without Origin (not from a browser) are not CORS's concern.
+ * A pk key minted with origins works from those origins only. CORS alone would not do: the browser hides the
+ * answer from another origin, but a PATCH would still have run. So the request is refused (403), and the
+ * refusal keeps its Access-Control-Allow-Origin: nothing ran, and the page can read why it was refused
+ * instead of seeing a network error it would retry for ever (the allowed origins it names are no secret:
+ * anyone holding the pk key can ask with any Origin header). Requests without Origin (not from a browser)
+ * are not CORS's concern.
  */
-export function refuseOtherOrigin(request: FastifyRequest, reply: FastifyReply, key: ApiKeyRecord): void {
+export function refuseOtherOrigin(request: FastifyRequest, key: ApiKeyRecord): void {
   const origin = request.headers.origin;
   if (key.origins.length === 0 || origin === undefined || key.origins.includes(origin)) return;
-  reply.removeHeader('access-control-allow-origin');
   throw new ProblemError(
     'insufficient_scope',
     `This publishable key may not be used from ${origin}; its allowed origins are ${key.origins.join(', ')}.`,

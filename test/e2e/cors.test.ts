@@ -109,10 +109,28 @@ describe('CORS on the routes a pk key may call', () => {
       expect(read.statusCode).toBe(200);
       expect(read.headers['access-control-allow-origin']).toBe(origin);
     }
-    // Another origin: no Access-Control-Allow-Origin (the browser blocks it), and refused, so a PATCH changes nothing.
-    const refused = await fromBrowser('PATCH', url, appOnly, OTHER_ORIGIN, { responses: [knownResponses[0]!] });
-    expectProblem(refused, 403, 'insufficient_scope');
-    expect(refused.headers['access-control-allow-origin']).toBeUndefined();
+    // Another origin: refused, so a PATCH changes nothing; the refusal is readable by that page (it carries
+    // Access-Control-Allow-Origin), so the page can tell its site owner what to fix instead of retrying blindly.
+    for (const [method, path] of [
+      ['GET', '/v1/nature/items'],
+      ['GET', url],
+      ['PATCH', url],
+    ] as const) {
+      const refused = await fromBrowser(
+        method,
+        path,
+        appOnly,
+        OTHER_ORIGIN,
+        method === 'PATCH' ? { responses: [knownResponses[0]!] } : undefined,
+      );
+      expectProblem(refused, 403, 'insufficient_scope');
+      expect(refused.json().detail).toBe(
+        `This publishable key may not be used from ${OTHER_ORIGIN}; its allowed origins are ${APP_ORIGIN}.`,
+      );
+      expect(refused.json().required_scope).toBeUndefined();
+      expect(refused.headers['access-control-allow-origin']).toBe(OTHER_ORIGIN);
+      expect(refused.headers['access-control-expose-headers']).toMatch(/request-id/);
+    }
     const read = await fromBrowser('GET', url, sk, APP_ORIGIN);
     expect(read.json().responses_received).toBe(0);
   });

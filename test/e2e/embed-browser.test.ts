@@ -4,17 +4,18 @@ import { fileURLToPath } from 'node:url';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Example, startExample } from '../../examples/embed/example.js';
-import { DONE_MESSAGE } from '../../packages/embed/src/api.js';
+import { DONE_MESSAGE } from '../../packages/embed/src/messages.js';
 import { items } from '../../src/scoring/item-bank.js';
 import { chromiumMissing, launchChromium } from '../support/browser.js';
 import { eventually } from '../support/eventually.js';
 import { callServer } from '../support/processes.js';
 import { tempDir } from '../support/temp-dir.js';
 
-/** Where the screenshots go, to look at after a run (and one for the README). */
+/** Where the screenshots go, to look at after a run (desktop, phone and ending are copied to examples/embed/screenshots/ for the README). */
 const screenshots = fileURLToPath(new URL('../../test-results/embed-browser/', import.meta.url));
 
 const TOTAL = 76;
+const DESKTOP = { width: 1280, height: 800 };
 /** The id of item n (1-based). */
 const itemId = (n: number) => items[n - 1]!.id;
 /** The answer the person gives to item n: every value of the scale, in no simple order. */
@@ -32,8 +33,14 @@ const skipped = chromiumMissing('EMBED BROWSER TESTS');
 
 describe.skipIf(skipped)('the <nature-assessment> component in the example page, in headless Chromium', () => {
   const profile = tempDir('nature-chromium-');
+  const clockedProfile = tempDir('nature-chromium-clocked-');
   let example: Example;
   let browser: BrowserContext;
+  /**
+   * A second browser whose pages run on Playwright's clock, paused: a retry's countdown advances only when a test
+   * says, and "no retry comes" is shown by running the clock for minutes, not by waiting.
+   */
+  let clocked: BrowserContext;
   let scaleLabels: string[];
   let itemTexts: string[];
 
@@ -42,28 +49,56 @@ describe.skipIf(skipped)('the <nature-assessment> component in the example page,
     // A short retry schedule: a delivery the receiver missed comes again within seconds.
     example = await startExample({ port: 0, apiEnv: { NATURE_WEBHOOK_RETRY_SCHEDULE: '1s,5s,30s' } });
     browser = await launchChromium(profile.path);
+    clocked = await launchChromium(clockedProfile.path);
+    const start = Date.now();
+    await clocked.clock.install({ time: start });
+    await clocked.clock.pauseAt(start + 1_000);
     const bank = (await sk('GET', '/v1/nature/items')).body;
     scaleLabels = bank.scale.labels.map((label: { label: string }) => label.label);
     itemTexts = bank.data.map((item: { text: string }) => item.text);
   }, 120_000);
   afterAll(async () => {
     await browser?.close();
+    await clocked?.close();
     await example?.stop();
     profile.cleanup();
+    clockedProfile.cleanup();
   });
 
   /** The API as the caller's server calls it, with its secret key. */
   const sk = (method: string, path: string) => callServer({ url: example.apiUrl }, example.secretKey.key, method, path);
 
-  /** Opens a page and records the script errors it raises. */
-  async function open(url: string, viewport?: { width: number; height: number }): Promise<{ page: Page; pageErrors: string[] }> {
-    const page = await browser.newPage();
+  /** Opens a page and records the script errors it raises, and the requests it makes to the API. */
+  async function open(
+    url: string,
+    viewport?: { width: number; height: number },
+    context = browser,
+  ): Promise<{ page: Page; pageErrors: string[]; apiRequests: string[] }> {
+    const page = await context.newPage();
     if (viewport) await page.setViewportSize(viewport);
     const pageErrors: string[] = [];
     page.on('pageerror', (error) => pageErrors.push(error.message));
+    const apiRequests: string[] = [];
+    page.on('request', (request) => {
+      if (request.url().startsWith(`${example.apiUrl}/v1/nature/`)) apiRequests.push(`${request.method()} ${request.url()}`);
+    });
     const response = await page.goto(url);
     expect(response?.status(), url).toBe(200);
-    return { page, pageErrors };
+    return { page, pageErrors, apiRequests };
+  }
+
+  /**
+   * Shows that a page in the clocked browser sends nothing more: its clock runs ten minutes (every retry and
+   * countdown would fire), then a request of the page's own is made; the browser reports requests in the order
+   * they start, so once that one is seen, any request a timer made would have been seen before it.
+   */
+  async function expectNoMoreRequests(page: Page, apiRequests: string[]) {
+    const before = [...apiRequests];
+    await clocked.clock.runFor('10:00');
+    const sentinel = page.waitForRequest((request) => request.url().endsWith('/favicon.ico?sentinel'));
+    await page.evaluate(`fetch('/favicon.ico?sentinel')`);
+    await sentinel;
+    expect(apiRequests).toEqual(before);
   }
 
   const component = (page: Page) => page.locator('nature-assessment');
@@ -89,7 +124,106 @@ describe.skipIf(skipped)('the <nature-assessment> component in the example page,
       const label = active.closest('label');
       return outlined || (label !== null && style(label).boxShadow !== 'none');
     });
+  /** Whether the page has stopped scrolling (a smooth scroll moves it from one frame to the next). */
+  const scrollSettled = async (page: Page) =>
+    (await page.evaluate(`new Promise((done) => {
+      const before = scrollY;
+      requestAnimationFrame(() => requestAnimationFrame(() => done(scrollY === before)));
+    })`)) as boolean;
   const events = async (page: Page) => (await page.evaluate('window.natureEvents')) as NatureEvent[];
+  const errorEvents = async (page: Page) =>
+    (await events(page)).filter((event) => event.type === 'nature:error').map((event) => event.detail);
+  const errorText = (page: Page) =>
+    component(page)
+      .locator('[part="error"]')
+      .innerText()
+      .catch(() => '');
+  /** The ending's heading as the person meets it: its text, whether it has the focus, and whether it is on screen uncovered. */
+  const endingHeading = (page: Page) =>
+    component(page).evaluate((host: any) => {
+      const heading = host.shadowRoot.querySelector('[part="done-heading"]');
+      if (heading === null || heading.closest('[hidden]')) return null;
+      const box = heading.getBoundingClientRect();
+      const onScreen = box.top >= 0 && box.bottom <= host.ownerDocument.defaultView.innerHeight;
+      return {
+        text: heading.textContent,
+        focused: host.ownerDocument.activeElement === host && host.shadowRoot.activeElement === heading,
+        onScreen,
+        // Not under the sticky progress header: the heading itself is what shows at its centre.
+        uncovered: onScreen && heading.contains(host.shadowRoot.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2)),
+      };
+    });
+  /**
+   * How item n's answers look: the contrast ratios (WCAG) of what shows the choice, from the colours Chromium
+   * computed (read back through a canvas, so any CSS colour syntax counts), and every opacity on the way.
+   */
+  const answerLook = (page: Page, n: number) =>
+    item(page, n).evaluate((fieldset: any) => {
+      const view = fieldset.ownerDocument.defaultView;
+      const context = fieldset.ownerDocument.createElement('canvas').getContext('2d', { willReadFrequently: true });
+      const rgba = (css: string) => {
+        context.clearRect(0, 0, 1, 1);
+        context.fillStyle = css;
+        context.fillRect(0, 0, 1, 1);
+        return [...context.getImageData(0, 0, 1, 1).data] as number[];
+      };
+      const style = (element: any) => view.getComputedStyle(element);
+      /** The colour behind an element: its own background, else the nearest ancestor's (across the shadow root). */
+      const backdrop = (element: any): string => {
+        for (let at = element; at; at = at.parentElement ?? at.getRootNode().host) {
+          if (rgba(style(at).backgroundColor)[3]! > 0) return style(at).backgroundColor;
+        }
+        return 'white';
+      };
+      const luminance = (css: string) => {
+        const [r, g, b] = rgba(css).map((v) => {
+          const c = v / 255;
+          return c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+        });
+        return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
+      };
+      const contrast = (a: string, b: string) => {
+        const [light, dark] = [luminance(a), luminance(b)].sort((x, y) => y - x);
+        return (light! + 0.05) / (dark! + 0.05);
+      };
+      const checked = fieldset.querySelector('input:checked');
+      const label = checked.closest('label');
+      const other = fieldset.querySelector('input:not(:checked)');
+      const otherLabel = other.closest('label');
+      return {
+        disabled: fieldset.disabled,
+        opacities: [
+          ...new Set([fieldset, fieldset.querySelector('.options'), label, checked, otherLabel, other].map((e) => style(e).opacity)),
+        ],
+        // The filled radio against its option, the option's border against the card, the label's text.
+        dot: contrast(style(checked).backgroundColor, backdrop(label)),
+        border: contrast(style(label).borderTopColor, backdrop(fieldset)),
+        text: contrast(style(label).color, backdrop(label)),
+        // An answer not chosen: its empty radio's ring and its text.
+        ring: contrast(style(other).borderTopColor, backdrop(otherLabel)),
+        otherText: contrast(style(otherLabel).color, backdrop(otherLabel)),
+      };
+    });
+  /** Item n's answer labels, each as the number of words on each of its lines. */
+  const labelLines = (page: Page, n: number) =>
+    item(page, n)
+      .locator('label[part="option"] span')
+      .evaluateAll((spans: any[]) =>
+        spans.map((span) => {
+          const text = span.firstChild;
+          const range = span.ownerDocument.createRange();
+          const lines = new Map<number, number>();
+          let offset = 0;
+          for (const word of text.data.split(' ')) {
+            range.setStart(text, offset);
+            range.setEnd(text, offset + word.length);
+            const top = Math.round(range.getBoundingClientRect().top);
+            lines.set(top, (lines.get(top) ?? 0) + 1);
+            offset += word.length + 1;
+          }
+          return [...lines.values()];
+        }),
+      );
   const assessmentOf = async (page: Page) => {
     const subjectId = await component(page).getAttribute('subject-id');
     const assessmentId = await component(page).getAttribute('assessment-id');
@@ -121,8 +255,9 @@ describe.skipIf(skipped)('the <nature-assessment> component in the example page,
     await poll(() => checkedValue(page, n)).toBe(String(valueFor(n)));
   }
 
-  it('is answered by keyboard and mouse, sends the waiting answers on leaving, resumes when reopened, submits once, shows a finished assessment as done, and the webhook brings the profile', async () => {
-    const { page, pageErrors } = await open(example.pageUrl);
+  it('is answered by keyboard and mouse, sends the waiting answers on leaving, resumes when reopened, submits once, ends with the thank-you in view and focused and the answers legible, shows a finished assessment as its ending only, and the webhook brings the profile', async () => {
+    // The issue's desktop: 1280 wide, 800 high.
+    const { page, pageErrors } = await open(example.pageUrl, DESKTOP);
     const { subjectId, assessmentId, path } = await assessmentOf(page);
 
     // The 76 items in id order, each a labelled radio group with the scale's five labels.
@@ -197,11 +332,38 @@ describe.skipIf(skipped)('the <nature-assessment> component in the example page,
     }
     for (let n = 58; n <= TOTAL; n++) await answerByMouse(page, n);
 
-    const done = component(page).locator('[part="done"]');
-    await poll(() => done.innerText().catch(() => '')).toBe(DONE_MESSAGE);
+    // The ending: its heading has the focus (the radio that had it is now disabled) and is scrolled into view,
+    // clear of the sticky progress header (smoothly, unless the person prefers reduced motion: polled).
+    await poll(() => endingHeading(page)).toEqual({ text: DONE_MESSAGE, focused: true, onScreen: true, uncovered: true });
+    expect(
+      await component(page)
+        .locator('[part="done-heading"]')
+        .evaluate((heading) => [heading.tagName, heading.getAttribute('tabindex')]),
+    ).toEqual(['H2', '-1']);
+    expect(await component(page).locator('[part="done"]').getAttribute('aria-labelledby')).toBe('ending-heading');
     await poll(() => progressText(page)).toBe(`76 of ${TOTAL} answered`);
     expect(await radio(page, 1, 1).isDisabled()).toBe(true);
-    expect(await component(page).locator('[part="error"]').innerText()).toBe('');
+    expect(await component(page).locator('[part="error"]').isHidden()).toBe(true);
+    await poll(() => scrollSettled(page)).toBe(true);
+    await page.screenshot({ path: join(screenshots, 'ending.png') });
+    expect(statSync(join(screenshots, 'ending.png')).size).toBeGreaterThan(10_000);
+    // The person's answers stay legible, read-only: nothing fades, the chosen answer shows at AA contrast (3:1 for
+    // what marks it, 4.5:1 for text), and so does every answer not chosen.
+    for (const n of [1, 38, 74, 76]) {
+      expect(await checkedValue(page, n), `item ${n}`).toBe(String(valueFor(n)));
+      const look = await answerLook(page, n);
+      expect(look.disabled, `item ${n}`).toBe(true);
+      expect(look.opacities, `item ${n}: no fading`).toEqual(['1']);
+      for (const [what, ratio, least] of [
+        ['the filled radio', look.dot, 3],
+        ["the chosen option's border", look.border, 3],
+        ["the chosen answer's text", look.text, 4.5],
+        ['the ring of a radio not chosen', look.ring, 3],
+        ["an answer's text not chosen", look.otherText, 4.5],
+      ] as const) {
+        expect(ratio, `item ${n}: ${what}`).toBeGreaterThanOrEqual(least);
+      }
+    }
     expect((await page.locator('#event-lines li').allInnerTexts()).filter((line) => line.startsWith('Submitted'))).toEqual([
       expect.stringMatching(/^Submitted \((scoring|completed)\)\.$/),
     ]);
@@ -255,29 +417,33 @@ describe.skipIf(skipped)('the <nature-assessment> component in the example page,
     expect(pageErrors).toEqual([]);
     await page.close();
 
-    // Reopened on another browser (nothing stored locally) after the person finished: the API refuses the
-    // secret of the closed assessment (401 with its assessment_status), and the component shows it done.
-    const visit = [...example.caller.visits.values()].find((candidate) => candidate.assessmentId === assessmentId)!;
-    const again = await open(example.pageUrl);
-    // A script string: the test's types are Node's, without the DOM.
-    const attributes = {
-      'publishable-key': example.publishableKey.key,
-      'client-secret': visit.clientSecret,
-      'subject-id': subjectId,
-      'assessment-id': assessmentId,
-    };
-    await again.page.evaluate(`
-        localStorage.removeItem(${JSON.stringify(`nature-assessment:${assessmentId}`)});
-        const element = document.createElement('nature-assessment');
-        for (const [name, value] of Object.entries(${JSON.stringify(attributes)})) element.setAttribute(name, value);
-        document.querySelector('main').append(element);
-      `);
-    const doneAgain = component(again.page).locator('[part="done"]');
-    await poll(() => doneAgain.innerText().catch(() => '')).toBe(DONE_MESSAGE);
-    expect(await progressText(again.page)).toBe(`76 of ${TOTAL} answered`);
-    expect(await component(again.page).locator('[part="error"]').innerText()).toBe('');
-    const reopenedEvents = await events(again.page);
-    expect(reopenedEvents.filter((event) => event.type !== 'nature:progress')).toEqual([]);
+    // Reopened, the page shows the ending only: no instructions, no "No answer yet", no items, no progress, no
+    // error. Twice: on this browser (which stored that the answers are in), then as on another browser (nothing
+    // stored: the API refuses the secret of the closed assessment with a 401 carrying its assessment_status).
+    const again = await open(example.pageUrl, DESKTOP);
+    for (const storage of ['kept', 'cleared']) {
+      if (storage === 'cleared') {
+        await again.page.evaluate(`localStorage.removeItem(${JSON.stringify(`nature-assessment:${assessmentId}`)})`);
+        await again.page.reload();
+      }
+      expect(await component(again.page).getAttribute('assessment-id')).toBe(assessmentId);
+      await poll(() => endingHeading(again.page)).toMatchObject({ text: DONE_MESSAGE, onScreen: true });
+      // Nothing was answered on this page: the ending does not take the focus from the page that just loaded.
+      expect((await endingHeading(again.page))?.focused, storage).toBe(false);
+      const shown = await again.page.locator('body').innerText();
+      expect(shown, storage).not.toContain('No answer yet');
+      expect(shown, storage).not.toContain('Answer each statement');
+      expect(shown, storage).not.toContain('Loading the questions');
+      expect(await component(again.page).locator('fieldset').count(), storage).toBe(0);
+      expect(await component(again.page).locator('.progress').isHidden(), storage).toBe(true);
+      expect(await component(again.page).locator('[part="error"]').isHidden(), storage).toBe(true);
+      await poll(() => again.page.locator('#profile-line').innerText(), 30_000).toMatch(/^Profile ready: prf_\w+/);
+      const reopenedEvents = await events(again.page);
+      expect(
+        reopenedEvents.filter((event) => event.type !== 'nature:progress'),
+        storage,
+      ).toEqual([]);
+    }
     expect(again.pageErrors).toEqual([]);
     await again.page.close();
   }, 180_000);
@@ -315,6 +481,8 @@ describe.skipIf(skipped)('the <nature-assessment> component in the example page,
         expect(box!.x + box!.width).toBeLessThanOrEqual(360);
       }
     }
+    // Stacked, each answer's label has the row to itself: one line.
+    expect(await labelLines(page, 1)).toEqual(scaleLabels.map((label) => [label.split(' ').length]));
     await page.evaluate('window.scrollTo(0, 0)');
     await page.screenshot({ path: join(screenshots, 'phone.png') });
     expect(statSync(join(screenshots, 'phone.png')).size).toBeGreaterThan(10_000);
@@ -322,38 +490,117 @@ describe.skipIf(skipped)('the <nature-assessment> component in the example page,
     await page.close();
   }, 120_000);
 
-  it('on an origin the publishable key does not allow: refused by CORS, a clear error, nothing stored', async () => {
-    const { page } = await open(example.otherOriginUrl);
+  it('keeps each answer label on one line at desktop width, and breaks a label only into balanced lines where the row is narrower', async () => {
+    await browser.clearCookies(); // a new visitor: the first one has finished
+    const { page, pageErrors } = await open(example.pageUrl, DESKTOP);
+    await poll(() => progressText(page)).toBe(`0 of ${TOTAL} answered`);
+    // "Not at all like me" and the others: one line each (every word on the same line).
+    for (const n of [1, 76]) expect(await labelLines(page, n)).toEqual(scaleLabels.map((label) => [label.split(' ').length]));
+    // A narrower desktop window (800 px: the page's column is narrower than the five labels side by side): a label
+    // may take two lines, but its last line is never one word left alone ("Not at all / like me", not "Not at all like / me").
+    await page.setViewportSize({ width: 800, height: 800 });
+    const narrow = await labelLines(page, 1);
+    expect(
+      narrow.some((lines) => lines.length > 1),
+      'the row is narrow enough to wrap',
+    ).toBe(true);
+    for (const [i, lines] of narrow.entries()) {
+      expect(lines.length, scaleLabels[i]).toBeLessThanOrEqual(2);
+      expect(lines.at(-1), `${scaleLabels[i]}: a word alone on its last line`).toBeGreaterThanOrEqual(2);
+    }
+    expect(pageErrors).toEqual([]);
+    await page.close();
+  }, 120_000);
+
+  it('on an origin the publishable key does not allow: stops at once and says what the site owner must fix; nature:error insufficient_scope, not retrying; nothing stored', async () => {
+    const { page, apiRequests } = await open(example.otherOriginUrl, DESKTOP, clocked);
     const { path } = await assessmentOf(page);
-    const error = component(page).locator('[part="error"]');
-    await poll(() => error.innerText().catch(() => '')).toContain('Could not reach the Nature Profile API');
-    expect(await error.getAttribute('role')).toBe('alert');
-    await poll(async () =>
-      (await events(page)).filter((event) => event.type === 'nature:error').map((event) => event.detail.code),
-    ).toContain('network_error');
+    const origin = new URL(example.otherOriginUrl).origin;
+    await poll(() => errorText(page)).toContain(`its publishable key may not be used on ${origin}.`);
+    expect(await errorText(page)).toContain('The site owner must give the page a publishable key that allows this origin');
+    expect(await errorText(page)).toMatch(/Error code insufficient_scope, request req_\w+\./);
+    expect(await errorText(page)).not.toContain('Retrying');
+    expect(await component(page).locator('[part="error"] [role="alert"]').count()).toBe(1);
+    expect(await component(page).locator('.loading').isHidden()).toBe(true);
+    const errors = await errorEvents(page);
+    expect(errors.length).toBeGreaterThan(0);
+    for (const detail of errors) expect(detail).toMatchObject({ code: 'insufficient_scope', status: 403, retrying: false });
+    // The API's own words stay in the event, for the site's developers.
+    expect(errors[0]!.detail).toBe(
+      `This publishable key may not be used from ${origin}; its allowed origins are ${new URL(example.pageUrl).origin}.`,
+    );
+    await page.screenshot({ path: join(screenshots, 'origin-refused.png') });
+    await expectNoMoreRequests(page, apiRequests);
     expect((await events(page)).filter((event) => event.type === 'nature:submitted')).toEqual([]);
-    // The API refused the page's origin (no Access-Control-Allow-Origin), and stored no answer.
-    const refused = await fetch(`${example.apiUrl}/v1/nature/items`, {
-      headers: { authorization: `Bearer ${example.publishableKey.key}`, origin: new URL(example.otherOriginUrl).origin },
-    });
-    expect(refused.status).toBe(403);
-    expect(refused.headers.get('access-control-allow-origin')).toBeNull();
     expect((await sk('GET', path)).body).toMatchObject({ status: 'created', responses_received: 0 });
     await page.close();
   }, 120_000);
 
+  it("after a passing failure (a gateway's 503 with Retry-After): says so with a countdown on the retry's own clock, then loads", async () => {
+    await clocked.clearCookies(); // a visitor of its own
+    const page = await clocked.newPage();
+    await page.setViewportSize(DESKTOP);
+    let refused = 0;
+    // The item bank's first request meets a 503 from something in front of the API (plain text, Retry-After 3, no
+    // request-id); it keeps the API's CORS headers, so the page may read it, as a real gateway's would need.
+    await page.route(`${example.apiUrl}/v1/nature/items`, async (route) => {
+      if (route.request().method() !== 'GET' || refused > 0) return route.fallback();
+      refused += 1;
+      const { 'request-id': _, ...cors } = (await route.fetch()).headers();
+      await route.fulfill({
+        status: 503,
+        headers: { ...cors, 'content-type': 'text/plain', 'retry-after': '3' },
+        body: 'Service Unavailable',
+      });
+    });
+    expect((await page.goto(example.pageUrl))?.status()).toBe(200);
+    const retry = component(page).locator('[part="error"] .retry');
+    await poll(() => errorText(page)).toContain('The Nature Profile API could not answer just now.');
+    expect(await retry.innerText()).toBe('Retrying in 3 s…');
+    await page.screenshot({ path: join(screenshots, 'retrying.png') });
+    expect(await component(page).locator('.loading').isVisible()).toBe(true);
+    expect(await errorEvents(page)).toEqual([
+      {
+        code: 'http_503',
+        status: 503,
+        title: 'HTTP 503',
+        detail: 'The Nature Profile API answered 503.',
+        request_id: null,
+        retrying: true,
+      },
+    ]);
+    // The paused clock moves only here: each second shows, then the retry goes and the questions load.
+    for (const left of [2, 1]) {
+      await clocked.clock.runFor(1_000);
+      await poll(() => retry.innerText()).toBe(`Retrying in ${left} s…`);
+    }
+    await clocked.clock.runFor(1_000);
+    await poll(() => progressText(page)).toBe(`0 of ${TOTAL} answered`);
+    expect(await component(page).locator('[part="error"]').isHidden()).toBe(true);
+    expect(await component(page).locator('fieldset[part="item"]').count()).toBe(TOTAL);
+    expect(refused).toBe(1);
+    expect(await errorEvents(page)).toHaveLength(1);
+    await page.close();
+  }, 120_000);
+
   // Last: it revokes the example's publishable key.
-  it('with a revoked publishable key: the component says the key was revoked and emits nature:error unauthenticated', async () => {
+  it('with a revoked publishable key: stops at once and says what the site owner must fix; nature:error unauthenticated, not retrying', async () => {
     await example.cli(['keys', 'revoke', example.publishableKey.id]);
-    await browser.clearCookies();
-    const { page } = await open(example.pageUrl);
+    await clocked.clearCookies();
+    const { page, apiRequests } = await open(example.pageUrl, DESKTOP, clocked);
     const { path } = await assessmentOf(page);
-    const error = component(page).locator('[part="error"]');
-    await poll(() => error.innerText().catch(() => '')).toMatch(/revoked/);
-    expect(await error.innerText()).toContain('This API key was revoked and no longer works.');
-    const errors = async () => (await events(page)).filter((event) => event.type === 'nature:error').map((event) => event.detail);
-    await poll(async () => (await errors()).length).toBeGreaterThan(0);
-    for (const detail of await errors()) expect(detail).toMatchObject({ code: 'unauthenticated', status: 401, retrying: false });
+    await poll(() => errorText(page)).toContain("The Nature Profile API refused this page's publishable key or client secret.");
+    expect(await errorText(page)).toContain(
+      'The site owner must give the page a current publishable key (a revoked or rotated key no longer works)',
+    );
+    expect(await errorText(page)).toMatch(/Error code unauthenticated, request req_\w+\./);
+    expect(await errorText(page)).not.toContain('Retrying');
+    expect(await component(page).locator('.loading').isHidden()).toBe(true);
+    const errors = await errorEvents(page);
+    expect(errors.length).toBeGreaterThan(0);
+    for (const detail of errors) expect(detail).toMatchObject({ code: 'unauthenticated', status: 401, retrying: false });
+    expect(errors[0]!.detail).toBe('This API key was revoked and no longer works.');
+    await expectNoMoreRequests(page, apiRequests);
     expect((await sk('GET', path)).body).toMatchObject({ status: 'created', responses_received: 0 });
     await page.close();
   }, 120_000);

@@ -189,7 +189,18 @@ describe('the embed API client', () => {
     });
   });
 
-  it('keeps the detail of a revoked key for the person to read', async () => {
+  it('keeps the scope a 403 names, which tells a key without it from a page on an origin the key does not allow', async () => {
+    const { api } = apiAnswering(async () =>
+      response(403, { status: 403, code: 'insufficient_scope', title: 't', detail: 'd', required_scope: 'nature:read' }),
+    );
+    const result = await api.items();
+    expect(!result.ok && result.error).toMatchObject({ code: 'insufficient_scope', required_scope: 'nature:read' });
+    const origin = apiAnswering(async () => response(403, { status: 403, code: 'insufficient_scope', title: 't', detail: 'd' }));
+    const refused = await origin.api.items();
+    expect(!refused.ok && 'required_scope' in refused.error).toBe(false);
+  });
+
+  it('keeps the API detail of a revoked key (for nature:error; the element says it in its own words)', async () => {
     const problem = {
       title: 'Unauthenticated',
       status: 401,
@@ -204,7 +215,7 @@ describe('the embed API client', () => {
       expect(result.error).toMatchObject({ code: 'unauthenticated', status: 401, detail: 'This API key was revoked and no longer works.' });
   });
 
-  it('answers a rejected fetch (offline, or refused by CORS) as network_error with the human sentence', async () => {
+  it('answers a rejected fetch (offline, the API unreachable) as network_error with the human sentence', async () => {
     const { api } = apiAnswering(async () => {
       throw new TypeError('Failed to fetch');
     });

@@ -34,6 +34,8 @@ function harness(options: { storage?: MemoryStorage; batchSize?: number; settleM
   const timers: { callback: () => void; ms: number; cleared: boolean }[] = [];
   const events: string[] = [];
   const errors: { error: ApiError; retrying: boolean }[] = [];
+  /** The countdown shown beside a reported failure: the seconds left, each second. */
+  const countdown: number[] = [];
   let keys = 0;
   const outbox = new Outbox({
     storage,
@@ -56,6 +58,7 @@ function harness(options: { storage?: MemoryStorage; batchSize?: number; settleM
       accepted: (assessment) => events.push(`accepted ${assessment.responses_received}`),
       submitted: (assessment) => events.push(`submitted ${assessment.status}`),
       failed: (error, retrying) => errors.push({ error, retrying }),
+      retryingIn: (seconds) => countdown.push(seconds),
     },
   });
   /** Lets the outbox handle a settled submit (its continuation runs on the microtask queue). */
@@ -71,7 +74,16 @@ function harness(options: { storage?: MemoryStorage; batchSize?: number; settleM
     timer.callback();
     await new Promise((resolve) => setTimeout(resolve, 0));
   };
-  return { outbox, storage, calls, timers, events, errors, settle, runTimer };
+  /** Runs the timers one after the other (each may set the next) until none is pending; resolves with the time they took. */
+  const runTimers = async () => {
+    let ms = 0;
+    for (let timer = timers.find((candidate) => !candidate.cleared); timer; timer = timers.find((candidate) => !candidate.cleared)) {
+      ms += timer.ms;
+      await runTimer();
+    }
+    return ms;
+  };
+  return { outbox, storage, calls, timers, events, errors, countdown, settle, runTimer, runTimers };
 }
 
 /** The assessment as the server shows it once it holds `answered` (item ids). */
@@ -173,34 +185,37 @@ describe('the embed outbox', () => {
     // Usually the keepalive copy of the same batch sent by the page before a reload: waited for without a word.
     ['a 409 idempotency_key_in_use (after its Retry-After, quietly)', problem(409, 'idempotency_key_in_use', 2000), 2000, false],
   ])('retries %s with the same Idempotency-Key and body', async (_name, failure, delay, reported) => {
-    const { outbox, calls, settle, timers, runTimer, errors } = harness({ batchSize: 2 });
+    const { outbox, calls, settle, runTimers, errors, countdown } = harness({ batchSize: 2 });
     outbox.give('mn_001', 1);
     outbox.give('mn_002', 2);
     await settle(calls[0], failure);
     expect(errors).toEqual(reported ? [{ error: (failure as { error: ApiError }).error, retrying: true }] : []);
-    expect(timers.map((timer) => timer.ms)).toEqual([delay]);
     expect(calls).toHaveLength(1);
-    await runTimer();
+    expect(await runTimers()).toBe(delay);
+    // The countdown a person sees runs on the retry's own timers: each whole second, then 0 as the retry goes.
+    const seconds = delay / 1000;
+    expect(countdown).toEqual(reported ? [...Array.from({ length: seconds }, (_, i) => seconds - i), 0] : []);
     expect(calls).toHaveLength(2);
     expect(calls[1]?.key).toBe(calls[0]?.key);
     expect(calls[1]?.responses).toEqual(calls[0]?.responses);
   });
 
   it('waits longer after each failed attempt (the sequence itself: embed-api.test.ts), and starts over after a success', async () => {
-    const { outbox, calls, settle, timers, runTimer } = harness({ batchSize: 1 });
+    const { outbox, calls, settle, runTimers } = harness({ batchSize: 1 });
     outbox.give('mn_001', 1);
+    const waits: number[] = [];
     for (let attempt = 0; attempt < 3; attempt += 1) {
       await settle(calls[attempt], networkFailure);
-      await runTimer();
+      waits.push(await runTimers());
     }
-    const [first, second, third] = timers.map((timer) => timer.ms);
+    const [first, second, third] = waits;
     expect(second).toBeGreaterThan(first!);
     expect(third).toBeGreaterThan(second!);
     expect(new Set(calls.map((call) => call.key))).toEqual(new Set(['key-1']));
     await settle(calls[3], ok(['mn_001']));
     outbox.give('mn_002', 2);
     await settle(calls[4], networkFailure);
-    expect(timers.at(-1)?.ms).toBe(first);
+    expect(await runTimers()).toBe(first);
   });
 
   it('does not send new answers while a retry waits, and sends them after it succeeds', async () => {
@@ -310,13 +325,15 @@ describe('the embed outbox', () => {
   });
 
   it('hiding the page keeps waiting out a Retry-After (the answers stay stored); pagehide sends at once', async () => {
-    const { outbox, calls, settle, timers, storage } = harness({ batchSize: 1 });
+    const { outbox, calls, settle, timers, storage, countdown } = harness({ batchSize: 1 });
     outbox.give('mn_001', 1);
     await settle(calls[0], problem(429, 'rate_limited', 7000));
     outbox.give('mn_002', 2);
     await outbox.hide();
     expect(calls).toHaveLength(1);
-    expect(timers.map((timer) => [timer.ms, timer.cleared])).toEqual([[7000, false]]);
+    // The wait's first second still runs.
+    expect(timers.map((timer) => [timer.ms, timer.cleared])).toEqual([[1000, false]]);
+    expect(countdown).toEqual([7]);
     expect(storage.stored().pending).toEqual({ mn_002: 2 });
     // The page really goes: the stored batch (same key) and the pending answer leave now.
     void outbox.flush(true);

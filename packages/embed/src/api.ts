@@ -44,6 +44,8 @@ export interface ApiError {
    * secret of a closed assessment, its 409 assessment_not_open): `scoring`, `completed`, `abandoned`, `expired`.
    */
   assessment_status?: string;
+  /** The scope the key lacks, when a 403 insufficient_scope names one (else the refusal is about the page's origin). */
+  required_scope?: string;
 }
 
 export type Result<T> = { ok: true; value: T } | { ok: false; error: ApiError };
@@ -64,11 +66,11 @@ export interface ResponseLike {
   json(): Promise<unknown>;
 }
 
-/** What the element says once all 76 answers are in (here, free of DOM types, so Node-side tests can import it). */
-export const DONE_MESSAGE = 'Thank you: all 76 answers are in.';
-
-export const NETWORK_MESSAGE =
-  "Could not reach the Nature Profile API. Check your connection; if this persists, this page's origin may not be allowed for the publishable key.";
+/**
+ * A request that got no answer at all. (An origin the key does not allow is not one: the API's 403 carries
+ * Access-Control-Allow-Origin so that the page can read it.)
+ */
+export const NETWORK_MESSAGE = 'Could not reach the Nature Profile API. Check your internet connection.';
 
 export interface ApiConfig {
   base: string;
@@ -144,6 +146,8 @@ function problemFrom(response: ResponseLike, body: unknown): ApiError {
     request_id: text('request_id') ?? response.headers.get('request-id'),
     retryAfterMs: parseRetryAfter(response.headers.get('retry-after')),
   };
+  const scope = text('required_scope');
+  if (scope !== null) error.required_scope = scope;
   const status = text('assessment_status');
   if (status === null) return error;
   error.assessment_status = status;

@@ -14,6 +14,8 @@ import {
   retryDelay,
   TOTAL_ITEMS,
 } from './api.js';
+import { countdown, type Timers } from './countdown.js';
+import { explain, referenceText } from './messages.js';
 import { Outbox, type StorageLike } from './outbox.js';
 import { View } from './render.js';
 
@@ -87,7 +89,7 @@ export class NatureAssessment extends HTMLElement {
     if (missing) {
       this.session = null;
       const detail = `The <nature-assessment> element needs its ${missing} attribute.`;
-      view.showError(detail, false);
+      view.showError(detail, referenceText('missing_attribute', null));
       emit<ErrorDetail>(this, 'nature:error', {
         code: 'missing_attribute',
         status: null,
@@ -130,6 +132,9 @@ class Session {
   private readonly assessmentId: string;
   private readonly api: Api;
   private readonly outbox: Outbox;
+  private readonly timers: Timers = { set: (callback, ms) => setTimeout(callback, ms), clear: (handle) => clearTimeout(handle as number) };
+  /** Cancels the wait before load() tries again, while one runs. */
+  private loadWait: (() => void) | null = null;
   private ended = false;
   private readonly onPageHide = () => void this.outbox.flush(true);
   private readonly onVisibility = () => {
@@ -148,7 +153,7 @@ class Session {
       batchSize: config.batchSize,
       submit: this.api.submit,
       newKey: () => crypto.randomUUID(),
-      timers: { set: (callback, ms) => setTimeout(callback, ms), clear: (handle) => clearTimeout(handle as number) },
+      timers: this.timers,
       listener: {
         accepted: () => {
           if (this.ended) return;
@@ -159,6 +164,9 @@ class Session {
         submitted: (assessment) => this.finish(assessment),
         finished: () => this.showFinished(),
         failed: (error, retrying) => this.fail(error, retrying),
+        retryingIn: (seconds) => {
+          if (!this.ended) this.view.retryingIn(seconds);
+        },
       },
     });
     addEventListener('pagehide', this.onPageHide);
@@ -172,15 +180,13 @@ class Session {
     void this.outbox.flush(true);
     this.ended = true;
     this.outbox.dispose();
+    this.loadWait?.();
     removeEventListener('pagehide', this.onPageHide);
     document.removeEventListener('visibilitychange', this.onVisibility);
   }
 
   private async open(): Promise<void> {
-    if (this.outbox.submitted) {
-      this.view.setProgress(TOTAL_ITEMS);
-      return this.view.showDone();
-    }
+    if (this.outbox.submitted) return this.view.showDone();
     this.view.showLoading();
     // A batch left in flight by the last visit goes first: it may be the one that closed the assessment.
     await this.outbox.resume();
@@ -217,8 +223,17 @@ class Session {
       const retrying = isRetryable(error);
       this.fail(error, retrying);
       if (!retrying) return null;
-      await new Promise((resolve) => setTimeout(resolve, retryDelay(attempt, error, Math.random)));
-      if (this.ended) return null;
+      await new Promise<void>((resolve) => {
+        this.loadWait = countdown(
+          this.timers,
+          retryDelay(attempt, error, Math.random),
+          (seconds) => this.view.retryingIn(seconds),
+          () => {
+            this.loadWait = null;
+            resolve();
+          },
+        );
+      });
     }
   }
 
@@ -252,7 +267,7 @@ class Session {
 
   private fail(error: ApiError, retrying: boolean): void {
     if (this.ended) return;
-    this.view.showError(retrying ? `${error.detail} Retrying…` : error.detail, retrying);
+    this.view.showError(explain(error, location.origin), retrying ? null : referenceText(error.code, error.request_id));
     const { code, status, title, detail, request_id } = error;
     emit<ErrorDetail>(this.host, 'nature:error', { code, status, title, detail, request_id, retrying });
   }

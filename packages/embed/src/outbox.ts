@@ -18,16 +18,12 @@ import {
   retryDelay,
   TOTAL_ITEMS,
 } from './api.js';
+import { countdown, type Timers } from './countdown.js';
 
 /** The part of `localStorage` used here. */
 export interface StorageLike {
   getItem(key: string): string | null;
   setItem(key: string, value: string): void;
-}
-
-export interface Timers {
-  set(callback: () => void, ms: number): unknown;
-  clear(handle: unknown): void;
 }
 
 export interface InflightBatch {
@@ -55,6 +51,8 @@ export interface OutboxListener {
   finished(status: string): void;
   /** A batch failed; with `retrying` false, sending stopped and the answers stay in the outbox. */
   failed(error: ApiError, retrying: boolean): void;
+  /** After a reported failure: the whole seconds until the retry goes, each second; 0 as it goes. */
+  retryingIn(seconds: number): void;
 }
 
 export interface OutboxOptions {
@@ -90,14 +88,15 @@ export class Outbox {
   private savedCount = 0;
   /** Keys of the batches whose request is under way. */
   private readonly active = new Set<string>();
-  private retryTimer: unknown = null;
+  /** Cancels the wait before the next retry, while one runs. */
+  private retryWait: (() => void) | null = null;
   private settleTimer: unknown = null;
   private attempt = 0;
   private halted: ApiError | null = null;
   private disposed = false;
   /** flush(false) asked for the pending answers to go, whatever their number, once nothing is under way or waiting. */
   private flushRequested = false;
-  /** The retry waiting in retryTimer waits out the server's Retry-After. */
+  /** The retry waiting in retryWait waits out the server's Retry-After. */
   private retryAfterServer = false;
   /** The item just answered here, until it is saved: the newest value, over what another tab stored for it. */
   private changed: string | null = null;
@@ -225,7 +224,7 @@ export class Outbox {
    * Retry-After keeps waiting (sending now would only be refused again). `pagehide` still sends at once.
    */
   hide(): Promise<void> {
-    return this.retryTimer !== null && this.retryAfterServer ? Promise.resolve() : this.flush(true);
+    return this.retryWait !== null && this.retryAfterServer ? Promise.resolve() : this.flush(true);
   }
 
   /** Stops timers; what is persisted stays for the next visit. */
@@ -236,7 +235,7 @@ export class Outbox {
 
   /** Starts the next request when none is under way: a stored batch first, else a new one when due. */
   private next(): void {
-    if (this.disposed || this.halted || this.state.submitted || this.active.size > 0 || this.retryTimer !== null) return;
+    if (this.disposed || this.halted || this.state.submitted || this.active.size > 0 || this.retryWait !== null) return;
     const stored = this.state.inflight[0];
     if (stored) {
       void this.send(stored, false);
@@ -315,13 +314,21 @@ export class Outbox {
     this.attempt += 1;
     const delay = retryDelay(this.attempt, error, this.options.random ?? Math.random);
     this.retryAfterServer = error.retryAfterMs !== null;
-    this.retryTimer = this.options.timers.set(() => {
-      this.retryTimer = null;
-      this.next();
-    }, delay);
     // "Still running" is usually our own earlier copy of this batch (the keepalive flush of the page before a
     // reload): a quiet wait, nothing the person or the page needs to hear about.
-    if (error.code !== 'idempotency_key_in_use') this.options.listener.failed(error, true);
+    const quiet = error.code === 'idempotency_key_in_use';
+    if (!quiet) this.options.listener.failed(error, true);
+    this.retryWait = countdown(
+      this.options.timers,
+      delay,
+      (seconds) => {
+        if (!quiet) this.options.listener.retryingIn(seconds);
+      },
+      () => {
+        this.retryWait = null;
+        this.next();
+      },
+    );
   }
 
   /** A failure retrying cannot fix: the batch goes back to pending (behind newer answers) and sending stops. */
@@ -348,9 +355,8 @@ export class Outbox {
   }
 
   private clearRetry(): void {
-    if (this.retryTimer === null) return;
-    this.options.timers.clear(this.retryTimer);
-    this.retryTimer = null;
+    this.retryWait?.();
+    this.retryWait = null;
   }
 
   private clearSettle(): void {

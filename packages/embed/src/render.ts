@@ -1,7 +1,8 @@
 // The component's DOM: a progress header, an error area, the 76 items as native radio groups, and the
-// closing message. Native radios give keyboard use for free (Tab between items, arrows within one).
+// ending. Native radios give keyboard use for free (Tab between items, arrows within one).
 
-import { DONE_MESSAGE, type ItemBank, TOTAL_ITEMS } from './api.js';
+import { type ItemBank, TOTAL_ITEMS } from './api.js';
+import { DONE_MESSAGE, retryText } from './messages.js';
 import { styles } from './styles.js';
 
 const ANSWERED_ELSEWHERE = 'Answered earlier. Choose again to change your answer.';
@@ -17,9 +18,13 @@ export class View {
   private readonly progressText: HTMLElement;
   private readonly progressBar: HTMLProgressElement;
   private readonly error: HTMLElement;
+  private readonly errorText: HTMLElement;
+  private readonly retry: HTMLElement;
+  private readonly reference: HTMLElement;
   private readonly loading: HTMLElement;
   private readonly list: HTMLElement;
-  private readonly done: HTMLElement;
+  private readonly ending: HTMLElement;
+  private readonly endingHeading: HTMLElement;
   private readonly fieldsets = new Map<string, HTMLFieldSetElement>();
 
   constructor(root: ShadowRoot) {
@@ -28,11 +33,20 @@ export class View {
     this.progressText = el('div', { part: 'progress', role: 'status', 'aria-live': 'polite' });
     this.progressBar = el('progress', { part: 'progress-bar', max: String(TOTAL_ITEMS), value: '0', 'aria-label': 'Assessment progress' });
     this.progressHeader = el('div', { class: 'progress', hidden: '' }, this.progressText, this.progressBar);
-    this.error = el('div', { part: 'error', role: 'alert', class: 'message', hidden: '' });
+    // Only the failure is an alert; the countdown beside it changes every second and is read on demand.
+    this.errorText = el('p', { role: 'alert' });
+    this.retry = el('p', { class: 'retry', hidden: '' });
+    this.reference = el('p', { class: 'reference', hidden: '' });
+    this.error = el('div', { part: 'error', class: 'message', hidden: '' }, this.errorText, this.retry, this.reference);
     this.loading = el('p', { class: 'loading', hidden: '' }, 'Loading the questions…');
     this.list = el('div', { class: 'items' });
-    this.done = el('div', { part: 'done', role: 'status', class: 'message', hidden: '' });
-    root.replaceChildren(style, this.progressHeader, this.error, this.loading, this.list, this.done);
+    // The ending is a section of its own, its heading first: what follows the thank-you (the result, where the
+    // caller shows it) belongs in it, after the heading.
+    this.endingHeading = el('h2', { part: 'done-heading', id: 'ending-heading', tabindex: '-1' }, DONE_MESSAGE);
+    this.ending = el('section', { part: 'done', class: 'ending', 'aria-labelledby': 'ending-heading', hidden: '' }, this.endingHeading);
+    // Progress and failures stay in sight (sticky) wherever the person has scrolled to: a countdown must be seen.
+    const top = el('div', { class: 'top' }, this.progressHeader, this.error);
+    root.replaceChildren(style, top, this.loading, this.list, this.ending);
   }
 
   showLoading(): void {
@@ -85,24 +99,45 @@ export class View {
     this.progressBar.value = answered;
   }
 
-  /** A failure the component will not retry by itself also ends the loading. */
-  showError(message: string, retrying: boolean): void {
-    if (!retrying) this.loading.hidden = true;
-    this.error.textContent = message;
+  /**
+   * A failure: `reference` (its code and request id, for the site owner) only when the component has given up;
+   * one it retries shows the countdown instead (retryingIn). Giving up also ends the loading.
+   */
+  showError(message: string, reference: string | null): void {
+    if (this.errorText.textContent !== message) this.errorText.textContent = message;
+    this.retry.hidden = reference !== null;
+    this.reference.hidden = reference === null;
+    this.reference.textContent = reference ?? '';
+    if (reference !== null) this.loading.hidden = true;
     this.error.hidden = false;
   }
 
+  retryingIn(seconds: number): void {
+    this.retry.textContent = retryText(seconds);
+  }
+
   clearError(): void {
-    this.error.textContent = '';
+    this.errorText.textContent = '';
+    this.retry.textContent = '';
+    this.reference.textContent = '';
     this.error.hidden = true;
   }
 
+  /**
+   * The ending. When the person answered here, the answers stay on screen (read-only) above it, and the focus
+   * moves to its heading, scrolled into view: the disabled radio that had the focus would otherwise drop it.
+   * Opened on a finished assessment, the ending stands alone and takes no focus (the page has just loaded).
+   */
   showDone(): void {
     this.loading.hidden = true;
     this.clearError();
     for (const fieldset of this.fieldsets.values()) fieldset.disabled = true;
-    this.done.textContent = DONE_MESSAGE;
-    this.done.hidden = false;
+    this.progressHeader.hidden = this.fieldsets.size === 0;
+    this.ending.hidden = false;
+    if (this.fieldsets.size === 0) return;
+    this.endingHeading.focus({ preventScroll: true });
+    const reduced = matchMedia('(prefers-reduced-motion: reduce)').matches;
+    this.ending.scrollIntoView({ block: 'start', behavior: reduced ? 'instant' : 'smooth' });
   }
 
   /** Brings the person back to where they stopped. */

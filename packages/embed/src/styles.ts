@@ -10,6 +10,8 @@ export const styles = `
   --_border: var(--nature-border, #d4dcd8);
   --_radius: var(--nature-radius, 12px);
   --_focus: var(--nature-focus-ring, #1a5fb4);
+  /* Radio rings: at least 3:1 against the background (the card borders are decoration and may be paler). */
+  --_control: color-mix(in srgb, var(--_text) 65%, var(--_background));
   display: block;
   font-family: var(--_font);
   font-size: 1rem;
@@ -20,17 +22,19 @@ export const styles = `
 *, *::before, *::after { box-sizing: border-box; }
 [hidden] { display: none !important; }
 
-.progress {
+.top {
   position: sticky;
   top: 0;
   z-index: 1;
+  background: var(--_background);
+}
+.progress {
   display: flex;
   flex-wrap: wrap;
   align-items: center;
   gap: 0.5rem 1rem;
   padding: 0.75rem 0;
   margin-bottom: 0.5rem;
-  background: var(--_background);
   box-shadow: 0 1px 0 var(--_border);
 }
 [part="progress"] { font-weight: 600; white-space: nowrap; }
@@ -54,12 +58,22 @@ progress::-moz-progress-bar { background: var(--_accent); border-radius: 999px; 
   border: 1px solid color-mix(in srgb, currentColor 25%, transparent);
 }
 [part="error"] { color: #8a1c14; background: #fbeeec; }
-[part="done"] {
-  color: var(--_text);
-  border-color: color-mix(in srgb, var(--_accent) 40%, transparent);
+[part="error"] p { margin: 0; }
+[part="error"] p + p { margin-top: 0.35rem; }
+.retry { font-weight: 600; font-variant-numeric: tabular-nums; }
+.reference { font-size: 0.875rem; overflow-wrap: anywhere; }
+/* The ending, below the answers; clear of the sticky progress header when scrolled to. */
+.ending {
+  margin: 1rem 0;
+  padding: 1.25rem;
+  border: 1px solid color-mix(in srgb, var(--_accent) 40%, transparent);
+  border-radius: var(--_radius);
   background: color-mix(in srgb, var(--_accent) 10%, var(--_background));
-  font-weight: 600;
+  scroll-margin-top: 4.5rem;
 }
+[part="done-heading"] { margin: 0; font-size: 1.25rem; line-height: 1.3; }
+/* Focused by script only, to be read out: no ring, as it cannot be operated. */
+[part="done-heading"]:focus { outline: none; }
 .loading { color: color-mix(in srgb, var(--_text) 70%, var(--_background)); }
 
 fieldset {
@@ -72,7 +86,6 @@ fieldset {
   transition: border-color 0.2s ease;
 }
 fieldset[data-answered] { border-color: color-mix(in srgb, var(--_accent) 45%, var(--_border)); }
-fieldset:disabled { opacity: 0.7; }
 /* Floated, the legend sits inside the card like any heading instead of cutting its border. */
 legend {
   float: left;
@@ -82,10 +95,12 @@ legend {
   font-weight: 600;
   overflow-wrap: break-word;
 }
-.options { clear: both; display: flex; flex-wrap: wrap; gap: 0.5rem; }
-/* Five in a row where there is room, the radio above its label like a printed scale. */
+.options { clear: both; display: flex; gap: 0.5rem; }
+/* Five in a row where there is room, the radio above its label like a printed scale. Each is as wide as its
+   label and shares the rest, so the longer labels keep to one line where the row allows; where it does not,
+   a label breaks into balanced lines ("Not at all / like me"), never leaving one word alone. */
 [part="option"] {
-  flex: 1 1 6.5rem;
+  flex: 1 1 auto;
   min-width: 0;
   min-height: 44px;
   display: flex;
@@ -99,23 +114,37 @@ legend {
   font-size: 0.925rem;
   line-height: 1.3;
   text-align: center;
+  text-wrap: balance;
   overflow-wrap: break-word;
   cursor: pointer;
   transition: background-color 0.15s ease, border-color 0.15s ease;
 }
 [part="option"]:hover { border-color: var(--_accent); }
+/* The chosen answer: a doubled accent border, a tint and a filled radio (not bold: the wider text would shift
+   the row), the same once the answers are sent (disabled), so the person can still read them: no fading. */
 [part="option"]:has(input:checked) {
   border-color: var(--_accent);
+  box-shadow: inset 0 0 0 1px var(--_accent);
   background: color-mix(in srgb, var(--_accent) 12%, var(--_background));
 }
 fieldset:disabled [part="option"] { cursor: default; }
+fieldset:disabled [part="option"]:hover:not(:has(input:checked)) { border-color: var(--_border); }
+/* Drawn, not native: a disabled native radio turns pale grey whatever the accent colour. */
 input {
   flex: none;
+  appearance: none;
   width: 1.15rem;
   height: 1.15rem;
   margin: 0;
-  accent-color: var(--_accent);
+  border: 2px solid var(--_control);
+  border-radius: 50%;
+  background: var(--_background);
   cursor: inherit;
+}
+input:checked {
+  border-color: var(--_accent);
+  background: var(--_accent);
+  box-shadow: inset 0 0 0 3px var(--_background);
 }
 input:focus-visible { outline: 3px solid var(--_focus); outline-offset: 2px; }
 [part="option"]:has(input:focus-visible) { border-color: var(--_focus); box-shadow: 0 0 0 1px var(--_focus); }
@@ -130,5 +159,9 @@ input:focus-visible { outline: 3px solid var(--_focus); outline-offset: 2px; }
 }
 @media (prefers-reduced-motion: reduce) {
   * { transition: none !important; }
+}
+/* Forced colours drop backgrounds and shadows, the drawn dot with them: the native radio shows the choice there. */
+@media (forced-colors: active) {
+  input { appearance: auto; }
 }
 `;
