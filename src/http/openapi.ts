@@ -32,7 +32,7 @@ Guides, served by this server: ${guides.map(({ slug, title }) => `[${title}](/do
 const tags = [
   { name: 'subjects', description: 'The people to be assessed, their consent, erasure and audit trail.' },
   { name: 'assessments', description: 'The item bank, and assessments: started, answered in batches, scored by themselves.' },
-  { name: 'profiles', description: 'Scored profiles: 9 Nature and 10 Intelligence scores with short narratives.' },
+  { name: 'profiles', description: 'Scored profiles: 9 Nature and 10 Intelligence scores with short narratives, and their charts.' },
   { name: 'webhooks', description: 'Webhook endpoints, their delivery attempts, and the events they are sent.' },
   { name: 'usage', description: 'Metered usage: completed assessments per key and period.' },
 ];
