@@ -19,6 +19,7 @@ import { registerEmbedRoutes } from './routes/embed.js';
 import { registerEventRoutes } from './routes/events.js';
 import { registerHealthRoutes } from './routes/health.js';
 import { registerItemRoutes } from './routes/items.js';
+import { registerProfileChartRoute } from './routes/profile-chart.js';
 import { registerProfileRoutes } from './routes/profiles.js';
 import { registerSubjectRoutes } from './routes/subjects.js';
 import { registerUsageRoutes } from './routes/usage.js';
@@ -94,6 +95,7 @@ export async function buildApp({
   registerItemRoutes(app);
   registerAssessmentRoutes(app, clock);
   registerProfileRoutes(app);
+  registerProfileChartRoute(app);
   registerWebhookEndpointRoutes(app, clock);
   registerEventRoutes(app);
   registerUsageRoutes(app, clock);

@@ -294,6 +294,18 @@ export const headers: Json = {
     example: 1,
   },
   Allow: { description: 'The methods the path takes.', required: true, schema: { type: 'string' }, example: 'GET, DELETE' },
+  ETag: {
+    description: 'A strong validator of the bytes answered: send it as If-None-Match to get a 304 while they are unchanged.',
+    required: true,
+    schema: { type: 'string', pattern: '^"[A-Za-z0-9_-]{27}"$' },
+    example: '"Wq3c0cMDbD0nqUQ5mG8m7B1y5rJ"',
+  },
+  CacheControl: {
+    description: 'For the reader alone (private, never a shared cache), fresh for max-age seconds, then revalidated with If-None-Match.',
+    required: true,
+    schema: { type: 'string' },
+    example: 'private, max-age=300',
+  },
   IdempotentReplayed: {
     description: 'true when this is the stored answer to an earlier request with the same Idempotency-Key, replayed byte for byte.',
     schema: { type: 'string', enum: ['true'] },

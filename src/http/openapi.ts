@@ -33,7 +33,7 @@ Guides, served by this server: ${guides.map(({ slug, title }) => `[${title}](/do
 const tags = [
   { name: 'subjects', description: 'The people to be assessed, their consent, erasure and audit trail.' },
   { name: 'assessments', description: 'The item bank, and assessments: started, answered in batches, scored by themselves.' },
-  { name: 'profiles', description: 'Scored profiles: 9 Nature and 10 Intelligence scores with short narratives.' },
+  { name: 'profiles', description: 'Scored profiles: 9 Nature and 10 Intelligence scores with short narratives, and their charts.' },
   { name: 'webhooks', description: 'Webhook endpoints, their delivery attempts, and the events they are sent.' },
   { name: 'usage', description: 'Metered usage: completed assessments per key and period.' },
 ];
@@ -97,6 +97,14 @@ const transformObject =
           schema: { type: 'string', pattern: '^[\\x21-\\x7e]{1,255}$' },
           example: '5b1f4c7e-9d2a-4e8b-a0c3-6f1d2e3b4a59',
         },
+        IfNoneMatch: {
+          name: 'If-None-Match',
+          in: 'header',
+          required: false,
+          description: 'The ETag of a copy the client holds: while the answer would be the same bytes, it is a 304 without a body.',
+          schema: { type: 'string' },
+          example: '"Wq3c0cMDbD0nqUQ5mG8m7B1y5rJ"',
+        },
       },
     };
     doc.webhooks = webhooks(doc.components.schemas!, delivery);
@@ -118,15 +126,25 @@ function documentOperation(method: string, operation: Json, responses: Json, sch
   for (const media of Object.values(body?.content ?? {})) media.example = exampleOf(media.schema as Json, schemas);
 
   const keyed = KEYED_METHODS.has(method);
-  if (keyed)
-    operation.parameters = [...((operation.parameters as Json[] | undefined) ?? []), { $ref: '#/components/parameters/IdempotencyKey' }];
   const documented = operation.responses as Record<string, Json>;
-  for (const response of Object.values(documented)) {
+  // An operation that answers 304 sends its validator and caching with the body and with the 304.
+  const conditional = '304' in documented;
+  const headerParameters = [
+    ...(keyed ? [{ $ref: '#/components/parameters/IdempotencyKey' }] : []),
+    ...(conditional ? [{ $ref: '#/components/parameters/IfNoneMatch' }] : []),
+  ];
+  if (headerParameters.length > 0) operation.parameters = [...((operation.parameters as Json[] | undefined) ?? []), ...headerParameters];
+  for (const [status, response] of Object.entries(documented)) {
     response.headers = {
       'request-id': { $ref: '#/components/headers/RequestId' },
       'RateLimit-Policy': { $ref: '#/components/headers/RateLimitPolicy' },
       RateLimit: { $ref: '#/components/headers/RateLimit' },
       ...(keyed && { 'idempotent-replayed': { $ref: '#/components/headers/IdempotentReplayed' } }),
+      ...(conditional &&
+        (status === '200' || status === '304') && {
+          ETag: { $ref: '#/components/headers/ETag' },
+          'Cache-Control': { $ref: '#/components/headers/CacheControl' },
+        }),
     };
     for (const media of Object.values((response.content as Record<string, Json> | undefined) ?? {}))
       media.example = exampleOf(media.schema as Json, schemas);

@@ -1,8 +1,8 @@
-import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { etagOf, sendRevalidated } from './conditional-get.js';
 
 /** Five minutes: a deploy reaches readers soon, and a revalidation after that costs a 304. */
 const CACHE_CONTROL = 'public, max-age=300';
@@ -16,7 +16,7 @@ export interface StaticAsset {
 }
 
 export function staticAsset(body: string, type: string, headers: Record<string, string> = {}): StaticAsset {
-  return { body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`, type, headers };
+  return { body, etag: etagOf(body), type, headers };
 }
 
 /**
@@ -30,10 +30,7 @@ export function packagePath(relative: string): string {
   throw new Error(`${relative} is missing from the package (npm run build makes what is built)`);
 }
 
-/** Sends the asset, or 304 when If-None-Match names its validator (a weak one compares equal too, RFC 9110 §13.1.2). */
+/** Sends the asset, or 304 when the reader has it already. */
 export function sendAsset(request: FastifyRequest, reply: FastifyReply, asset: StaticAsset): FastifyReply {
-  reply.headers({ 'cache-control': CACHE_CONTROL, etag: asset.etag, ...asset.headers });
-  const validators = request.headers['if-none-match']?.split(',').map((tag) => tag.trim().replace(/^W\//, ''));
-  if (validators !== undefined && (validators.includes(asset.etag) || validators.includes('*'))) return reply.code(304).send();
-  return reply.type(asset.type).send(asset.body);
+  return sendRevalidated(request, reply, { ...asset, headers: { 'cache-control': CACHE_CONTROL, ...asset.headers } });
 }

@@ -48,6 +48,7 @@ describe('erasure by crypto-shredding', () => {
       ['DELETE', `${base}/assessments/${erased.assessmentId}`],
       ['GET', `${base}/profile`],
       ['GET', `/v1/nature/profiles/${erasedProfile.id}`],
+      ['GET', `/v1/nature/profiles/${erasedProfile.id}/chart.svg`],
     ];
     for (const [method, url, payload] of under) {
       const response = await api.call(method as 'GET', url, payload);

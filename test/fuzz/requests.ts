@@ -127,6 +127,12 @@ export const routes: Route[] = [
   },
   { id: 'GET /subjects/{id}/profile', method: 'GET', path: n('subjects', S('subjDone'), 'profile') },
   { id: 'GET /profiles/{id}', method: 'GET', path: n('profiles', { ref: 'prfDone', kind: 'profile' }) },
+  {
+    id: 'GET /profiles/{id}/chart.svg',
+    method: 'GET',
+    path: n('profiles', { ref: 'prfDone', kind: 'profile' }, 'chart.svg'),
+    query: ['theme', 'width'],
+  },
   { id: 'GET /items', method: 'GET', path: n('items'), publishable: true },
   { id: 'POST /webhook_endpoints', method: 'POST', path: n('webhook_endpoints'), body: 'endpoint' },
   { id: 'GET /webhook_endpoints', method: 'GET', path: n('webhook_endpoints'), query: LIST, list: true },
@@ -716,8 +722,9 @@ export function checks(): Check[] {
     );
 
     // --- Known query parameters with values the contract refuses.
-    if (route.list || route.id === 'GET /usage') {
-      const values = route.id === 'GET /usage' ? usageQueries : listQueries(route.id === 'GET /subjects');
+    const queries = { 'GET /usage': usageQueries, 'GET /profiles/{id}/chart.svg': chartQueries }[route.id];
+    if (route.list || queries) {
+      const values = queries ?? listQueries(route.id === 'GET /subjects');
       add(
         'query: invalid value',
         route.id,
@@ -1040,6 +1047,28 @@ const usageQueries: fc.Arbitrary<(ctx: FuzzContext) => string> = fc
     '?from=',
     '?from[]=2026-11-01',
     '?from=%ED%A0%80',
+  )
+  .map((query) => () => query);
+
+const chartQueries: fc.Arbitrary<(ctx: FuzzContext) => string> = fc
+  .constantFrom(
+    '?theme=',
+    '?theme=Dark',
+    '?theme=light,dark',
+    '?theme[]=dark',
+    '?theme=dark&theme=light',
+    '?width=319',
+    '?width=1601',
+    '?width=0',
+    '?width=-400',
+    '?width=400.0',
+    '?width=4e2',
+    '?width=0x200',
+    '?width=0400',
+    '?width=%EF%BC%94%EF%BC%90%EF%BC%90',
+    '?width=99999999999999999999',
+    '?width=',
+    '?width=400&width=500',
   )
   .map((query) => () => query);
 

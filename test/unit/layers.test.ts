@@ -25,6 +25,7 @@ const LAYERS: readonly { name: string; holds: readonly string[] }[] = [
     ],
   },
   { name: 'domain: pure decide/evolve rules and scoring', holds: ['src/scoring/', 'src/domain/'] },
+  { name: 'views: pure renderings of domain values (the profile chart)', holds: ['src/charts/'] },
   { name: 'ports: what the core asks of the world outside', holds: ['src/ports/'] },
   { name: 'settings: the configuration, read once', holds: ['src/config.ts'] },
   {

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { type ProfileScores, servedVersion } from '../../domain/assessment.js';
+import type { EnvironmentServices } from '../../environments.js';
 import type { Collections } from '../../ports/collections.js';
 import type { DataKeyStore } from '../../ports/data-keys.js';
 import type { ReadModelStore } from '../../ports/read-models.js';
@@ -14,7 +15,7 @@ import { ProblemError } from '../problem.js';
 import { exampleIds, id, problems, success, timestamp } from '../schemas.js';
 import { requireSubject } from './subjects.js';
 
-const profileId = id('prf', exampleIds.profile, 'The profile id.');
+export const profileId = id('prf', exampleIds.profile, 'The profile id.');
 
 const scoresOf = (names: readonly string[]) => z.strictObject(Object.fromEntries(names.map((name) => [name, z.number().min(0).max(1)])));
 
@@ -136,6 +137,16 @@ async function profilesWhere(readModels: ReadModelStore, where: Record<string, s
   }
 }
 
+/** A profile by its id, as GET /v1/nature/profiles/{id} shows it; 404 for one not served (yet), 410 once its subject is erased. */
+export async function profileById({ readModels, dataKeys, livemode }: EnvironmentServices, id: string): Promise<ProfileResource> {
+  const [doc, versions] = await Promise.all([readModels.get('profiles', id), serving(readModels)]);
+  if (!doc || staged(doc, versions)) throw new ProblemError('profile_not_found', `No profile ${id}.`);
+  // An erased subject's profiles answer 410 like every route under it.
+  await requireSubject(readModels, doc.subject_id);
+  const served = servedAmong(await profilesWhere(readModels, { assessment_id: doc.assessment_id }), versions) ?? doc;
+  return toProfileResource(doc, served, dataKeys, livemode);
+}
+
 export function registerProfileRoutes(app: FastifyInstance): void {
   const routes = app.withTypeProvider<ZodTypeProvider>();
 
@@ -193,14 +204,6 @@ export function registerProfileRoutes(app: FastifyInstance): void {
       // A page whose assessment was started with result_visible_to_subject reads its profile with a pk key.
       config: { resultSecret: true },
     },
-    async (request) => {
-      const { readModels, livemode } = request.env;
-      const [doc, versions] = await Promise.all([readModels.get('profiles', request.params.id), serving(readModels)]);
-      if (!doc || staged(doc, versions)) throw new ProblemError('profile_not_found', `No profile ${request.params.id}.`);
-      // An erased subject's profiles answer 410 like every route under it.
-      await requireSubject(readModels, doc.subject_id);
-      const served = servedAmong(await profilesWhere(readModels, { assessment_id: doc.assessment_id }), versions) ?? doc;
-      return toProfileResource(doc, served, request.env.dataKeys, livemode);
-    },
+    (request) => profileById(request.env, request.params.id),
   );
 }
