@@ -405,7 +405,12 @@ describe('the OpenAPI document matches what the server answers', () => {
         ((operation.security ?? []) as Json[]).some((option) => 'clientSecret' in option) ? [`${operation.operationId} ${route}`] : [],
       ),
     );
-    expect(withSecret.sort()).toEqual([`getAssessment ${path}`, 'getProfile /v1/nature/profiles/{id}', `submitResponses ${path}`]);
+    expect(withSecret.sort()).toEqual([
+      `getAssessment ${path}`,
+      'getProfile /v1/nature/profiles/{id}',
+      'getProfileChart /v1/nature/profiles/{id}/chart.svg',
+      `submitResponses ${path}`,
+    ]);
   });
 
   it('documents a replayed write with idempotent-replayed, as the server sends it', async () => {

@@ -56,11 +56,16 @@ describe('result_visible_to_subject: the person may see their result, when the c
     const profile = await call('GET', `/v1/nature/profiles/${profileId}`, { key, secret });
     expect(profile.statusCode).toBe(200);
     expect(profile.json()).toEqual((await call('GET', `/v1/nature/profiles/${profileId}`, { key: sk })).json());
+    const chart = await call('GET', `/v1/nature/profiles/${profileId}/chart.svg?theme=dark&width=360`, { key, secret });
+    expect(chart.statusCode).toBe(200);
+    expect(chart.headers['content-type']).toBe('image/svg+xml; charset=utf-8');
+    expect(chart.body).toBe((await call('GET', `/v1/nature/profiles/${profileId}/chart.svg?theme=dark&width=360`, { key: sk })).body);
     // Reading is all it does: the assessment takes no more answers.
     expectProblem(await call('PATCH', url, { key, secret, payload: { responses: batches(1)[0] } }), 401, 'unauthenticated');
 
     t.advance(RESULT_VISIBLE_MS + 1000);
     expectProblem(await call('GET', `/v1/nature/profiles/${profileId}`, { key, secret }), 401, 'unauthenticated');
+    expectProblem(await call('GET', `/v1/nature/profiles/${profileId}/chart.svg`, { key, secret }), 401, 'unauthenticated');
     expect((await call('GET', url, { key, secret })).json()).toMatchObject({ code: 'unauthenticated', assessment_status: 'completed' });
   });
 
@@ -68,6 +73,7 @@ describe('result_visible_to_subject: the person may see their result, when the c
     const { key, secret, url, profileId } = await completed();
     expect((await call('GET', url, { key, secret })).json()).toMatchObject({ code: 'unauthenticated', assessment_status: 'completed' });
     expectProblem(await call('GET', `/v1/nature/profiles/${profileId}`, { key, secret }), 401, 'unauthenticated');
+    expectProblem(await call('GET', `/v1/nature/profiles/${profileId}/chart.svg`, { key, secret }), 401, 'unauthenticated');
   });
 
   it("reads that assessment's profile only: another profile, no secret or a made-up one are refused alike", async () => {

@@ -60,7 +60,10 @@ export function registerProfileChartRoute(app: FastifyInstance): void {
           304: z.null().describe('Not modified: If-None-Match names the ETag of the chart the request would get.'),
           ...problems('profile_not_found', 'subject_erased'),
         },
+        security: [{ apiKey: [] }, { apiKey: [], clientSecret: [] }],
       },
+      // A page whose assessment was started with result_visible_to_subject draws the person's result with a pk key.
+      config: { resultSecret: true },
     },
     async (request, reply) => {
       const profile = await profileById(request.env, request.params.id);
