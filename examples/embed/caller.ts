@@ -27,6 +27,8 @@ export interface Visit {
   assessmentId: string;
   /** Shown once by the API when the assessment starts; the server keeps it to serve the page again. */
   clientSecret: string;
+  /** Whether this server lets the person see their result (the component then shows it after the last answer). */
+  resultVisible: boolean;
 }
 
 /** A webhook delivery that verified. */
@@ -108,8 +110,8 @@ export class CallerServer {
         .end('Starting; try again in a moment.\n');
       return;
     }
-    const path = (request.url ?? '/').split('?')[0];
-    if (request.method === 'GET' && path === '/') return this.page(settings, request, response);
+    const [path, query] = (request.url ?? '/').split('?');
+    if (request.method === 'GET' && path === '/') return this.page(settings, request, response, new URLSearchParams(query));
     if (request.method === 'GET' && path === '/status') return this.status(request, response);
     if (request.method === 'POST' && path === '/webhooks') return this.webhook(settings, request, response);
     if (request.method === 'GET' && path === '/favicon.ico') {
@@ -120,7 +122,7 @@ export class CallerServer {
   }
 
   /** The page: the visitor's assessment (made on the first visit, resumed on the next), with the component. */
-  private async page(settings: CallerSettings, request: IncomingMessage, response: ServerResponse): Promise<void> {
+  private async page(settings: CallerSettings, request: IncomingMessage, response: ServerResponse, query: URLSearchParams): Promise<void> {
     let visitorId = visitorOf(request);
     let visit = visitorId === undefined ? undefined : this.visits.get(visitorId);
     let status = 'created';
@@ -129,7 +131,7 @@ export class CallerServer {
       status = String(assessment.status);
       // An assessment that can no longer be answered (abandoned, expired) is replaced by a new one.
       if (status === 'abandoned' || status === 'expired') {
-        visit = { ...visit, ...(await this.startAssessment(settings, visit.subjectId)) };
+        visit = { ...visit, ...(await this.startAssessment(settings, visit.subjectId, visit.resultVisible)) };
         this.visits.set(visitorId!, visit);
         status = 'created';
       }
@@ -141,7 +143,9 @@ export class CallerServer {
         consent: { text_version: CONSENT_TEXT_VERSION, granted_at: new Date().toISOString(), ui_hash: CONSENT_UI_HASH },
       });
       const subjectId = String(subject.id);
-      visit = { subjectId, ...(await this.startAssessment(settings, subjectId)) };
+      // Shown to the person, or not: this example lets a first visit to /?result=visible choose, to show both.
+      const resultVisible = query.get('result') === 'visible';
+      visit = { subjectId, resultVisible, ...(await this.startAssessment(settings, subjectId, resultVisible)) };
       this.visits.set(visitorId, visit);
     }
     response.writeHead(200, {
@@ -161,8 +165,15 @@ export class CallerServer {
     );
   }
 
-  private async startAssessment(settings: CallerSettings, subjectId: string): Promise<Omit<Visit, 'subjectId'>> {
-    const assessment = await this.api(settings, 'POST', `/v1/nature/subjects/${subjectId}/assessments`, { language: 'en' });
+  private async startAssessment(
+    settings: CallerSettings,
+    subjectId: string,
+    resultVisible: boolean,
+  ): Promise<Pick<Visit, 'assessmentId' | 'clientSecret'>> {
+    const assessment = await this.api(settings, 'POST', `/v1/nature/subjects/${subjectId}/assessments`, {
+      language: 'en',
+      result_visible_to_subject: resultVisible,
+    });
     return { assessmentId: String(assessment.id), clientSecret: String(assessment.client_secret) };
   }
 

@@ -89,13 +89,13 @@ export function renderPage(data: PageData): string {
       shown.textContent = 'Waiting for your profile…';
       for (;;) {
         const status = await fetch('/status').then((r) => r.json(), () => null);
+        // Words for the person: no ids, and no ordering of their scores (the profile does not rank).
         if (status && status.profile) {
-          const top = Object.entries(status.profile.natures).sort((a, b) => b[1] - a[1]).slice(0, 3).map(([name]) => name);
-          shown.textContent = 'Profile ready: ' + status.profile.id + ' (strongest natures: ' + top.join(', ') + ').';
+          shown.textContent = 'Your profile is ready: Example Careers has received it.';
           return;
         }
         if (status && status.profile_error) {
-          shown.textContent = 'The profile could not be fetched: ' + status.profile_error;
+          shown.textContent = 'Your profile could not be fetched just now; Example Careers will try again.';
           return;
         }
         await new Promise((resolve) => setTimeout(resolve, 500));

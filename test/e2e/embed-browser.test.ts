@@ -4,8 +4,9 @@ import { fileURLToPath } from 'node:url';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Example, startExample } from '../../examples/embed/example.js';
-import { DONE_MESSAGE } from '../../packages/embed/src/messages.js';
+import { DONE_MESSAGE, RESULT_HEADING } from '../../packages/embed/src/messages.js';
 import { items } from '../../src/scoring/item-bank.js';
+import { seriousViolations } from '../support/axe.js';
 import { chromiumMissing, launchChromium } from '../support/browser.js';
 import { eventually } from '../support/eventually.js';
 import { callServer } from '../support/processes.js';
@@ -385,13 +386,14 @@ describe.skipIf(skipped)('the <nature-assessment> component in the example page,
     expect(Math.min(...answeredAfter)).toBeGreaterThanOrEqual(37);
 
     // The caller's receiver verified the webhook and fetched the profile; its page says so.
-    await poll(() => page.locator('#profile-line').innerText(), 30_000).toMatch(/^Profile ready: prf_\w+ \(strongest natures: /);
+    await poll(() => page.locator('#profile-line').innerText(), 30_000).toBe('Your profile is ready: Example Careers has received it.');
     await page.locator('#profile-line').scrollIntoViewIfNeeded();
     await page.screenshot({ path: join(screenshots, 'completed.png') });
     const latest = await sk('GET', `/v1/nature/subjects/${subjectId}/profile`);
     expect(latest.status).toBe(200);
     expect(latest.body).toMatchObject({ object: 'profile', subject_id: subjectId, assessment_id: assessmentId, status: 'current' });
-    expect(await page.locator('#profile-line').innerText()).toContain(latest.body.id);
+    // Words for the person: no id, and nothing ranked.
+    expect(await page.locator('body').innerText()).not.toMatch(/prf_|strongest|rank/i);
     const deliveries = example.caller.deliveries.filter((delivery) => delivery.data.assessment_id === assessmentId);
     expect(deliveries).toEqual([
       expect.objectContaining({
@@ -437,7 +439,11 @@ describe.skipIf(skipped)('the <nature-assessment> component in the example page,
       expect(await component(again.page).locator('fieldset').count(), storage).toBe(0);
       expect(await component(again.page).locator('.progress').isHidden(), storage).toBe(true);
       expect(await component(again.page).locator('[part="error"]').isHidden(), storage).toBe(true);
-      await poll(() => again.page.locator('#profile-line').innerText(), 30_000).toMatch(/^Profile ready: prf_\w+/);
+      await poll(() => again.page.locator('#profile-line').innerText(), 30_000).toBe(
+        'Your profile is ready: Example Careers has received it.',
+      );
+      // Not allowed by the caller: no result, however long the page stays.
+      expect(await component(again.page).locator('.result').count(), storage).toBe(0);
       const reopenedEvents = await events(again.page);
       expect(
         reopenedEvents.filter((event) => event.type !== 'nature:progress'),
@@ -511,6 +517,57 @@ describe.skipIf(skipped)('the <nature-assessment> component in the example page,
     expect(pageErrors).toEqual([]);
     await page.close();
   }, 120_000);
+
+  /** The result in the ending as the person meets it: its heading, whether it has the focus, and the chart's text alternatives. */
+  const resultShown = (page: Page) =>
+    component(page).evaluate((host: any) => {
+      const heading = host.shadowRoot.querySelector('[part="result-heading"]');
+      const chart = host.shadowRoot.querySelector('.result svg');
+      if (heading === null || chart === null) return null;
+      return {
+        heading: heading.textContent,
+        focused: host.ownerDocument.activeElement === host && host.shadowRoot.activeElement === heading,
+        titles: [...chart.querySelectorAll('title')].map((title: any) => title.textContent),
+        text: chart.textContent,
+        fits: chart.getBoundingClientRect().width <= host.getBoundingClientRect().width,
+      };
+    });
+
+  it('with result_visible_to_subject: after the 76th answer the person sees their result inline, its heading focused, the chart read by its text alternatives, nothing ranked, no ids; 0 serious accessibility violations at the start, the middle, the end and the result', async () => {
+    // A new visitor, whose assessment this example's server starts letting the person see the result.
+    await browser.clearCookies();
+    const { page, pageErrors } = await open(`${example.pageUrl}?result=visible`, DESKTOP);
+    const { path } = await assessmentOf(page);
+    expect((await sk('GET', path)).body.result_visible_to_subject).toBe(true);
+    await poll(() => progressText(page)).toBe(`0 of ${TOTAL} answered`);
+    expect(await seriousViolations(page), 'start').toEqual([]);
+    for (let n = 1; n <= TOTAL; n++) {
+      await item(page, n)
+        .locator('label[part="option"]')
+        .nth(valueFor(n) - 1)
+        .click();
+      if (n === 38) expect(await seriousViolations(page), 'middle').toEqual([]);
+    }
+    await poll(() => endingHeading(page)).toMatchObject({ text: DONE_MESSAGE });
+    expect(await seriousViolations(page), 'end').toEqual([]);
+
+    await poll(() => resultShown(page), 30_000).toMatchObject({ heading: RESULT_HEADING, focused: true, fits: true });
+    const shown = (await resultShown(page))!;
+    // A text alternative per bar: the 9 Natures and 10 Intelligences, alphabetical within each, each with its score.
+    const bars = shown.titles.slice(1);
+    expect(bars).toHaveLength(19);
+    expect(bars[0]).toMatch(/^Administrative: \d\.\d\d on a scale from 0 to 1, in the [a-z ]+ band\.$/);
+    expect(bars.slice(0, 9).map((title: string) => title.split(':')[0])).toEqual(
+      [...bars.slice(0, 9).map((title: string) => title.split(':')[0])].sort(),
+    );
+    expect(`${shown.text} ${await page.locator('body').innerText()}`).not.toMatch(/prf_|sub_|asm_|strongest|weakest|rank|#1|\btop\b/i);
+    expect(await seriousViolations(page), 'result').toEqual([]);
+    await component(page)
+      .locator('.result')
+      .screenshot({ path: join(screenshots, 'result.png') });
+    expect(pageErrors).toEqual([]);
+    await page.close();
+  }, 180_000);
 
   it('on an origin the publishable key does not allow: stops at once and says what the site owner must fix; nature:error insufficient_scope, not retrying; nothing stored', async () => {
     const { page, apiRequests } = await open(example.otherOriginUrl, DESKTOP, clocked);

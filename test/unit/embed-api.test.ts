@@ -17,6 +17,7 @@ function response(status: number, body: unknown, headers: Record<string, string>
     status,
     headers: { get: (name) => headers[name.toLowerCase()] ?? null },
     json: async () => (typeof body === 'string' ? JSON.parse(body) : body),
+    text: async () => (typeof body === 'string' ? body : JSON.stringify(body)),
   };
 }
 
@@ -49,12 +50,50 @@ const error = (status: number | null, code: string, retryAfterMs: number | null 
 });
 
 describe('the embed API client', () => {
+  it('reads the chart of a result-visible assessment as SVG text, with the key, the secret, the theme and the width', async () => {
+    const { api, requests } = apiAnswering(async () => response(200, '<svg xmlns="http://www.w3.org/2000/svg"/>'));
+    expect(await api.chart('prf_1', { width: 640, theme: 'dark' })).toEqual({
+      ok: true,
+      value: '<svg xmlns="http://www.w3.org/2000/svg"/>',
+    });
+    expect(requests[0]?.url).toBe('https://api.example.com/v1/nature/profiles/prf_1/chart.svg?theme=dark&width=640');
+    expect(requests[0]?.init.headers).toMatchObject({ 'Nature-Client-Secret': expect.any(String) });
+    const { api: refusing } = apiAnswering(async () => response(401, { code: 'unauthenticated', title: 'Unauthenticated', detail: 'No.' }));
+    expect(await refusing.chart('prf_1', { width: 640, theme: 'light' })).toMatchObject({
+      ok: false,
+      error: { code: 'unauthenticated', status: 401 },
+    });
+  });
+
+  it('reads whether the result is visible, and the profile id, from the assessment', async () => {
+    const { api } = apiAnswering(async () =>
+      response(200, {
+        ...assessmentBody,
+        status: 'completed',
+        unanswered_item_ids: [],
+        result_visible_to_subject: true,
+        profile_id: 'prf_1',
+      }),
+    );
+    expect(await api.assessment()).toMatchObject({
+      ok: true,
+      value: { status: 'completed', result_visible_to_subject: true, profile_id: 'prf_1' },
+    });
+  });
+
   it('PATCHes a batch with the publishable key, the client secret, the Idempotency-Key and keepalive (no timeout when leaving)', async () => {
     const { api, requests } = apiAnswering(async () => response(200, assessmentBody));
     const result = await api.submit('key-1', [{ item_id: 'mn_001', value: 4 }], true);
     expect(result).toEqual({
       ok: true,
-      value: { id: 'asm_1', status: 'in_progress', responses_received: 2, unanswered_item_ids: ['mn_003'] },
+      value: {
+        id: 'asm_1',
+        status: 'in_progress',
+        responses_received: 2,
+        unanswered_item_ids: ['mn_003'],
+        result_visible_to_subject: false,
+        profile_id: null,
+      },
     });
     expect(requests).toHaveLength(1);
     expect(requests[0]?.url).toBe('https://api.example.com/v1/nature/subjects/sub_1/assessments/asm_1');

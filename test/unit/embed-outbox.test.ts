@@ -89,7 +89,14 @@ function harness(options: { storage?: MemoryStorage; batchSize?: number; settleM
 /** The assessment as the server shows it once it holds `answered` (item ids). */
 function serverState(answered: Iterable<string>, status = 'in_progress'): AssessmentState {
   const have = new Set(answered);
-  return { id: ASSESSMENT, status, responses_received: have.size, unanswered_item_ids: ids.filter((id) => !have.has(id)) };
+  return {
+    id: ASSESSMENT,
+    status,
+    responses_received: have.size,
+    unanswered_item_ids: ids.filter((id) => !have.has(id)),
+    result_visible_to_subject: false,
+    profile_id: null,
+  };
 }
 
 /** A PATCH accepted, the server then holding `answered`. */

@@ -28,6 +28,15 @@ export interface AssessmentState {
   status: string;
   responses_received: number;
   unanswered_item_ids: string[];
+  /** The caller lets the person see their result: the secret then reads the profile's chart after completion. */
+  result_visible_to_subject: boolean;
+  profile_id: string | null;
+}
+
+/** How the result is drawn: as wide as the component (320..1600 px), in the page's colour scheme. */
+export interface ChartOptions {
+  width: number;
+  theme: 'light' | 'dark';
 }
 
 /** What every failure is reduced to: the problem's fields, or `network_error` when fetch rejected. */
@@ -64,6 +73,7 @@ export interface ResponseLike {
   status: number;
   headers: { get(name: string): string | null };
   json(): Promise<unknown>;
+  text(): Promise<string>;
 }
 
 /**
@@ -91,6 +101,8 @@ export interface Api {
    * request cannot hold up the outbox; a batch sent as the page goes has no timeout, it must outlive the page.
    */
   submit(idempotencyKey: string, responses: Answer[], leaving: boolean): Promise<Result<AssessmentState>>;
+  /** The profile's chart, an SVG document, when the assessment was started with result_visible_to_subject. */
+  chart(profileId: string, options: ChartOptions): Promise<Result<string>>;
 }
 
 export const SUBMIT_TIMEOUT_MS = 30_000;
@@ -128,6 +140,17 @@ export function createApi(config: ApiConfig): Api {
         },
         readAssessment,
       ),
+    async chart(profileId, { width, theme }) {
+      const url = `${base}/v1/nature/profiles/${encodeURIComponent(profileId)}/chart.svg?theme=${theme}&width=${width}`;
+      let response: ResponseLike;
+      try {
+        response = await config.fetch(url, { method: 'GET', headers: auth });
+      } catch {
+        return { ok: false, error: networkError() };
+      }
+      if (!response.ok) return { ok: false, error: problemFrom(response, await response.json().catch(() => null)) };
+      return { ok: true, value: await response.text() };
+    },
   };
 }
 
@@ -209,7 +232,11 @@ const BACKOFF_CAP_MS = 30_000;
  * from 1 s capped at 30 s, with up to 20 % taken off at random so many pages do not retry in step.
  */
 export function retryDelay(attempt: number, error: ApiError, random: () => number): number {
-  if (error.retryAfterMs !== null) return error.retryAfterMs;
+  return error.retryAfterMs ?? backoffDelay(attempt, random);
+}
+
+/** Exponential from 1 s capped at 30 s, less up to 20 % at random: the wait before try `attempt` + 1 with no Retry-After. */
+export function backoffDelay(attempt: number, random: () => number): number {
   const exponential = Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** Math.max(0, attempt - 1));
   return Math.round(exponential * (1 - 0.2 * random()));
 }
@@ -235,7 +262,14 @@ function readAssessment(body: unknown): AssessmentState | null {
     return null;
   }
   const unanswered = body.unanswered_item_ids.filter((id): id is string => typeof id === 'string');
-  return { id: body.id, status: body.status, responses_received: body.responses_received, unanswered_item_ids: unanswered };
+  return {
+    id: body.id,
+    status: body.status,
+    responses_received: body.responses_received,
+    unanswered_item_ids: unanswered,
+    result_visible_to_subject: body.result_visible_to_subject === true,
+    profile_id: typeof body.profile_id === 'string' ? body.profile_id : null,
+  };
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

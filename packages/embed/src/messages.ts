@@ -7,6 +7,12 @@ import { type ApiError, closedOutcome, isRetryable } from './api.js';
 /** The ending's heading, once all 76 answers are in. */
 export const DONE_MESSAGE = 'Thank you: all 76 answers are in.';
 
+/** The heading of the person's result, where the caller lets them see it. */
+export const RESULT_HEADING = 'Your result';
+
+/** When the result could not be shown in time: the caller will tell the person. */
+export const RESULT_ELSEWHERE = 'Your result is not ready yet. It will reach you another way.';
+
 /** The countdown beside a failure the element retries by itself; 0 while the retry is under way. */
 export const retryText = (seconds: number) => (seconds > 0 ? `Retrying in ${seconds} s…` : 'Retrying now…');
 

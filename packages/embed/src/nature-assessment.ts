@@ -6,9 +6,12 @@ import {
   type Api,
   type ApiError,
   type AssessmentState,
+  backoffDelay,
+  type ChartOptions,
   closedOutcome,
   createApi,
   type ItemBank,
+  isOpen,
   isRetryable,
   type Result,
   retryDelay,
@@ -21,6 +24,8 @@ import { View } from './render.js';
 
 const REQUIRED = ['publishable-key', 'client-secret', 'subject-id', 'assessment-id'] as const;
 const DEFAULT_BATCH_SIZE = 10;
+/** How many times the ending asks for the result (about 30 s of back-off) before saying it will come another way. */
+const RESULT_ATTEMPTS = 6;
 /** The API is, unless told otherwise, where this module was served from. */
 const MODULE_ORIGIN = new URL(import.meta.url).origin;
 
@@ -136,6 +141,8 @@ class Session {
   /** Cancels the wait before load() tries again, while one runs. */
   private loadWait: (() => void) | null = null;
   private ended = false;
+  /** Whether the caller lets the person see their result, as the assessment said when it was loaded. */
+  private resultVisible = false;
   private readonly onPageHide = () => void this.outbox.flush(true);
   private readonly onVisibility = () => {
     // Hidden may come back: a wait for the server's Retry-After goes on (pagehide sends regardless).
@@ -186,7 +193,11 @@ class Session {
   }
 
   private async open(): Promise<void> {
-    if (this.outbox.submitted) return this.view.showDone();
+    if (this.outbox.submitted) {
+      this.view.showDone();
+      // Reopened after the end: the result too, if the caller allows it (its secret is refused otherwise).
+      return this.showResult();
+    }
     this.view.showLoading();
     // A batch left in flight by the last visit goes first: it may be the one that closed the assessment.
     await this.outbox.resume();
@@ -194,8 +205,14 @@ class Session {
     const loaded = await this.load();
     if (!loaded || this.ended || this.outbox.submitted) return;
     const [bank, assessment] = loaded;
-    // A GET with the secret succeeds only while the assessment is open (created, in_progress): a closed one
-    // is a 401 carrying its assessment_status, handled in load(). So the items are always answerable here.
+    this.resultVisible = assessment.result_visible_to_subject;
+    // A GET with the secret succeeds while the assessment is open, or once completed when the caller lets the
+    // person see their result (a closed one is otherwise a 401 carrying its assessment_status, handled in load()).
+    if (!isOpen(assessment.status)) {
+      this.outbox.markFinished();
+      this.showFinished();
+      return this.showResult();
+    }
     this.outbox.reconcile(assessment);
     this.view.renderItems(bank, this.outbox, (itemId, value) => this.answer(itemId, value));
     this.view.setProgress(this.outbox.answered);
@@ -263,6 +280,43 @@ class Session {
     this.view.setProgress(TOTAL_ITEMS);
     this.view.showDone();
     emit<SubmittedDetail>(this.host, 'nature:submitted', { assessment_id: this.assessmentId, status: assessment.status });
+    if (this.resultVisible) void this.showResult();
+  }
+
+  /**
+   * The person's result, when the caller allows it: the assessment is asked, with back-off, until it is scored,
+   * then its chart is drawn in the ending. A refusal means the caller does not allow it (the ending stays as it
+   * is); no result after RESULT_ATTEMPTS tries says it will come another way.
+   */
+  private async showResult(): Promise<void> {
+    for (let attempt = 1; !this.ended; attempt += 1) {
+      const read = await this.api.assessment();
+      if (this.ended) return;
+      let failure: ApiError | null = read.ok ? null : read.error;
+      if (read.ok) {
+        if (!read.value.result_visible_to_subject) return;
+        if (read.value.profile_id !== null) {
+          const chart = await this.api.chart(read.value.profile_id, this.chartOptions());
+          if (this.ended) return;
+          if (chart.ok) {
+            if (!this.view.showResult(chart.value)) this.view.resultElsewhere();
+            return;
+          }
+          failure = chart.error;
+        }
+      }
+      // Still scoring (the secret of an assessment not yet completed is refused with its status), or a passing failure.
+      const waiting = failure === null || failure.assessment_status === 'scoring' || isRetryable(failure);
+      if (!waiting) return;
+      if (attempt === RESULT_ATTEMPTS) return this.view.resultElsewhere();
+      const delay = failure?.retryAfterMs ?? backoffDelay(attempt, Math.random);
+      await new Promise<void>((resolve) => this.timers.set(resolve, delay));
+    }
+  }
+
+  private chartOptions(): ChartOptions {
+    const width = Math.min(1600, Math.max(320, Math.round(this.host.clientWidth || 960)));
+    return { width, theme: matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light' };
   }
 
   private fail(error: ApiError, retrying: boolean): void {

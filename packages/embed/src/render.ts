@@ -2,7 +2,7 @@
 // ending. Native radios give keyboard use for free (Tab between items, arrows within one).
 
 import { type ItemBank, TOTAL_ITEMS } from './api.js';
-import { DONE_MESSAGE, retryText } from './messages.js';
+import { DONE_MESSAGE, RESULT_ELSEWHERE, RESULT_HEADING, retryText } from './messages.js';
 import { styles } from './styles.js';
 
 const ANSWERED_ELSEWHERE = 'Answered earlier. Choose again to change your answer.';
@@ -26,8 +26,10 @@ export class View {
   private readonly ending: HTMLElement;
   private readonly endingHeading: HTMLElement;
   private readonly fieldsets = new Map<string, HTMLFieldSetElement>();
+  private readonly root: ShadowRoot;
 
   constructor(root: ShadowRoot) {
+    this.root = root;
     const style = el('style');
     style.textContent = styles;
     this.progressText = el('div', { part: 'progress', role: 'status', 'aria-live': 'polite' });
@@ -138,6 +140,33 @@ export class View {
     this.endingHeading.focus({ preventScroll: true });
     const reduced = matchMedia('(prefers-reduced-motion: reduce)').matches;
     this.ending.scrollIntoView({ block: 'start', behavior: reduced ? 'instant' : 'smooth' });
+  }
+
+  /**
+   * The person's result inside the ending, under a heading of its own that takes the focus: the chart the API
+   * drew (parsed as SVG, so it brings no script and no markup of another kind), scaled to the component.
+   * Returns false for anything that is not an SVG document.
+   */
+  showResult(svg: string): boolean {
+    const parsed = new DOMParser().parseFromString(svg, 'image/svg+xml').documentElement;
+    if (parsed.localName !== 'svg' || parsed.namespaceURI !== 'http://www.w3.org/2000/svg') return false;
+    const chart = this.root.ownerDocument.importNode(parsed, true);
+    chart.setAttribute('width', '100%');
+    chart.removeAttribute('height');
+    const heading = el('h2', { part: 'result-heading', id: 'result-heading', tabindex: '-1' }, RESULT_HEADING);
+    const result = el('section', { part: 'result', class: 'result', 'aria-labelledby': 'result-heading' }, heading, chart);
+    this.ending.querySelector('.result, .result-elsewhere')?.remove();
+    this.ending.append(result);
+    heading.focus({ preventScroll: true });
+    const reduced = matchMedia('(prefers-reduced-motion: reduce)').matches;
+    result.scrollIntoView({ block: 'start', behavior: reduced ? 'instant' : 'smooth' });
+    return true;
+  }
+
+  /** The result could not be shown in time: the person hears of it from the caller instead. */
+  resultElsewhere(): void {
+    this.ending.querySelector('.result-elsewhere')?.remove();
+    this.ending.append(el('p', { class: 'result-elsewhere', role: 'status' }, RESULT_ELSEWHERE));
   }
 
   /** Brings the person back to where they stopped. */

@@ -74,6 +74,12 @@ progress::-moz-progress-bar { background: var(--_accent); border-radius: 999px; 
 [part="done-heading"] { margin: 0; font-size: 1.25rem; line-height: 1.3; }
 /* Focused by script only, to be read out: no ring, as it cannot be operated. */
 [part="done-heading"]:focus { outline: none; }
+/* The result: the API's chart, as wide as the component, on its own light or dark ground. */
+.result { margin-top: 1rem; scroll-margin-top: 4.5rem; }
+[part="result-heading"] { margin: 0 0 0.75rem; font-size: 1.125rem; line-height: 1.3; }
+[part="result-heading"]:focus { outline: none; }
+.result svg { display: block; max-width: 100%; height: auto; border-radius: var(--_radius); }
+.result-elsewhere { margin: 0.75rem 0 0; }
 .loading { color: color-mix(in srgb, var(--_text) 70%, var(--_background)); }
 
 fieldset {
