@@ -524,16 +524,18 @@ describe.skipIf(skipped)('the <nature-assessment> component in the example page,
       const heading = host.shadowRoot.querySelector('[part="result-heading"]');
       const chart = host.shadowRoot.querySelector('.result svg');
       if (heading === null || chart === null) return null;
+      const box = heading.getBoundingClientRect();
       return {
         heading: heading.textContent,
         focused: host.ownerDocument.activeElement === host && host.shadowRoot.activeElement === heading,
+        onScreen: box.top >= 0 && box.bottom <= host.ownerDocument.defaultView.innerHeight,
         titles: [...chart.querySelectorAll('title')].map((title: any) => title.textContent),
         text: chart.textContent,
         fits: chart.getBoundingClientRect().width <= host.getBoundingClientRect().width,
       };
     });
 
-  it('with result_visible_to_subject: after the 76th answer the person sees their result inline, its heading focused, the chart read by its text alternatives, nothing ranked, no ids; 0 serious accessibility violations at the start, the middle, the end and the result', async () => {
+  it('with result_visible_to_subject: answered by keyboard alone, after the 76th answer the person sees their result inline, its heading in view and focused, the chart read by its text alternatives, nothing ranked, no ids; 0 serious accessibility violations at the start, the middle, the end and the result', async () => {
     // A new visitor, whose assessment this example's server starts letting the person see the result.
     await browser.clearCookies();
     const { page, pageErrors } = await open(`${example.pageUrl}?result=visible`, DESKTOP);
@@ -541,17 +543,21 @@ describe.skipIf(skipped)('the <nature-assessment> component in the example page,
     expect((await sk('GET', path)).body.result_visible_to_subject).toBe(true);
     await poll(() => progressText(page)).toBe(`0 of ${TOTAL} answered`);
     expect(await seriousViolations(page), 'start').toEqual([]);
-    for (let n = 1; n <= TOTAL; n++) {
-      await item(page, n)
-        .locator('label[part="option"]')
-        .nth(valueFor(n) - 1)
-        .click();
+    // By keyboard alone: Space and the arrows in each item, Tab to the next.
+    await radio(page, 1, 1).focus();
+    for (let n = 1; n < TOTAL; n++) {
+      await answerByKeyboard(page, n);
       if (n === 38) expect(await seriousViolations(page), 'middle').toEqual([]);
+      await page.keyboard.press('Tab');
     }
+    // The last answer completes the assessment at once: Space on the focused first option.
+    expect(await focusedRadio(page)).toBe(`${itemId(TOTAL)}=1`);
+    await page.keyboard.press('Space');
     await poll(() => endingHeading(page)).toMatchObject({ text: DONE_MESSAGE });
     expect(await seriousViolations(page), 'end').toEqual([]);
 
     await poll(() => resultShown(page), 30_000).toMatchObject({ heading: RESULT_HEADING, focused: true, fits: true });
+    await poll(async () => (await resultShown(page))?.onScreen).toBe(true);
     const shown = (await resultShown(page))!;
     // A text alternative per bar: the 9 Natures and 10 Intelligences, alphabetical within each, each with its score.
     const bars = shown.titles.slice(1);
