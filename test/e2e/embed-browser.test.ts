@@ -575,6 +575,36 @@ describe.skipIf(skipped)('the <nature-assessment> component in the example page,
     await page.close();
   }, 180_000);
 
+  it('with result_visible_to_subject but no chart to be had: after a bounded number of tries, says the result will come another way', async () => {
+    await browser.clearCookies();
+    const { page, pageErrors } = await open(`${example.pageUrl}?result=visible`, DESKTOP);
+    // Every chart request fails as a gateway would, asking for no wait: the component's tries run back to back.
+    const chartRequests: string[] = [];
+    await page.route('**/chart.svg*', (route) => {
+      chartRequests.push(route.request().url());
+      return route.fulfill({
+        status: 503,
+        headers: { 'content-type': 'application/problem+json', 'retry-after': '0', 'access-control-allow-origin': '*' },
+        body: JSON.stringify({
+          type: 'about:blank',
+          title: 'Service unavailable',
+          status: 503,
+          detail: 'Down.',
+          code: 'service_unavailable',
+        }),
+      });
+    });
+    await poll(() => progressText(page)).toBe(`0 of ${TOTAL} answered`);
+    for (let n = 1; n <= TOTAL; n++) await answerByMouse(page, n);
+    await poll(() => component(page).locator('.result-elsewhere').innerText(), 30_000).toBe(
+      'Your result is not ready yet. It will reach you another way.',
+    );
+    expect(chartRequests).toHaveLength(6);
+    expect(await component(page).locator('.result').count()).toBe(0);
+    expect(pageErrors).toEqual([]);
+    await page.close();
+  }, 180_000);
+
   it('on an origin the publishable key does not allow: stops at once and says what the site owner must fix; nature:error insufficient_scope, not retrying; nothing stored', async () => {
     const { page, apiRequests } = await open(example.otherOriginUrl, DESKTOP, clocked);
     const { path } = await assessmentOf(page);
