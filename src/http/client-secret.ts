@@ -16,19 +16,23 @@ declare module 'fastify' {
 
 const CLIENT_SECRET_HEADER = 'nature-client-secret';
 
+/** The Nature-Client-Secret a pk key came with; without one, a 403 saying what the route wants. */
+function presentedSecret(request: FastifyRequest, wanted: string): string | string[] {
+  const secret = request.headers[CLIENT_SECRET_HEADER];
+  if (secret === undefined) throw new ProblemError('insufficient_scope', wanted);
+  return secret;
+}
+
 /**
  * A pk key on an assessment route acts only with that assessment's client secret, and only while the
  * assessment is open. Every refusal of a presented secret is the same 401 (wrong, another assessment's,
  * unknown assessment, closed), so a pk key cannot probe which assessments exist.
  */
 export async function checkClientSecret(request: FastifyRequest, now: Date): Promise<void> {
-  const secret = request.headers[CLIENT_SECRET_HEADER];
-  if (secret === undefined) {
-    throw new ProblemError(
-      'insufficient_scope',
-      'A publishable (pk) key acts on an assessment only with its client secret in the Nature-Client-Secret header.',
-    );
-  }
+  const secret = presentedSecret(
+    request,
+    'A publishable (pk) key acts on an assessment only with its client secret in the Nature-Client-Secret header.',
+  );
   const { id, assessment_id } = request.params as { id: string; assessment_id: string };
   const refused = new ProblemError('unauthenticated', 'The Nature-Client-Secret is not the client secret of this assessment.');
   // Another assessment's secret (or none at all) is told apart without reading anything.
@@ -59,13 +63,10 @@ export async function checkClientSecret(request: FastifyRequest, now: Date): Pro
  * same 401, so a pk key cannot probe which profiles exist.
  */
 export async function checkResultSecret(request: FastifyRequest, now: Date): Promise<void> {
-  const secret = request.headers[CLIENT_SECRET_HEADER];
-  if (secret === undefined) {
-    throw new ProblemError(
-      'insufficient_scope',
-      'A publishable (pk) key reads a profile only with the client secret of its assessment, started with result_visible_to_subject.',
-    );
-  }
+  const secret = presentedSecret(
+    request,
+    'A publishable (pk) key reads a profile only with the client secret of its assessment, started with result_visible_to_subject.',
+  );
   const refused = new ProblemError(
     'unauthenticated',
     'The Nature-Client-Secret does not let this key read this profile: the secret of its assessment reads it for 24 hours after completion, when the assessment was started with result_visible_to_subject.',
