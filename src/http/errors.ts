@@ -8,8 +8,8 @@ import { DomainError } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
 import { SubjectErasedError } from '../ports/data-keys.js';
 import { StreamDeletedError } from '../ports/event-store.js';
+import { requestOrigin } from './origin.js';
 import { type FieldError, type ProblemCode, ProblemError, problemBody, problemCodes } from './problem.js';
-import { originOf } from './public-origin.js';
 import { requestParts } from './validation.js';
 
 const fastifyCodes: Record<string, ProblemCode> = {
@@ -145,7 +145,7 @@ function detailFor(code: ProblemCode, error: FastifyError): string {
 /** Answers with the problem; sets request-id too, since fastify's own errors can come before any hook. */
 function problemSender(publicUrl: string | undefined) {
   return (reply: FastifyReply, request: FastifyRequest, problem: ProblemError): FastifyReply => {
-    const body = problemBody(problem.code, problem.detail, request.id, originOf(publicUrl, request.raw), problem.extra);
+    const body = problemBody(problem.code, problem.detail, request.id, requestOrigin(publicUrl, request.raw) ?? '', problem.extra);
     return reply
       .code(body.status)
       .headers({ ...problem.headers, 'request-id': request.id })
@@ -186,7 +186,7 @@ export function clientErrorHandler(logger: Logger, publicUrl: string | undefined
     logger.info({ reqId: requestId, code: error.code }, 'refused a malformed request');
     if (socket.writable) {
       // The parser kept no Host to trust: the link is relative unless the public URL is set.
-      const body = JSON.stringify(problemBody(code, detail, requestId, originOf(publicUrl, undefined)));
+      const body = JSON.stringify(problemBody(code, detail, requestId, publicUrl ?? ''));
       const status = problemCodes[code].status;
       socket.write(
         `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +

@@ -3,8 +3,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { newId } from '../domain/ids.js';
 import { duplicateMember } from './duplicate-members.js';
+import { requestOrigin } from './origin.js';
 import { ProblemError, problemBody, problemCodes } from './problem.js';
-import { originOf } from './public-origin.js';
 
 /**
  * HTTP framing that fastify and Node would otherwise pass over or answer bare: an HTTP/1.1 request needs
@@ -85,7 +85,7 @@ function expectationRefuser(publicUrl: string | undefined) {
   return (request: IncomingMessage, response: ServerResponse): void => {
     const requestId = newId('req');
     const detail = `Expect ${JSON.stringify(request.headers.expect)} is not supported; only 100-continue is.`;
-    const body = JSON.stringify(problemBody('expectation_failed', detail, requestId, originOf(publicUrl, request)));
+    const body = JSON.stringify(problemBody('expectation_failed', detail, requestId, requestOrigin(publicUrl, request) ?? ''));
     response.writeHead(problemCodes.expectation_failed.status, {
       'content-type': 'application/problem+json',
       'content-length': Buffer.byteLength(body),

@@ -55,7 +55,7 @@ export class ProblemError extends Error {
 export const problemType = (code: ProblemCode, origin: string) => `${origin}/docs/errors#${code}`;
 
 /**
- * The body, its `type` under `origin` (public-origin.ts); extra members (errors, ids) follow and can never
+ * The body, its `type` under `origin` (origin.ts requestOrigin, or relative); extra members (errors, ids) follow and can never
  * replace a standard one.
  */
 export function problemBody(code: ProblemCode, detail: string, requestId: string, origin: string, extra: Record<string, unknown> = {}) {
