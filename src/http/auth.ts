@@ -41,6 +41,7 @@ export function registerAuth(app: FastifyInstance, keys: KeyStore, envs: Environ
   app.decorateRequest('apiKey');
   app.decorateRequest('env');
   app.decorateRequest('closedSecretRefusal', null);
+  app.decorateRequest('resultOf', null);
   app.addHook('onRequest', async (request, reply) => {
     const address = `address:${request.ip}`;
     // An unknown route answers 404 (or 405) with or without a key.

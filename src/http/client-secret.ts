@@ -11,6 +11,11 @@ declare module 'fastify' {
      * an invalid body or key included, is answered with this refusal (errors.ts).
      */
     closedSecretRefusal: ProblemError | null;
+    /**
+     * The assessment whose result-visible secret a pk key read with (checkResultSecret): the subject's latest
+     * profile is answered only while it is that assessment's.
+     */
+    resultOf: string | null;
   }
 }
 
@@ -43,8 +48,6 @@ export async function checkClientSecret(request: FastifyRequest, now: Date): Pro
   if (doc === undefined || doc.subject_id !== id || !clientSecretMatches(secret, assessment_id, hash)) throw refused;
   const status = statusAt(doc, now);
   if (status === 'created' || status === 'in_progress') return;
-  // The caller let the person see their result: the page may read the assessment (its profile_id) a while longer.
-  if (request.method === 'GET' && !('erased' in doc) && resultReadable(doc, now)) return;
   // The secret's holder may learn what became of its assessment: a page reopened after the person finished shows so.
   const closed = new ProblemError(
     'unauthenticated',
@@ -57,26 +60,37 @@ export async function checkClientSecret(request: FastifyRequest, now: Date): Pro
   request.closedSecretRefusal = closed;
 }
 
+/** The refusal of a result secret that does not open what was asked for: the same 401 whatever the reason. */
+export const resultRefused = () =>
+  new ProblemError(
+    'unauthenticated',
+    'The Nature-Client-Secret does not let this key read this profile: the secret of its assessment reads it for 24 hours after completion, when the assessment was started with result_visible_to_subject.',
+  );
+
 /**
- * A pk key reads a profile (or its chart) only with the client secret of the profile's assessment, started
- * with result_visible_to_subject and completed less than a day ago. Every refusal of a presented secret is the
- * same 401, so a pk key cannot probe which profiles exist.
+ * A pk key reads a profile (by its id, or as its subject's latest) or its chart only with the client secret of
+ * the profile's assessment, started with result_visible_to_subject and completed less than a day ago: the
+ * secret's only use once its assessment is completed. Every refusal of a presented secret is the same 401, so
+ * a pk key cannot probe which profiles exist.
  */
 export async function checkResultSecret(request: FastifyRequest, now: Date): Promise<void> {
   const secret = presentedSecret(
     request,
     'A publishable (pk) key reads a profile only with the client secret of its assessment, started with result_visible_to_subject.',
   );
-  const refused = new ProblemError(
-    'unauthenticated',
-    'The Nature-Client-Secret does not let this key read this profile: the secret of its assessment reads it for 24 hours after completion, when the assessment was started with result_visible_to_subject.',
-  );
+  const refused = resultRefused();
   const assessmentId = typeof secret === 'string' ? assessmentNamedBy(secret) : undefined;
   if (assessmentId === undefined) throw refused;
   const doc = await request.env.readModels.get('assessments', assessmentId);
   if (doc === undefined || 'erased' in doc || !clientSecretMatches(secret as string, assessmentId, doc.client_secret_hash)) throw refused;
+  if (!resultReadable(doc, now)) throw refused;
   const { id } = request.params as { id: string };
+  if (request.routeOptions.url === '/v1/nature/subjects/:id/profile') {
+    // The subject's latest profile: the handler answers it only while it is this assessment's.
+    if (doc.subject_id !== id) throw refused;
+    request.resultOf = assessmentId;
+    return;
+  }
   // Any profile of the assessment: the completion's, or one a rebuild made since.
-  const ofThisAssessment = Object.values(doc.profiles).some((profile) => profile.profile_id === id);
-  if (!ofThisAssessment || !resultReadable(doc, now)) throw refused;
+  if (!Object.values(doc.profiles).some((profile) => profile.profile_id === id)) throw refused;
 }

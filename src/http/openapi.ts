@@ -21,8 +21,8 @@ Authenticate every request with \`Authorization: Bearer <API key>\`. The key's p
 the sandbox, \`live_\` keys production; a resource of the other environment answers 404. Secret (\`sk\`) keys may do what
 their scopes allow (\`GET\` needs \`nature:read\`; \`POST\`, \`PATCH\`, \`DELETE\` need \`nature:write\`); publishable (\`pk\`)
 keys, for browsers, may read the item bank, and read and answer one assessment with its client secret in the
-\`Nature-Client-Secret\` header (and, when the assessment was started with \`result_visible_to_subject\`, read it and
-its profile for 24 hours after completion).
+\`Nature-Client-Secret\` header (and, when the assessment was started with \`result_visible_to_subject\`, read its
+profile and the profile's chart for 24 hours after completion).
 
 Errors are RFC 9457 \`application/problem+json\` bodies with a stable \`code\` and the \`request_id\` of the
 \`request-id\` header. Writes (\`POST\`, \`PATCH\`) take an \`Idempotency-Key\`: the first answer is stored for 24 hours and
@@ -218,7 +218,7 @@ export async function registerOpenApi(app: FastifyInstance, delivery: Config['we
             in: 'header',
             name: 'Nature-Client-Secret',
             description:
-              "An assessment's client secret (asm_…_secret_…, from its start), sent with a publishable (pk) key of the same environment: it lets a browser read and answer that one assessment while it is open, and, when it was started with result_visible_to_subject, read it and its profile for 24 hours after completion. A wrong, another assessment's or a closed assessment's secret answers 401 unauthenticated.",
+              "An assessment's client secret (asm_…_secret_…, from its start), sent with a publishable (pk) key of the same environment: it lets a browser read and answer that one assessment while it is open, and, when it was started with result_visible_to_subject, read its profile (by id, or as the subject's latest while it is this assessment's) and the profile's chart for 24 hours after completion. A wrong, another assessment's or a closed assessment's secret answers 401 unauthenticated.",
           },
         },
       },

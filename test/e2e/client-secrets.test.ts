@@ -145,7 +145,8 @@ describe('client secrets: a browser answers one assessment with a pk key', () =>
     expectProblem(await call('GET', `/v1/nature/subjects/${subjectId}`, { key, secret }), 403, 'insufficient_scope');
     expectProblem(await call('GET', `/v1/nature/subjects/${subjectId}/assessments`, { key, secret }), 403, 'insufficient_scope');
     expectProblem(await call('POST', `/v1/nature/subjects/${subjectId}/assessments`, { key, secret }), 403, 'insufficient_scope');
-    expectProblem(await call('GET', `/v1/nature/subjects/${subjectId}/profile`, { key, secret }), 403, 'insufficient_scope');
+    // The latest profile opens to the secret of a completed, result-visible assessment only: this one is neither.
+    expectProblem(await call('GET', `/v1/nature/subjects/${subjectId}/profile`, { key, secret }), 401, 'unauthenticated');
     expectProblem(await call('GET', '/v1/nature/subjects', { key, secret }), 403, 'insufficient_scope');
     expect(await logLength(t.envs, 'test')).toBe(before);
   });

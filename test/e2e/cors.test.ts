@@ -75,7 +75,7 @@ describe('CORS on the routes a pk key may call', () => {
       ['/v1/nature/subjects', 'POST', 405],
       [subjectPath, 'GET', 405],
       [`${subjectPath}/assessments`, 'POST', 405],
-      [`${subjectPath}/profile`, 'GET', 405],
+      [`${subjectPath}/audit`, 'GET', 405],
       [url, 'DELETE', 405],
       ['/v1/nature/items', 'PATCH', 405],
       ['/v1/nature/nothing', 'GET', 404],

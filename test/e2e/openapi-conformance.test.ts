@@ -407,6 +407,7 @@ describe('the OpenAPI document matches what the server answers', () => {
     );
     expect(withSecret.sort()).toEqual([
       `getAssessment ${path}`,
+      'getLatestProfile /v1/nature/subjects/{id}/profile',
       'getProfile /v1/nature/profiles/{id}',
       'getProfileChart /v1/nature/profiles/{id}/chart.svg',
       `submitResponses ${path}`,

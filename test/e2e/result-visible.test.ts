@@ -48,14 +48,17 @@ describe('result_visible_to_subject: the person may see their result, when the c
     expectProblem(wrong, 422, 'validation_failed');
   });
 
-  it('with it, the secret reads the completed assessment and its profile for a day, then no more', async () => {
-    const { key, secret, url, profileId } = await completed({ result_visible_to_subject: true });
-    const assessment = await call('GET', url, { key, secret });
-    expect(assessment.statusCode).toBe(200);
-    expect(assessment.json()).toMatchObject({ status: 'completed', profile_id: profileId, result_visible_to_subject: true });
+  it("with it, the secret reads the assessment's profile and chart for a day, as the subject's latest and by id, then no more", async () => {
+    const { key, secret, url, subjectId, profileId } = await completed({ result_visible_to_subject: true });
+    // The contract: reading the profile is the secret's only use once the assessment is completed.
+    expect((await call('GET', url, { key, secret })).json()).toMatchObject({ code: 'unauthenticated', assessment_status: 'completed' });
+    const expected = (await call('GET', `/v1/nature/profiles/${profileId}`, { key: sk })).json();
+    const latest = await call('GET', `/v1/nature/subjects/${subjectId}/profile`, { key, secret });
+    expect(latest.statusCode).toBe(200);
+    expect(latest.json()).toEqual(expected);
     const profile = await call('GET', `/v1/nature/profiles/${profileId}`, { key, secret });
     expect(profile.statusCode).toBe(200);
-    expect(profile.json()).toEqual((await call('GET', `/v1/nature/profiles/${profileId}`, { key: sk })).json());
+    expect(profile.json()).toEqual(expected);
     const chart = await call('GET', `/v1/nature/profiles/${profileId}/chart.svg?theme=dark&width=360`, { key, secret });
     expect(chart.statusCode).toBe(200);
     expect(chart.headers['content-type']).toBe('image/svg+xml; charset=utf-8');
@@ -64,14 +67,16 @@ describe('result_visible_to_subject: the person may see their result, when the c
     expectProblem(await call('PATCH', url, { key, secret, payload: { responses: batches(1)[0] } }), 401, 'unauthenticated');
 
     t.advance(RESULT_VISIBLE_MS + 1000);
+    expectProblem(await call('GET', `/v1/nature/subjects/${subjectId}/profile`, { key, secret }), 401, 'unauthenticated');
     expectProblem(await call('GET', `/v1/nature/profiles/${profileId}`, { key, secret }), 401, 'unauthenticated');
     expectProblem(await call('GET', `/v1/nature/profiles/${profileId}/chart.svg`, { key, secret }), 401, 'unauthenticated');
     expect((await call('GET', url, { key, secret })).json()).toMatchObject({ code: 'unauthenticated', assessment_status: 'completed' });
   });
 
   it('without it, a completed assessment’s secret reads nothing: not the assessment, not the profile', async () => {
-    const { key, secret, url, profileId } = await completed();
+    const { key, secret, url, subjectId, profileId } = await completed();
     expect((await call('GET', url, { key, secret })).json()).toMatchObject({ code: 'unauthenticated', assessment_status: 'completed' });
+    expectProblem(await call('GET', `/v1/nature/subjects/${subjectId}/profile`, { key, secret }), 401, 'unauthenticated');
     expectProblem(await call('GET', `/v1/nature/profiles/${profileId}`, { key, secret }), 401, 'unauthenticated');
     expectProblem(await call('GET', `/v1/nature/profiles/${profileId}/chart.svg`, { key, secret }), 401, 'unauthenticated');
   });
@@ -92,12 +97,16 @@ describe('result_visible_to_subject: the person may see their result, when the c
       401,
       'unauthenticated',
     );
-    // The subject's latest profile stays for secret keys.
-    expectProblem(
-      await call('GET', `/v1/nature/subjects/${one.subjectId}/profile`, { key: one.key, secret: one.secret }),
-      403,
-      'insufficient_scope',
-    );
+    // The subject's latest profile only while it is this assessment's: once a newer one is completed, no more.
+    expect((await call('GET', `/v1/nature/subjects/${one.subjectId}/profile`, { key: one.key, secret: one.secret })).statusCode).toBe(200);
+    const next = (await call('POST', `/v1/nature/subjects/${one.subjectId}/assessments`, { key: sk })).json().id as string;
+    for (const responses of batches(4))
+      await call('PATCH', `/v1/nature/subjects/${one.subjectId}/assessments/${next}`, { key: sk, payload: { responses } });
+    const refused = await call('GET', `/v1/nature/subjects/${one.subjectId}/profile`, { key: one.key, secret: one.secret });
+    expectProblem(refused, 401, 'unauthenticated');
+    // Another subject's latest profile, with this secret: refused alike.
+    const elsewhere = await call('GET', `/v1/nature/subjects/${other.subjectId}/profile`, { key: one.key, secret: one.secret });
+    expectProblem(elsewhere, 401, 'unauthenticated');
   });
 
   it('answers a browser from another page: CORS on the profile route, for the origins the key allows', async () => {

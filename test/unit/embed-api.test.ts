@@ -65,6 +65,15 @@ describe('the embed API client', () => {
     });
   });
 
+  it("reads the subject's latest profile id with the secret, and a chart whose body breaks off as a network error", async () => {
+    const { api, requests } = apiAnswering(async () => response(200, { id: 'prf_1', object: 'profile' }));
+    expect(await api.latestProfile()).toEqual({ ok: true, value: { id: 'prf_1' } });
+    expect(requests[0]?.url).toBe('https://api.example.com/v1/nature/subjects/sub_1/profile');
+    const broken = { ...response(200, ''), text: () => Promise.reject(new TypeError('terminated')) };
+    const { api: cut } = apiAnswering(async () => broken);
+    expect(await cut.chart('prf_1', { width: 640, theme: 'light' })).toMatchObject({ ok: false, error: { code: 'network_error' } });
+  });
+
   it('reads whether the result is visible, and the profile id, from the assessment', async () => {
     const { api } = apiAnswering(async () =>
       response(200, {

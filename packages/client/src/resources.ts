@@ -9,7 +9,7 @@ export interface RequestOptions {
   idempotencyKey?: string;
   /** Cancels the call, retries included. */
   signal?: AbortSignal;
-  /** More headers, e.g. `X-Client-Secret` for a call made with a publishable key. */
+  /** More headers, e.g. `Nature-Client-Secret` for a call made with a publishable key. */
   headers?: Record<string, string>;
 }
 

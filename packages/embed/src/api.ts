@@ -1,4 +1,4 @@
-// The three calls a publishable key may make with a client secret, their problem+json errors, and when
+// The calls a publishable key may make with a client secret, their problem+json errors, and when
 // and how long to wait before a retry. Free of DOM types: the unit tests run it under Node.
 
 export const TOTAL_ITEMS = 76;
@@ -101,7 +101,12 @@ export interface Api {
    * request cannot hold up the outbox; a batch sent as the page goes has no timeout, it must outlive the page.
    */
   submit(idempotencyKey: string, responses: Answer[], leaving: boolean): Promise<Result<AssessmentState>>;
-  /** The profile's chart, an SVG document, when the assessment was started with result_visible_to_subject. */
+  /**
+   * The subject's latest profile (its id), readable with the secret once a result-visible assessment is
+   * completed; refused (401) while it is scoring, or when the caller did not let the person see it.
+   */
+  latestProfile(): Promise<Result<{ id: string }>>;
+  /** The profile's chart, an SVG document, under the same rule. */
   chart(profileId: string, options: ChartOptions): Promise<Result<string>>;
 }
 
@@ -149,8 +154,17 @@ export function createApi(config: ApiConfig): Api {
         return { ok: false, error: networkError() };
       }
       if (!response.ok) return { ok: false, error: problemFrom(response, await response.json().catch(() => null)) };
-      return { ok: true, value: await response.text() };
+      try {
+        return { ok: true, value: await response.text() };
+      } catch {
+        // The connection dropped half-way through the body.
+        return { ok: false, error: networkError() };
+      }
     },
+    latestProfile: () =>
+      call(`${base}/v1/nature/subjects/${encodeURIComponent(config.subjectId)}/profile`, { method: 'GET', headers: auth }, (body) =>
+        isRecord(body) && typeof body.id === 'string' ? { id: body.id } : null,
+      ),
   };
 }
 

@@ -11,7 +11,6 @@ import {
   closedOutcome,
   createApi,
   type ItemBank,
-  isOpen,
   isRetryable,
   type Result,
   retryDelay,
@@ -141,8 +140,10 @@ class Session {
   /** Cancels the wait before load() tries again, while one runs. */
   private loadWait: (() => void) | null = null;
   private ended = false;
-  /** Whether the caller lets the person see their result, as the assessment said when it was loaded. */
+  /** Whether the caller lets the person see their result, as the assessment said when it was loaded or answered. */
   private resultVisible = false;
+  /** Cancels the wait before showResult() asks again, while one runs. */
+  private resultWait: (() => void) | null = null;
   private readonly onPageHide = () => void this.outbox.flush(true);
   private readonly onVisibility = () => {
     // Hidden may come back: a wait for the server's Retry-After goes on (pagehide sends regardless).
@@ -169,7 +170,10 @@ class Session {
           this.progress();
         },
         submitted: (assessment) => this.finish(assessment),
-        finished: () => this.showFinished(),
+        finished: () => {
+          this.showFinished();
+          void this.showResult(false);
+        },
         failed: (error, retrying) => this.fail(error, retrying),
         retryingIn: (seconds) => {
           if (!this.ended) this.view.retryingIn(seconds);
@@ -188,6 +192,7 @@ class Session {
     this.ended = true;
     this.outbox.dispose();
     this.loadWait?.();
+    this.resultWait?.();
     removeEventListener('pagehide', this.onPageHide);
     document.removeEventListener('visibilitychange', this.onVisibility);
   }
@@ -196,7 +201,7 @@ class Session {
     if (this.outbox.submitted) {
       this.view.showDone();
       // Reopened after the end: the result too, if the caller allows it (its secret is refused otherwise).
-      return this.showResult();
+      return this.showResult(false);
     }
     this.view.showLoading();
     // A batch left in flight by the last visit goes first: it may be the one that closed the assessment.
@@ -206,13 +211,8 @@ class Session {
     if (!loaded || this.ended || this.outbox.submitted) return;
     const [bank, assessment] = loaded;
     this.resultVisible = assessment.result_visible_to_subject;
-    // A GET with the secret succeeds while the assessment is open, or once completed when the caller lets the
-    // person see their result (a closed one is otherwise a 401 carrying its assessment_status, handled in load()).
-    if (!isOpen(assessment.status)) {
-      this.outbox.markFinished();
-      this.showFinished();
-      return this.showResult();
-    }
+    // A GET with the secret succeeds only while the assessment is open (created, in_progress): a closed one
+    // is a 401 carrying its assessment_status, handled in load(). So the items are always answerable here.
     this.outbox.reconcile(assessment);
     this.view.renderItems(bank, this.outbox, (itemId, value) => this.answer(itemId, value));
     this.view.setProgress(this.outbox.answered);
@@ -235,6 +235,7 @@ class Session {
       if (closedOutcome(error) === 'finished') {
         this.outbox.markFinished();
         this.showFinished();
+        void this.showResult(false);
         return null;
       }
       const retrying = isRetryable(error);
@@ -280,43 +281,51 @@ class Session {
     this.view.setProgress(TOTAL_ITEMS);
     this.view.showDone();
     emit<SubmittedDetail>(this.host, 'nature:submitted', { assessment_id: this.assessmentId, status: assessment.status });
-    if (this.resultVisible) void this.showResult();
+    this.resultVisible ||= assessment.result_visible_to_subject;
+    if (this.resultVisible) void this.showResult(true);
   }
 
   /**
-   * The person's result, when the caller allows it: the assessment is asked, with back-off, until it is scored,
-   * then its chart is drawn in the ending. A refusal means the caller does not allow it (the ending stays as it
-   * is); no result after RESULT_ATTEMPTS tries says it will come another way.
+   * The person's result, when the caller allows it: the subject's latest profile is asked for with the secret,
+   * with back-off while it is being scored, then its chart is drawn in the ending (`focus`: after an answer given
+   * here, not on a page just opened). While this visit does not know the caller allows it, a refusal means it
+   * does not (the ending stays as it is); known to be allowed, no result after RESULT_ATTEMPTS tries says it
+   * will come another way.
    */
-  private async showResult(): Promise<void> {
+  private async showResult(focus: boolean): Promise<void> {
     for (let attempt = 1; !this.ended; attempt += 1) {
-      const read = await this.api.assessment();
+      const profile = await this.api.latestProfile();
       if (this.ended) return;
-      let failure: ApiError | null = read.ok ? null : read.error;
-      if (read.ok) {
-        if (!read.value.result_visible_to_subject) return;
-        if (read.value.profile_id !== null) {
-          const chart = await this.api.chart(read.value.profile_id, this.chartOptions());
-          if (this.ended) return;
-          if (chart.ok) {
-            if (!this.view.showResult(chart.value)) this.view.resultElsewhere();
-            return;
-          }
-          failure = chart.error;
+      let failure: ApiError;
+      if (profile.ok) {
+        const chart = await this.api.chart(profile.value.id, this.chartOptions());
+        if (this.ended) return;
+        if (chart.ok) {
+          if (!this.view.showResult(chart.value, focus)) this.view.resultElsewhere();
+          return;
         }
-      }
-      // Still scoring (the secret of an assessment not yet completed is refused with its status), or a passing failure.
-      const waiting = failure === null || failure.assessment_status === 'scoring' || isRetryable(failure);
+        failure = chart.error;
+      } else failure = profile.error;
+      // Refused while scoring (the secret opens the profile once it exists), or a passing failure.
+      const waiting = isRetryable(failure) || (this.resultVisible && failure.status === 401);
       if (!waiting) return;
-      if (attempt === RESULT_ATTEMPTS) return this.view.resultElsewhere();
-      const delay = failure?.retryAfterMs ?? backoffDelay(attempt, Math.random);
-      await new Promise<void>((resolve) => this.timers.set(resolve, delay));
+      if (attempt === RESULT_ATTEMPTS) return this.resultVisible ? this.view.resultElsewhere() : undefined;
+      await new Promise<void>((resolve) => {
+        const handle = this.timers.set(resolve, failure.retryAfterMs ?? backoffDelay(attempt, Math.random));
+        this.resultWait = () => {
+          this.timers.clear(handle);
+          resolve();
+        };
+      });
+      this.resultWait = null;
     }
   }
 
+  /** As wide as the ending's content, in the page's declared colour scheme (CSS color-scheme: dark). */
   private chartOptions(): ChartOptions {
-    const width = Math.min(1600, Math.max(320, Math.round(this.host.clientWidth || 960)));
-    return { width, theme: matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light' };
+    const width = Math.min(1600, Math.max(320, Math.round(this.view.resultWidth() || 960)));
+    const scheme = getComputedStyle(this.host).colorScheme;
+    return { width, theme: scheme.includes('dark') && !scheme.includes('light') ? 'dark' : 'light' };
   }
 
   private fail(error: ApiError, retrying: boolean): void {

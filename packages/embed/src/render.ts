@@ -143,13 +143,19 @@ export class View {
   }
 
   /**
-   * The person's result inside the ending, under a heading of its own that takes the focus: the chart the API
-   * drew (parsed as SVG, so it brings no script and no markup of another kind), scaled to the component.
-   * Returns false for anything that is not an SVG document.
+   * The person's result inside the ending, under a heading of its own (which takes the focus when `focus`): the
+   * chart the API drew, parsed as SVG and stripped of anything active (scripts, foreign markup, event handlers,
+   * links out), scaled to the component. Returns false for anything that is not an SVG document.
    */
-  showResult(svg: string): boolean {
+  showResult(svg: string, focus: boolean): boolean {
     const parsed = new DOMParser().parseFromString(svg, 'image/svg+xml').documentElement;
     if (parsed.localName !== 'svg' || parsed.namespaceURI !== 'http://www.w3.org/2000/svg') return false;
+    for (const node of parsed.querySelectorAll('script, foreignObject')) node.remove();
+    for (const node of [parsed, ...parsed.querySelectorAll('*')]) {
+      for (const { name, value } of [...node.attributes]) {
+        if (/^on/i.test(name) || (/href$/i.test(name) && !value.startsWith('#'))) node.removeAttribute(name);
+      }
+    }
     const chart = this.root.ownerDocument.importNode(parsed, true);
     chart.setAttribute('width', '100%');
     chart.removeAttribute('height');
@@ -157,10 +163,17 @@ export class View {
     const result = el('section', { part: 'result', class: 'result', 'aria-labelledby': 'result-heading' }, heading, chart);
     this.ending.querySelector('.result, .result-elsewhere')?.remove();
     this.ending.append(result);
+    if (!focus) return true;
     heading.focus({ preventScroll: true });
     const reduced = matchMedia('(prefers-reduced-motion: reduce)').matches;
     result.scrollIntoView({ block: 'start', behavior: reduced ? 'instant' : 'smooth' });
     return true;
+  }
+
+  /** The width the result's chart has: the ending's, less its padding. */
+  resultWidth(): number {
+    const style = getComputedStyle(this.ending);
+    return this.ending.clientWidth - Number.parseFloat(style.paddingLeft) - Number.parseFloat(style.paddingRight);
   }
 
   /** The result could not be shown in time: the person hears of it from the caller instead. */

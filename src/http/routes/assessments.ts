@@ -41,7 +41,7 @@ const assessmentResource = z
     result_visible_to_subject: z
       .boolean()
       .describe(
-        'Whether the client secret, with a pk key, may read this assessment, its profile and the profile chart for 24 hours after completion.',
+        "Whether the client secret, with a pk key, may read this assessment's profile and its chart for 24 hours after completion.",
       ),
     livemode: z.boolean(),
     created_at: timestamp,
@@ -146,7 +146,7 @@ const startBody = z
       .boolean()
       .default(false)
       .describe(
-        "Let the person see their result: with it, the client secret and a pk key read this assessment, its profile and its chart for 24 hours after completion. Without it, a completed assessment's secret reads nothing.",
+        "Let the person see their result: with it, the client secret and a pk key read this assessment's profile and its chart for 24 hours after completion. Without it, a completed assessment's secret reads nothing.",
       ),
   })
   .meta({ id: 'StartAssessmentRequest', examples: [{ language: 'en' }] })

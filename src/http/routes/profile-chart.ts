@@ -33,7 +33,7 @@ const chartQuery = z.strictObject({
 
 /** The opening of a real chart, as the document's example (a whole one is some 20 KB). */
 const EXAMPLE_SVG =
-  '<svg xmlns="http://www.w3.org/2000/svg" width="960" height="1052" viewBox="0 0 960 1052" role="graphics-document document" ' +
+  '<svg xmlns="http://www.w3.org/2000/svg" width="960" height="1052" viewBox="0 0 960 1052" ' +
   'aria-labelledby="profile-chart-title" aria-describedby="profile-chart-desc" lang="en" font-family="\'DejaVu Sans\', Verdana, sans-serif">\n' +
   '<title id="profile-chart-title">Nature profile</title>\n…\n</svg>\n';
 

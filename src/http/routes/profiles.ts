@@ -10,6 +10,7 @@ import { intelligences, natures } from '../../scoring/constructs.js';
 import { items } from '../../scoring/item-bank.js';
 import { describeScores } from '../../scoring/scorer.js';
 import { NEWEST_SCORING_VERSION, scorers } from '../../scoring/scorers.js';
+import { resultRefused } from '../client-secret.js';
 import { openSealed, subjectGone } from '../personal-data.js';
 import { ProblemError } from '../problem.js';
 import { exampleIds, id, problems, success, timestamp } from '../schemas.js';
@@ -165,7 +166,10 @@ export function registerProfileRoutes(app: FastifyInstance): void {
           200: success("The profile of the subject's latest completed assessment.", profileResource),
           ...problems('not_found', 'profile_not_found', 'subject_erased'),
         },
+        security: [{ apiKey: [] }, { apiKey: [], clientSecret: [] }],
       },
+      // The page of a result-visible assessment finds the person's profile here with a pk key (checkResultSecret).
+      config: { resultSecret: true },
     },
     async (request) => {
       const { id } = request.params;
@@ -183,6 +187,7 @@ export function registerProfileRoutes(app: FastifyInstance): void {
       const completion = (doc: Profile) => `${doc.completed_at ?? doc.created_at} ${doc.assessment_id}`;
       const latest = served.sort((a, b) => (completion(a) < completion(b) ? 1 : -1))[0];
       if (!latest) throw new ProblemError('profile_not_found', 'The subject has no completed assessment yet.');
+      if (request.resultOf !== null && latest.assessment_id !== request.resultOf) throw resultRefused();
       return toProfileResource(latest, latest, request.env.dataKeys, livemode);
     },
   );
