@@ -1,8 +1,9 @@
-import { setTimeout as pause } from 'node:timers/promises';
 import { isNatureApiError, type NatureClient, type NatureEvent } from '@nature-profile/client';
 import { Command } from 'commander';
 import packageJson from '../../package.json' with { type: 'json' };
-import { sign } from '../webhooks/signer.js';
+import { type Backoff, backoffDelay } from '../backoff.js';
+import { pause } from '../pause.js';
+import { webhookHeaders } from '../webhooks/signer.js';
 import { type ApiOptions, apiAccess, withApiOptions } from './api-access.js';
 import { CliError, UsageError } from './errors.js';
 import type { Output } from './keys.js';
@@ -11,7 +12,8 @@ import { pastLookback, remember, unseen } from './unseen-events.js';
 
 /** A forward gets this long for its answer, as the server's own deliveries do (10 s). */
 const FORWARD_TIMEOUT_MS = 10_000;
-const RETRY_MAX_MS = 30_000;
+/** Between tries of a forward the receiver refused, or of a listing that failed. */
+const RETRY: Backoff = { firstDelayMs: 1000, maxDelayMs: 30_000 };
 
 const environmentNames = { test: 'sandbox', live: 'production' } as const;
 
@@ -44,9 +46,7 @@ async function forward(url: string, secret: string, event: NatureEvent): Promise
       headers: {
         'content-type': 'application/json',
         'user-agent': `nature-listen/${packageJson.version}`,
-        'webhook-id': event.id,
-        'webhook-timestamp': String(timestamp),
-        'webhook-signature': sign(secret, event.id, timestamp, body),
+        ...webhookHeaders([secret], event.id, timestamp, body),
       },
       body,
       redirect: 'manual',
@@ -61,11 +61,10 @@ async function forward(url: string, secret: string, event: NatureEvent): Promise
 }
 
 /** Waits `ms`, or less when `stop` fires; false once stopped. */
-const rest = (ms: number, stop: AbortSignal) =>
-  pause(ms, undefined, { signal: stop }).then(
-    () => true,
-    () => false,
-  );
+const rest = async (ms: number, stop: AbortSignal) => {
+  await pause(ms, stop);
+  return !stop.aborted;
+};
 
 /** A key the server refuses will never work: that ends the command; anything else is waited out. */
 function fatal(error: unknown): CliError | undefined {
@@ -95,7 +94,7 @@ async function follow(
     } catch (error) {
       const ended = fatal(error);
       if (ended) throw ended;
-      const wait = Math.min(RETRY_MAX_MS, 1000 * 2 ** failures++);
+      const wait = backoffDelay(RETRY, ++failures);
       output.err(`cannot read the events: ${(error as Error).message} (trying again in ${wait / 1000} s)`);
       if (!(await rest(wait, stop))) return;
       continue;
@@ -109,7 +108,7 @@ async function follow(
             output.out(line);
             break;
           }
-          const wait = Math.min(RETRY_MAX_MS, 1000 * 2 ** attempt);
+          const wait = backoffDelay(RETRY, attempt + 1);
           output.out(`${line}, sending again in ${wait / 1000} s`);
           if (!(await rest(wait, stop))) return;
         }

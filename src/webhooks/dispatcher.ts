@@ -14,7 +14,7 @@ import { EndpointSlots } from './endpoint-slots.js';
 import { eventObject } from './event-object.js';
 import { type DeliveryMessage, deliveryMessage, type EventMessage, eventMessage, malformed } from './messages.js';
 import { send } from './sender.js';
-import { signatureHeader } from './signer.js';
+import { webhookHeaders } from './signer.js';
 
 export interface DispatcherOptions {
   /** Delay before each retry: the schedule's length is the number of retries. */
@@ -357,11 +357,7 @@ export class WebhookDispatcher {
     return send({
       url: endpoint.url,
       body,
-      headers: {
-        'webhook-id': event.id,
-        'webhook-timestamp': String(timestamp),
-        'webhook-signature': signatureHeader(signingSecrets(endpoint, now), event.id, timestamp, body),
-      },
+      headers: webhookHeaders(signingSecrets(endpoint, now), event.id, timestamp, body),
       timeoutMs: this.options.timeoutMs,
       livemode: this.services.livemode,
     });

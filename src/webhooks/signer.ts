@@ -10,3 +10,12 @@ export function sign(secret: string, id: string, timestampSeconds: number, body:
 export function signatureHeader(secrets: readonly string[], id: string, timestampSeconds: number, body: string): string {
   return secrets.map((secret) => sign(secret, id, timestampSeconds, body)).join(' ');
 }
+
+/** The Standard Webhooks headers of one attempt to deliver `body`: webhook-id is the event id, stable across retries. */
+export function webhookHeaders(secrets: readonly string[], id: string, timestampSeconds: number, body: string): Record<string, string> {
+  return {
+    'webhook-id': id,
+    'webhook-timestamp': String(timestampSeconds),
+    'webhook-signature': signatureHeader(secrets, id, timestampSeconds, body),
+  };
+}
