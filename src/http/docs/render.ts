@@ -128,5 +128,10 @@ ${body}</main>
     const fixed = asset(html);
     return () => fixed;
   }
-  return (origin) => asset(parts.join(escapeHtml(origin)));
+  // A server is nearly always reached at one origin: the last page made is kept, so a request does not hash it again.
+  let last: { origin: string; page: StaticAsset } | undefined;
+  return (origin) => {
+    if (last?.origin !== origin) last = { origin, page: asset(parts.join(escapeHtml(origin))) };
+    return last.page;
+  };
 }
