@@ -16,6 +16,7 @@ import type { Config } from './config.js';
 import { type Environment, environments } from './domain/api-keys.js';
 import { Leadership } from './leadership.js';
 import { OperatorError } from './operator-errors.js';
+import type { AccountStore } from './ports/account-store.js';
 import type { ReadModelBackend } from './ports/backends.js';
 import type { Bus } from './ports/bus.js';
 import type { DataKeyStore, WrappedKeyStore } from './ports/data-keys.js';
@@ -329,6 +330,11 @@ export async function closeEnvironments(envs: Environments): Promise<void> {
  */
 export async function openKeyStore(config: Config, store: 'configured' | 'keys.db' = 'configured'): Promise<KeyStore> {
   return store === 'keys.db' ? openKeysDb(sqliteFilesOf(config)) : await backendsOf(config).readModels.openKeyStore();
+}
+
+/** The account's users, sessions, application and activity: beside the API keys. */
+export function openAccountStore(config: Config): Promise<AccountStore> {
+  return backendsOf(config).readModels.openAccountStore();
 }
 
 /**

@@ -89,3 +89,28 @@ export function mintKey(request: MintRequest, now: Date, rotatedFrom: string | n
   };
   return { raw, record };
 }
+
+export const KEY_NAME_MAX = 100;
+
+/** Why a key's name is refused, or undefined: 1..100 printable characters once trimmed. */
+export function keyNameProblem(name: string): string | undefined {
+  const length = [...name.trim()].length;
+  if (length === 0 || length > KEY_NAME_MAX) return `A name has 1 to ${KEY_NAME_MAX} characters.`;
+  // Control and invisible format characters (newlines, bidi overrides) would forge or hide listing lines.
+  if (/[\p{Cc}\p{Cf}]/u.test(name)) return 'A name has printable characters only.';
+  return undefined;
+}
+
+/** Why a mint request breaks the rules of keys, or undefined (the command line and the dashboard apply the same). */
+export function mintProblem(request: MintRequest): string | undefined {
+  const name = keyNameProblem(request.name);
+  if (name !== undefined) return name;
+  if (request.scopes.length === 0) return 'A key has at least one scope.';
+  // A pk key writes only with an assessment's client secret: a write scope of its own would be a leak.
+  if (request.type === 'pk' && request.scopes.includes('nature:write'))
+    return 'A pk (publishable) key cannot have nature:write; mint an sk key for writes.';
+  // An sk key never runs in a browser, so it has no origins to allow.
+  if (request.type === 'sk' && (request.origins?.length ?? 0) > 0)
+    return 'Allowed origins are for pk (publishable) keys only; sk keys are never used from a browser.';
+  return undefined;
+}

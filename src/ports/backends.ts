@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Environment } from '../domain/api-keys.js';
+import type { AccountStore } from './account-store.js';
 import type { Bus } from './bus.js';
 import type { DataKeyStore, WrappedKeyStore } from './data-keys.js';
 import type { EventStore } from './event-store.js';
@@ -35,6 +36,8 @@ export interface ReadModelBackend {
   /** Whether the environment's wrapped keys may hold anything: opening a store that was never made would make it. */
   mayHoldWrappedKeys(environment: Environment): boolean;
   openKeyStore(): Promise<KeyStore>;
+  /** The account's users, sessions, application and activity, beside the API keys. */
+  openAccountStore(): Promise<AccountStore>;
   /** keys.db in the data directory, when the API keys are kept elsewhere: keys minted into it before they moved. */
   readonly keysLeftBehindIn: string | undefined;
 }

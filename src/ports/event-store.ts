@@ -18,6 +18,8 @@ export interface NewEvent<Type extends string = string, Data = unknown> {
 export interface EventMetadata {
   request_id?: string;
   key_id?: string;
+  /** The dashboard user who made the change (a dashboard write has no API key). */
+  user_id?: string;
   /** For events caused by the service itself (the projector, a rebuild). */
   causation?: string;
   /**

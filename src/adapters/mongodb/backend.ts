@@ -1,6 +1,7 @@
 import type { Environment } from '../../domain/api-keys.js';
 import type { ReadModelBackend } from '../../ports/backends.js';
 import { storeNames } from '../store-names.js';
+import { MongoAccountStore } from './account-store.js';
 import type { MongoSettings } from './client.js';
 import { MongoWrappedKeyStore } from './data-key-store.js';
 import { MongoIdempotencyStore } from './idempotency-store.js';
@@ -27,6 +28,7 @@ export function mongoReadModelBackend(settings: MongoSettings, keysDbFile: strin
     // A database that was never made answers empty, and is not made by asking.
     mayHoldWrappedKeys: () => true,
     openKeyStore: () => MongoKeyStore.connect(settings),
+    openAccountStore: () => MongoAccountStore.connect(settings),
     keysLeftBehindIn: keysDbFile,
   };
 }

@@ -4,6 +4,7 @@ import type { Environment } from '../../domain/api-keys.js';
 import type { BusBackend, EventStoreBackend, ReadModelBackend } from '../../ports/backends.js';
 import type { KeyStore } from '../../ports/key-store.js';
 import { storeNames } from '../store-names.js';
+import { SqliteAccountStore } from './account-store.js';
 import { SqliteBus } from './bus.js';
 import { SqliteWrappedKeyStore } from './data-key-store.js';
 import type { Synchronous } from './database.js';
@@ -45,6 +46,7 @@ export function sqliteReadModelBackend(files: SqliteFiles): ReadModelBackend {
     openWrappedKeys: async (environment) => new SqliteWrappedKeyStore(fileOf(files, environment, 'data-keys.db'), files.synchronous),
     mayHoldWrappedKeys: (environment) => existsSync(fileOf(files, environment, 'data-keys.db')),
     openKeyStore: async () => openKeysDb(files),
+    openAccountStore: async () => new SqliteAccountStore(keysDbFile(files), files.synchronous),
     keysLeftBehindIn: undefined,
   };
 }

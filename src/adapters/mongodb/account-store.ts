@@ -1,0 +1,162 @@
+import type { Collection } from 'mongodb';
+import type { ActivityRecord, ApplicationRecord, SessionRecord, UserRecord } from '../../domain/accounts.js';
+import type { AccountStore } from '../../ports/account-store.js';
+import { type MongoConnection, type MongoSettings, withMongo } from './client.js';
+import { KEYS_DATABASE } from './key-store.js';
+
+type UserDocument = Omit<UserRecord, 'id'> & { _id: string };
+type SessionDocument = Omit<SessionRecord, 'id_hash'> & { _id: string };
+type FailureDocument = { key: string; at: string };
+type ApplicationDocument = Omit<ApplicationRecord, 'account_id'> & { _id: string };
+type ActivityDocument = Omit<ActivityRecord, 'id'> & { _id: string };
+
+const fromUser = (document: UserDocument | null): UserRecord | undefined => {
+  if (document === null) return undefined;
+  const { _id, ...rest } = document;
+  return { id: _id, ...rest };
+};
+const fromSession = (document: SessionDocument | null): SessionRecord | undefined => {
+  if (document === null) return undefined;
+  const { _id, ...rest } = document;
+  return { id_hash: _id, ...rest };
+};
+const fromApplication = (document: ApplicationDocument | null): ApplicationRecord | undefined => {
+  if (document === null) return undefined;
+  const { _id, ...rest } = document;
+  return { account_id: _id, ...rest };
+};
+
+/**
+ * The account's records in the keys database (`nature_keys`), beside the API keys. Writes wait for a majority
+ * (client.ts), so an ended session or a decided application is not rolled back by a failover.
+ */
+export class MongoAccountStore implements AccountStore {
+  private constructor(
+    private readonly connection: MongoConnection,
+    private readonly users_: Collection<UserDocument>,
+    private readonly sessions: Collection<SessionDocument>,
+    private readonly failures: Collection<FailureDocument>,
+    private readonly applications: Collection<ApplicationDocument>,
+    private readonly activity_: Collection<ActivityDocument>,
+  ) {}
+
+  /** Connects (the process's one client) and creates the indexes (idempotent). */
+  static connect(settings: MongoSettings, database = KEYS_DATABASE): Promise<MongoAccountStore> {
+    return withMongo(settings, async (connection) => {
+      const db = connection.db(database);
+      const users = db.collection<UserDocument>('users');
+      await users.createIndex({ email_index: 1 }, { unique: true });
+      // Partial: many users have no set-up link, and null would collide in a plain unique index.
+      await users.createIndex(
+        { setup_token_hash: 1 },
+        { unique: true, partialFilterExpression: { setup_token_hash: { $type: 'string' } } },
+      );
+      const sessions = db.collection<SessionDocument>('sessions');
+      await sessions.createIndex({ user_id: 1 });
+      const failures = db.collection<FailureDocument>('sign_in_failures');
+      await failures.createIndex({ key: 1, at: 1 });
+      const activity = db.collection<ActivityDocument>('activity');
+      await activity.createIndex({ account_id: 1, _id: -1 });
+      return new MongoAccountStore(connection, users, sessions, failures, db.collection('applications'), activity);
+    });
+  }
+
+  async insertUser({ id, ...rest }: UserRecord): Promise<void> {
+    await this.users_.insertOne({ _id: id, ...rest });
+  }
+
+  async user(id: string) {
+    return fromUser(await this.users_.findOne({ _id: id }));
+  }
+
+  async userByEmailIndex(index: string) {
+    return fromUser(await this.users_.findOne({ email_index: index }));
+  }
+
+  async userBySetupToken(hash: string) {
+    return fromUser(await this.users_.findOne({ setup_token_hash: hash }));
+  }
+
+  async users() {
+    return (await this.users_.find().sort({ _id: 1 }).toArray()).map((document) => fromUser(document)!);
+  }
+
+  async setPassword(userId: string, hash: string, setupTokenHash?: string): Promise<boolean> {
+    const filter = setupTokenHash === undefined ? { _id: userId } : { _id: userId, setup_token_hash: setupTokenHash };
+    const result = await this.users_.updateOne(filter, { $set: { password_hash: hash, setup_token_hash: null, setup_expires_at: null } });
+    return result.matchedCount === 1;
+  }
+
+  async setSetupToken(userId: string, hash: string, expiresAt: string): Promise<void> {
+    await this.users_.updateOne({ _id: userId }, { $set: { setup_token_hash: hash, setup_expires_at: expiresAt } });
+  }
+
+  async insertSession({ id_hash, ...rest }: SessionRecord): Promise<void> {
+    await this.sessions.insertOne({ _id: id_hash, ...rest });
+  }
+
+  async session(idHash: string) {
+    return fromSession(await this.sessions.findOne({ _id: idHash }));
+  }
+
+  async touchSession(idHash: string, at: string): Promise<void> {
+    await this.sessions.updateOne({ _id: idHash }, { $set: { last_seen_at: at } });
+  }
+
+  async deleteSession(idHash: string): Promise<void> {
+    await this.sessions.deleteOne({ _id: idHash });
+  }
+
+  async deleteSessionsOf(userId: string): Promise<void> {
+    await this.sessions.deleteMany({ user_id: userId });
+  }
+
+  async deleteExpiredSessions(idleBefore: string, now: string): Promise<void> {
+    await this.sessions.deleteMany({ $or: [{ last_seen_at: { $lt: idleBefore } }, { expires_at: { $lte: now } }] });
+  }
+
+  async recordFailure(keys: string[], at: string, since: string): Promise<number[]> {
+    await this.failures.deleteMany({ at: { $lt: since } });
+    await this.failures.insertMany(keys.map((key) => ({ key, at })));
+    return this.failuresSince(keys, since);
+  }
+
+  async failuresSince(keys: string[], since: string): Promise<number[]> {
+    return Promise.all(keys.map((key) => this.failures.countDocuments({ key, at: { $gte: since } })));
+  }
+
+  async application(accountId: string) {
+    return fromApplication(await this.applications.findOne({ _id: accountId }));
+  }
+
+  async putApplication({ account_id, ...rest }: ApplicationRecord): Promise<void> {
+    await this.applications.replaceOne({ _id: account_id }, rest, { upsert: true });
+  }
+
+  async decideApplication(accountId: string, decision: { status: 'approved' | 'rejected'; at: string; reason: string | null }) {
+    // One conditional update: two operators deciding at once cannot both win.
+    const decided = await this.applications.findOneAndUpdate(
+      { _id: accountId, status: 'pending' },
+      { $set: { status: decision.status, decided_at: decision.at, reason: decision.reason } },
+      { returnDocument: 'after' },
+    );
+    return fromApplication(decided);
+  }
+
+  async appendActivity({ id, ...rest }: ActivityRecord): Promise<void> {
+    await this.activity_.insertOne({ _id: id, ...rest });
+  }
+
+  async activity(accountId: string, limit: number): Promise<ActivityRecord[]> {
+    const documents = await this.activity_.find({ account_id: accountId }).sort({ _id: -1 }).limit(limit).toArray();
+    return documents.map(({ _id, ...rest }) => ({ id: _id, ...rest }));
+  }
+
+  ping(): Promise<void> {
+    return this.connection.ping();
+  }
+
+  close(): Promise<void> {
+    return this.connection.release();
+  }
+}

@@ -1,0 +1,206 @@
+import type Database from 'better-sqlite3';
+import type { ActivityRecord, ApplicationRecord, SessionRecord, UserRecord } from '../../domain/accounts.js';
+import type { AccountStore } from '../../ports/account-store.js';
+import { openDatabase, type Synchronous } from './database.js';
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS users (
+  id               TEXT PRIMARY KEY,
+  account_id       TEXT NOT NULL,
+  role             TEXT NOT NULL,
+  email_sealed     TEXT NOT NULL,
+  email_index      TEXT NOT NULL UNIQUE,
+  password_hash    TEXT,
+  setup_token_hash TEXT UNIQUE,
+  setup_expires_at TEXT,
+  created_at       TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS sessions (
+  id_hash      TEXT PRIMARY KEY,
+  user_id      TEXT NOT NULL,
+  created_at   TEXT NOT NULL,
+  last_seen_at TEXT NOT NULL,
+  expires_at   TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS sessions_by_user ON sessions (user_id);
+CREATE TABLE IF NOT EXISTS sign_in_failures (
+  key TEXT NOT NULL,
+  at  TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS sign_in_failures_by_key ON sign_in_failures (key, at);
+CREATE TABLE IF NOT EXISTS applications (
+  account_id TEXT PRIMARY KEY,
+  body       TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS activity (
+  id         TEXT PRIMARY KEY,
+  account_id TEXT NOT NULL,
+  body       TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS activity_by_account ON activity (account_id, id);
+`;
+
+type UserRow = Omit<UserRecord, 'email_sealed'> & { email_sealed: string };
+
+const toUser = (row: UserRow | undefined): UserRecord | undefined => row && { ...row, email_sealed: JSON.parse(row.email_sealed) };
+
+/**
+ * The account's records in keys.db, beside the API keys (a connection of its own). Writes are durable as the
+ * keys' are (synchronous=FULL by default): an acknowledged revocation of a session survives a crash.
+ */
+export class SqliteAccountStore implements AccountStore {
+  private readonly db: Database.Database;
+  private readonly statements;
+
+  constructor(path: string, synchronous: Synchronous) {
+    this.db = openDatabase(path, synchronous);
+    this.db.exec(SCHEMA);
+    const db = this.db;
+    this.statements = {
+      insertUser: db.prepare<UserRow>(
+        `INSERT INTO users (id, account_id, role, email_sealed, email_index, password_hash, setup_token_hash, setup_expires_at, created_at)
+         VALUES (@id, @account_id, @role, @email_sealed, @email_index, @password_hash, @setup_token_hash, @setup_expires_at, @created_at)`,
+      ),
+      user: db.prepare<[string], UserRow>('SELECT * FROM users WHERE id = ?'),
+      userByIndex: db.prepare<[string], UserRow>('SELECT * FROM users WHERE email_index = ?'),
+      userByToken: db.prepare<[string], UserRow>('SELECT * FROM users WHERE setup_token_hash = ?'),
+      users: db.prepare<[], UserRow>('SELECT * FROM users ORDER BY id'),
+      setPassword: db.prepare<[string, string]>(
+        'UPDATE users SET password_hash = ?, setup_token_hash = NULL, setup_expires_at = NULL WHERE id = ?',
+      ),
+      setPasswordWithToken: db.prepare<[string, string, string]>(
+        'UPDATE users SET password_hash = ?, setup_token_hash = NULL, setup_expires_at = NULL WHERE id = ? AND setup_token_hash = ?',
+      ),
+      setToken: db.prepare<[string, string, string]>('UPDATE users SET setup_token_hash = ?, setup_expires_at = ? WHERE id = ?'),
+      insertSession: db.prepare<SessionRecord>(
+        'INSERT INTO sessions (id_hash, user_id, created_at, last_seen_at, expires_at) VALUES (@id_hash, @user_id, @created_at, @last_seen_at, @expires_at)',
+      ),
+      session: db.prepare<[string], SessionRecord>('SELECT * FROM sessions WHERE id_hash = ?'),
+      touch: db.prepare<[string, string]>('UPDATE sessions SET last_seen_at = ? WHERE id_hash = ?'),
+      deleteSession: db.prepare<[string]>('DELETE FROM sessions WHERE id_hash = ?'),
+      deleteSessionsOf: db.prepare<[string]>('DELETE FROM sessions WHERE user_id = ?'),
+      deleteExpired: db.prepare<[string, string]>('DELETE FROM sessions WHERE last_seen_at < ? OR expires_at <= ?'),
+      insertFailure: db.prepare<[string, string]>('INSERT INTO sign_in_failures (key, at) VALUES (?, ?)'),
+      countFailures: db.prepare<[string, string], number>('SELECT count(*) FROM sign_in_failures WHERE key = ? AND at >= ?').pluck(),
+      forgetFailures: db.prepare<[string]>('DELETE FROM sign_in_failures WHERE at < ?'),
+      application: db.prepare<[string], string>('SELECT body FROM applications WHERE account_id = ?').pluck(),
+      putApplication: db.prepare<[string, string]>(
+        'INSERT INTO applications (account_id, body) VALUES (?, ?) ON CONFLICT (account_id) DO UPDATE SET body = excluded.body',
+      ),
+      appendActivity: db.prepare<[string, string, string]>('INSERT INTO activity (id, account_id, body) VALUES (?, ?, ?)'),
+      activity: db.prepare<[string, number], string>('SELECT body FROM activity WHERE account_id = ? ORDER BY id DESC LIMIT ?').pluck(),
+    };
+  }
+
+  async insertUser(user: UserRecord): Promise<void> {
+    this.statements.insertUser.run({ ...user, email_sealed: JSON.stringify(user.email_sealed) });
+  }
+
+  async user(id: string) {
+    return toUser(this.statements.user.get(id));
+  }
+
+  async userByEmailIndex(index: string) {
+    return toUser(this.statements.userByIndex.get(index));
+  }
+
+  async userBySetupToken(hash: string) {
+    return toUser(this.statements.userByToken.get(hash));
+  }
+
+  async users() {
+    return this.statements.users.all().map((row) => toUser(row)!);
+  }
+
+  async setPassword(userId: string, hash: string, setupTokenHash?: string): Promise<boolean> {
+    const result =
+      setupTokenHash === undefined
+        ? this.statements.setPassword.run(hash, userId)
+        : this.statements.setPasswordWithToken.run(hash, userId, setupTokenHash);
+    return result.changes === 1;
+  }
+
+  async setSetupToken(userId: string, hash: string, expiresAt: string): Promise<void> {
+    this.statements.setToken.run(hash, expiresAt, userId);
+  }
+
+  async insertSession(session: SessionRecord): Promise<void> {
+    this.statements.insertSession.run(session);
+  }
+
+  async session(idHash: string) {
+    return this.statements.session.get(idHash);
+  }
+
+  async touchSession(idHash: string, at: string): Promise<void> {
+    this.statements.touch.run(at, idHash);
+  }
+
+  async deleteSession(idHash: string): Promise<void> {
+    this.statements.deleteSession.run(idHash);
+  }
+
+  async deleteSessionsOf(userId: string): Promise<void> {
+    this.statements.deleteSessionsOf.run(userId);
+  }
+
+  async deleteExpiredSessions(idleBefore: string, now: string): Promise<void> {
+    this.statements.deleteExpired.run(idleBefore, now);
+  }
+
+  async recordFailure(keys: string[], at: string, since: string): Promise<number[]> {
+    return this.db
+      .transaction(() => {
+        // Failures older than every window are of no more use: forgetting them keeps the table small.
+        this.statements.forgetFailures.run(since);
+        for (const key of keys) this.statements.insertFailure.run(key, at);
+        return keys.map((key) => this.statements.countFailures.get(key, since) ?? 0);
+      })
+      .immediate();
+  }
+
+  async failuresSince(keys: string[], since: string): Promise<number[]> {
+    return keys.map((key) => this.statements.countFailures.get(key, since) ?? 0);
+  }
+
+  async application(accountId: string): Promise<ApplicationRecord | undefined> {
+    const body = this.statements.application.get(accountId);
+    return body === undefined ? undefined : JSON.parse(body);
+  }
+
+  async putApplication(application: ApplicationRecord): Promise<void> {
+    this.statements.putApplication.run(application.account_id, JSON.stringify(application));
+  }
+
+  async decideApplication(
+    accountId: string,
+    decision: { status: 'approved' | 'rejected'; at: string; reason: string | null },
+  ): Promise<ApplicationRecord | undefined> {
+    return this.db
+      .transaction(() => {
+        const body = this.statements.application.get(accountId);
+        const current: ApplicationRecord | undefined = body === undefined ? undefined : JSON.parse(body);
+        if (current?.status !== 'pending') return undefined;
+        const decided: ApplicationRecord = { ...current, status: decision.status, decided_at: decision.at, reason: decision.reason };
+        this.statements.putApplication.run(accountId, JSON.stringify(decided));
+        return decided;
+      })
+      .immediate();
+  }
+
+  async appendActivity(entry: ActivityRecord): Promise<void> {
+    this.statements.appendActivity.run(entry.id, entry.account_id, JSON.stringify(entry));
+  }
+
+  async activity(accountId: string, limit: number): Promise<ActivityRecord[]> {
+    return this.statements.activity.all(accountId, limit).map((body) => JSON.parse(body));
+  }
+
+  async ping(): Promise<void> {
+    this.db.prepare('SELECT 1').get();
+  }
+
+  async close(): Promise<void> {
+    this.db.close();
+  }
+}

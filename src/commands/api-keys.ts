@@ -1,0 +1,56 @@
+import { ACCOUNT_ID, type Actor, activity } from '../domain/accounts.js';
+import { type ApiKeyRecord, type MintRequest, mintKey, mintProblem } from '../domain/api-keys.js';
+import type { AccountStore } from '../ports/account-store.js';
+import type { KeyStore } from '../ports/key-store.js';
+
+/** A command on keys refused by a rule of keys: the message says which, for the person who asked. */
+export class KeyRuleError extends Error {
+  override readonly name = 'KeyRuleError';
+}
+
+export interface KeyContext {
+  keys: KeyStore;
+  accounts: AccountStore;
+}
+
+const described = (record: ApiKeyRecord) => `${record.environment}_${record.type}_…${record.last4} "${record.name}"`;
+
+/**
+ * Mints a key as `actor`. A dashboard user mints production keys only once the account's application is approved
+ * (specification §5.10); the operator, who approves applications, may mint any.
+ */
+export async function mintApiKey(context: KeyContext, actor: Actor, request: MintRequest, now: Date) {
+  const problem = mintProblem(request);
+  if (problem !== undefined) throw new KeyRuleError(problem);
+  if (request.environment === 'live' && actor.type === 'user' && (await context.accounts.application(ACCOUNT_ID))?.status !== 'approved')
+    throw new KeyRuleError('Production keys need an approved application for production access.');
+  const minted = mintKey({ ...request, name: request.name.trim() }, now);
+  await context.keys.insert(minted.record);
+  await context.accounts.appendActivity(activity(actor, 'key.created', minted.record.id, described(minted.record), now));
+  return minted;
+}
+
+/** The key, unless it does not exist or is no longer active. */
+export async function activeKey(keys: KeyStore, keyId: string): Promise<ApiKeyRecord> {
+  const key = await keys.get(keyId);
+  if (key === undefined) throw new KeyRuleError(`No key ${keyId}.`);
+  if (key.revoked_at !== null) throw new KeyRuleError(`Key ${keyId} was already ${key.revoked_reason} at ${key.revoked_at}.`);
+  return key;
+}
+
+/** Replaces an active key: the old one stops working at once; the new raw key is returned once. */
+export async function rotateApiKey(context: KeyContext, actor: Actor, keyId: string, now: Date) {
+  const old = await activeKey(context.keys, keyId);
+  const minted = mintKey(old, now, old.id);
+  await context.keys.rotate(old.id, minted.record, minted.record.created_at);
+  await context.accounts.appendActivity(activity(actor, 'key.rotated', old.id, `${described(old)} → ${minted.record.id}`, now));
+  return minted;
+}
+
+/** Revokes an active key for good. */
+export async function revokeApiKey(context: KeyContext, actor: Actor, keyId: string, now: Date): Promise<ApiKeyRecord> {
+  await activeKey(context.keys, keyId);
+  const revoked = (await context.keys.revoke(keyId, now.toISOString(), 'revoked'))!;
+  await context.accounts.appendActivity(activity(actor, 'key.revoked', keyId, described(revoked), now));
+  return revoked;
+}

@@ -1,0 +1,47 @@
+import type { ActivityRecord, ApplicationRecord, SessionRecord, UserRecord } from '../domain/accounts.js';
+
+/**
+ * The account's people, their sessions, the production-access application and the activity log: what the
+ * dashboard and the operator's `nature users` / `nature applications` share. Beside the API keys (keys.db, or
+ * the keys database on MongoDB), since both environments share them.
+ */
+export interface AccountStore {
+  /** Throws, changing nothing, when a user with the same email_index exists. */
+  insertUser(user: UserRecord): Promise<void>;
+  user(id: string): Promise<UserRecord | undefined>;
+  userByEmailIndex(index: string): Promise<UserRecord | undefined>;
+  userBySetupToken(hash: string): Promise<UserRecord | undefined>;
+  users(): Promise<UserRecord[]>;
+  /** Sets the password and spends any set-up link; false when `setupTokenHash` is given and no longer the user's. */
+  setPassword(userId: string, passwordHash: string, setupTokenHash?: string): Promise<boolean>;
+  /** A fresh set-up link for the user (the old one stops working). */
+  setSetupToken(userId: string, hash: string, expiresAt: string): Promise<void>;
+
+  insertSession(session: SessionRecord): Promise<void>;
+  session(idHash: string): Promise<SessionRecord | undefined>;
+  touchSession(idHash: string, at: string): Promise<void>;
+  deleteSession(idHash: string): Promise<void>;
+  /** Ends every session of the user (a password change); and drops sessions that ended before `now`. */
+  deleteSessionsOf(userId: string): Promise<void>;
+  deleteExpiredSessions(idleBefore: string, now: string): Promise<void>;
+
+  /** Records a failed sign-in under each key (an address, a user) and answers how many each has since `since`. */
+  recordFailure(keys: string[], at: string, since: string): Promise<number[]>;
+  failuresSince(keys: string[], since: string): Promise<number[]>;
+
+  application(accountId: string): Promise<ApplicationRecord | undefined>;
+  /** Stores the application as it now stands (a new submission replaces a rejected one). */
+  putApplication(application: ApplicationRecord): Promise<void>;
+  /** Approves or rejects a pending application; undefined when there is none pending. */
+  decideApplication(
+    accountId: string,
+    decision: { status: 'approved' | 'rejected'; at: string; reason: string | null },
+  ): Promise<ApplicationRecord | undefined>;
+
+  appendActivity(entry: ActivityRecord): Promise<void>;
+  /** The newest `limit` entries of the account, newest first. */
+  activity(accountId: string, limit: number): Promise<ActivityRecord[]>;
+
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
