@@ -29,4 +29,6 @@ export const indexedFields: { [C in Collection]: { collection: C; field: FieldOf
   { collection: 'profiles', field: 'assessment_id' },
   { collection: 'webhook_endpoints', field: 'status' },
   { collection: 'webhook_deliveries', field: 'endpoint_id' },
+  // The dashboard's events list filters by type.
+  { collection: 'events', field: 'type' },
 ];

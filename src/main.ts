@@ -5,7 +5,14 @@ import { checkBackends } from './backend-checks.js';
 import { backendsOf } from './backends.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { checkDataDir, checkDataDirWritable } from './data-dir.js';
-import { backendUnavailable, closeEnvironments, openEnvironments, openKeyStore, startEnvironments } from './environments.js';
+import {
+  backendUnavailable,
+  closeEnvironments,
+  openAccountStore,
+  openEnvironments,
+  openKeyStore,
+  startEnvironments,
+} from './environments.js';
 import { buildApp } from './http/app.js';
 import { addReadinessCheck } from './http/routes/health.js';
 import { createLogger } from './logger.js';
@@ -66,9 +73,9 @@ async function openStores() {
   await checkBackends(config);
   const keys = await openKeyStore(config);
   await refuseKeysLeftBehind(keys);
-  return { keys, envs: await openEnvironments(config, logger) };
+  return { keys, accounts: await openAccountStore(config), envs: await openEnvironments(config, logger) };
 }
-const { keys, envs } = await openStores().catch((error: unknown) => {
+const { keys, accounts, envs } = await openStores().catch((error: unknown) => {
   const problem = storeProblem(error, config.dataDir);
   if (problem !== undefined) return fail(`start-up error: ${problem}`, logger);
   // A backend that cannot be reached: its driver's message names it.
@@ -77,6 +84,7 @@ const { keys, envs } = await openStores().catch((error: unknown) => {
 const app = await buildApp({
   logger,
   keys,
+  accounts,
   envs,
   rateLimit: config.rateLimit,
   webhooks: config.webhooks,
@@ -97,6 +105,7 @@ stopOnSignals(async () => {
   await app.close();
   await closeEnvironments(envs);
   await keys.close();
+  await accounts.close();
 }, logger);
 logger.info(
   { dataDir: config.dataDir, eventStore: config.eventStore.kind, readModels: config.readModels.kind, bus: config.bus.kind },

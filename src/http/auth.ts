@@ -25,6 +25,8 @@ declare module 'fastify' {
 }
 
 const PUBLIC_PATHS = /^\/(v1\/openapi\.json|v1\/docs(\/.*)?|v1\/embed\/nature-assessment\.js|docs(\/[a-z-]+)?|healthz|readyz)(\?.*)?$/;
+/** The dashboard signs its people in with its own sessions (dashboard/sessions.ts): API keys play no part there. */
+const DASHBOARD_PATHS = /^\/dashboard(\/|\?|$)/;
 
 /** The scope a method needs, as the specification's scope rules say. */
 function scopeFor(method: string): Scope {
@@ -47,7 +49,7 @@ export function registerAuth(app: FastifyInstance, keys: KeyStore, envs: Environ
     // An unknown route answers 404 (or 405) with or without a key.
     // A preflight the CORS hook did not answer (not a browser route) gets its 404 or 405 without a key; cors.ts counted it.
     if (request.method === 'OPTIONS') return;
-    if (PUBLIC_PATHS.test(request.url) || request.is404) return limit(request, reply, address);
+    if (PUBLIC_PATHS.test(request.url) || DASHBOARD_PATHS.test(request.url) || request.is404) return limit(request, reply, address);
     const key = await authenticate(request, keys).catch(async (error: unknown) => {
       await limit(request, reply, address);
       throw error;

@@ -8,17 +8,21 @@ import {
   closeEnvironments,
   type Environments,
   openEnvironments,
+  openAccountStore,
   openKeyStore,
   startEnvironments,
 } from '../../src/environments.js';
 import { buildApp } from '../../src/http/app.js';
 import { createLogger } from '../../src/logger.js';
+import type { AccountStore } from '../../src/ports/account-store.js';
 import type { KeyStore } from '../../src/ports/key-store.js';
 import { tempDir } from './temp-dir.js';
 
 export interface TestApp {
   app: FastifyInstance;
   keys: KeyStore;
+  /** The dashboard's users, sessions, application and activity. */
+  accounts: AccountStore;
   envs: Environments;
   /** The app's NATURE_DATA_DIR, for running operator commands on the same stores. */
   dataDir: string;
@@ -46,6 +50,7 @@ export async function openTestApp(settings: Record<string, string> = {}): Promis
   });
   const logger = createLogger(config.logLevel, sink);
   const keys = await openKeyStore(config);
+  const accounts = await openAccountStore(config);
   let offsetMs = 0;
   let stopped = false;
   const clock = () => new Date(Date.now() + offsetMs);
@@ -54,6 +59,7 @@ export async function openTestApp(settings: Record<string, string> = {}): Promis
   const app = await buildApp({
     logger,
     keys,
+    accounts,
     envs,
     rateLimit: config.rateLimit,
     clock,
@@ -64,6 +70,7 @@ export async function openTestApp(settings: Record<string, string> = {}): Promis
   const testApp: TestApp = {
     app,
     keys,
+    accounts,
     envs,
     dataDir: dir.path,
     logs,
@@ -81,6 +88,7 @@ export async function openTestApp(settings: Record<string, string> = {}): Promis
       await app.close();
       await closeEnvironments(envs);
       await keys.close();
+      await accounts.close();
     },
     async close() {
       await testApp.stop();

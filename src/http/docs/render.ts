@@ -15,7 +15,8 @@ export const guides = [
   { slug: 'errors', title: 'Errors' },
 ] as const;
 
-const STYLESHEET = `
+/** The guides' look, which the dashboard shares. */
+export const STYLESHEET = `
 :root { color-scheme: light; --ink: #1b1f24; --muted: #57606a; --line: #d0d7de; --code: #f3f4f6; --link: #0a58ca; }
 * { box-sizing: border-box; }
 body { margin: 0; font: 16px/1.6 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--ink); background: #fff; }

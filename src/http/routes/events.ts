@@ -24,7 +24,7 @@ const redeliverBody = z
   .nullish();
 
 /** The one endpoint a redelivery names: it must exist here, be enabled and listen to the event's type. */
-async function requireRedeliveryTarget(readModels: ReadModelStore, endpointId: string, type: EventType): Promise<void> {
+export async function requireRedeliveryTarget(readModels: ReadModelStore, endpointId: string, type: EventType): Promise<void> {
   const endpoint = await requireEndpoint(readModels, endpointId);
   const reason =
     endpoint.status !== 'enabled'

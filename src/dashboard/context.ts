@@ -1,0 +1,72 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { emailOf } from '../commands/accounts.js';
+import type { Actor } from '../domain/accounts.js';
+import type { Environment } from '../domain/api-keys.js';
+import type { Environments } from '../environments.js';
+import type { AccountStore } from '../ports/account-store.js';
+import type { KeyStore } from '../ports/key-store.js';
+import type { Html } from './html.js';
+import type { Viewer } from './layout.js';
+import { cookieOptions, type SignedIn } from './sessions.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The dashboard's signed-in person, set before any dashboard handler runs; undefined when signed out. */
+    signedIn: SignedIn | undefined;
+  }
+}
+
+/** What every dashboard page works with: the same stores as the API and the operator's command line. */
+export interface DashboardContext {
+  accounts: AccountStore;
+  keys: KeyStore;
+  envs: Environments;
+  clock: () => Date;
+}
+
+/** The environments as the dashboard's addresses name them. */
+export const environmentOfSegment = { sandbox: 'test', production: 'live' } as const satisfies Record<string, Environment>;
+export type EnvironmentSegment = keyof typeof environmentOfSegment;
+export const segmentOf = (environment: Environment): EnvironmentSegment => (environment === 'test' ? 'sandbox' : 'production');
+
+/** The signed-in person as a page shows them, with a CSRF token bound to their session for the page's forms. */
+export async function viewerOf(context: DashboardContext, request: FastifyRequest, reply: FastifyReply): Promise<Viewer> {
+  const signedIn = request.signedIn!;
+  return {
+    email: await emailOf({ accounts: context.accounts, dataKeys: context.envs.test.dataKeys }, signedIn.user),
+    csrf: csrfToken(request, reply),
+  };
+}
+
+/** What binds a CSRF token to the browser's session (plugin.ts checks POSTs against the same). */
+export const csrfUserInfo = (request: FastifyRequest) => request.signedIn?.session.id_hash ?? 'signed-out';
+
+/** A token for the page's forms, valid only with this browser's CSRF cookie and its session. */
+export function csrfToken(request: FastifyRequest, reply: FastifyReply): string {
+  return reply.generateCsrf({ ...cookieOptions(request), userInfo: csrfUserInfo(request) });
+}
+
+export const actorOf = (request: FastifyRequest): Actor => ({ type: 'user', user_id: request.signedIn!.user.id });
+
+/** A page, never cached: each one shows what stands now, and some show a secret once. */
+export function sendPage(reply: FastifyReply, page: Html, status = 200): FastifyReply {
+  return reply.code(status).header('cache-control', 'no-store').type('text/html; charset=utf-8').send(page.text);
+}
+
+/** After a change, the page that shows it (303: the browser follows with a GET, so a reload does not repeat the change). */
+export const seeOther = (reply: FastifyReply, location: string) => reply.code(303).header('location', location).send();
+
+/** A form field as text: absent, repeated or not text, it reads as empty. */
+export function field(body: unknown, name: string): string {
+  const value = (body as Record<string, unknown> | null | undefined)?.[name];
+  return typeof value === 'string' ? value : '';
+}
+
+/** A form field that may be given several times (checkboxes). */
+export function fields(body: unknown, name: string): string[] {
+  const value = (body as Record<string, unknown> | null | undefined)?.[name];
+  if (typeof value === 'string') return [value];
+  return Array.isArray(value) ? value.filter((each): each is string => typeof each === 'string') : [];
+}
+
+export const queryValue = (request: FastifyRequest, name: string) => field(request.query, name);

@@ -1,0 +1,179 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { KeyRuleError, mintApiKey, revokeApiKey, rotateApiKey } from '../../commands/api-keys.js';
+import { ACCOUNT_ID } from '../../domain/accounts.js';
+import { type ApiKeyRecord, type Environment, type KeyType, parseOrigin, type Scope, scopes } from '../../domain/api-keys.js';
+import { actorOf, type DashboardContext, field, fields, sendPage, viewerOf } from '../context.js';
+import { type Html, html } from '../html.js';
+import { badge, csrfField, errorNotice, page, shownOnce, when } from '../layout.js';
+
+const environmentName = { test: 'Sandbox', live: 'Production' } as const;
+const statusOf = (key: ApiKeyRecord) => (key.revoked_at === null ? 'active' : (key.revoked_reason ?? 'revoked'));
+const shortKey = (key: ApiKeyRecord) => `${key.environment}_${key.type}_…${key.last4}`;
+
+interface KeyForm {
+  name: string;
+  environment: Environment;
+  type: KeyType;
+  scopes: Scope[];
+  origins: string;
+}
+
+const blankForm: KeyForm = { name: '', environment: 'test', type: 'sk', scopes: ['nature:read', 'nature:write'], origins: '' };
+
+function keyTable(keys: ApiKeyRecord[]): Html {
+  if (keys.length === 0) return html`<p>No keys yet: create one below.</p>`;
+  const rows = [...keys].reverse().map(
+    (key) => html`<tr>
+<td>${key.name}</td>
+<td><code>${shortKey(key)}</code></td>
+<td>${environmentName[key.environment]}</td>
+<td>${key.type === 'sk' ? 'secret' : 'publishable'}</td>
+<td>${key.scopes.join(', ')}</td>
+<td class="wide">${key.type === 'sk' ? '–' : key.origins.length === 0 ? 'any' : key.origins.join(', ')}</td>
+<td class="wide">${when(key.created_at)}</td>
+<td>${badge(statusOf(key))}</td>
+<td>${
+      key.revoked_at === null
+        ? html`<a href="/dashboard/keys/${key.id}/rotate">Rotate<span class="visually-hidden"> ${key.name}</span></a> · <a href="/dashboard/keys/${key.id}/revoke">Revoke<span class="visually-hidden"> ${key.name}</span></a>`
+        : html`${when(key.revoked_at)}`
+    }</td>
+</tr>`,
+  );
+  return html`<div class="scroll"><table>
+<caption class="visually-hidden">API keys, newest first</caption>
+<thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Environment</th><th scope="col">Type</th><th scope="col">Scopes</th><th scope="col" class="wide">Allowed origins</th><th scope="col" class="wide">Created</th><th scope="col">Status</th><th scope="col">Actions</th></tr></thead>
+<tbody>${rows}</tbody>
+</table></div>`;
+}
+
+function createForm(csrf: string, form: KeyForm, approved: boolean): Html {
+  const checked = (on: boolean) => (on ? html` checked` : '');
+  return html`<form method="post" action="/dashboard/keys">
+${csrfField(csrf)}
+<label for="name">Name <span class="hint">(what the key is for, such as "Staging server")</span></label>
+<input id="name" name="name" type="text" maxlength="100" required value="${form.name}">
+<fieldset><legend>Environment</legend>
+<label><input type="radio" name="environment" value="test"${checked(form.environment === 'test')}> Sandbox (test_)</label>
+<label><input type="radio" name="environment" value="live"${checked(form.environment === 'live')}${approved ? '' : html` disabled aria-describedby="live-hint"`}> Production (live_)</label>
+${approved ? '' : html`<p id="live-hint" class="hint">Production keys need approved production access: <a href="/dashboard/production">apply here</a>.</p>`}
+</fieldset>
+<fieldset><legend>Type</legend>
+<label><input type="radio" name="type" value="sk"${checked(form.type === 'sk')}> Secret (sk): for your server</label>
+<label><input type="radio" name="type" value="pk"${checked(form.type === 'pk')}> Publishable (pk): for browsers, with an assessment's client secret</label>
+</fieldset>
+<fieldset><legend>Scopes</legend>
+${scopes.map((scope) => html`<label><input type="checkbox" name="scopes" value="${scope}"${checked(form.scopes.includes(scope))}> ${scope}</label>`)}
+<p class="hint">A publishable key reads only; it writes with an assessment's client secret, never with nature:write.</p>
+</fieldset>
+<label for="origins">Allowed origins <span class="hint">(publishable keys only: one per line, such as https://app.example.com; none allows any)</span></label>
+<textarea id="origins" name="origins" rows="3">${form.origins}</textarea>
+<div class="actions"><button type="submit">Create key</button></div>
+</form>`;
+}
+
+/** The form as sent, read leniently: the rules of keys (mintProblem) say what is wrong with it. */
+function readForm(body: unknown): { form: KeyForm; origins: string[]; problem?: string } {
+  const environment = field(body, 'environment') === 'live' ? 'live' : 'test';
+  const type = field(body, 'type') === 'pk' ? 'pk' : 'sk';
+  const chosen = fields(body, 'scopes').filter((scope): scope is Scope => (scopes as readonly string[]).includes(scope));
+  const originLines = field(body, 'origins')
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter((line) => line !== '');
+  const form: KeyForm = { name: field(body, 'name'), environment, type, scopes: chosen, origins: field(body, 'origins') };
+  const origins = originLines.map(parseOrigin);
+  const bad = originLines.find((_, index) => origins[index] === undefined);
+  if (bad !== undefined)
+    return {
+      form,
+      origins: [],
+      problem: `"${bad}" is not an origin: write scheme://host[:port], such as https://app.example.com, with no path.`,
+    };
+  return { form, origins: origins as string[] };
+}
+
+export function registerKeyPages(scope: FastifyInstance, context: DashboardContext): void {
+  const approved = async () => (await context.accounts.application(ACCOUNT_ID))?.status === 'approved';
+
+  const listPage = async (
+    request: FastifyRequest,
+    reply: Parameters<typeof sendPage>[0],
+    form: KeyForm,
+    notice: Html | string,
+    status = 200,
+  ) => {
+    const viewer = await viewerOf(context, request, reply);
+    const body = html`${notice}
+<p>Keys of both environments. A raw key is shown once, when it is created or rotated: only a hash of it is kept.</p>
+${keyTable(await context.keys.list())}
+<h2 id="create">Create a key</h2>
+${createForm(viewer.csrf, form, await approved())}`;
+    return sendPage(reply, page('API keys', body, viewer, 'API keys'), status);
+  };
+
+  scope.get('/keys', (request, reply) => listPage(request, reply, blankForm, ''));
+
+  scope.post('/keys', async (request, reply) => {
+    const { form, origins, problem } = readForm(request.body);
+    if (problem !== undefined) return listPage(request, reply, form, errorNotice(problem), 422);
+    try {
+      const { raw, record } = await mintApiKey(
+        context,
+        actorOf(request),
+        { name: form.name, environment: form.environment, type: form.type, scopes: form.scopes, origins },
+        context.clock(),
+      );
+      const viewer = await viewerOf(context, request, reply);
+      const body = html`${shownOnce('raw-key', `${environmentName[record.environment]} ${record.type} key "${record.name}" created.`, raw)}
+<p>Use it as <code>Authorization: Bearer ${record.environment}_${record.type}_…</code> in requests to the API.</p>
+<p><a href="/dashboard/keys">Back to the keys</a></p>`;
+      return sendPage(reply, page('Key created', body, viewer, 'API keys'), 201);
+    } catch (error) {
+      if (error instanceof KeyRuleError) return listPage(request, reply, form, errorNotice(error.message), 422);
+      throw error;
+    }
+  });
+
+  for (const action of ['rotate', 'revoke'] as const) {
+    const confirmation =
+      action === 'rotate'
+        ? 'Rotating replaces this key: it stops working at once, and a new raw key with the same name, environment, type, scopes and origins is shown once.'
+        : 'Revoking is permanent: every request with this key gets 401 from now on.';
+
+    scope.get<{ Params: { id: string } }>(`/keys/:id/${action}`, async (request, reply) => {
+      const key = await context.keys.get(request.params.id);
+      const viewer = await viewerOf(context, request, reply);
+      const title = action === 'rotate' ? 'Rotate a key' : 'Revoke a key';
+      if (key === undefined || key.revoked_at !== null) {
+        const gone = html`<div class="notice error" role="alert"><p>There is no active key ${request.params.id}.</p></div><p><a href="/dashboard/keys">Back to the keys</a></p>`;
+        return sendPage(reply, page(title, gone, viewer, 'API keys'), 404);
+      }
+      const body = html`<p>${confirmation}</p>
+<p>Key: <strong>${key.name}</strong> (<code>${shortKey(key)}</code>, ${environmentName[key.environment]})</p>
+<form method="post" action="/dashboard/keys/${key.id}/${action}" class="actions">
+${csrfField(viewer.csrf)}
+<button type="submit"${action === 'revoke' ? html` class="danger"` : ''}>${action === 'rotate' ? 'Rotate key' : 'Revoke key'}</button>
+<a class="button secondary" href="/dashboard/keys">Cancel</a>
+</form>`;
+      return sendPage(reply, page(title, body, viewer, 'API keys'));
+    });
+
+    scope.post<{ Params: { id: string } }>(`/keys/:id/${action}`, async (request, reply) => {
+      try {
+        if (action === 'revoke') {
+          const revoked = await revokeApiKey(context, actorOf(request), request.params.id, context.clock());
+          const done = html`<div class="notice success" role="status"><p>Key "${revoked.name}" (<code>${shortKey(revoked)}</code>) is revoked.</p></div>`;
+          return listPage(request, reply, blankForm, done);
+        }
+        const { raw, record } = await rotateApiKey(context, actorOf(request), request.params.id, context.clock());
+        const viewer = await viewerOf(context, request, reply);
+        const body = html`${shownOnce('raw-key', `Key "${record.name}" rotated: the old key no longer works.`, raw)}
+<p><a href="/dashboard/keys">Back to the keys</a></p>`;
+        return sendPage(reply, page('Key rotated', body, viewer, 'API keys'));
+      } catch (error) {
+        if (error instanceof KeyRuleError) return listPage(request, reply, blankForm, errorNotice(error.message), 409);
+        throw error;
+      }
+    });
+  }
+}

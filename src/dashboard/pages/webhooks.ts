@@ -1,0 +1,218 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { createEndpoint, rotateEndpointSecret, updateEndpoint } from '../../commands/webhooks.js';
+import { activity } from '../../domain/accounts.js';
+import { type EventType, eventTypes, previousSecretExpiresAt, type WebhookEndpoint } from '../../domain/webhook-endpoint.js';
+import type { EnvironmentServices } from '../../environments.js';
+import { requireEndpoint } from '../../http/routes/webhook-endpoints.js';
+import type { WebhookDelivery } from '../../ports/collections.js';
+import { endpointUrlProblem } from '../../webhooks/address-guard.js';
+import { queueTestEvent } from '../../webhooks/dispatcher.js';
+import { testCompletion } from '../../webhooks/test-event.js';
+import {
+  actorOf,
+  type DashboardContext,
+  type EnvironmentSegment,
+  environmentOfSegment,
+  field,
+  fields,
+  queryValue,
+  sendPage,
+  viewerOf,
+} from '../context.js';
+import { type Html, html } from '../html.js';
+import { badge, csrfField, errorNotice, page, shownOnce, when } from '../layout.js';
+import { environmentTabs, segmentParam } from './environment-tabs.js';
+
+/** How long a rotated-out secret goes on signing, as the API offers it (0 to 7 days). */
+const overlaps = [
+  { seconds: 0, label: 'stop at once' },
+  { seconds: 3600, label: '1 hour' },
+  { seconds: 86400, label: '24 hours' },
+  { seconds: 7 * 86400, label: '7 days' },
+] as const;
+const DELIVERIES_SHOWN = 50;
+
+type Params = { segment: EnvironmentSegment; id: string };
+
+const eventChoices = (csrfChecked: readonly EventType[]) =>
+  html`<fieldset><legend>Events to send</legend>${eventTypes.map(
+    (type) =>
+      html`<label><input type="checkbox" name="enabled_events" value="${type}"${csrfChecked.includes(type) ? html` checked` : ''}> ${type}</label>`,
+  )}</fieldset>`;
+
+function endpointList(segment: EnvironmentSegment, endpoints: WebhookEndpoint[]): Html {
+  if (endpoints.length === 0) return html`<p>No endpoints in this environment yet: add one below.</p>`;
+  return html`<div class="scroll"><table>
+<thead><tr><th scope="col">URL</th><th scope="col">Events</th><th scope="col">Status</th><th scope="col" class="wide">Created</th></tr></thead>
+<tbody>${endpoints.map(
+    (endpoint) =>
+      html`<tr><td><a href="/dashboard/${segment}/webhooks/${endpoint.id}">${endpoint.url}</a></td><td>${endpoint.enabled_events.join(', ')}</td><td>${badge(endpoint.status)}</td><td class="wide">${when(endpoint.created_at)}</td></tr>`,
+  )}</tbody></table></div>`;
+}
+
+function deliveryTable(segment: EnvironmentSegment, endpoint: WebhookEndpoint, deliveries: WebhookDelivery[], csrf: string): Html {
+  if (deliveries.length === 0) return html`<p>No deliveries yet.</p>`;
+  const redeliver = (delivery: WebhookDelivery) =>
+    // A test event is sent once and never kept as an event, so it cannot be sent again; a disabled endpoint receives nothing.
+    delivery.event_id.endsWith('TEST') || endpoint.status !== 'enabled'
+      ? ''
+      : html`<form method="post" action="/dashboard/${segment}/events/${delivery.event_id}/redeliver" class="inline">${csrfField(csrf)}<input type="hidden" name="endpoint_id" value="${endpoint.id}"><button type="submit" class="secondary">Redeliver<span class="visually-hidden"> ${delivery.event_id}</span></button></form>`;
+  return html`<div class="scroll"><table>
+<caption class="visually-hidden">Delivery attempts, newest first</caption>
+<thead><tr><th scope="col">Event</th><th scope="col">Attempt</th><th scope="col">Outcome</th><th scope="col">Status code or error</th><th scope="col">Duration</th><th scope="col" class="wide">Attempted</th><th scope="col" class="wide">Next attempt</th><th scope="col">Action</th></tr></thead>
+<tbody>${deliveries.map(
+    (delivery) => html`<tr>
+<td><code>${delivery.event_id}</code></td><td>${delivery.attempt}</td><td>${badge(delivery.outcome)}</td>
+<td>${delivery.status_code ?? delivery.error ?? '–'}</td><td>${delivery.duration_ms} ms</td>
+<td class="wide">${when(delivery.attempted_at)}</td><td class="wide">${when(delivery.next_attempt_at)}</td><td>${redeliver(delivery)}</td></tr>`,
+  )}</tbody></table></div>`;
+}
+
+/** The endpoint's checkboxes as sent; none ticked means the default type, as the API's default. */
+const chosenEvents = (body: unknown): EventType[] => {
+  const chosen = fields(body, 'enabled_events').filter((type): type is EventType => (eventTypes as readonly string[]).includes(type));
+  return chosen.length === 0 ? ['nature.assessment.completed'] : chosen;
+};
+
+export function registerWebhookPages(scope: FastifyInstance, context: DashboardContext): void {
+  const envOf = (request: FastifyRequest<{ Params: Partial<Params> }>): EnvironmentServices =>
+    context.envs[environmentOfSegment[segmentParam(request)]];
+  const metadata = (request: FastifyRequest) => ({ request_id: request.id, user_id: request.signedIn!.user.id });
+  const record = (request: FastifyRequest, action: string, target: string, detail: string) =>
+    context.accounts.appendActivity(activity(actorOf(request), action, target, detail, context.clock()));
+
+  const listPage = async (
+    request: FastifyRequest<{ Params: Partial<Params> }>,
+    reply: FastifyReply,
+    notice: Html | string,
+    url = '',
+    status = 200,
+  ) => {
+    const segment = segmentParam(request);
+    const env = envOf(request);
+    const viewer = await viewerOf(context, request, reply);
+    const endpoints = (await env.readModels.list('webhook_endpoints', { limit: 100 })).data;
+    const body = html`${environmentTabs(segment, 'webhooks')}${notice}
+${endpointList(segment, endpoints)}
+<h2>Add an endpoint</h2>
+<form method="post" action="/dashboard/${segment}/webhooks">
+${csrfField(viewer.csrf)}
+<label for="url">URL <span class="hint">(${segment === 'production' ? 'https and a public address' : 'http and this machine are allowed in the sandbox'})</span></label>
+<input id="url" name="url" type="url" required maxlength="2048" value="${url}">
+${eventChoices(['nature.assessment.completed'])}
+<div class="actions"><button type="submit">Add endpoint</button></div>
+</form>`;
+    return sendPage(reply, page('Webhooks', body, viewer, 'Webhooks'), status);
+  };
+
+  const endpointPage = async (request: FastifyRequest<{ Params: Params }>, reply: FastifyReply, notice: Html | string, status = 200) => {
+    const { segment, id } = request.params;
+    const env = envOf(request);
+    const viewer = await viewerOf(context, request, reply);
+    const endpoint = await requireEndpoint(env.readModels, id);
+    const deliveries = (await env.readModels.list('webhook_deliveries', { limit: DELIVERIES_SHOWN, where: { endpoint_id: id } })).data;
+    const previous = previousSecretExpiresAt(endpoint, context.clock());
+    const action = (path: string) => `/dashboard/${segment}/webhooks/${id}/${path}`;
+    const body = html`${environmentTabs(segment, 'webhooks')}${notice}
+<p><code>${endpoint.url}</code> ${badge(endpoint.status)}${endpoint.disabled_reason === null ? '' : html` · ${endpoint.disabled_reason}`}</p>
+<p>Events: ${endpoint.enabled_events.join(', ')} · created ${when(endpoint.created_at)}${previous === null ? '' : html` · the previous secret also signs until ${when(previous)}`}</p>
+<div class="actions">
+<form method="post" action="${action('status')}" class="inline">${csrfField(viewer.csrf)}<input type="hidden" name="status" value="${endpoint.status === 'enabled' ? 'disabled' : 'enabled'}"><button type="submit" class="secondary">${endpoint.status === 'enabled' ? 'Disable' : 'Enable'}</button></form>
+${
+  segment === 'sandbox'
+    ? html`<form method="post" action="${action('test')}" class="inline">${csrfField(viewer.csrf)}<button type="submit" class="secondary">Send a test event</button></form>`
+    : ''
+}
+</div>
+<h2>Edit</h2>
+<form method="post" action="/dashboard/${segment}/webhooks/${id}">
+${csrfField(viewer.csrf)}
+<label for="url">URL</label>
+<input id="url" name="url" type="url" required maxlength="2048" value="${endpoint.url}">
+${eventChoices(endpoint.enabled_events)}
+<div class="actions"><button type="submit">Save changes</button></div>
+</form>
+<h2>Rotate the signing secret</h2>
+<form method="post" action="${action('rotate')}">
+${csrfField(viewer.csrf)}
+<label for="overlap">The current secret goes on signing beside the new one for</label>
+<select id="overlap" name="overlap">${overlaps.map((overlap) => html`<option value="${overlap.seconds}"${overlap.seconds === 86400 ? html` selected` : ''}>${overlap.label}</option>`)}</select>
+<div class="actions"><button type="submit" class="secondary">Rotate secret</button></div>
+</form>
+<h2>Deliveries</h2>
+${deliveryTable(segment, endpoint, deliveries, viewer.csrf)}`;
+    return sendPage(reply, page(`Endpoint ${id}`, body, viewer, 'Webhooks'), status);
+  };
+
+  scope.get<{ Params: Partial<Params> }>('/:segment/webhooks', (request, reply) => listPage(request, reply, ''));
+
+  scope.post<{ Params: Partial<Params> }>('/:segment/webhooks', async (request, reply) => {
+    const env = envOf(request);
+    const url = field(request.body, 'url').trim();
+    const problem = url === '' ? 'Give the URL deliveries are sent to.' : endpointUrlProblem(url, env.livemode);
+    if (problem !== undefined) return listPage(request, reply, errorNotice(problem), url, 422);
+    const { endpoint } = await createEndpoint(
+      env,
+      { url, enabled_events: chosenEvents(request.body), description: null },
+      metadata(request),
+      context.clock(),
+    );
+    await record(request, 'webhook_endpoint.created', endpoint.id, endpoint.url);
+    const segment = segmentParam(request);
+    const viewer = await viewerOf(context, request, reply);
+    const body = html`${shownOnce('signing-secret', `Endpoint ${endpoint.url} added. Its signing secret:`, endpoint.secret)}
+<p>Verify each delivery with it (Standard Webhooks: the <code>webhook-signature</code> header). <a href="/dashboard/${segment}/webhooks/${endpoint.id}">Go to the endpoint</a></p>`;
+    return sendPage(reply, page('Endpoint added', body, viewer, 'Webhooks'), 201);
+  });
+
+  scope.get<{ Params: Params }>('/:segment/webhooks/:id', (request, reply) =>
+    endpointPage(
+      request,
+      reply,
+      queryValue(request, 'redelivered') === '1'
+        ? html`<div class="notice success" role="status"><p>The event is queued again for this endpoint: its attempt appears below once it is sent.</p></div>`
+        : '',
+    ),
+  );
+
+  scope.post<{ Params: Params }>('/:segment/webhooks/:id', async (request, reply) => {
+    const env = envOf(request);
+    const url = field(request.body, 'url').trim();
+    const problem = url === '' ? 'Give the URL deliveries are sent to.' : endpointUrlProblem(url, env.livemode);
+    if (problem !== undefined) return endpointPage(request, reply, errorNotice(problem), 422);
+    const { endpoint } = await updateEndpoint(
+      env,
+      request.params.id,
+      { url, enabled_events: chosenEvents(request.body) },
+      metadata(request),
+      context.clock(),
+    );
+    await record(request, 'webhook_endpoint.updated', endpoint.id, endpoint.url);
+    return endpointPage(request, reply, html`<div class="notice success" role="status"><p>Saved.</p></div>`);
+  });
+
+  scope.post<{ Params: Params }>('/:segment/webhooks/:id/status', async (request, reply) => {
+    const status = field(request.body, 'status') === 'disabled' ? 'disabled' : 'enabled';
+    const { endpoint } = await updateEndpoint(envOf(request), request.params.id, { status }, metadata(request), context.clock());
+    await record(request, `webhook_endpoint.${status}`, endpoint.id, endpoint.url);
+    return endpointPage(request, reply, html`<div class="notice success" role="status"><p>The endpoint is ${status}.</p></div>`);
+  });
+
+  scope.post<{ Params: Params }>('/:segment/webhooks/:id/rotate', async (request, reply) => {
+    const overlap = overlaps.find((each) => String(each.seconds) === field(request.body, 'overlap'))?.seconds ?? 86400;
+    const { endpoint } = await rotateEndpointSecret(envOf(request), request.params.id, overlap, metadata(request), context.clock());
+    await record(request, 'webhook_endpoint.secret_rotated', endpoint.id, endpoint.url);
+    return endpointPage(request, reply, shownOnce('signing-secret', 'The new signing secret:', endpoint.secret));
+  });
+
+  scope.post<{ Params: Params }>('/:segment/webhooks/:id/test', async (request, reply) => {
+    const env = envOf(request);
+    if (env.livemode) return endpointPage(request, reply, errorNotice('Test events are sent in the sandbox only.'), 403);
+    const endpoint = await requireEndpoint(env.readModels, request.params.id);
+    const event = testCompletion(context.clock());
+    await queueTestEvent(env.bus, event, endpoint.id);
+    await record(request, 'webhook_endpoint.test_sent', endpoint.id, event.id);
+    const notice = html`<div class="notice success" role="status"><p>Test event <code>${event.id}</code> queued: its delivery appears below once it is sent (reload the page).</p></div>`;
+    return endpointPage(request, reply, notice, 202);
+  });
+}

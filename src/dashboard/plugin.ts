@@ -1,0 +1,100 @@
+import { createHmac } from 'node:crypto';
+import cookie from '@fastify/cookie';
+import csrf from '@fastify/csrf-protection';
+import formbody from '@fastify/formbody';
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { DomainError } from '../domain/errors.js';
+import { ProblemError, problemCodes } from '../http/problem.js';
+import { sendAsset } from '../http/static-asset.js';
+import { DASHBOARD_POLICY, dashboardScript, dashboardStylesheet } from './assets.js';
+import { csrfUserInfo, type DashboardContext, seeOther, sendPage } from './context.js';
+import { html } from './html.js';
+import { page } from './layout.js';
+import { registerActivityPage } from './pages/activity.js';
+import { registerApplicationPages } from './pages/application.js';
+import { registerEventPages } from './pages/events.js';
+import { registerKeyPages } from './pages/keys.js';
+import { registerUsagePage } from './pages/usage.js';
+import { registerWebhookPages } from './pages/webhooks.js';
+import { currentSession } from './sessions.js';
+import { registerSignIn } from './sign-in.js';
+
+/** Pages a signed-out person may see. */
+const OPEN_PATHS = new Set(['/dashboard/sign-in', '/dashboard/setup', '/dashboard/assets/dashboard.css', '/dashboard/assets/dashboard.js']);
+
+/** Messages for what the framework refuses, in a page: a person reads them, not a program. */
+function errorMessage(error: FastifyError): string {
+  // What the API's rules refused (an endpoint that is not there, an erased subject): the API's own words.
+  if (error instanceof ProblemError || error instanceof DomainError) return error.message;
+  if (error.code === 'FST_CSRF_INVALID_TOKEN' || error.code === 'FST_CSRF_MISSING_SECRET')
+    return 'This form has expired or was not sent from this dashboard, so nothing was changed. Go back, reload the page and send it again.';
+  if ((error.statusCode ?? 500) < 500) return 'The request was not understood, so nothing was changed. Go back and try again.';
+  return 'Something went wrong on our side, so the change may not have been made. Reload the page to see what stands.';
+}
+
+/**
+ * The developer dashboard under /dashboard: server-rendered pages that work without script, signed in with
+ * server-side sessions, every POST checked for a CSRF token bound to the session. Its own scope: the API's
+ * JSON-only body rule, problem+json errors and API-key checks do not apply here, and nothing here reaches the API's routes.
+ */
+export async function registerDashboard(app: FastifyInstance, context: DashboardContext): Promise<void> {
+  // A key of the deployment for the CSRF tokens' HMAC, the same on every replica, never stored in plain text.
+  const hmacKey = createHmac('sha256', await context.envs.test.dataKeys.environmentSecret())
+    .update('nature-dashboard-csrf')
+    .digest('base64');
+  await app.register(
+    async (scope) => {
+      await scope.register(cookie);
+      await scope.register(formbody, { bodyLimit: 16 * 1024 });
+      await scope.register(csrf, {
+        sessionPlugin: '@fastify/cookie',
+        cookieKey: 'nature_csrf',
+        // Bound to the session: a token from another session (or a planted cookie) does not pass.
+        getUserInfo: csrfUserInfo,
+        csrfOpts: { userInfo: true, hmacKey },
+      });
+      scope.decorateRequest('signedIn', undefined);
+      scope.addHook('onRequest', async (request, reply) => {
+        reply.header('content-security-policy', DASHBOARD_POLICY);
+        request.signedIn = await currentSession(context.accounts, request, context.clock());
+        const path = request.url.split('?')[0]!;
+        if (request.signedIn === undefined && !OPEN_PATHS.has(path)) {
+          // Nothing changes for a request without a live session; a page asked for comes back after sign-in.
+          const next = request.method === 'GET' ? `?next=${encodeURIComponent(request.url)}` : '';
+          return seeOther(reply, `/dashboard/sign-in${next}`);
+        }
+      });
+      // Every state-changing request is a POST, and every POST carries the token of a page of this dashboard.
+      scope.addHook('preHandler', (request, reply, done) => {
+        if (request.method === 'POST') return scope.csrfProtection(request, reply, done);
+        done();
+      });
+      scope.setErrorHandler(async (error: FastifyError, request, reply) => {
+        const status =
+          error instanceof ProblemError || error instanceof DomainError
+            ? problemCodes[error.code].status
+            : error.statusCode !== undefined && error.statusCode >= 400
+              ? error.statusCode
+              : 500;
+        if (status >= 500) request.log.error({ err: error }, 'dashboard request failed');
+        const body = html`<div class="notice error" role="alert"><p>${errorMessage(error)}</p></div><p><a href="/dashboard/keys">Back to the dashboard</a></p>`;
+        return sendPage(reply, page(status === 403 ? 'Refused' : 'Something went wrong', body), status);
+      });
+      scope.setNotFoundHandler(async (_request, reply) =>
+        sendPage(reply, page('Not found', html`<p>There is no such page. <a href="/dashboard/keys">Back to the dashboard</a></p>`), 404),
+      );
+
+      scope.get('/assets/dashboard.css', async (request, reply) => sendAsset(request, reply, dashboardStylesheet));
+      scope.get('/assets/dashboard.js', async (request, reply) => sendAsset(request, reply, dashboardScript));
+      scope.get('', async (_request, reply) => seeOther(reply, '/dashboard/keys'));
+      registerSignIn(scope, context);
+      registerKeyPages(scope, context);
+      registerApplicationPages(scope, context);
+      registerWebhookPages(scope, context);
+      registerEventPages(scope, context);
+      registerUsagePage(scope, context);
+      registerActivityPage(scope, context);
+    },
+    { prefix: '/dashboard' },
+  );
+}

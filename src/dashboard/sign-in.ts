@@ -1,0 +1,129 @@
+import type { FastifyInstance } from 'fastify';
+import { emailIndex, findUser } from '../commands/accounts.js';
+import { activity, decoyPasswordHash, passwordHash, passwordMatches, passwordProblem, tokenHash } from '../domain/accounts.js';
+import { csrfToken, type DashboardContext, field, queryValue, seeOther, sendPage } from './context.js';
+import { type Html, html } from './html.js';
+import { csrfField, errorNotice, page } from './layout.js';
+import { endSession, startSession } from './sessions.js';
+
+/** Failed sign-ins counted over this window: past these, sign-in answers 429 until the window has moved on. */
+export const FAILURE_WINDOW_MS = 15 * 60 * 1000;
+/** Per user: guessing one person's password stops early. Per address: one machine trying many people stops too. */
+export const FAILURES_PER_USER = 10;
+export const FAILURES_PER_ADDRESS = 30;
+
+/** Where to go after signing in: a dashboard page, never another site (`//evil.example` is a host, not a path). */
+function nextPage(value: string): string {
+  return /^\/dashboard\/[A-Za-z0-9/_?=&.-]*$/.test(value) && !value.startsWith('//') ? value : '/dashboard/keys';
+}
+
+function signInForm(csrf: string, next: string, email: string, notice: Html | string): Html {
+  return html`<div class="signin">
+${notice}
+<form method="post" action="/dashboard/sign-in">
+${csrfField(csrf)}
+<input type="hidden" name="next" value="${next}">
+<label for="email">E-mail address</label>
+<input id="email" name="email" type="email" autocomplete="username" required value="${email}">
+<label for="password">Password</label>
+<input id="password" name="password" type="password" autocomplete="current-password" required>
+<div class="actions"><button type="submit">Sign in</button></div>
+</form>
+<p class="hint">No account yet? The operator of this service makes one for you (<code>nature users create</code>) and sends you a set-up link.</p>
+</div>`;
+}
+
+export function registerSignIn(scope: FastifyInstance, context: DashboardContext): void {
+  scope.get('/sign-in', async (request, reply) => {
+    if (request.signedIn !== undefined) return seeOther(reply, '/dashboard/keys');
+    const notice =
+      queryValue(request, 'signed_out') === '1'
+        ? html`<div class="notice success" role="status"><p>You are signed out.</p></div>`
+        : queryValue(request, 'next') !== ''
+          ? html`<div class="notice" role="status"><p>Sign in to see that page.</p></div>`
+          : '';
+    const form = signInForm(csrfToken(request, reply), nextPage(queryValue(request, 'next')), '', notice);
+    return sendPage(reply, page('Sign in', form));
+  });
+
+  scope.post('/sign-in', async (request, reply) => {
+    const email = field(request.body, 'email');
+    const password = field(request.body, 'password');
+    const next = nextPage(field(request.body, 'next'));
+    const now = context.clock();
+    const since = new Date(now.getTime() - FAILURE_WINDOW_MS).toISOString();
+    const scope = context.envs.test.dataKeys;
+    const throttleKeys = [`address:${request.ip}`, `user:${await emailIndex({ accounts: context.accounts, dataKeys: scope }, email)}`];
+    const refuse = (status: number, message: string) =>
+      sendPage(reply, page('Sign in', signInForm(csrfToken(request, reply), next, email, errorNotice(message))), status);
+
+    const [byAddress = 0, byUser = 0] = await context.accounts.failuresSince(throttleKeys, since);
+    if (byAddress >= FAILURES_PER_ADDRESS || byUser >= FAILURES_PER_USER) {
+      reply.header('retry-after', String(FAILURE_WINDOW_MS / 1000));
+      return refuse(429, 'Too many failed sign-ins. Wait 15 minutes and try again, or ask your operator for a set-up link.');
+    }
+    const user = await findUser({ accounts: context.accounts, dataKeys: scope }, email);
+    // A wrong address takes as long as a wrong password, so the time taken does not say who has an account.
+    const matches = await passwordMatches(password, user?.password_hash ?? (await decoyPasswordHash));
+    if (user === undefined || user.password_hash === null || !matches) {
+      await context.accounts.recordFailure(throttleKeys, now.toISOString(), since);
+      return refuse(401, 'That e-mail address and password do not match an account here.');
+    }
+    await startSession(context.accounts, request, reply, user.id, now);
+    await context.accounts.appendActivity(activity({ type: 'user', user_id: user.id }, 'user.signed_in', user.id, '', now));
+    return seeOther(reply, next);
+  });
+
+  scope.post('/sign-out', async (request, reply) => {
+    await endSession(context.accounts, request, reply);
+    return seeOther(reply, '/dashboard/sign-in?signed_out=1');
+  });
+
+  const setupForm = (csrf: string, token: string, notice: Html | string) => html`<div class="signin">
+${notice}
+<p>Choose the password you will sign in with: at least 12 characters. A passphrase of a few unrelated words is easy to type and hard to guess.</p>
+<form method="post" action="/dashboard/setup">
+${csrfField(csrf)}
+<input type="hidden" name="token" value="${token}">
+<label for="password">New password</label>
+<input id="password" name="password" type="password" autocomplete="new-password" minlength="12" required>
+<label for="confirm">The same password again</label>
+<input id="confirm" name="confirm" type="password" autocomplete="new-password" minlength="12" required>
+<div class="actions"><button type="submit">Set password and sign in</button></div>
+</form>
+</div>`;
+  const spent = html`<div class="notice error" role="alert"><p>This set-up link was used already or has expired. Ask your operator for a new one (<code>nature users reset</code>).</p></div>`;
+
+  /** The user a set-up link names while it works. */
+  const userOfToken = async (token: string) => {
+    if (token === '' || token.length > 100) return undefined;
+    const user = await context.accounts.userBySetupToken(tokenHash(token));
+    if (user === undefined || user.setup_expires_at === null || Date.parse(user.setup_expires_at) <= context.clock().getTime())
+      return undefined;
+    return user;
+  };
+
+  scope.get('/setup', async (request, reply) => {
+    const token = queryValue(request, 'token');
+    if ((await userOfToken(token)) === undefined) return sendPage(reply, page('Set your password', spent), 404);
+    // The link's token stays out of later requests' Referer: the whole API sends no-referrer.
+    return sendPage(reply, page('Set your password', setupForm(csrfToken(request, reply), token, '')));
+  });
+
+  scope.post('/setup', async (request, reply) => {
+    const token = field(request.body, 'token');
+    const password = field(request.body, 'password');
+    const user = await userOfToken(token);
+    if (user === undefined) return sendPage(reply, page('Set your password', spent), 404);
+    const problem = passwordProblem(password) ?? (password === field(request.body, 'confirm') ? undefined : 'The two passwords differ.');
+    if (problem !== undefined)
+      return sendPage(reply, page('Set your password', setupForm(csrfToken(request, reply), token, errorNotice(problem))), 422);
+    const now = context.clock();
+    if (!(await context.accounts.setPassword(user.id, await passwordHash(password), tokenHash(token))))
+      return sendPage(reply, page('Set your password', spent), 404);
+    await context.accounts.deleteSessionsOf(user.id);
+    await context.accounts.appendActivity(activity({ type: 'user', user_id: user.id }, 'user.password_set', user.id, '', now));
+    await startSession(context.accounts, request, reply, user.id, now);
+    return seeOther(reply, '/dashboard/keys');
+  });
+}
