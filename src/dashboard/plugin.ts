@@ -44,6 +44,10 @@ export async function registerDashboard(app: FastifyInstance, context: Dashboard
     .digest('base64');
   await app.register(
     async (scope) => {
+      // Pages for people, not operations of the API: kept out of the OpenAPI document.
+      scope.addHook('onRoute', (route) => {
+        route.schema = { ...route.schema, hide: true };
+      });
       await scope.register(cookie);
       await scope.register(formbody, { bodyLimit: 16 * 1024 });
       await scope.register(csrf, {
