@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { checkBackends } from './backend-checks.js';
 import { backendsOf } from './backends.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
+import { registerDashboard } from './dashboard/plugin.js';
 import { checkDataDir, checkDataDirWritable } from './data-dir.js';
 import {
   backendUnavailable,
@@ -84,13 +85,14 @@ const { keys, accounts, envs } = await openStores().catch((error: unknown) => {
 const app = await buildApp({
   logger,
   keys,
-  accounts,
   envs,
   rateLimit: config.rateLimit,
   webhooks: config.webhooks,
   publicUrl: config.publicUrl,
   unavailable: backendUnavailable,
 });
+// The developer dashboard under /dashboard, on the same stores as the API and the operator's command line.
+await registerDashboard(app, { accounts, keys, envs, clock: () => new Date() });
 // A data directory that turned read-only would fail every write: readiness says so.
 addReadinessCheck(app, 'data_dir', async () => checkDataDirWritable(config.dataDir));
 

@@ -1,7 +1,7 @@
 import { createHash, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
-import type { PiiEnvelope } from '../privacy/pii-envelope.js';
 import { newId } from './ids.js';
+import type { PiiEnvelope } from './sealed.js';
 
 /**
  * The account and its people. v1 has one account (specification §1.5) whose people are all owners; v1.1's seats

@@ -2,10 +2,8 @@ import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import { serializerCompiler } from 'fastify-type-provider-zod';
 import type { Logger } from 'pino';
 import { type Config, loadConfig } from '../config.js';
-import { registerDashboard } from '../dashboard/plugin.js';
 import { newId } from '../domain/ids.js';
 import type { Environments } from '../environments.js';
-import type { AccountStore } from '../ports/account-store.js';
 import type { KeyStore } from '../ports/key-store.js';
 import { registerAuth } from './auth.js';
 import { registerCors } from './cors.js';
@@ -44,8 +42,6 @@ export interface AppDependencies {
   unavailable: (error: unknown) => boolean;
   /** NATURE_PUBLIC_URL: the origin the docs, the OpenAPI document and problem types name; unset, the one each request came to. */
   publicUrl?: string | undefined;
-  /** The account's store: with it, the developer dashboard is served under /dashboard. */
-  accounts?: AccountStore | undefined;
 }
 
 const BODY_LIMIT_BYTES = 64 * 1024;
@@ -59,7 +55,6 @@ export async function buildApp({
   webhooks = loadConfig({}).webhooks,
   unavailable,
   publicUrl,
-  accounts,
 }: AppDependencies): Promise<FastifyInstance> {
   const app: FastifyInstance = Fastify({
     // pino's Logger is a FastifyBaseLogger; typing the instance plainly keeps route modules generic-free.
@@ -106,6 +101,5 @@ export async function buildApp({
   registerUsageRoutes(app, clock);
   registerDocsRoutes(app, webhooks, publicUrl);
   registerEmbedRoutes(app);
-  if (accounts !== undefined) await registerDashboard(app, { accounts, keys, envs, clock });
   return app;
 }

@@ -1,13 +1,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import type { PiiEnvelope } from '../domain/sealed.js';
 
-/** A `pii` value as the log stores it: AES-256-GCM under the subject's data key, a fresh nonce per event. */
-export interface PiiEnvelope {
-  alg: 'A256GCM';
-  /** 12-byte nonce, base64. */
-  iv: string;
-  /** Ciphertext followed by the 16-byte tag, base64. */
-  ct: string;
-}
+export type { PiiEnvelope };
 
 const NONCE_BYTES = 12;
 const TAG_BYTES = 16;

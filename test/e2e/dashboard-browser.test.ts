@@ -11,6 +11,12 @@ import { startReceiver } from '../support/receiver.js';
 import { tempDir } from '../support/temp-dir.js';
 import { validSubject } from '../support/test-app.js';
 
+/** What of the page's globals the test reads (the test is compiled without the DOM's types). */
+interface InPage {
+  document: { documentElement: { scrollWidth: number } };
+  navigator: { clipboard: { readText(): Promise<string> } };
+}
+
 const skipped = chromiumMissing('DASHBOARD BROWSER TESTS');
 
 /** Every page's screenshot, at both widths, to look at after a run; NATURE_UPDATE_SCREENSHOTS=1 also refreshes the README's. */
@@ -60,14 +66,17 @@ describe.skipIf(skipped)('the dashboard in headless Chromium', () => {
     await page.screenshot({ path: join(screenshots, `${name}-desktop.png`), fullPage: true });
     await page.setViewportSize(PHONE);
     // Nothing wider than a phone: the page scrolls down, never sideways (wide tables scroll inside their own box).
-    expect(await page.evaluate(() => document.documentElement.scrollWidth), name).toBeLessThanOrEqual(PHONE.width);
+    expect(await page.evaluate(() => (globalThis as unknown as InPage).document.documentElement.scrollWidth), name).toBeLessThanOrEqual(
+      PHONE.width,
+    );
     expect(await seriousViolations(page), `${name} at 390 px`).toEqual([]);
     await page.screenshot({ path: join(screenshots, `${name}-phone.png`), fullPage: true });
     await page.setViewportSize(DESKTOP);
   }
 
   const rawKey = () => page.locator('#raw-key').innerText();
-  const apiStatus = async (key: string) => (await fetch(`${server.url}/v1/nature/subjects`, { headers: { authorization: `Bearer ${key}` } })).status;
+  const apiStatus = async (key: string) =>
+    (await fetch(`${server.url}/v1/nature/subjects`, { headers: { authorization: `Bearer ${key}` } })).status;
 
   it('sets a password through the set-up link the CLI printed, signs out and signs in', async () => {
     const created = cli('users', 'create', '--email', EMAIL);
@@ -100,7 +109,7 @@ describe.skipIf(skipped)('the dashboard in headless Chromium', () => {
     expect(raw).toMatch(/^test_sk_[0-9A-Za-z]{40}$/);
     await page.getByRole('button', { name: 'Copy' }).click();
     await expect.poll(() => page.locator('#raw-key-status').innerText()).toBe('Copied.');
-    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(raw);
+    expect(await page.evaluate(() => (globalThis as unknown as InPage).navigator.clipboard.readText())).toBe(raw);
     expect(await apiStatus(raw)).toBe(200);
   });
 
@@ -119,7 +128,10 @@ describe.skipIf(skipped)('the dashboard in headless Chromium', () => {
     expect(await apiStatus(replacement)).toBe(200);
 
     await page.getByRole('link', { name: 'Back to the keys' }).click();
-    await page.locator('tr', { hasText: replacement.slice(-4) }).getByRole('link', { name: 'Revoke Staging server' }).click();
+    await page
+      .locator('tr', { hasText: replacement.slice(-4) })
+      .getByRole('link', { name: 'Revoke Staging server' })
+      .click();
     await checkPage('revoke');
     await page.getByRole('button', { name: 'Revoke key' }).click();
     await expect.poll(() => page.locator('[role="status"]').first().innerText()).toContain('is revoked');
@@ -127,7 +139,7 @@ describe.skipIf(skipped)('the dashboard in headless Chromium', () => {
   });
 
   /** The raw key the copy button put on the clipboard. */
-  const fetchKeyFromClipboard = () => page.evaluate(() => navigator.clipboard.readText());
+  const fetchKeyFromClipboard = () => page.evaluate(() => (globalThis as unknown as InPage).navigator.clipboard.readText());
 
   it('applies for production access; once the operator approves with the CLI, a live key can be created', async () => {
     await page.getByRole('link', { name: 'Production access' }).click();
@@ -255,7 +267,10 @@ describe.skipIf(skipped)('the dashboard in headless Chromium', () => {
     expect(session.path).toBe('/dashboard');
     await page.getByRole('button', { name: 'Sign out' }).click();
     await expect.poll(() => page.locator('h1').innerText()).toBe('Sign in');
-    const replay = await fetch(`${server.url}/dashboard/keys`, { headers: { cookie: `nature_session=${session.value}` }, redirect: 'manual' });
+    const replay = await fetch(`${server.url}/dashboard/keys`, {
+      headers: { cookie: `nature_session=${session.value}` },
+      redirect: 'manual',
+    });
     expect(replay.status).toBe(303);
     expect(replay.headers.get('location')).toMatch(/^\/dashboard\/sign-in/);
     if (process.env.NATURE_UPDATE_SCREENSHOTS === '1')

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, decideApplication } from '../../src/commands/accounts.js';
-import { ACCOUNT_ID } from '../../src/domain/accounts.js';
 import { FAILURES_PER_USER } from '../../src/dashboard/sign-in.js';
+import { ACCOUNT_ID } from '../../src/domain/accounts.js';
 import { Browser, csrfOf, dashboardUser, PASSWORD, shownSecret } from '../support/dashboard.js';
 import { auth, openTestApp, type TestApp } from '../support/test-app.js';
 
@@ -23,7 +23,8 @@ describe('the developer dashboard', () => {
   });
   afterAll(() => t.close());
 
-  const apiStatus = async (raw: string) => (await t.app.inject({ method: 'GET', url: '/v1/nature/subjects', headers: auth(raw) })).statusCode;
+  const apiStatus = async (raw: string) =>
+    (await t.app.inject({ method: 'GET', url: '/v1/nature/subjects', headers: auth(raw) })).statusCode;
 
   it('sends a signed-out person to sign in, and back to the page they asked for', async () => {
     const browser = new Browser(t.app);
@@ -118,7 +119,12 @@ describe('the developer dashboard', () => {
     expect(pkWrite.statusCode).toBe(422);
     expect(pkWrite.body).toContain('cannot have nature:write');
     expect(pkWrite.body).toContain('value="Browser"');
-    const badOrigin = await browser.post('/dashboard/keys', { ...newKeyForm('Browser'), type: 'pk', scopes: ['nature:read'], origins: 'https://app.example.com/path' });
+    const badOrigin = await browser.post('/dashboard/keys', {
+      ...newKeyForm('Browser'),
+      type: 'pk',
+      scopes: ['nature:read'],
+      origins: 'https://app.example.com/path',
+    });
     expect(badOrigin.statusCode).toBe(422);
     expect(badOrigin.body).toContain('is not an origin');
     const noName = await browser.post('/dashboard/keys', newKeyForm('  '));
@@ -135,7 +141,11 @@ describe('the developer dashboard', () => {
     expect(early.body).toContain('Production keys need an approved application');
 
     await browser.get('/dashboard/production');
-    const incomplete = await browser.post('/dashboard/production', { organisation: 'Acme', intended_use: '', expected_monthly_completions: '500' });
+    const incomplete = await browser.post('/dashboard/production', {
+      organisation: 'Acme',
+      intended_use: '',
+      expected_monthly_completions: '500',
+    });
     expect(incomplete.statusCode).toBe(422);
     expect(await t.accounts.application(ACCOUNT_ID)).toBeUndefined();
     const applied = await browser.post('/dashboard/production', {
@@ -158,7 +168,7 @@ describe('the developer dashboard', () => {
     expect(await apiStatus(raw)).toBe(200);
   });
 
-  it('refuses a POST without a CSRF token, or with another session\'s, with 403, changing nothing', async () => {
+  it("refuses a POST without a CSRF token, or with another session's, with 403, changing nothing", async () => {
     const browser = new Browser(t.app);
     await browser.signIn(email);
     await browser.get('/dashboard/keys');
@@ -243,14 +253,23 @@ describe('sign-in limits and set-up links', () => {
   });
 
   it('sets a password through a one-time set-up link, then signs in', async () => {
-    const { setupToken } = await createUser({ accounts: t.accounts, dataKeys: t.envs.test.dataKeys }, 'new-owner@example.com', undefined, new Date());
+    const { setupToken } = await createUser(
+      { accounts: t.accounts, dataKeys: t.envs.test.dataKeys },
+      'new-owner@example.com',
+      undefined,
+      new Date(),
+    );
     const browser = new Browser(t.app);
     const form = await browser.get(`/dashboard/setup?token=${setupToken}`);
     expect(form.statusCode).toBe(200);
     const short = await browser.post('/dashboard/setup', { token: setupToken!, password: 'short', confirm: 'short' });
     expect(short.statusCode).toBe(422);
     expect(short.body).toContain('at least 12 characters');
-    const set = await browser.post('/dashboard/setup', { token: setupToken!, password: 'a long enough passphrase', confirm: 'a long enough passphrase' });
+    const set = await browser.post('/dashboard/setup', {
+      token: setupToken!,
+      password: 'a long enough passphrase',
+      confirm: 'a long enough passphrase',
+    });
     expect(set.statusCode).toBe(303);
     expect((await browser.get('/dashboard/keys')).statusCode).toBe(200);
     expect((await new Browser(t.app).get(`/dashboard/setup?token=${setupToken}`)).statusCode).toBe(404);

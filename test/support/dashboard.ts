@@ -32,7 +32,11 @@ export class Browser {
 
   private keep(response: LightMyRequestResponse): LightMyRequestResponse {
     for (const cookie of response.cookies) {
-      if (cookie.value === '' || (cookie.maxAge !== undefined && cookie.maxAge <= 0) || (cookie.expires !== undefined && cookie.expires.getTime() < Date.now()))
+      if (
+        cookie.value === '' ||
+        (cookie.maxAge !== undefined && cookie.maxAge <= 0) ||
+        (cookie.expires !== undefined && cookie.expires.getTime() < Date.now())
+      )
         this.cookies.delete(cookie.name);
       else this.cookies.set(cookie.name, cookie.value);
     }

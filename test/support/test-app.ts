@@ -2,13 +2,14 @@ import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll } from 'vitest';
 import { loadConfig } from '../../src/config.js';
+import { registerDashboard } from '../../src/dashboard/plugin.js';
 import { type Environment, type KeyType, mintKey, type Scope } from '../../src/domain/api-keys.js';
 import {
   backendUnavailable,
   closeEnvironments,
   type Environments,
-  openEnvironments,
   openAccountStore,
+  openEnvironments,
   openKeyStore,
   startEnvironments,
 } from '../../src/environments.js';
@@ -59,7 +60,6 @@ export async function openTestApp(settings: Record<string, string> = {}): Promis
   const app = await buildApp({
     logger,
     keys,
-    accounts,
     envs,
     rateLimit: config.rateLimit,
     clock,
@@ -67,6 +67,7 @@ export async function openTestApp(settings: Record<string, string> = {}): Promis
     unavailable: backendUnavailable,
     publicUrl: config.publicUrl,
   });
+  await registerDashboard(app, { accounts, keys, envs, clock });
   const testApp: TestApp = {
     app,
     keys,
