@@ -3,10 +3,18 @@ import { basename } from 'node:path';
 import { Command, CommanderError, InvalidArgumentError, type OutputConfiguration } from 'commander';
 import packageJson from '../../package.json' with { type: 'json' };
 import { checkBackends } from '../backend-checks.js';
+import { KeyRuleError } from '../commands/api-keys.js';
 import { type Config, ConfigError, loadStoreConfig } from '../config.js';
 import { checkDataDir } from '../data-dir.js';
 import { type Environment, environments } from '../domain/api-keys.js';
-import { openKeyStore, openOperatorReadModels, openOperatorStores, openWrappedKeys, sqliteStoreFile } from '../environments.js';
+import {
+  openAccountStore,
+  openKeyStore,
+  openOperatorReadModels,
+  openOperatorStores,
+  openWrappedKeys,
+  sqliteStoreFile,
+} from '../environments.js';
 import { OperatorError, oneLine, storeProblem } from '../operator-errors.js';
 import { auditCommand } from './audit.js';
 import { CliError, exitStatus, UsageError } from './errors.js';
@@ -94,6 +102,8 @@ function commandLine(env: NodeJS.ProcessEnv, output: Output, progress: Terminal)
             throw new CliError('the keys are kept in keys.db itself (NATURE_READ_MODELS is not mongodb): there is nothing to import');
           return { store: await openKeyStore(existingStore('keys'), 'keys.db'), file: sqliteStoreFile(config, 'keys') };
         },
+        // Asked for once the key store is open, so it is there (and its backend answered).
+        openAccounts: () => openAccountStore(storeConfig()),
       },
       output,
     ),
@@ -142,7 +152,7 @@ function commandLine(env: NodeJS.ProcessEnv, output: Output, progress: Terminal)
 function failure(error: unknown, config: Config | undefined): { status: number; message: string } {
   if (error instanceof CommanderError) return { status: exitStatus.usage, message: error.message.replace(/^error: /, '') };
   if (error instanceof UsageError) return { status: exitStatus.usage, message: error.message };
-  if (error instanceof CliError || error instanceof ConfigError || error instanceof OperatorError)
+  if (error instanceof CliError || error instanceof ConfigError || error instanceof OperatorError || error instanceof KeyRuleError)
     return { status: exitStatus.failed, message: error.message };
   const problem = config === undefined ? undefined : storeProblem(error, config.dataDir);
   return { status: exitStatus.failed, message: problem ?? (error instanceof Error ? error.message : String(error)) };
