@@ -1,7 +1,21 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { type ApiKeyRecord, environments, keyTypes, mintKey, parseOrigin, scopes } from '../domain/api-keys.js';
+import { type KeyContext, mintApiKey, revokeApiKey, rotateApiKey } from '../commands/api-keys.js';
+import type { Actor } from '../domain/accounts.js';
+import {
+  type ApiKeyRecord,
+  environments,
+  KEY_NAME_MAX,
+  keyNameProblem,
+  keyTypes,
+  type MintRequest,
+  mintProblem,
+  parseOrigin,
+  scopes,
+} from '../domain/api-keys.js';
+import type { AccountStore } from '../ports/account-store.js';
 import { type KeyStore, keysMissing } from '../ports/key-store.js';
 import { CliError, UsageError } from './errors.js';
+import { table } from './table.js';
 
 export interface Output {
   out: (line: string) => void;
@@ -10,16 +24,26 @@ export interface Output {
 
 const environmentNames = { test: 'sandbox', live: 'production' } as const;
 
-const NAME_MAX = 100;
+/** The operator at the command line, as the account's activity names them. */
+const operator: Actor = { type: 'operator' };
 
-/** A key's name is shown in listings and logs of the operator: 1..100 printable characters, trimmed. */
+/** A key's name is shown in listings and logs of the operator: 1..100 printable characters, trimmed (the dashboard's rule too). */
 function keyName(value: string): string {
-  const name = value.trim();
-  const length = [...name].length;
-  if (length === 0 || length > NAME_MAX) throw new InvalidArgumentError(`A name has 1 to ${NAME_MAX} characters.`);
-  // Control and invisible format characters (newlines, bidi overrides) would forge or hide listing lines.
-  if (/[\p{Cc}\p{Cf}]/u.test(name)) throw new InvalidArgumentError('A name has printable characters only.');
-  return name;
+  const problem = keyNameProblem(value.trim());
+  if (problem !== undefined) throw new InvalidArgumentError(problem);
+  return value.trim();
+}
+
+/**
+ * Why the command line's request breaks a rule of keys, or undefined: the rules the dashboard applies
+ * (mintProblem), two of them worded with the options that break them.
+ */
+function mintRequestProblem(request: MintRequest): string | undefined {
+  if (request.type === 'pk' && request.scopes.includes('nature:write'))
+    return 'a pk (publishable) key cannot have nature:write; mint an sk key for writes';
+  if (request.type === 'sk' && (request.origins?.length ?? 0) > 0)
+    return '--origin is for pk (publishable) keys only; sk keys are never used from a browser';
+  return mintProblem(request);
 }
 
 /** One more allowed origin of a pk key, as browsers send it in Origin. */
@@ -68,6 +92,8 @@ export interface KeyStores {
   open(options: { create: boolean }): Promise<KeyStore>;
   /** keys.db in the data directory when the keys are kept elsewhere (MongoDB), to import from; a CliError otherwise. */
   openLeftBehind(): Promise<{ store: KeyStore; file: string }>;
+  /** The account's store beside the keys, where each change to a key is recorded; opened once the key store was. */
+  openAccounts(): Promise<AccountStore>;
 }
 
 export function keysCommand(stores: KeyStores, output: Output): Command {
@@ -80,6 +106,16 @@ export function keysCommand(stores: KeyStores, output: Output): Command {
       await store.close();
     }
   };
+  /** The key store and the account's, for a change that the account's activity records. */
+  const withKeyContext = (work: (context: KeyContext) => Promise<void>, options = { create: false }) =>
+    withStore(async (store) => {
+      const accounts = await stores.openAccounts();
+      try {
+        await work({ keys: store, accounts });
+      } finally {
+        await accounts.close();
+      }
+    }, options);
 
   keys
     .command('create')
@@ -87,7 +123,7 @@ export function keysCommand(stores: KeyStores, output: Output): Command {
     .addOption(new Option('--env <env>', 'test (sandbox) or live (production)').choices(environments).makeOptionMandatory())
     .addOption(new Option('--type <type>', 'pk (publishable) or sk (secret)').choices(keyTypes).makeOptionMandatory())
     .addOption(new Option('--scope <scope...>', 'a scope; repeat for several').choices(scopes).makeOptionMandatory())
-    .requiredOption('--name <name>', `what the key is for: 1 to ${NAME_MAX} printable characters`, keyName)
+    .requiredOption('--name <name>', `what the key is for: 1 to ${KEY_NAME_MAX} printable characters`, keyName)
     .option(
       '--origin <origin>',
       'a browser origin a pk key may be used from (scheme://host[:port]); repeat for several; none: any origin',
@@ -104,19 +140,20 @@ export function keysCommand(stores: KeyStores, output: Output): Command {
         origin: string[];
         json?: boolean;
       }) => {
-        // A pk key writes only with an assessment's client secret: a write scope of its own would be a leak.
-        if (options.type === 'pk' && options.scope.includes('nature:write'))
-          throw new UsageError('a pk (publishable) key cannot have nature:write; mint an sk key for writes');
-        // An sk key never runs in a browser, so it has no origins to allow.
-        if (options.type === 'sk' && options.origin.length > 0)
-          throw new UsageError('--origin is for pk (publishable) keys only; sk keys are never used from a browser');
-        return withStore(
-          async (store) => {
-            const { raw, record } = mintKey(
-              { name: options.name, environment: options.env, type: options.type, scopes: options.scope, origins: options.origin },
-              new Date(),
-            );
-            await store.insert(record);
+        const request = {
+          name: options.name,
+          environment: options.env,
+          type: options.type,
+          scopes: options.scope,
+          origins: options.origin,
+        };
+        // Refused before any store is opened: a wrong command line creates nothing.
+        const problem = mintRequestProblem(request);
+        if (problem !== undefined) throw new UsageError(problem);
+        return withKeyContext(
+          async (context) => {
+            // The operator, who approves applications, may mint production keys without one.
+            const { raw, record } = await mintApiKey(context, operator, request, new Date());
             printMinted(output, options.json === true, record, raw);
           },
           { create: true },
@@ -184,10 +221,9 @@ export function keysCommand(stores: KeyStores, output: Output): Command {
     .argument('<key_id>')
     .option('--json', 'print one JSON object with id and key')
     .action((keyId: string, options: { json?: boolean }) =>
-      withStore(async (store) => {
-        const old = await activeKey(store, keyId);
-        const { raw, record } = mintKey(old, new Date(), old.id);
-        await store.rotate(old.id, record, record.created_at);
+      withKeyContext(async (context) => {
+        await activeKey(context.keys, keyId);
+        const { raw, record } = await rotateApiKey(context, operator, keyId, new Date());
         printMinted(output, options.json === true, record, raw);
       }),
     );
@@ -198,9 +234,9 @@ export function keysCommand(stores: KeyStores, output: Output): Command {
     .argument('<key_id>')
     .option('--json', 'print the revoked key as JSON')
     .action((keyId: string, options: { json?: boolean }) =>
-      withStore(async (store) => {
-        await activeKey(store, keyId);
-        const revoked = (await store.revoke(keyId, new Date().toISOString(), 'revoked'))!;
+      withKeyContext(async (context) => {
+        await activeKey(context.keys, keyId);
+        const revoked = await revokeApiKey(context, operator, keyId, new Date());
         if (options.json) return output.out(JSON.stringify(describe(revoked)));
         output.out(`${keyId} revoked`);
       }),
@@ -229,16 +265,7 @@ export function keysCommand(stores: KeyStores, output: Output): Command {
   return keys;
 }
 
-/** Columns padded to their widest cell, two spaces apart; the last column (a free-text name) is not padded. */
-function table(header: string[] | undefined, rows: string[][]): string[] {
-  const all = header ? [header, ...rows] : rows;
-  const widths = all[0]?.map((_, column) => Math.max(...all.map((row) => [...(row[column] ?? '')].length))) ?? [];
-  return all.map((row) =>
-    row.map((cell, column) => (column === row.length - 1 ? cell : cell + ' '.repeat(widths[column]! - [...cell].length))).join('  '),
-  );
-}
-
-/** The key, unless it does not exist or is no longer active: then the command fails with one line. */
+/** The key, unless it does not exist or is no longer active: then the command fails with one line (the operator's wording). */
 async function activeKey(store: KeyStore, keyId: string): Promise<ApiKeyRecord> {
   const key = await store.get(keyId);
   if (key === undefined) throw new CliError(`no key ${keyId}`);

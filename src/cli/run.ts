@@ -3,11 +3,21 @@ import { basename } from 'node:path';
 import { Command, CommanderError, InvalidArgumentError, type OutputConfiguration } from 'commander';
 import packageJson from '../../package.json' with { type: 'json' };
 import { checkBackends } from '../backend-checks.js';
-import { type Config, ConfigError, loadStoreConfig } from '../config.js';
+import { KeyRuleError } from '../commands/api-keys.js';
+import { type Config, ConfigError, loadConfig, loadStoreConfig } from '../config.js';
 import { checkDataDir } from '../data-dir.js';
 import { type Environment, environments } from '../domain/api-keys.js';
-import { openKeyStore, openOperatorReadModels, openOperatorStores, openWrappedKeys, sqliteStoreFile } from '../environments.js';
+import {
+  openAccountStore,
+  openDataKeys,
+  openKeyStore,
+  openOperatorReadModels,
+  openOperatorStores,
+  openWrappedKeys,
+  sqliteStoreFile,
+} from '../environments.js';
 import { OperatorError, oneLine, storeProblem } from '../operator-errors.js';
+import { type AccountStores, applicationsCommand, usersCommand } from './accounts.js';
 import { auditCommand } from './audit.js';
 import { CliError, exitStatus, UsageError } from './errors.js';
 import { addCommandHelp } from './help.js';
@@ -26,6 +36,29 @@ export interface CliIo {
   stdout: Terminal;
   stderr: Terminal;
   env: NodeJS.ProcessEnv;
+  /** What `--password-stdin` reads; none: such a command fails in one line. */
+  stdin?: NodeJS.ReadableStream & { isTTY?: boolean };
+}
+
+/** More than any password (PASSWORD_MAX characters of up to 4 bytes): a file piped in by mistake is not read to its end. */
+const STDIN_MAX_BYTES = 8 * 1024;
+
+/** All of standard input, as text: piped in, not typed (a typed password would be shown on the terminal and kept in its scroll-back). */
+async function readStdin(stdin: CliIo['stdin']): Promise<string> {
+  if (stdin === undefined) throw new CliError('no standard input to read the password from');
+  if (stdin.isTTY === true)
+    throw new UsageError(
+      '--password-stdin reads a password piped in, never typed: printf \'%s\' "$PASSWORD" | nature users create --email … --password-stdin (or leave it out for a set-up link)',
+    );
+  const chunks: Buffer[] = [];
+  let bytes = 0;
+  for await (const chunk of stdin) {
+    const buffer = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : Buffer.from(chunk);
+    bytes += buffer.length;
+    if (bytes > STDIN_MAX_BYTES) throw new UsageError(`standard input holds more than a password (over ${STDIN_MAX_BYTES} bytes)`);
+    chunks.push(buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 /**
@@ -37,8 +70,9 @@ async function reachable(config: Config, uses = { eventStore: true }): Promise<C
   return config;
 }
 
-/** The `nature` command line, with its stores' settings from `env` (and --data-dir first); `loaded` once a command read them. */
-function commandLine(env: NodeJS.ProcessEnv, output: Output, progress: Terminal) {
+/** The `nature` command line, with its stores' settings from `io.env` (and --data-dir first); `loaded` once a command read them. */
+function commandLine(io: CliIo, output: Output) {
+  const { env, stderr: progress } = io;
   const program = new Command('nature')
     .description(
       'Commands of the Nature Profile API. The operator commands work on the same data directory and backends as the server, while it runs; listen and trigger call a server with an API key.',
@@ -94,10 +128,34 @@ function commandLine(env: NodeJS.ProcessEnv, output: Output, progress: Terminal)
             throw new CliError('the keys are kept in keys.db itself (NATURE_READ_MODELS is not mongodb): there is nothing to import');
           return { store: await openKeyStore(existingStore('keys'), 'keys.db'), file: sqliteStoreFile(config, 'keys') };
         },
+        // Asked for once the key store is open, so it is there (and its backend answered).
+        openAccounts: () => openAccountStore(storeConfig()),
       },
       output,
     ),
   );
+  // The dashboard's people and the account's application are kept beside the keys (keys.db, or MongoDB's nature_keys).
+  const accountStores: AccountStores = {
+    async open({ create }) {
+      const config = storeConfig();
+      if (config.readModels.kind === 'mongodb') return openAccountStore(await reachable(config, { eventStore: false }));
+      if (!create) return openAccountStore(existingStore('keys'));
+      const fresh = !existsSync(sqliteStoreFile(config, 'keys'));
+      checkDataDir(config.dataDir, { create: true });
+      if (fresh) output.err(`nature: no key store in ${config.dataDir} yet: starting a new one`);
+      return openAccountStore(config);
+    },
+    // A user's address is sealed with a data key of the sandbox, made and wrapped by the master key as a subject's is.
+    openDataKeys: () => openDataKeys(storeConfig(), 'test'),
+    publicBase() {
+      // Only these two settings: the rest of the server's configuration is not this command's business.
+      const config = loadConfig({ PORT: env.PORT, NATURE_PUBLIC_URL: env.NATURE_PUBLIC_URL });
+      return config.publicUrl ?? `http://127.0.0.1:${config.port}`;
+    },
+    readStdin: () => readStdin(io.stdin),
+  };
+  program.addCommand(usersCommand(accountStores, output));
+  program.addCommand(applicationsCommand(accountStores, output));
   program.addCommand(
     profilesCommand(async (environment) => openOperatorStores(await reachable(existingStore(environment)), environment), output, progress),
   );
@@ -142,7 +200,7 @@ function commandLine(env: NodeJS.ProcessEnv, output: Output, progress: Terminal)
 function failure(error: unknown, config: Config | undefined): { status: number; message: string } {
   if (error instanceof CommanderError) return { status: exitStatus.usage, message: error.message.replace(/^error: /, '') };
   if (error instanceof UsageError) return { status: exitStatus.usage, message: error.message };
-  if (error instanceof CliError || error instanceof ConfigError || error instanceof OperatorError)
+  if (error instanceof CliError || error instanceof ConfigError || error instanceof OperatorError || error instanceof KeyRuleError)
     return { status: exitStatus.failed, message: error.message };
   const problem = config === undefined ? undefined : storeProblem(error, config.dataDir);
   return { status: exitStatus.failed, message: problem ?? (error instanceof Error ? error.message : String(error)) };
@@ -161,7 +219,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   const output: Output = { out: (line) => io.stdout.write(`${line}\n`), err: (line) => io.stderr.write(`${line}\n`) };
   // Known before parsing, so that an error in parsing is reported as JSON too.
   const json = argv.includes('--json');
-  const { program, loaded } = commandLine(io.env, output, io.stderr);
+  const { program, loaded } = commandLine(io, output);
   // Commander prints help and the version through io, reports errors through us (one line, or JSON), and never exits.
   const commanderOutput: OutputConfiguration = {
     writeOut: (text) => io.stdout.write(text),

@@ -21,11 +21,15 @@ export interface AccountStore {
   session(idHash: string): Promise<SessionRecord | undefined>;
   touchSession(idHash: string, at: string): Promise<void>;
   deleteSession(idHash: string): Promise<void>;
-  /** Ends every session of the user (a password change); and drops sessions that ended before `now`. */
+  /** Ends every session of the user (a password change, a reset). */
   deleteSessionsOf(userId: string): Promise<void>;
+  /** Drops the sessions idle since before `idleBefore` and those whose absolute end is `now` or earlier. */
   deleteExpiredSessions(idleBefore: string, now: string): Promise<void>;
 
-  /** Records a failed sign-in under each key (an address, a user) and answers how many each has since `since`. */
+  /**
+   * Records a failed sign-in under each key (an address, a user) and answers how many each has since `since`
+   * (inclusive). Failures before `since` may be forgotten then: every caller counts within the same window.
+   */
   recordFailure(keys: string[], at: string, since: string): Promise<number[]>;
   failuresSince(keys: string[], since: string): Promise<number[]>;
 

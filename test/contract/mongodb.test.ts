@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { MongoDBContainer } from '@testcontainers/mongodb';
 import { MongoClient } from 'mongodb';
 import { afterAll, describe, expect, it } from 'vitest';
+import { MongoAccountStore } from '../../src/adapters/mongodb/account-store.js';
 import { connectMongo } from '../../src/adapters/mongodb/client.js';
 import { MongoWrappedKeyStore } from '../../src/adapters/mongodb/data-key-store.js';
 import { MongoIdempotencyStore } from '../../src/adapters/mongodb/idempotency-store.js';
@@ -11,6 +12,7 @@ import { MongoReadModelStore } from '../../src/adapters/mongodb/read-model-store
 import { hashKey, mintKey } from '../../src/domain/api-keys.js';
 import { serverTarget } from '../support/backend-servers.js';
 import { tempDir } from '../support/temp-dir.js';
+import { accountStoreContract } from './account-store.contract.js';
 import { dataKeyStoreContract, wrappedDataKeys, wrappedKeyStoreContract } from './data-key-store.contract.js';
 import { idempotencyStoreContract } from './idempotency-store.contract.js';
 import { keyStoreContract } from './key-store.contract.js';
@@ -122,6 +124,26 @@ keyStoreContract(
       reopen: async () => {
         await fixture.store.close();
         fixture.store = await MongoKeyStore.connect(settings(), database);
+      },
+      cleanup: async () => {
+        await fixture.store.close();
+        await dropDatabase(database);
+      },
+    };
+    return fixture;
+  },
+  target.url === undefined,
+);
+
+accountStoreContract(
+  `mongodb (${target.url !== undefined ? target.source : 'skipped'})`,
+  async () => {
+    const database = `nature_contract_${randomUUID().slice(0, 8)}`;
+    const fixture = {
+      store: await MongoAccountStore.connect(settings(), database),
+      reopen: async () => {
+        await fixture.store.close();
+        fixture.store = await MongoAccountStore.connect(settings(), database);
       },
       cleanup: async () => {
         await fixture.store.close();

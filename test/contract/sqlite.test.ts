@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
+import { SqliteAccountStore } from '../../src/adapters/sqlite/account-store.js';
 import { SqliteWrappedKeyStore } from '../../src/adapters/sqlite/data-key-store.js';
 import { SqliteEventStore } from '../../src/adapters/sqlite/event-store.js';
 import { SqliteIdempotencyStore } from '../../src/adapters/sqlite/idempotency-store.js';
@@ -10,6 +11,7 @@ import { SqliteKeyStore } from '../../src/adapters/sqlite/key-store.js';
 import { SqliteReadModelStore } from '../../src/adapters/sqlite/read-model-store.js';
 import { filesContaining } from '../support/byte-scan.js';
 import { tempDir } from '../support/temp-dir.js';
+import { accountStoreContract } from './account-store.contract.js';
 import { dataKeyStoreContract, wrappedDataKeys, wrappedKeyStoreContract } from './data-key-store.contract.js';
 import { eventStoreContract } from './event-store.contract.js';
 import { idempotencyStoreContract } from './idempotency-store.contract.js';
@@ -64,6 +66,7 @@ dataKeyStoreContract('sqlite, wrapped by a master key', () =>
 wrappedKeyStoreContract('sqlite', () => reopenable('keys.db', (path) => new SqliteWrappedKeyStore(path, 'FULL')));
 idempotencyStoreContract('sqlite', () => reopenable('idempotency.db', (path) => new SqliteIdempotencyStore(path, 'FULL')));
 keyStoreContract('sqlite', () => reopenable('keys.db', (path) => new SqliteKeyStore(path, 'FULL')));
+accountStoreContract('sqlite', () => reopenable('keys.db', (path) => new SqliteAccountStore(path, 'FULL')));
 
 describe('sqlite data key store on disk', () => {
   /** Keys made and checkpointed into the database file (a close does that), then one destroyed by a new store. */

@@ -50,7 +50,7 @@ describe('the nature operator command', () => {
     expect(result.stderr).toBe('');
     const lines = result.stdout.split('\n');
     const listed = lines.flatMap((line, index) => {
-      const command = /^ {2}nature ((?:keys |profiles |master-key )?[a-z]+)\b/.exec(line)?.[1];
+      const command = /^ {2}nature ((?:keys |users |applications |profiles |master-key )?[a-z]+)\b/.exec(line)?.[1];
       return command === undefined ? [] : [{ command, description: lines[index + 1]!, example: lines[index + 2]! }];
     });
     expect(listed.map((entry) => entry.command)).toEqual([
@@ -60,6 +60,13 @@ describe('the nature operator command', () => {
       'keys rotate',
       'keys revoke',
       'keys import',
+      'users create',
+      'users list',
+      'users reset',
+      'applications list',
+      'applications show',
+      'applications approve',
+      'applications reject',
       'profiles rebuild',
       'audit',
       'usage',

@@ -1,4 +1,4 @@
-import { Writable } from 'node:stream';
+import { Readable, Writable } from 'node:stream';
 import { runCli } from '../../src/cli/run.js';
 
 /** `nature keys create` for an sk key that reads and writes, answered as JSON: what most tests mint. */
@@ -30,11 +30,17 @@ function collector() {
 /**
  * The operator command run in this process, as `nature args…` with `env` over this process's environment:
  * the same command line, stores and messages as the real process, without starting node for each run.
+ * `stdin`, when given, is what it reads on standard input, as if piped in; else it has none.
  * `runCliProcess` in processes.ts starts the real process, for what only a process shows (its exit code, its user).
  */
-export async function runCliInProcess(args: string[], env: Record<string, string>): Promise<CliResult> {
+export async function runCliInProcess(args: string[], env: Record<string, string>, stdin?: string): Promise<CliResult> {
   const stdout = collector();
   const stderr = collector();
-  const status = await runCli(args, { stdout: stdout.stream, stderr: stderr.stream, env: { ...process.env, ...env } });
+  const status = await runCli(args, {
+    stdout: stdout.stream,
+    stderr: stderr.stream,
+    env: { ...process.env, ...env },
+    ...(stdin !== undefined && { stdin: Readable.from([Buffer.from(stdin, 'utf8')]) }),
+  });
   return { status, stdout: stdout.text(), stderr: stderr.text() };
 }

@@ -4,9 +4,9 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
-/** The operator command as a user runs it, from source, in a process of its own. */
-export function runCliProcess(args: string[], env: Record<string, string>) {
-  return runCliWith(args, env, asUsual);
+/** The operator command as a user runs it, from source, in a process of its own; `stdin`, when given, piped in. */
+export function runCliProcess(args: string[], env: Record<string, string>, stdin?: string) {
+  return runCliWith(args, env, asUsual, stdin);
 }
 
 export function freePort(): Promise<number> {
@@ -131,11 +131,12 @@ export function runServerToExit(env: Record<string, string>, runner: Runner = as
 }
 
 /** As `runCliProcess`, run by `runner` (without root's privileges, say). */
-export function runCliWith(args: string[], env: Record<string, string>, runner: Runner) {
+export function runCliWith(args: string[], env: Record<string, string>, runner: Runner, stdin?: string) {
   const result = spawnSync(runner.command, [...runner.prefix, '--import', 'tsx', 'src/cli/main.ts', ...args], {
     cwd: root,
     env: { ...process.env, ...env },
     encoding: 'utf8',
+    ...(stdin !== undefined && { input: stdin }),
   });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }

@@ -117,7 +117,8 @@ export class MongoAccountStore implements AccountStore {
 
   async recordFailure(keys: string[], at: string, since: string): Promise<number[]> {
     await this.failures.deleteMany({ at: { $lt: since } });
-    await this.failures.insertMany(keys.map((key) => ({ key, at })));
+    // insertMany refuses an empty batch: a failure under no key records nothing, as in SQLite.
+    if (keys.length > 0) await this.failures.insertMany(keys.map((key) => ({ key, at })));
     return this.failuresSince(keys, since);
   }
 

@@ -1,0 +1,294 @@
+import { Command, InvalidArgumentError } from 'commander';
+import { type AccountContext, createUser, decideApplication, emailOf, findUser, resetUser, UserExistsError } from '../commands/accounts.js';
+import {
+  ACCOUNT_ID,
+  type ApplicationRecord,
+  isEmail,
+  normaliseEmail,
+  passwordProblem,
+  SETUP_LINK_MS,
+  type UserRecord,
+} from '../domain/accounts.js';
+import type { AccountStore } from '../ports/account-store.js';
+import type { DataKeyStore } from '../ports/data-keys.js';
+import { CliError, UsageError } from './errors.js';
+import type { Output } from './keys.js';
+import { printable, table } from './table.js';
+
+export interface AccountStores {
+  /** The account's store, beside the API keys; only `users create` may start a new one, every other command needs it to exist. */
+  open(options: { create: boolean }): Promise<AccountStore>;
+  /** The sandbox's data keys, which seal each user's address (opened only once a user is there to seal or open). */
+  openDataKeys(): Promise<DataKeyStore>;
+  /** Where the server is reached, for a set-up link: NATURE_PUBLIC_URL, else http://127.0.0.1:PORT. */
+  publicBase(): string;
+  /** All of standard input, as text. */
+  readStdin(): Promise<string>;
+}
+
+const SETUP_LINK_HOURS = SETUP_LINK_MS / 3600_000;
+
+/** The one-time link a new (or reset) user sets a password at: the dashboard's set-up page with the token. */
+const setupLink = (base: string, token: string) => `${base}/dashboard/setup?token=${encodeURIComponent(token)}`;
+
+function emailAddress(value: string): string {
+  if (!isEmail(value)) throw new InvalidArgumentError('An e-mail address is name@domain.tld, without spaces.');
+  return normaliseEmail(value);
+}
+
+const REASON_MAX = 500;
+
+/** A rejection's reason is shown to the account's people: 1..500 printable characters, trimmed. */
+function reason(value: string): string {
+  const text = value.trim();
+  const length = [...text].length;
+  if (length === 0 || length > REASON_MAX) throw new InvalidArgumentError(`A reason has 1 to ${REASON_MAX} characters.`);
+  if (/[\p{Cc}\p{Cf}]/u.test(text)) throw new InvalidArgumentError('A reason has printable characters only (one line).');
+  return text;
+}
+
+/** The password piped in: one trailing line break (from echo, or a file) is not part of it. */
+async function passwordFromStdin(stores: AccountStores): Promise<string> {
+  const password = (await stores.readStdin()).replace(/\r?\n$/, '');
+  const problem = passwordProblem(password);
+  if (problem !== undefined) throw new UsageError(`the password on standard input is refused: ${problem}`);
+  return password;
+}
+
+/** A user as the operator sees them: the address opened, never the password's hash or the set-up token's. */
+async function describeUser(context: AccountContext, user: UserRecord) {
+  return {
+    id: user.id,
+    email: await emailOf(context, user),
+    account_id: user.account_id,
+    role: user.role,
+    created_at: user.created_at,
+    password_set: user.password_hash !== null,
+    setup_link_expires_at: user.setup_expires_at,
+  };
+}
+
+/** What was printed of a set-up link: the link alone on stdout (LINK=$(nature users …) works), the rest on stderr. */
+function printLink(output: Output, link: string, email: string, expiresAt: string): void {
+  output.out(link);
+  output.err(
+    `This link works once, for ${SETUP_LINK_HOURS} hours (until ${expiresAt}), and is shown only now: send it to ${email} yourself. ` +
+      `A lost one is replaced by nature users reset --email ${email}.`,
+  );
+}
+
+export function usersCommand(stores: AccountStores, output: Output): Command {
+  const users = new Command('users').description("the dashboard's people: create them, list them, reset their access");
+
+  /** The account's store and, once `work` asks, the data keys; both closed at the end. */
+  const withContext = async (
+    options: { create: boolean },
+    work: (accounts: AccountStore, context: () => Promise<AccountContext>) => Promise<void>,
+  ) => {
+    const accounts = await stores.open(options);
+    let dataKeys: DataKeyStore | undefined;
+    try {
+      await work(accounts, async () => {
+        dataKeys ??= await stores.openDataKeys();
+        return { accounts, dataKeys };
+      });
+    } finally {
+      await dataKeys?.close();
+      await accounts.close();
+    }
+  };
+
+  users
+    .command('create')
+    .description(
+      `add a person who signs in to the dashboard; without --password-stdin a set-up link that works once, for ${SETUP_LINK_HOURS} hours, is printed`,
+    )
+    .requiredOption('--email <email>', 'the address they sign in with', emailAddress)
+    .option('--password-stdin', 'read their password from standard input (at least 12 characters) instead of printing a set-up link')
+    .option('--json', 'print one JSON object (with setup_link, unless the password was given)')
+    .action(async (options: { email: string; passwordStdin?: boolean; json?: boolean }) => {
+      // All that can be wrong on the command line is found before anything is opened or created.
+      const password = options.passwordStdin ? await passwordFromStdin(stores) : undefined;
+      const base = password === undefined ? stores.publicBase() : undefined;
+      await withContext({ create: true }, async (_accounts, open) => {
+        const context = await open();
+        const created = await createUser(context, options.email, password, new Date()).catch((error: unknown) => {
+          if (error instanceof UserExistsError)
+            throw new CliError(
+              `a user with ${options.email} exists already: nature users reset --email ${options.email} gives them a new set-up link`,
+            );
+          throw error;
+        });
+        const { user, setupToken } = created;
+        const link = setupToken === undefined ? null : setupLink(base!, setupToken);
+        if (options.json) return output.out(JSON.stringify({ ...(await describeUser(context, user)), setup_link: link }));
+        if (link === null)
+          return output.out(`${user.id} created: ${options.email}, ${user.role} of ${user.account_id}, with the password given`);
+        output.err(`${user.id} created: ${options.email}, ${user.role} of ${user.account_id}; they set a password at this link:`);
+        printLink(output, link, options.email, user.setup_expires_at!);
+      });
+    });
+
+  users
+    .command('list')
+    .description('list the people who sign in to the dashboard: id, e-mail, role, created, whether a password is set')
+    .option('--json', 'print a JSON array')
+    .action((options: { json?: boolean }) =>
+      withContext({ create: false }, async (accounts, open) => {
+        const all = await accounts.users();
+        // No user, no address to open: the data keys are not opened (nor made) for nothing.
+        const context = all.length === 0 ? undefined : await open();
+        const shown = context === undefined ? [] : await Promise.all(all.map((user) => describeUser(context, user)));
+        if (options.json) return output.out(JSON.stringify(shown));
+        const rows = shown.map((user) => [user.id, user.email, user.role, user.created_at, user.password_set ? 'yes' : 'no']);
+        for (const line of table(['ID', 'EMAIL', 'ROLE', 'CREATED', 'PASSWORD'], rows)) output.out(line);
+        if (shown.length === 0) output.err('nature: no users yet: add one with nature users create --email EMAIL');
+      }),
+    );
+
+  users
+    .command('reset')
+    .description(`give a user a new set-up link (printed once; the old one stops working) and end every session of theirs`)
+    .requiredOption('--email <email>', 'the address they sign in with', emailAddress)
+    .option('--json', 'print one JSON object with setup_link')
+    .action((options: { email: string; json?: boolean }) => {
+      const base = stores.publicBase();
+      return withContext({ create: false }, async (accounts, open) => {
+        const nobody = new CliError(`no user with ${options.email}: nature users list shows who there is`);
+        if ((await accounts.users()).length === 0) throw nobody;
+        const context = await open();
+        const user = await findUser(context, options.email);
+        if (user === undefined) throw nobody;
+        const token = await resetUser(context, user, new Date());
+        const reset = (await accounts.user(user.id))!;
+        const link = setupLink(base, token);
+        if (options.json) return output.out(JSON.stringify({ ...(await describeUser(context, reset)), setup_link: link }));
+        output.err(
+          `${user.id} (${options.email}): every session ended; they set a new password at this link (until then, a password they had still works):`,
+        );
+        printLink(output, link, options.email, reset.setup_expires_at!);
+      });
+    });
+
+  return users;
+}
+
+/** The application as the operator reviews it. */
+const describeApplication = (application: ApplicationRecord) => ({
+  account_id: application.account_id,
+  status: application.status,
+  organisation: application.organisation,
+  intended_use: application.intended_use,
+  expected_monthly_completions: application.expected_monthly_completions,
+  submitted_by: application.submitted_by,
+  submitted_at: application.submitted_at,
+  decided_at: application.decided_at,
+  reason: application.reason,
+});
+
+/** At v1 there is one account: any other id names none. */
+function knownAccount(accountId: string): string {
+  if (accountId !== ACCOUNT_ID) throw new CliError(`no account ${accountId}: the one account at v1 is ${ACCOUNT_ID}`);
+  return accountId;
+}
+
+const notApplied = (accountId: string) =>
+  new CliError(`${accountId} has not applied for production access (its people apply in the dashboard)`);
+
+export function applicationsCommand(stores: Pick<AccountStores, 'open'>, output: Output): Command {
+  const applications = new Command('applications').description('review applications for production access: live keys need one approved');
+  const withStore = async (work: (accounts: AccountStore) => Promise<void>) => {
+    const accounts = await stores.open({ create: false });
+    try {
+      await work(accounts);
+    } finally {
+      await accounts.close();
+    }
+  };
+
+  applications
+    .command('list')
+    .description('list applications for production access: account, status, expected completions, submitted, organisation')
+    .option('--json', 'print a JSON array')
+    .action((options: { json?: boolean }) =>
+      withStore(async (accounts) => {
+        const application = await accounts.application(ACCOUNT_ID);
+        const all = application === undefined ? [] : [describeApplication(application)];
+        if (options.json) return output.out(JSON.stringify(all));
+        const rows = all.map((each) => [
+          each.account_id,
+          each.status,
+          String(each.expected_monthly_completions),
+          each.submitted_at,
+          printable(each.organisation),
+        ]);
+        for (const line of table(['ACCOUNT', 'STATUS', 'COMPLETIONS/MONTH', 'SUBMITTED', 'ORGANISATION'], rows)) output.out(line);
+        if (all.length === 0) output.err('nature: no application for production access yet');
+      }),
+    );
+
+  applications
+    .command('show')
+    .description("an application's details: organisation, intended use, expected completions, who submitted it, the decision")
+    .argument('<account_id>')
+    .option('--json', 'print one JSON object')
+    .action((accountId: string, options: { json?: boolean }) =>
+      withStore(async (accounts) => {
+        const application = await accounts.application(knownAccount(accountId));
+        if (application === undefined) throw notApplied(accountId);
+        const shown = describeApplication(application);
+        if (options.json) return output.out(JSON.stringify(shown));
+        const fields: [string, string][] = [
+          ['account_id', shown.account_id],
+          ['status', shown.status],
+          ['organisation', printable(shown.organisation)],
+          ['intended_use', printable(shown.intended_use)],
+          ['expected_monthly_completions', String(shown.expected_monthly_completions)],
+          ['submitted_by', shown.submitted_by],
+          ['submitted_at', shown.submitted_at],
+          ['decided_at', shown.decided_at ?? '-'],
+          ['reason', shown.reason === null ? '-' : printable(shown.reason)],
+        ];
+        for (const line of table(undefined, fields)) output.out(line);
+      }),
+    );
+
+  /** Decides the pending application; anything else fails with one line that says how it stands. */
+  const decide = (accountId: string, status: 'approved' | 'rejected', why: string | null, json: boolean) =>
+    withStore(async (accounts) => {
+      knownAccount(accountId);
+      const decided = await decideApplication(accounts, { status, reason: why }, new Date());
+      if (decided === undefined) {
+        const current = await accounts.application(accountId);
+        if (current === undefined) throw notApplied(accountId);
+        throw new CliError(
+          `the application of ${accountId} was ${current.status} already, at ${current.decided_at}: only a pending one is decided`,
+        );
+      }
+      if (json) return output.out(JSON.stringify(describeApplication(decided)));
+      output.out(
+        status === 'approved'
+          ? `${accountId}: production access approved; its people may now create live keys`
+          : `${accountId}: production access rejected (${why}); its people may apply again`,
+      );
+    });
+
+  applications
+    .command('approve')
+    .description("approve the account's pending application: its people may then create production (live) keys")
+    .argument('<account_id>')
+    .option('--json', 'print the decided application as JSON')
+    .action((accountId: string, options: { json?: boolean }) => decide(accountId, 'approved', null, options.json === true));
+
+  applications
+    .command('reject')
+    .description("reject the account's pending application, with a reason its people see; they may apply again")
+    .argument('<account_id>')
+    .requiredOption('--reason <text>', `why, for the applicant: 1 to ${REASON_MAX} printable characters`, reason)
+    .option('--json', 'print the decided application as JSON')
+    .action((accountId: string, options: { reason: string; json?: boolean }) =>
+      decide(accountId, 'rejected', options.reason, options.json === true),
+    );
+
+  return applications;
+}

@@ -1,0 +1,15 @@
+/** Columns padded to their widest cell, two spaces apart; the last column (free text, such as a name) is not padded. */
+export function table(header: string[] | undefined, rows: string[][]): string[] {
+  const all = header ? [header, ...rows] : rows;
+  const widths = all[0]?.map((_, column) => Math.max(...all.map((row) => [...(row[column] ?? '')].length))) ?? [];
+  return all.map((row) =>
+    row.map((cell, column) => (column === row.length - 1 ? cell : cell + ' '.repeat(widths[column]! - [...cell].length))).join('  '),
+  );
+}
+
+/**
+ * Text someone else typed (an organisation's name from the dashboard), safe to print on the operator's terminal:
+ * control and invisible format characters (newlines, escapes, bidi overrides) shown as \u{…} rather than obeyed.
+ */
+export const printable = (text: string) =>
+  text.replace(/[\p{Cc}\p{Cf}]/gu, (character) => `\\u{${character.codePointAt(0)!.toString(16)}}`);
