@@ -14,9 +14,9 @@ input[type="text"], input[type="email"], input[type="password"], input[type="url
   font: inherit; width: 100%; max-width: 32rem; padding: 0.45rem 0.6rem; border: 1px solid #8c959f; border-radius: 6px; background: #fff; color: var(--ink);
 }
 textarea { min-height: 6rem; }
-fieldset { border: 1px solid var(--line); border-radius: 6px; margin: 0.75rem 0; padding: 0.5rem 1rem 0.75rem; max-width: 32rem; }
+fieldset { min-width: 0; border: 1px solid var(--line); border-radius: 6px; margin: 0.75rem 0; padding: 0.5rem 1rem 0.75rem; max-width: 32rem; }
 legend { font-weight: 600; padding: 0 0.25rem; }
-fieldset label { display: inline-flex; gap: 0.4rem; font-weight: 400; margin: 0.25rem 1.25rem 0.25rem 0; }
+fieldset label { display: flex; align-items: baseline; gap: 0.4rem; font-weight: 400; margin: 0.25rem 1.25rem 0.25rem 0; }
 button, .button { font: inherit; font-weight: 600; padding: 0.45rem 0.9rem; border-radius: 6px; border: 1px solid #1f6f3f; background: #1a7f37; color: #fff; cursor: pointer; text-decoration: none; display: inline-block; }
 button.secondary, .button.secondary { background: #f6f8fa; color: var(--ink); border-color: #8c959f; }
 button.danger { background: #b42318; border-color: #8a1c12; }
@@ -34,7 +34,9 @@ form.inline { display: inline; margin: 0 0.25rem 0 0; }
 .badge.pending, .badge.retrying, .badge.cancelled { color: #7d4e00; }
 table { display: table; }
 .scroll { overflow-x: auto; }
-td code { word-break: break-all; }
+.scroll:focus-visible { outline: 3px solid #ffbf47; outline-offset: 2px; }
+td code, p code { overflow-wrap: anywhere; }
+td code.key { white-space: nowrap; }
 .tabs { display: flex; gap: 1rem; margin: 0.5rem 0 1rem; }
 .tabs a[aria-current="page"] { color: var(--ink); font-weight: 700; text-decoration: none; border-bottom: 2px solid var(--ink); }
 .chart text { font: 12px system-ui, sans-serif; fill: var(--ink); }

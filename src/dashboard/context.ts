@@ -5,7 +5,7 @@ import type { Environment } from '../domain/api-keys.js';
 import type { Environments } from '../environments.js';
 import type { AccountStore } from '../ports/account-store.js';
 import type { KeyStore } from '../ports/key-store.js';
-import type { Html } from './html.js';
+import { type Html, html } from './html.js';
 import type { Viewer } from './layout.js';
 import { cookieOptions, type SignedIn } from './sessions.js';
 
@@ -67,6 +67,26 @@ export function fields(body: unknown, name: string): string[] {
   const value = (body as Record<string, unknown> | null | undefined)?.[name];
   if (typeof value === 'string') return [value];
   return Array.isArray(value) ? value.filter((each): each is string => typeof each === 'string') : [];
+}
+
+/**
+ * What a change that redirected says on the page it lands on, by a code in the address (never text from it):
+ * a reload of that page shows the page again and repeats nothing.
+ */
+const notices = {
+  saved: 'Saved.',
+  enabled: 'The endpoint is enabled: it receives the events that happen from now on.',
+  disabled: 'The endpoint is disabled: it receives nothing until it is enabled again.',
+  test_sent: 'A test event is queued: its delivery appears below once it is sent (reload the page).',
+  redelivered: 'The event is queued again: its attempt appears in the deliveries once it is sent.',
+  revoked: 'The key is revoked: every request with it gets 401 from now on.',
+  applied: 'Your application is sent.',
+} as const;
+export type NoticeCode = keyof typeof notices;
+
+export function noticeOf(request: FastifyRequest) {
+  const code = field(request.query, 'done');
+  return Object.hasOwn(notices, code) ? html`<div class="notice success" role="status"><p>${notices[code as NoticeCode]}</p></div>` : '';
 }
 
 export const queryValue = (request: FastifyRequest, name: string) => field(request.query, name);

@@ -89,7 +89,8 @@ describe('the developer dashboard', () => {
     const replacementId = (await t.keys.list()).find((key) => key.rotated_from === keyId)!.id;
     await browser.get(`/dashboard/keys/${replacementId}/revoke`);
     const revoked = await browser.post(`/dashboard/keys/${replacementId}/revoke`, {});
-    expect(revoked.body).toContain('is revoked');
+    expect(revoked.headers.location).toBe('/dashboard/keys?done=revoked');
+    expect((await browser.get(revoked.headers.location as string)).body).toContain('is revoked');
     expect(await apiStatus(replacement)).toBe(401);
 
     const activity = await browser.get('/dashboard/activity');
@@ -153,7 +154,8 @@ describe('the developer dashboard', () => {
       intended_use: 'Coaching programmes for our clients',
       expected_monthly_completions: '500',
     });
-    expect(applied.body).toContain('pending');
+    expect(applied.statusCode).toBe(303);
+    expect((await browser.get('/dashboard/production')).body).toContain('pending');
     expect((await t.accounts.application(ACCOUNT_ID))?.status).toBe('pending');
     await browser.get('/dashboard/keys');
     expect((await browser.post('/dashboard/keys', newKeyForm('Production server', 'live'))).statusCode).toBe(422);

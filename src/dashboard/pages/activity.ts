@@ -32,7 +32,7 @@ export function registerActivityPage(scope: FastifyInstance, context: DashboardC
 ${
   rows.length === 0
     ? html`<p>Nothing yet.</p>`
-    : html`<div class="scroll"><table><caption class="visually-hidden">Activity, newest first</caption><thead><tr><th scope="col">When</th><th scope="col">Who</th><th scope="col">What</th><th scope="col">On</th><th scope="col">Detail</th></tr></thead><tbody>${rows}</tbody></table></div>`
+    : html`<div class="scroll" tabindex="0"><table><caption class="visually-hidden">Activity, newest first</caption><thead><tr><th scope="col">When</th><th scope="col">Who</th><th scope="col">What</th><th scope="col">On</th><th scope="col">Detail</th></tr></thead><tbody>${rows}</tbody></table></div>`
 }`;
     return sendPage(reply, page('Activity', body, viewer, 'Activity'));
   });

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { type ApplicationInput, submitApplication } from '../../commands/accounts.js';
 import { ACCOUNT_ID, type ApplicationRecord } from '../../domain/accounts.js';
-import { type DashboardContext, field, sendPage, viewerOf } from '../context.js';
+import { type DashboardContext, field, noticeOf, seeOther, sendPage, viewerOf } from '../context.js';
 import { type Html, html } from '../html.js';
 import { badge, csrfField, errorNotice, page, when } from '../layout.js';
 
@@ -71,7 +71,7 @@ export function registerApplicationPages(scope: FastifyInstance, context: Dashbo
     return sendPage(reply, page('Production access', html`${notice}${statusOf(application)}${form}`, viewer, 'Production access'), status);
   };
 
-  scope.get('/production', (request, reply) => show(request, reply, {}, ''));
+  scope.get('/production', (request, reply) => show(request, reply, {}, noticeOf(request)));
 
   scope.post('/production', async (request, reply) => {
     const { input, raw, problem } = readInput(request.body);
@@ -80,6 +80,6 @@ export function registerApplicationPages(scope: FastifyInstance, context: Dashbo
     // A pending or approved application stands: sending the form again (a reload, a second tab) changes nothing.
     if (current === undefined || current.status === 'rejected')
       await submitApplication(context.accounts, input, request.signedIn!.user.id, context.clock());
-    return show(request, reply, {}, '');
+    return seeOther(reply, '/dashboard/production?done=applied');
   });
 }

@@ -6,7 +6,17 @@ import { requireRedeliveryTarget } from '../../http/routes/events.js';
 import { requireSubject } from '../../http/routes/subjects.js';
 import { queueRedelivery } from '../../webhooks/dispatcher.js';
 import { eventObject } from '../../webhooks/event-object.js';
-import { actorOf, type DashboardContext, environmentOfSegment, field, queryValue, seeOther, sendPage, viewerOf } from '../context.js';
+import {
+  actorOf,
+  type DashboardContext,
+  environmentOfSegment,
+  field,
+  noticeOf,
+  queryValue,
+  seeOther,
+  sendPage,
+  viewerOf,
+} from '../context.js';
 import { html } from '../html.js';
 import { csrfField, page, when } from '../layout.js';
 import { environmentTabs, segmentParam } from './environment-tabs.js';
@@ -41,7 +51,7 @@ export function registerEventPages(scope: FastifyInstance, context: DashboardCon
 ${
   data.length === 0
     ? html`<p>No events${type === '' ? '' : html` of type ${type}`} here yet.</p>`
-    : html`<div class="scroll"><table><caption class="visually-hidden">Events, newest first</caption><thead><tr><th scope="col">Event</th><th scope="col">Type</th><th scope="col">Created</th></tr></thead><tbody>${rows}</tbody></table></div>`
+    : html`<div class="scroll" tabindex="0"><table><caption class="visually-hidden">Events, newest first</caption><thead><tr><th scope="col">Event</th><th scope="col">Type</th><th scope="col">Created</th></tr></thead><tbody>${rows}</tbody></table></div>`
 }
 <div class="actions">${after === undefined ? '' : html`<a href="/dashboard/${segment}/events?${query({})}">Newest</a>`}${hasMore ? html`<a href="/dashboard/${segment}/events?${query({ after: data.at(-1)!.id })}">Older events</a>` : ''}</div>`;
     return sendPage(reply, page('Events', body, viewer, 'Events'));
@@ -53,10 +63,7 @@ ${
     const event = await env.readModels.get('events', request.params.id);
     if (event === undefined) throw new ProblemError('not_found', `No event ${request.params.id} in the ${segment}.`);
     const viewer = await viewerOf(context, request, reply);
-    const notice =
-      queryValue(request, 'redelivered') === '1'
-        ? html`<div class="notice success" role="status"><p>The event is queued again for delivery; the deliveries of each endpoint show the attempt.</p></div>`
-        : '';
+    const notice = noticeOf(request);
     const body = html`${environmentTabs(segment, 'events')}${notice}
 <p>${event.type} · ${when(event.created_at)}</p>
 <pre tabindex="0" aria-label="The event as JSON"><code>${JSON.stringify(eventObject(event, env.livemode), null, 2)}</code></pre>
@@ -90,8 +97,8 @@ ${csrfField(viewer.csrf)}
     return seeOther(
       reply,
       endpointId === ''
-        ? `/dashboard/${segment}/events/${event.id}?redelivered=1`
-        : `/dashboard/${segment}/webhooks/${endpointId}?redelivered=1`,
+        ? `/dashboard/${segment}/events/${event.id}?done=redelivered`
+        : `/dashboard/${segment}/webhooks/${endpointId}?done=redelivered`,
     );
   });
 }

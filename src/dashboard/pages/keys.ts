@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { KeyRuleError, mintApiKey, revokeApiKey, rotateApiKey } from '../../commands/api-keys.js';
 import { ACCOUNT_ID } from '../../domain/accounts.js';
 import { type ApiKeyRecord, type Environment, type KeyType, parseOrigin, type Scope, scopes } from '../../domain/api-keys.js';
-import { actorOf, type DashboardContext, field, fields, sendPage, viewerOf } from '../context.js';
+import { actorOf, type DashboardContext, field, fields, noticeOf, seeOther, sendPage, viewerOf } from '../context.js';
 import { type Html, html } from '../html.js';
 import { badge, csrfField, errorNotice, page, shownOnce, when } from '../layout.js';
 
@@ -25,7 +25,7 @@ function keyTable(keys: ApiKeyRecord[]): Html {
   const rows = [...keys].reverse().map(
     (key) => html`<tr>
 <td>${key.name}</td>
-<td><code>${shortKey(key)}</code></td>
+<td><code class="key">${shortKey(key)}</code></td>
 <td>${environmentName[key.environment]}</td>
 <td>${key.type === 'sk' ? 'secret' : 'publishable'}</td>
 <td>${key.scopes.join(', ')}</td>
@@ -39,7 +39,7 @@ function keyTable(keys: ApiKeyRecord[]): Html {
     }</td>
 </tr>`,
   );
-  return html`<div class="scroll"><table>
+  return html`<div class="scroll" tabindex="0"><table>
 <caption class="visually-hidden">API keys, newest first</caption>
 <thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Environment</th><th scope="col">Type</th><th scope="col">Scopes</th><th scope="col" class="wide">Allowed origins</th><th scope="col" class="wide">Created</th><th scope="col">Status</th><th scope="col">Actions</th></tr></thead>
 <tbody>${rows}</tbody>
@@ -111,7 +111,7 @@ ${createForm(viewer.csrf, form, await approved())}`;
     return sendPage(reply, page('API keys', body, viewer, 'API keys'), status);
   };
 
-  scope.get('/keys', (request, reply) => listPage(request, reply, blankForm, ''));
+  scope.get('/keys', (request, reply) => listPage(request, reply, blankForm, noticeOf(request)));
 
   scope.post('/keys', async (request, reply) => {
     const { form, origins, problem } = readForm(request.body);
@@ -161,9 +161,8 @@ ${csrfField(viewer.csrf)}
     scope.post<{ Params: { id: string } }>(`/keys/:id/${action}`, async (request, reply) => {
       try {
         if (action === 'revoke') {
-          const revoked = await revokeApiKey(context, actorOf(request), request.params.id, context.clock());
-          const done = html`<div class="notice success" role="status"><p>Key "${revoked.name}" (<code>${shortKey(revoked)}</code>) is revoked.</p></div>`;
-          return listPage(request, reply, blankForm, done);
+          await revokeApiKey(context, actorOf(request), request.params.id, context.clock());
+          return seeOther(reply, '/dashboard/keys?done=revoked');
         }
         const { raw, record } = await rotateApiKey(context, actorOf(request), request.params.id, context.clock());
         const viewer = await viewerOf(context, request, reply);

@@ -52,7 +52,7 @@ ${bars}${labels}
 </svg>
 <figcaption>${caption}: ${total} in ${DAYS} days.</figcaption>
 </figure>
-<details><summary>The figures as a table</summary><div class="scroll"><table><thead><tr><th scope="col">Day (UTC)</th><th scope="col">Completed</th></tr></thead><tbody>${days.map(
+<details><summary>The figures as a table</summary><div class="scroll" tabindex="0"><table><thead><tr><th scope="col">Day (UTC)</th><th scope="col">Completed</th></tr></thead><tbody>${days.map(
     (day) => html`<tr><td>${day}</td><td>${counts.get(day) ?? 0}</td></tr>`,
   )}</tbody></table></div></details>`;
 }
@@ -93,7 +93,7 @@ ${dayChart(days, perDay, caption)}
 ${
   keyRows.length === 0
     ? html`<p>No completed assessments in this environment in the last ${DAYS} days.</p>`
-    : html`<div class="scroll"><table><thead><tr><th scope="col">Key</th><th scope="col">Completed</th></tr></thead><tbody>${keyRows}</tbody></table></div>${chosen === undefined ? '' : html`<p><a href="/dashboard/${segment}/usage">Every key</a></p>`}`
+    : html`<div class="scroll" tabindex="0"><table><thead><tr><th scope="col">Key</th><th scope="col">Completed</th></tr></thead><tbody>${keyRows}</tbody></table></div>${chosen === undefined ? '' : html`<p><a href="/dashboard/${segment}/usage">Every key</a></p>`}`
 }
 <p class="hint">A completion counts for the key that sent the last answers of the assessment, on the UTC day it was scored (the same figures as <code>GET /v1/nature/usage</code>).</p>`;
     return sendPage(reply, page('Usage', body, viewer, 'Usage'));

@@ -15,7 +15,8 @@ import {
   environmentOfSegment,
   field,
   fields,
-  queryValue,
+  noticeOf,
+  seeOther,
   sendPage,
   viewerOf,
 } from '../context.js';
@@ -42,7 +43,7 @@ const eventChoices = (csrfChecked: readonly EventType[]) =>
 
 function endpointList(segment: EnvironmentSegment, endpoints: WebhookEndpoint[]): Html {
   if (endpoints.length === 0) return html`<p>No endpoints in this environment yet: add one below.</p>`;
-  return html`<div class="scroll"><table>
+  return html`<div class="scroll" tabindex="0"><table>
 <thead><tr><th scope="col">URL</th><th scope="col">Events</th><th scope="col">Status</th><th scope="col" class="wide">Created</th></tr></thead>
 <tbody>${endpoints.map(
     (endpoint) =>
@@ -50,14 +51,20 @@ function endpointList(segment: EnvironmentSegment, endpoints: WebhookEndpoint[])
   )}</tbody></table></div>`;
 }
 
-function deliveryTable(segment: EnvironmentSegment, endpoint: WebhookEndpoint, deliveries: WebhookDelivery[], csrf: string): Html {
+function deliveryTable(
+  segment: EnvironmentSegment,
+  endpoint: WebhookEndpoint,
+  deliveries: WebhookDelivery[],
+  kept: ReadonlySet<string>,
+  csrf: string,
+): Html {
   if (deliveries.length === 0) return html`<p>No deliveries yet.</p>`;
   const redeliver = (delivery: WebhookDelivery) =>
     // A test event is sent once and never kept as an event, so it cannot be sent again; a disabled endpoint receives nothing.
-    delivery.event_id.endsWith('TEST') || endpoint.status !== 'enabled'
+    !kept.has(delivery.event_id) || endpoint.status !== 'enabled'
       ? ''
       : html`<form method="post" action="/dashboard/${segment}/events/${delivery.event_id}/redeliver" class="inline">${csrfField(csrf)}<input type="hidden" name="endpoint_id" value="${endpoint.id}"><button type="submit" class="secondary">Redeliver<span class="visually-hidden"> ${delivery.event_id}</span></button></form>`;
-  return html`<div class="scroll"><table>
+  return html`<div class="scroll" tabindex="0"><table>
 <caption class="visually-hidden">Delivery attempts, newest first</caption>
 <thead><tr><th scope="col">Event</th><th scope="col">Attempt</th><th scope="col">Outcome</th><th scope="col">Status code or error</th><th scope="col">Duration</th><th scope="col" class="wide">Attempted</th><th scope="col" class="wide">Next attempt</th><th scope="col">Action</th></tr></thead>
 <tbody>${deliveries.map(
@@ -111,6 +118,7 @@ ${eventChoices(['nature.assessment.completed'])}
     const viewer = await viewerOf(context, request, reply);
     const endpoint = await requireEndpoint(env.readModels, id);
     const deliveries = (await env.readModels.list('webhook_deliveries', { limit: DELIVERIES_SHOWN, where: { endpoint_id: id } })).data;
+    const kept = new Set((await env.readModels.getMany('events', [...new Set(deliveries.map((delivery) => delivery.event_id))])).keys());
     const previous = previousSecretExpiresAt(endpoint, context.clock());
     const action = (path: string) => `/dashboard/${segment}/webhooks/${id}/${path}`;
     const body = html`${environmentTabs(segment, 'webhooks')}${notice}
@@ -140,7 +148,7 @@ ${csrfField(viewer.csrf)}
 <div class="actions"><button type="submit" class="secondary">Rotate secret</button></div>
 </form>
 <h2>Deliveries</h2>
-${deliveryTable(segment, endpoint, deliveries, viewer.csrf)}`;
+${deliveryTable(segment, endpoint, deliveries, kept, viewer.csrf)}`;
     return sendPage(reply, page(`Endpoint ${id}`, body, viewer, 'Webhooks'), status);
   };
 
@@ -165,15 +173,7 @@ ${deliveryTable(segment, endpoint, deliveries, viewer.csrf)}`;
     return sendPage(reply, page('Endpoint added', body, viewer, 'Webhooks'), 201);
   });
 
-  scope.get<{ Params: Params }>('/:segment/webhooks/:id', (request, reply) =>
-    endpointPage(
-      request,
-      reply,
-      queryValue(request, 'redelivered') === '1'
-        ? html`<div class="notice success" role="status"><p>The event is queued again for this endpoint: its attempt appears below once it is sent.</p></div>`
-        : '',
-    ),
-  );
+  scope.get<{ Params: Params }>('/:segment/webhooks/:id', (request, reply) => endpointPage(request, reply, noticeOf(request)));
 
   scope.post<{ Params: Params }>('/:segment/webhooks/:id', async (request, reply) => {
     const env = envOf(request);
@@ -188,14 +188,14 @@ ${deliveryTable(segment, endpoint, deliveries, viewer.csrf)}`;
       context.clock(),
     );
     await record(request, 'webhook_endpoint.updated', endpoint.id, endpoint.url);
-    return endpointPage(request, reply, html`<div class="notice success" role="status"><p>Saved.</p></div>`);
+    return seeOther(reply, `/dashboard/${request.params.segment}/webhooks/${endpoint.id}?done=saved`);
   });
 
   scope.post<{ Params: Params }>('/:segment/webhooks/:id/status', async (request, reply) => {
     const status = field(request.body, 'status') === 'disabled' ? 'disabled' : 'enabled';
     const { endpoint } = await updateEndpoint(envOf(request), request.params.id, { status }, metadata(request), context.clock());
     await record(request, `webhook_endpoint.${status}`, endpoint.id, endpoint.url);
-    return endpointPage(request, reply, html`<div class="notice success" role="status"><p>The endpoint is ${status}.</p></div>`);
+    return seeOther(reply, `/dashboard/${request.params.segment}/webhooks/${endpoint.id}?done=${status}`);
   });
 
   scope.post<{ Params: Params }>('/:segment/webhooks/:id/rotate', async (request, reply) => {
@@ -212,7 +212,6 @@ ${deliveryTable(segment, endpoint, deliveries, viewer.csrf)}`;
     const event = testCompletion(context.clock());
     await queueTestEvent(env.bus, event, endpoint.id);
     await record(request, 'webhook_endpoint.test_sent', endpoint.id, event.id);
-    const notice = html`<div class="notice success" role="status"><p>Test event <code>${event.id}</code> queued: its delivery appears below once it is sent (reload the page).</p></div>`;
-    return endpointPage(request, reply, notice, 202);
+    return seeOther(reply, `/dashboard/${request.params.segment}/webhooks/${endpoint.id}?done=test_sent`);
   });
 }
