@@ -25,9 +25,9 @@ export const assessmentsProjection: CollectionProjection<AssessmentEvent, 'asses
       const status = responses_received === ITEM_COUNT ? 'scoring' : 'in_progress';
       return { ...current, responses: [...current.responses, sealedPart(event)], status, updated_at: submitted_at };
     }
-    const evolved = evolveAssessment(current && { ...current, answers: {} }, event);
+    const evolved = evolveAssessment(current && { ...current, answers: {}, timing: {} }, event);
     if (evolved === undefined) return null;
-    const { answers: _none, ...next } = evolved;
+    const { answers: _none, timing: _sealedWithTheAnswers, ...next } = evolved;
     return { ...next, responses: allAnswered(next) ? [] : (current?.responses ?? []) };
   },
 };

@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { ITEM_COUNT, ITEM_SET_VERSION } from '../scoring/item-bank.js';
+import type { ItemTiming, Quality } from '../scoring/quality.js';
 import type { Descriptions, Scorer, Scores } from '../scoring/scorer.js';
 import { DomainError, subjectErasedError } from './errors.js';
 
@@ -10,7 +11,14 @@ export type Language = 'en' | 'fr';
 export interface ItemResponse {
   item_id: string;
   value: number;
+  /** When the person answered, as the caller reports it (optional): for the quality indicators only. */
+  answered_at?: string;
+  /** How long the person took on the item, in ms (optional): for the quality indicators only. */
+  response_time_ms?: number;
 }
+
+/** How far past the server's clock a reported answered_at may be: a browser's clock is seldom exact. */
+export const ANSWERED_AT_SKEW_MS = 120_000;
 
 export type AssessmentStarted = {
   type: 'AssessmentStarted';
@@ -51,7 +59,7 @@ export type ResponsesSubmitted = {
  * on it. The narratives are derived from the scores where a profile is shown (scoring/scorer.ts `describeScores`);
  * events written before that keep theirs in `descriptions`, and those are shown as they were first served.
  */
-export type ProfileScores = Scores & { descriptions?: Descriptions };
+export type ProfileScores = Scores & { descriptions?: Descriptions; quality?: Quality };
 
 export type ScoringCompleted = {
   type: 'ScoringCompleted';
@@ -127,6 +135,8 @@ export interface Assessment {
   item_set_version: string;
   /** Latest answer per item. */
   answers: Record<string, number>;
+  /** The timing the caller sent with each latest answer, if any. */
+  timing: Record<string, ItemTiming>;
   /** The profile made at completion. */
   profile_id: string | null;
   /** The version that scored it at completion. */
@@ -169,6 +179,7 @@ export function evolveAssessment(state: AssessmentState, event: AssessmentEvent)
       ...rest,
       status: 'created',
       answers: {},
+      timing: {},
       profile_id: null,
       scoring_version: null,
       profiles: {},
@@ -184,9 +195,19 @@ export function evolveAssessment(state: AssessmentState, event: AssessmentEvent)
       // Erased: the answers are gone, and with them any way to score the assessment.
       if (event.data.pii === null) return { ...state, updated_at: event.data.submitted_at };
       const answers = { ...state.answers };
-      for (const { item_id, value } of event.data.pii.responses) answers[item_id] = value;
+      const timing = { ...state.timing };
+      for (const { item_id, value, answered_at, response_time_ms } of event.data.pii.responses) {
+        answers[item_id] = value;
+        // A new answer brings its own timing, or none: the old answer's never describes it.
+        const given: ItemTiming = {
+          ...(answered_at !== undefined && { answered_at }),
+          ...(response_time_ms !== undefined && { response_time_ms }),
+        };
+        if (Object.keys(given).length > 0) timing[item_id] = given;
+        else delete timing[item_id];
+      }
       const status = Object.keys(answers).length === ITEM_COUNT ? 'scoring' : 'in_progress';
-      return { ...state, answers, status, updated_at: event.data.submitted_at };
+      return { ...state, answers, timing, status, updated_at: event.data.submitted_at };
     }
     case 'ScoringCompleted': {
       const { profile_id, scoring_version, completed_at } = event.data;
@@ -317,6 +338,7 @@ export function decideSubmitResponses(
   command: { subject_id: string; responses: ItemResponse[]; now: Date; scoring: () => ScoringCommand },
 ): AssessmentEvent[] {
   const assessment = openAssessmentOf(state, command.subject_id, command.now);
+  refuseTiming(assessment, command.responses, command.now);
   const changed = command.responses.filter(({ item_id, value }) => assessment.answers[item_id] !== value);
   if (changed.length === 0) return [];
   const answered = new Set([...Object.keys(assessment.answers), ...changed.map(({ item_id }) => item_id)]).size;
@@ -332,6 +354,25 @@ export function decideSubmitResponses(
   };
   if (answered < ITEM_COUNT) return [submitted];
   return [submitted, ...decideScoreAssessment(evolveAssessment(assessment, submitted), command.scoring)];
+}
+
+/** A reported answered_at must fall in the assessment's life: not before it started, not after now (give or take the skew). */
+function refuseTiming(assessment: Assessment, responses: readonly ItemResponse[], now: Date): void {
+  const errors = responses.flatMap(({ item_id, answered_at }, index) => {
+    if (answered_at === undefined) return [];
+    const at = Date.parse(answered_at);
+    const problem =
+      at < Date.parse(assessment.created_at)
+        ? `is before the assessment started (${assessment.created_at}).`
+        : at > now.getTime() + ANSWERED_AT_SKEW_MS
+          ? `is in the future (the server's clock reads ${now.toISOString()}; ${ANSWERED_AT_SKEW_MS / 1000} s of skew is allowed).`
+          : undefined;
+    if (problem === undefined) return [];
+    return [
+      { path: `/responses/${index}/answered_at`, in: 'body', message: `\`responses[${index}].answered_at\` (${item_id}) ${problem}` },
+    ];
+  });
+  if (errors.length > 0) throw new DomainError('validation_failed', `The request body has ${errors.length} invalid field(s).`, { errors });
 }
 
 /** The subject is being erased: its assessment, if still open, is closed first, so that a batch in flight conflicts with it. */
@@ -352,7 +393,7 @@ export function decideAbandonAssessment(state: AssessmentState, command: { subje
 export function decideScoreAssessment(state: AssessmentState, scoring: () => ScoringCommand): AssessmentEvent[] {
   if (state === undefined || state.status !== 'scoring') return [];
   const command = scoring();
-  const { scoring_version, ...scores } = command.scorer(state.answers);
+  const { scoring_version, ...scores } = command.scorer(state.answers, state.timing);
   return [
     {
       type: 'ScoringCompleted',
@@ -369,6 +410,10 @@ export function decideScoreAssessment(state: AssessmentState, scoring: () => Sco
     },
   ];
 }
+
+/** Whether two profiles say the same: their scores (the narratives follow from them); quality is not announced. */
+const sameScores = (a: ProfileScores, b: ProfileScores) =>
+  isDeepStrictEqual(a.natures, b.natures) && isDeepStrictEqual(a.intelligences, b.intelligences);
 
 export interface Rescore {
   /** The version to score with, and its scorer. */
@@ -404,7 +449,7 @@ export function decideRescore(state: AssessmentState, command: Rescore): Assessm
   const scoresIn = (version: string): ProfileScores => {
     let scores = scored.get(version);
     if (scores === undefined) {
-      const { scoring_version: _version, ...profile } = command.scorerOf(version)(answers);
+      const { scoring_version: _version, ...profile } = command.scorerOf(version)(answers, state.timing);
       scores = profile;
       scored.set(version, scores);
     }
@@ -424,7 +469,7 @@ export function decideRescore(state: AssessmentState, command: Rescore): Assessm
         profile_id: command.profile_id,
         scoring_version: command.scoring_version,
         replaces_profile_id: replaces,
-        changed: !isDeepStrictEqual(scoresIn(command.scoring_version), scoresIn(served)),
+        changed: !sameScores(scoresIn(command.scoring_version), scoresIn(served)),
         completed_at: state.completed_at!,
         rescored_at: command.now.toISOString(),
         pii: { profile: scoresIn(command.scoring_version) },
@@ -436,7 +481,7 @@ export function decideRescore(state: AssessmentState, command: Rescore): Assessm
   // whichever way the switch goes (a rollback to an earlier version included).
   const announced = announcedProfile(state);
   if (announced === undefined || announced.profile_id === target.profile_id) return events;
-  if (isDeepStrictEqual(scoresIn(command.scoring_version), scoresIn(announced.scoring_version))) return events;
+  if (sameScores(scoresIn(command.scoring_version), scoresIn(announced.scoring_version))) return events;
   events.push({
     type: 'ProfileUpdated',
     data: {

@@ -1,5 +1,11 @@
 /** A command refused by the domain's rules. The HTTP layer maps each code to a status. */
-export type DomainErrorCode = 'subject_exists' | 'subject_erased' | 'not_found' | 'assessment_in_progress' | 'assessment_not_open';
+export type DomainErrorCode =
+  | 'subject_exists'
+  | 'subject_erased'
+  | 'not_found'
+  | 'assessment_in_progress'
+  | 'assessment_not_open'
+  | 'validation_failed';
 
 export class DomainError extends Error {
   override readonly name = 'DomainError';

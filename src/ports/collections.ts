@@ -44,7 +44,7 @@ export type SubjectDocument =
  * stay sealed as the log holds them, one part per accepted batch in log order (the API opens them to tell
  * which items are answered); once it is scored every item is, and they go.
  */
-export type StoredAssessment = Omit<Assessment, 'answers'> & { responses: SealedPart[] };
+export type StoredAssessment = Omit<Assessment, 'answers' | 'timing'> & { responses: SealedPart[] };
 
 /** An assessment of an erased subject: that there was one and how far it got. */
 export type ErasedAssessment = Pick<StoredAssessment, 'id' | 'subject_id' | 'status' | 'created_at' | 'expires_at'> & { erased: true };

@@ -1,6 +1,7 @@
 import { type Construct, canonicalOrder, type Family, intelligences, natures } from './constructs.js';
 import { ITEM_COUNT, items } from './item-bank.js';
 import { type Band, bandOf, NARRATIVE_VERSION, narrative } from './narratives-v1.js';
+import { assessQualityV1, type ItemTiming, type Quality } from './quality.js';
 
 /** The bands a narrative is written for: those of raw ≥ NARRATIVE_THRESHOLD. */
 export type DescribedBand = Extract<Band, 'medium_high' | 'high' | 'very_high'>;
@@ -17,9 +18,10 @@ export interface Scores {
   intelligences: Record<string, number>;
 }
 
-/** What a scorer makes: the scores, and the version that made them. */
+/** What a scorer makes: the scores, the version that made them, and how carefully the answers look given (never a score's input). */
 export interface ScoredProfile extends Scores {
   scoring_version: string;
+  quality: Quality;
 }
 
 /** The narratives of a profile, derived from its scores where it is shown (describeScores). */
@@ -32,17 +34,22 @@ export interface Descriptions {
 const NARRATIVE_THRESHOLD = 7;
 const MAX_DESCRIPTIONS = 3;
 
-export type Scorer = (answers: Readonly<Record<string, number>>) => ScoredProfile;
+export type Scorer = (answers: Readonly<Record<string, number>>, timing?: Readonly<Record<string, ItemTiming>>) => ScoredProfile;
 
 /**
  * The contract's scoring model under a scoring key (which construct each item counts toward): raw = (sum
  * of a construct's 4 answers) / 2, so 2..10 in steps of 0.5; score = (raw − 2) / 8, exact in binary.
  */
 export function scorerFor(version: string, keyOf: (itemId: string) => Construct): Scorer {
-  return (answers) => score(version, keyOf, answers);
+  // The quality indicators belong to the version: its key groups the items they compare.
+  return (answers, timing = {}) => ({ ...score(version, keyOf, answers), quality: assessQualityV1(answers, timing, keyOf) });
 }
 
-function score(version: string, keyOf: (itemId: string) => Construct, answers: Readonly<Record<string, number>>): ScoredProfile {
+function score(
+  version: string,
+  keyOf: (itemId: string) => Construct,
+  answers: Readonly<Record<string, number>>,
+): Omit<ScoredProfile, 'quality'> {
   if (Object.keys(answers).length !== ITEM_COUNT) throw new Error(`scoring needs all ${ITEM_COUNT} answers`);
   const sums = new Map<Construct, number>();
   for (const item of items) {

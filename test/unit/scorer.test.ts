@@ -46,8 +46,11 @@ describe('scorer mn76-v1', () => {
   it('scores the known pattern exactly as worked out by hand', () => {
     const answers = Object.fromEntries(knownResponses.map((r) => [r.item_id, r.value]));
     const { language: _language, descriptions, ...expected } = knownProfileV1;
-    const profile = scoreV1(answers);
+    const { quality, ...profile } = scoreV1(answers);
     expect(profile).toEqual(expected);
+    // Answered with care and sent without timing: nothing flagged, the timing indicators null.
+    expect(quality.flagged).toBe(false);
+    expect(quality.indicators.too_fast_share.value).toBeNull();
     expect(describeScores(profile)).toEqual(descriptions);
   });
 
@@ -146,7 +149,7 @@ describe('scorer mn76-v2', () => {
 
   it('keys mn_056 to visual_spatial and mn_057 to visual_graphic, everything else as v1', () => {
     const { language: _language, descriptions, ...expected } = knownProfile;
-    const profile = scorers['mn76-v2']!(answers);
+    const { quality: _quality, ...profile } = scorers['mn76-v2']!(answers);
     expect(profile).toEqual(expected);
     expect(describeScores(profile)).toEqual(descriptions);
   });

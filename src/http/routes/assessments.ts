@@ -110,7 +110,7 @@ async function fromDocument(doc: Collections['assessments'], dataKeys: DataKeySt
 }
 
 function toAssessmentResource(
-  assessment: Omit<Assessment, 'answers'>,
+  assessment: Omit<Assessment, 'answers' | 'timing'>,
   answered: ReadonlySet<string>,
   livemode: boolean,
   now: Date,
@@ -170,6 +170,19 @@ const responsesBody = z
             .min(1, ANSWER_VALUE)
             .max(5, ANSWER_VALUE)
             .describe('1 = not at all like me … 5 = exactly like me'),
+          answered_at: z.iso
+            .datetime({ offset: true, message: 'must be an RFC 3339 timestamp, such as 2026-11-24T10:15:30.250Z.' })
+            .optional()
+            .describe(
+              'Optional: when the person answered (RFC 3339), between the start of the assessment and now (120 s of clock skew allowed). For the answer-quality indicators only.',
+            ),
+          response_time_ms: z
+            .number()
+            .int('must be a whole number of milliseconds.')
+            .min(0, 'must be from 0 to 3600000 ms.')
+            .max(3_600_000, 'must be from 0 to 3600000 ms.')
+            .optional()
+            .describe('Optional: how long the person took on the item, in ms (0..3600000). For the answer-quality indicators only.'),
         }),
       )
       .min(1)

@@ -8,6 +8,7 @@ import type { DataKeyStore } from '../../ports/data-keys.js';
 import type { ReadModelStore } from '../../ports/read-models.js';
 import { intelligences, natures } from '../../scoring/constructs.js';
 import { items } from '../../scoring/item-bank.js';
+import { indicatorNames } from '../../scoring/quality.js';
 import { describeScores } from '../../scoring/scorer.js';
 import { NEWEST_SCORING_VERSION, scorers } from '../../scoring/scorers.js';
 import { resultRefused } from '../client-secret.js';
@@ -29,6 +30,16 @@ const description = z.object({
 /** A profile the scorer really makes, from a varied set of answers, as the document's example. */
 const exampleScores = scorers[NEWEST_SCORING_VERSION]!(
   Object.fromEntries(items.map((item, index) => [item.id, 1 + ((index * 7 + Math.floor(index / 19)) % 5)])),
+  // Timing as the web component sends it: an answer every 4 to 6 seconds.
+  Object.fromEntries(
+    items.map((item, index) => [
+      item.id,
+      {
+        answered_at: new Date(Date.UTC(2026, 10, 21, 19, 19, 0) + index * 5000).toISOString(),
+        response_time_ms: 4000 + ((index * 389) % 2000),
+      },
+    ]),
+  ),
 );
 const exampleProfile = {
   id: exampleIds.profile,
@@ -43,6 +54,39 @@ const exampleProfile = {
   livemode: false,
   created_at: '2026-11-21T19:25:12.448Z',
 };
+
+const indicator = (description: string, unit: z.ZodNumber | z.ZodNullable<z.ZodNumber>) =>
+  z.object({ value: unit, threshold: z.number(), flagged: z.boolean() }).describe(description);
+
+const qualitySchema = z
+  .object({
+    version: z
+      .string()
+      .meta({ examples: ['quality-v1'] })
+      .describe('The indicators and thresholds, fixed by the scoring version.'),
+    flagged: z.boolean().describe('Whether any indicator is flagged.'),
+    reasons: z.array(z.enum(indicatorNames)).describe('The flagged indicators, in the order of `indicators`.'),
+    indicators: z.object({
+      longest_identical_run: indicator(
+        'The longest run of one answer in item order (long-string index); flagged at the threshold or more.',
+        z.number().int(),
+      ),
+      response_variability: indicator('The standard deviation of the 76 answers; flagged below the threshold.', z.number()),
+      construct_inconsistency: indicator(
+        'The pooled standard deviation of answers within each construct; flagged above the threshold (about 1.41 for random answers).',
+        z.number(),
+      ),
+      too_fast_share: indicator(
+        'The share of timed items answered in under 1 s; flagged at the threshold or more. Null without timing.',
+        z.number().nullable(),
+      ),
+      completion_seconds: indicator(
+        'Seconds from the first answer to the last; flagged below the threshold. Null without timing.',
+        z.number().nullable(),
+      ),
+    }),
+  })
+  .meta({ id: 'ProfileQuality' });
 
 const profileResource = z
   .object({
@@ -59,6 +103,11 @@ const profileResource = z
       natures: z.array(description).max(3),
       intelligences: z.array(description).max(3),
     }),
+    quality: qualitySchema
+      .nullable()
+      .describe(
+        'Indicators of careless responding (/docs/quality): a reason to look, not a verdict; they never change a score. Null for profiles scored before they existed, until a profile rebuild.',
+      ),
     status: z
       .enum(['current', 'superseded'])
       .describe(
@@ -107,7 +156,7 @@ async function toProfileResource(doc: Profile, served: Profile, dataKeys: DataKe
   if ('erased' in doc) throw subjectGone(doc.subject_id);
   const superseded = served.id !== doc.id;
   const [pii] = await openSealed<{ profile: ProfileScores }>(dataKeys, doc.subject_id, [doc.pii]);
-  const { natures, intelligences, descriptions = describeScores({ natures, intelligences }) } = pii!.profile;
+  const { natures, intelligences, descriptions = describeScores({ natures, intelligences }), quality = null } = pii!.profile;
   return {
     id: doc.id,
     object: 'profile',
@@ -118,6 +167,7 @@ async function toProfileResource(doc: Profile, served: Profile, dataKeys: DataKe
     natures,
     intelligences,
     descriptions,
+    quality,
     status: superseded ? 'superseded' : 'current',
     superseded_by: superseded ? served.id : null,
     livemode,

@@ -1,0 +1,156 @@
+import type { Construct } from './constructs.js';
+import { items } from './item-bank.js';
+
+/** When and how fast a person answered one item, as the caller reported it (both optional). */
+export interface ItemTiming {
+  answered_at?: string;
+  response_time_ms?: number;
+}
+
+export interface Indicator {
+  /** Null when the indicator needs timing and none was sent. */
+  value: number | null;
+  threshold: number;
+  flagged: boolean;
+}
+
+export const indicatorNames = [
+  'longest_identical_run',
+  'response_variability',
+  'construct_inconsistency',
+  'too_fast_share',
+  'completion_seconds',
+] as const;
+export type IndicatorName = (typeof indicatorNames)[number];
+
+/**
+ * Indicators of careless responding (docs/quality.md cites their sources). They describe how a profile was
+ * answered and never change its scores; a flag is a reason to look, not a verdict.
+ */
+export interface Quality {
+  version: string;
+  flagged: boolean;
+  /** The flagged indicators, in the order of `indicatorNames`. */
+  reasons: IndicatorName[];
+  indicators: Record<IndicatorName, Indicator>;
+}
+
+/** quality-v1's thresholds: constants of the scoring versions that use it (docs/quality.md gives each its source). */
+export const QUALITY_V1 = {
+  version: 'quality-v1',
+  /**
+   * Flagged at this many identical answers in a row, or more (Johnson 2005: the long-string index): a fifth of the
+   * items. Persons simulated as attentive but high on everything (answers of 4 and 5) reach 9 in 95 of 100 cases.
+   */
+  longestIdenticalRun: 15,
+  /** Flagged below this SD of the 76 answers (Dunn et al. 2018: intra-individual response variability). */
+  responseVariability: 0.35,
+  /** Flagged above this pooled within-construct SD (√2 ≈ 1.41 is expected of uniform random answers). */
+  constructInconsistency: 1.1,
+  /** An item answered in under this many ms counts as too fast (Huang et al. 2012; Curran 2016). */
+  tooFastMs: 1000,
+  /** Flagged when this share of timed items, or more, were too fast. */
+  tooFastShare: 0.2,
+  /** Flagged when the first-to-last span is shorter than this (about 1.6 s per item). */
+  completionSeconds: 120,
+} as const;
+
+const round = (value: number) => Math.round(value * 1000) / 1000;
+
+/** The longest run of one answer in item order (mn_001..mn_076). */
+export function longestIdenticalRun(values: readonly number[]): number {
+  let longest = 0;
+  let run = 0;
+  values.forEach((value, index) => {
+    run = index > 0 && value === values[index - 1] ? run + 1 : 1;
+    longest = Math.max(longest, run);
+  });
+  return longest;
+}
+
+/** The sample variance (n − 1) of the values. */
+function variance(values: readonly number[]): number {
+  const mean = values.reduce((sum, value) => sum + value, 0) / values.length;
+  return values.reduce((sum, value) => sum + (value - mean) ** 2, 0) / (values.length - 1);
+}
+
+/** Intra-individual response variability: the sample SD of all the answers. */
+export function responseVariability(values: readonly number[]): number {
+  return Math.sqrt(variance(values));
+}
+
+/**
+ * The pooled within-construct SD: the root of the mean, over constructs, of the sample variance of each
+ * construct's answers. It reads agreement within constructs only, so a person high on everything is not flagged.
+ */
+export function constructInconsistency(answers: Readonly<Record<string, number>>, keyOf: (itemId: string) => Construct): number {
+  const byConstruct = new Map<Construct, number[]>();
+  for (const item of items) {
+    const construct = keyOf(item.id);
+    byConstruct.set(construct, [...(byConstruct.get(construct) ?? []), answers[item.id]!]);
+  }
+  const variances = [...byConstruct.values()].map(variance);
+  return Math.sqrt(variances.reduce((sum, each) => sum + each, 0) / variances.length);
+}
+
+/** Each timed item's time in ms: its response_time_ms, else the gap since the answer before it in time. */
+function itemTimes(timing: Readonly<Record<string, ItemTiming>>): number[] {
+  const stamped = Object.entries(timing)
+    .filter(([, each]) => each.answered_at !== undefined)
+    .map(([itemId, each]) => [itemId, Date.parse(each.answered_at!)] as const)
+    .sort((a, b) => a[1] - b[1]);
+  const gaps = new Map(stamped.slice(1).map(([itemId, at], index) => [itemId, at - stamped[index]![1]]));
+  return items.flatMap((item) => {
+    const ms = timing[item.id]?.response_time_ms ?? gaps.get(item.id);
+    return ms === undefined ? [] : [ms];
+  });
+}
+
+/** The share of timed items answered faster than `fastMs`; null when no item is timed. */
+export function tooFastShare(timing: Readonly<Record<string, ItemTiming>>, fastMs: number): number | null {
+  const times = itemTimes(timing);
+  return times.length === 0 ? null : times.filter((ms) => ms < fastMs).length / times.length;
+}
+
+/** Seconds from the first answer to the last (answered_at), else the sum of every item's response_time_ms; else null. */
+export function completionSeconds(timing: Readonly<Record<string, ItemTiming>>): number | null {
+  const stamps = Object.values(timing).flatMap((each) => (each.answered_at === undefined ? [] : [Date.parse(each.answered_at)]));
+  if (stamps.length >= 2) return (Math.max(...stamps) - Math.min(...stamps)) / 1000;
+  const times = items.map((item) => timing[item.id]?.response_time_ms);
+  return times.every((ms) => ms !== undefined) ? times.reduce((sum, ms) => sum + ms!, 0) / 1000 : null;
+}
+
+/** quality-v1 of a complete set of answers, with the scoring version's key and whatever timing came with them. */
+export function assessQualityV1(
+  answers: Readonly<Record<string, number>>,
+  timing: Readonly<Record<string, ItemTiming>>,
+  keyOf: (itemId: string) => Construct,
+): Quality {
+  const t = QUALITY_V1;
+  const values = items.map((item) => answers[item.id]!);
+  const share = tooFastShare(timing, t.tooFastMs);
+  const seconds = completionSeconds(timing);
+  const indicators: Record<IndicatorName, Indicator> = {
+    longest_identical_run: ((value) => ({ value, threshold: t.longestIdenticalRun, flagged: value >= t.longestIdenticalRun }))(
+      longestIdenticalRun(values),
+    ),
+    response_variability: ((value) => ({ value, threshold: t.responseVariability, flagged: value < t.responseVariability }))(
+      round(responseVariability(values)),
+    ),
+    construct_inconsistency: ((value) => ({ value, threshold: t.constructInconsistency, flagged: value > t.constructInconsistency }))(
+      round(constructInconsistency(answers, keyOf)),
+    ),
+    too_fast_share: {
+      value: share === null ? null : round(share),
+      threshold: t.tooFastShare,
+      flagged: share !== null && share >= t.tooFastShare,
+    },
+    completion_seconds: {
+      value: seconds === null ? null : round(seconds),
+      threshold: t.completionSeconds,
+      flagged: seconds !== null && seconds < t.completionSeconds,
+    },
+  };
+  const reasons = indicatorNames.filter((name) => indicators[name].flagged);
+  return { version: t.version, flagged: reasons.length > 0, reasons, indicators };
+}
