@@ -46,7 +46,8 @@ function rawDataKeys(dir: string): Buffer[] {
 /**
  * Every recorded GET answers as the old version did, byte for byte; a problem's request_id is the request's own,
  * its type, a URN then, is now the URL of its code's entry in the error catalogue, and an assessment has the field
- * added since (result_visible_to_subject, false for an assessment started before it existed) where it now stands.
+ * added since (result_visible_to_subject, false for an assessment started before it existed) where it now stands, and a
+ * profile its quality (null for one scored before it existed).
  */
 async function answersAsBefore(url: string): Promise<void> {
   for (const [path, { status, body }] of Object.entries(answered)) {
@@ -54,7 +55,9 @@ async function answersAsBefore(url: string): Promise<void> {
     const expected = body
       .replace(/"request_id":"req_\w+"/, `"request_id":"${response.headers.get('request-id')}"`)
       .replace(/"type":"urn:nature:problem:(\w+)"/, `"type":"${url}/docs/errors#$1"`)
-      .replace(/("object":"assessment",[^{}]*?"profile_id":(?:null|"prf_\w+"))/g, '$1,"result_visible_to_subject":false');
+      .replace(/("object":"assessment",[^{}]*?"profile_id":(?:null|"prf_\w+"))/g, '$1,"result_visible_to_subject":false')
+      // A profile scored before the quality indicators has none until a rebuild (only a profile's status is current or superseded).
+      .replace(/,"status":"(current|superseded)"/g, ',"quality":null,"status":"$1"');
     expect({ path, status: response.status, body: await response.text() }).toEqual({ path, status, body: expected });
   }
 }
