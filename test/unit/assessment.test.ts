@@ -4,12 +4,14 @@ import {
   type AssessmentState,
   assessmentPointer,
   decideAbandonAssessment,
+  decideRescore,
   decideScoreAssessment,
   decideStartAssessment,
   decideSubmitResponses,
   evolveAssessment,
   statusAt,
 } from '../../src/domain/assessment.js';
+import type { DomainError } from '../../src/domain/errors.js';
 import { scorers } from '../../src/scoring/scorers.js';
 import { knownResponses } from '../support/known-answers.js';
 
@@ -177,5 +179,61 @@ describe('assessment decider', () => {
     expect(() =>
       decideSubmitResponses(fold(started), { subject_id: 'sub_2', responses: [{ item_id: 'mn_001', value: 1 }], now, scoring }),
     ).toThrowError(expect.objectContaining({ code: 'not_found' }));
+  });
+});
+
+describe('timing and quality through the assessment', () => {
+  const timed = knownResponses.map((response, index) => ({
+    ...response,
+    answered_at: new Date(now.getTime() + (index + 1) * 200).toISOString(),
+    response_time_ms: 200,
+  }));
+  const completedFast = (): AssessmentEvent[] => [...started, ...submit(started, timed, later(60_000))];
+
+  it('scores with the timing sent: the completion carries the quality, sealed with the scores', () => {
+    const completion = completedFast().at(-1)!;
+    expect(completion.type).toBe('ScoringCompleted');
+    const { quality } = (completion as Extract<AssessmentEvent, { type: 'ScoringCompleted' }>).data.pii!.profile;
+    expect(quality?.reasons).toEqual(['too_fast_share', 'completion_seconds']);
+  });
+
+  it('recomputes the quality on a rebuild with the new version, the timing kept with the answers', () => {
+    const rescored = decideRescore(fold(completedFast()), {
+      scoring_version: 'mn76-v2',
+      scorerOf: (version) => scorers[version]!,
+      active_version: undefined,
+      notify: true,
+      profile_id: 'prf_rebuilt',
+      event_id: 'evt_rebuilt',
+      now: later(DAY),
+    });
+    const profile = (rescored[0] as Extract<AssessmentEvent, { type: 'ProfileRescored' }>).data.pii!.profile;
+    expect(profile.quality?.reasons).toEqual(['too_fast_share', 'completion_seconds']);
+    expect(profile.quality?.indicators.completion_seconds.value).toBe(15);
+  });
+
+  it('refuses an answered_at before the start or in the future, naming the item, deciding nothing', () => {
+    const events = started;
+    const early = { item_id: 'mn_001', value: 3, answered_at: later(-1000).toISOString() };
+    const future = { item_id: 'mn_002', value: 3, answered_at: later(121_000).toISOString() };
+    const skewed = { item_id: 'mn_003', value: 3, answered_at: later(119_000).toISOString() };
+    const refusal = (responses: { item_id: string; value: number }[]) => {
+      try {
+        submit(events, responses);
+      } catch (error) {
+        return (error as DomainError).details.errors;
+      }
+      throw new Error('not refused');
+    };
+    expect(refusal([early])).toEqual([
+      expect.objectContaining({
+        path: '/responses/0/answered_at',
+        message: expect.stringMatching(/mn_001.*before the assessment started/),
+      }),
+    ]);
+    expect(refusal([skewed, future])).toEqual([
+      expect.objectContaining({ path: '/responses/1/answered_at', message: expect.stringMatching(/mn_002.*in the future/) }),
+    ]);
+    expect(submit(events, [skewed])).toHaveLength(1);
   });
 });
