@@ -70,6 +70,7 @@ describe.skipIf(skipped)('the docs in headless Chromium', () => {
         'Getting started',
         'API conventions',
         'Assessments and profiles',
+        'Answer quality',
         'Webhooks',
         'Embedding the assessment',
         'TypeScript client',

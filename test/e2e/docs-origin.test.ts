@@ -10,6 +10,7 @@ const namings = (origin: string): Record<string, string[]> => ({
   '/docs/conventions': [`curl -s ${origin}/v1/nature/subjects -H`],
   '/docs/client': [`baseUrl: '${origin}'`],
   '/docs/usage': [`curl -s ${origin}/v1/nature/usage -H`],
+  '/docs/quality': [`curl -s -X PATCH ${origin}/v1/nature/subjects/$SUBJECT/assessments/$ASSESSMENT \\`],
   '/docs/webhooks': [`curl -s ${origin}/v1/nature/webhook_endpoints -H`],
   '/docs/embedding': [`<script type="module" src="${origin}/v1/embed/nature-assessment.js"></script>`],
 });

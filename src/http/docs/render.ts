@@ -7,6 +7,7 @@ export const guides = [
   { slug: 'getting-started', title: 'Getting started' },
   { slug: 'conventions', title: 'API conventions' },
   { slug: 'assessments', title: 'Assessments and profiles' },
+  { slug: 'quality', title: 'Answer quality' },
   { slug: 'webhooks', title: 'Webhooks' },
   { slug: 'embedding', title: 'Embedding the assessment' },
   { slug: 'client', title: 'TypeScript client' },
