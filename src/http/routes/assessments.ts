@@ -170,6 +170,8 @@ const responsesBody = z
             .min(1, ANSWER_VALUE)
             .max(5, ANSWER_VALUE)
             .describe('1 = not at all like me … 5 = exactly like me'),
+          answered_at: z.string().optional(),
+          response_time_ms: z.number().int().min(0).max(3_600_000).optional(),
         }),
       )
       .min(1)
