@@ -6,7 +6,7 @@ import { ProblemError } from './problem.js';
 import type { RateLimiter } from './rate-limit.js';
 
 const ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'Nature-Client-Secret'];
-const EXPOSED_HEADERS = ['request-id', 'Retry-After', 'RateLimit', 'RateLimit-Policy', 'idempotent-replayed'];
+const EXPOSED_HEADERS = ['request-id', 'Retry-After', 'RateLimit', 'RateLimit-Policy', 'idempotent-replayed', 'Date'];
 const BROWSER_METHODS: HTTPMethod[] = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'];
 /** How long a browser may reuse a preflight's answer. */
 const PREFLIGHT_MAX_AGE_S = 600;

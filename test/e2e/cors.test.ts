@@ -61,7 +61,7 @@ describe('CORS on the routes a pk key may call', () => {
         'access-control-allow-origin': OTHER_ORIGIN,
         'access-control-allow-methods': methods,
         'access-control-allow-headers': 'Authorization, Content-Type, Idempotency-Key, Nature-Client-Secret',
-        'access-control-expose-headers': 'request-id, Retry-After, RateLimit, RateLimit-Policy, idempotent-replayed',
+        'access-control-expose-headers': 'request-id, Retry-After, RateLimit, RateLimit-Policy, idempotent-replayed, Date',
         'access-control-max-age': '600',
       });
       expect(answer.headers.vary).toMatch(/Origin/);
@@ -105,6 +105,8 @@ describe('CORS on the routes a pk key may call', () => {
       expect(bank.statusCode).toBe(200);
       expect(bank.headers['access-control-allow-origin']).toBe(origin);
       expect(bank.headers['access-control-expose-headers']).toMatch(/request-id/);
+      // The component estimates the server's clock from Date (answered_at in the server's time).
+      expect(bank.headers['access-control-expose-headers']).toMatch(/\bDate\b/);
       const read = await fromBrowser('GET', url, key, origin);
       expect(read.statusCode).toBe(200);
       expect(read.headers['access-control-allow-origin']).toBe(origin);

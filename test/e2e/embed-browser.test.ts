@@ -22,6 +22,12 @@ const itemId = (n: number) => items[n - 1]!.id;
 /** The answer the person gives to item n: every value of the scale, in no simple order. */
 const valueFor = (n: number) => ((n * 7) % 5) + 1;
 
+/** A PATCH the component sent: its Idempotency-Key and body. */
+interface Patch {
+  key: string;
+  body: { responses: { item_id: string; value: number; answered_at?: unknown; response_time_ms?: unknown }[] };
+}
+
 interface NatureEvent {
   type: 'nature:progress' | 'nature:submitted' | 'nature:error';
   detail: Record<string, unknown>;
@@ -69,23 +75,50 @@ describe.skipIf(skipped)('the <nature-assessment> component in the example page,
   /** The API as the caller's server calls it, with its secret key. */
   const sk = (method: string, path: string) => callServer({ url: example.apiUrl }, example.secretKey.key, method, path);
 
-  /** Opens a page and records the script errors it raises, and the requests it makes to the API. */
+  /** Opens a page and records the script errors it raises, and the requests it makes to the API (the PATCHes with their bodies). */
   async function open(
     url: string,
     viewport?: { width: number; height: number },
     context = browser,
-  ): Promise<{ page: Page; pageErrors: string[]; apiRequests: string[] }> {
+  ): Promise<{ page: Page; pageErrors: string[]; apiRequests: string[]; patches: Patch[] }> {
     const page = await context.newPage();
     if (viewport) await page.setViewportSize(viewport);
     const pageErrors: string[] = [];
     page.on('pageerror', (error) => pageErrors.push(error.message));
     const apiRequests: string[] = [];
+    const patches: Patch[] = [];
     page.on('request', (request) => {
-      if (request.url().startsWith(`${example.apiUrl}/v1/nature/`)) apiRequests.push(`${request.method()} ${request.url()}`);
+      if (!request.url().startsWith(`${example.apiUrl}/v1/nature/`)) return;
+      apiRequests.push(`${request.method()} ${request.url()}`);
+      if (request.method() === 'PATCH') patches.push({ key: request.headers()['idempotency-key']!, body: request.postDataJSON() });
     });
     const response = await page.goto(url);
     expect(response?.status(), url).toBe(200);
-    return { page, pageErrors, apiRequests };
+    return { page, pageErrors, apiRequests, patches };
+  }
+
+  /**
+   * Every answer in every PATCH carries its timing (issue 27): `response_time_ms` a whole number in 0..3,600,000,
+   * `answered_at` an RFC 3339 time in the server's clock within [from, to] (epoch ms); a batch sent again under
+   * its Idempotency-Key has the same body, timing included.
+   */
+  function expectTimed(patches: Patch[], from: number, to: number) {
+    expect(patches.length).toBeGreaterThan(0);
+    const bodies = new Map<string, string>();
+    for (const { key, body } of patches) {
+      expect(JSON.stringify(body), `a resend of ${key}`).toBe(bodies.get(key) ?? JSON.stringify(body));
+      bodies.set(key, JSON.stringify(body));
+      for (const response of body.responses) {
+        const what = JSON.stringify(response);
+        expect(Number.isInteger(response.response_time_ms), what).toBe(true);
+        expect(response.response_time_ms as number, what).toBeGreaterThanOrEqual(0);
+        expect(response.response_time_ms as number, what).toBeLessThanOrEqual(3_600_000);
+        expect(response.answered_at, what).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+        const at = Date.parse(response.answered_at as string);
+        expect(at, what).toBeGreaterThanOrEqual(from);
+        expect(at, what).toBeLessThanOrEqual(to);
+      }
+    }
   }
 
   /**
@@ -257,8 +290,9 @@ describe.skipIf(skipped)('the <nature-assessment> component in the example page,
   }
 
   it('is answered by keyboard and mouse, sends the waiting answers on leaving, resumes when reopened, submits once, ends with the thank-you in view and focused and the answers legible, shows a finished assessment as its ending only, and the webhook brings the profile', async () => {
+    const started = Date.now();
     // The issue's desktop: 1280 wide, 800 high.
-    const { page, pageErrors } = await open(example.pageUrl, DESKTOP);
+    const { page, pageErrors, patches } = await open(example.pageUrl, DESKTOP);
     const { subjectId, assessmentId, path } = await assessmentOf(page);
 
     // The 76 items in id order, each a labelled radio group with the scale's five labels.
@@ -416,6 +450,12 @@ describe.skipIf(skipped)('the <nature-assessment> component in the example page,
         storedValues.set(response.item_id, response.value);
     }
     expect(Object.fromEntries(storedValues)).toEqual(Object.fromEntries(items.map((item, i) => [item.id, valueFor(i + 1)])));
+    // Each answer went with its timing; answered_at in the server's clock (this machine's: the Date header's whole
+    // second, plus half, may put it up to half a second ahead) within the test's window.
+    expectTimed(patches, started - 1_000, Date.now() + 1_000);
+    expect(new Set(patches.flatMap((patch) => patch.body.responses.map((response) => response.item_id))).size).toBeGreaterThanOrEqual(
+      TOTAL - 7,
+    );
     expect(pageErrors).toEqual([]);
     await page.close();
 
@@ -453,6 +493,39 @@ describe.skipIf(skipped)('the <nature-assessment> component in the example page,
     expect(again.pageErrors).toEqual([]);
     await again.page.close();
   }, 180_000);
+
+  it("on a browser whose clock is an hour slow: each answer's answered_at is in the server's clock, its response_time_ms the time since the item before it was answered", async () => {
+    await clocked.clearCookies(); // a visitor of its own
+    // The clocked browser's clock is paused: its time moves only by runFor below (and so does performance.now()).
+    await clocked.clock.setSystemTime(Date.now() - 3_600_000);
+    const started = Date.now();
+    // Tall enough for the first ten items to be in view from the start.
+    const { page, pageErrors, patches } = await open(example.pageUrl, { width: 1280, height: 2_400 }, clocked);
+    const { path } = await assessmentOf(page);
+    await poll(() => progressText(page)).toBe(`0 of ${TOTAL} answered`);
+    expect((await page.evaluate('Date.now()')) as number).toBeLessThan(started - 3_500_000);
+    for (let n = 1; n <= 10; n++) {
+      await clocked.clock.runFor(n === 1 ? 3_000 : 1_000 + 100 * n);
+      await answerByMouse(page, n);
+    }
+    // The batch of ten goes once the answers have settled (600 ms).
+    await clocked.clock.runFor(1_000);
+    await stored(path, (body) => body.responses_received === 10);
+    // The page's clock ran 3 + 9 × 1.x s ahead of the real one's few seconds here: the window's end allows for it.
+    const ran = 3_000 + Array.from({ length: 9 }, (_, i) => 1_000 + 100 * (i + 2)).reduce((a, b) => a + b, 0);
+    expectTimed(patches, started - 1_000, Date.now() + ran + 1_000);
+    const sent = patches.flatMap((patch) => patch.body.responses);
+    expect(sent.map((response) => response.item_id)).toEqual(Array.from({ length: 10 }, (_, i) => itemId(i + 1)));
+    // Item 1 from when it was shown, each next one from the answer before it.
+    expect(sent.map((response) => response.response_time_ms)).toEqual(
+      Array.from({ length: 10 }, (_, i) => (i === 0 ? 3_000 : 1_000 + 100 * (i + 1))),
+    );
+    const times = sent.map((response) => Date.parse(response.answered_at as string));
+    expect(times.slice(1).map((time, i) => time - times[i]!)).toEqual(Array.from({ length: 9 }, (_, i) => 1_000 + 100 * (i + 2)));
+    expect(pageErrors).toEqual([]);
+    await page.close();
+    await clocked.clock.setSystemTime(Date.now());
+  }, 120_000);
 
   it('the receiver refuses a delivery whose signature does not verify (400) and records nothing', async () => {
     const count = example.caller.deliveries.length;

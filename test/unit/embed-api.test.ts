@@ -21,9 +21,10 @@ function response(status: number, body: unknown, headers: Record<string, string>
   };
 }
 
-/** An api over a fake fetch that records each request and answers with `answer`. */
+/** An api over a fake fetch that records each request and answers with `answer`, and the Date headers it reported. */
 function apiAnswering(answer: () => Promise<ResponseLike>) {
   const requests: { url: string; init: FetchInit }[] = [];
+  const dates: string[] = [];
   const api = createApi({
     base: 'https://api.example.com/',
     publishableKey: 'test_pk_abc',
@@ -34,8 +35,9 @@ function apiAnswering(answer: () => Promise<ResponseLike>) {
       requests.push({ url, init });
       return answer();
     },
+    onServerDate: (date) => dates.push(date),
   });
-  return { api, requests };
+  return { api, requests, dates };
 }
 
 const assessmentBody = { id: 'asm_1', object: 'assessment', status: 'in_progress', responses_received: 2, unanswered_item_ids: ['mn_003'] };
@@ -117,6 +119,35 @@ describe('the embed API client', () => {
       body: JSON.stringify({ responses: [{ item_id: 'mn_001', value: 4 }] }),
       keepalive: true,
     });
+  });
+
+  it("sends each answer's timing as given, in the body a resend repeats", async () => {
+    const { api, requests } = apiAnswering(async () => response(200, assessmentBody));
+    const responses = [
+      { item_id: 'mn_001', value: 4, answered_at: '2026-03-01T10:00:02.345Z', response_time_ms: 2345 },
+      { item_id: 'mn_002', value: 2 },
+    ];
+    await api.submit('key-1', responses, false);
+    await api.submit('key-1', responses, false);
+    expect(JSON.parse(requests[0]!.init.body!)).toEqual({ responses });
+    expect(requests[1]!.init.body).toBe(requests[0]!.init.body);
+  });
+
+  it('reports the Date header of every response it reads (answers and refusals, the chart too), as it arrives; none when there is none', async () => {
+    const date = 'Sun, 01 Mar 2026 10:00:00 GMT';
+    const { api, dates } = apiAnswering(async () => response(200, assessmentBody, { date }));
+    await api.assessment();
+    await api.submit('key-1', [{ item_id: 'mn_001', value: 4 }], false);
+    expect(dates).toEqual([date, date]);
+    const { api: refusing, dates: refusalDates } = apiAnswering(async () =>
+      response(503, { code: 'service_unavailable' }, { date, 'retry-after': '3' }),
+    );
+    await refusing.items();
+    await refusing.chart('prf_1', { width: 640, theme: 'light' });
+    expect(refusalDates).toEqual([date, date]);
+    const { api: undated, dates: none } = apiAnswering(async () => response(200, assessmentBody));
+    await undated.assessment();
+    expect(none).toEqual([]);
   });
 
   it('sends every batch with keepalive, with a timeout signal unless leaving; a timeout is a network error (retried)', async () => {

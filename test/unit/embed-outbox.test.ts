@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Answer, ApiError, AssessmentState, Result } from '../../packages/embed/src/api.js';
 import { Outbox, type StorageLike, storageKey } from '../../packages/embed/src/outbox.js';
+import type { AnswerTiming } from '../../packages/embed/src/timing.js';
 import { items } from '../../src/scoring/item-bank.js';
 
 const ASSESSMENT = 'asm_01TEST';
@@ -182,7 +183,7 @@ describe('the embed outbox', () => {
     await settle(calls[0], ok(ids, 'scoring'));
     expect(events).toEqual(['accepted 76', 'submitted scoring']);
     // Only the fact stays in storage, not the person's answers.
-    expect(storage.stored()).toEqual({ answers: {}, pending: {}, inflight: [], submitted: true });
+    expect(storage.stored()).toEqual({ answers: {}, timing: {}, pending: {}, inflight: [], submitted: true });
   });
 
   it.each([
@@ -568,7 +569,7 @@ describe('the embed outbox', () => {
     expect(events).toEqual(['finished completed']);
     expect(errors).toEqual([]);
     expect(outbox.submitted).toBe(true);
-    expect(storage.stored()).toEqual({ answers: {}, pending: {}, inflight: [], submitted: true });
+    expect(storage.stored()).toEqual({ answers: {}, timing: {}, pending: {}, inflight: [], submitted: true });
   });
 
   it.each([
@@ -600,4 +601,99 @@ describe('the embed outbox', () => {
       expect(calls).toHaveLength(2);
     },
   );
+});
+
+/** The timing the element takes as the person chooses an answer (timing.ts): `ms` to answer, at second `s`. */
+const timed = (ms: number, s = 0): AnswerTiming => ({
+  answered_at: `2026-03-01T10:00:${String(s).padStart(2, '0')}.000Z`,
+  response_time_ms: ms,
+});
+
+describe('the timing the embed outbox sends with each answer', () => {
+  it('sends each answer with the timing it was given, persisted beside it; a changed answer with its own', async () => {
+    const { outbox, calls, storage, settle } = harness({ batchSize: 2 });
+    outbox.give('mn_001', 4, timed(2_100, 2));
+    expect(storage.stored().timing).toEqual({ mn_001: { value: 4, ...timed(2_100, 2) } });
+    outbox.give('mn_001', 5, timed(3_400, 6));
+    outbox.give('mn_002', 2, timed(1_500, 8));
+    expect(calls[0]?.responses).toEqual([
+      { item_id: 'mn_001', value: 5, ...timed(3_400, 6) },
+      { item_id: 'mn_002', value: 2, ...timed(1_500, 8) },
+    ]);
+    expect(storage.stored().inflight).toEqual([{ key: 'key-1', responses: calls[0]?.responses }]);
+    await settle(calls[0], ok(['mn_001', 'mn_002']));
+    // Changed after it was sent: the new value goes with the new timing.
+    outbox.give('mn_002', 3, timed(900, 30));
+    outbox.give('mn_003', 1, timed(4_000, 34));
+    expect(calls[1]?.responses).toEqual([
+      { item_id: 'mn_002', value: 3, ...timed(900, 30) },
+      { item_id: 'mn_003', value: 1, ...timed(4_000, 34) },
+    ]);
+  });
+
+  it('a retry and a reload resend a batch with the same timing: the same key and body', async () => {
+    const storage = new MemoryStorage();
+    const first = harness({ storage, batchSize: 2 });
+    first.outbox.give('mn_001', 1, timed(1_200, 1));
+    first.outbox.give('mn_002', 2, timed(2_300, 4));
+    await first.settle(first.calls[0], networkFailure);
+    await first.runTimers();
+    expect(first.calls[1]).toMatchObject({ key: 'key-1', responses: first.calls[0]?.responses });
+    first.outbox.dispose();
+    const second = harness({ storage, batchSize: 2 });
+    void second.outbox.resume();
+    expect(second.calls[0]).toMatchObject({ key: 'key-1', responses: first.calls[0]?.responses });
+    expect(second.calls[0]?.responses[1]).toEqual({ item_id: 'mn_002', value: 2, ...timed(2_300, 4) });
+  });
+
+  it('a refused batch goes back to pending with its timing, and a reopened page resends an answer the server lacks with its timing', async () => {
+    const storage = new MemoryStorage();
+    const first = harness({ storage, batchSize: 2 });
+    first.outbox.give('mn_001', 1, timed(1_200, 1));
+    first.outbox.give('mn_002', 2, timed(2_300, 4));
+    await first.settle(first.calls[0], problem(422, 'validation_failed'));
+    expect(storage.stored().timing).toEqual({ mn_001: { value: 1, ...timed(1_200, 1) }, mn_002: { value: 2, ...timed(2_300, 4) } });
+    first.outbox.dispose();
+    const second = harness({ storage, batchSize: 10 });
+    second.outbox.reconcile(serverState([]));
+    void second.outbox.flush(false);
+    expect(second.calls[0]?.responses).toEqual([
+      { item_id: 'mn_001', value: 1, ...timed(1_200, 1) },
+      { item_id: 'mn_002', value: 2, ...timed(2_300, 4) },
+    ]);
+  });
+
+  it('sends an answer without timing when it has none for that value: stored by an older version, or changed in another tab by one', () => {
+    const storage = new MemoryStorage();
+    storage.setItem(
+      storageKey(ASSESSMENT),
+      JSON.stringify({
+        answers: { mn_001: 1, mn_002: 2, mn_003: 3 },
+        // mn_002's timing is for a value it no longer has; mn_003's is not a timing.
+        timing: { mn_002: { value: 5, ...timed(700) }, mn_003: { value: 3, answered_at: 12, response_time_ms: -1 } },
+        pending: { mn_001: 1, mn_002: 2, mn_003: 3 },
+        inflight: [{ key: 'old', responses: [{ item_id: 'mn_004', value: 4 }] }],
+        submitted: false,
+      }),
+    );
+    const { outbox, calls } = harness({ storage, batchSize: 10 });
+    void outbox.resume();
+    expect(calls[0]?.responses).toEqual([{ item_id: 'mn_004', value: 4 }]);
+    outbox.give('mn_005', 5);
+    void outbox.flush(true);
+    expect(calls[1]?.responses).toEqual([
+      { item_id: 'mn_001', value: 1 },
+      { item_id: 'mn_002', value: 2 },
+      { item_id: 'mn_003', value: 3 },
+      { item_id: 'mn_005', value: 5 },
+    ]);
+  });
+
+  it('keeps no timing once the 76 are in, as it keeps no answers', async () => {
+    const { outbox, calls, storage, settle } = harness({ batchSize: 76 });
+    for (const [i, id] of ids.entries()) outbox.give(id, 3, timed(1_000 + i, i % 60));
+    expect(calls[0]?.responses[75]).toEqual({ item_id: ids[75], value: 3, ...timed(1_075, 15) });
+    await settle(calls[0], ok(ids, 'scoring'));
+    expect(storage.stored()).toEqual({ answers: {}, timing: {}, pending: {}, inflight: [], submitted: true });
+  });
 });

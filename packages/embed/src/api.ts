@@ -6,6 +6,10 @@ export const TOTAL_ITEMS = 76;
 export interface Answer {
   item_id: string;
   value: number;
+  /** When the person chose it, in the server's clock (timing.ts); absent only for answers stored by an older version. */
+  answered_at?: string;
+  /** How long the person took over it (timing.ts); absent with answered_at. */
+  response_time_ms?: number;
 }
 
 export interface Item {
@@ -89,6 +93,11 @@ export interface ApiConfig {
   subjectId: string;
   assessmentId: string;
   fetch: FetchLike;
+  /**
+   * Called with the Date header of every response the page may read (the API exposes it), as the response
+   * arrives, before its body is read: the server's clock is estimated from it (ServerClock).
+   */
+  onServerDate?: (date: string) => void;
 }
 
 export interface Api {
@@ -116,11 +125,17 @@ export function createApi(config: ApiConfig): Api {
   const base = config.base.replace(/\/+$/, '');
   const assessmentUrl = `${base}/v1/nature/subjects/${encodeURIComponent(config.subjectId)}/assessments/${encodeURIComponent(config.assessmentId)}`;
   const auth = { Authorization: `Bearer ${config.publishableKey}`, 'Nature-Client-Secret': config.clientSecret };
+  const request: FetchLike = async (url, init) => {
+    const response = await config.fetch(url, init);
+    const date = response.headers.get('date');
+    if (date !== null) config.onServerDate?.(date);
+    return response;
+  };
 
   async function call<T>(url: string, init: FetchInit, read: (body: unknown) => T | null): Promise<Result<T>> {
     let response: ResponseLike;
     try {
-      response = await config.fetch(url, init);
+      response = await request(url, init);
     } catch {
       return { ok: false, error: networkError() };
     }
@@ -149,7 +164,7 @@ export function createApi(config: ApiConfig): Api {
       const url = `${base}/v1/nature/profiles/${encodeURIComponent(profileId)}/chart.svg?theme=${theme}&width=${width}`;
       let response: ResponseLike;
       try {
-        response = await config.fetch(url, { method: 'GET', headers: auth });
+        response = await request(url, { method: 'GET', headers: auth });
       } catch {
         return { ok: false, error: networkError() };
       }

@@ -20,6 +20,7 @@ import { countdown, type Timers } from './countdown.js';
 import { explain, referenceText } from './messages.js';
 import { Outbox, type StorageLike } from './outbox.js';
 import { View } from './render.js';
+import { type AnswerTiming, ItemClock, ServerClock } from './timing.js';
 
 const REQUIRED = ['publishable-key', 'client-secret', 'subject-id', 'assessment-id'] as const;
 const DEFAULT_BATCH_SIZE = 10;
@@ -144,17 +145,30 @@ class Session {
   private resultVisible = false;
   /** Cancels the wait before showResult() asks again, while one runs. */
   private resultWait: (() => void) | null = null;
+  /** The server's clock, from the Date headers of this session's API responses: answered_at is in its time. */
+  private readonly serverClock = new ServerClock(
+    () => performance.now(),
+    () => Date.now(),
+  );
+  /** When each item became current to the person, from when the items were rendered: response_time_ms. */
+  private itemClock: ItemClock | null = null;
   private readonly onPageHide = () => void this.outbox.flush(true);
   private readonly onVisibility = () => {
     // Hidden may come back: a wait for the server's Retry-After goes on (pagehide sends regardless).
     if (document.visibilityState === 'hidden') void this.outbox.hide();
+    // Shown again: the items in view are in front of the person again from now.
+    else this.itemClock?.pageShown(performance.now());
   };
 
   constructor(host: HTMLElement, view: View, config: SessionConfig) {
     this.host = host;
     this.view = view;
     this.assessmentId = config.assessmentId;
-    this.api = createApi({ ...config, fetch: (url, init) => fetch(url, init as RequestInit) });
+    this.api = createApi({
+      ...config,
+      fetch: (url, init) => fetch(url, init as RequestInit),
+      onServerDate: (date) => this.serverClock.observe(date),
+    });
     this.outbox = new Outbox({
       storage: localStorageOrMemory(),
       assessmentId: config.assessmentId,
@@ -191,6 +205,7 @@ class Session {
     void this.outbox.flush(true);
     this.ended = true;
     this.outbox.dispose();
+    this.view.stopWatching();
     this.loadWait?.();
     this.resultWait?.();
     removeEventListener('pagehide', this.onPageHide);
@@ -214,7 +229,14 @@ class Session {
     // A GET with the secret succeeds only while the assessment is open (created, in_progress): a closed one
     // is a 401 carrying its assessment_status, handled in load(). So the items are always answerable here.
     this.outbox.reconcile(assessment);
-    this.view.renderItems(bank, this.outbox, (itemId, value) => this.answer(itemId, value));
+    const itemClock = new ItemClock(performance.now());
+    this.itemClock = itemClock;
+    this.view.renderItems(
+      bank,
+      this.outbox,
+      (itemId, value) => this.answer(itemId, value),
+      (itemId, visible) => itemClock.visible(itemId, visible, performance.now()),
+    );
     this.view.setProgress(this.outbox.answered);
     if (this.outbox.answered > 0) this.view.focusFirstUnanswered(this.outbox);
     void this.outbox.flush(false);
@@ -256,9 +278,22 @@ class Session {
   }
 
   private answer(itemId: string, value: number): void {
-    this.outbox.give(itemId, value);
+    this.outbox.give(itemId, value, this.timing(itemId));
     this.view.markAnswered(itemId, true, true);
     this.progress();
+  }
+
+  /**
+   * The timing of an answer chosen now, read at the choice (the outbox sends it later): how long the item had
+   * been current, and when, in the server's clock.
+   */
+  private timing(itemId: string): AnswerTiming | undefined {
+    if (this.itemClock === null) return undefined;
+    const at = performance.now();
+    return {
+      answered_at: new Date(this.serverClock.at(at)).toISOString(),
+      response_time_ms: this.itemClock.answered(itemId, at),
+    };
   }
 
   private progress(): void {

@@ -6,6 +6,9 @@
 // answers at once as a second batch, without the items of the batches in flight (those stay pending for the
 // next visit): two requests under way may arrive in either order, so no item may be in both. Batches in
 // storage are therefore always about different items.
+//
+// Each answer's timing (when it was chosen, how long it took: timing.ts) is stored beside it and goes into
+// the batch with it; being part of the persisted body, a resend carries the same values.
 
 import {
   type Answer,
@@ -19,6 +22,7 @@ import {
   TOTAL_ITEMS,
 } from './api.js';
 import { countdown, type Timers } from './countdown.js';
+import { type AnswerTiming, MAX_RESPONSE_TIME_MS } from './timing.js';
 
 /** The part of `localStorage` used here. */
 export interface StorageLike {
@@ -31,9 +35,19 @@ export interface InflightBatch {
   responses: Answer[];
 }
 
+/** The timing of the answer given to an item, with the value it belongs to. */
+export interface StoredTiming extends AnswerTiming {
+  value: number;
+}
+
 export interface OutboxState {
   /** Every answer given on this browser, latest value: shown again when the person comes back. */
   answers: Record<string, number>;
+  /**
+   * The timing of those answers, per item: sent with the answer while its value is the one it was taken for
+   * (another tab may have stored a newer value without it). Absent for answers stored by an older version.
+   */
+  timing: Record<string, StoredTiming>;
   /** Answers not yet in a batch, oldest first; a newer answer to an item replaces the older. */
   pending: Record<string, number>;
   /** Batches sent (or about to be) and not yet accepted, oldest first; resent in this order after a reload. */
@@ -168,14 +182,19 @@ export class Outbox {
   /** The server says the assessment is scoring or completed: every answer is in, only that fact is kept. */
   markFinished(): void {
     this.clearTimers();
-    this.state = { answers: {}, pending: {}, inflight: [], submitted: true };
+    this.state = { answers: {}, timing: {}, pending: {}, inflight: [], submitted: true };
     this.save();
   }
 
-  /** Records an answer (persisted first), then sends a batch if one is due (after the answers settle). */
-  give(itemId: string, value: number): void {
+  /**
+   * Records an answer with the timing taken when the person chose it (persisted first), then sends a batch if
+   * one is due (after the answers settle).
+   */
+  give(itemId: string, value: number, timing?: AnswerTiming): void {
     if (this.state.submitted) return;
     this.state.answers[itemId] = value;
+    if (timing) this.state.timing[itemId] = { value, answered_at: timing.answered_at, response_time_ms: timing.response_time_ms };
+    else delete this.state.timing[itemId];
     this.changed = itemId;
     // Deleting first moves a changed answer to the end, so the pending set stays in answer order.
     delete this.state.pending[itemId];
@@ -279,12 +298,19 @@ export class Outbox {
       .filter(([itemId]) => !busy.has(itemId))
       .slice(0, limit);
     if (entries.length === 0) return null;
-    const batch = { key: this.options.newKey(), responses: entries.map(([item_id, value]) => ({ item_id, value })) };
+    const batch = { key: this.options.newKey(), responses: entries.map(([itemId, value]) => this.response(itemId, value)) };
     this.ownKeys.add(batch.key);
     for (const [itemId] of entries) delete this.state.pending[itemId];
     this.state.inflight.push(batch);
     this.save();
     return batch;
+  }
+
+  /** An answer as sent: with its timing, when that was taken for this value. */
+  private response(itemId: string, value: number): Answer {
+    const timing = this.state.timing[itemId];
+    if (timing?.value !== value) return { item_id: itemId, value };
+    return { item_id: itemId, value, answered_at: timing.answered_at, response_time_ms: timing.response_time_ms };
   }
 
   private accept(batch: InflightBatch, assessment: AssessmentState): void {
@@ -331,10 +357,17 @@ export class Outbox {
     );
   }
 
-  /** A failure retrying cannot fix: the batch goes back to pending (behind newer answers) and sending stops. */
+  /**
+   * A failure retrying cannot fix: the batch goes back to pending (behind newer answers), each answer with the
+   * timing it was sent with, and sending stops.
+   */
   private halt(batch: InflightBatch, error: ApiError): void {
     const pending: Record<string, number> = {};
-    for (const { item_id, value } of batch.responses) pending[item_id] = value;
+    for (const { item_id, value, answered_at, response_time_ms } of batch.responses) {
+      pending[item_id] = value;
+      if (item_id in this.state.pending || answered_at === undefined || response_time_ms === undefined) continue;
+      this.state.timing[item_id] = { value, answered_at, response_time_ms };
+    }
     this.state.pending = { ...pending, ...this.state.pending };
     this.state.inflight = this.state.inflight.filter((candidate) => candidate.key !== batch.key);
     this.clearTimers();
@@ -384,7 +417,13 @@ export class Outbox {
         if (stored.submitted) return;
         // Per item, the value saved last (by any tab) wins: what is stored, unless this tab has just answered it.
         const answers = { ...this.state.answers, ...stored.answers };
-        if (this.changed !== null) answers[this.changed] = this.state.answers[this.changed] as number;
+        const timing = { ...this.state.timing, ...stored.timing };
+        if (this.changed !== null) {
+          answers[this.changed] = this.state.answers[this.changed] as number;
+          const own = this.state.timing[this.changed];
+          if (own) timing[this.changed] = own;
+          else delete timing[this.changed];
+        }
         // This tab's items: pending or in a batch here. Stored pending answers to any other item are another
         // tab's (its later change to an item this tab sent, say) and are kept.
         const ours = new Set([...Object.keys(this.state.pending), ...this.inflightItems()]);
@@ -392,6 +431,7 @@ export class Outbox {
         const foreignBatches = stored.inflight.filter((batch) => !this.ownKeys.has(batch.key));
         record = {
           answers,
+          timing,
           pending: { ...foreignPending, ...this.state.pending },
           inflight: [...this.state.inflight, ...foreignBatches],
           submitted: false,
@@ -406,7 +446,7 @@ export class Outbox {
 }
 
 function load(storage: StorageLike, key: string): OutboxState {
-  const empty: OutboxState = { answers: {}, pending: {}, inflight: [], submitted: false };
+  const empty: OutboxState = { answers: {}, timing: {}, pending: {}, inflight: [], submitted: false };
   let raw: unknown;
   try {
     raw = JSON.parse(storage.getItem(key) ?? 'null');
@@ -418,6 +458,7 @@ function load(storage: StorageLike, key: string): OutboxState {
   const batches = Array.isArray(stored.inflight) ? stored.inflight : [];
   return {
     answers: values(stored.answers),
+    timing: timings(stored.timing),
     pending: values(stored.pending),
     inflight: batches.map(readBatch).filter((batch): batch is InflightBatch => batch !== null),
     submitted: stored.submitted === true,
@@ -427,8 +468,35 @@ function load(storage: StorageLike, key: string): OutboxState {
 function readBatch(value: unknown): InflightBatch | null {
   const batch = value as Partial<InflightBatch> | null;
   if (typeof batch !== 'object' || batch === null || typeof batch.key !== 'string' || !Array.isArray(batch.responses)) return null;
-  const responses = batch.responses.filter(isAnswer);
+  const responses = batch.responses
+    .filter(isAnswer)
+    .map(({ item_id, value, answered_at, response_time_ms }) =>
+      isTiming({ answered_at, response_time_ms }) ? { item_id, value, answered_at, response_time_ms } : { item_id, value },
+    );
   return responses.length > 0 ? { key: batch.key, responses } : null;
+}
+
+/** Keeps the stored timings that are still timings of an answer. */
+function timings(map: unknown): Record<string, StoredTiming> {
+  const out: Record<string, StoredTiming> = {};
+  if (typeof map !== 'object' || map === null) return out;
+  for (const [itemId, entry] of Object.entries(map)) {
+    const timing = entry as Partial<StoredTiming> | null;
+    const value = timing?.value;
+    if (typeof timing !== 'object' || timing === null || !Number.isInteger(value) || !isTiming(timing)) continue;
+    out[itemId] = { value: value as number, answered_at: timing.answered_at, response_time_ms: timing.response_time_ms };
+  }
+  return out;
+}
+
+function isTiming(timing: Partial<AnswerTiming>): timing is AnswerTiming {
+  const { answered_at, response_time_ms } = timing;
+  return (
+    typeof answered_at === 'string' &&
+    Number.isInteger(response_time_ms) &&
+    (response_time_ms as number) >= 0 &&
+    (response_time_ms as number) <= MAX_RESPONSE_TIME_MS
+  );
 }
 
 /** Keeps the entries of a stored answer map that are still answers (storage is shared with the page). */

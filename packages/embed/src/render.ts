@@ -27,6 +27,8 @@ export class View {
   private readonly endingHeading: HTMLElement;
   private readonly fieldsets = new Map<string, HTMLFieldSetElement>();
   private readonly root: ShadowRoot;
+  /** Reports which items are on screen, while the items are (renderItems to stopWatching). */
+  private watcher: IntersectionObserver | null = null;
 
   constructor(root: ShadowRoot) {
     this.root = root;
@@ -55,10 +57,19 @@ export class View {
     this.loading.hidden = false;
   }
 
-  /** Renders the items in id order; `onAnswer` gets each choice the person makes. */
-  renderItems(bank: ItemBank, answers: AnswerLookup, onAnswer: (itemId: string, value: number) => void): void {
+  /**
+   * Renders the items in id order; `onAnswer` gets each choice the person makes, `onVisible` each item that
+   * comes into view (at least half of it on screen) or leaves it, where the browser can tell.
+   */
+  renderItems(
+    bank: ItemBank,
+    answers: AnswerLookup,
+    onAnswer: (itemId: string, value: number) => void,
+    onVisible?: (itemId: string, visible: boolean) => void,
+  ): void {
     this.loading.hidden = true;
     this.fieldsets.clear();
+    this.stopWatching();
     const fieldsets = bank.items.map((item, index) => {
       const legendId = `legend-${item.id}`;
       const value = answers.valueOf(item.id);
@@ -83,6 +94,24 @@ export class View {
       return fieldset;
     });
     this.list.replaceChildren(...fieldsets);
+    if (onVisible === undefined || typeof IntersectionObserver !== 'function') return;
+    const watcher = new IntersectionObserver(
+      (entries) => {
+        for (const entry of entries) {
+          const itemId = (entry.target as HTMLElement).dataset.itemId;
+          if (itemId !== undefined) onVisible(itemId, entry.isIntersecting && entry.intersectionRatio >= 0.5);
+        }
+      },
+      { threshold: [0, 0.5] },
+    );
+    for (const fieldset of fieldsets) watcher.observe(fieldset);
+    this.watcher = watcher;
+  }
+
+  /** No more reports of what is on screen (the session ended). */
+  stopWatching(): void {
+    this.watcher?.disconnect();
+    this.watcher = null;
   }
 
   /** An item answered elsewhere (no value known here) says so, since none of its radios is checked. */
