@@ -10,20 +10,10 @@ import {
   tooFastShare,
 } from '../../src/scoring/quality.js';
 import { scorers } from '../../src/scoring/scorers.js';
+import { seeded } from '../support/seeded.js';
 
 const keyOf = (id: string) => items.find((item) => item.id === id)!.construct;
 const score = scorers['mn76-v2']!;
-
-/** A small seeded generator (mulberry32), so every pattern is the same on every run. */
-function random(seed: number) {
-  let state = seed;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const clamp = (value: number) => Math.min(5, Math.max(1, value));
 const byItem = (value: (index: number, construct: Construct) => number) =>
@@ -31,7 +21,7 @@ const byItem = (value: (index: number, construct: Construct) => number) =>
 
 /** A person who answers with care: a level per construct, items of it within one step of it. */
 function attentive(seed: number, levels: readonly number[] = [1, 2, 3, 4, 5]) {
-  const next = random(seed);
+  const next = seeded(seed);
   const level = new Map<Construct, number>();
   return byItem((_, construct) => {
     if (!level.has(construct)) level.set(construct, levels[Math.floor(next() * levels.length)]!);
@@ -42,7 +32,7 @@ function attentive(seed: number, levels: readonly number[] = [1, 2, 3, 4, 5]) {
 
 /** Timing `ms` apart per item (with a little jitter when `jitterMs`), as the component sends it. */
 function paced(seed: number, ms: number, jitterMs = 0): Record<string, ItemTiming> {
-  const next = random(seed);
+  const next = seeded(seed);
   let at = Date.UTC(2026, 10, 24, 10, 0, 0);
   return Object.fromEntries(
     items.map((item) => {
@@ -142,7 +132,7 @@ describe('answer patterns with known truth', () => {
   });
 
   it.each(seeds)('uniform random answers (seed %i) are flagged as inconsistent', (seed) => {
-    const next = random(seed);
+    const next = seeded(seed);
     const { quality } = score(byItem(() => 1 + Math.floor(next() * 5)));
     expect(quality.reasons).toContain('construct_inconsistency');
     expect(quality.reasons).not.toContain('response_variability');

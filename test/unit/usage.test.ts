@@ -6,6 +6,7 @@ import type { Collections } from '../../src/ports/collections.js';
 import type { EventMetadata, RecordedEvent } from '../../src/ports/event-store.js';
 import type { DomainEvent, Projection } from '../../src/ports/projection.js';
 import type { StoredVersion } from '../../src/ports/read-models.js';
+import { seeded } from '../support/seeded.js';
 
 type UsageDocument = Collections['usage'];
 /** The projection as the projector holds it: handed any recorded event of its types. */
@@ -296,17 +297,6 @@ function reference(events: RecordedEvent[], range: { from: Date | string; to: Da
     counts.set(`${period} ${key_id}`, row);
   }
   return [...counts.values()].sort((a, b) => a.period.localeCompare(b.period) || (a.key_id ?? '').localeCompare(b.key_id ?? ''));
-}
-
-/** A deterministic stream of numbers in [0, 1) (mulberry32), so a failure replays. */
-function seeded(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 describe('usage buckets', () => {
