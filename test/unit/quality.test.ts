@@ -77,8 +77,8 @@ describe('each indicator, with values worked out by hand', () => {
 
   it('too_fast_share: timed items under 1 s, by response_time_ms, else by the gap since the answer before', () => {
     const timing: Record<string, ItemTiming> = {};
-    items.slice(0, 10).forEach((item) => (timing[item.id] = { response_time_ms: 500 }));
-    items.slice(10, 40).forEach((item) => (timing[item.id] = { response_time_ms: 2000 }));
+    for (const item of items.slice(0, 10)) timing[item.id] = { response_time_ms: 500 };
+    for (const item of items.slice(10, 40)) timing[item.id] = { response_time_ms: 2000 };
     expect(tooFastShare(timing, 1000)).toBe(0.25);
     // Gaps: the first answer has none, the second came 0.5 s later (fast), the third 2.5 s after that.
     const stamped = {
