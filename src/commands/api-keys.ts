@@ -42,7 +42,10 @@ export async function activeKey(keys: KeyStore, keyId: string): Promise<ApiKeyRe
 export async function rotateApiKey(context: KeyContext, actor: Actor, keyId: string, now: Date) {
   const old = await activeKey(context.keys, keyId);
   const minted = mintKey(old, now, old.id);
-  await context.keys.rotate(old.id, minted.record, minted.record.created_at);
+  // Another rotation or a revocation got there first (a double click): the key is no longer active.
+  await context.keys.rotate(old.id, minted.record, minted.record.created_at).catch(() => {
+    throw new KeyRuleError(`Key ${keyId} is no longer active: it was rotated or revoked a moment ago.`);
+  });
   await context.accounts.appendActivity(activity(actor, 'key.rotated', old.id, `${described(old)} → ${minted.record.id}`, now));
   return minted;
 }

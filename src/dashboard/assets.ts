@@ -57,6 +57,12 @@ export const dashboardStylesheet = staticAsset(STYLESHEET + DASHBOARD_STYLES, 't
  * shown once, announced to screen readers.
  */
 const SCRIPT = `
+// A form is sent once: a second click while the first is on its way would rotate or create twice.
+for (const form of document.querySelectorAll('form[method="post"]')) {
+  form.addEventListener('submit', () => {
+    for (const button of form.querySelectorAll('button[type="submit"]')) button.disabled = true;
+  });
+}
 for (const button of document.querySelectorAll('button[data-copy]')) {
   button.hidden = false;
   button.addEventListener('click', async () => {

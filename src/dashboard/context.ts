@@ -13,6 +13,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The dashboard's signed-in person, set before any dashboard handler runs; undefined when signed out. */
     signedIn: SignedIn | undefined;
+    /** NATURE_PUBLIC_URL, for the dashboard's cookies (sessions.ts). */
+    publicUrl: string | undefined;
   }
 }
 
@@ -22,6 +24,8 @@ export interface DashboardContext {
   keys: KeyStore;
   envs: Environments;
   clock: () => Date;
+  /** NATURE_PUBLIC_URL: on https, cookies are Secure whatever a proxy's request looks like. */
+  publicUrl?: string | undefined;
 }
 
 /** The environments as the dashboard's addresses name them. */

@@ -58,8 +58,10 @@ export async function registerDashboard(app: FastifyInstance, context: Dashboard
         csrfOpts: { userInfo: true, hmacKey },
       });
       scope.decorateRequest('signedIn', undefined);
+      scope.decorateRequest('publicUrl', undefined);
       scope.addHook('onRequest', async (request, reply) => {
         reply.header('content-security-policy', DASHBOARD_POLICY);
+        request.publicUrl = context.publicUrl;
         request.signedIn = await currentSession(context.accounts, request, context.clock());
         const path = request.url.split('?')[0]!;
         if (request.signedIn === undefined && !OPEN_PATHS.has(path)) {

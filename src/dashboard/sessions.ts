@@ -17,13 +17,17 @@ export const COOKIE_PATH = '/dashboard';
 
 const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[::1\])(:\d+)?$/i;
 
-/** Secure, unless the page is plain HTTP on this machine (npm start): a browser drops Secure cookies there. */
-export function secureCookies(request: FastifyRequest): boolean {
+/**
+ * Secure, unless the page is plain HTTP on this machine (npm start): a browser drops Secure cookies there. Behind
+ * a proxy on loopback the Host may look local: NATURE_PUBLIC_URL on https keeps them Secure whatever the request says.
+ */
+export function secureCookies(request: FastifyRequest, publicUrl: string | undefined): boolean {
+  if (publicUrl?.startsWith('https:')) return true;
   return !(request.protocol === 'http' && LOOPBACK.test(request.headers.host ?? ''));
 }
 
 export function cookieOptions(request: FastifyRequest) {
-  return { path: COOKIE_PATH, httpOnly: true, secure: secureCookies(request), sameSite: 'strict' as const };
+  return { path: COOKIE_PATH, httpOnly: true, secure: secureCookies(request, request.publicUrl), sameSite: 'strict' as const };
 }
 
 export interface SignedIn {

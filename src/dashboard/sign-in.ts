@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { emailIndex, findUser } from '../commands/accounts.js';
 import { activity, decoyPasswordHash, passwordHash, passwordMatches, passwordProblem, tokenHash } from '../domain/accounts.js';
@@ -53,22 +54,26 @@ export function registerSignIn(scope: FastifyInstance, context: DashboardContext
     const now = context.clock();
     const since = new Date(now.getTime() - FAILURE_WINDOW_MS).toISOString();
     const scope = context.envs.test.dataKeys;
-    const throttleKeys = [`address:${request.ip}`, `user:${await emailIndex({ accounts: context.accounts, dataKeys: scope }, email)}`];
+    // Keyed hashes, as the e-mail index is: the store never holds a client's address or a typed e-mail in plain text.
+    const secret = await scope.environmentSecret();
+    const address = createHmac('sha256', secret).update(`nature-sign-in-address:${request.ip}`).digest('hex');
+    const throttleKeys = [`address:${address}`, `user:${await emailIndex({ accounts: context.accounts, dataKeys: scope }, email)}`];
     const refuse = (status: number, message: string) =>
       sendPage(reply, page('Sign in', signInForm(csrfToken(request, reply), next, email, errorNotice(message))), status);
 
-    const [byAddress = 0, byUser = 0] = await context.accounts.failuresSince(throttleKeys, since);
-    if (byAddress >= FAILURES_PER_ADDRESS || byUser >= FAILURES_PER_USER) {
+    // Counted before the password is checked, so attempts sent together cannot all slip under the limit; taken back if right.
+    const attemptAt = now.toISOString();
+    const [byAddress = 0, byUser = 0] = await context.accounts.recordFailure(throttleKeys, attemptAt, since);
+    if (byAddress > FAILURES_PER_ADDRESS || byUser > FAILURES_PER_USER) {
       reply.header('retry-after', String(FAILURE_WINDOW_MS / 1000));
       return refuse(429, 'Too many failed sign-ins. Wait 15 minutes and try again, or ask your operator for a set-up link.');
     }
     const user = await findUser({ accounts: context.accounts, dataKeys: scope }, email);
     // A wrong address takes as long as a wrong password, so the time taken does not say who has an account.
     const matches = await passwordMatches(password, user?.password_hash ?? (await decoyPasswordHash));
-    if (user === undefined || user.password_hash === null || !matches) {
-      await context.accounts.recordFailure(throttleKeys, now.toISOString(), since);
+    if (user === undefined || user.password_hash === null || !matches)
       return refuse(401, 'That e-mail address and password do not match an account here.');
-    }
+    await context.accounts.forgetFailure(throttleKeys, attemptAt);
     await startSession(context.accounts, request, reply, user.id, now);
     await context.accounts.appendActivity(activity({ type: 'user', user_id: user.id }, 'user.signed_in', user.id, '', now));
     return seeOther(reply, next);

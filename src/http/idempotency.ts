@@ -41,8 +41,8 @@ export function registerIdempotency(app: FastifyInstance, clock: () => Date): vo
 
   app.addHook('preValidation', async (request) => {
     const key = request.headers['idempotency-key'];
-    // Unknown routes (404, 405) run no request, so they hold no key.
-    if (!KEYED_METHODS.has(request.method) || key === undefined || request.is404) return;
+    // Unknown routes (404, 405) run no request, so they hold no key; nor does the dashboard, whose people have no API key.
+    if (!KEYED_METHODS.has(request.method) || key === undefined || request.is404 || request.apiKey === undefined) return;
     if (typeof key !== 'string' || !KEY.test(key)) {
       throw new ProblemError('validation_failed', 'Idempotency-Key must be 1..255 visible ASCII characters, sent once.', {
         errors: [

@@ -32,6 +32,8 @@ export interface AccountStore {
    */
   recordFailure(keys: string[], at: string, since: string): Promise<number[]>;
   failuresSince(keys: string[], since: string): Promise<number[]>;
+  /** Takes back what recordFailure recorded at `at` under `keys` (an attempt that turned out right). */
+  forgetFailure(keys: string[], at: string): Promise<void>;
 
   application(accountId: string): Promise<ApplicationRecord | undefined>;
   /** Stores the application as it now stands (a new submission replaces a rejected one). */

@@ -112,10 +112,16 @@ export function tooFastShare(timing: Readonly<Record<string, ItemTiming>>, fastM
   return times.length === 0 ? null : times.filter((ms) => ms < fastMs).length / times.length;
 }
 
-/** Seconds from the first answer to the last (answered_at), else the sum of every item's response_time_ms; else null. */
+/**
+ * Seconds from the first answer to the last when every answer has its answered_at, else the sum of every
+ * response_time_ms when every answer has one, else null: a span over some answers only would look rushed.
+ */
 export function completionSeconds(timing: Readonly<Record<string, ItemTiming>>): number | null {
-  const stamps = Object.values(timing).flatMap((each) => (each.answered_at === undefined ? [] : [Date.parse(each.answered_at)]));
-  if (stamps.length >= 2) return (Math.max(...stamps) - Math.min(...stamps)) / 1000;
+  const stamps = items.map((item) => timing[item.id]?.answered_at);
+  if (stamps.every((at) => at !== undefined)) {
+    const times = stamps.map((at) => Date.parse(at!));
+    return (Math.max(...times) - Math.min(...times)) / 1000;
+  }
   const times = items.map((item) => timing[item.id]?.response_time_ms);
   return times.every((ms) => ms !== undefined) ? times.reduce((sum, ms) => sum + ms!, 0) / 1000 : null;
 }

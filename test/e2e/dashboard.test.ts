@@ -1,3 +1,5 @@
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, decideApplication } from '../../src/commands/accounts.js';
 import { FAILURES_PER_USER } from '../../src/dashboard/sign-in.js';
@@ -276,5 +278,76 @@ describe('sign-in limits and set-up links', () => {
     expect((await browser.get('/dashboard/keys')).statusCode).toBe(200);
     expect((await new Browser(t.app).get(`/dashboard/setup?token=${setupToken}`)).statusCode).toBe(404);
     expect((await new Browser(t.app).signIn('new-owner@example.com', 'a long enough passphrase')).statusCode).toBe(303);
+  });
+});
+
+describe('the dashboard under load and behind a proxy', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await openTestApp({ NATURE_PUBLIC_URL: 'https://api.example.com' });
+  });
+  afterAll(() => t.close());
+
+  it('counts sign-in attempts sent all at once: no more than the limit are checked', async () => {
+    const email = await dashboardUser(t);
+    const browser = new Browser(t.app);
+    await browser.get('/dashboard/sign-in');
+    const csrf = csrfOf(browser.lastPage);
+    const statuses = await Promise.all(
+      Array.from({ length: 20 }, (_, attempt) => browser.post('/dashboard/sign-in', { email, password: `guess ${attempt}` }, csrf)),
+    ).then((responses) => responses.map((response) => response.statusCode));
+    expect(statuses.filter((status) => status === 401)).toHaveLength(FAILURES_PER_USER);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(20 - FAILURES_PER_USER);
+  });
+
+  it('keeps no client address in plain text', async () => {
+    const db = new Database(join(t.dataDir, 'keys.db'), { readonly: true });
+    const keys = db.prepare<[], { key: string }>('SELECT key FROM sign_in_failures').all();
+    db.close();
+    expect(keys.length).toBeGreaterThan(0);
+    for (const { key } of keys) expect(key).toMatch(/^(address|user):[0-9a-f]{64}$/);
+  });
+
+  it('sets Secure cookies when the public URL is https, even for a request that looks local (a proxy on loopback)', async () => {
+    const email = await dashboardUser(t);
+    const signedIn = await new Browser(t.app, '127.0.0.1:8080').signIn(email);
+    expect(String(signedIn.headers['set-cookie'])).toMatch(/nature_session=[^;]+;.*HttpOnly; Secure; SameSite=Strict/);
+  });
+
+  it('answers a second rotation of the same key (a double click) with a message, not an error page', async () => {
+    const email = await dashboardUser(t);
+    const browser = new Browser(t.app);
+    await browser.signIn(email);
+    await browser.get('/dashboard/keys');
+    const raw = shownSecret((await browser.post('/dashboard/keys', newKeyForm('Twice'))).body, RAW_KEY);
+    const keyId = (await t.keys.list()).find((key) => key.last4 === raw.slice(-4))!.id;
+    const confirm = await browser.get(`/dashboard/keys/${keyId}/rotate`);
+    const csrf = csrfOf(confirm.body);
+    const [first, second] = await Promise.all([
+      browser.post(`/dashboard/keys/${keyId}/rotate`, {}, csrf),
+      browser.post(`/dashboard/keys/${keyId}/rotate`, {}, csrf),
+    ]);
+    expect([first.statusCode, second.statusCode].sort()).toEqual([200, 409]);
+    expect([first.body, second.body].join()).toMatch(/no longer active|already rotated/);
+  });
+
+  it('ignores an Idempotency-Key header on a dashboard form (API keys only)', async () => {
+    const email = await dashboardUser(t);
+    const browser = new Browser(t.app);
+    await browser.signIn(email);
+    await browser.get('/dashboard/sandbox/webhooks');
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/dashboard/sandbox/webhooks',
+      headers: {
+        host: 'localhost',
+        cookie: [...browser.cookies].map(([name, value]) => `${name}=${value}`).join('; '),
+        'content-type': 'application/x-www-form-urlencoded',
+        'idempotency-key': 'form-1',
+      },
+      payload: new URLSearchParams({ url: `http://127.0.0.1:9/${'a'.repeat(2100)}`, _csrf: csrfOf(browser.lastPage) }).toString(),
+    });
+    expect(response.statusCode).toBe(422);
+    expect(response.body).toContain('at most 2,048 characters');
   });
 });

@@ -91,9 +91,17 @@ describe('each indicator, with values worked out by hand', () => {
   });
 
   it('completion_seconds: first answer to last, else the sum of every response_time_ms, else null', () => {
-    expect(completionSeconds({ mn_001: { answered_at: '2026-11-24T10:00:00Z' }, mn_076: { answered_at: '2026-11-24T10:05:00Z' } })).toBe(
-      300,
+    // Every answer stamped, the first at 10:00:00 and the last at 10:05:00: 300 s.
+    const stamped = Object.fromEntries(
+      items.map((item, index) => [
+        item.id,
+        { answered_at: new Date(Date.UTC(2026, 10, 24, 10, 0, 0) + (index * 300_000) / 75).toISOString() },
+      ]),
     );
+    expect(completionSeconds(stamped)).toBe(300);
+    // Some answers without a stamp (sent by an older page): no span, and no sum either without every response_time_ms.
+    const { mn_001: _unstamped, ...partial } = stamped;
+    expect(completionSeconds(partial)).toBeNull();
     expect(completionSeconds(Object.fromEntries(items.map((item) => [item.id, { response_time_ms: 1000 }])))).toBe(76);
     expect(completionSeconds({ mn_001: { response_time_ms: 1000 } })).toBeNull();
     expect(completionSeconds({})).toBeNull();

@@ -126,6 +126,10 @@ export class MongoAccountStore implements AccountStore {
     return Promise.all(keys.map((key) => this.failures.countDocuments({ key, at: { $gte: since } })));
   }
 
+  async forgetFailure(keys: string[], at: string): Promise<void> {
+    await this.failures.deleteMany({ key: { $in: keys }, at });
+  }
+
   async application(accountId: string) {
     return fromApplication(await this.applications.findOne({ _id: accountId }));
   }

@@ -83,6 +83,7 @@ export class SqliteAccountStore implements AccountStore {
       insertFailure: db.prepare<[string, string]>('INSERT INTO sign_in_failures (key, at) VALUES (?, ?)'),
       countFailures: db.prepare<[string, string], number>('SELECT count(*) FROM sign_in_failures WHERE key = ? AND at >= ?').pluck(),
       forgetFailures: db.prepare<[string]>('DELETE FROM sign_in_failures WHERE at < ?'),
+      forgetFailure: db.prepare<[string, string]>('DELETE FROM sign_in_failures WHERE key = ? AND at = ?'),
       application: db.prepare<[string], string>('SELECT body FROM applications WHERE account_id = ?').pluck(),
       putApplication: db.prepare<[string, string]>(
         'INSERT INTO applications (account_id, body) VALUES (?, ?) ON CONFLICT (account_id) DO UPDATE SET body = excluded.body',
@@ -161,6 +162,10 @@ export class SqliteAccountStore implements AccountStore {
 
   async failuresSince(keys: string[], since: string): Promise<number[]> {
     return keys.map((key) => this.statements.countFailures.get(key, since) ?? 0);
+  }
+
+  async forgetFailure(keys: string[], at: string): Promise<void> {
+    for (const key of keys) this.statements.forgetFailure.run(key, at);
   }
 
   async application(accountId: string): Promise<ApplicationRecord | undefined> {
