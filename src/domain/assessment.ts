@@ -17,7 +17,10 @@ export interface ItemResponse {
   response_time_ms?: number;
 }
 
-/** How far past the server's clock a reported answered_at may be: a browser's clock is seldom exact. */
+/**
+ * How far a reported answered_at may stray past the assessment's start or the server's clock: a browser's clock,
+ * even one set from the server's Date header (whole seconds), is seldom exact, and a refused batch stops a person.
+ */
 export const ANSWERED_AT_SKEW_MS = 120_000;
 
 export type AssessmentStarted = {
@@ -356,14 +359,14 @@ export function decideSubmitResponses(
   return [submitted, ...decideScoreAssessment(evolveAssessment(assessment, submitted), command.scoring)];
 }
 
-/** A reported answered_at must fall in the assessment's life: not before it started, not after now (give or take the skew). */
+/** A reported answered_at must fall in the assessment's life: not before it started, not after now, give or take the skew. */
 function refuseTiming(assessment: Assessment, responses: readonly ItemResponse[], now: Date): void {
   const errors = responses.flatMap(({ item_id, answered_at }, index) => {
     if (answered_at === undefined) return [];
     const at = Date.parse(answered_at);
     const problem =
-      at < Date.parse(assessment.created_at)
-        ? `is before the assessment started (${assessment.created_at}).`
+      at < Date.parse(assessment.created_at) - ANSWERED_AT_SKEW_MS
+        ? `is before the assessment started (${assessment.created_at}; ${ANSWERED_AT_SKEW_MS / 1000} s of skew is allowed).`
         : at > now.getTime() + ANSWERED_AT_SKEW_MS
           ? `is in the future (the server's clock reads ${now.toISOString()}; ${ANSWERED_AT_SKEW_MS / 1000} s of skew is allowed).`
           : undefined;

@@ -214,7 +214,7 @@ describe('timing and quality through the assessment', () => {
 
   it('refuses an answered_at before the start or in the future, naming the item, deciding nothing', () => {
     const events = started;
-    const early = { item_id: 'mn_001', value: 3, answered_at: later(-1000).toISOString() };
+    const early = { item_id: 'mn_001', value: 3, answered_at: later(-121_000).toISOString() };
     const future = { item_id: 'mn_002', value: 3, answered_at: later(121_000).toISOString() };
     const skewed = { item_id: 'mn_003', value: 3, answered_at: later(119_000).toISOString() };
     const refusal = (responses: { item_id: string; value: number }[]) => {

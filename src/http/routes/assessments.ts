@@ -174,7 +174,7 @@ const responsesBody = z
             .datetime({ offset: true, message: 'must be an RFC 3339 timestamp, such as 2026-11-24T10:15:30.250Z.' })
             .optional()
             .describe(
-              'Optional: when the person answered (RFC 3339), between the start of the assessment and now (120 s of clock skew allowed). For the answer-quality indicators only.',
+              'Optional: when the person answered (RFC 3339), between the start of the assessment and now, with 120 s of clock skew allowed either way. For the answer-quality indicators only.',
             ),
           response_time_ms: z
             .number()
