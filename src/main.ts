@@ -92,7 +92,14 @@ const app = await buildApp({
   unavailable: backendUnavailable,
 });
 // The developer dashboard under /dashboard, on the same stores as the API and the operator's command line.
-await registerDashboard(app, { accounts, keys, envs, clock: () => new Date(), publicUrl: config.publicUrl });
+await registerDashboard(app, {
+  accounts,
+  keys,
+  envs,
+  clock: () => new Date(),
+  publicUrl: config.publicUrl,
+  unavailable: backendUnavailable,
+});
 // A data directory that turned read-only would fail every write: readiness says so.
 addReadinessCheck(app, 'data_dir', async () => checkDataDirWritable(config.dataDir));
 

@@ -3,7 +3,7 @@
 type AttributeValue = string | number | undefined;
 export type Attributes = Readonly<Record<string, AttributeValue>>;
 
-/** Text made safe for XML content and for attribute values, which are always in double quotes. */
+/** Text made safe for XML or HTML content and for attribute values in double quotes (the chart's, the guides', the dashboard's). */
 export function escapeXml(text: string): string {
   return text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;');
 }

@@ -9,6 +9,7 @@ import {
   SETUP_LINK_MS,
   type UserRecord,
 } from '../domain/accounts.js';
+import { lineProblem } from '../domain/text.js';
 import type { AccountStore } from '../ports/account-store.js';
 import type { DataKeyStore } from '../ports/data-keys.js';
 import { CliError, UsageError } from './errors.js';
@@ -40,11 +41,9 @@ const REASON_MAX = 500;
 
 /** A rejection's reason is shown to the account's people: 1..500 printable characters, trimmed. */
 function reason(value: string): string {
-  const text = value.trim();
-  const length = [...text].length;
-  if (length === 0 || length > REASON_MAX) throw new InvalidArgumentError(`A reason has 1 to ${REASON_MAX} characters.`);
-  if (/[\p{Cc}\p{Cf}]/u.test(text)) throw new InvalidArgumentError('A reason has printable characters only (one line).');
-  return text;
+  const problem = lineProblem('A reason', value, REASON_MAX);
+  if (problem !== undefined) throw new InvalidArgumentError(problem);
+  return value.trim();
 }
 
 /** The password piped in: one trailing line break (from echo, or a file) is not part of it. */

@@ -1,7 +1,7 @@
 import { createNatureClient, type NatureClient } from '@nature-profile/client';
 import { type Command, InvalidArgumentError } from 'commander';
 import packageJson from '../../package.json' with { type: 'json' };
-import type { Environment } from '../domain/api-keys.js';
+import { type Environment, parseRawKey } from '../domain/api-keys.js';
 import { UsageError } from './errors.js';
 
 /** How a command that calls the API reaches it: a key and a server, as any caller would. */
@@ -45,10 +45,10 @@ export function apiAccess(
 ): ApiAccess {
   const apiKey = options.apiKey ?? env.NATURE_API_KEY;
   if (!apiKey) throw new UsageError(`${command} needs an API key: --api-key or NATURE_API_KEY (mint one with \`nature keys create\`)`);
-  const kind = /^(test|live)_(sk|pk)_/.exec(apiKey);
+  const kind = parseRawKey(apiKey);
   if (!kind) throw new UsageError('that is not an API key: keys start with test_sk_ or live_sk_');
-  if (kind[2] === 'pk') throw new UsageError(`${command} needs a secret key (test_sk_…), not a publishable one`);
-  const environment = kind[1] as Environment;
+  if (kind.type === 'pk') throw new UsageError(`${command} needs a secret key (test_sk_…), not a publishable one`);
+  const { environment } = kind;
   if (writes && environment === 'live')
     throw new UsageError(`${command} creates data: it runs with a sandbox key (test_sk_…) only, never a production one`);
   const url = options.baseUrl ?? (env.NATURE_BASE_URL ? baseUrl(env.NATURE_BASE_URL) : `http://127.0.0.1:${env.PORT || 8080}`);

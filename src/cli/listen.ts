@@ -8,7 +8,7 @@ import { type ApiOptions, apiAccess, withApiOptions } from './api-access.js';
 import { CliError, UsageError } from './errors.js';
 import type { Output } from './keys.js';
 import { defaultStateFile, type ListenState, loadState, saveState } from './listen-state.js';
-import { pastLookback, remember, unseen } from './unseen-events.js';
+import { pastLookback, remember, unseen, watermark } from './unseen-events.js';
 
 /** A forward gets this long for its answer, as the server's own deliveries do (10 s). */
 const FORWARD_TIMEOUT_MS = 10_000;
@@ -28,8 +28,9 @@ interface ListenOptions extends ApiOptions {
 /** The events listed since the look-back began, not forwarded yet, oldest first. */
 async function newEvents(nature: NatureClient, state: ListenState): Promise<NatureEvent[]> {
   const listed: NatureEvent[] = [];
+  const mark = watermark(state.forwarded);
   for await (const event of nature.events.list({ limit: 100 })) {
-    if (pastLookback(event, state.forwarded)) break;
+    if (pastLookback(event, mark)) break;
     listed.push(event);
   }
   return unseen(listed, state.forwarded);
@@ -145,7 +146,8 @@ export function listenCommand(env: NodeJS.ProcessEnv, output: Output): Command {
       if (fresh) {
         // A first run starts from now: what happened before is not news.
         for await (const event of nature.events.list({ limit: 100 })) {
-          if (pastLookback(event, state.forwarded)) break;
+          // The first (newest) event listed sets the mark the rest are measured from.
+          if (pastLookback(event, watermark(state.forwarded))) break;
           state.forwarded = remember(state.forwarded, event);
         }
       }

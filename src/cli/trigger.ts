@@ -15,7 +15,7 @@ const POLL_MS = 250;
 /** Answers that vary across the scale, the same on every run: a sandbox profile with some of each band. */
 const answer = (index: number) => 1 + ((index * 7 + Math.floor(index / 5)) % 5);
 
-export interface Triggered {
+interface Triggered {
   subject_id: string;
   assessment_id: string;
   profile_id: string;
@@ -34,7 +34,7 @@ async function waitFor<T>(what: string, timeoutMs: number, read: () => Promise<T
 }
 
 /** A real sandbox completion: a subject, an assessment, its 76 answers in four batches; then its profile and event. */
-export async function completeAnAssessment(nature: NatureClient, timeoutMs: number): Promise<Triggered> {
+async function completeAnAssessment(nature: NatureClient, timeoutMs: number): Promise<Triggered> {
   const consent = {
     text_version: 'nature-trigger',
     granted_at: new Date().toISOString(),

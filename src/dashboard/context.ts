@@ -26,12 +26,13 @@ export interface DashboardContext {
   clock: () => Date;
   /** NATURE_PUBLIC_URL: on https, cookies are Secure whatever a proxy's request looks like. */
   publicUrl?: string | undefined;
+  /** Whether an error means a backend does not answer now (environments.ts's backendUnavailable): a 503 page. */
+  unavailable: (error: unknown) => boolean;
 }
 
 /** The environments as the dashboard's addresses name them. */
 export const environmentOfSegment = { sandbox: 'test', production: 'live' } as const satisfies Record<string, Environment>;
 export type EnvironmentSegment = keyof typeof environmentOfSegment;
-export const segmentOf = (environment: Environment): EnvironmentSegment => (environment === 'test' ? 'sandbox' : 'production');
 
 /** The signed-in person as a page shows them, with a CSRF token bound to their session for the page's forms. */
 export async function viewerOf(context: DashboardContext, request: FastifyRequest, reply: FastifyReply): Promise<Viewer> {

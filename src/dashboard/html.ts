@@ -1,3 +1,5 @@
+import { escapeXml } from '../charts/svg-markup.js';
+
 /** Markup that is already safe: what `html` returns, and the only thing it inserts unescaped. */
 export class Html {
   constructor(readonly text: string) {}
@@ -6,17 +8,14 @@ export class Html {
   }
 }
 
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-export const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (character) => ESCAPES[character]!);
-
 type Value = Html | string | number | boolean | null | undefined | readonly Value[];
 
 function render(value: Value): string {
   if (value instanceof Html) return value.text;
   if (Array.isArray(value)) return value.map(render).join('');
   if (value === null || value === undefined || value === false) return '';
-  return escapeHtml(String(value));
+  // The templates quote every attribute value with double quotes, which escapeXml covers.
+  return escapeXml(String(value));
 }
 
 /**

@@ -2,8 +2,9 @@ import { createHmac } from 'node:crypto';
 import cookie from '@fastify/cookie';
 import csrf from '@fastify/csrf-protection';
 import formbody from '@fastify/formbody';
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import { DomainError } from '../domain/errors.js';
+import { toProblem } from '../http/errors.js';
 import { ProblemError, problemCodes } from '../http/problem.js';
 import { sendAsset } from '../http/static-asset.js';
 import { DASHBOARD_POLICY, dashboardScript, dashboardStylesheet } from './assets.js';
@@ -22,14 +23,33 @@ import { registerSignIn } from './sign-in.js';
 /** Pages a signed-out person may see. */
 const OPEN_PATHS = new Set(['/dashboard/sign-in', '/dashboard/setup', '/dashboard/assets/dashboard.css', '/dashboard/assets/dashboard.js']);
 
-/** Messages for what the framework refuses, in a page: a person reads them, not a program. */
-function errorMessage(error: FastifyError): string {
-  // What the API's rules refused (an endpoint that is not there, an erased subject): the API's own words.
-  if (error instanceof ProblemError || error instanceof DomainError) return error.message;
-  if (error.code === 'FST_CSRF_INVALID_TOKEN' || error.code === 'FST_CSRF_MISSING_SECRET')
-    return 'This form has expired or was not sent from this dashboard, so nothing was changed. Go back, reload the page and send it again.';
-  if ((error.statusCode ?? 500) < 500) return 'The request was not understood, so nothing was changed. Go back and try again.';
-  return 'Something went wrong on our side, so the change may not have been made. Reload the page to see what stands.';
+const CSRF_REFUSALS = new Set(['FST_CSRF_INVALID_TOKEN', 'FST_CSRF_MISSING_SECRET']);
+
+/**
+ * An error as a page: its status from the API's own mapping (http/errors.ts), and words for a person. What the
+ * API's rules refused (an endpoint that is not there, an erased subject) is said in the API's words; the rest,
+ * written for a program calling the API, is said plainly.
+ */
+function errorPage(error: FastifyError, request: FastifyRequest, unavailable: (error: unknown) => boolean) {
+  // The CSRF plugin's own 403, which the API's mapping would take for a broken body.
+  if (CSRF_REFUSALS.has(error.code))
+    return {
+      status: 403,
+      message:
+        'This form has expired or was not sent from this dashboard, so nothing was changed. Go back, reload the page and send it again.',
+    };
+  const problem = toProblem(error, request, unavailable);
+  const status = problemCodes[problem.code].status;
+  const ruled =
+    error instanceof ProblemError || error instanceof DomainError || problem.code === 'subject_erased' || problem.code === 'not_found';
+  const message = ruled
+    ? problem.detail
+    : status === 503
+      ? 'A backend of the service does not answer right now. Reload the page in a moment to see what stands.'
+      : status < 500
+        ? 'The request was not understood, so nothing was changed. Go back and try again.'
+        : 'Something went wrong on our side, so the change may not have been made. Reload the page to see what stands.';
+  return { status, message };
 }
 
 /**
@@ -62,8 +82,10 @@ export async function registerDashboard(app: FastifyInstance, context: Dashboard
       scope.addHook('onRequest', async (request, reply) => {
         reply.header('content-security-policy', DASHBOARD_POLICY);
         request.publicUrl = context.publicUrl;
-        request.signedIn = await currentSession(context.accounts, request, context.clock());
         const path = request.url.split('?')[0]!;
+        // The stylesheet and script are the same for everyone: no session lookup for them.
+        if (path.startsWith('/dashboard/assets/')) return;
+        request.signedIn = await currentSession(context.accounts, request, context.clock());
         if (request.signedIn === undefined && !OPEN_PATHS.has(path)) {
           // Nothing changes for a request without a live session; a page asked for comes back after sign-in.
           const next = request.method === 'GET' ? `?next=${encodeURIComponent(request.url)}` : '';
@@ -76,14 +98,8 @@ export async function registerDashboard(app: FastifyInstance, context: Dashboard
         done();
       });
       scope.setErrorHandler(async (error: FastifyError, request, reply) => {
-        const status =
-          error instanceof ProblemError || error instanceof DomainError
-            ? problemCodes[error.code].status
-            : error.statusCode !== undefined && error.statusCode >= 400
-              ? error.statusCode
-              : 500;
-        if (status >= 500) request.log.error({ err: error }, 'dashboard request failed');
-        const body = html`<div class="notice error" role="alert"><p>${errorMessage(error)}</p></div><p><a href="/dashboard/keys">Back to the dashboard</a></p>`;
+        const { status, message } = errorPage(error, request, context.unavailable);
+        const body = html`<div class="notice error" role="alert"><p>${message}</p></div><p><a href="/dashboard/keys">Back to the dashboard</a></p>`;
         return sendPage(reply, page(status === 403 ? 'Refused' : 'Something went wrong', body), status);
       });
       scope.setNotFoundHandler(async (_request, reply) =>

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { emailIndex, findUser } from '../commands/accounts.js';
+import { emailIndex } from '../commands/accounts.js';
 import { activity, decoyPasswordHash, passwordHash, passwordMatches, passwordProblem, tokenHash } from '../domain/accounts.js';
 import { csrfToken, type DashboardContext, field, queryValue, seeOther, sendPage } from './context.js';
 import { type Html, html } from './html.js';
@@ -57,7 +57,8 @@ export function registerSignIn(scope: FastifyInstance, context: DashboardContext
     // Keyed hashes, as the e-mail index is: the store never holds a client's address or a typed e-mail in plain text.
     const secret = await scope.environmentSecret();
     const address = createHmac('sha256', secret).update(`nature-sign-in-address:${request.ip}`).digest('hex');
-    const throttleKeys = [`address:${address}`, `user:${await emailIndex({ accounts: context.accounts, dataKeys: scope }, email)}`];
+    const index = await emailIndex({ accounts: context.accounts, dataKeys: scope }, email);
+    const throttleKeys = [`address:${address}`, `user:${index}`];
     const refuse = (status: number, message: string) =>
       sendPage(reply, page('Sign in', signInForm(csrfToken(request, reply), next, email, errorNotice(message))), status);
 
@@ -68,7 +69,7 @@ export function registerSignIn(scope: FastifyInstance, context: DashboardContext
       reply.header('retry-after', String(FAILURE_WINDOW_MS / 1000));
       return refuse(429, 'Too many failed sign-ins. Wait 15 minutes and try again, or ask your operator for a set-up link.');
     }
-    const user = await findUser({ accounts: context.accounts, dataKeys: scope }, email);
+    const user = await context.accounts.userByEmailIndex(index);
     // A wrong address takes as long as a wrong password, so the time taken does not say who has an account.
     const matches = await passwordMatches(password, user?.password_hash ?? (await decoyPasswordHash));
     if (user === undefined || user.password_hash === null || !matches)

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { customAlphabet } from 'nanoid';
 import { newId } from './ids.js';
+import { lineProblem } from './text.js';
 
 export const environments = ['test', 'live'] as const;
 export type Environment = (typeof environments)[number];
@@ -93,13 +94,7 @@ export function mintKey(request: MintRequest, now: Date, rotatedFrom: string | n
 export const KEY_NAME_MAX = 100;
 
 /** Why a key's name is refused, or undefined: 1..100 printable characters once trimmed. */
-export function keyNameProblem(name: string): string | undefined {
-  const length = [...name.trim()].length;
-  if (length === 0 || length > KEY_NAME_MAX) return `A name has 1 to ${KEY_NAME_MAX} characters.`;
-  // Control and invisible format characters (newlines, bidi overrides) would forge or hide listing lines.
-  if (/[\p{Cc}\p{Cf}]/u.test(name)) return 'A name has printable characters only.';
-  return undefined;
-}
+export const keyNameProblem = (name: string) => lineProblem('A name', name, KEY_NAME_MAX);
 
 /** Why a mint request breaks the rules of keys, or undefined (the command line and the dashboard apply the same). */
 export function mintProblem(request: MintRequest): string | undefined {

@@ -82,7 +82,8 @@ export function registerErrorHandling(app: FastifyInstance, unavailable: (error:
   app.setErrorHandler((error: FastifyError, request, reply) => sendProblem(reply, request, toProblem(error, request, unavailable)));
 }
 
-function toProblem(error: FastifyError, request: FastifyRequest, unavailable: (error: unknown) => boolean): ProblemError {
+/** What an error means for the caller, as a problem: the one mapping of domain, store and framework errors (the dashboard's pages use it too). */
+export function toProblem(error: FastifyError, request: FastifyRequest, unavailable: (error: unknown) => boolean): ProblemError {
   // A closed assessment's client secret is refused whatever else the request got wrong (its key, its body): only
   // the replay of its own stored answer (no error) or a wait while that answer is still being made gets through.
   const refusal = request.closedSecretRefusal;

@@ -109,3 +109,6 @@ export const instantInput = z
     return at.toISOString();
   })
   .meta({ format: 'date-time' });
+
+/** The security of a route a browser may call with a publishable key and a client secret, or a server with its secret key. */
+export const skOrPkWithSecret: Record<string, string[]>[] = [{ apiKey: [] }, { apiKey: [], clientSecret: [] }];

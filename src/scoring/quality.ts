@@ -134,28 +134,23 @@ export function assessQualityV1(
 ): Quality {
   const t = QUALITY_V1;
   const values = items.map((item) => answers[item.id]!);
-  const share = tooFastShare(timing, t.tooFastMs);
-  const seconds = completionSeconds(timing);
+  /** The value, rounded as shown, with its threshold; flagged as `beyond` says (never when there is no value). */
+  const indicator = (value: number | null, threshold: number, beyond: (value: number, threshold: number) => boolean): Indicator => {
+    const shown = value === null ? null : round(value);
+    return { value: shown, threshold, flagged: shown !== null && beyond(shown, threshold) };
+  };
+  const atLeast = (value: number, threshold: number) => value >= threshold;
+  const below = (value: number, threshold: number) => value < threshold;
   const indicators: Record<IndicatorName, Indicator> = {
-    longest_identical_run: ((value) => ({ value, threshold: t.longestIdenticalRun, flagged: value >= t.longestIdenticalRun }))(
-      longestIdenticalRun(values),
+    longest_identical_run: indicator(longestIdenticalRun(values), t.longestIdenticalRun, atLeast),
+    response_variability: indicator(responseVariability(values), t.responseVariability, below),
+    construct_inconsistency: indicator(
+      constructInconsistency(answers, keyOf),
+      t.constructInconsistency,
+      (value, threshold) => value > threshold,
     ),
-    response_variability: ((value) => ({ value, threshold: t.responseVariability, flagged: value < t.responseVariability }))(
-      round(responseVariability(values)),
-    ),
-    construct_inconsistency: ((value) => ({ value, threshold: t.constructInconsistency, flagged: value > t.constructInconsistency }))(
-      round(constructInconsistency(answers, keyOf)),
-    ),
-    too_fast_share: {
-      value: share === null ? null : round(share),
-      threshold: t.tooFastShare,
-      flagged: share !== null && share >= t.tooFastShare,
-    },
-    completion_seconds: {
-      value: seconds === null ? null : round(seconds),
-      threshold: t.completionSeconds,
-      flagged: seconds !== null && seconds < t.completionSeconds,
-    },
+    too_fast_share: indicator(tooFastShare(timing, t.tooFastMs), t.tooFastShare, atLeast),
+    completion_seconds: indicator(completionSeconds(timing), t.completionSeconds, below),
   };
   const reasons = indicatorNames.filter((name) => indicators[name].flagged);
   return { version: t.version, flagged: reasons.length > 0, reasons, indicators };

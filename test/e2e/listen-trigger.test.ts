@@ -121,7 +121,8 @@ describe('nature listen and nature trigger, against the server process', () => {
       two.event_id,
       two.event_id,
     ]);
-    expect(again.output()).toMatch(new RegExp(`${two.event_id} {2}-> 500 \\(\\d+ ms\\), sending again in 1 s`));
+    // The line is printed once the 500 is read, which may be just after the receiver counted the request.
+    await expect.poll(() => again.output()).toMatch(new RegExp(`${two.event_id} {2}-> 500 \\(\\d+ ms\\), sending again in 1 s`));
 
     // Another listener (its own state) forwards only what happens after it started.
     const fresh = await receivers.start();
@@ -137,7 +138,10 @@ describe('nature listen and nature trigger, against the server process', () => {
 
   it('refuses what cannot work, in one line: trigger with a production or no key, listen with a key the server refuses', async () => {
     const { callerEnv } = await sandbox();
-    const live = await runCliInProcess(['trigger', 'nature.assessment.completed'], { ...callerEnv, NATURE_API_KEY: 'live_sk_0123456789' });
+    const live = await runCliInProcess(['trigger', 'nature.assessment.completed'], {
+      ...callerEnv,
+      NATURE_API_KEY: `live_sk_${'0'.repeat(40)}`,
+    });
     expect(live).toMatchObject({ status: 2, stdout: '' });
     expect(live.stderr).toBe('nature: nature trigger creates data: it runs with a sandbox key (test_sk_…) only, never a production one\n');
     const none = await runCliInProcess(['trigger', 'nature.assessment.completed'], { ...callerEnv, NATURE_API_KEY: '' });
@@ -145,15 +149,22 @@ describe('nature listen and nature trigger, against the server process', () => {
     expect(none.stderr).toMatch(/needs an API key: --api-key or NATURE_API_KEY/);
     const publishable = await runCliInProcess(['listen', '--forward-to', 'http://127.0.0.1:9/'], {
       ...callerEnv,
-      NATURE_API_KEY: 'test_pk_x',
+      NATURE_API_KEY: `test_pk_${'0'.repeat(40)}`,
     });
     expect(publishable.status).toBe(2);
     expect(publishable.stderr).toMatch(/needs a secret key/);
     const refused = await runCliInProcess(['listen', '--forward-to', 'http://127.0.0.1:9/'], {
       ...callerEnv,
-      NATURE_API_KEY: 'test_sk_notakey',
+      // Well-formed, but no key the server knows.
+      NATURE_API_KEY: `test_sk_${'0'.repeat(40)}`,
     });
     expect(refused.status).toBe(1);
     expect(refused.stderr).toMatch(/^nature: the server refused the key \(unauthenticated\)/);
+    const malformed = await runCliInProcess(['listen', '--forward-to', 'http://127.0.0.1:9/'], {
+      ...callerEnv,
+      NATURE_API_KEY: 'test_sk_short',
+    });
+    expect(malformed.status).toBe(2);
+    expect(malformed.stderr).toMatch(/that is not an API key/);
   });
 });

@@ -67,7 +67,7 @@ export async function openTestApp(settings: Record<string, string> = {}): Promis
     unavailable: backendUnavailable,
     publicUrl: config.publicUrl,
   });
-  await registerDashboard(app, { accounts, keys, envs, clock, publicUrl: config.publicUrl });
+  await registerDashboard(app, { accounts, keys, envs, clock, publicUrl: config.publicUrl, unavailable: backendUnavailable });
   const testApp: TestApp = {
     app,
     keys,

@@ -96,7 +96,6 @@ function serverState(answered: Iterable<string>, status = 'in_progress'): Assess
     responses_received: have.size,
     unanswered_item_ids: ids.filter((id) => !have.has(id)),
     result_visible_to_subject: false,
-    profile_id: null,
   };
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LOOKBACK_MS, pastLookback, remember, unseen } from '../../src/cli/unseen-events.js';
+import { LOOKBACK_MS, pastLookback, remember, unseen, watermark } from '../../src/cli/unseen-events.js';
 
 const at = (seconds: number) => new Date(Date.UTC(2026, 10, 24, 12, 0, 0) + seconds * 1000).toISOString();
 const event = (id: string, seconds: number) => ({ id, created_at: at(seconds) });
@@ -14,9 +14,9 @@ describe('which events a listener forwards', () => {
 
   it('reads back as far as the look-back before the newest forwarded event, and no further', () => {
     const forwarded = [event('evt_b', 100)];
-    expect(pastLookback(event('evt_old', 100 - LOOKBACK_MS / 1000 + 1), forwarded)).toBe(false);
-    expect(pastLookback(event('evt_older', 100 - LOOKBACK_MS / 1000 - 1), forwarded)).toBe(true);
-    expect(pastLookback(event('evt_any', 0), [])).toBe(false);
+    expect(pastLookback(event('evt_old', 100 - LOOKBACK_MS / 1000 + 1), watermark(forwarded))).toBe(false);
+    expect(pastLookback(event('evt_older', 100 - LOOKBACK_MS / 1000 - 1), watermark(forwarded))).toBe(true);
+    expect(pastLookback(event('evt_any', 0), watermark([]))).toBe(false);
   });
 
   it('keeps only what is inside the look-back, so the state stays small', () => {

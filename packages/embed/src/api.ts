@@ -34,7 +34,6 @@ export interface AssessmentState {
   unanswered_item_ids: string[];
   /** The caller lets the person see their result: the secret then reads the profile's chart after completion. */
   result_visible_to_subject: boolean;
-  profile_id: string | null;
 }
 
 /** How the result is drawn: as wide as the component (320..1600 px), in the page's colour scheme. */
@@ -265,7 +264,7 @@ export function retryDelay(attempt: number, error: ApiError, random: () => numbe
 }
 
 /** Exponential from 1 s capped at 30 s, less up to 20 % at random: the wait before try `attempt` + 1 with no Retry-After. */
-export function backoffDelay(attempt: number, random: () => number): number {
+function backoffDelay(attempt: number, random: () => number): number {
   const exponential = Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** Math.max(0, attempt - 1));
   return Math.round(exponential * (1 - 0.2 * random()));
 }
@@ -297,7 +296,6 @@ function readAssessment(body: unknown): AssessmentState | null {
     responses_received: body.responses_received,
     unanswered_item_ids: unanswered,
     result_visible_to_subject: body.result_visible_to_subject === true,
-    profile_id: typeof body.profile_id === 'string' ? body.profile_id : null,
   };
 }
 

@@ -6,7 +6,6 @@ import {
   type Api,
   type ApiError,
   type AssessmentState,
-  backoffDelay,
   type ChartOptions,
   closedOutcome,
   createApi,
@@ -346,7 +345,7 @@ class Session {
       if (!waiting) return;
       if (attempt === RESULT_ATTEMPTS) return this.resultVisible ? this.view.resultElsewhere() : undefined;
       await new Promise<void>((resolve) => {
-        const handle = this.timers.set(resolve, failure.retryAfterMs ?? backoffDelay(attempt, Math.random));
+        const handle = this.timers.set(resolve, retryDelay(attempt, failure, Math.random));
         this.resultWait = () => {
           this.timers.clear(handle);
           resolve();

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { type ApplicationInput, submitApplication } from '../../commands/accounts.js';
 import { ACCOUNT_ID, type ApplicationRecord } from '../../domain/accounts.js';
+import { lineProblem } from '../../domain/text.js';
 import { type DashboardContext, field, noticeOf, seeOther, sendPage, viewerOf } from '../context.js';
 import { type Html, html } from '../html.js';
 import { badge, csrfField, errorNotice, page, when } from '../layout.js';
@@ -47,13 +48,12 @@ function readInput(body: unknown): { input: ApplicationInput; raw: Record<keyof 
   const expected = /^\d{1,8}$/.test(raw.expected_monthly_completions) ? Number(raw.expected_monthly_completions) : Number.NaN;
   const input = { organisation: raw.organisation, intended_use: raw.intended_use, expected_monthly_completions: expected };
   const problem =
-    raw.organisation === '' || raw.organisation.length > 200
-      ? 'Give the organisation, in at most 200 characters.'
-      : raw.intended_use === '' || raw.intended_use.length > 2000
-        ? 'Say how you will use the assessment, in at most 2,000 characters.'
-        : !(expected >= 1 && expected <= MAX_COMPLETIONS)
-          ? `Expected completions per month is a whole number from 1 to ${MAX_COMPLETIONS.toLocaleString('en')}.`
-          : undefined;
+    lineProblem('The organisation', raw.organisation, 200) ??
+    (raw.intended_use === '' || [...raw.intended_use].length > 2000
+      ? 'Say how you will use the assessment, in at most 2,000 characters.'
+      : !(expected >= 1 && expected <= MAX_COMPLETIONS)
+        ? `Expected completions per month is a whole number from 1 to ${MAX_COMPLETIONS.toLocaleString('en')}.`
+        : undefined);
   return { input, raw, ...(problem !== undefined && { problem }) };
 }
 

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Marked, type Tokens } from 'marked';
+import { escapeXml } from '../../charts/svg-markup.js';
 import { type StaticAsset, staticAsset } from '../static-asset.js';
 
 /** The guides, in the order of the navigation bar; the API reference and the document follow them. */
@@ -45,8 +46,6 @@ footer { max-width: 60rem; margin: 0 auto; padding: 1rem 1.5rem 2rem; color: var
 /** What the page may load: nothing but its own inline stylesheet (no script, no font, no CDN). */
 const CONTENT_SECURITY_POLICY = `default-src 'none'; style-src 'sha256-${createHash('sha256').update(STYLESHEET).digest('base64')}'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
 
-const escapeHtml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-
 /** "Error catalogue" → "error-catalogue", "`subject_exists`" → "subject_exists": anchors a reader can type. */
 const slug = (text: string) =>
   text
@@ -61,16 +60,16 @@ const markdown = new Marked({
   renderer: {
     // The guides are Markdown only: HTML in them is shown as written, so `Bearer <API key>` is never swallowed as a tag.
     html({ text }) {
-      return escapeHtml(text);
+      return escapeXml(text);
     },
     // A code block scrolls sideways when its lines are long: focusable, so a keyboard can scroll it too.
     code({ text, lang }) {
-      const language = lang ? ` class="language-${escapeHtml(lang.split(/\s/)[0]!)}"` : '';
-      return `<pre tabindex="0"><code${language}>${escapeHtml(text)}</code></pre>\n`;
+      const language = lang ? ` class="language-${escapeXml(lang.split(/\s/)[0]!)}"` : '';
+      return `<pre tabindex="0"><code${language}>${escapeXml(text)}</code></pre>\n`;
     },
     heading({ tokens, depth }) {
       const plain = this.parser.parseInline(tokens, this.parser.textRenderer);
-      return `<h${depth} id="${escapeHtml(slug(plain))}">${this.parser.parseInline(tokens)}</h${depth}>\n`;
+      return `<h${depth} id="${escapeXml(slug(plain))}">${this.parser.parseInline(tokens)}</h${depth}>\n`;
     },
     // In a table with a "code" column (the error catalogue), each row is an anchor named by its code: a problem's
     // `type` is /docs/errors#<code>. Other tables are marked's own.
@@ -78,7 +77,7 @@ const markdown = new Marked({
       const column = header.findIndex((cell) => cell.text === 'code');
       if (column === -1) return false;
       const row = (cells: Tokens.TableCell[], id?: string) =>
-        `<tr${id === undefined ? '' : ` id="${escapeHtml(id)}"`}>\n${cells.map((cell) => this.tablecell(cell)).join('')}</tr>\n`;
+        `<tr${id === undefined ? '' : ` id="${escapeXml(id)}"`}>\n${cells.map((cell) => this.tablecell(cell)).join('')}</tr>\n`;
       const body = rows.map((cells) => row(cells, slug(this.parser.parseInline(cells[column]!.tokens, this.parser.textRenderer))));
       return `<table>\n<thead>\n${row(header)}</thead>\n<tbody>${body.join('')}</tbody></table>\n`;
     },
@@ -98,7 +97,7 @@ export type DocsPage = (origin: string) => StaticAsset;
 export function renderPage(slugOfPage: string, title: string, source: string): DocsPage {
   const body = markdown.parse(source, { async: false });
   const link = (href: string, label: string, current: boolean) =>
-    `<a href="${href}"${current ? ' aria-current="page"' : ''}>${escapeHtml(label)}</a>`;
+    `<a href="${href}"${current ? ' aria-current="page"' : ''}>${escapeXml(label)}</a>`;
   const nav = [
     link('/docs', 'Docs', slugOfPage === 'index'),
     ...guides.map((guide) => link(`/docs/${guide.slug}`, guide.title, guide.slug === slugOfPage)),
@@ -110,7 +109,7 @@ export function renderPage(slugOfPage: string, title: string, source: string): D
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(title)} · Nature Profile API</title>
+<title>${escapeXml(title)} · Nature Profile API</title>
 <style>${STYLESHEET}</style>
 </head>
 <body>
@@ -133,7 +132,7 @@ ${body}</main>
   // A server is nearly always reached at one origin: the last page made is kept, so a request does not hash it again.
   let last: { origin: string; page: StaticAsset } | undefined;
   return (origin) => {
-    if (last?.origin !== origin) last = { origin, page: asset(parts.join(escapeHtml(origin))) };
+    if (last?.origin !== origin) last = { origin, page: asset(parts.join(escapeXml(origin))) };
     return last.page;
   };
 }

@@ -10,7 +10,7 @@ import { eventMetadata } from '../event-metadata.js';
 import { listOf, listPage, listQuery } from '../lists.js';
 import { openSealed, subjectGone } from '../personal-data.js';
 import { ProblemError } from '../problem.js';
-import { exampleIds, id, problems, success, timestamp } from '../schemas.js';
+import { exampleIds, id, problems, skOrPkWithSecret, success, timestamp } from '../schemas.js';
 import { requireSubject } from './subjects.js';
 
 const subjectId = id('sub', exampleIds.subject, 'The subject id.');
@@ -91,7 +91,6 @@ const startedAssessment = assessmentResource
 /** The routes a pk key may call with an assessment's client secret (auth.ts checks it). */
 const withClientSecret = { publishable: true, clientSecret: true } as const;
 /** An sk key alone, or a pk key with the assessment's client secret. */
-const skOrPkWithSecret: Record<string, string[]>[] = [{ apiKey: [] }, { apiKey: [], clientSecret: [] }];
 
 /** The items a stored assessment has answered: every one once it is scored, else those of its batches, opened. */
 async function answeredItems(doc: StoredAssessment, dataKeys: DataKeyStore): Promise<ReadonlySet<string>> {

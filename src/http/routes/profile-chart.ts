@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { CHART_WIDTHS, renderProfileChart } from '../../charts/profile-chart.js';
 import { chartThemes } from '../../charts/themes.js';
 import { sendRevalidated } from '../conditional-get.js';
-import { problems } from '../schemas.js';
+import { problems, skOrPkWithSecret } from '../schemas.js';
 import { profileById, profileId } from './profiles.js';
 
 /**
@@ -60,7 +60,7 @@ export function registerProfileChartRoute(app: FastifyInstance): void {
           304: z.null().describe('Not modified: If-None-Match names the ETag of the chart the request would get.'),
           ...problems('profile_not_found', 'subject_erased'),
         },
-        security: [{ apiKey: [] }, { apiKey: [], clientSecret: [] }],
+        security: skOrPkWithSecret,
       },
       // A page whose assessment was started with result_visible_to_subject draws the person's result with a pk key.
       config: { resultSecret: true },

@@ -14,7 +14,7 @@ import { NEWEST_SCORING_VERSION, scorers } from '../../scoring/scorers.js';
 import { resultRefused } from '../client-secret.js';
 import { openSealed, subjectGone } from '../personal-data.js';
 import { ProblemError } from '../problem.js';
-import { exampleIds, id, problems, success, timestamp } from '../schemas.js';
+import { exampleIds, id, problems, skOrPkWithSecret, success, timestamp } from '../schemas.js';
 import { requireSubject } from './subjects.js';
 
 export const profileId = id('prf', exampleIds.profile, 'The profile id.');
@@ -216,7 +216,7 @@ export function registerProfileRoutes(app: FastifyInstance): void {
           200: success("The profile of the subject's latest completed assessment.", profileResource),
           ...problems('not_found', 'profile_not_found', 'subject_erased'),
         },
-        security: [{ apiKey: [] }, { apiKey: [], clientSecret: [] }],
+        security: skOrPkWithSecret,
       },
       // The page of a result-visible assessment finds the person's profile here with a pk key (checkResultSecret).
       config: { resultSecret: true },
@@ -254,7 +254,7 @@ export function registerProfileRoutes(app: FastifyInstance): void {
           'still answers, with status superseded and a link to the current one.',
         params: z.strictObject({ id: profileId }),
         response: { 200: success('The profile.', profileResource), ...problems('profile_not_found', 'subject_erased') },
-        security: [{ apiKey: [] }, { apiKey: [], clientSecret: [] }],
+        security: skOrPkWithSecret,
       },
       // A page whose assessment was started with result_visible_to_subject reads its profile with a pk key.
       config: { resultSecret: true },
