@@ -123,11 +123,15 @@ describe('per-item timing and the quality of a profile', () => {
       answered_at: new Date(start + (index + 1) * 200).toISOString(),
       response_time_ms: 5000,
     }));
-    await api.call('PATCH', url, { responses: slow.slice(0, 75) });
+    const send = async (responses: unknown[]) => expect((await api.call('PATCH', url, { responses })).status).toBe(200);
+    await send(slow.slice(0, 75));
     // The same value again, fast this time: no change, so its timing stays as first sent.
-    await api.call('PATCH', url, { responses: [{ ...slow[0]!, response_time_ms: 10 }] });
-    await api.call('PATCH', url, { responses: [slow[75]!] });
+    await send([{ ...slow[0]!, response_time_ms: 10 }]);
+    // Another value, fast: the new answer's timing replaces the old.
+    await send([{ ...slow[1]!, value: (slow[1]!.value % 5) + 1, response_time_ms: 10 }]);
+    await send([slow[75]!]);
     const profile: Body = await api.profileOf(subjectId);
-    expect(profile.quality.indicators.too_fast_share.value).toBe(0);
+    // One fast item of 76 timed ones.
+    expect(profile.quality.indicators.too_fast_share.value).toBe(Math.round((1 / 76) * 1000) / 1000);
   });
 });

@@ -5,20 +5,13 @@ import { SqliteAccountStore } from '../../src/adapters/sqlite/account-store.js';
 import { submitApplication } from '../../src/commands/accounts.js';
 import { ACCOUNT_ID, passwordMatches, tokenHash } from '../../src/domain/accounts.js';
 import { filesContaining } from '../support/byte-scan.js';
-import { keyCreateArgs, runCliInProcess } from '../support/cli.js';
+import { expectFailure, keyCreateArgs, runCliInProcess } from '../support/cli.js';
 import { runCliProcess } from '../support/processes.js';
 import { tempDir } from '../support/temp-dir.js';
 
 const PASSWORD = 'correct horse battery staple';
 
 /** How `nature` reports a failure: its status, one line on stderr, nothing on stdout, no stack trace. */
-function expectFailure(result: { status: number; stdout: string; stderr: string }, status: number, line: RegExp): void {
-  expect(result.status, result.stderr).toBe(status);
-  expect(result.stdout).toBe('');
-  expect(result.stderr.trimEnd().split('\n')).toEqual([expect.stringMatching(line)]);
-  expect(result.stderr).not.toMatch(/\n\s+at /);
-}
-
 /** The token of a set-up link printed alone on stdout. */
 function linkToken(stdout: string, base = 'http://127.0.0.1:8080'): string {
   const escaped = base.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');

@@ -6,7 +6,7 @@ import { MongoClient } from 'mongodb';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { KEYS_DATABASE } from '../../src/adapters/mongodb/key-store.js';
 import { serverTarget } from '../support/backend-servers.js';
-import { runCliInProcess } from '../support/cli.js';
+import { expectFailure, runCliInProcess } from '../support/cli.js';
 import { freePort, runCliProcess, runCliWith, runServerToExit, unprivileged } from '../support/processes.js';
 import { tempDir } from '../support/temp-dir.js';
 import { auth, openTestApp, validSubject } from '../support/test-app.js';
@@ -15,13 +15,6 @@ const packageVersion = (JSON.parse(readFileSync(new URL('../../package.json', im
 const mintArgs = ['keys', 'create', '--env', 'test', '--type', 'sk', '--scope', 'nature:read', '--name'];
 
 /** How `nature` reports a failure: its status, one line on stderr (JSON under --json), nothing on stdout, no stack trace. */
-function expectFailure(result: { status: number | null; stdout: string; stderr: string }, status: number, line: RegExp): void {
-  expect(result.status, result.stderr).toBe(status);
-  expect(result.stdout).toBe('');
-  expect(result.stderr.trimEnd().split('\n')).toEqual([expect.stringMatching(line)]);
-  expect(result.stderr).not.toMatch(/\n\s+at /);
-}
-
 describe('the nature operator command', () => {
   let dir: ReturnType<typeof tempDir>;
   let data: string;

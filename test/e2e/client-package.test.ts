@@ -4,15 +4,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keyCreateArgs, runCliInProcess } from '../support/cli.js';
-import { serverPool } from '../support/processes.js';
+import { envOutsideNpm, serverPool } from '../support/processes.js';
 import { tempDir } from '../support/temp-dir.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const clientDir = join(root, 'packages/client');
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-
-/** The environment of a shell outside this workspace: none of the npm_* settings `npm test` passes down. */
-const outsideEnv = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.toLowerCase().startsWith('npm_')));
 
 const lockedVersion = (name: string): string =>
   (JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8')) as { packages: Record<string, { version: string }> }).packages[
@@ -100,7 +97,7 @@ describe('@nature-profile/client as an integrator installs it from its tarball',
 
   beforeAll(() => {
     // prepack builds it, as `npm publish` would.
-    execFileSync(npm, ['pack', '--pack-destination', dir.path], { cwd: clientDir, env: outsideEnv, stdio: 'pipe' });
+    execFileSync(npm, ['pack', '--pack-destination', dir.path], { cwd: clientDir, env: envOutsideNpm, stdio: 'pipe' });
     const [name] = readdirSync(dir.path).filter((file) => file.endsWith('.tgz'));
     tarball = join(dir.path, name!);
   }, 120_000);
@@ -157,7 +154,7 @@ describe('@nature-profile/client as an integrator installs it from its tarball',
       `typescript@${lockedVersion('typescript')}`,
       `@types/node@${lockedVersion('@types/node')}`,
     ];
-    execFileSync(npm, install, { cwd: project.path, env: outsideEnv, stdio: 'pipe' });
+    execFileSync(npm, install, { cwd: project.path, env: envOutsideNpm, stdio: 'pipe' });
     // Type-checked and compiled by the project's own TypeScript, strict; a failure shows the compiler's messages.
     try {
       execFileSync(process.execPath, [join(project.path, 'node_modules/typescript/bin/tsc'), '-p', '.'], {
@@ -175,7 +172,7 @@ describe('@nature-profile/client as an integrator installs it from its tarball',
       const apiKey = JSON.parse((await runCliInProcess(keyCreateArgs('test', 'integrator'), env)).stdout).key as string;
       const printed = execFileSync(process.execPath, ['out/script.js'], {
         cwd: project.path,
-        env: { ...outsideEnv, NATURE_API_KEY: apiKey, NATURE_BASE_URL: server.url },
+        env: { ...envOutsideNpm, NATURE_API_KEY: apiKey, NATURE_BASE_URL: server.url },
         encoding: 'utf8',
       });
       const result = JSON.parse(printed);

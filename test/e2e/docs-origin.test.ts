@@ -1,5 +1,6 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodeHtml } from '../support/html-text.js';
 import { type ServerProcess, startServer } from '../support/processes.js';
 import { tempDir } from '../support/temp-dir.js';
 import { openTestApp, type TestApp } from '../support/test-app.js';
@@ -18,14 +19,7 @@ const namings = (origin: string): Record<string, string[]> => ({
 const HOSTILE = 'evil.example"><script>alert(1)</script>';
 
 /** The text of an HTML page, as a reader sees it (tags dropped, entities decoded). */
-const textOf = (html: string) =>
-  html
-    .replace(/<[^>]*>/g, '')
-    .replace(/&quot;/g, '"')
-    .replace(/&#39;/g, "'")
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&amp;/g, '&');
+const textOf = (html: string) => decodeHtml(html.replace(/<[^>]*>/g, ''));
 
 /** Checks every guide's examples against `origin`, and that no page names another server. */
 async function expectGuidesToName(origin: string, get: (path: string) => Promise<string>): Promise<void> {

@@ -3,7 +3,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { freePort, serverPool } from '../support/processes.js';
+import { decodeHtml } from '../support/html-text.js';
+import { envOutsideNpm, freePort, serverPool } from '../support/processes.js';
 import { tempDir } from '../support/temp-dir.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -19,18 +20,8 @@ function shellBlocks(markdown: string, heading: string): string[] {
 
 /** The `sh` blocks of a served guide, as a reader copies them from the page. */
 function servedShellBlocks(html: string): string[] {
-  const decode = (text: string) =>
-    text
-      .replace(/&lt;/g, '<')
-      .replace(/&gt;/g, '>')
-      .replace(/&quot;/g, '"')
-      .replace(/&#39;/g, "'")
-      .replace(/&amp;/g, '&');
-  return [...html.matchAll(/<pre[^>]*><code class="language-sh">([\s\S]*?)<\/code><\/pre>/g)].map((match) => decode(match[1]!));
+  return [...html.matchAll(/<pre[^>]*><code class="language-sh">([\s\S]*?)<\/code><\/pre>/g)].map((match) => decodeHtml(match[1]!));
 }
-
-/** A shell as a reader's terminal: none of the npm_* settings `npm test` passes down. */
-const readerEnv = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.toLowerCase().startsWith('npm_')));
 
 /**
  * Runs `blocks` in one bash, in order, as pasted into one terminal (stopping at the first failing command),
@@ -40,7 +31,7 @@ function runBlocks(blocks: string[], env: Record<string, string>, done: RegExp):
   const script = ['set -eo pipefail', ...blocks, 'wait'].join('\n');
   const shell = spawn('bash', ['-c', script], {
     cwd: root,
-    env: { ...readerEnv, ...env },
+    env: { ...envOutsideNpm, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });

@@ -1,4 +1,5 @@
 import { Readable, Writable } from 'node:stream';
+import { expect } from 'vitest';
 import { runCli } from '../../src/cli/run.js';
 
 /** `nature keys create` for an sk key that reads and writes, answered as JSON: what most tests mint. */
@@ -43,4 +44,12 @@ export async function runCliInProcess(args: string[], env: Record<string, string
     ...(stdin !== undefined && { stdin: Readable.from([Buffer.from(stdin, 'utf8')]) }),
   });
   return { status, stdout: stdout.text(), stderr: stderr.text() };
+}
+
+/** A command that failed as the operator should see it: the status, nothing on stdout, one line on stderr, no stack. */
+export function expectFailure(result: { status: number | null; stdout: string; stderr: string }, status: number, line: RegExp): void {
+  expect(result.status, result.stderr).toBe(status);
+  expect(result.stdout).toBe('');
+  expect(result.stderr.trimEnd().split('\n')).toEqual([expect.stringMatching(line)]);
+  expect(result.stderr).not.toMatch(/\n\s+at /);
 }

@@ -4,6 +4,9 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
+/** This process's environment without the npm_* settings `npm test` passes down: a reader's terminal, a project outside. */
+export const envOutsideNpm = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.toLowerCase().startsWith('npm_')));
+
 /** The operator command as a user runs it, from source, in a process of its own; `stdin`, when given, piped in. */
 export function runCliProcess(args: string[], env: Record<string, string>, stdin?: string) {
   return runCliWith(args, env, asUsual, stdin);
@@ -38,7 +41,8 @@ export function spawnFromSource(args: string[], env: Record<string, string>, run
   let output = '';
   child.stdout.on('data', (chunk) => (output += chunk));
   child.stderr.on('data', (chunk) => (output += chunk));
-  const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')));
+  // 'close', not 'exit': by then its output is read to the end, so a test reading it after `exited` misses nothing.
+  const exited = new Promise<number | string>((resolve) => child.once('close', (code, signal) => resolve(code ?? signal ?? 'unknown')));
   return { process: child, output: () => output, exited };
 }
 
