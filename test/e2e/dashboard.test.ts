@@ -4,7 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, decideApplication } from '../../src/commands/accounts.js';
 import { FAILURES_PER_USER } from '../../src/dashboard/sign-in.js';
 import { ACCOUNT_ID } from '../../src/domain/accounts.js';
+import { client } from '../support/api-client.js';
 import { Browser, csrfOf, dashboardUser, PASSWORD, shownSecret } from '../support/dashboard.js';
+import { eventually } from '../support/eventually.js';
 import { auth, openTestApp, type TestApp } from '../support/test-app.js';
 
 const RAW_KEY = /(test|live)_(sk|pk)_[0-9A-Za-z]{40}/;
@@ -349,5 +351,26 @@ describe('the dashboard under load and behind a proxy', () => {
     });
     expect(response.statusCode).toBe(422);
     expect(response.body).toContain('at most 2,048 characters');
+  });
+});
+
+describe("the dashboard answers what the API refuses in the API's terms", () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await openTestApp();
+  });
+  afterAll(() => t.close());
+
+  it("refuses to redeliver an erased subject's event with 410 and the API's words, changing nothing", async () => {
+    const api = client(t, (await t.mint('test', 'sk')).raw);
+    const { subjectId } = await api.completeAssessment();
+    const event = await eventually(async () => (await api.call('GET', '/v1/nature/events')).body.data[0]);
+    expect((await api.call('DELETE', `/v1/nature/subjects/${subjectId}`)).status).toBe(200);
+    const browser = new Browser(t.app);
+    await browser.signIn(await dashboardUser(t));
+    await browser.get('/dashboard/sandbox/events');
+    const refused = await browser.post(`/dashboard/sandbox/events/${event.id}/redeliver`, {});
+    expect(refused.statusCode).toBe(410);
+    expect(refused.body).toContain(`The subject ${subjectId} was erased`);
   });
 });
