@@ -70,6 +70,7 @@ describe.skipIf(skipped)('the docs in headless Chromium', () => {
         'Getting started',
         'API conventions',
         'Assessments and profiles',
+        'Assessments in French',
         'Answer quality',
         'Webhooks',
         'Embedding the assessment',
@@ -223,8 +224,9 @@ describe.skipIf(skipped)('the docs in headless Chromium', () => {
       await operation.getByRole('button', { name: 'Execute' }).click();
       // Without a key the server answers 401: the call reached it.
       await expect.poll(() => operation.locator('.live-responses-table tbody .response-col_status').innerText()).toBe('401');
-      expect(await operation.locator('.request-url pre').innerText()).toBe(`${server.url}/v1/nature/items`);
-      expect(requests).toContain(`${server.url}/v1/nature/items`);
+      // Try it out fills in the language's default.
+      expect(await operation.locator('.request-url pre').innerText()).toBe(`${server.url}/v1/nature/items?language=en`);
+      expect(requests).toContain(`${server.url}/v1/nature/items?language=en`);
       await page.screenshot({ path: join(screenshots, 'api-reference-try-it-out.png'), fullPage: true });
     } finally {
       await page.close();

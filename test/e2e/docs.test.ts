@@ -86,6 +86,15 @@ describe('the docs pages under /docs', () => {
     expect((await get('/docs/errors')).body).toContain('Authorization: Bearer &lt;API key&gt;');
   });
 
+  it('marks the French section of the French guide as French, and only it', async () => {
+    const html = (await get('/docs/french')).body;
+    const section = /<section lang="fr">([\s\S]*?)<\/section>/.exec(html)?.[1];
+    expect(section).toContain('>En français</h2>');
+    expect(section).toContain('démarrez-la avec');
+    expect(section).not.toContain('How the French was written');
+    expect(html.match(/lang="fr"/g)).toHaveLength(1);
+  });
+
   it('renders every guide from its Markdown file, with no Markdown left over', async () => {
     for (const url of pages) {
       const html = (await get(url)).body;

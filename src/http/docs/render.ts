@@ -85,6 +85,13 @@ const markdown = new Marked({
   },
 });
 
+/**
+ * A guide's section headed "En français" is in French to the end of the section, so a screen reader reads it with
+ * a French voice (WCAG 3.1.2, language of parts).
+ */
+const inFrench = (html: string) =>
+  html.replace(/<h2 id="en-français">[\s\S]*?(?=<h2 |$)/, (section) => `<section lang="fr">\n${section}</section>\n`);
+
 /** Where a guide names this server's origin (`{{base_url}}`): kept through rendering, filled in per request. */
 export const BASE_URL = '{{base_url}}';
 
@@ -96,7 +103,7 @@ export type DocsPage = (origin: string) => StaticAsset;
  * rendered once. A page that names the origin differs by it, and so does its validator.
  */
 export function renderPage(slugOfPage: string, title: string, source: string): DocsPage {
-  const body = markdown.parse(source, { async: false });
+  const body = inFrench(markdown.parse(source, { async: false }));
   const link = (href: string, label: string, current: boolean) =>
     `<a href="${href}"${current ? ' aria-current="page"' : ''}>${escapeXml(label)}</a>`;
   const nav = [
