@@ -65,7 +65,7 @@ export const frenchStatements: Record<Construct, readonly [string, string, strin
     "J'ai de la facilité avec les tâches qui demandent des gestes précis de la main.",
     "J'assemble facilement de petites pièces.",
     "J'aime les travaux manuels comme la couture, le modélisme ou la réparation de petits appareils.",
-    'Mes mains restent sûres quand je fais un travail minutieux.',
+    'Mes mains ne tremblent pas quand je fais un travail minutieux.',
   ],
   bodily_gross_motor: [
     "J'apprends vite un nouveau sport ou un nouveau geste physique.",

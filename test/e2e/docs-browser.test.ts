@@ -22,7 +22,7 @@ const guides = [
 
 /** The elements Markdown renders into, and the page's frame: anything else is HTML that slipped through. */
 const RENDERED_TAGS = new Set(
-  'html head meta title style body header nav main footer a h1 h2 h3 h4 p pre code ul ol li table thead tbody tr th td strong em blockquote hr br'.split(
+  'html head meta title style body header nav main footer section a h1 h2 h3 h4 p pre code ul ol li table thead tbody tr th td strong em blockquote hr br'.split(
     ' ',
   ),
 );
