@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Example, startExample } from '../../examples/embed/example.js';
-import { DONE_MESSAGE, RESULT_HEADING } from '../../packages/embed/src/messages.js';
+import { words } from '../../packages/embed/src/words.js';
 import { items } from '../../src/scoring/item-bank.js';
 import { seriousViolations } from '../support/axe.js';
 import { chromiumMissing, launchChromium } from '../support/browser.js';
@@ -135,6 +135,8 @@ describe.skipIf(skipped)('the <nature-assessment> component in the example page,
     expect(apiRequests).toEqual(before);
   }
 
+  /** The item bank's URL, in any language (the component asks for its own). */
+  const itemBankUrl = (url: URL) => url.origin === example.apiUrl && url.pathname === '/v1/nature/items';
   const component = (page: Page) => page.locator('nature-assessment');
   const progressText = (page: Page) => component(page).locator('[part="progress"]').innerText();
   const item = (page: Page, n: number) => component(page).locator(`fieldset[data-item-id="${itemId(n)}"]`);
@@ -369,7 +371,7 @@ describe.skipIf(skipped)('the <nature-assessment> component in the example page,
 
     // The ending: its heading has the focus (the radio that had it is now disabled) and is scrolled into view,
     // clear of the sticky progress header (smoothly, unless the person prefers reduced motion: polled).
-    await poll(() => endingHeading(page)).toEqual({ text: DONE_MESSAGE, focused: true, onScreen: true, uncovered: true });
+    await poll(() => endingHeading(page)).toEqual({ text: words.en.done, focused: true, onScreen: true, uncovered: true });
     expect(
       await component(page)
         .locator('[part="done-heading"]')
@@ -469,7 +471,7 @@ describe.skipIf(skipped)('the <nature-assessment> component in the example page,
         await again.page.reload();
       }
       expect(await component(again.page).getAttribute('assessment-id')).toBe(assessmentId);
-      await poll(() => endingHeading(again.page)).toMatchObject({ text: DONE_MESSAGE, onScreen: true });
+      await poll(() => endingHeading(again.page)).toMatchObject({ text: words.en.done, onScreen: true });
       // Nothing was answered on this page: the ending does not take the focus from the page that just loaded.
       expect((await endingHeading(again.page))?.focused, storage).toBe(false);
       const shown = await again.page.locator('body').innerText();
@@ -626,10 +628,10 @@ describe.skipIf(skipped)('the <nature-assessment> component in the example page,
     // The last answer completes the assessment at once: Space on the focused first option.
     expect(await focusedRadio(page)).toBe(`${itemId(TOTAL)}=1`);
     await page.keyboard.press('Space');
-    await poll(() => endingHeading(page)).toMatchObject({ text: DONE_MESSAGE });
+    await poll(() => endingHeading(page)).toMatchObject({ text: words.en.done });
     expect(await seriousViolations(page), 'end').toEqual([]);
 
-    await poll(() => resultShown(page), 30_000).toMatchObject({ heading: RESULT_HEADING, focused: true, fits: true });
+    await poll(() => resultShown(page), 30_000).toMatchObject({ heading: words.en.resultHeading, focused: true, fits: true });
     await poll(async () => (await resultShown(page))?.onScreen).toBe(true);
     const shown = (await resultShown(page))!;
     // A text alternative per bar: the 9 Natures and 10 Intelligences, alphabetical within each, each with its score.
@@ -709,7 +711,7 @@ describe.skipIf(skipped)('the <nature-assessment> component in the example page,
     let refused = 0;
     // The item bank's first request meets a 503 from something in front of the API (plain text, Retry-After 3, no
     // request-id); it keeps the API's CORS headers, so the page may read it, as a real gateway's would need.
-    await page.route(`${example.apiUrl}/v1/nature/items`, async (route) => {
+    await page.route(itemBankUrl, async (route) => {
       if (route.request().method() !== 'GET' || refused > 0) return route.fallback();
       refused += 1;
       const { 'request-id': _, ...cors } = (await route.fetch()).headers();
