@@ -27,6 +27,7 @@ export const profilesProjection: CollectionProjection<ScoringCompleted | Profile
       created_at: completion ? data.completed_at : event.data.rescored_at,
     } as const;
     // Scores and narratives stay sealed as the log holds them: the API opens them to answer.
-    return { ...skeleton, language: 'en', pii: sealedPart(event) };
+    // Rescorings recorded before French existed carry no language: their assessments were English.
+    return { ...skeleton, language: data.language ?? 'en', pii: sealedPart(event) };
   },
 };

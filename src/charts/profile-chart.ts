@@ -1,7 +1,8 @@
 import { type Construct, type Family, intelligences, natures } from '../scoring/constructs.js';
+import type { Language } from '../scoring/languages.js';
 import { type Band, bandOf } from '../scoring/narratives-v1.js';
 import type { Scores } from '../scoring/scorer.js';
-import { constructLabels } from './construct-labels.js';
+import { type ChartWords, chartWords } from './chart-words.js';
 import { element, textElement } from './svg-markup.js';
 import { textWidth, type Weight, wrapText } from './text-metrics.js';
 import { type ChartTheme, type Palette, palettes } from './themes.js';
@@ -9,6 +10,8 @@ import { type ChartTheme, type Palette, palettes } from './themes.js';
 /** What the chart shows of a profile (as the API shows it): its scores, their narratives, and the version that scored them. */
 export interface ChartedProfile extends Scores {
   scoring_version: string;
+  /** The language the chart is drawn in, its narratives' too. */
+  language: Language;
   descriptions: { version: string } & Record<Family, readonly { construct: string; text: string }[]>;
 }
 
@@ -51,13 +54,12 @@ const ASCENT = 0.928;
 const DESCENT = 0.236;
 const baseline = (top: number, style: TextStyle) => top + (style.line - (ASCENT + DESCENT) * style.size) / 2 + ASCENT * style.size;
 
-const families: readonly { family: Family; heading: string; constructs: readonly Construct[] }[] = [
-  { family: 'natures', heading: 'Natures', constructs: natures },
-  { family: 'intelligences', heading: 'Intelligences', constructs: intelligences },
+const families: readonly { family: Family; constructs: readonly Construct[] }[] = [
+  { family: 'natures', constructs: natures },
+  { family: 'intelligences', constructs: intelligences },
 ];
 
-const bandWords = (band: Band) => band.replace('_', ' ');
-const valueText = (score: number, band: Band) => `${score.toFixed(2)} · ${bandWords(band)}`;
+const valueText = (score: number, band: Band, words: ChartWords) => `${words.number(score, 2)} · ${words.bands[band]}`;
 
 /**
  * Each band's stretch of the 0..1 track. Raw scores run 2..10 in steps of 0.5 (score = (raw − 2) / 8), and a band
@@ -84,13 +86,18 @@ interface Row {
   narrative: string | undefined;
 }
 
-function rowsOf(profile: ChartedProfile, family: Family, constructs: readonly Construct[]): Row[] {
+/** A family's rows in the alphabetical order of their labels in the chart's language, so never ranked in any. */
+function rowsOf(profile: ChartedProfile, family: Family, constructs: readonly Construct[], words: ChartWords): Row[] {
   const narratives = new Map<string, string>(profile.descriptions[family].map(({ construct, text }) => [construct, text]));
-  return constructs.map((construct) => {
-    const score = profile[family][construct];
-    if (score === undefined || !(score >= 0 && score <= 1)) throw new RangeError(`${family}.${construct} is ${score}, not a score of 0..1`);
-    return { construct, label: constructLabels[construct], score, band: bandOf(score * 8 + 2), narrative: narratives.get(construct) };
-  });
+  const collator = new Intl.Collator(profile.language);
+  return constructs
+    .map((construct) => {
+      const score = profile[family][construct];
+      if (score === undefined || !(score >= 0 && score <= 1))
+        throw new RangeError(`${family}.${construct} is ${score}, not a score of 0..1`);
+      return { construct, label: words.labels[construct], score, band: bandOf(score * 8 + 2), narrative: narratives.get(construct) };
+    })
+    .sort((a, b) => collator.compare(a.label, b.label));
 }
 
 /** Where things go at a width: the columns every row shares. */
@@ -115,11 +122,11 @@ interface Below extends Columns {
 }
 type Geometry = Beside | Below;
 
-function geometryFor(width: number): Geometry {
+function geometryFor(width: number, words: ChartWords): Geometry {
   const pad = width < 480 ? 16 : 32;
   const inner = width - 2 * pad;
-  const labelWidth = Math.ceil(Math.max(...[...natures, ...intelligences].map((construct) => widthOf(constructLabels[construct], LABEL))));
-  const valueWidth = Math.ceil(Math.max(...bandStretches.map(({ band }) => widthOf(valueText(0, band), VALUE))));
+  const labelWidth = Math.ceil(Math.max(...[...natures, ...intelligences].map((construct) => widthOf(words.labels[construct], LABEL))));
+  const valueWidth = Math.ceil(Math.max(...bandStretches.map(({ band }) => widthOf(valueText(0, band, words), VALUE))));
   const room = inner - labelWidth - GAP.afterLabel - GAP.afterTrack - valueWidth - GAP.afterValue;
   if (room >= BESIDE_ROOM) {
     const trackX = pad + labelWidth + GAP.afterLabel;
@@ -179,9 +186,9 @@ function track(score: number, x: number, top: number, width: number, palette: Pa
  * A construct's row: its text alternative (the <title>, and the narrative as its <desc>) for assistive technology,
  * and what is drawn, hidden from it as the same words again.
  */
-function row(item: Row, geometry: Geometry, top: number, palette: Palette): { markup: string; height: number } {
+function row(item: Row, geometry: Geometry, top: number, palette: Palette, words: ChartWords): { markup: string; height: number } {
   const { pad, inner, trackX, trackWidth, narrativeX, narrativeWidth } = geometry;
-  const value = valueText(item.score, item.band);
+  const value = valueText(item.score, item.band, words);
   const drawn = [line(item.label, pad, top, LABEL, palette.ink)];
   let bottom: number;
   if (geometry.narratives === 'beside') {
@@ -217,11 +224,7 @@ function row(item: Row, geometry: Geometry, top: number, palette: Palette): { ma
       'aria-describedby': item.narrative === undefined ? undefined : `${id}-desc`,
     },
     [
-      textElement(
-        'title',
-        { id: `${id}-title` },
-        `${item.label}: ${item.score.toFixed(2)} on a scale from 0 to 1, in the ${bandWords(item.band)} band.`,
-      ),
+      textElement('title', { id: `${id}-title` }, words.rowTitle(item.label, words.number(item.score, 2), words.bands[item.band])),
       ...(item.narrative === undefined ? [] : [textElement('desc', { id: `${id}-desc` }, item.narrative)]),
       element('g', { 'aria-hidden': 'true' }, drawn),
     ],
@@ -230,17 +233,17 @@ function row(item: Row, geometry: Geometry, top: number, palette: Palette): { ma
 }
 
 /** A family's panel: its heading, the scale's 0, 0.5 and 1 over the tracks, and a row per construct in alphabetical order. */
-function panel(family: Family, heading: string, rows: readonly Row[], geometry: Geometry, top: number, palette: Palette) {
+function panel(family: Family, rows: readonly Row[], geometry: Geometry, top: number, palette: Palette, words: ChartWords) {
   const { pad, trackX, trackWidth } = geometry;
   const scaleTop = top + HEADING.line;
   const scale = [
-    line('0', trackX, scaleTop, SCALE, palette.muted),
-    line('0.5', trackX + trackWidth / 2, scaleTop, SCALE, palette.muted, 'middle'),
-    line('1', trackX + trackWidth, scaleTop, SCALE, palette.muted, 'end'),
+    line(words.number(0, 0), trackX, scaleTop, SCALE, palette.muted),
+    line(words.number(0.5, 1), trackX + trackWidth / 2, scaleTop, SCALE, palette.muted, 'middle'),
+    line(words.number(1, 0), trackX + trackWidth, scaleTop, SCALE, palette.muted, 'end'),
   ];
   let y = scaleTop + SCALE.line + 4;
   const items = rows.map((item) => {
-    const drawn = row(item, geometry, y, palette);
+    const drawn = row(item, geometry, y, palette, words);
     y += drawn.height;
     return drawn.markup;
   });
@@ -249,7 +252,7 @@ function panel(family: Family, heading: string, rows: readonly Row[], geometry: 
     textElement(
       'text',
       { id: headingId, x: pad, y: baseline(top, HEADING), 'font-size': HEADING.size, 'font-weight': 'bold', fill: palette.ink },
-      heading,
+      words.headings[family],
     ),
     element('g', { 'aria-hidden': 'true' }, scale),
     element('g', { role: 'list' }, items),
@@ -269,19 +272,13 @@ export function renderProfileChart(profile: ChartedProfile, { theme, width }: Ch
     throw new RangeError(`a chart is ${CHART_WIDTHS.min}..${CHART_WIDTHS.max} px wide, not ${width}`);
   }
   const palette = palettes[theme];
-  const geometry = geometryFor(width);
+  const words = chartWords[profile.language];
+  const geometry = geometryFor(width, words);
   const { pad, inner } = geometry;
-  const lead = paragraph(
-    '9 Natures and 10 Intelligences in alphabetical order. Each bar is a score from 0 to 1, on a track shaded by band from low to very high.',
-    pad,
-    pad + TITLE.line,
-    inner,
-    LEAD,
-    palette.muted,
-  );
+  const lead = paragraph(words.lead, pad, pad + TITLE.line, inner, LEAD, palette.muted);
   let y = pad + TITLE.line + lead.height + GAP.panel;
-  const panels = families.map(({ family, heading, constructs }) => {
-    const drawn = panel(family, heading, rowsOf(profile, family, constructs), geometry, y, palette);
+  const panels = families.map(({ family, constructs }) => {
+    const drawn = panel(family, rowsOf(profile, family, constructs, words), geometry, y, palette, words);
     y += drawn.height + GAP.panel;
     return drawn.markup;
   });
@@ -295,20 +292,14 @@ export function renderProfileChart(profile: ChartedProfile, { theme, width }: Ch
       viewBox: `0 0 ${width} ${height}`,
       'aria-labelledby': 'profile-chart-title',
       'aria-describedby': 'profile-chart-desc',
-      lang: 'en',
+      lang: profile.language,
       'font-family': FONT_FAMILY,
     },
     [
-      textElement('title', { id: 'profile-chart-title' }, 'Nature profile'),
-      textElement(
-        'desc',
-        { id: 'profile-chart-desc' },
-        `A bar chart of a profile scored with ${profile.scoring_version}: 9 Natures and 10 Intelligences in alphabetical order, ` +
-          'each a score from 0 to 1 with its band (low, medium low, medium, medium high, high or very high), ' +
-          `and the narrative (${profile.descriptions.version}) of each construct that has one.`,
-      ),
+      textElement('title', { id: 'profile-chart-title' }, words.title),
+      textElement('desc', { id: 'profile-chart-desc' }, words.description(profile.scoring_version, profile.descriptions.version)),
       element('rect', { width, height, fill: palette.background }),
-      element('g', { 'aria-hidden': 'true' }, [line('Nature profile', pad, pad, TITLE, palette.ink), ...lead.markup]),
+      element('g', { 'aria-hidden': 'true' }, [line(words.title, pad, pad, TITLE, palette.ink), ...lead.markup]),
       ...panels,
     ],
   )}\n`;

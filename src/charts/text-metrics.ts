@@ -1,9 +1,9 @@
 /**
  * Text widths estimated without a font engine, so the chart wraps its text on the server, the same way every time:
  * the advance widths of DejaVu Sans, the first family the chart names (Verdana, the second, has nearly the same
- * metrics), in thousandths of an em, for the printable ASCII characters (space to tilde). Any other character counts
- * a whole em, and kerning is ignored: an estimate errs wide, so a line never overruns its column, and a narrower
- * fallback font only leaves more room.
+ * metrics), in thousandths of an em, for the printable ASCII characters (space to tilde). An accented letter counts as
+ * its base letter, any other character a whole em, and kerning is ignored: an estimate errs wide, so a line never
+ * overruns its column, and a narrower fallback font only leaves more room.
  */
 const ADVANCES: Record<Weight, readonly number[]> = {
   regular: [
@@ -24,10 +24,19 @@ const UNKNOWN_ADVANCE = 1000;
 
 export type Weight = 'regular' | 'bold';
 
-/** The width in px of `text` set at `size` px. */
+/** No-break spaces (French puts one before a colon) are as wide as a space. */
+const NO_BREAK_SPACES = /[\u00a0\u202f]/g;
+
+/**
+ * The width in px of `text` set at `size` px. An accented Latin letter is as wide as its base letter in DejaVu
+ * Sans (é as e, À as A), so it is measured as the letter its canonical decomposition starts with.
+ */
 export function textWidth(text: string, size: number, weight: Weight): number {
   let thousandths = 0;
-  for (const char of text) thousandths += ADVANCES[weight][char.codePointAt(0)! - FIRST_PRINTABLE] ?? UNKNOWN_ADVANCE;
+  for (const char of text.replace(NO_BREAK_SPACES, ' ')) {
+    const base = char.codePointAt(0)! < 0x80 ? char : char.normalize('NFD')[0]!;
+    thousandths += ADVANCES[weight][base.codePointAt(0)! - FIRST_PRINTABLE] ?? UNKNOWN_ADVANCE;
+  }
   return (thousandths * size) / 1000;
 }
 

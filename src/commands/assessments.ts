@@ -12,7 +12,6 @@ import {
   decideSubmitResponses,
   evolveAssessment,
   type ItemResponse,
-  type Language,
   type ScoringCommand,
 } from '../domain/assessment.js';
 import { derivedClientSecret, mintClientSecret } from '../domain/client-secrets.js';
@@ -21,6 +20,7 @@ import { SCORING_VERSIONS_STREAM } from '../domain/scoring-versions.js';
 import { decideOpenAssessment, type SubjectEvent, subjectStream } from '../domain/subject.js';
 import { SubjectErasedError } from '../ports/data-keys.js';
 import type { EventMetadata, EventStore } from '../ports/event-store.js';
+import type { Language } from '../scoring/languages.js';
 import { scorers } from '../scoring/scorers.js';
 import { fold, readAggregate } from './aggregate.js';
 import { assessmentAggregate, scoringVersionsAggregate, subjectAggregate } from './aggregates.js';

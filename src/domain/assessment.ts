@@ -1,12 +1,11 @@
 import { isDeepStrictEqual } from 'node:util';
 import { ITEM_COUNT, ITEM_SET_VERSION } from '../scoring/item-bank.js';
+import type { Language } from '../scoring/languages.js';
 import type { ItemTiming, Quality } from '../scoring/quality.js';
 import type { Descriptions, Scorer, Scores } from '../scoring/scorer.js';
 import { DomainError, subjectErasedError } from './errors.js';
 
 const ASSESSMENT_TTL_MS = 7 * 24 * 60 * 60 * 1000;
-
-export type Language = 'en' | 'fr';
 
 export interface ItemResponse {
   item_id: string;
@@ -28,8 +27,8 @@ export type AssessmentStarted = {
   data: {
     assessment_id: string;
     subject_id: string;
-    /** The language used: English at v1, whatever was asked for. */
-    language: 'en';
+    /** The language the assessment is given in: the one asked for since French came (v1.0.5); `en` in those started before. */
+    language: Language;
     requested_language: Language;
     item_set_version: string;
     created_at: string;
@@ -73,7 +72,7 @@ export type ScoringCompleted = {
     /** The id of the nature.assessment.completed event this completion notifies (evt_…). */
     event_id: string;
     scoring_version: string;
-    language: 'en';
+    language: Language;
     completed_at: string;
     pii: { profile: ProfileScores } | null;
   };
@@ -91,6 +90,8 @@ export type ProfileRescored = {
     scoring_version: string;
     /** The profile served for the assessment when it was rescored. */
     replaces_profile_id: string;
+    /** The assessment's language, which its narratives are in (absent from rescorings before French: `en`). */
+    language?: Language;
     /** Whether its scores or narratives differ from the one it replaces. */
     changed: boolean;
     completed_at: string;
@@ -133,7 +134,7 @@ export interface Assessment {
   id: string;
   subject_id: string;
   status: StoredStatus;
-  language: 'en';
+  language: Language;
   requested_language: Language;
   item_set_version: string;
   /** Latest answer per item. */
@@ -304,7 +305,7 @@ export function decideStartAssessment(pointer: AssessmentPointer): AssessmentEve
       data: {
         assessment_id: pointer.assessment_id,
         subject_id: pointer.subject_id,
-        language: 'en',
+        language: pointer.requested_language,
         requested_language: pointer.requested_language,
         item_set_version: ITEM_SET_VERSION,
         created_at: pointer.created_at,
@@ -472,6 +473,7 @@ export function decideRescore(state: AssessmentState, command: Rescore): Assessm
         profile_id: command.profile_id,
         scoring_version: command.scoring_version,
         replaces_profile_id: replaces,
+        language: state.language,
         changed: !sameScores(scoresIn(command.scoring_version), scoresIn(served)),
         completed_at: state.completed_at!,
         rescored_at: command.now.toISOString(),

@@ -3,6 +3,7 @@ import type { Consent } from '../domain/subject.js';
 import type { UsageBucket } from '../domain/usage.js';
 import type { WebhookDeliveryAttempted } from '../domain/webhook-delivery.js';
 import type { EventType, WebhookEndpoint } from '../domain/webhook-endpoint.js';
+import type { Language } from '../scoring/languages.js';
 
 /**
  * What each read-model collection holds: the one shape the projections write and the API reads, so a field
@@ -64,7 +65,8 @@ export interface ProfileDocument {
   origin?: 'completion' | 'rebuild';
   completed_at?: string;
   created_at: string;
-  language: 'en';
+  /** The language its narratives are told in, the assessment's. */
+  language: Language;
   pii: SealedPart;
 }
 

@@ -1,4 +1,6 @@
 import { type Construct, intelligences, natures } from './constructs.js';
+import { frenchScaleLabels, frenchStatements } from './item-bank-fr.js';
+import type { Language } from './languages.js';
 
 export const ITEM_SET_VERSION = 'mn76-items-v1';
 const ITEMS_PER_CONSTRUCT = 4;
@@ -16,8 +18,8 @@ export const scale = {
   ],
 } as const;
 
-/** This project's own first-person statements, four per construct, all positively keyed. English only at v1. */
-const statements: Record<Construct, readonly [string, string, string, string]> = {
+/** This project's own first-person statements, four per construct, all positively keyed. */
+const englishStatements: Record<Construct, readonly [string, string, string, string]> = {
   administrative: [
     'I like keeping records, schedules and files in good order.',
     'I enjoy planning how a piece of work should be done, step by step.',
@@ -136,6 +138,7 @@ const statements: Record<Construct, readonly [string, string, string, string]> =
 
 export interface Item {
   id: string;
+  /** The English statement. */
   text: string;
   construct: Construct;
 }
@@ -149,8 +152,27 @@ const constructs: readonly Construct[] = [...natures, ...intelligences];
 export const items: readonly Item[] = Array.from({ length: constructs.length * ITEMS_PER_CONSTRUCT }, (_, index) => {
   const construct = constructs[index % constructs.length]!;
   const round = Math.floor(index / constructs.length);
-  return { id: `mn_${String(index + 1).padStart(3, '0')}`, text: statements[construct][round]!, construct };
+  return { id: `mn_${String(index + 1).padStart(3, '0')}`, text: englishStatements[construct][round]!, construct };
 });
+
+/** The bank as a person reads it in a language: the same items, ids and scale values, in that language's words. */
+export interface LocalisedBank {
+  items: readonly { id: string; text: string }[];
+  labels: readonly { value: number; label: string }[];
+}
+
+const frenchBank: LocalisedBank = {
+  items: items.map(({ id, construct }, index) => ({
+    id,
+    text: frenchStatements[construct][Math.floor(index / constructs.length)]!,
+  })),
+  labels: scale.labels.map(({ value }, index) => ({ value, label: frenchScaleLabels[index]! })),
+};
+
+export const banks: Readonly<Record<Language, LocalisedBank>> = {
+  en: { items: items.map(({ id, text }) => ({ id, text })), labels: scale.labels },
+  fr: frenchBank,
+};
 
 export const itemIds: ReadonlySet<string> = new Set(items.map((item) => item.id));
 export const ITEM_COUNT = items.length;

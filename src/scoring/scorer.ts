@@ -1,6 +1,8 @@
 import { type Construct, canonicalOrder, type Family, intelligences, natures } from './constructs.js';
 import { ITEM_COUNT, items } from './item-bank.js';
+import type { Language } from './languages.js';
 import { type Band, bandOf, NARRATIVE_VERSION, narrative } from './narratives-v1.js';
+import { FRENCH_NARRATIVE_VERSION, frenchNarrative } from './narratives-v1-fr.js';
 import { assessQualityV1, type ItemTiming, type Quality } from './quality.js';
 
 /** The bands a narrative is written for: those of raw ≥ NARRATIVE_THRESHOLD. */
@@ -63,12 +65,19 @@ function score(
   return { scoring_version: version, natures: scores(natures), intelligences: scores(intelligences) };
 }
 
+/** The narratives in each language: the same rules, each with its own version. */
+const narrators: Readonly<Record<Language, { version: string; narrative: typeof narrative }>> = {
+  en: { version: NARRATIVE_VERSION, narrative },
+  fr: { version: FRENCH_NARRATIVE_VERSION, narrative: frenchNarrative },
+};
+
 /**
- * The narratives of a profile's scores: what the scores alone decide (raw = score × 8 + 2, exact in binary), so
+ * The narratives of a profile's scores, in the assessment's language: what the scores alone decide (raw = score × 8 + 2, exact in binary), so
  * the log keeps the scores only and the narratives are derived where a profile is shown. They go to the raw ≥ 7
  * constructs of each family: at most 3, highest raw first, ties by the canonical order; returned alphabetically.
  */
-export function describeScores(scores: Scores): Descriptions {
+export function describeScores(scores: Scores, language: Language): Descriptions {
+  const narrator = narrators[language];
   const raw = (family: Family, construct: Construct) => scores[family][construct]! * 8 + 2;
   const described = (family: Family): Description[] =>
     [...canonicalOrder[family]]
@@ -80,7 +89,7 @@ export function describeScores(scores: Scores): Descriptions {
       .map((construct) => {
         // Filtered to raw ≥ 7 above, which is medium_high or higher; narrative() refuses anything lower.
         const band = bandOf(raw(family, construct)) as DescribedBand;
-        return { construct, band, text: narrative(family, construct, band) };
+        return { construct, band, text: narrator.narrative(family, construct, band) };
       });
-  return { version: NARRATIVE_VERSION, natures: described('natures'), intelligences: described('intelligences') };
+  return { version: narrator.version, natures: described('natures'), intelligences: described('intelligences') };
 }

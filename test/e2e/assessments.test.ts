@@ -57,7 +57,7 @@ describe('assessments, scoring and profiles', () => {
 
   it('runs end to end: start, 4 batches of 19, the exact profile, by subject and by id', async () => {
     const subjectId = await newSubject();
-    const started = await start(subjectId, { language: 'fr' });
+    const started = await start(subjectId, { language: 'en' });
     expect(started.statusCode).toBe(201);
     const assessment = started.json();
     expect(assessment).toEqual({
@@ -67,7 +67,7 @@ describe('assessments, scoring and profiles', () => {
       client_secret: expect.stringMatching(/^asm_[0-9A-Z]{26}_secret_[0-9A-Za-z]{40}$/),
       status: 'created',
       language: 'en',
-      requested_language: 'fr',
+      requested_language: 'en',
       item_set_version: 'mn76-items-v1',
       responses_received: 0,
       responses_required: 76,

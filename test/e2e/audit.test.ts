@@ -69,7 +69,7 @@ describe('audit of a subject, straight from the log', () => {
       data: { responses: [{ item_id: 'mn_001', value: 2 }] },
     });
     expect(entries[6]!.data.responses).toEqual(one);
-    expect(entries[5]).toMatchObject({ assessment_id: second.id, data: { requested_language: 'fr', language: 'en' } });
+    expect(entries[5]).toMatchObject({ assessment_id: second.id, data: { requested_language: 'fr', language: 'fr' } });
     const times = entries.map((e) => e.occurred_at);
     expect([...times].sort()).toEqual(times);
 

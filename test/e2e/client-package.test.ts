@@ -65,7 +65,7 @@ const silent = createServer(() => {}).listen(0, '127.0.0.1');
 await new Promise((resolve) => silent.once('listening', resolve));
 const { port } = silent.address() as { port: number };
 const stalled = createNatureClient({ apiKey: 'test_sk_x', baseUrl: 'http://127.0.0.1:' + port, retries: { maxRetries: 0 } });
-const timeout: unknown = await stalled.items.list({ timeoutMs: 200 }).catch((error: unknown) => error);
+const timeout: unknown = await stalled.items.list({}, { timeoutMs: 200 }).catch((error: unknown) => error);
 silent.closeAllConnections();
 silent.close();
 

@@ -42,17 +42,22 @@ const answeredBefore = (events: AssessmentEvent[]): AssessmentEvent[] => [
 ];
 
 describe('assessment decider', () => {
-  it('starts in created, in English whatever was asked for, expiring 7 days later', () => {
+  it('starts in created, in the language asked for, expiring 7 days later', () => {
     expect(fold(started)).toMatchObject({
       id: 'asm_1',
       subject_id: 'sub_1',
       status: 'created',
-      language: 'en',
+      language: 'fr',
       requested_language: 'fr',
       item_set_version: 'mn76-items-v1',
       answers: {},
       expires_at: later(7 * DAY).toISOString(),
     });
+  });
+
+  it('keeps English an assessment started before French existed, whatever it asked for', () => {
+    const [first] = started as [Extract<AssessmentEvent, { type: 'AssessmentStarted' }>];
+    expect(fold([{ ...first, data: { ...first.data, language: 'en' } }])).toMatchObject({ language: 'en', requested_language: 'fr' });
   });
 
   it('records a batch and moves to in_progress', () => {

@@ -325,7 +325,7 @@ describe('client resources', () => {
     expect(sent[0]!.headers.get('x-client-secret')).toBe('s');
     const abort = new AbortController();
     abort.abort();
-    await expect(nature.items.list({ signal: abort.signal })).rejects.toThrow();
+    await expect(nature.items.list({}, { signal: abort.signal })).rejects.toThrow();
     expect(sent).toHaveLength(1);
   });
 });

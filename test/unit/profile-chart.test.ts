@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { constructLabels } from '../../src/charts/construct-labels.js';
+import { chartWords } from '../../src/charts/chart-words.js';
 import { CHART_WIDTHS, type ChartedProfile, renderProfileChart } from '../../src/charts/profile-chart.js';
 import { textWidth } from '../../src/charts/text-metrics.js';
 import { type ChartTheme, chartThemes, palettes } from '../../src/charts/themes.js';
@@ -12,13 +12,13 @@ import { allElements, parseXml, textOf, type XmlElement } from '../support/xml.j
 
 /** The hand-worked profile of the known answers: 3 narratives per family, every band but high among the Intelligences. */
 const scores = scorers['mn76-v2']!(Object.fromEntries(knownResponses.map(({ item_id, value }) => [item_id, value])));
-const profile: ChartedProfile = { ...scores, descriptions: describeScores(scores) };
+const profile: ChartedProfile = { ...scores, language: 'en', descriptions: describeScores(scores, 'en') };
 
 const WIDTHS = [320, 321, 360, 479, 480, 640, 800, 887, 888, 960, 1200, 1599, 1600];
 const chart = (theme: ChartTheme, width: number) => parseXml(renderProfileChart(profile, { theme, width }));
 const byId = (root: XmlElement, id: string) => allElements(root).find((element) => element.attributes.id === id);
 const children = (element: XmlElement) => element.children.filter((child): child is XmlElement => typeof child !== 'string');
-const labelOf = (construct: Construct) => constructLabels[construct];
+const labelOf = (construct: Construct) => chartWords.en.labels[construct];
 const bandWords = (score: number) => bandOf(score * 8 + 2).replace('_', ' ');
 
 /** WCAG 2.x relative luminance and contrast ratio. */
@@ -46,6 +46,7 @@ describe('the profile chart', () => {
       intelligences: reordered(profile.intelligences),
       natures: reordered(profile.natures),
       scoring_version: profile.scoring_version,
+      language: 'en',
     };
     for (const theme of chartThemes) {
       for (const width of [320, 960, 1600]) {
@@ -253,5 +254,73 @@ describe('the profile chart', () => {
     expect(() => renderProfileChart({ ...profile, natures: { ...profile.natures, healing: 1.5 } }, { theme: 'light', width: 960 })).toThrow(
       /natures.healing is 1.5/,
     );
+  });
+});
+
+describe('the profile chart of a French profile', () => {
+  const french: ChartedProfile = { ...scores, language: 'fr', descriptions: describeScores(scores, 'fr') };
+  const frenchChart = (width: number) => parseXml(renderProfileChart(french, { theme: 'light', width }));
+  const collator = new Intl.Collator('fr');
+
+  it('is in French: lang="fr", its title, headings, labels in French alphabetical order, scores with a decimal comma and bands in words', () => {
+    const root = frenchChart(960);
+    expect(root.attributes.lang).toBe('fr');
+    expect(textOf(byId(root, 'profile-chart-title')!)).toBe('Profil Nature');
+    expect(textOf(byId(root, 'profile-chart-desc')!)).toContain('(v1-fr)');
+    for (const family of ['natures', 'intelligences'] as const) {
+      const panel = byId(root, family)!;
+      const items = allElements(panel).filter((element) => element.attributes.role === 'listitem');
+      const labels = items.map((item) => textOf(allElements(item).find((element) => element.attributes['font-weight'] === 'bold')!));
+      expect(labels).toEqual([...labels].sort(collator.compare));
+      for (const item of items) {
+        const construct = item.attributes.id!.replace('construct-', '') as Construct;
+        const score = french[family][construct]!;
+        const band = chartWords.fr.bands[bandOf(score * 8 + 2)];
+        expect(textOf(children(item)[0]!)).toBe(
+          `${chartWords.fr.labels[construct]}\u00a0: ${score.toFixed(2).replace('.', ',')} sur une échelle de 0 à 1, niveau ${band}.`,
+        );
+      }
+    }
+    // Éducative sorts among the E's in French, not after Z as code points would put it.
+    const natureLabels = allElements(byId(root, 'natures')!)
+      .filter((element) => element.attributes.role === 'listitem')
+      .map((item) => item.attributes.id);
+    expect(natureLabels.indexOf('construct-educative')).toBeLessThan(natureLabels.indexOf('construct-entrepreneurial'));
+    const descriptions = allElements(root).filter((element) => element.name === 'desc' && element.attributes.id !== 'profile-chart-desc');
+    expect(descriptions.map(textOf)).toEqual(
+      expect.arrayContaining([...french.descriptions.natures, ...french.descriptions.intelligences].map(({ text }) => text)),
+    );
+  });
+
+  it('says nothing in English', () => {
+    const text = allElements(frenchChart(1600))
+      .filter((element) => ['text', 'title', 'desc'].includes(element.name))
+      .map(textOf)
+      .join(' ');
+    expect(text).not.toMatch(/\b(the|and|of|on|in|scale|band|low|high|medium|very|shows|profile|Bodily|Visual)\b/i);
+    expect(text).not.toMatch(/\d\.\d/);
+  });
+
+  it('keeps every line of its longer words inside the chart and its padding, by the widths it estimates, at every width', () => {
+    for (const width of WIDTHS) {
+      const pad = width < 480 ? 16 : 32;
+      for (const text of allElements(frenchChart(width)).filter((element) => element.name === 'text')) {
+        const extent = textWidth(
+          textOf(text),
+          Number(text.attributes['font-size']),
+          text.attributes['font-weight'] === 'bold' ? 'bold' : 'regular',
+        );
+        const x = Number(text.attributes.x);
+        const left = { middle: x - extent / 2, end: x - extent }[text.attributes['text-anchor'] ?? ''] ?? x;
+        expect(left, `${width}: ${textOf(text)}`).toBeGreaterThanOrEqual(pad);
+        expect(left + extent, `${width}: ${textOf(text)}`).toBeLessThanOrEqual(width - pad);
+      }
+    }
+  });
+
+  it('measures an accented letter as its base letter and a no-break space as a space', () => {
+    expect(textWidth('Éducative', 14, 'bold')).toBe(textWidth('Educative', 14, 'bold'));
+    expect(textWidth('élevé', 13, 'regular')).toBe(textWidth('eleve', 13, 'regular'));
+    expect(textWidth('a\u00a0:', 13, 'regular')).toBe(textWidth('a :', 13, 'regular'));
   });
 });

@@ -51,7 +51,7 @@ describe('scorer mn76-v1', () => {
     // Answered with care and sent without timing: nothing flagged, the timing indicators null.
     expect(quality.flagged).toBe(false);
     expect(quality.indicators.too_fast_share.value).toBeNull();
-    expect(describeScores(profile)).toEqual(descriptions);
+    expect(describeScores(profile, 'en')).toEqual(descriptions);
   });
 
   it('maps raw 2..10 to 0..1: all 1s score 0, all 5s score 1, raw 5 scores 0.375', () => {
@@ -71,38 +71,38 @@ describe('scorer mn76-v1', () => {
 
   it('describes raw 7 but not raw 6.5 (the threshold)', () => {
     const profile = scoreV1(answersFor({ healing: 7, creative: 6.5, musical: 7, logical: 6.5 }));
-    expect(describeScores(profile).natures.map((d) => d.construct)).toEqual(['healing']);
-    expect(describeScores(profile).intelligences.map((d) => d.construct)).toEqual(['musical']);
-    expect(describeScores(profile).natures[0]!.band).toBe('medium_high');
+    expect(describeScores(profile, 'en').natures.map((d) => d.construct)).toEqual(['healing']);
+    expect(describeScores(profile, 'en').intelligences.map((d) => d.construct)).toEqual(['musical']);
+    expect(describeScores(profile, 'en').natures[0]!.band).toBe('medium_high');
   });
 
   it('describes nothing when no construct reaches raw 7', () => {
-    expect(describeScores(scoreV1(answersFor({}, 6.5)))).toEqual({ version: 'v1', natures: [], intelligences: [] });
+    expect(describeScores(scoreV1(answersFor({}, 6.5)), 'en')).toEqual({ version: 'v1', natures: [], intelligences: [] });
   });
 
   it('keeps at most 3 per family, the highest raw first, and returns them alphabetically', () => {
     const profile = scoreV1(answersFor({ adventurous: 10, creative: 9.5, entrepreneurial: 9, healing: 8.5, providing: 7 }));
-    expect(describeScores(profile).natures.map((d) => d.construct)).toEqual(['adventurous', 'creative', 'entrepreneurial']);
+    expect(describeScores(profile, 'en').natures.map((d) => d.construct)).toEqual(['adventurous', 'creative', 'entrepreneurial']);
   });
 
   it('breaks ties at the cut of 3 by the canonical order (Natures)', () => {
     // All nine at raw 8: protective, educative, administrative come first in the canonical order.
     const profile = scoreV1(answersFor({}, 8));
-    expect(describeScores(profile).natures.map((d) => d.construct)).toEqual(['administrative', 'educative', 'protective']);
+    expect(describeScores(profile, 'en').natures.map((d) => d.construct)).toEqual(['administrative', 'educative', 'protective']);
     // adventurous is last in canonical order but highest: it stays; the tie below it goes canonical.
     const mixed = scoreV1(answersFor({ adventurous: 9, providing: 8, entrepreneurial: 8, healing: 8 }));
-    expect(describeScores(mixed).natures.map((d) => d.construct)).toEqual(['adventurous', 'healing', 'providing']);
+    expect(describeScores(mixed, 'en').natures.map((d) => d.construct)).toEqual(['adventurous', 'healing', 'providing']);
   });
 
   it('breaks ties at the cut of 3 by the canonical order (Intelligences)', () => {
     const profile = scoreV1(answersFor({}, 7));
-    expect(describeScores(profile).intelligences.map((d) => d.construct)).toEqual([
+    expect(describeScores(profile, 'en').intelligences.map((d) => d.construct)).toEqual([
       'bodily_fine_motor',
       'bodily_gross_motor',
       'interpersonal',
     ]);
     const tail = scoreV1(answersFor({ naturalistic: 7.5, intrapersonal: 7, musical: 7, visual_spatial: 7 }));
-    expect(describeScores(tail).intelligences.map((d) => d.construct)).toEqual(['naturalistic', 'visual_spatial', 'musical'].sort());
+    expect(describeScores(tail, 'en').intelligences.map((d) => d.construct)).toEqual(['naturalistic', 'visual_spatial', 'musical'].sort());
   });
 
   it.each([
@@ -151,7 +151,7 @@ describe('scorer mn76-v2', () => {
     const { language: _language, descriptions, ...expected } = knownProfile;
     const { quality: _quality, ...profile } = scorers['mn76-v2']!(answers);
     expect(profile).toEqual(expected);
-    expect(describeScores(profile)).toEqual(descriptions);
+    expect(describeScores(profile, 'en')).toEqual(descriptions);
   });
 
   it('differs from v1 exactly when mn_056 and mn_057 are answered differently', () => {

@@ -65,8 +65,8 @@ export interface NatureResources {
     audit(id: string, query?: QueryOf<typeof audit>, options?: RequestOptions): Paged<typeof audit>;
   };
   items: {
-    /** The 76 statements and the five answer labels. */
-    list(options?: RequestOptions): Promise<ResponseOf<'get', typeof items>>;
+    /** The 76 statements and the five answer labels, in English or (`{ language: 'fr' }`) French. */
+    list(query?: QueryOf<typeof items>, options?: RequestOptions): Promise<ResponseOf<'get', typeof items>>;
   };
   assessments: {
     start(
@@ -138,7 +138,7 @@ export function natureResources(send: Send): NatureResources {
       audit: (id, query, options) => list(audit, { id }, query, options),
     },
     items: {
-      list: (options) => send('GET', items, {}, options),
+      list: (query, options) => send('GET', items, { params: { query: { ...query } } }, options),
     },
     assessments: {
       start: (subjectId, body, options) => send('POST', assessments, { params: path(subjectId), body: body ?? {} }, options),

@@ -8,6 +8,7 @@ export const guides = [
   { slug: 'getting-started', title: 'Getting started' },
   { slug: 'conventions', title: 'API conventions' },
   { slug: 'assessments', title: 'Assessments and profiles' },
+  { slug: 'french', title: 'Assessments in French' },
   { slug: 'quality', title: 'Answer quality' },
   { slug: 'webhooks', title: 'Webhooks' },
   { slug: 'embedding', title: 'Embedding the assessment' },

@@ -6,6 +6,7 @@ import { type Assessment, type ItemResponse, statusAt } from '../../domain/asses
 import { allAnswered, type Collections, type StoredAssessment } from '../../ports/collections.js';
 import type { DataKeyStore } from '../../ports/data-keys.js';
 import { ITEM_COUNT, ITEM_SET_VERSION, itemIds, items } from '../../scoring/item-bank.js';
+import { languages } from '../../scoring/languages.js';
 import { eventMetadata } from '../event-metadata.js';
 import { listOf, listPage, listQuery } from '../lists.js';
 import { openSealed, subjectGone } from '../personal-data.js';
@@ -25,8 +26,12 @@ const assessmentResource = z
     object: z.literal('assessment'),
     subject_id: subjectId,
     status: z.enum(['created', 'in_progress', 'scoring', 'completed', 'abandoned', 'expired']),
-    language: z.literal('en').describe('The language used: English at v1.'),
-    requested_language: z.enum(['en', 'fr']),
+    language: z
+      .enum(languages)
+      .describe(
+        'The language the assessment is given in (its items, answer labels and narratives): the one asked for at the start. Assessments started before French came (v1.0.5) are en.',
+      ),
+    requested_language: z.enum(languages).describe('The language asked for at the start.'),
     item_set_version: z.string().meta({ examples: [ITEM_SET_VERSION] }),
     responses_received: z
       .number()
@@ -140,7 +145,12 @@ const assessmentParams = z.strictObject({ id: subjectId, assessment_id: assessme
 
 const startBody = z
   .strictObject({
-    language: z.enum(['en', 'fr']).default('en').describe('Requested language. French is accepted and recorded; English is used at v1.'),
+    language: z
+      .enum(languages)
+      .default('en')
+      .describe(
+        'The language of the assessment: en (English, the default) or fr (French). Its items (GET /v1/nature/items?language=fr), answer labels and narratives are in it; the scores never depend on it.',
+      ),
     result_visible_to_subject: z
       .boolean()
       .default(false)
@@ -212,7 +222,7 @@ export function registerAssessmentRoutes(app: FastifyInstance, clock: () => Date
         operationId: 'startAssessment',
         summary: 'Start an assessment',
         description:
-          'One open assessment per subject: while one is created or in_progress, another start answers 409 assessment_in_progress. The body is optional: without one, the language is en. ' +
+          'One open assessment per subject: while one is created or in_progress, another start answers 409 assessment_in_progress. The body is optional: without one, the language is en. With language fr, the assessment is French: read its items with GET /v1/nature/items?language=fr; its profile is scored as in English, with French narratives. ' +
           'The answer carries the client_secret a browser uses with a publishable (pk) key, shown only here.',
         params: subjectParams,
         body: startBody,

@@ -1,17 +1,18 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { ITEM_SET_VERSION, items, scale } from '../../scoring/item-bank.js';
+import { banks, ITEM_SET_VERSION, scale } from '../../scoring/item-bank.js';
+import { type Language, languages } from '../../scoring/languages.js';
 import { problems, success } from '../schemas.js';
 
-/** The bank as the API shows it: it never says which construct an item measures. */
-const itemBank = {
+/** The bank as the API shows it in a language: it never says which construct an item measures. */
+const itemBankIn = (language: Language) => ({
   object: 'list' as const,
-  data: items.map(({ id, text }) => ({ id, object: 'item' as const, text })),
+  data: banks[language].items.map(({ id, text }) => ({ id, object: 'item' as const, text })),
   has_more: false as const,
   item_set_version: ITEM_SET_VERSION,
-  language: 'en' as const,
-  scale: { min: scale.min, max: scale.max, labels: [...scale.labels] },
-};
+  language,
+  scale: { min: scale.min, max: scale.max, labels: banks[language].labels.map(({ value, label }) => ({ value, label })) },
+});
 
 const itemBankResource = z
   .object({
@@ -19,13 +20,24 @@ const itemBankResource = z
     data: z.array(z.object({ id: z.string().meta({ pattern: '^mn_0[0-7][0-9]$' }), object: z.literal('item'), text: z.string() })),
     has_more: z.literal(false),
     item_set_version: z.string(),
-    language: z.literal('en'),
+    language: z.enum(languages).describe('The language of the texts and labels.'),
     scale: z.object({ min: z.literal(1), max: z.literal(5), labels: z.array(z.object({ value: z.number().int(), label: z.string() })) }),
   })
-  .meta({ id: 'ItemBank', examples: [itemBank] });
+  .meta({ id: 'ItemBank', examples: [itemBankIn('en')] });
 
-/** Serialised once: the bank is constant. */
-const itemBankJson = JSON.stringify(itemBankResource.parse(itemBank));
+const itemsQuery = z.strictObject({
+  language: z
+    .enum(languages)
+    .default('en')
+    .describe(
+      "The language of the item texts and answer labels: en (the default) or fr. Ids, order and values are the same in every language; Accept-Language is not read. Use the assessment's language.",
+    ),
+});
+
+/** Serialised once per language: the banks are constant. */
+const itemBankJson = Object.fromEntries(
+  languages.map((language) => [language, JSON.stringify(itemBankResource.parse(itemBankIn(language)))]),
+) as Record<Language, string>;
 
 export function registerItemRoutes(app: FastifyInstance): void {
   // Untyped on purpose: the handler sends the serialised bank, which the zod provider's types would refuse.
@@ -38,15 +50,16 @@ export function registerItemRoutes(app: FastifyInstance): void {
         operationId: 'listItems',
         summary: 'The item bank',
         description:
-          'All 76 items in id order, with the 1..5 answer scale. Publishable (pk) keys may read it, so a browser can render the items (no client secret needed).',
+          'All 76 items in id order, with the 1..5 answer scale, in English or, with language=fr, in French. Publishable (pk) keys may read it, so a browser can render the items (no client secret needed).',
         security: [{ apiKey: [] }],
+        querystring: itemsQuery,
         response: {
-          200: success('The 76 items in id order, with the answer scale.', itemBankResource),
+          200: success('The 76 items in id order, with the answer scale, in the language asked for.', itemBankResource),
           ...problems(),
         },
       },
     },
     // A JSON string with its content type is sent as it is, not serialised again per request.
-    (_request, reply) => reply.type('application/json; charset=utf-8').send(itemBankJson),
+    (request, reply) => reply.type('application/json; charset=utf-8').send(itemBankJson[itemsQuery.parse(request.query).language]),
   );
 }

@@ -8,6 +8,7 @@ import type { DataKeyStore } from '../../ports/data-keys.js';
 import type { ReadModelStore } from '../../ports/read-models.js';
 import { intelligences, natures } from '../../scoring/constructs.js';
 import { items } from '../../scoring/item-bank.js';
+import { languages } from '../../scoring/languages.js';
 import { indicatorNames } from '../../scoring/quality.js';
 import { describeScores } from '../../scoring/scorer.js';
 import { NEWEST_SCORING_VERSION, scorers } from '../../scoring/scorers.js';
@@ -47,7 +48,7 @@ const exampleProfile = {
   subject_id: exampleIds.subject,
   assessment_id: exampleIds.assessment,
   ...exampleScores,
-  descriptions: describeScores(exampleScores),
+  descriptions: describeScores(exampleScores, 'en'),
   language: 'en',
   status: 'current',
   superseded_by: null,
@@ -95,7 +96,9 @@ const profileResource = z
     subject_id: id('sub', exampleIds.subject),
     assessment_id: id('asm', exampleIds.assessment),
     scoring_version: z.string().meta({ examples: [NEWEST_SCORING_VERSION] }),
-    language: z.literal('en'),
+    language: z
+      .enum(languages)
+      .describe("The assessment's language, which the narratives are in (descriptions.version v1 in English, v1-fr in French)."),
     natures: scoresOf(natures).describe('9 scores, 0.0..1.0, alphabetical'),
     intelligences: scoresOf(intelligences).describe('10 scores, 0.0..1.0, alphabetical'),
     descriptions: z.object({
@@ -156,14 +159,14 @@ async function toProfileResource(doc: Profile, served: Profile, dataKeys: DataKe
   if ('erased' in doc) throw subjectGone(doc.subject_id);
   const superseded = served.id !== doc.id;
   const [pii] = await openSealed<{ profile: ProfileScores }>(dataKeys, doc.subject_id, [doc.pii]);
-  const { natures, intelligences, descriptions = describeScores({ natures, intelligences }), quality = null } = pii!.profile;
+  const { natures, intelligences, descriptions = describeScores({ natures, intelligences }, doc.language), quality = null } = pii!.profile;
   return {
     id: doc.id,
     object: 'profile',
     subject_id: doc.subject_id,
     assessment_id: doc.assessment_id,
     scoring_version: doc.scoring_version,
-    language: 'en',
+    language: doc.language,
     natures,
     intelligences,
     descriptions,
