@@ -1,4 +1,4 @@
-import { mkdirSync, statSync } from 'node:fs';
+import { copyFileSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
@@ -12,8 +12,11 @@ import { eventually } from '../support/eventually.js';
 import { callServer } from '../support/processes.js';
 import { tempDir } from '../support/temp-dir.js';
 
-/** Where the screenshots go, to look at after a run (desktop, phone and ending are copied to examples/embed/screenshots/ for the README). */
+/** Where the screenshots go, to look at after a run. */
 const screenshots = fileURLToPath(new URL('../../test-results/embed-browser/', import.meta.url));
+/** The README's screenshots, rewritten only when asked (NATURE_UPDATE_SCREENSHOTS=1): a run must not dirty the tree. */
+const readmeImages = fileURLToPath(new URL('../../examples/embed/screenshots/', import.meta.url));
+const UPDATE_README = process.env.NATURE_UPDATE_SCREENSHOTS === '1';
 
 const TOTAL = 76;
 const DESKTOP = { width: 1280, height: 800 };
@@ -137,6 +140,13 @@ describe.skipIf(skipped)('the <nature-assessment> component in the example page,
 
   /** The item bank's URL, in any language (the component asks for its own). */
   const itemBankUrl = (url: URL) => url.origin === example.apiUrl && url.pathname === '/v1/nature/items';
+  /** A screenshot the README shows: kept with the others, and copied to the README's images when asked. */
+  async function readmeScreenshot(target: Page | Locator, name: string) {
+    const path = join(screenshots, name);
+    await target.screenshot({ path });
+    expect(statSync(path).size, name).toBeGreaterThan(10_000);
+    if (UPDATE_README) copyFileSync(path, join(readmeImages, name));
+  }
   const component = (page: Page) => page.locator('nature-assessment');
   const progressText = (page: Page) => component(page).locator('[part="progress"]').innerText();
   const item = (page: Page, n: number) => component(page).locator(`fieldset[data-item-id="${itemId(n)}"]`);
@@ -326,8 +336,7 @@ describe.skipIf(skipped)('the <nature-assessment> component in the example page,
     expect(await page.evaluate(`localStorage.getItem('nature-assessment:${assessmentId}')`)).toContain(itemId(37));
 
     await page.evaluate('window.scrollTo(0, 0)');
-    await page.screenshot({ path: join(screenshots, 'desktop.png') });
-    expect(statSync(join(screenshots, 'desktop.png')).size).toBeGreaterThan(10_000);
+    await readmeScreenshot(page, 'desktop.png');
 
     // Still 30 just before leaving: the 7 newest answers have not been sent yet.
     expect((await sk('GET', path)).body.responses_received).toBe(30);
@@ -382,8 +391,7 @@ describe.skipIf(skipped)('the <nature-assessment> component in the example page,
     expect(await radio(page, 1, 1).isDisabled()).toBe(true);
     expect(await component(page).locator('[part="error"]').isHidden()).toBe(true);
     await poll(() => scrollSettled(page)).toBe(true);
-    await page.screenshot({ path: join(screenshots, 'ending.png') });
-    expect(statSync(join(screenshots, 'ending.png')).size).toBeGreaterThan(10_000);
+    await readmeScreenshot(page, 'ending.png');
     // The person's answers stay legible, read-only: nothing fades, the chosen answer shows at AA contrast (3:1 for
     // what marks it, 4.5:1 for text), and so does every answer not chosen.
     for (const n of [1, 38, 74, 76]) {
@@ -565,8 +573,7 @@ describe.skipIf(skipped)('the <nature-assessment> component in the example page,
     // Stacked, each answer's label has the row to itself: one line.
     expect(await labelLines(page, 1)).toEqual(scaleLabels.map((label) => [label.split(' ').length]));
     await page.evaluate('window.scrollTo(0, 0)');
-    await page.screenshot({ path: join(screenshots, 'phone.png') });
-    expect(statSync(join(screenshots, 'phone.png')).size).toBeGreaterThan(10_000);
+    await readmeScreenshot(page, 'phone.png');
     expect(pageErrors).toEqual([]);
     await page.close();
   }, 120_000);
@@ -643,9 +650,7 @@ describe.skipIf(skipped)('the <nature-assessment> component in the example page,
     );
     expect(`${shown.text} ${await page.locator('body').innerText()}`).not.toMatch(/prf_|sub_|asm_|strongest|weakest|rank|#1|\btop\b/i);
     expect(await seriousViolations(page), 'result').toEqual([]);
-    await component(page)
-      .locator('.result')
-      .screenshot({ path: join(screenshots, 'result.png') });
+    await readmeScreenshot(component(page).locator('.result'), 'result.png');
     expect(pageErrors).toEqual([]);
     await page.close();
   }, 180_000);
