@@ -1,7 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import { copyFileSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { BrowserContext, Locator, Page } from 'playwright-core';
+import type { BrowserContext, Locator, Page, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Example, startExample } from '../../examples/embed/example.js';
 import { words } from '../../packages/embed/src/words.js';
@@ -76,16 +77,60 @@ describe.skipIf(skipped)('the <nature-assessment> component in the example page,
   });
 
   /** The API as the caller's server calls it, with its secret key. */
-  const sk = (method: string, path: string) => callServer({ url: example.apiUrl }, example.secretKey.key, method, path);
+  const sk = (method: string, path: string, body?: unknown) =>
+    callServer({ url: example.apiUrl }, example.secretKey.key, method, path, body);
 
-  /** Opens a page and records the script errors it raises, and the requests it makes to the API (the PATCHes with their bodies). */
+  /** A new subject and its assessment, started as the caller's server would with `start` (the start's body). */
+  async function startAssessment(start: Record<string, unknown>) {
+    const subject = await sk('POST', '/v1/nature/subjects', {
+      external_subject_id: `visitor-${randomUUID()}`,
+      consent: { text_version: 'consent-v3', granted_at: new Date().toISOString(), ui_hash: `sha256:${'0'.repeat(64)}` },
+    });
+    expect(subject.status).toBe(201);
+    const assessment = await sk('POST', `/v1/nature/subjects/${subject.body.id}/assessments`, start);
+    expect(assessment.status).toBe(201);
+    return {
+      subjectId: String(subject.body.id),
+      assessmentId: String(assessment.body.id),
+      clientSecret: String(assessment.body.client_secret),
+      resultVisible: start.result_visible_to_subject === true,
+      path: `/v1/nature/subjects/${subject.body.id}/assessments/${assessment.body.id}`,
+    };
+  }
+
+  /**
+   * Makes the browser a visitor of the example's server to whom it has handed `visit` (as a caller's server
+   * would after starting the assessment), with the component's `language` attribute where given: the page's
+   * URL. The example's page is `<html lang="en">`.
+   */
+  async function visitorOf(visit: Awaited<ReturnType<typeof startAssessment>>, language?: string) {
+    const visitorId = randomUUID();
+    const { subjectId, assessmentId, clientSecret, resultVisible } = visit;
+    example.caller.visits.set(visitorId, {
+      subjectId,
+      assessmentId,
+      clientSecret,
+      resultVisible,
+      ...(language !== undefined && { language }),
+    });
+    await browser.clearCookies();
+    await browser.addCookies([{ name: 'visitor', value: visitorId, url: example.pageUrl }]);
+    return example.pageUrl;
+  }
+
+  /**
+   * Opens a page and records the script errors it raises, and the requests it makes to the API (the PATCHes with
+   * their bodies); `prepare` runs before it is loaded.
+   */
   async function open(
     url: string,
     viewport?: { width: number; height: number },
     context = browser,
+    prepare?: (page: Page) => Promise<unknown>,
   ): Promise<{ page: Page; pageErrors: string[]; apiRequests: string[]; patches: Patch[] }> {
     const page = await context.newPage();
     if (viewport) await page.setViewportSize(viewport);
+    await prepare?.(page);
     const pageErrors: string[] = [];
     page.on('pageerror', (error) => pageErrors.push(error.message));
     const apiRequests: string[] = [];
@@ -291,12 +336,12 @@ describe.skipIf(skipped)('the <nature-assessment> component in the example page,
     expect(await focusedRadio(page)).toBe(`${itemId(n)}=${valueFor(n)}`);
   }
 
-  /** Answers item n with the mouse, on the label's text. */
-  async function answerByMouse(page: Page, n: number) {
+  /** Answers item n with the mouse, on the label's text (one of `labels`, the scale's in the assessment's language). */
+  async function answerByMouse(page: Page, n: number, labels = scaleLabels) {
     const label: Locator = item(page, n)
       .locator('label[part="option"]')
       .nth(valueFor(n) - 1);
-    expect(await label.innerText()).toBe(scaleLabels[valueFor(n) - 1]);
+    expect(await label.innerText()).toBe(labels[valueFor(n) - 1]);
     await label.click();
     await poll(() => checkedValue(page, n)).toBe(String(valueFor(n)));
   }
@@ -654,6 +699,102 @@ describe.skipIf(skipped)('the <nature-assessment> component in the example page,
     expect(pageErrors).toEqual([]);
     await page.close();
   }, 180_000);
+
+  /** The language marked on the component's content: the shadow root's children are its style and the element that carries `lang`. */
+  const contentLanguage = (page: Page) =>
+    component(page).evaluate((host) => [...host.shadowRoot!.children].map((child) => child.getAttribute('lang')).filter(Boolean));
+
+  it("in French: a French assessment in an English page (no language attribute) speaks the assessment's language, from the loading line and the items to the ending and the result; 0 serious accessibility violations at the start, the end and the result", async () => {
+    const bank = (await sk('GET', '/v1/nature/items?language=fr')).body;
+    expect(bank.language).toBe('fr');
+    const frenchLabels: string[] = bank.scale.labels.map((label: { label: string }) => label.label);
+    const frenchTexts: string[] = bank.data.map((item: { text: string }) => item.text);
+    expect(frenchTexts[0]).not.toBe(itemTexts[0]);
+    const visit = await startAssessment({ language: 'fr', result_visible_to_subject: true });
+    expect((await sk('GET', visit.path)).body.language).toBe('fr');
+    const url = await visitorOf(visit);
+
+    // The item bank is held until the loading line is read: it is asked for, in French, once the assessment has said its language.
+    const bankRequests: string[] = [];
+    let release = () => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const hold = async (route: Route) => {
+      bankRequests.push(route.request().url());
+      await released;
+      await route.continue();
+    };
+    const { page, pageErrors } = await open(url, DESKTOP, browser, (opened) => opened.route(itemBankUrl, hold));
+    expect(await page.evaluate('document.documentElement.lang')).toBe('en');
+    expect(await component(page).getAttribute('language')).toBeNull();
+    await poll(() => component(page).locator('.loading').innerText()).toBe('Chargement des questions…');
+    await poll(() => bankRequests).toEqual([`${example.apiUrl}/v1/nature/items?language=fr`]);
+    release();
+
+    await poll(() => progressText(page)).toBe(`0 sur ${TOTAL} réponses`);
+    expect(await contentLanguage(page)).toEqual(['fr']);
+    expect(await item(page, 1).locator('legend').innerText()).toBe(`1. ${frenchTexts[0]}`);
+    expect(await item(page, 76).locator('legend').innerText()).toBe(`76. ${frenchTexts[75]}`);
+    expect(await item(page, 1).locator('label[part="option"]').allInnerTexts()).toEqual(frenchLabels);
+    expect(await component(page).getByRole('progressbar', { name: "Progression de l'évaluation" }).count()).toBe(1);
+    expect(await seriousViolations(page), 'start').toEqual([]);
+
+    // 1..37 by keyboard, then the README's screenshots at desktop and phone width; 38..76 with the mouse.
+    await radio(page, 1, 1).focus();
+    for (let n = 1; n <= 37; n++) {
+      await answerByKeyboard(page, n);
+      await page.keyboard.press('Tab');
+    }
+    await poll(() => progressText(page)).toBe(`37 sur ${TOTAL} réponses`);
+    await page.evaluate('window.scrollTo(0, 0)');
+    await readmeScreenshot(page, 'desktop-fr.png');
+    await page.setViewportSize({ width: 360, height: 780 });
+    await page.evaluate('window.scrollTo(0, 0)');
+    await readmeScreenshot(page, 'phone-fr.png');
+    await page.setViewportSize(DESKTOP);
+    for (let n = 38; n <= TOTAL; n++) await answerByMouse(page, n, frenchLabels);
+
+    await poll(() => endingHeading(page)).toMatchObject({ text: 'Merci\u00a0: vos 76 réponses sont enregistrées.', focused: true });
+    await poll(() => progressText(page)).toBe(`76 sur ${TOTAL} réponses`);
+    expect(await seriousViolations(page), 'end').toEqual([]);
+    await poll(() => resultShown(page), 30_000).toMatchObject({ heading: 'Votre résultat', focused: true, fits: true });
+    const shown = (await resultShown(page))!;
+    // The chart the API drew in the profile's language: its text alternatives are French.
+    const profile = (await sk('GET', `/v1/nature/subjects/${visit.subjectId}/profile`)).body;
+    expect(profile.language).toBe('fr');
+    expect(shown.titles[0]).toBe('Profil Nature');
+    const bars = shown.titles.slice(1);
+    expect(bars).toHaveLength(19);
+    expect(bars[0]).toMatch(/^Administrative\u00a0: \d,\d\d sur une échelle de 0 à 1, niveau [a-zéô ]+\.$/);
+    expect(bars.map((title: string) => title.split('\u00a0:')[0])).toContain('Aventureuse');
+    expect(shown.text).not.toMatch(/on a scale from|\bband\b/);
+    expect(await seriousViolations(page), 'result').toEqual([]);
+    await readmeScreenshot(component(page).locator('.result'), 'result-fr.png');
+    expect(pageErrors).toEqual([]);
+    await page.close();
+  }, 180_000);
+
+  it('the language attribute wins over the assessment\'s: language="fr" on an English assessment shows the items in French; taken away, the component starts over in English', async () => {
+    const bank = (await sk('GET', '/v1/nature/items?language=fr')).body;
+    const visit = await startAssessment({ language: 'en' });
+    const { page, pageErrors, apiRequests } = await open(await visitorOf(visit, 'fr'), DESKTOP);
+    await poll(() => progressText(page)).toBe(`0 sur ${TOTAL} réponses`);
+    expect(await contentLanguage(page)).toEqual(['fr']);
+    expect(await item(page, 1).locator('legend').innerText()).toBe(`1. ${bank.data[0].text}`);
+    expect(await item(page, 1).locator('label[part="option"]').allInnerTexts()).toEqual(
+      bank.scale.labels.map((label: { label: string }) => label.label),
+    );
+    expect(apiRequests.filter((request) => request.includes('/v1/nature/items'))).toEqual([
+      `GET ${example.apiUrl}/v1/nature/items?language=fr`,
+    ]);
+
+    await component(page).evaluate((element) => element.removeAttribute('language'));
+    await poll(() => progressText(page)).toBe(`0 of ${TOTAL} answered`);
+    expect(await contentLanguage(page)).toEqual(['en']);
+    expect(await item(page, 1).locator('legend').innerText()).toBe(`1. ${itemTexts[0]}`);
+    expect(await item(page, 1).locator('label[part="option"]').allInnerTexts()).toEqual(scaleLabels);
+    expect(pageErrors).toEqual([]);
+    await page.close();
+  }, 120_000);
 
   it('with result_visible_to_subject but no chart to be had: after a bounded number of tries, says the result will come another way', async () => {
     await browser.clearCookies();
