@@ -29,6 +29,8 @@ export interface Visit {
   clientSecret: string;
   /** Whether this server lets the person see their result (the component then shows it after the last answer). */
   resultVisible: boolean;
+  /** The component's `language` attribute, where this server sets one (without it, the component speaks the assessment's language). */
+  language?: string;
 }
 
 /** A webhook delivery that verified. */
@@ -161,6 +163,7 @@ export class CallerServer {
         assessmentId: visit.assessmentId,
         clientSecret: visit.clientSecret,
         open: status === 'created' || status === 'in_progress',
+        ...(visit.language !== undefined && { language: visit.language }),
       }),
     );
   }

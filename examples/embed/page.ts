@@ -11,6 +11,8 @@ export interface PageData {
    * the page drops what only makes sense while answering (the instructions, "No answer yet").
    */
   open: boolean;
+  /** The component's `language` attribute, where the page sets one (without it, the component speaks the assessment's language). */
+  language?: string;
 }
 
 const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -20,6 +22,7 @@ export function renderPage(data: PageData): string {
     ? `<p>Answer each statement with how much it is like you. Your answers are saved as you go: you can close
       this page and come back later.</p>`
     : '';
+  const language = data.language === undefined ? '' : ` language="${escapeHtml(data.language)}"`;
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -48,7 +51,7 @@ export function renderPage(data: PageData): string {
       publishable-key="${escapeHtml(data.publishableKey)}"
       subject-id="${escapeHtml(data.subjectId)}"
       assessment-id="${escapeHtml(data.assessmentId)}"
-      client-secret="${escapeHtml(data.clientSecret)}"
+      client-secret="${escapeHtml(data.clientSecret)}"${language}
     ></nature-assessment>
     <section id="page-events" aria-labelledby="page-events-title">
       <h2 id="page-events-title">What this page heard</h2>

@@ -1,10 +1,11 @@
-import { mkdirSync, statSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { copyFileSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { BrowserContext, Locator, Page } from 'playwright-core';
+import type { BrowserContext, Locator, Page, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Example, startExample } from '../../examples/embed/example.js';
-import { DONE_MESSAGE, RESULT_HEADING } from '../../packages/embed/src/messages.js';
+import { words } from '../../packages/embed/src/words.js';
 import { items } from '../../src/scoring/item-bank.js';
 import { seriousViolations } from '../support/axe.js';
 import { chromiumMissing, launchChromium } from '../support/browser.js';
@@ -12,8 +13,11 @@ import { eventually } from '../support/eventually.js';
 import { callServer } from '../support/processes.js';
 import { tempDir } from '../support/temp-dir.js';
 
-/** Where the screenshots go, to look at after a run (desktop, phone and ending are copied to examples/embed/screenshots/ for the README). */
+/** Where the screenshots go, to look at after a run. */
 const screenshots = fileURLToPath(new URL('../../test-results/embed-browser/', import.meta.url));
+/** The README's screenshots, rewritten only when asked (NATURE_UPDATE_SCREENSHOTS=1): a run must not dirty the tree. */
+const readmeImages = fileURLToPath(new URL('../../examples/embed/screenshots/', import.meta.url));
+const UPDATE_README = process.env.NATURE_UPDATE_SCREENSHOTS === '1';
 
 const TOTAL = 76;
 const DESKTOP = { width: 1280, height: 800 };
@@ -73,16 +77,60 @@ describe.skipIf(skipped)('the <nature-assessment> component in the example page,
   });
 
   /** The API as the caller's server calls it, with its secret key. */
-  const sk = (method: string, path: string) => callServer({ url: example.apiUrl }, example.secretKey.key, method, path);
+  const sk = (method: string, path: string, body?: unknown) =>
+    callServer({ url: example.apiUrl }, example.secretKey.key, method, path, body);
 
-  /** Opens a page and records the script errors it raises, and the requests it makes to the API (the PATCHes with their bodies). */
+  /** A new subject and its assessment, started as the caller's server would with `start` (the start's body). */
+  async function startAssessment(start: Record<string, unknown>) {
+    const subject = await sk('POST', '/v1/nature/subjects', {
+      external_subject_id: `visitor-${randomUUID()}`,
+      consent: { text_version: 'consent-v3', granted_at: new Date().toISOString(), ui_hash: `sha256:${'0'.repeat(64)}` },
+    });
+    expect(subject.status).toBe(201);
+    const assessment = await sk('POST', `/v1/nature/subjects/${subject.body.id}/assessments`, start);
+    expect(assessment.status).toBe(201);
+    return {
+      subjectId: String(subject.body.id),
+      assessmentId: String(assessment.body.id),
+      clientSecret: String(assessment.body.client_secret),
+      resultVisible: start.result_visible_to_subject === true,
+      path: `/v1/nature/subjects/${subject.body.id}/assessments/${assessment.body.id}`,
+    };
+  }
+
+  /**
+   * Makes the browser a visitor of the example's server to whom it has handed `visit` (as a caller's server
+   * would after starting the assessment), with the component's `language` attribute where given: the page's
+   * URL. The example's page is `<html lang="en">`.
+   */
+  async function visitorOf(visit: Awaited<ReturnType<typeof startAssessment>>, language?: string) {
+    const visitorId = randomUUID();
+    const { subjectId, assessmentId, clientSecret, resultVisible } = visit;
+    example.caller.visits.set(visitorId, {
+      subjectId,
+      assessmentId,
+      clientSecret,
+      resultVisible,
+      ...(language !== undefined && { language }),
+    });
+    await browser.clearCookies();
+    await browser.addCookies([{ name: 'visitor', value: visitorId, url: example.pageUrl }]);
+    return example.pageUrl;
+  }
+
+  /**
+   * Opens a page and records the script errors it raises, and the requests it makes to the API (the PATCHes with
+   * their bodies); `prepare` runs before it is loaded.
+   */
   async function open(
     url: string,
     viewport?: { width: number; height: number },
     context = browser,
+    prepare?: (page: Page) => Promise<unknown>,
   ): Promise<{ page: Page; pageErrors: string[]; apiRequests: string[]; patches: Patch[] }> {
     const page = await context.newPage();
     if (viewport) await page.setViewportSize(viewport);
+    await prepare?.(page);
     const pageErrors: string[] = [];
     page.on('pageerror', (error) => pageErrors.push(error.message));
     const apiRequests: string[] = [];
@@ -135,6 +183,15 @@ describe.skipIf(skipped)('the <nature-assessment> component in the example page,
     expect(apiRequests).toEqual(before);
   }
 
+  /** The item bank's URL, in any language (the component asks for its own). */
+  const itemBankUrl = (url: URL) => url.origin === example.apiUrl && url.pathname === '/v1/nature/items';
+  /** A screenshot the README shows: kept with the others, and copied to the README's images when asked. */
+  async function readmeScreenshot(target: Page | Locator, name: string) {
+    const path = join(screenshots, name);
+    await target.screenshot({ path });
+    expect(statSync(path).size, name).toBeGreaterThan(10_000);
+    if (UPDATE_README) copyFileSync(path, join(readmeImages, name));
+  }
   const component = (page: Page) => page.locator('nature-assessment');
   const progressText = (page: Page) => component(page).locator('[part="progress"]').innerText();
   const item = (page: Page, n: number) => component(page).locator(`fieldset[data-item-id="${itemId(n)}"]`);
@@ -279,12 +336,12 @@ describe.skipIf(skipped)('the <nature-assessment> component in the example page,
     expect(await focusedRadio(page)).toBe(`${itemId(n)}=${valueFor(n)}`);
   }
 
-  /** Answers item n with the mouse, on the label's text. */
-  async function answerByMouse(page: Page, n: number) {
+  /** Answers item n with the mouse, on the label's text (one of `labels`, the scale's in the assessment's language). */
+  async function answerByMouse(page: Page, n: number, labels = scaleLabels) {
     const label: Locator = item(page, n)
       .locator('label[part="option"]')
       .nth(valueFor(n) - 1);
-    expect(await label.innerText()).toBe(scaleLabels[valueFor(n) - 1]);
+    expect(await label.innerText()).toBe(labels[valueFor(n) - 1]);
     await label.click();
     await poll(() => checkedValue(page, n)).toBe(String(valueFor(n)));
   }
@@ -324,8 +381,7 @@ describe.skipIf(skipped)('the <nature-assessment> component in the example page,
     expect(await page.evaluate(`localStorage.getItem('nature-assessment:${assessmentId}')`)).toContain(itemId(37));
 
     await page.evaluate('window.scrollTo(0, 0)');
-    await page.screenshot({ path: join(screenshots, 'desktop.png') });
-    expect(statSync(join(screenshots, 'desktop.png')).size).toBeGreaterThan(10_000);
+    await readmeScreenshot(page, 'desktop.png');
 
     // Still 30 just before leaving: the 7 newest answers have not been sent yet.
     expect((await sk('GET', path)).body.responses_received).toBe(30);
@@ -369,7 +425,7 @@ describe.skipIf(skipped)('the <nature-assessment> component in the example page,
 
     // The ending: its heading has the focus (the radio that had it is now disabled) and is scrolled into view,
     // clear of the sticky progress header (smoothly, unless the person prefers reduced motion: polled).
-    await poll(() => endingHeading(page)).toEqual({ text: DONE_MESSAGE, focused: true, onScreen: true, uncovered: true });
+    await poll(() => endingHeading(page)).toEqual({ text: words.en.done, focused: true, onScreen: true, uncovered: true });
     expect(
       await component(page)
         .locator('[part="done-heading"]')
@@ -380,8 +436,7 @@ describe.skipIf(skipped)('the <nature-assessment> component in the example page,
     expect(await radio(page, 1, 1).isDisabled()).toBe(true);
     expect(await component(page).locator('[part="error"]').isHidden()).toBe(true);
     await poll(() => scrollSettled(page)).toBe(true);
-    await page.screenshot({ path: join(screenshots, 'ending.png') });
-    expect(statSync(join(screenshots, 'ending.png')).size).toBeGreaterThan(10_000);
+    await readmeScreenshot(page, 'ending.png');
     // The person's answers stay legible, read-only: nothing fades, the chosen answer shows at AA contrast (3:1 for
     // what marks it, 4.5:1 for text), and so does every answer not chosen.
     for (const n of [1, 38, 74, 76]) {
@@ -469,7 +524,7 @@ describe.skipIf(skipped)('the <nature-assessment> component in the example page,
         await again.page.reload();
       }
       expect(await component(again.page).getAttribute('assessment-id')).toBe(assessmentId);
-      await poll(() => endingHeading(again.page)).toMatchObject({ text: DONE_MESSAGE, onScreen: true });
+      await poll(() => endingHeading(again.page)).toMatchObject({ text: words.en.done, onScreen: true });
       // Nothing was answered on this page: the ending does not take the focus from the page that just loaded.
       expect((await endingHeading(again.page))?.focused, storage).toBe(false);
       const shown = await again.page.locator('body').innerText();
@@ -563,8 +618,7 @@ describe.skipIf(skipped)('the <nature-assessment> component in the example page,
     // Stacked, each answer's label has the row to itself: one line.
     expect(await labelLines(page, 1)).toEqual(scaleLabels.map((label) => [label.split(' ').length]));
     await page.evaluate('window.scrollTo(0, 0)');
-    await page.screenshot({ path: join(screenshots, 'phone.png') });
-    expect(statSync(join(screenshots, 'phone.png')).size).toBeGreaterThan(10_000);
+    await readmeScreenshot(page, 'phone.png');
     expect(pageErrors).toEqual([]);
     await page.close();
   }, 120_000);
@@ -626,10 +680,10 @@ describe.skipIf(skipped)('the <nature-assessment> component in the example page,
     // The last answer completes the assessment at once: Space on the focused first option.
     expect(await focusedRadio(page)).toBe(`${itemId(TOTAL)}=1`);
     await page.keyboard.press('Space');
-    await poll(() => endingHeading(page)).toMatchObject({ text: DONE_MESSAGE });
+    await poll(() => endingHeading(page)).toMatchObject({ text: words.en.done });
     expect(await seriousViolations(page), 'end').toEqual([]);
 
-    await poll(() => resultShown(page), 30_000).toMatchObject({ heading: RESULT_HEADING, focused: true, fits: true });
+    await poll(() => resultShown(page), 30_000).toMatchObject({ heading: words.en.resultHeading, focused: true, fits: true });
     await poll(async () => (await resultShown(page))?.onScreen).toBe(true);
     const shown = (await resultShown(page))!;
     // A text alternative per bar: the 9 Natures and 10 Intelligences, alphabetical within each, each with its score.
@@ -641,12 +695,106 @@ describe.skipIf(skipped)('the <nature-assessment> component in the example page,
     );
     expect(`${shown.text} ${await page.locator('body').innerText()}`).not.toMatch(/prf_|sub_|asm_|strongest|weakest|rank|#1|\btop\b/i);
     expect(await seriousViolations(page), 'result').toEqual([]);
-    await component(page)
-      .locator('.result')
-      .screenshot({ path: join(screenshots, 'result.png') });
+    await readmeScreenshot(component(page).locator('.result'), 'result.png');
     expect(pageErrors).toEqual([]);
     await page.close();
   }, 180_000);
+
+  /** The language marked on the component's content: the shadow root's children are its style and the element that carries `lang`. */
+  const contentLanguage = (page: Page) =>
+    component(page).evaluate((host) => [...host.shadowRoot!.children].map((child) => child.getAttribute('lang')).filter(Boolean));
+
+  it("in French: a French assessment in an English page (no language attribute) speaks the assessment's language, from the loading line and the items to the ending and the result; 0 serious accessibility violations at the start, the end and the result", async () => {
+    const bank = (await sk('GET', '/v1/nature/items?language=fr')).body;
+    expect(bank.language).toBe('fr');
+    const frenchLabels: string[] = bank.scale.labels.map((label: { label: string }) => label.label);
+    const frenchTexts: string[] = bank.data.map((item: { text: string }) => item.text);
+    expect(frenchTexts[0]).not.toBe(itemTexts[0]);
+    const visit = await startAssessment({ language: 'fr', result_visible_to_subject: true });
+    expect((await sk('GET', visit.path)).body.language).toBe('fr');
+    const url = await visitorOf(visit);
+
+    // The item bank is held until the loading line is read: it is asked for, in French, once the assessment has said its language.
+    const bankRequests: string[] = [];
+    let release = () => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const hold = async (route: Route) => {
+      bankRequests.push(route.request().url());
+      await released;
+      await route.continue();
+    };
+    const { page, pageErrors } = await open(url, DESKTOP, browser, (opened) => opened.route(itemBankUrl, hold));
+    expect(await page.evaluate('document.documentElement.lang')).toBe('en');
+    expect(await component(page).getAttribute('language')).toBeNull();
+    await poll(() => component(page).locator('.loading').innerText()).toBe('Chargement des questions…');
+    await poll(() => bankRequests).toEqual([`${example.apiUrl}/v1/nature/items?language=fr`]);
+    release();
+
+    await poll(() => progressText(page)).toBe(`0 sur ${TOTAL} réponses`);
+    expect(await contentLanguage(page)).toEqual(['fr']);
+    expect(await item(page, 1).locator('legend').innerText()).toBe(`1. ${frenchTexts[0]}`);
+    expect(await item(page, 76).locator('legend').innerText()).toBe(`76. ${frenchTexts[75]}`);
+    expect(await item(page, 1).locator('label[part="option"]').allInnerTexts()).toEqual(frenchLabels);
+    expect(await component(page).getByRole('progressbar', { name: "Progression de l'évaluation" }).count()).toBe(1);
+    expect(await seriousViolations(page), 'start').toEqual([]);
+
+    // 1..37 by keyboard, then the README's screenshots at desktop and phone width; 38..76 with the mouse.
+    await radio(page, 1, 1).focus();
+    for (let n = 1; n <= 37; n++) {
+      await answerByKeyboard(page, n);
+      await page.keyboard.press('Tab');
+    }
+    await poll(() => progressText(page)).toBe(`37 sur ${TOTAL} réponses`);
+    await page.evaluate('window.scrollTo(0, 0)');
+    await readmeScreenshot(page, 'desktop-fr.png');
+    await page.setViewportSize({ width: 360, height: 780 });
+    await page.evaluate('window.scrollTo(0, 0)');
+    await readmeScreenshot(page, 'phone-fr.png');
+    await page.setViewportSize(DESKTOP);
+    for (let n = 38; n <= TOTAL; n++) await answerByMouse(page, n, frenchLabels);
+
+    await poll(() => endingHeading(page)).toMatchObject({ text: 'Merci\u00a0: vos 76 réponses sont enregistrées.', focused: true });
+    await poll(() => progressText(page)).toBe(`76 sur ${TOTAL} réponses`);
+    expect(await seriousViolations(page), 'end').toEqual([]);
+    await poll(() => resultShown(page), 30_000).toMatchObject({ heading: 'Votre résultat', focused: true, fits: true });
+    const shown = (await resultShown(page))!;
+    // The chart the API drew in the profile's language: its text alternatives are French.
+    const profile = (await sk('GET', `/v1/nature/subjects/${visit.subjectId}/profile`)).body;
+    expect(profile.language).toBe('fr');
+    expect(shown.titles[0]).toBe('Profil Nature');
+    const bars = shown.titles.slice(1);
+    expect(bars).toHaveLength(19);
+    expect(bars[0]).toMatch(/^Administrative\u00a0: \d,\d\d sur une échelle de 0 à 1, niveau [a-zéô ]+\.$/);
+    expect(bars.map((title: string) => title.split('\u00a0:')[0])).toContain('Aventureuse');
+    expect(shown.text).not.toMatch(/on a scale from|\bband\b/);
+    expect(await seriousViolations(page), 'result').toEqual([]);
+    await readmeScreenshot(component(page).locator('.result'), 'result-fr.png');
+    expect(pageErrors).toEqual([]);
+    await page.close();
+  }, 180_000);
+
+  it('the language attribute wins over the assessment\'s: language="fr" on an English assessment shows the items in French; taken away, the component starts over in English', async () => {
+    const bank = (await sk('GET', '/v1/nature/items?language=fr')).body;
+    const visit = await startAssessment({ language: 'en' });
+    const { page, pageErrors, apiRequests } = await open(await visitorOf(visit, 'fr'), DESKTOP);
+    await poll(() => progressText(page)).toBe(`0 sur ${TOTAL} réponses`);
+    expect(await contentLanguage(page)).toEqual(['fr']);
+    expect(await item(page, 1).locator('legend').innerText()).toBe(`1. ${bank.data[0].text}`);
+    expect(await item(page, 1).locator('label[part="option"]').allInnerTexts()).toEqual(
+      bank.scale.labels.map((label: { label: string }) => label.label),
+    );
+    expect(apiRequests.filter((request) => request.includes('/v1/nature/items'))).toEqual([
+      `GET ${example.apiUrl}/v1/nature/items?language=fr`,
+    ]);
+
+    await component(page).evaluate((element) => element.removeAttribute('language'));
+    await poll(() => progressText(page)).toBe(`0 of ${TOTAL} answered`);
+    expect(await contentLanguage(page)).toEqual(['en']);
+    expect(await item(page, 1).locator('legend').innerText()).toBe(`1. ${itemTexts[0]}`);
+    expect(await item(page, 1).locator('label[part="option"]').allInnerTexts()).toEqual(scaleLabels);
+    expect(pageErrors).toEqual([]);
+    await page.close();
+  }, 120_000);
 
   it('with result_visible_to_subject but no chart to be had: after a bounded number of tries, says the result will come another way', async () => {
     await browser.clearCookies();
@@ -709,7 +857,7 @@ describe.skipIf(skipped)('the <nature-assessment> component in the example page,
     let refused = 0;
     // The item bank's first request meets a 503 from something in front of the API (plain text, Retry-After 3, no
     // request-id); it keeps the API's CORS headers, so the page may read it, as a real gateway's would need.
-    await page.route(`${example.apiUrl}/v1/nature/items`, async (route) => {
+    await page.route(itemBankUrl, async (route) => {
       if (route.request().method() !== 'GET' || refused > 0) return route.fallback();
       refused += 1;
       const { 'request-id': _, ...cors } = (await route.fetch()).headers();

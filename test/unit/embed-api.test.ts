@@ -92,6 +92,15 @@ describe('the embed API client', () => {
     });
   });
 
+  it("reads the assessment's language where the API gives it, and tolerates an older API without it", async () => {
+    const { api } = apiAnswering(async () => response(200, { ...assessmentBody, language: 'fr' }));
+    expect(await api.assessment()).toMatchObject({ ok: true, value: { language: 'fr' } });
+    const { api: older } = apiAnswering(async () => response(200, assessmentBody));
+    const result = await older.assessment();
+    expect(result.ok).toBe(true);
+    expect(result.ok && result.value).not.toHaveProperty('language');
+  });
+
   it('PATCHes a batch with the publishable key, the client secret, the Idempotency-Key and keepalive (no timeout when leaving)', async () => {
     const { api, requests } = apiAnswering(async () => response(200, assessmentBody));
     const result = await api.submit('key-1', [{ item_id: 'mn_001', value: 4 }], true);
@@ -141,7 +150,7 @@ describe('the embed API client', () => {
     const { api: refusing, dates: refusalDates } = apiAnswering(async () =>
       response(503, { code: 'service_unavailable' }, { date, 'retry-after': '3' }),
     );
-    await refusing.items();
+    await refusing.items('en');
     await refusing.chart('prf_1', { width: 640, theme: 'light' });
     expect(refusalDates).toEqual([date, date]);
     const { api: undated, dates: none } = apiAnswering(async () => response(200, assessmentBody));
@@ -219,7 +228,7 @@ describe('the embed API client', () => {
     expect(!result.ok && 'assessment_status' in result.error).toBe(false);
   });
 
-  it('reads the item bank: items in id order and the scale labels', async () => {
+  it('reads the item bank in the language asked for: items in id order and the scale labels', async () => {
     const bank = {
       object: 'list',
       data: [
@@ -229,8 +238,8 @@ describe('the embed API client', () => {
       scale: { min: 1, max: 5, labels: [{ value: 1, label: 'Not at all like me' }] },
     };
     const { api, requests } = apiAnswering(async () => response(200, bank));
-    const result = await api.items();
-    expect(requests[0]?.url).toBe('https://api.example.com/v1/nature/items');
+    const result = await api.items('en');
+    expect(requests[0]?.url).toBe('https://api.example.com/v1/nature/items?language=en');
     expect(requests[0]?.init.headers).toEqual({ Authorization: 'Bearer test_pk_abc', 'Nature-Client-Secret': 'asm_1_secret_xyz' });
     expect(result).toEqual({
       ok: true,
@@ -242,6 +251,8 @@ describe('the embed API client', () => {
         labels: [{ value: 1, label: 'Not at all like me' }],
       },
     });
+    await api.items('fr');
+    expect(requests[1]?.url).toBe('https://api.example.com/v1/nature/items?language=fr');
   });
 
   it('turns a problem+json answer into its fields, with Retry-After in milliseconds', async () => {
@@ -271,10 +282,10 @@ describe('the embed API client', () => {
     const { api } = apiAnswering(async () =>
       response(403, { status: 403, code: 'insufficient_scope', title: 't', detail: 'd', required_scope: 'nature:read' }),
     );
-    const result = await api.items();
+    const result = await api.items('en');
     expect(!result.ok && result.error).toMatchObject({ code: 'insufficient_scope', required_scope: 'nature:read' });
     const origin = apiAnswering(async () => response(403, { status: 403, code: 'insufficient_scope', title: 't', detail: 'd' }));
-    const refused = await origin.api.items();
+    const refused = await origin.api.items('en');
     expect(refused.ok).toBe(false);
     expect(!refused.ok && refused.error).not.toHaveProperty('required_scope');
   });
@@ -288,7 +299,7 @@ describe('the embed API client', () => {
       request_id: 'r',
     };
     const { api } = apiAnswering(async () => response(401, problem));
-    const result = await api.items();
+    const result = await api.items('en');
     expect(result.ok).toBe(false);
     if (!result.ok)
       expect(result.error).toMatchObject({ code: 'unauthenticated', status: 401, detail: 'This API key was revoked and no longer works.' });

@@ -1,6 +1,8 @@
 // The calls a publishable key may make with a client secret, their problem+json errors, and when
 // and how long to wait before a retry. Free of DOM types: the unit tests run it under Node.
 
+import type { Language } from './language.js';
+
 export const TOTAL_ITEMS = 76;
 
 export interface Answer {
@@ -34,6 +36,8 @@ export interface AssessmentState {
   unanswered_item_ids: string[];
   /** The caller lets the person see their result: the secret then reads the profile's chart after completion. */
   result_visible_to_subject: boolean;
+  /** The language the assessment is in (its items, its profile); absent from servers older than French. */
+  language?: string;
 }
 
 /** How the result is drawn: as wide as the component (320..1600 px), in the page's colour scheme. */
@@ -100,7 +104,8 @@ export interface ApiConfig {
 }
 
 export interface Api {
-  items(): Promise<Result<ItemBank>>;
+  /** The item bank in `language`: its items' text and the scale's labels. */
+  items(language: Language): Promise<Result<ItemBank>>;
   assessment(): Promise<Result<AssessmentState>>;
   /**
    * PATCHes one batch, always with `keepalive` (so a batch under way when the page goes still arrives; a
@@ -145,7 +150,7 @@ export function createApi(config: ApiConfig): Api {
   }
 
   return {
-    items: () => call(`${base}/v1/nature/items`, { method: 'GET', headers: auth }, readItemBank),
+    items: (language) => call(`${base}/v1/nature/items?language=${language}`, { method: 'GET', headers: auth }, readItemBank),
     assessment: () => call(assessmentUrl, { method: 'GET', headers: auth }, readAssessment),
     submit: (idempotencyKey, responses, leaving) =>
       call(
@@ -296,6 +301,7 @@ function readAssessment(body: unknown): AssessmentState | null {
     responses_received: body.responses_received,
     unanswered_item_ids: unanswered,
     result_visible_to_subject: body.result_visible_to_subject === true,
+    ...(typeof body.language === 'string' && { language: body.language }),
   };
 }
 

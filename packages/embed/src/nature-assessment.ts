@@ -1,6 +1,6 @@
-// <nature-assessment>: reads its attributes, loads the item bank and the assessment, and wires the view
-// to the outbox. Each start (connect, or a change of key, secret or ids) is a session of its own, so a
-// late answer of an old session never touches the new one.
+// <nature-assessment>: reads its attributes, loads the assessment and the item bank in its language, and wires
+// the view to the outbox. Each start (connect, or a change of key, secret, ids or language) is a session of its
+// own, so a late answer of an old session never touches the new one.
 
 import {
   type Api,
@@ -16,10 +16,12 @@ import {
   TOTAL_ITEMS,
 } from './api.js';
 import { countdown, type Timers } from './countdown.js';
-import { explain, referenceText } from './messages.js';
+import { type Language, type LanguageSources, resolveLanguage, supportedLanguage } from './language.js';
+import { explain } from './messages.js';
 import { Outbox, type StorageLike } from './outbox.js';
 import { View } from './render.js';
 import { type AnswerTiming, ItemClock, ServerClock } from './timing.js';
+import { words } from './words.js';
 
 const REQUIRED = ['publishable-key', 'client-secret', 'subject-id', 'assessment-id'] as const;
 const DEFAULT_BATCH_SIZE = 10;
@@ -47,7 +49,7 @@ export interface ErrorDetail {
 }
 
 export class NatureAssessment extends HTMLElement {
-  static readonly observedAttributes = [...REQUIRED];
+  static readonly observedAttributes = [...REQUIRED, 'language'];
   private readonly root: ShadowRoot;
   private session: Session | null = null;
   private connected = false;
@@ -88,17 +90,20 @@ export class NatureAssessment extends HTMLElement {
 
   private start(): void {
     this.session?.end();
-    const view = new View(this.root);
+    // Until the assessment says which language it is in: the attribute's, else the page's.
+    const languages: LanguageSources = { attribute: this.getAttribute('language'), page: pageLanguage(this) };
+    const language = resolveLanguage(languages);
+    const view = new View(this.root, language);
     const missing = REQUIRED.find((name) => !this.getAttribute(name)?.trim());
     if (missing) {
       this.session = null;
-      const detail = `The <nature-assessment> element needs its ${missing} attribute.`;
-      view.showError(detail, referenceText('missing_attribute', null));
+      view.showError(words[language].missingAttribute(missing), words[language].reference('missing_attribute', null));
+      // The event's detail is in English whatever the language, as the API's own details are: it is for developers.
       emit<ErrorDetail>(this, 'nature:error', {
         code: 'missing_attribute',
         status: null,
         title: 'Missing attribute',
-        detail,
+        detail: words.en.missingAttribute(missing),
         request_id: null,
         retrying: false,
       });
@@ -112,8 +117,23 @@ export class NatureAssessment extends HTMLElement {
       subjectId: attribute('subject-id'),
       assessmentId: attribute('assessment-id'),
       batchSize: parseBatchSize(this.getAttribute('batch-size')),
+      languages,
     });
   }
+}
+
+/**
+ * The page's language where the element stands: the `lang` of the closest element that has one (the element
+ * itself, its ancestors, out of any shadow root to its host), else the document's.
+ */
+function pageLanguage(element: Element): string | null {
+  for (let at: Element | null = element; at !== null; ) {
+    const lang = at.getAttribute('lang');
+    if (lang !== null) return lang;
+    const root = at.getRootNode();
+    at = at.parentElement ?? (root instanceof ShadowRoot ? root.host : null);
+  }
+  return document.documentElement.lang || null;
 }
 
 /** The component's events cross the shadow boundary and bubble, so a page may listen on any ancestor. */
@@ -128,12 +148,17 @@ interface SessionConfig {
   subjectId: string;
   assessmentId: string;
   batchSize: number;
+  /** Where the language comes from, the assessment's aside (known once it is loaded). */
+  languages: LanguageSources;
 }
 
 class Session {
   private readonly host: HTMLElement;
   private readonly view: View;
   private readonly assessmentId: string;
+  private readonly languages: LanguageSources;
+  /** The language the element speaks: as resolved at the start, then as the loaded assessment settles it. */
+  private language: Language;
   private readonly api: Api;
   private readonly outbox: Outbox;
   private readonly timers: Timers = { set: (callback, ms) => setTimeout(callback, ms), clear: (handle) => clearTimeout(handle as number) };
@@ -163,6 +188,8 @@ class Session {
     this.host = host;
     this.view = view;
     this.assessmentId = config.assessmentId;
+    this.languages = config.languages;
+    this.language = resolveLanguage(config.languages);
     this.api = createApi({
       ...config,
       fetch: (url, init) => fetch(url, init as RequestInit),
@@ -244,14 +271,14 @@ class Session {
   /** The item bank and the assessment, retried with backoff while the failure is a passing one. */
   private async load(): Promise<[ItemBank, AssessmentState] | null> {
     for (let attempt = 1; ; attempt += 1) {
-      const [bank, assessment] = await Promise.all([this.api.items(), this.api.assessment()]);
+      const loaded = await this.fetchBankAndAssessment();
       if (this.ended) return null;
-      if (bank.ok && assessment.ok) {
+      if (loaded.ok) {
         // Only this loop's own message: a refusal of the resent batch must stay on screen.
         if (attempt > 1) this.view.clearError();
-        return [bank.value, assessment.value];
+        return loaded.value;
       }
-      const error = firstError(assessment, bank);
+      const { error } = loaded;
       // Reopened after the person finished (here or elsewhere): the done state, not an error.
       if (closedOutcome(error) === 'finished') {
         this.outbox.markFinished();
@@ -274,6 +301,20 @@ class Session {
         );
       });
     }
+  }
+
+  /**
+   * The assessment, and the item bank in the language the element speaks: side by side when the attribute
+   * settles the language, else the assessment first, since its language decides the bank's.
+   */
+  private async fetchBankAndAssessment(): Promise<Result<[ItemBank, AssessmentState]>> {
+    const chosen = supportedLanguage(this.languages.attribute);
+    if (chosen !== null) return both(...(await Promise.all([this.api.assessment(), this.api.items(chosen)])));
+    const assessment = await this.api.assessment();
+    if (!assessment.ok) return assessment;
+    this.language = resolveLanguage({ ...this.languages, assessment: assessment.value.language });
+    this.view.setLanguage(this.language);
+    return both(assessment, await this.api.items(this.language));
   }
 
   private answer(itemId: string, value: number): void {
@@ -364,7 +405,8 @@ class Session {
 
   private fail(error: ApiError, retrying: boolean): void {
     if (this.ended) return;
-    this.view.showError(explain(error, location.origin), retrying ? null : referenceText(error.code, error.request_id));
+    const reference = retrying ? null : words[this.language].reference(error.code, error.request_id);
+    this.view.showError(explain(error, location.origin, this.language), reference);
     const { code, status, title, detail, request_id } = error;
     emit<ErrorDetail>(this.host, 'nature:error', { code, status, title, detail, request_id, retrying });
   }
@@ -375,9 +417,10 @@ function parseBatchSize(value: string | null): number {
   return value !== null && Number.isInteger(size) && size >= 1 && size <= TOTAL_ITEMS ? size : DEFAULT_BATCH_SIZE;
 }
 
-function firstError(...results: Result<unknown>[]): ApiError {
-  for (const result of results) if (!result.ok) return result.error;
-  throw new Error('firstError needs a failed result');
+/** Both values, or the first failure: the assessment's first, as its refusal may say the person has finished. */
+function both(assessment: Result<AssessmentState>, bank: Result<ItemBank>): Result<[ItemBank, AssessmentState]> {
+  if (!assessment.ok) return assessment;
+  return bank.ok ? { ok: true, value: [bank.value, assessment.value] } : bank;
 }
 
 /** localStorage, or for this visit only a map where the browser refuses it (some private modes, sandboxed frames). */

@@ -2,10 +2,9 @@
 // ending. Native radios give keyboard use for free (Tab between items, arrows within one).
 
 import { type ItemBank, TOTAL_ITEMS } from './api.js';
-import { DONE_MESSAGE, RESULT_ELSEWHERE, RESULT_HEADING, retryText } from './messages.js';
+import type { Language } from './language.js';
 import { styles } from './styles.js';
-
-const ANSWERED_ELSEWHERE = 'Answered earlier. Choose again to change your answer.';
+import { type Words, words } from './words.js';
 
 /** What the view needs to know about an item's answer. */
 export interface AnswerLookup {
@@ -14,6 +13,8 @@ export interface AnswerLookup {
 }
 
 export class View {
+  /** Everything but the style: carries `lang`, so a screen reader reads the element in its language. */
+  private readonly frame: HTMLElement;
   private readonly progressHeader: HTMLElement;
   private readonly progressText: HTMLElement;
   private readonly progressBar: HTMLProgressElement;
@@ -29,28 +30,45 @@ export class View {
   private readonly root: ShadowRoot;
   /** Reports which items are on screen, while the items are (renderItems to stopWatching). */
   private watcher: IntersectionObserver | null = null;
+  private say: Words;
 
-  constructor(root: ShadowRoot) {
+  constructor(root: ShadowRoot, language: Language) {
     this.root = root;
+    this.say = words[language];
     const style = el('style');
     style.textContent = styles;
     this.progressText = el('div', { part: 'progress', role: 'status', 'aria-live': 'polite' });
-    this.progressBar = el('progress', { part: 'progress-bar', max: String(TOTAL_ITEMS), value: '0', 'aria-label': 'Assessment progress' });
+    this.progressBar = el('progress', { part: 'progress-bar', max: String(TOTAL_ITEMS), value: '0', 'aria-label': this.say.progressLabel });
     this.progressHeader = el('div', { class: 'progress', hidden: '' }, this.progressText, this.progressBar);
     // Only the failure is an alert; the countdown beside it changes every second and is read on demand.
     this.errorText = el('p', { role: 'alert' });
     this.retry = el('p', { class: 'retry', hidden: '' });
     this.reference = el('p', { class: 'reference', hidden: '' });
     this.error = el('div', { part: 'error', class: 'message', hidden: '' }, this.errorText, this.retry, this.reference);
-    this.loading = el('p', { class: 'loading', hidden: '' }, 'Loading the questions…');
+    this.loading = el('p', { class: 'loading', hidden: '' }, this.say.loading);
     this.list = el('div', { class: 'items' });
     // The ending is a section of its own, its heading first: what follows the thank-you (the result, where the
     // caller shows it) belongs in it, after the heading.
-    this.endingHeading = el('h2', { part: 'done-heading', id: 'ending-heading', tabindex: '-1' }, DONE_MESSAGE);
+    this.endingHeading = el('h2', { part: 'done-heading', id: 'ending-heading', tabindex: '-1' }, this.say.done);
     this.ending = el('section', { part: 'done', class: 'ending', 'aria-labelledby': 'ending-heading', hidden: '' }, this.endingHeading);
     // Progress and failures stay in sight (sticky) wherever the person has scrolled to: a countdown must be seen.
     const top = el('div', { class: 'top' }, this.progressHeader, this.error);
-    root.replaceChildren(style, top, this.loading, this.list, this.ending);
+    this.frame = el('div', { lang: language }, top, this.loading, this.list, this.ending);
+    root.replaceChildren(style, this.frame);
+  }
+
+  /**
+   * Speaks `language` from now on (once the assessment says which it is in): the loading line, the progress and
+   * the ending's heading are said again in it.
+   */
+  setLanguage(language: Language): void {
+    if (this.frame.lang === language) return;
+    this.say = words[language];
+    this.frame.lang = language;
+    this.loading.textContent = this.say.loading;
+    this.progressBar.setAttribute('aria-label', this.say.progressLabel);
+    this.endingHeading.textContent = this.say.done;
+    if (!this.progressHeader.hidden) this.setProgress(this.progressBar.value);
   }
 
   showLoading(): void {
@@ -83,7 +101,7 @@ export class View {
         { part: 'item', role: 'radiogroup', 'data-item-id': item.id, 'aria-labelledby': legendId },
         el('legend', { part: 'legend', id: legendId }, `${index + 1}. ${item.text}`),
         el('div', { class: 'options' }, ...options),
-        el('p', { class: 'note', hidden: '' }, ANSWERED_ELSEWHERE),
+        el('p', { class: 'note', hidden: '' }, this.say.answeredElsewhere),
       );
       fieldset.addEventListener('change', (event) => {
         const target = event.target as HTMLInputElement;
@@ -125,7 +143,7 @@ export class View {
 
   setProgress(answered: number): void {
     this.progressHeader.hidden = false;
-    const text = `${answered} of ${TOTAL_ITEMS} answered`;
+    const text = this.say.progress(answered, TOTAL_ITEMS);
     if (this.progressText.textContent !== text) this.progressText.textContent = text;
     this.progressBar.value = answered;
   }
@@ -144,7 +162,7 @@ export class View {
   }
 
   retryingIn(seconds: number): void {
-    this.retry.textContent = retryText(seconds);
+    this.retry.textContent = this.say.retrying(seconds);
   }
 
   clearError(): void {
@@ -188,7 +206,7 @@ export class View {
     const chart = this.root.ownerDocument.importNode(parsed, true);
     chart.setAttribute('width', '100%');
     chart.removeAttribute('height');
-    const heading = el('h2', { part: 'result-heading', id: 'result-heading', tabindex: '-1' }, RESULT_HEADING);
+    const heading = el('h2', { part: 'result-heading', id: 'result-heading', tabindex: '-1' }, this.say.resultHeading);
     const result = el('section', { part: 'result', class: 'result', 'aria-labelledby': 'result-heading' }, heading, chart);
     this.ending.querySelector('.result, .result-elsewhere')?.remove();
     this.ending.append(result);
@@ -208,7 +226,7 @@ export class View {
   /** The result could not be shown in time: the person hears of it from the caller instead. */
   resultElsewhere(): void {
     this.ending.querySelector('.result-elsewhere')?.remove();
-    this.ending.append(el('p', { class: 'result-elsewhere', role: 'status' }, RESULT_ELSEWHERE));
+    this.ending.append(el('p', { class: 'result-elsewhere', role: 'status' }, this.say.resultElsewhere));
   }
 
   /** Brings the person back to where they stopped. */
