@@ -730,7 +730,7 @@ describe.skipIf(skipped)('the <nature-assessment> component in the example page,
     await poll(() => bankRequests).toEqual([`${example.apiUrl}/v1/nature/items?language=fr`]);
     release();
 
-    await poll(() => progressText(page)).toBe(`0 sur ${TOTAL} réponses`);
+    await poll(() => progressText(page)).toBe(`0 réponse sur ${TOTAL}`);
     expect(await contentLanguage(page)).toEqual(['fr']);
     expect(await item(page, 1).locator('legend').innerText()).toBe(`1. ${frenchTexts[0]}`);
     expect(await item(page, 76).locator('legend').innerText()).toBe(`76. ${frenchTexts[75]}`);
@@ -744,7 +744,7 @@ describe.skipIf(skipped)('the <nature-assessment> component in the example page,
       await answerByKeyboard(page, n);
       await page.keyboard.press('Tab');
     }
-    await poll(() => progressText(page)).toBe(`37 sur ${TOTAL} réponses`);
+    await poll(() => progressText(page)).toBe(`37 réponses sur ${TOTAL}`);
     await page.evaluate('window.scrollTo(0, 0)');
     await readmeScreenshot(page, 'desktop-fr.png');
     await page.setViewportSize({ width: 360, height: 780 });
@@ -754,7 +754,7 @@ describe.skipIf(skipped)('the <nature-assessment> component in the example page,
     for (let n = 38; n <= TOTAL; n++) await answerByMouse(page, n, frenchLabels);
 
     await poll(() => endingHeading(page)).toMatchObject({ text: 'Merci\u00a0: vos 76 réponses sont enregistrées.', focused: true });
-    await poll(() => progressText(page)).toBe(`76 sur ${TOTAL} réponses`);
+    await poll(() => progressText(page)).toBe(`76 réponses sur ${TOTAL}`);
     expect(await seriousViolations(page), 'end').toEqual([]);
     await poll(() => resultShown(page), 30_000).toMatchObject({ heading: 'Votre résultat', focused: true, fits: true });
     const shown = (await resultShown(page))!;
@@ -777,7 +777,7 @@ describe.skipIf(skipped)('the <nature-assessment> component in the example page,
     const bank = (await sk('GET', '/v1/nature/items?language=fr')).body;
     const visit = await startAssessment({ language: 'en' });
     const { page, pageErrors, apiRequests } = await open(await visitorOf(visit, 'fr'), DESKTOP);
-    await poll(() => progressText(page)).toBe(`0 sur ${TOTAL} réponses`);
+    await poll(() => progressText(page)).toBe(`0 réponse sur ${TOTAL}`);
     expect(await contentLanguage(page)).toEqual(['fr']);
     expect(await item(page, 1).locator('legend').innerText()).toBe(`1. ${bank.data[0].text}`);
     expect(await item(page, 1).locator('label[part="option"]').allInnerTexts()).toEqual(

@@ -43,7 +43,9 @@ describe("the element's catalogues", () => {
   });
 
   it('says the progress, the ending and the result in French as English says them', () => {
-    expect(words.fr.progress(37, 76)).toBe('37 sur 76 réponses');
+    expect(words.fr.progress(37, 76)).toBe('37 réponses sur 76');
+    expect(words.fr.progress(0, 76)).toBe('0 réponse sur 76');
+    expect(words.fr.progress(1, 76)).toBe('1 réponse sur 76');
     expect(words.fr.done).toBe('Merci\u00a0: vos 76 réponses sont enregistrées.');
     expect(words.fr.resultHeading).toBe('Votre résultat');
     expect(words.fr.loading).toBe('Chargement des questions…');

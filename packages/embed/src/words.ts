@@ -81,7 +81,8 @@ const en: Words = {
 const fr: Words = {
   loading: 'Chargement des questions…',
   progressLabel: "Progression de l'évaluation",
-  progress: (answered, total) => `${answered} sur ${total} réponses`,
+  // French counts 0 and 1 in the singular.
+  progress: (answered, total) => `${answered} ${answered < 2 ? 'réponse' : 'réponses'} sur ${total}`,
   answeredElsewhere: 'Réponse déjà donnée. Choisissez de nouveau pour la modifier.',
   done: 'Merci\u00a0: vos 76 réponses sont enregistrées.',
   resultHeading: 'Votre résultat',
