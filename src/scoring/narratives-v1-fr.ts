@@ -9,12 +9,13 @@ const COLON = '\u00a0:';
 
 /**
  * "Nature" and "intelligence" are feminine, so the adjectives below agree with them, never with the person;
- * "a clear" reads best after the noun in French ("une nature créative affirmée"), "strong" before it.
+ * "a clear" reads best after the noun in French ("une nature créative affirmée"), "strong" before it. The sentence
+ * is this noun phrase, not "Montre …": without a subject, French reads that verb as an order.
  */
 const levelOf: Partial<Record<Band, (noun: string) => string>> = {
-  medium_high: (noun) => `une ${noun} affirmée`,
-  high: (noun) => `une forte ${noun}`,
-  very_high: (noun) => `une très forte ${noun}`,
+  medium_high: (noun) => `Une ${noun} affirmée`,
+  high: (noun) => `Une forte ${noun}`,
+  very_high: (noun) => `Une très forte ${noun}`,
 };
 
 const natureAdjectives: Record<Nature, string> = {
@@ -43,8 +44,8 @@ const natureClauses: Record<Nature, string> = {
 };
 
 const intelligenceAdjectives: Record<Intelligence, string> = {
-  bodily_fine_motor: 'corporelle de motricité fine',
-  bodily_gross_motor: 'corporelle de motricité globale',
+  bodily_fine_motor: 'corporelle (motricité fine)',
+  bodily_gross_motor: 'corporelle (motricité globale)',
   interpersonal: 'interpersonnelle',
   intrapersonal: 'intrapersonnelle',
   linguistic: 'linguistique',
@@ -75,8 +76,8 @@ export function frenchNarrative(family: Family, construct: Construct, band: Band
   if (level === undefined) throw new Error(`no narrative below the medium_high band (${construct}: ${band})`);
   if (family === 'natures') {
     const nature = construct as Nature;
-    return `Montre ${level(`nature ${natureAdjectives[nature]}`)}${COLON} ${natureClauses[nature]}.`;
+    return `${level(`nature ${natureAdjectives[nature]}`)}${COLON} ${natureClauses[nature]}.`;
   }
   const intelligence = construct as Intelligence;
-  return `Montre ${level(`intelligence ${intelligenceAdjectives[intelligence]}`)}${COLON} une aptitude ${intelligenceClauses[intelligence]}.`;
+  return `${level(`intelligence ${intelligenceAdjectives[intelligence]}`)}${COLON} une aptitude ${intelligenceClauses[intelligence]}.`;
 }

@@ -89,7 +89,7 @@ describe('the French narratives (v1-fr)', () => {
     expect(frenchNarratives).toHaveLength(19 * 3);
     for (const { construct, band, text } of frenchNarratives) {
       const where = `${construct} ${band}`;
-      expect(text, where).toMatch(/^Montre une [^.]+\u00a0: [^.:]+\.$/);
+      expect(text, where).toMatch(/^Une [^.]+\u00a0: [^.:]+\.$/);
       expect(text, where).not.toMatch(/\d/);
       expect(text, where).not.toMatch(ENGLISH_WORDS);
       expect(text, where).not.toMatch(INCLUSIVE_FORMS);
@@ -100,11 +100,17 @@ describe('the French narratives (v1-fr)', () => {
 
   it('say the level in words that grow with the band', () => {
     expect(frenchNarrative('natures', 'creative', 'medium_high')).toBe(
-      "Montre une nature créative affirmée\u00a0: le goût d'imaginer et de créer ce qui n'existait pas encore.",
+      "Une nature créative affirmée\u00a0: le goût d'imaginer et de créer ce qui n'existait pas encore.",
     );
-    expect(frenchNarrative('natures', 'creative', 'high')).toMatch(/^Montre une forte nature créative\u00a0: /);
+    expect(frenchNarrative('natures', 'creative', 'high')).toMatch(/^Une forte nature créative\u00a0: /);
     expect(frenchNarrative('intelligences', 'logical', 'very_high')).toBe(
-      'Montre une très forte intelligence logique\u00a0: une aptitude pour le raisonnement, les régularités et la résolution de problèmes pas à pas.',
+      'Une très forte intelligence logique\u00a0: une aptitude pour le raisonnement, les régularités et la résolution de problèmes pas à pas.',
+    );
+  });
+
+  it('name a two-part Intelligence with its kind in brackets', () => {
+    expect(frenchNarrative('intelligences', 'bodily_fine_motor', 'medium_high')).toBe(
+      'Une intelligence corporelle (motricité fine) affirmée\u00a0: une aptitude pour le travail manuel précis et habile.',
     );
   });
 
