@@ -123,6 +123,8 @@ const schema = z.object({
   NATURE_RATE_LIMIT_PER_SECOND: wholeNumber(1, 1_000_000).default(100),
   NATURE_RATE_LIMIT_BURST: wholeNumber(1, 1_000_000).default(200),
   NATURE_SCORING_VERSION: z.enum(scoringVersions).default(NEWEST_SCORING_VERSION),
+  // A live key reaches real people's data: an agent may use one over MCP only where the operator says so (docs/mcp.md).
+  NATURE_MCP_LIVE_KEYS: z.enum(['allow', 'refuse']).default('refuse'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -157,6 +159,8 @@ export interface Config {
   rateLimit: { perSecond: number; burst: number };
   /** What new completions are scored with. */
   scoringVersion: string;
+  /** Whether live (production) keys may be used at /v1/mcp; sandbox keys always may. */
+  mcpLiveKeys: boolean;
   logLevel: z.infer<typeof schema>['LOG_LEVEL'];
 }
 
@@ -236,6 +240,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     leaderLeaseMs: settings.NATURE_LEADER_LEASE_MS,
     rateLimit: { perSecond: settings.NATURE_RATE_LIMIT_PER_SECOND, burst: settings.NATURE_RATE_LIMIT_BURST },
     scoringVersion: settings.NATURE_SCORING_VERSION,
+    mcpLiveKeys: settings.NATURE_MCP_LIVE_KEYS === 'allow',
     logLevel: settings.LOG_LEVEL,
   };
 }

@@ -90,6 +90,7 @@ const app = await buildApp({
   webhooks: config.webhooks,
   publicUrl: config.publicUrl,
   unavailable: backendUnavailable,
+  mcp: { liveKeys: config.mcpLiveKeys },
 });
 // The developer dashboard under /dashboard, on the same stores as the API and the operator's command line.
 await registerDashboard(app, {

@@ -34,15 +34,12 @@ export function withApiOptions(command: Command): Command {
     .option('--base-url <url>', 'where the API is (default: NATURE_BASE_URL, then http://127.0.0.1:$PORT, port 8080)', baseUrl);
 }
 
-/**
- * The client for `options`, from the flags first, then the environment. A publishable key cannot read events or
- * write without a client secret, so only secret keys are taken; `writes` refuses a production key too.
- */
-export function apiAccess(
+/** The key and server for `options`, from the flags first, then the environment: secret keys only (see apiAccess). */
+export function apiTarget(
   options: ApiOptions,
   env: NodeJS.ProcessEnv,
   { command, writes }: { command: string; writes: boolean },
-): ApiAccess {
+): { apiKey: string; baseUrl: string; environment: Environment } {
   const apiKey = options.apiKey ?? env.NATURE_API_KEY;
   if (!apiKey) throw new UsageError(`${command} needs an API key: --api-key or NATURE_API_KEY (mint one with \`nature keys create\`)`);
   const kind = parseRawKey(apiKey);
@@ -52,11 +49,23 @@ export function apiAccess(
   if (writes && environment === 'live')
     throw new UsageError(`${command} creates data: it runs with a sandbox key (test_sk_…) only, never a production one`);
   const url = options.baseUrl ?? (env.NATURE_BASE_URL ? baseUrl(env.NATURE_BASE_URL) : `http://127.0.0.1:${env.PORT || 8080}`);
+  return { apiKey, baseUrl: url, environment };
+}
+
+/** A client as the CLI's user agent; see apiTarget for where it points. */
+export const userAgent = `nature-cli/${packageJson.version}`;
+
+/**
+ * The client for `options`, from the flags first, then the environment. A publishable key cannot read events or
+ * write without a client secret, so only secret keys are taken; `writes` refuses a production key too.
+ */
+export function apiAccess(options: ApiOptions, env: NodeJS.ProcessEnv, use: { command: string; writes: boolean }): ApiAccess {
+  const { apiKey, baseUrl: url, environment } = apiTarget(options, env, use);
   const nature = createNatureClient({
     apiKey,
     baseUrl: url,
     fetch: (request) => {
-      request.headers.set('user-agent', `nature-cli/${packageJson.version}`);
+      request.headers.set('user-agent', userAgent);
       return fetch(request);
     },
   });

@@ -21,6 +21,7 @@ const examples: Record<string, string> = {
   'master-key rotate': 'nature master-key rotate --data-dir /srv/nature',
   listen: 'NATURE_API_KEY=test_sk_… nature listen --forward-to http://localhost:3000/webhooks',
   trigger: 'NATURE_API_KEY=test_sk_… nature trigger nature.assessment.completed',
+  mcp: 'NATURE_API_KEY=test_sk_… nature mcp --base-url https://nature.example.com',
 };
 
 /** The commands that do something (`keys create`, not `keys`), in the order they were added. */

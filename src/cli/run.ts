@@ -24,6 +24,7 @@ import { addCommandHelp } from './help.js';
 import { keysCommand, type Output } from './keys.js';
 import { listenCommand } from './listen.js';
 import { masterKeyCommand } from './master-key.js';
+import { mcpCommand } from './mcp.js';
 import { profilesCommand } from './profiles.js';
 import { triggerCommand } from './trigger.js';
 import { usageCommand } from './usage.js';
@@ -75,7 +76,7 @@ function commandLine(io: CliIo, output: Output) {
   const { env, stderr: progress } = io;
   const program = new Command('nature')
     .description(
-      'Commands of the Nature Profile API. The operator commands work on the same data directory and backends as the server, while it runs; listen and trigger call a server with an API key.',
+      'Commands of the Nature Profile API. The operator commands work on the same data directory and backends as the server, while it runs; listen, trigger and mcp call a server with an API key.',
     )
     .version(packageJson.version, '-V, --version', 'print the version')
     .option('--data-dir <dir>', 'where the stores are (default: NATURE_DATA_DIR, then ./data)', (value) => {
@@ -191,6 +192,7 @@ function commandLine(io: CliIo, output: Output) {
   // Callers' tools: they reach a server over HTTP with an API key, like any caller, not the stores.
   program.addCommand(listenCommand(env, output));
   program.addCommand(triggerCommand(env, output));
+  program.addCommand(mcpCommand(env, io.stderr));
 
   addCommandHelp(program);
   return { program, loaded: () => loaded };

@@ -19,6 +19,7 @@ import { registerEmbedRoutes } from './routes/embed.js';
 import { registerEventRoutes } from './routes/events.js';
 import { registerHealthRoutes } from './routes/health.js';
 import { registerItemRoutes } from './routes/items.js';
+import { type McpSettings, registerMcpRoute } from './routes/mcp.js';
 import { registerProfileChartRoute } from './routes/profile-chart.js';
 import { registerProfileRoutes } from './routes/profiles.js';
 import { registerSubjectRoutes } from './routes/subjects.js';
@@ -42,6 +43,8 @@ export interface AppDependencies {
   unavailable: (error: unknown) => boolean;
   /** NATURE_PUBLIC_URL: the origin the docs, the OpenAPI document and problem types name; unset, the one each request came to. */
   publicUrl?: string | undefined;
+  /** The MCP endpoint's settings; by default live keys are refused there. */
+  mcp?: McpSettings;
 }
 
 const BODY_LIMIT_BYTES = 64 * 1024;
@@ -55,6 +58,7 @@ export async function buildApp({
   webhooks = loadConfig({}).webhooks,
   unavailable,
   publicUrl,
+  mcp = { liveKeys: false },
 }: AppDependencies): Promise<FastifyInstance> {
   const app: FastifyInstance = Fastify({
     // pino's Logger is a FastifyBaseLogger; typing the instance plainly keeps route modules generic-free.
@@ -101,5 +105,6 @@ export async function buildApp({
   registerUsageRoutes(app, clock);
   registerDocsRoutes(app, webhooks, publicUrl);
   registerEmbedRoutes(app);
+  registerMcpRoute(app, mcp);
   return app;
 }

@@ -21,6 +21,8 @@ declare module 'fastify' {
     clientSecret?: boolean;
     /** Publishable keys need the client secret of the profile's result-visible assessment (checkResultSecret). */
     resultSecret?: boolean;
+    /** Any scope will do: the route checks each operation's own (the MCP endpoint, whose tools follow the key's scopes). */
+    anyScope?: boolean;
   }
 }
 
@@ -66,6 +68,7 @@ export function registerAuth(app: FastifyInstance, keys: KeyStore, envs: Environ
         'Publishable (pk) keys may only read the item bank, and one assessment with its client secret; use a secret (sk) key from your server.',
       );
     }
+    if (request.routeOptions.config.anyScope === true) return;
     const needed = scopeFor(request.method);
     if (!key.scopes.includes(needed)) {
       throw new ProblemError(

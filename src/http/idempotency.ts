@@ -13,6 +13,10 @@ declare module 'fastify' {
      */
     idempotency: { key: string; holder: string | null; tag: string | null } | null;
   }
+  interface FastifyContextConfig {
+    /** The route takes no Idempotency-Key: the MCP endpoint, whose tools send their own with each API call they make. */
+    ignoresIdempotencyKey?: boolean;
+  }
 }
 
 /** A request cut off by a crash holds its key this long; then a retry runs it again. */
@@ -43,6 +47,7 @@ export function registerIdempotency(app: FastifyInstance, clock: () => Date): vo
     const key = request.headers['idempotency-key'];
     // Unknown routes (404, 405) run no request, so they hold no key; nor does the dashboard, whose people have no API key.
     if (!KEYED_METHODS.has(request.method) || key === undefined || request.is404 || request.apiKey === undefined) return;
+    if (request.routeOptions.config.ignoresIdempotencyKey === true) return;
     if (typeof key !== 'string' || !KEY.test(key)) {
       throw new ProblemError('validation_failed', 'Idempotency-Key must be 1..255 visible ASCII characters, sent once.', {
         errors: [

@@ -77,6 +77,10 @@ const meanings: Record<ProblemCode, { when: string; detail: string }> = {
     when: 'The operation exists in the sandbox only: use a test_ key.',
     detail: 'Test events are sent in the sandbox only: use a test_ key.',
   },
+  mcp_live_keys_disabled: {
+    when: 'A live_ key at /v1/mcp, where the operator has not allowed live keys (NATURE_MCP_LIVE_KEYS=allow).',
+    detail: 'Live keys may not be used over MCP on this server: use a test_ key, or ask the operator to set NATURE_MCP_LIVE_KEYS=allow.',
+  },
   not_found: { when: 'No such resource in the environment of the key.', detail: `No subject ${exampleIds.subject}.` },
   profile_not_found: {
     when: 'No such profile, or the subject has no completed assessment yet.',

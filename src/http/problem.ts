@@ -8,6 +8,7 @@ export const problemCodes = {
   unauthenticated: { status: 401, title: 'Unauthenticated' },
   insufficient_scope: { status: 403, title: 'Insufficient scope' },
   sandbox_only: { status: 403, title: 'Sandbox only' },
+  mcp_live_keys_disabled: { status: 403, title: 'Live keys disabled for MCP' },
   not_found: { status: 404, title: 'Not found' },
   profile_not_found: { status: 404, title: 'Profile not found' },
   product_not_available: { status: 404, title: 'Product not available' },

@@ -66,6 +66,7 @@ describe('the nature operator command', () => {
       'master-key rotate',
       'listen',
       'trigger',
+      'mcp',
     ]);
     for (const { command, description, example } of listed) {
       expect(description, command).toMatch(/^ {6}[a-z]/);

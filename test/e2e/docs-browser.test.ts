@@ -75,6 +75,7 @@ describe.skipIf(skipped)('the docs in headless Chromium', () => {
         'Webhooks',
         'Embedding the assessment',
         'TypeScript client',
+        'MCP for agents',
         'Personal data',
         'Usage',
         'Errors',

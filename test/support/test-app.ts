@@ -66,6 +66,7 @@ export async function openTestApp(settings: Record<string, string> = {}): Promis
     webhooks: config.webhooks,
     unavailable: backendUnavailable,
     publicUrl: config.publicUrl,
+    mcp: { liveKeys: config.mcpLiveKeys },
   });
   await registerDashboard(app, { accounts, keys, envs, clock, publicUrl: config.publicUrl, unavailable: backendUnavailable });
   const testApp: TestApp = {

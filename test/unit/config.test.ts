@@ -18,6 +18,7 @@ describe('configuration', () => {
       webhooks: { retryScheduleMs: [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000], timeoutMs: 10_000 },
       rateLimit: { perSecond: 100, burst: 200 },
       scoringVersion: 'mn76-v2',
+      mcpLiveKeys: false,
       logLevel: 'info',
       leaderLeaseMs: 30_000,
     });

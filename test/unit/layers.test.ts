@@ -38,7 +38,10 @@ const LAYERS: readonly { name: string; holds: readonly string[] }[] = [
   // The one place each backend is chosen from the configuration, and the start-up probes of their servers.
   { name: 'backends: the adapters chosen once', holds: ['src/backends.ts', 'src/backend-checks.ts'] },
   { name: 'wiring: the environments, assembled from backends and core', holds: ['src/environments.ts'] },
-  { name: 'interfaces: the HTTP API and the operator CLI', holds: ['src/http/', 'src/cli/', 'src/dashboard/'] },
+  {
+    name: 'interfaces: the HTTP API, the operator CLI, the dashboard and the MCP server',
+    holds: ['src/http/', 'src/cli/', 'src/dashboard/', 'src/mcp/'],
+  },
   { name: 'process: the server started', holds: ['src/main.ts', 'src/start-line.ts'] },
 ];
 

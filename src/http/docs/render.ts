@@ -13,6 +13,7 @@ export const guides = [
   { slug: 'webhooks', title: 'Webhooks' },
   { slug: 'embedding', title: 'Embedding the assessment' },
   { slug: 'client', title: 'TypeScript client' },
+  { slug: 'mcp', title: 'MCP for agents' },
   { slug: 'privacy', title: 'Personal data' },
   { slug: 'usage', title: 'Usage' },
   { slug: 'errors', title: 'Errors' },

@@ -1,0 +1,72 @@
+import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { isJSONRPCRequest, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { Command } from 'commander';
+import { type ApiOptions, apiTarget, userAgent, withApiOptions } from './api-access.js';
+
+/** JSON-RPC's code for an error of the server's own (-32000..-32099): the API refused the request as a whole. */
+const SERVER_ERROR = -32000;
+
+/**
+ * Why a message could not be relayed, for the agent to show: the API's problem when it refused the request (a bad
+ * key, a live key not allowed here), else what the transport said, else why the server could not be reached.
+ */
+function refusal(error: unknown, endpoint: URL): string {
+  if (error instanceof StreamableHTTPError) {
+    const body = error.message.replace(/^.*?Error POSTing to endpoint: /, '');
+    const problem = (() => {
+      try {
+        return JSON.parse(body) as { code?: unknown; detail?: unknown };
+      } catch {
+        return {};
+      }
+    })();
+    if (typeof problem.code === 'string' && typeof problem.detail === 'string') {
+      return `The Nature Profile API answered ${error.code} ${problem.code}: ${problem.detail}`;
+    }
+    return `The Nature Profile API answered ${error.code}: ${body}`;
+  }
+  const cause = error instanceof Error && error.cause instanceof Error ? ` (${error.cause.message})` : '';
+  return `Could not reach the Nature Profile API at ${endpoint.href}: ${error instanceof Error ? error.message : String(error)}${cause}`;
+}
+
+/**
+ * `nature mcp`: the server's MCP endpoint (/v1/mcp) for an agent that speaks MCP over stdio (a desktop app). Each
+ * message read on stdin is sent to the endpoint with the key, and each answer written to stdout, so the tools, the
+ * scopes and every rule are the server's own. Nothing else is written to stdout: it is the protocol's.
+ */
+export function mcpCommand(env: NodeJS.ProcessEnv, stderr: NodeJS.WritableStream): Command {
+  return withApiOptions(
+    new Command('mcp').description(
+      "serve the API's MCP tools over stdio, for a desktop agent: relays to the server's /v1/mcp with the key (docs/mcp.md)",
+    ),
+  ).action(async (options: ApiOptions) => {
+    // Live keys are allowed or refused by the server (NATURE_MCP_LIVE_KEYS), for both transports alike.
+    const { apiKey, baseUrl } = apiTarget(options, env, { command: 'nature mcp', writes: false });
+    // Under the base URL's own path, as every command keeps it (a server behind a proxy at /nature, say).
+    const endpoint = new URL(`${baseUrl}/v1/mcp`);
+    const remote = new StreamableHTTPClientTransport(endpoint, {
+      requestInit: { headers: { authorization: `Bearer ${apiKey}`, 'user-agent': userAgent } },
+    });
+    // The process's own stdin and stdout: an agent starts `nature mcp` as a process of its own.
+    const local = new StdioServerTransport();
+    const closed = new Promise<void>((resolve) => {
+      local.onclose = resolve;
+    });
+    // The transport listens for data only: the agent closing our stdin is the end of the session.
+    process.stdin.once('end', () => void local.close());
+    local.onmessage = (message: JSONRPCMessage) => {
+      remote.send(message).catch(async (error: unknown) => {
+        const why = refusal(error, endpoint);
+        // A refused request gets its answer, so the agent shows why instead of waiting; a notification has none, so it is said on stderr.
+        if (isJSONRPCRequest(message)) await local.send({ jsonrpc: '2.0', id: message.id, error: { code: SERVER_ERROR, message: why } });
+        else stderr.write(`nature mcp: ${why}\n`);
+      });
+    };
+    remote.onmessage = (message) => void local.send(message);
+    await remote.start();
+    await local.start();
+    await closed;
+    await remote.close();
+  });
+}

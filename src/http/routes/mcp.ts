@@ -1,0 +1,66 @@
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { createNatureClient } from '@nature-profile/client';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { injectFetch } from '../../mcp/inject-fetch.js';
+import { natureMcpServer } from '../../mcp/server.js';
+import { ProblemError } from '../problem.js';
+
+export interface McpSettings {
+  /** Whether live keys may be used here (NATURE_MCP_LIVE_KEYS=allow). */
+  liveKeys: boolean;
+}
+
+/** Where the tools' API calls go: this process, whatever address the MCP request came to. */
+const IN_PROCESS = 'http://in-process.invalid';
+
+/** The request as the SDK's web-standard transport takes it: its headers and the body fastify has parsed. */
+function webRequest(request: FastifyRequest): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+  }
+  return new Request(`${IN_PROCESS}${request.url}`, { method: request.method, headers, body: JSON.stringify(request.body) });
+}
+
+/**
+ * The MCP endpoint (streamable HTTP, stateless): each POST is answered by a server made for the caller's key, whose
+ * tools call the public API in process with that same key. Scopes decide what is listed; the API decides every call.
+ */
+export function registerMcpRoute(app: FastifyInstance, { liveKeys }: McpSettings): void {
+  const fetch = injectFetch(app);
+  app.post(
+    '/v1/mcp',
+    {
+      // A JSON-RPC endpoint, documented in /docs/mcp rather than as one opaque operation of the OpenAPI document.
+      schema: { hide: true },
+      // A read-only key may list and call the read tools: each tool's call is checked for its own scope.
+      // A header an MCP client sends with every request would replay one answer to all; the tools send their own.
+      config: { anyScope: true, ignoresIdempotencyKey: true },
+    },
+    async (request, reply) => {
+      if (request.apiKey.environment === 'live' && !liveKeys) {
+        throw new ProblemError(
+          'mcp_live_keys_disabled',
+          'Live keys may not be used over MCP on this server: use a test_ key, or ask the operator to set NATURE_MCP_LIVE_KEYS=allow.',
+        );
+      }
+      // The auth hook has read this header and found the key.
+      const apiKey = request.headers.authorization!.replace(/^bearer +/i, '');
+      // No retries: a refusal (a 429 included) goes back to the model at once, which decides what to do.
+      const nature = createNatureClient({ apiKey, baseUrl: IN_PROCESS, fetch, retries: { maxRetries: 0 } });
+      const server = natureMcpServer(nature, request.apiKey);
+      const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      await server.connect(transport);
+      try {
+        const answer = await transport.handleRequest(webRequest(request), { parsedBody: request.body });
+        reply.code(answer.status);
+        answer.headers.forEach((value, name) => {
+          reply.header(name, value);
+        });
+        return reply.send(await answer.text());
+      } finally {
+        await server.close();
+      }
+    },
+  );
+}

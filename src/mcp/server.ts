@@ -1,0 +1,44 @@
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { NatureClient } from '@nature-profile/client';
+import packageJson from '../../package.json' with { type: 'json' };
+import type { ApiKeyRecord } from '../domain/api-keys.js';
+import { prompts } from './prompts.js';
+import { resources } from './resources.js';
+import { tools } from './tools.js';
+
+const INSTRUCTIONS =
+  'The Nature Profile API: subjects (people), the 76-item Multiple Natures / Multiple Intelligences assessment, and the profiles it is scored into. ' +
+  'To assess someone: create_subject, start_assessment, get_item_bank, then submit_responses in batches until all 76 are answered, then get_profile. ' +
+  'The administer_assessment prompt says how to give it in conversation. Profiles list the 9 Natures and 10 Intelligences in alphabetical order: ' +
+  'never rank them (the explain_profile prompt). Errors are the API problem details: read code and detail, and fix what they name.';
+
+/**
+ * The MCP server for one API key: only the tools, resources and prompts its scopes allow are listed at all, and each
+ * one calls the public API with that key through `nature`, so the API's own checks apply to every call as well. A
+ * tool called though not listed still goes to the API, whose refusal (insufficient_scope) is the tool's error: the
+ * model learns the rule from the API, not a bare "not found".
+ */
+export function natureMcpServer(nature: NatureClient, key: Pick<ApiKeyRecord, 'id' | 'scopes'>): McpServer {
+  const { scopes } = key;
+  const server = new McpServer(
+    { name: 'nature-profile-api', title: 'Nature Profile API', version: packageJson.version },
+    { instructions: INSTRUCTIONS, capabilities: { tools: { listChanged: false } } },
+  );
+  const listed = tools.filter((tool) => scopes.includes(tool.scope));
+  server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listed.map((tool) => tool.definition) }));
+  server.server.setRequestHandler(CallToolRequestSchema, async ({ params }) => {
+    const tool = tools.find((candidate) => candidate.name === params.name);
+    if (tool === undefined) {
+      return {
+        isError: true,
+        content: [{ type: 'text', text: `There is no tool ${params.name}: tools/list names those this key may use.` }],
+      };
+    }
+    return tool.call({ nature, keyId: key.id }, params.arguments ?? {});
+  });
+  for (const part of [...resources, ...prompts]) {
+    if (scopes.includes(part.scope)) part.register(server, nature);
+  }
+  return server;
+}

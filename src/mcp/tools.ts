@@ -1,0 +1,257 @@
+import type { CallToolResult, Tool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { NatureClient } from '@nature-profile/client';
+import { z } from 'zod';
+import type { Scope } from '../domain/api-keys.js';
+import { languages } from '../scoring/languages.js';
+import { idempotencyKeyArgument, idempotencyKeyOf } from './idempotency-key.js';
+import { answered, inputRefused, ToolInputError } from './tool-results.js';
+
+/**
+ * A tool: its definition as tools/list shows it (JSON Schemas made from zod), the scope it needs to be listed, and
+ * its call, one API operation.
+ */
+export interface NatureTool {
+  name: string;
+  scope: Scope;
+  definition: Tool;
+  call(api: ToolApi, args: Record<string, unknown>): Promise<CallToolResult>;
+}
+
+/** What a tool calls the API with: the client for the caller's key, and that key's id (for its Idempotency-Keys). */
+export interface ToolApi {
+  nature: NatureClient;
+  keyId: string;
+}
+
+interface ToolSpec<Shape extends z.ZodRawShape> {
+  name: string;
+  title: string;
+  description: string;
+  scope: Scope;
+  annotations: ToolAnnotations;
+  input: Shape;
+  /** The answer's main members; the API's whole body is passed on. */
+  output: z.ZodRawShape;
+  /** One API operation; POST and PATCH carry the call's Idempotency-Key. */
+  run(nature: NatureClient, args: z.infer<z.ZodObject<Shape>>, idempotencyKey: string): Promise<unknown>;
+  /** POST and PATCH tools take an `idempotency_key` argument. */
+  keyed?: boolean;
+}
+
+/** A JSON Schema of an object for tools/list: MCP wants `type: "object"` at the top, which zod writes. */
+const objectSchema = (schema: z.ZodType) => z.toJSONSchema(schema, { io: 'input' }) as Tool['inputSchema'];
+
+function tool<Shape extends z.ZodRawShape>(spec: ToolSpec<Shape>): NatureTool {
+  const input = z.strictObject(spec.input);
+  const withKey = spec.keyed === true ? input.extend({ idempotency_key: idempotencyKeyArgument }) : input;
+  return {
+    name: spec.name,
+    scope: spec.scope,
+    definition: {
+      name: spec.name,
+      title: spec.title,
+      description: spec.description,
+      inputSchema: objectSchema(withKey),
+      outputSchema: objectSchema(z.looseObject(spec.output)) as Tool['outputSchema'],
+      annotations: { title: spec.title, ...spec.annotations },
+    },
+    async call({ nature, keyId }, args) {
+      const parsed = withKey.safeParse(args);
+      if (!parsed.success) return inputRefused(spec.name, parsed.error);
+      const { idempotency_key: given, ...rest } = parsed.data as z.infer<typeof input> & { idempotency_key?: string };
+      return answered(() => spec.run(nature, rest as z.infer<typeof input>, idempotencyKeyOf(keyId, given)));
+    },
+  };
+}
+
+const subjectId = z.string().describe('The subject id (sub_…).');
+const assessmentId = z.string().describe('The assessment id (asm_…).');
+const language = z.enum(languages);
+const READ: ToolAnnotations = { readOnlyHint: true, openWorldHint: false };
+const WRITE: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+
+const subjectOutput = { id: z.string(), object: z.literal('subject'), external_subject_id: z.string(), status: z.string() };
+const assessmentOutput = {
+  id: z.string(),
+  object: z.literal('assessment'),
+  subject_id: z.string(),
+  status: z.string(),
+  language,
+  responses_received: z.number(),
+  unanswered_item_ids: z.array(z.string()),
+  profile_id: z.string().nullable(),
+};
+const profileOutput = {
+  id: z.string(),
+  object: z.literal('profile'),
+  language,
+  natures: z.record(z.string(), z.number()),
+  intelligences: z.record(z.string(), z.number()),
+};
+
+/** Every tool, each one API operation. */
+export const tools: readonly NatureTool[] = [
+  tool({
+    name: 'create_subject',
+    keyed: true,
+    title: 'Create a subject',
+    description:
+      'Creates a subject: the person who will be assessed, with your own id for them and the consent they gave (POST /v1/nature/subjects). ' +
+      'external_subject_id is unique per environment: a second subject with the same one answers subject_exists with the existing id.',
+    scope: 'nature:write',
+    annotations: WRITE,
+    input: {
+      external_subject_id: z.string().describe('Your own identifier for the person (1..255 characters), never their name.'),
+      metadata: z
+        .record(z.string(), z.string())
+        .optional()
+        .describe('Up to 20 string pairs of your own, such as a cohort; no personal data beyond what you need.'),
+      consent: z
+        .object({
+          text_version: z.string().describe('The version label of the consent text the person was shown.'),
+          granted_at: z.string().describe('When they granted it, RFC 3339 UTC (2026-01-31T09:30:00Z).'),
+          ui_hash: z.string().describe('sha256: and 64 lowercase hex digits: the hash of the consent interface shown.'),
+        })
+        .describe('The consent the person gave, as recorded in your product.'),
+    },
+    output: subjectOutput,
+    run: (nature, body, idempotencyKey) => nature.subjects.create(body, { idempotencyKey }),
+  }),
+  tool({
+    name: 'get_subject',
+    title: 'Get a subject',
+    description: 'Reads a subject (GET /v1/nature/subjects/{id}). An erased subject answers subject_erased.',
+    scope: 'nature:read',
+    annotations: READ,
+    input: { subject_id: subjectId },
+    output: subjectOutput,
+    run: (nature, { subject_id }) => nature.subjects.get(subject_id),
+  }),
+  tool({
+    name: 'start_assessment',
+    keyed: true,
+    title: 'Start an assessment',
+    description:
+      'Starts the 76-item assessment for a subject (POST /v1/nature/subjects/{id}/assessments), in English (en) or French (fr). ' +
+      'One open assessment per subject: while one is open this answers assessment_in_progress with its assessment_id, which you can go on with.',
+    scope: 'nature:write',
+    annotations: WRITE,
+    input: {
+      subject_id: subjectId,
+      language: language.optional().describe('The language of the items, labels and narratives: en (default) or fr.'),
+    },
+    output: assessmentOutput,
+    run: async (nature, { subject_id, language }, idempotencyKey) => {
+      // The client secret is for the person's browser page; an agent never needs it, and its context is no place for it.
+      const { client_secret: _secret, ...assessment } = await nature.assessments.start(
+        subject_id,
+        language === undefined ? {} : { language },
+        {
+          idempotencyKey,
+        },
+      );
+      return assessment;
+    },
+  }),
+  tool({
+    name: 'get_item_bank',
+    title: 'Get the item bank',
+    description:
+      'The 76 statements, in id order, and the five answer labels of the 1..5 scale (GET /v1/nature/items), in the language asked for. ' +
+      "Use the assessment's language. Present each statement as written, one at a time.",
+    scope: 'nature:read',
+    annotations: READ,
+    input: { language: language.optional().describe('en (default) or fr.') },
+    output: {
+      object: z.literal('list'),
+      language,
+      data: z.array(z.object({ id: z.string(), text: z.string() }).loose()),
+      scale: z.object({ labels: z.array(z.object({ value: z.number(), label: z.string() })) }).loose(),
+    },
+    run: (nature, { language }) => nature.items.list(language === undefined ? {} : { language }),
+  }),
+  tool({
+    name: 'submit_responses',
+    keyed: true,
+    title: 'Submit answers',
+    description:
+      'Records a batch of 1..76 answers (PATCH /v1/nature/subjects/{id}/assessments/{assessment_id}), each a whole number 1..5 for an item id. ' +
+      'A batch is all or nothing: a bad entry answers validation_failed naming it, and nothing is stored. ' +
+      'An item answered again replaces its answer. The batch that completes the 76 scores the assessment; read the profile next.',
+    scope: 'nature:write',
+    annotations: WRITE,
+    input: {
+      subject_id: subjectId,
+      assessment_id: assessmentId,
+      responses: z
+        .array(z.object({ item_id: z.string().describe('mn_001..mn_076'), value: z.number().int().describe('1..5, from the scale') }))
+        .describe('The answers of this batch.'),
+    },
+    output: assessmentOutput,
+    run: (nature, { subject_id, assessment_id, responses }, idempotencyKey) =>
+      nature.assessments.submit(subject_id, assessment_id, { responses }, { idempotencyKey }),
+  }),
+  tool({
+    name: 'get_assessment',
+    title: 'Get an assessment',
+    description:
+      'Reads an assessment (GET /v1/nature/subjects/{id}/assessments/{assessment_id}): its status, language, how many items are answered and which are not yet, and its profile_id once completed.',
+    scope: 'nature:read',
+    annotations: READ,
+    input: { subject_id: subjectId, assessment_id: assessmentId },
+    output: assessmentOutput,
+    run: (nature, { subject_id, assessment_id }) => nature.assessments.get(subject_id, assessment_id),
+  }),
+  tool({
+    name: 'get_profile',
+    title: 'Get a profile',
+    description:
+      "Reads a profile: by profile_id (GET /v1/nature/profiles/{id}), or a subject's latest (GET /v1/nature/subjects/{id}/profile). " +
+      '9 Nature and 10 Intelligence scores from 0 to 1, in alphabetical order, with short narratives. The service never ranks them: do not either.',
+    scope: 'nature:read',
+    annotations: READ,
+    input: {
+      profile_id: z.string().optional().describe('The profile id (prf_…).'),
+      subject_id: subjectId.optional().describe("A subject id (sub_…), for the subject's latest profile."),
+    },
+    output: profileOutput,
+    run: (nature, { profile_id, subject_id }) => {
+      if (profile_id !== undefined) return nature.profiles.get(profile_id);
+      if (subject_id !== undefined) return nature.profiles.latest(subject_id);
+      return Promise.reject(new ToolInputError('Give profile_id, or subject_id for the latest profile.'));
+    },
+  }),
+  tool({
+    name: 'list_events',
+    title: 'List events',
+    description:
+      'The events of this environment, newest first (GET /v1/nature/events): nature.assessment.completed, nature.profile.updated and others, each with the ids it concerns. ' +
+      'One page per call; pass the last id as starting_after for the next.',
+    scope: 'nature:read',
+    annotations: READ,
+    input: {
+      limit: z.number().int().optional().describe('1..100 (default 10).'),
+      starting_after: z.string().optional().describe('The id of the last event of the page before.'),
+    },
+    output: { object: z.literal('list'), data: z.array(z.object({ id: z.string(), type: z.string() }).loose()), has_more: z.boolean() },
+    run: async (nature, { limit, starting_after }) => {
+      const page = await nature.events.list({
+        ...(limit !== undefined && { limit }),
+        ...(starting_after !== undefined && { starting_after }),
+      });
+      return page;
+    },
+  }),
+  tool({
+    name: 'erase_subject',
+    title: 'Erase a subject',
+    description:
+      "Erases a subject's personal data for good (DELETE /v1/nature/subjects/{id}; GDPR Art. 17): their answers and profiles become unreadable and cannot be brought back. " +
+      'Only when the person asks for it. A second erasure answers subject_erased.',
+    scope: 'nature:write',
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    input: { subject_id: subjectId },
+    output: { id: z.string(), object: z.literal('subject'), deleted: z.literal(true) },
+    run: (nature, { subject_id }) => nature.subjects.erase(subject_id),
+  }),
+];
