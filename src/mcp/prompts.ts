@@ -1,17 +1,16 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { GetPromptResult } from '@modelcontextprotocol/sdk/types.js';
-import type { NatureClient } from '@nature-profile/client';
-import { isNatureApiError } from '@nature-profile/client';
 import { z } from 'zod';
 import type { Scope } from '../domain/api-keys.js';
 import { banks } from '../scoring/item-bank.js';
 import { type Language, languages } from '../scoring/languages.js';
+import { type CallApi, pathOf } from './api-call.js';
 
 /** A prompt as the server offers it: registered only for a key with the scope its tools need. */
 export interface NaturePrompt {
   name: string;
   scope: Scope;
-  register(server: McpServer, nature: NatureClient): void;
+  register(server: McpServer, call: CallApi): void;
 }
 
 const languageOf = (value: string | undefined): Language =>
@@ -51,9 +50,11 @@ const EXPLANATION_RULES = [
   "- Answer in the profile's language.",
 ].join('\n');
 
-async function profileOf(nature: NatureClient, args: { profile_id?: string | undefined; subject_id?: string | undefined }) {
-  if (args.profile_id) return nature.profiles.get(args.profile_id);
-  if (args.subject_id) return nature.profiles.latest(args.subject_id);
+/** The profile the prompt explains; a refusal is thrown, its words the error the client shows. */
+async function profileOf(call: CallApi, args: { profile_id?: string | undefined; subject_id?: string | undefined }) {
+  if (args.profile_id) return (await call({ method: 'GET', path: pathOf`/v1/nature/profiles/${args.profile_id}` })) as { id: string };
+  if (args.subject_id)
+    return (await call({ method: 'GET', path: pathOf`/v1/nature/subjects/${args.subject_id}/profile` })) as { id: string };
   throw new Error('Give profile_id, or subject_id for the latest profile.');
 }
 
@@ -82,7 +83,7 @@ export const prompts: readonly NaturePrompt[] = [
   {
     name: 'explain_profile',
     scope: 'nature:read',
-    register(server, nature) {
+    register(server, call) {
       server.registerPrompt(
         'explain_profile',
         {
@@ -94,10 +95,7 @@ export const prompts: readonly NaturePrompt[] = [
           },
         },
         async (args): Promise<GetPromptResult> => {
-          const profile = await profileOf(nature, args).catch((error: unknown) => {
-            if (isNatureApiError(error)) throw new Error(`The Nature Profile API answered ${error.status} ${error.code}: ${error.detail}`);
-            throw error;
-          });
+          const profile = await profileOf(call, args);
           return {
             messages: [
               {

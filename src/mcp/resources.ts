@@ -1,15 +1,14 @@
 import { type McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
-import type { NatureClient } from '@nature-profile/client';
-import { isNatureApiError } from '@nature-profile/client';
 import type { Scope } from '../domain/api-keys.js';
 import { languages } from '../scoring/languages.js';
+import { type CallApi, pathOf } from './api-call.js';
 
 /** A resource template as the server offers it: registered only for a key that has its scope (all read). */
 export interface NatureResource {
   name: string;
   scope: Scope;
-  register(server: McpServer, nature: NatureClient): void;
+  register(server: McpServer, call: CallApi): void;
 }
 
 const JSON_TYPE = 'application/json';
@@ -17,15 +16,10 @@ const JSON_TYPE = 'application/json';
 /** One variable of a URI template, as the SDK hands it (a list where the template allows several). */
 const one = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value) ?? '';
 
-/** What the API answered, as the resource's one content; its problem as the error a client shows. */
-async function read(uri: URL, mimeType: string, call: () => Promise<unknown>): Promise<ReadResourceResult> {
-  try {
-    const body = await call();
-    return { contents: [{ uri: uri.href, mimeType, text: typeof body === 'string' ? body : JSON.stringify(body, null, 2) }] };
-  } catch (error) {
-    if (isNatureApiError(error)) throw new Error(`The Nature Profile API answered ${error.status} ${error.code}: ${error.detail}`);
-    throw error;
-  }
+/** What the API answered, as the resource's one content; a refusal is thrown, its words (status, code, detail) the error a client shows. */
+async function read(uri: URL, mimeType: string, fetch: () => Promise<unknown>): Promise<ReadResourceResult> {
+  const body = await fetch();
+  return { contents: [{ uri: uri.href, mimeType, text: typeof body === 'string' ? body : JSON.stringify(body, null, 2) }] };
 }
 
 function template(spec: {
@@ -35,12 +29,12 @@ function template(spec: {
   description: string;
   mimeType: string;
   list?: () => { uri: string; name: string }[];
-  fetch: (nature: NatureClient, variables: Record<string, string>) => Promise<unknown>;
+  fetch: (call: CallApi, variables: Record<string, string>) => Promise<unknown>;
 }): NatureResource {
   return {
     name: spec.name,
     scope: 'nature:read',
-    register(server, nature) {
+    register(server, call) {
       const list = spec.list;
       server.registerResource(
         spec.name,
@@ -50,7 +44,7 @@ function template(spec: {
         { title: spec.title, description: spec.description, mimeType: spec.mimeType },
         (uri, variables) =>
           read(uri, spec.mimeType, () =>
-            spec.fetch(nature, Object.fromEntries(Object.entries(variables).map(([name, value]) => [name, one(value)]))),
+            spec.fetch(call, Object.fromEntries(Object.entries(variables).map(([name, value]) => [name, one(value)]))),
           ),
       );
     },
@@ -65,7 +59,7 @@ export const resources: readonly NatureResource[] = [
     description: 'The 76 statements and the five answer labels, in English (en) or French (fr).',
     mimeType: JSON_TYPE,
     list: () => languages.map((language) => ({ uri: `nature://items/${language}`, name: `Item bank (${language})` })),
-    fetch: (nature, { language }) => nature.items.list({ language: language as (typeof languages)[number] }),
+    fetch: (call, { language }) => call({ method: 'GET', path: '/v1/nature/items', query: { language } }),
   }),
   template({
     name: 'latest_profile',
@@ -73,7 +67,7 @@ export const resources: readonly NatureResource[] = [
     title: "A subject's latest profile",
     description: "The profile of the subject's latest completed assessment: 9 Nature and 10 Intelligence scores with narratives.",
     mimeType: JSON_TYPE,
-    fetch: (nature, { subject_id }) => nature.profiles.latest(subject_id!),
+    fetch: (call, { subject_id }) => call({ method: 'GET', path: pathOf`/v1/nature/subjects/${subject_id!}/profile` }),
   }),
   template({
     name: 'profile',
@@ -81,7 +75,7 @@ export const resources: readonly NatureResource[] = [
     title: 'A profile',
     description: 'A profile by its id.',
     mimeType: JSON_TYPE,
-    fetch: (nature, { profile_id }) => nature.profiles.get(profile_id!),
+    fetch: (call, { profile_id }) => call({ method: 'GET', path: pathOf`/v1/nature/profiles/${profile_id!}` }),
   }),
   template({
     name: 'profile_chart',
@@ -89,13 +83,6 @@ export const resources: readonly NatureResource[] = [
     title: "A profile's chart",
     description: 'The profile as an accessible SVG bar chart, in the profile language, the constructs in alphabetical order.',
     mimeType: 'image/svg+xml',
-    fetch: async (nature, { profile_id }) => {
-      const { data, error, response } = await nature.raw.GET('/v1/nature/profiles/{id}/chart.svg', {
-        params: { path: { id: profile_id! } },
-        parseAs: 'text',
-      });
-      if (!response.ok) throw new Error(`The Nature Profile API answered ${response.status}: ${JSON.stringify(error)}`);
-      return data;
-    },
+    fetch: (call, { profile_id }) => call({ method: 'GET', path: pathOf`/v1/nature/profiles/${profile_id!}/chart.svg` }),
   }),
 ];

@@ -1,8 +1,8 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { NatureClient } from '@nature-profile/client';
 import packageJson from '../../package.json' with { type: 'json' };
 import type { ApiKeyRecord } from '../domain/api-keys.js';
+import type { CallApi } from './api-call.js';
 import { prompts } from './prompts.js';
 import { resources } from './resources.js';
 import { tools } from './tools.js';
@@ -15,11 +15,11 @@ const INSTRUCTIONS =
 
 /**
  * The MCP server for one API key: only the tools, resources and prompts its scopes allow are listed at all, and each
- * one calls the public API with that key through `nature`, so the API's own checks apply to every call as well. A
+ * one calls the public API with that key through `call`, so the API's own checks apply to every call as well. A
  * tool called though not listed still goes to the API, whose refusal (insufficient_scope) is the tool's error: the
  * model learns the rule from the API, not a bare "not found".
  */
-export function natureMcpServer(nature: NatureClient, key: Pick<ApiKeyRecord, 'id' | 'scopes'>): McpServer {
+export function natureMcpServer(call: CallApi, key: Pick<ApiKeyRecord, 'id' | 'scopes'>): McpServer {
   const { scopes } = key;
   const server = new McpServer(
     { name: 'nature-profile-api', title: 'Nature Profile API', version: packageJson.version },
@@ -35,10 +35,10 @@ export function natureMcpServer(nature: NatureClient, key: Pick<ApiKeyRecord, 'i
         content: [{ type: 'text', text: `There is no tool ${params.name}: tools/list names those this key may use.` }],
       };
     }
-    return tool.call({ nature, keyId: key.id }, params.arguments ?? {});
+    return tool.call({ call, keyId: key.id }, params.arguments ?? {});
   });
   for (const part of [...resources, ...prompts]) {
-    if (scopes.includes(part.scope)) part.register(server, nature);
+    if (scopes.includes(part.scope)) part.register(server, call);
   }
   return server;
 }

@@ -1,6 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { isNatureApiError } from '@nature-profile/client';
 import type { z } from 'zod';
+import { ApiRefusal } from './api-call.js';
 
 /** Arguments the tool's schema lets through but the tool cannot act on: told to the model as a tool error. */
 export class ToolInputError extends Error {}
@@ -15,9 +15,8 @@ export async function answered(call: () => Promise<unknown>): Promise<CallToolRe
     const body = (await call()) as Record<string, unknown>;
     return { content: [{ type: 'text', text: JSON.stringify(body, null, 2) }], structuredContent: body };
   } catch (error) {
-    if (isNatureApiError(error)) {
-      const summary = `The Nature Profile API answered ${error.status} ${error.code}: ${error.detail}`;
-      return { isError: true, content: [{ type: 'text', text: `${summary}\n${JSON.stringify(error.problem ?? {}, null, 2)}` }] };
+    if (error instanceof ApiRefusal) {
+      return { isError: true, content: [{ type: 'text', text: `${error.message}\n${JSON.stringify(error.problem, null, 2)}` }] };
     }
     if (error instanceof ToolInputError) return { isError: true, content: [{ type: 'text', text: error.message }] };
     throw error;

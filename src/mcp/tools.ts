@@ -1,8 +1,8 @@
 import type { CallToolResult, Tool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
-import type { NatureClient } from '@nature-profile/client';
 import { z } from 'zod';
 import type { Scope } from '../domain/api-keys.js';
 import { languages } from '../scoring/languages.js';
+import { type CallApi, pathOf } from './api-call.js';
 import { idempotencyKeyArgument, idempotencyKeyOf } from './idempotency-key.js';
 import { answered, inputRefused, ToolInputError } from './tool-results.js';
 
@@ -17,9 +17,9 @@ export interface NatureTool {
   call(api: ToolApi, args: Record<string, unknown>): Promise<CallToolResult>;
 }
 
-/** What a tool calls the API with: the client for the caller's key, and that key's id (for its Idempotency-Keys). */
+/** What a tool calls the API with: the caller's key, and that key's id (for its Idempotency-Keys). */
 export interface ToolApi {
-  nature: NatureClient;
+  call: CallApi;
   keyId: string;
 }
 
@@ -33,7 +33,7 @@ interface ToolSpec<Shape extends z.ZodRawShape> {
   /** The answer's main members; the API's whole body is passed on. */
   output: z.ZodRawShape;
   /** One API operation; POST and PATCH carry the call's Idempotency-Key. */
-  run(nature: NatureClient, args: z.infer<z.ZodObject<Shape>>, idempotencyKey: string): Promise<unknown>;
+  run(call: CallApi, args: z.infer<z.ZodObject<Shape>>, idempotencyKey: string): Promise<unknown>;
   /** POST and PATCH tools take an `idempotency_key` argument. */
   keyed?: boolean;
 }
@@ -55,11 +55,11 @@ function tool<Shape extends z.ZodRawShape>(spec: ToolSpec<Shape>): NatureTool {
       outputSchema: objectSchema(z.looseObject(spec.output)) as Tool['outputSchema'],
       annotations: { title: spec.title, ...spec.annotations },
     },
-    async call({ nature, keyId }, args) {
+    async call({ call, keyId }, args) {
       const parsed = withKey.safeParse(args);
       if (!parsed.success) return inputRefused(spec.name, parsed.error);
       const { idempotency_key: given, ...rest } = parsed.data as z.infer<typeof input> & { idempotency_key?: string };
-      return answered(() => spec.run(nature, rest as z.infer<typeof input>, idempotencyKeyOf(keyId, given)));
+      return answered(() => spec.run(call, rest as z.infer<typeof input>, idempotencyKeyOf(keyId, given)));
     },
   };
 }
@@ -115,7 +115,7 @@ export const tools: readonly NatureTool[] = [
         .describe('The consent the person gave, as recorded in your product.'),
     },
     output: subjectOutput,
-    run: (nature, body, idempotencyKey) => nature.subjects.create(body, { idempotencyKey }),
+    run: (call, body, idempotencyKey) => call({ method: 'POST', path: '/v1/nature/subjects', body, idempotencyKey }),
   }),
   tool({
     name: 'get_subject',
@@ -125,7 +125,7 @@ export const tools: readonly NatureTool[] = [
     annotations: READ,
     input: { subject_id: subjectId },
     output: subjectOutput,
-    run: (nature, { subject_id }) => nature.subjects.get(subject_id),
+    run: (call, { subject_id }) => call({ method: 'GET', path: pathOf`/v1/nature/subjects/${subject_id}` }),
   }),
   tool({
     name: 'start_assessment',
@@ -141,15 +141,15 @@ export const tools: readonly NatureTool[] = [
       language: language.optional().describe('The language of the items, labels and narratives: en (default) or fr.'),
     },
     output: assessmentOutput,
-    run: async (nature, { subject_id, language }, idempotencyKey) => {
+    run: async (call, { subject_id, language }, idempotencyKey) => {
+      const started = (await call({
+        method: 'POST',
+        path: pathOf`/v1/nature/subjects/${subject_id}/assessments`,
+        body: language === undefined ? {} : { language },
+        idempotencyKey,
+      })) as Record<string, unknown>;
       // The client secret is for the person's browser page; an agent never needs it, and its context is no place for it.
-      const { client_secret: _secret, ...assessment } = await nature.assessments.start(
-        subject_id,
-        language === undefined ? {} : { language },
-        {
-          idempotencyKey,
-        },
-      );
+      const { client_secret: _secret, ...assessment } = started;
       return assessment;
     },
   }),
@@ -168,7 +168,7 @@ export const tools: readonly NatureTool[] = [
       data: z.array(z.object({ id: z.string(), text: z.string() }).loose()),
       scale: z.object({ labels: z.array(z.object({ value: z.number(), label: z.string() })) }).loose(),
     },
-    run: (nature, { language }) => nature.items.list(language === undefined ? {} : { language }),
+    run: (call, { language }) => call({ method: 'GET', path: '/v1/nature/items', query: { language } }),
   }),
   tool({
     name: 'submit_responses',
@@ -188,8 +188,13 @@ export const tools: readonly NatureTool[] = [
         .describe('The answers of this batch.'),
     },
     output: assessmentOutput,
-    run: (nature, { subject_id, assessment_id, responses }, idempotencyKey) =>
-      nature.assessments.submit(subject_id, assessment_id, { responses }, { idempotencyKey }),
+    run: (call, { subject_id, assessment_id, responses }, idempotencyKey) =>
+      call({
+        method: 'PATCH',
+        path: pathOf`/v1/nature/subjects/${subject_id}/assessments/${assessment_id}`,
+        body: { responses },
+        idempotencyKey,
+      }),
   }),
   tool({
     name: 'get_assessment',
@@ -200,7 +205,8 @@ export const tools: readonly NatureTool[] = [
     annotations: READ,
     input: { subject_id: subjectId, assessment_id: assessmentId },
     output: assessmentOutput,
-    run: (nature, { subject_id, assessment_id }) => nature.assessments.get(subject_id, assessment_id),
+    run: (call, { subject_id, assessment_id }) =>
+      call({ method: 'GET', path: pathOf`/v1/nature/subjects/${subject_id}/assessments/${assessment_id}` }),
   }),
   tool({
     name: 'get_profile',
@@ -215,9 +221,9 @@ export const tools: readonly NatureTool[] = [
       subject_id: subjectId.optional().describe("A subject id (sub_…), for the subject's latest profile."),
     },
     output: profileOutput,
-    run: (nature, { profile_id, subject_id }) => {
-      if (profile_id !== undefined) return nature.profiles.get(profile_id);
-      if (subject_id !== undefined) return nature.profiles.latest(subject_id);
+    run: (call, { profile_id, subject_id }) => {
+      if (profile_id !== undefined) return call({ method: 'GET', path: pathOf`/v1/nature/profiles/${profile_id}` });
+      if (subject_id !== undefined) return call({ method: 'GET', path: pathOf`/v1/nature/subjects/${subject_id}/profile` });
       return Promise.reject(new ToolInputError('Give profile_id, or subject_id for the latest profile.'));
     },
   }),
@@ -234,13 +240,7 @@ export const tools: readonly NatureTool[] = [
       starting_after: z.string().optional().describe('The id of the last event of the page before.'),
     },
     output: { object: z.literal('list'), data: z.array(z.object({ id: z.string(), type: z.string() }).loose()), has_more: z.boolean() },
-    run: async (nature, { limit, starting_after }) => {
-      const page = await nature.events.list({
-        ...(limit !== undefined && { limit }),
-        ...(starting_after !== undefined && { starting_after }),
-      });
-      return page;
-    },
+    run: (call, { limit, starting_after }) => call({ method: 'GET', path: '/v1/nature/events', query: { limit, starting_after } }),
   }),
   tool({
     name: 'erase_subject',
@@ -252,6 +252,6 @@ export const tools: readonly NatureTool[] = [
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     input: { subject_id: subjectId },
     output: { id: z.string(), object: z.literal('subject'), deleted: z.literal(true) },
-    run: (nature, { subject_id }) => nature.subjects.erase(subject_id),
+    run: (call, { subject_id }) => call({ method: 'DELETE', path: pathOf`/v1/nature/subjects/${subject_id}` }),
   }),
 ];

@@ -2,7 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { injectFetch } from '../../src/mcp/inject-fetch.js';
+import { injectFetch } from '../support/inject-fetch.js';
 import { openTestApp, type TestApp } from '../support/test-app.js';
 
 describe('the MCP endpoint under the operator’s settings', () => {

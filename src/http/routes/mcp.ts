@@ -1,7 +1,6 @@
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { createNatureClient } from '@nature-profile/client';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { injectFetch } from '../../mcp/inject-fetch.js';
+import { injectApi } from '../../mcp/api-call.js';
 import { natureMcpServer } from '../../mcp/server.js';
 import { ProblemError } from '../problem.js';
 
@@ -10,7 +9,7 @@ export interface McpSettings {
   liveKeys: boolean;
 }
 
-/** Where the tools' API calls go: this process, whatever address the MCP request came to. */
+/** The URL the SDK's web-standard transport is given: only its path is read. */
 const IN_PROCESS = 'http://in-process.invalid';
 
 /** The request as the SDK's web-standard transport takes it: its headers and the body fastify has parsed. */
@@ -27,7 +26,6 @@ function webRequest(request: FastifyRequest): Request {
  * tools call the public API in process with that same key. Scopes decide what is listed; the API decides every call.
  */
 export function registerMcpRoute(app: FastifyInstance, { liveKeys }: McpSettings): void {
-  const fetch = injectFetch(app);
   app.post(
     '/v1/mcp',
     {
@@ -44,11 +42,9 @@ export function registerMcpRoute(app: FastifyInstance, { liveKeys }: McpSettings
           'Live keys may not be used over MCP on this server: use a test_ key, or ask the operator to set NATURE_MCP_LIVE_KEYS=allow.',
         );
       }
-      // The auth hook has read this header and found the key.
-      const apiKey = request.headers.authorization!.replace(/^bearer +/i, '');
-      // No retries: a refusal (a 429 included) goes back to the model at once, which decides what to do.
-      const nature = createNatureClient({ apiKey, baseUrl: IN_PROCESS, fetch, retries: { maxRetries: 0 } });
-      const server = natureMcpServer(nature, request.apiKey);
+      // The auth hook has read this header and found the key: the tools call the API with it, in this process. A
+      // refusal (a 429 included) goes back to the model at once, which decides what to do.
+      const server = natureMcpServer(injectApi(app, request.headers.authorization!), request.apiKey);
       const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       await server.connect(transport);
       try {

@@ -1,10 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 
-/**
- * A fetch that sends each request to this process's own routes (fastify's inject) instead of over the network: the
- * MCP endpoint's tools go through the public API in process, so every rule of a REST call (key, scope, validation,
- * idempotency, rate limit, audit) holds for them unchanged.
- */
+/** A fetch that sends each request to a test app's routes (fastify's inject) instead of over the network. */
 export function injectFetch(app: FastifyInstance): (request: Request) => Promise<Response> {
   return async (request) => {
     const url = new URL(request.url);
