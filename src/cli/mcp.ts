@@ -1,6 +1,6 @@
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { isJSONRPCRequest, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { isJSONRPCRequest, isJSONRPCResultResponse, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { Command } from 'commander';
 import { type ApiOptions, apiTarget, userAgent, withApiOptions } from './api-access.js';
 
@@ -53,17 +53,27 @@ export function mcpCommand(env: NodeJS.ProcessEnv, stderr: NodeJS.WritableStream
     const closed = new Promise<void>((resolve) => {
       local.onclose = resolve;
     });
-    // The transport listens for data only: the agent closing our stdin is the end of the session.
-    process.stdin.once('end', () => void local.close());
+    // Messages on their way to the server: their answers are written before the relay ends.
+    const inFlight = new Set<Promise<void>>();
+    // The transport listens for data only: the agent closing our stdin is the end of the session, once all is answered.
+    process.stdin.once('end', () => void Promise.allSettled(inFlight).then(() => local.close()));
     local.onmessage = (message: JSONRPCMessage) => {
-      remote.send(message).catch(async (error: unknown) => {
+      const relayed = remote.send(message).catch(async (error: unknown) => {
         const why = refusal(error, endpoint);
         // A refused request gets its answer, so the agent shows why instead of waiting; a notification has none, so it is said on stderr.
         if (isJSONRPCRequest(message)) await local.send({ jsonrpc: '2.0', id: message.id, error: { code: SERVER_ERROR, message: why } });
         else stderr.write(`nature mcp: ${why}\n`);
       });
+      inFlight.add(relayed);
+      void relayed.finally(() => inFlight.delete(relayed));
     };
-    remote.onmessage = (message) => void local.send(message);
+    remote.onmessage = (message) => {
+      // The version the agent and server agreed on goes with every later request (MCP-Protocol-Version), as the protocol asks.
+      if (isJSONRPCResultResponse(message) && typeof message.result.protocolVersion === 'string') {
+        remote.setProtocolVersion(message.result.protocolVersion);
+      }
+      void local.send(message);
+    };
     await remote.start();
     await local.start();
     await closed;

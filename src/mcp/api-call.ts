@@ -23,16 +23,26 @@ export class ApiRefusal extends Error {
     readonly status: number,
     readonly problem: Problem,
   ) {
-    super(`The Nature Profile API answered ${status} ${problem.code}: ${problem.detail}`);
+    // The fields a validation failure names, in the one line a client may show alone.
+    const fields = Array.isArray(problem.errors) ? problem.errors.map((error: { message?: unknown }) => ` ${String(error.message)}`).join('') : '';
+    super(`The Nature Profile API answered ${status} ${problem.code}: ${problem.detail}${fields}`);
   }
 }
 
 /** Resolves with a 2xx answer's body (JSON parsed, anything else as text), or rejects with an ApiRefusal. */
 export type CallApi = (request: ApiRequest) => Promise<unknown>;
 
-/** `/v1/nature/subjects/{id}`: each id encoded, as a path segment. */
-export const pathOf = (strings: TemplateStringsArray, ...ids: string[]) =>
-  strings.reduce((path, part, index) => path + part + (index < ids.length ? encodeURIComponent(ids[index]!) : ''), '');
+/** Arguments a call cannot be made with (an id that is no id, say): told to the model, never sent. */
+export class InputError extends Error {}
+
+/** What an id of the API is made of (sub_…, asm_…, prf_…, evt_…): nothing that could be a path's "." or "..". */
+const ID = /^[a-z]{3}_[0-9A-Za-z]+$/;
+
+/** `/v1/nature/subjects/{id}`, each id checked to be one, so no argument can walk the path elsewhere. */
+export function pathOf(strings: TemplateStringsArray, ...ids: string[]): string {
+  for (const id of ids) if (!ID.test(id)) throw new InputError(`${JSON.stringify(id)} is not an id of the API (such as sub_01M7…).`);
+  return strings.reduce((path, part, index) => path + part + (ids[index] ?? ''), '');
+}
 
 /**
  * The public API in this process (fastify's inject), with the caller's own Authorization header: every rule of a
@@ -57,6 +67,10 @@ export function injectApi(app: FastifyInstance, authorization: string): CallApi 
     const json = /\bjson\b/.test(String(answer.headers['content-type']));
     const parsed: unknown = json ? answer.json() : answer.body;
     if (answer.statusCode >= 200 && answer.statusCode < 300) return parsed;
-    throw new ApiRefusal(answer.statusCode, parsed as Problem);
+    const isProblem = json && typeof (parsed as Problem).code === 'string' && typeof (parsed as Problem).detail === 'string';
+    throw new ApiRefusal(
+      answer.statusCode,
+      isProblem ? (parsed as Problem) : { code: 'unexpected_response', detail: answer.body.slice(0, 500) },
+    );
   };
 }

@@ -4,12 +4,13 @@ import { z } from 'zod';
 import type { Scope } from '../domain/api-keys.js';
 import { banks } from '../scoring/item-bank.js';
 import { type Language, languages } from '../scoring/languages.js';
-import { type CallApi, pathOf } from './api-call.js';
+import { type CallApi, InputError, pathOf } from './api-call.js';
+import { asProtocolError } from './tool-results.js';
 
-/** A prompt as the server offers it: registered only for a key with the scope its tools need. */
+/** A prompt as the server offers it: registered only for a key with the scopes its tools need. */
 export interface NaturePrompt {
   name: string;
-  scope: Scope;
+  scopes: readonly Scope[];
   register(server: McpServer, call: CallApi): void;
 }
 
@@ -55,14 +56,14 @@ async function profileOf(call: CallApi, args: { profile_id?: string | undefined;
   if (args.profile_id) return (await call({ method: 'GET', path: pathOf`/v1/nature/profiles/${args.profile_id}` })) as { id: string };
   if (args.subject_id)
     return (await call({ method: 'GET', path: pathOf`/v1/nature/subjects/${args.subject_id}/profile` })) as { id: string };
-  throw new Error('Give profile_id, or subject_id for the latest profile.');
+  throw new InputError('Give profile_id, or subject_id for the latest profile.');
 }
 
 export const prompts: readonly NaturePrompt[] = [
   {
     name: 'administer_assessment',
-    // It starts an assessment and sends answers: a read-only key could not follow it.
-    scope: 'nature:write',
+    // It starts an assessment and sends answers, and reads the bank, the assessment and the profile.
+    scopes: ['nature:read', 'nature:write'],
     register(server) {
       server.registerPrompt(
         'administer_assessment',
@@ -82,7 +83,7 @@ export const prompts: readonly NaturePrompt[] = [
   },
   {
     name: 'explain_profile',
-    scope: 'nature:read',
+    scopes: ['nature:read'],
     register(server, call) {
       server.registerPrompt(
         'explain_profile',
@@ -95,7 +96,9 @@ export const prompts: readonly NaturePrompt[] = [
           },
         },
         async (args): Promise<GetPromptResult> => {
-          const profile = await profileOf(call, args);
+          const profile = await profileOf(call, args).catch((error: unknown) => {
+            throw asProtocolError(error);
+          });
           return {
             messages: [
               {

@@ -3,11 +3,12 @@ import type { ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Scope } from '../domain/api-keys.js';
 import { languages } from '../scoring/languages.js';
 import { type CallApi, pathOf } from './api-call.js';
+import { asProtocolError } from './tool-results.js';
 
-/** A resource template as the server offers it: registered only for a key that has its scope (all read). */
+/** A resource template as the server offers it: registered only for a key that has its scopes (all read). */
 export interface NatureResource {
   name: string;
-  scope: Scope;
+  scopes: readonly Scope[];
   register(server: McpServer, call: CallApi): void;
 }
 
@@ -16,10 +17,14 @@ const JSON_TYPE = 'application/json';
 /** One variable of a URI template, as the SDK hands it (a list where the template allows several). */
 const one = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value) ?? '';
 
-/** What the API answered, as the resource's one content; a refusal is thrown, its words (status, code, detail) the error a client shows. */
+/** What the API answered, as the resource's one content; a refusal as the protocol's error, with the API's problem. */
 async function read(uri: URL, mimeType: string, fetch: () => Promise<unknown>): Promise<ReadResourceResult> {
-  const body = await fetch();
-  return { contents: [{ uri: uri.href, mimeType, text: typeof body === 'string' ? body : JSON.stringify(body, null, 2) }] };
+  try {
+    const body = await fetch();
+    return { contents: [{ uri: uri.href, mimeType, text: typeof body === 'string' ? body : JSON.stringify(body, null, 2) }] };
+  } catch (error) {
+    throw asProtocolError(error);
+  }
 }
 
 function template(spec: {
@@ -33,7 +38,7 @@ function template(spec: {
 }): NatureResource {
   return {
     name: spec.name,
-    scope: 'nature:read',
+    scopes: ['nature:read'],
     register(server, call) {
       const list = spec.list;
       server.registerResource(

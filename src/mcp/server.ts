@@ -1,7 +1,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import packageJson from '../../package.json' with { type: 'json' };
-import type { ApiKeyRecord } from '../domain/api-keys.js';
+import type { ApiKeyRecord, Scope } from '../domain/api-keys.js';
 import type { CallApi } from './api-call.js';
 import { prompts } from './prompts.js';
 import { resources } from './resources.js';
@@ -23,8 +23,9 @@ export function natureMcpServer(call: CallApi, key: Pick<ApiKeyRecord, 'id' | 's
   const { scopes } = key;
   const server = new McpServer(
     { name: 'nature-profile-api', title: 'Nature Profile API', version: packageJson.version },
-    { instructions: INSTRUCTIONS, capabilities: { tools: { listChanged: false } } },
+    { instructions: INSTRUCTIONS },
   );
+  server.server.registerCapabilities({ tools: {} });
   const listed = tools.filter((tool) => scopes.includes(tool.scope));
   server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listed.map((tool) => tool.definition) }));
   server.server.setRequestHandler(CallToolRequestSchema, async ({ params }) => {
@@ -37,8 +38,16 @@ export function natureMcpServer(call: CallApi, key: Pick<ApiKeyRecord, 'id' | 's
     }
     return tool.call({ call, keyId: key.id }, params.arguments ?? {});
   });
-  for (const part of [...resources, ...prompts]) {
-    if (scopes.includes(part.scope)) part.register(server, call);
-  }
+  const allowed = <Part extends { scopes: readonly Scope[] }>(parts: readonly Part[]) =>
+    parts.filter((part) => part.scopes.every((scope) => scopes.includes(scope)));
+  const [offeredResources, offeredPrompts] = [allowed(resources), allowed(prompts)];
+  for (const part of [...offeredResources, ...offeredPrompts]) part.register(server, call);
+  // Stateless: this server lives for one request and never tells of a change, whatever the SDK assumed on registering.
+  const unchanging = { listChanged: false };
+  server.server.registerCapabilities({
+    tools: unchanging,
+    ...(offeredResources.length > 0 && { resources: unchanging }),
+    ...(offeredPrompts.length > 0 && { prompts: unchanging }),
+  });
   return server;
 }

@@ -1,9 +1,9 @@
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { type CallToolResult, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
-import { ApiRefusal } from './api-call.js';
+import { ApiRefusal, InputError } from './api-call.js';
 
-/** Arguments the tool's schema lets through but the tool cannot act on: told to the model as a tool error. */
-export class ToolInputError extends Error {}
+/** MCP's code for a resource that does not exist. */
+const RESOURCE_NOT_FOUND = -32002;
 
 /**
  * A tool's answer: the API's body as structured content (and as text, for clients that read only text), or the
@@ -18,7 +18,7 @@ export async function answered(call: () => Promise<unknown>): Promise<CallToolRe
     if (error instanceof ApiRefusal) {
       return { isError: true, content: [{ type: 'text', text: `${error.message}\n${JSON.stringify(error.problem, null, 2)}` }] };
     }
-    if (error instanceof ToolInputError) return { isError: true, content: [{ type: 'text', text: error.message }] };
+    if (error instanceof InputError) return { isError: true, content: [{ type: 'text', text: error.message }] };
     throw error;
   }
 }
@@ -30,4 +30,21 @@ export function inputRefused(tool: string, error: z.ZodError): CallToolResult {
     isError: true,
     content: [{ type: 'text', text: `The arguments of ${tool} do not fit its input schema:\n${problems.join('\n')}` }],
   };
+}
+
+/**
+ * A refusal as the protocol error of a resource read or a prompt: a resource not found (or gone) as such, a bad
+ * argument as invalid params, anything else as an internal error; the API's words in the message and its whole
+ * problem as the error's data, for a client that reads it.
+ */
+export function asProtocolError(error: unknown): unknown {
+  if (error instanceof InputError) return new McpError(ErrorCode.InvalidParams, error.message);
+  if (!(error instanceof ApiRefusal)) return error;
+  const code =
+    error.status === 404 || error.status === 410
+      ? RESOURCE_NOT_FOUND
+      : error.status < 500 && error.status !== 429
+        ? ErrorCode.InvalidParams
+        : ErrorCode.InternalError;
+  return new McpError(code, error.message, error.problem);
 }

@@ -2,9 +2,9 @@ import type { CallToolResult, Tool, ToolAnnotations } from '@modelcontextprotoco
 import { z } from 'zod';
 import type { Scope } from '../domain/api-keys.js';
 import { languages } from '../scoring/languages.js';
-import { type CallApi, pathOf } from './api-call.js';
+import { type CallApi, InputError, pathOf } from './api-call.js';
 import { idempotencyKeyArgument, idempotencyKeyOf } from './idempotency-key.js';
-import { answered, inputRefused, ToolInputError } from './tool-results.js';
+import { answered, inputRefused } from './tool-results.js';
 
 /**
  * A tool: its definition as tools/list shows it (JSON Schemas made from zod), the scope it needs to be listed, and
@@ -38,8 +38,11 @@ interface ToolSpec<Shape extends z.ZodRawShape> {
   keyed?: boolean;
 }
 
-/** A JSON Schema of an object for tools/list: MCP wants `type: "object"` at the top, which zod writes. */
-const objectSchema = (schema: z.ZodType) => z.toJSONSchema(schema, { io: 'input' }) as Tool['inputSchema'];
+/**
+ * A JSON Schema of an object for tools/list: MCP wants `type: "object"` at the top, which zod writes; draft-07, as the
+ * SDK's own servers write them, for clients whose validators know no later draft.
+ */
+const objectSchema = (schema: z.ZodType) => z.toJSONSchema(schema, { io: 'input', target: 'draft-7' }) as Tool['inputSchema'];
 
 function tool<Shape extends z.ZodRawShape>(spec: ToolSpec<Shape>): NatureTool {
   const input = z.strictObject(spec.input);
@@ -59,15 +62,26 @@ function tool<Shape extends z.ZodRawShape>(spec: ToolSpec<Shape>): NatureTool {
       const parsed = withKey.safeParse(args);
       if (!parsed.success) return inputRefused(spec.name, parsed.error);
       const { idempotency_key: given, ...rest } = parsed.data as z.infer<typeof input> & { idempotency_key?: string };
-      return answered(() => spec.run(call, rest as z.infer<typeof input>, idempotencyKeyOf(keyId, given)));
+      // A name the agent gives is one write of this tool on this subject and assessment: "batch-1" of the next
+      // assessment is another write.
+      const { subject_id, assessment_id } = rest as { subject_id?: unknown; assessment_id?: unknown };
+      const target = [spec.name, subject_id, assessment_id].filter((part) => typeof part === 'string').join(' ');
+      return answered(() => spec.run(call, rest as z.infer<typeof input>, idempotencyKeyOf(keyId, target, given)));
     },
   };
 }
 
-const subjectId = z.string().describe('The subject id (sub_…).');
-const assessmentId = z.string().describe('The assessment id (asm_…).');
+/** An id of the API, by its prefix: checked before any call, so no argument reaches a path it should not. */
+const idOf = (prefix: string, description: string) =>
+  z
+    .string()
+    .regex(new RegExp(`^${prefix}_[0-9A-Za-z]+$`), `must be an id starting ${prefix}_`)
+    .describe(description);
+const subjectId = idOf('sub', 'The subject id (sub_…).');
+const assessmentId = idOf('asm', 'The assessment id (asm_…).');
 const language = z.enum(languages);
 const READ: ToolAnnotations = { readOnlyHint: true, openWorldHint: false };
+/** Writes that a second identical call leaves as they are (the API's own rules, or the same values again). */
 const WRITE: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 
 const subjectOutput = { id: z.string(), object: z.literal('subject'), external_subject_id: z.string(), status: z.string() };
@@ -107,7 +121,7 @@ export const tools: readonly NatureTool[] = [
         .optional()
         .describe('Up to 20 string pairs of your own, such as a cohort; no personal data beyond what you need.'),
       consent: z
-        .object({
+        .strictObject({
           text_version: z.string().describe('The version label of the consent text the person was shown.'),
           granted_at: z.string().describe('When they granted it, RFC 3339 UTC (2026-01-31T09:30:00Z).'),
           ui_hash: z.string().describe('sha256: and 64 lowercase hex digits: the hash of the consent interface shown.'),
@@ -135,7 +149,8 @@ export const tools: readonly NatureTool[] = [
       'Starts the 76-item assessment for a subject (POST /v1/nature/subjects/{id}/assessments), in English (en) or French (fr). ' +
       'One open assessment per subject: while one is open this answers assessment_in_progress with its assessment_id, which you can go on with.',
     scope: 'nature:write',
-    annotations: WRITE,
+    // A second start after the first is completed starts another assessment.
+    annotations: { ...WRITE, idempotentHint: false },
     input: {
       subject_id: subjectId,
       language: language.optional().describe('The language of the items, labels and narratives: en (default) or fr.'),
@@ -184,7 +199,17 @@ export const tools: readonly NatureTool[] = [
       subject_id: subjectId,
       assessment_id: assessmentId,
       responses: z
-        .array(z.object({ item_id: z.string().describe('mn_001..mn_076'), value: z.number().int().describe('1..5, from the scale') }))
+        .array(
+          z.strictObject({
+            item_id: z.string().describe('mn_001..mn_076'),
+            value: z.number().int().describe('1..5, from the scale'),
+            answered_at: z
+              .string()
+              .optional()
+              .describe('When the person answered, RFC 3339 (optional; for the answer-quality indicators).'),
+            response_time_ms: z.number().int().optional().describe('How long the person took on the item, in ms (optional).'),
+          }),
+        )
         .describe('The answers of this batch.'),
     },
     output: assessmentOutput,
@@ -217,14 +242,14 @@ export const tools: readonly NatureTool[] = [
     scope: 'nature:read',
     annotations: READ,
     input: {
-      profile_id: z.string().optional().describe('The profile id (prf_…).'),
+      profile_id: idOf('prf', 'The profile id (prf_…).').optional(),
       subject_id: subjectId.optional().describe("A subject id (sub_…), for the subject's latest profile."),
     },
     output: profileOutput,
     run: (call, { profile_id, subject_id }) => {
       if (profile_id !== undefined) return call({ method: 'GET', path: pathOf`/v1/nature/profiles/${profile_id}` });
       if (subject_id !== undefined) return call({ method: 'GET', path: pathOf`/v1/nature/subjects/${subject_id}/profile` });
-      return Promise.reject(new ToolInputError('Give profile_id, or subject_id for the latest profile.'));
+      return Promise.reject(new InputError('Give profile_id, or subject_id for the latest profile.'));
     },
   }),
   tool({
@@ -236,8 +261,8 @@ export const tools: readonly NatureTool[] = [
     scope: 'nature:read',
     annotations: READ,
     input: {
-      limit: z.number().int().optional().describe('1..100 (default 10).'),
-      starting_after: z.string().optional().describe('The id of the last event of the page before.'),
+      limit: z.number().int().min(1).max(100).optional().describe('1..100 (default 10).'),
+      starting_after: idOf('evt', 'The id of the last event of the page before.').optional(),
     },
     output: { object: z.literal('list'), data: z.array(z.object({ id: z.string(), type: z.string() }).loose()), has_more: z.boolean() },
     run: (call, { limit, starting_after }) => call({ method: 'GET', path: '/v1/nature/events', query: { limit, starting_after } }),

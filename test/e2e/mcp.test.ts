@@ -1,8 +1,9 @@
+import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { type CallToolResult, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { items } from '../../src/scoring/item-bank.js';
 import { keyCreateArgs, runCliInProcess } from '../support/cli.js';
@@ -42,6 +43,7 @@ describe('the MCP server, with the SDK’s own client, against the server proces
   let readOnly: string;
   let live: string;
   let otherWriter: string;
+  let writeOnly: string;
   const clients: Client[] = [];
 
   const mint = async (args: string[]) => JSON.parse((await runCliInProcess(args, { NATURE_DATA_DIR: dir.path })).stdout).key as string;
@@ -53,6 +55,7 @@ describe('the MCP server, with the SDK’s own client, against the server proces
     readOnly = await mint(['keys', 'create', '--env', 'test', '--type', 'sk', '--scope', 'nature:read', '--name', 'reader', '--json']);
     live = await mint(keyCreateArgs('live', 'live agent'));
     otherWriter = await mint(keyCreateArgs('test', 'another agent'));
+    writeOnly = await mint(['keys', 'create', '--env', 'test', '--type', 'sk', '--scope', 'nature:write', '--name', 'writer', '--json']);
   }, 60_000);
   afterAll(async () => {
     for (const client of clients) await client.close();
@@ -116,6 +119,7 @@ describe('the MCP server, with the SDK’s own client, against the server proces
         }),
       );
       expect(subject).toMatchObject({ object: 'subject', status: 'active' });
+      expect(structured(await agent.callTool({ name: 'get_subject', arguments: { subject_id: subject.id } }))).toEqual(subject);
       const assessment = structured(
         await agent.callTool({ name: 'start_assessment', arguments: { subject_id: subject.id, language: 'fr' } }),
       );
@@ -204,6 +208,10 @@ describe('the MCP server, with the SDK’s own client, against the server proces
       expect(read.responses_received).toBe(0);
       // Arguments outside the tool's own schema are refused before any call, each named.
       expect(refusal(await agent.callTool({ name: 'get_subject', arguments: {} }))).toMatch(/subject_id/);
+      // An id is checked to be one before any call: ".." never walks the API's paths.
+      expect(refusal(await agent.callTool({ name: 'get_profile', arguments: { subject_id: '..' } }))).toMatch(
+        /subject_id: must be an id starting sub_/,
+      );
     });
 
     it('writes once when a tool call is retried with its idempotency_key: the same subject, answered the same, one stored', async () => {
@@ -231,6 +239,34 @@ describe('the MCP server, with the SDK’s own client, against the server proces
         }),
       );
       expect(theirs.id).not.toBe(first.id);
+    });
+
+    it("keeps a batch's idempotency_key to its assessment: the next assessment's batch-1 is another write", async () => {
+      const agent = await connect(readWrite);
+      const subject = structured(
+        await agent.callTool({
+          name: 'create_subject',
+          arguments: { external_subject_id: `mcp-${crypto.randomUUID()}`, consent: consent() },
+        }),
+      );
+      const batch = (assessmentId: string, value: number) =>
+        agent.callTool({
+          name: 'submit_responses',
+          arguments: {
+            subject_id: subject.id,
+            assessment_id: assessmentId,
+            responses: [{ item_id: 'mn_001', value }],
+            idempotency_key: 'batch-1',
+          },
+        });
+      const first = structured(await agent.callTool({ name: 'start_assessment', arguments: { subject_id: subject.id } }));
+      expect(structured(await batch(first.id, 2)).responses_received).toBe(1);
+      // Sent again after a lost answer: written once, answered the same.
+      expect(structured(await batch(first.id, 2)).responses_received).toBe(1);
+      expect((await callServer(server, readWrite, 'DELETE', `/v1/nature/subjects/${subject.id}/assessments/${first.id}`)).status).toBe(200);
+      const second = structured(await agent.callTool({ name: 'start_assessment', arguments: { subject_id: subject.id } }));
+      expect(second.id).not.toBe(first.id);
+      expect(structured(await batch(second.id, 5)).responses_received).toBe(1);
     });
 
     it('refuses a live key unless the operator allows live keys over MCP', async () => {
@@ -287,12 +323,67 @@ describe('the MCP server, with the SDK’s own client, against the server proces
     expect((await reader.listPrompts()).prompts.map((prompt) => prompt.name)).toEqual(['explain_profile']);
   });
 
+  it('says what each key may do: write tools only for a write-only key, no resources or prompts it could not follow; nothing it would change later', async () => {
+    const writer = await overHttp(writeOnly);
+    expect((await writer.listTools()).tools.map((tool) => tool.name).sort()).toEqual(WRITE_TOOLS);
+    const capabilities = writer.getServerCapabilities()!;
+    expect(capabilities.tools).toEqual({ listChanged: false });
+    expect(capabilities.resources).toBeUndefined();
+    expect(capabilities.prompts).toBeUndefined();
+    const full = (await overHttp(readWrite)).getServerCapabilities()!;
+    expect([full.tools, full.resources, full.prompts]).toEqual([{ listChanged: false }, { listChanged: false }, { listChanged: false }]);
+  });
+
+  it("gives a resource the API refuses as the protocol's error, with the API's words and problem", async () => {
+    const agent = await overHttp(readWrite);
+    const missing = await agent.readResource({ uri: 'nature://profiles/prf_01M7ZRVYPSC40AR17Y7WS0FTK0' }).catch((error: unknown) => error);
+    expect(missing).toBeInstanceOf(McpError);
+    expect(missing).toMatchObject({ code: -32002, data: { code: 'profile_not_found' } });
+    expect((missing as McpError).message).toMatch(/answered 404 profile_not_found/);
+    const language = await agent.readResource({ uri: 'nature://items/de' }).catch((error: unknown) => error);
+    expect(language).toMatchObject({ code: -32602, data: { code: 'validation_failed' } });
+    expect((language as McpError).message).toMatch(/`language` must be one of: en, fr/);
+  });
+
   describe('nature mcp, the process', () => {
     it('ends by itself with status 0 when the agent closes its stdin, having written nothing', async () => {
       // spawnFromSource gives the process no stdin: it ends at once.
       const { exited, output } = spawnFromSource(['src/cli/main.ts', 'mcp', '--base-url', server.url], { NATURE_API_KEY: readWrite });
       expect(await exited).toBe(0);
       expect(output()).toBe('');
+    });
+
+    it('answers every request already sent before it ends, when the agent writes its messages and closes stdin at once', async () => {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'mcp', '--base-url', server.url], {
+        cwd: root,
+        env: { ...(envOutsideNpm as Record<string, string>), NATURE_API_KEY: readOnly },
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      child.stdout.on('data', (chunk) => (stdout += chunk));
+      const exited = new Promise<number | null>((resolve) => child.once('close', resolve));
+      const message = (body: object) => `${JSON.stringify({ jsonrpc: '2.0', ...body })}\n`;
+      child.stdin.end(
+        message({
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'pipe', version: '1' } },
+        }) +
+          message({ method: 'notifications/initialized' }) +
+          message({ id: 2, method: 'tools/list' }),
+      );
+      expect(await exited).toBe(0);
+      const answers = stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line));
+      expect(answers.map((answer) => answer.id).sort()).toEqual([1, 2]);
+      expect(
+        answers
+          .find((answer) => answer.id === 2)
+          .result.tools.map((tool: { name: string }) => tool.name)
+          .sort(),
+      ).toEqual(READ_TOOLS);
     });
 
     it('answers the agent with why when the server cannot be reached, naming the address under the base URL’s path', async () => {
