@@ -24,7 +24,9 @@ export class ApiRefusal extends Error {
     readonly problem: Problem,
   ) {
     // The fields a validation failure names, in the one line a client may show alone.
-    const fields = Array.isArray(problem.errors) ? problem.errors.map((error: { message?: unknown }) => ` ${String(error.message)}`).join('') : '';
+    const fields = Array.isArray(problem.errors)
+      ? problem.errors.map((error: { message?: unknown }) => ` ${String(error.message)}`).join('')
+      : '';
     super(`The Nature Profile API answered ${status} ${problem.code}: ${problem.detail}${fields}`);
   }
 }
