@@ -21,6 +21,9 @@ const consent = () => ({
   ui_hash: `sha256:${'ab'.repeat(32)}`,
 });
 
+/** create_subject's arguments for a new person. */
+const newSubject = () => ({ name: 'create_subject', arguments: { external_subject_id: `mcp-${crypto.randomUUID()}`, consent: consent() } });
+
 /** A tool's structured answer, once it succeeded. */
 function structured(result: unknown): Record<string, any> {
   const call = result as CallToolResult;
@@ -112,12 +115,7 @@ describe('the MCP server, with the SDK’s own client, against the server proces
       const agent = await connect(readWrite);
       // Listed first, as an agent does: the client then checks every answer against the tool's output schema.
       expect((await agent.listTools()).tools).toHaveLength(9);
-      const subject = structured(
-        await agent.callTool({
-          name: 'create_subject',
-          arguments: { external_subject_id: `mcp-${crypto.randomUUID()}`, consent: consent() },
-        }),
-      );
+      const subject = structured(await agent.callTool(newSubject()));
       expect(subject).toMatchObject({ object: 'subject', status: 'active' });
       expect(structured(await agent.callTool({ name: 'get_subject', arguments: { subject_id: subject.id } }))).toEqual(subject);
       const assessment = structured(
@@ -167,12 +165,7 @@ describe('the MCP server, with the SDK’s own client, against the server proces
     it('gives a scope violation back as a tool error with the API’s code, and writes nothing', async () => {
       const reader = await connect(readOnly);
       const before = (await callServer(server, readWrite, 'GET', '/v1/nature/subjects?limit=100')).body.data.length;
-      const text = refusal(
-        await reader.callTool({
-          name: 'create_subject',
-          arguments: { external_subject_id: `mcp-${crypto.randomUUID()}`, consent: consent() },
-        }),
-      );
+      const text = refusal(await reader.callTool(newSubject()));
       expect(text).toMatch(/^The Nature Profile API answered 403 insufficient_scope: This operation needs the nature:write scope/);
       expect(JSON.parse(text.slice(text.indexOf('\n') + 1))).toMatchObject({ code: 'insufficient_scope', required_scope: 'nature:write' });
       expect((await callServer(server, readWrite, 'GET', '/v1/nature/subjects?limit=100')).body.data.length).toBe(before);
@@ -180,12 +173,7 @@ describe('the MCP server, with the SDK’s own client, against the server proces
 
     it('gives the API’s validation errors back as a tool error naming each bad entry, and stores nothing of the batch', async () => {
       const agent = await connect(readWrite);
-      const subject = structured(
-        await agent.callTool({
-          name: 'create_subject',
-          arguments: { external_subject_id: `mcp-${crypto.randomUUID()}`, consent: consent() },
-        }),
-      );
+      const subject = structured(await agent.callTool(newSubject()));
       const assessment = structured(await agent.callTool({ name: 'start_assessment', arguments: { subject_id: subject.id } }));
       const text = refusal(
         await agent.callTool({
@@ -243,12 +231,7 @@ describe('the MCP server, with the SDK’s own client, against the server proces
 
     it("keeps a batch's idempotency_key to its assessment: the next assessment's batch-1 is another write", async () => {
       const agent = await connect(readWrite);
-      const subject = structured(
-        await agent.callTool({
-          name: 'create_subject',
-          arguments: { external_subject_id: `mcp-${crypto.randomUUID()}`, consent: consent() },
-        }),
-      );
+      const subject = structured(await agent.callTool(newSubject()));
       const batch = (assessmentId: string, value: number) =>
         agent.callTool({
           name: 'submit_responses',
@@ -287,12 +270,7 @@ describe('the MCP server, with the SDK’s own client, against the server proces
     const bank = JSON.parse(((await agent.readResource({ uri: 'nature://items/fr' })).contents[0] as { text: string }).text);
     expect(bank.data[0].text).not.toBe(items[0]!.text);
 
-    const subject = structured(
-      await agent.callTool({
-        name: 'create_subject',
-        arguments: { external_subject_id: `mcp-${crypto.randomUUID()}`, consent: consent() },
-      }),
-    );
+    const subject = structured(await agent.callTool(newSubject()));
     const assessment = structured(await agent.callTool({ name: 'start_assessment', arguments: { subject_id: subject.id } }));
     await agent.callTool({
       name: 'submit_responses',
