@@ -54,10 +54,7 @@ const ASCENT = 0.928;
 const DESCENT = 0.236;
 const baseline = (top: number, style: TextStyle) => top + (style.line - (ASCENT + DESCENT) * style.size) / 2 + ASCENT * style.size;
 
-const families: readonly { family: Family; constructs: readonly Construct[] }[] = [
-  { family: 'natures', constructs: natures },
-  { family: 'intelligences', constructs: intelligences },
-];
+const families: readonly Family[] = ['natures', 'intelligences'];
 
 const valueText = (score: number, band: Band, words: ChartWords) => `${words.number(score, 2)} · ${words.bands[band]}`;
 
@@ -86,18 +83,26 @@ interface Row {
   narrative: string | undefined;
 }
 
-/** A family's rows in the alphabetical order of their labels in the chart's language, so never ranked in any. */
-function rowsOf(profile: ChartedProfile, family: Family, constructs: readonly Construct[], words: ChartWords): Row[] {
+/** Each family's constructs in the alphabetical order of their labels in each language, so never ranked in any: sorted once. */
+function alphabeticalIn(language: Language): Record<Family, readonly Construct[]> {
+  const { compare } = new Intl.Collator(language);
+  const { labels } = chartWords[language];
+  const sorted = (constructs: readonly Construct[]) => [...constructs].sort((a, b) => compare(labels[a], labels[b]));
+  return { natures: sorted(natures), intelligences: sorted(intelligences) };
+}
+const alphabetical: Readonly<Record<Language, Record<Family, readonly Construct[]>>> = {
+  en: alphabeticalIn('en'),
+  fr: alphabeticalIn('fr'),
+};
+
+/** A family's rows, in the alphabetical order of the chart's language. */
+function rowsOf(profile: ChartedProfile, family: Family, words: ChartWords): Row[] {
   const narratives = new Map<string, string>(profile.descriptions[family].map(({ construct, text }) => [construct, text]));
-  const collator = new Intl.Collator(profile.language);
-  return constructs
-    .map((construct) => {
-      const score = profile[family][construct];
-      if (score === undefined || !(score >= 0 && score <= 1))
-        throw new RangeError(`${family}.${construct} is ${score}, not a score of 0..1`);
-      return { construct, label: words.labels[construct], score, band: bandOf(score * 8 + 2), narrative: narratives.get(construct) };
-    })
-    .sort((a, b) => collator.compare(a.label, b.label));
+  return alphabetical[profile.language][family].map((construct) => {
+    const score = profile[family][construct];
+    if (score === undefined || !(score >= 0 && score <= 1)) throw new RangeError(`${family}.${construct} is ${score}, not a score of 0..1`);
+    return { construct, label: words.labels[construct], score, band: bandOf(score * 8 + 2), narrative: narratives.get(construct) };
+  });
 }
 
 /** Where things go at a width: the columns every row shares. */
@@ -277,8 +282,8 @@ export function renderProfileChart(profile: ChartedProfile, { theme, width }: Ch
   const { pad, inner } = geometry;
   const lead = paragraph(words.lead, pad, pad + TITLE.line, inner, LEAD, palette.muted);
   let y = pad + TITLE.line + lead.height + GAP.panel;
-  const panels = families.map(({ family, constructs }) => {
-    const drawn = panel(family, rowsOf(profile, family, constructs, words), geometry, y, palette, words);
+  const panels = families.map((family) => {
+    const drawn = panel(family, rowsOf(profile, family, words), geometry, y, palette, words);
     y += drawn.height + GAP.panel;
     return drawn.markup;
   });

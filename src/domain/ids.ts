@@ -20,6 +20,11 @@ function randomFraction(): number {
 
 const ulid = monotonicFactory(randomFraction);
 
+/** What an id of `prefix` is, as newId makes it: the prefix, `_` and a ULID (26 characters of Crockford's base 32). */
+export function idPattern(prefix: string): RegExp {
+  return new RegExp(`^${prefix}_[0-9A-HJKMNP-TV-Z]{26}$`);
+}
+
 /** `prefix_` + a ULID: time-sortable, so ids order lists newest first without another column. */
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${ulid()}`;

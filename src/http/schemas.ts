@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { idPattern } from '../domain/ids.js';
 import { parseInstant, TIMESTAMP_FORMAT } from '../domain/instant.js';
 import { type ProblemCode, problemCodes } from './problem.js';
 
@@ -55,9 +56,7 @@ export const timestamp = z
 
 /** The ids' shape: a prefix and a ULID (26 Crockford base32 characters), for the document only. */
 export function id(prefix: string, example: string, description?: string) {
-  return z
-    .string()
-    .meta({ pattern: `^${prefix}_[0-9A-HJKMNP-TV-Z]{26}$`, examples: [example], ...(description !== undefined && { description }) });
+  return z.string().meta({ pattern: idPattern(prefix).source, examples: [example], ...(description !== undefined && { description }) });
 }
 
 /** Example ids, one per kind, reused across the document's examples so they read as one story. */

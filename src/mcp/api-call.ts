@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { idPattern } from '../domain/ids.js';
 
 /** One call of the public API, as a tool makes it. */
 export interface ApiRequest {
@@ -37,8 +38,8 @@ export type CallApi = (request: ApiRequest) => Promise<unknown>;
 /** Arguments a call cannot be made with (an id that is no id, say): told to the model, never sent. */
 export class InputError extends Error {}
 
-/** What an id of the API is made of (sub_…, asm_…, prf_…, evt_…): nothing that could be a path's "." or "..". */
-const ID = /^[a-z]{3}_[0-9A-Za-z]+$/;
+/** An id of the API of any kind (sub_…, asm_…, prf_…, evt_…): nothing that could be a path's "." or "..". */
+const ID = idPattern('[a-z]{3}');
 
 /** `/v1/nature/subjects/{id}`, each id checked to be one, so no argument can walk the path elsewhere. */
 export function pathOf(strings: TemplateStringsArray, ...ids: string[]): string {

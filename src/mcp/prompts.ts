@@ -14,9 +14,6 @@ export interface NaturePrompt {
   register(server: McpServer, call: CallApi): void;
 }
 
-const languageOf = (value: string | undefined): Language =>
-  (languages as readonly string[]).includes(value ?? '') ? (value as Language) : 'en';
-
 /** How an agent gives the assessment to a person: one statement at a time, as written, on the 1..5 scale, never leading. */
 function administration(subjectId: string, language: Language): string {
   const scale = banks[language].labels.map(({ value, label }) => `${value} = ${label}`).join('; ');
@@ -72,11 +69,11 @@ export const prompts: readonly NaturePrompt[] = [
           description: 'Give the 76-item assessment to a person, one statement at a time on the 1..5 scale, without leading them.',
           argsSchema: {
             subject_id: z.string().describe('The subject id (sub_…) of the person, created with create_subject.'),
-            language: z.string().optional().describe('en (default) or fr.'),
+            language: z.enum(languages).optional().describe('en (default) or fr.'),
           },
         },
         ({ subject_id, language }): GetPromptResult => ({
-          messages: [{ role: 'user', content: { type: 'text', text: administration(subject_id, languageOf(language)) } }],
+          messages: [{ role: 'user', content: { type: 'text', text: administration(subject_id, language ?? 'en') } }],
         }),
       );
     },

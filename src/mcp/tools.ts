@@ -1,6 +1,7 @@
 import type { CallToolResult, Tool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { Scope } from '../domain/api-keys.js';
+import { idPattern } from '../domain/ids.js';
 import { languages } from '../scoring/languages.js';
 import { type CallApi, InputError, pathOf } from './api-call.js';
 import { idempotencyKeyArgument, idempotencyKeyOf } from './idempotency-key.js';
@@ -73,10 +74,7 @@ function tool<Shape extends z.ZodRawShape>(spec: ToolSpec<Shape>): NatureTool {
 
 /** An id of the API, by its prefix: checked before any call, so no argument reaches a path it should not. */
 const idOf = (prefix: string, description: string) =>
-  z
-    .string()
-    .regex(new RegExp(`^${prefix}_[0-9A-Za-z]+$`), `must be an id starting ${prefix}_`)
-    .describe(description);
+  z.string().regex(idPattern(prefix), `must be an id starting ${prefix}_`).describe(description);
 const subjectId = idOf('sub', 'The subject id (sub_…).');
 const assessmentId = idOf('asm', 'The assessment id (asm_…).');
 const language = z.enum(languages);

@@ -293,6 +293,12 @@ describe('the MCP server, with the SDK’s own client, against the server proces
     const instructions = (administer.messages[0]!.content as { text: string }).text;
     expect(instructions).toContain('one at a time');
     expect(instructions).toContain('1 = Ne me ressemble pas du tout');
+    // A language the assessment cannot be given in is refused, not quietly taken for English.
+    await expect(
+      agent.getPrompt({ name: 'administer_assessment', arguments: { subject_id: subject.id, language: 'de' } }),
+    ).rejects.toMatchObject({
+      code: -32602,
+    });
     const explain = await agent.getPrompt({ name: 'explain_profile', arguments: { profile_id: latest.id } });
     expect(JSON.stringify(explain.messages)).toContain(latest.id);
     expect(JSON.stringify(explain.messages)).toMatch(/Never rank/);

@@ -118,6 +118,7 @@ export class NatureAssessment extends HTMLElement {
       assessmentId: attribute('assessment-id'),
       batchSize: parseBatchSize(this.getAttribute('batch-size')),
       languages,
+      language,
     });
   }
 }
@@ -150,6 +151,8 @@ interface SessionConfig {
   batchSize: number;
   /** Where the language comes from, the assessment's aside (known once it is loaded). */
   languages: LanguageSources;
+  /** The language resolved from them at the start. */
+  language: Language;
 }
 
 class Session {
@@ -189,7 +192,7 @@ class Session {
     this.view = view;
     this.assessmentId = config.assessmentId;
     this.languages = config.languages;
-    this.language = resolveLanguage(config.languages);
+    this.language = config.language;
     this.api = createApi({
       ...config,
       fetch: (url, init) => fetch(url, init as RequestInit),
