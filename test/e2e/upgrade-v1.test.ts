@@ -20,6 +20,15 @@ const answered = JSON.parse(readFileSync(new URL('../fixtures/data-v1.answers.js
   { status: number; body: string }
 >;
 const key = 'test_sk_yYTUOTsGCxvPgk6DQGUyzZYgoWpsvSoS9STv0c5n';
+/**
+ * The fixture was written on 2026-11-24 at 08:13 UTC, and what it stored expires (its Idempotency-Key's answer after
+ * 24 hours, its open assessment after 7 days): its servers run on a clock that starts an hour later, on every day.
+ */
+const fixtureClock = {
+  NODE_OPTIONS:
+    `${process.env.NODE_OPTIONS ?? ''} --import=${fileURLToPath(new URL('../support/shifted-clock.mjs', import.meta.url))}`.trim(),
+  NATURE_TEST_NOW: '2026-11-24T09:13:10Z',
+};
 const beta = 'sub_01M869VC4MJGJCFBY0TNKZ85VT';
 const markers = [
   'V1-MARKER-ALPHA',
@@ -64,7 +73,7 @@ async function answersAsBefore(url: string): Promise<void> {
 
 describe('a data directory written before sealed read models and wrapped data keys', () => {
   let dir: ReturnType<typeof tempDir>;
-  const pool = serverPool(() => ({ NATURE_DATA_DIR: dir.path }));
+  const pool = serverPool(() => ({ NATURE_DATA_DIR: dir.path, ...fixtureClock }));
   afterEach(async () => {
     await pool.killAll();
     dir.cleanup();
@@ -84,7 +93,7 @@ describe('a data directory written before sealed read models and wrapped data ke
     const port = await freePort();
     const first = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
       cwd: root,
-      env: { ...process.env, LOG_LEVEL: 'info', NATURE_DATA_DIR: dir.path, PORT: String(port), HOST: '127.0.0.1' },
+      env: { ...process.env, ...fixtureClock, LOG_LEVEL: 'info', NATURE_DATA_DIR: dir.path, PORT: String(port), HOST: '127.0.0.1' },
       stdio: 'ignore',
     });
     const exited = new Promise((resolve) => first.once('exit', resolve));
