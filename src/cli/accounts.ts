@@ -14,7 +14,7 @@ import type { AccountStore } from '../ports/account-store.js';
 import type { DataKeyStore } from '../ports/data-keys.js';
 import { CliError, UsageError } from './errors.js';
 import type { Output } from './keys.js';
-import { printable, table } from './table.js';
+import { table } from './table.js';
 
 export interface AccountStores {
   /** The account's store, beside the API keys; only `users create` may start a new one, every other command needs it to exist. */
@@ -219,7 +219,7 @@ export function applicationsCommand(stores: Pick<AccountStores, 'open'>, output:
           each.status,
           String(each.expected_monthly_completions),
           each.submitted_at,
-          printable(each.organisation),
+          each.organisation,
         ]);
         for (const line of table(['ACCOUNT', 'STATUS', 'COMPLETIONS/MONTH', 'SUBMITTED', 'ORGANISATION'], rows)) output.out(line);
         if (all.length === 0) output.err('nature: no application for production access yet');
@@ -240,13 +240,13 @@ export function applicationsCommand(stores: Pick<AccountStores, 'open'>, output:
         const fields: [string, string][] = [
           ['account_id', shown.account_id],
           ['status', shown.status],
-          ['organisation', printable(shown.organisation)],
-          ['intended_use', printable(shown.intended_use)],
+          ['organisation', shown.organisation],
+          ['intended_use', shown.intended_use],
           ['expected_monthly_completions', String(shown.expected_monthly_completions)],
           ['submitted_by', shown.submitted_by],
           ['submitted_at', shown.submitted_at],
           ['decided_at', shown.decided_at ?? '-'],
-          ['reason', shown.reason === null ? '-' : printable(shown.reason)],
+          ['reason', shown.reason === null ? '-' : shown.reason],
         ];
         for (const line of table(undefined, fields)) output.out(line);
       }),

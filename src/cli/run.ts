@@ -7,6 +7,7 @@ import { KeyRuleError } from '../commands/api-keys.js';
 import { type Config, ConfigError, loadConfig, loadStoreConfig } from '../config.js';
 import { checkDataDir } from '../data-dir.js';
 import { type Environment, environments } from '../domain/api-keys.js';
+import { escapeUnprintable } from '../domain/text.js';
 import {
   openAccountStore,
   openDataKeys,
@@ -218,7 +219,11 @@ const everyCommand = (command: Command): Command[] => [command, ...command.comma
  * exits the process, and prints and reads only through `io`: the operator's process and a test's run alike.
  */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
-  const output: Output = { out: (line) => io.stdout.write(`${line}\n`), err: (line) => io.stderr.write(`${line}\n`) };
+  // Whatever it prints may hold text others typed (names, organisations, ids, metadata): shown escaped, never obeyed.
+  const output: Output = {
+    out: (line) => io.stdout.write(`${escapeUnprintable(line)}\n`),
+    err: (line) => io.stderr.write(`${escapeUnprintable(line)}\n`),
+  };
   // Known before parsing, so that an error in parsing is reported as JSON too.
   const json = argv.includes('--json');
   const { program, loaded } = commandLine(io, output);

@@ -6,10 +6,3 @@ export function table(header: string[] | undefined, rows: string[][]): string[] 
     row.map((cell, column) => (column === row.length - 1 ? cell : cell + ' '.repeat(widths[column]! - [...cell].length))).join('  '),
   );
 }
-
-/**
- * Text someone else typed (an organisation's name from the dashboard), safe to print on the operator's terminal:
- * control and invisible format characters (newlines, escapes, bidi overrides) shown as \u{…} rather than obeyed.
- */
-export const printable = (text: string) =>
-  text.replace(/[\p{Cc}\p{Cf}]/gu, (character) => `\\u{${character.codePointAt(0)!.toString(16)}}`);

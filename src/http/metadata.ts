@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { CONTROL_CHARACTERS, codePoints, hasControlCharacter } from './schemas.js';
+import { firstUnprintable } from '../domain/text.js';
+import { CONTROL_CHARACTERS, codePoints, hasControlCharacter, UNPRINTABLE_KIND } from './schemas.js';
 
 const MAX_KEYS = 50;
 const MAX_KEY_LENGTH = 40;
@@ -35,8 +36,15 @@ export const metadataInput = z
       if (key.length === 0 || codePoints(key) > MAX_KEY_LENGTH) {
         ctx.addIssue({ code: 'custom', path: [key], message: `must have a name of 1 to ${MAX_KEY_LENGTH} characters.` });
       }
+      const unprintable = firstUnprintable(key);
       if (hasControlCharacter(key))
         ctx.addIssue({ code: 'custom', path: [key], message: `must have a name without ${CONTROL_CHARACTERS}.` });
+      else if (unprintable !== undefined)
+        ctx.addIssue({
+          code: 'custom',
+          path: [key],
+          message: `must have a name printable on one line; ${unprintable} is ${UNPRINTABLE_KIND}.`,
+        });
       if (typeof item !== 'string') ctx.addIssue({ code: 'custom', path: [key], message: 'must be a string.' });
       else if (codePoints(item) > MAX_VALUE_LENGTH)
         ctx.addIssue({ code: 'custom', path: [key], message: `must be at most ${MAX_VALUE_LENGTH} characters long.` });

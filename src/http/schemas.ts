@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { idPattern } from '../domain/ids.js';
 import { parseInstant, TIMESTAMP_FORMAT } from '../domain/instant.js';
+import { firstUnprintable } from '../domain/text.js';
 import { type ProblemCode, problemCodes } from './problem.js';
 
 /**
@@ -87,6 +88,22 @@ export function text(min: number, max: number) {
     .refine((value) => !hasControlCharacter(value), `must not contain ${CONTROL_CHARACTERS}.`)
     .meta({ minLength: min, maxLength: max });
 }
+
+/**
+ * A one-line name or identifier of min..max characters: beyond `text`, no format, separator or invisible character
+ * (U+202E, U+2028, U+200B, U+3164, …: domain/text.ts), which would let two values that look alike differ or reorder
+ * what an operator reads where the value is listed.
+ */
+export function line(min: number, max: number) {
+  return text(min, max).superRefine((value, ctx) => {
+    const unprintable = firstUnprintable(value);
+    if (unprintable !== undefined && !hasControlCharacter(value))
+      ctx.addIssue({ code: 'custom', message: `must be printable on one line; ${unprintable} is ${UNPRINTABLE_KIND}.` });
+  });
+}
+
+/** What firstUnprintable finds, besides controls, in the words of a message. */
+export const UNPRINTABLE_KIND = 'a format, separator or invisible character';
 
 /**
  * C0 controls (NUL included), DEL and C1 controls: invisible, they would let two values that look alike differ,

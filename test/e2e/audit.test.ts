@@ -94,6 +94,24 @@ describe('audit of a subject, straight from the log', () => {
     expect(missing.stderr).toContain('no subject sub_01M00000000000000000000000 in production');
   });
 
+  it("prints what callers typed escaped, so a value cannot reorder, split or hide the operator's lines", async () => {
+    // Metadata values are free text (any printable text, and these too); only names and ids must be one printable line.
+    const typed = 'ops\u202Etxt.exe\u2028forged line\u3164';
+    const subject = (await api.call('POST', '/v1/nature/subjects', { ...validSubject(), metadata: { note: typed } })).body;
+    expect(subject.metadata).toEqual({ note: typed });
+
+    const human = await runCliInProcess(['audit', subject.id, '--env', 'test'], { NATURE_DATA_DIR: t.dataDir });
+    expect(human.status, human.stderr).toBe(0);
+    expect(human.stdout).toContain('ops\\u202etxt.exe\\u2028forged line\\u3164');
+    expect(human.stdout).not.toMatch(/[\u202E\u2028\u3164]/);
+    // Every line is an entry of its own, starting with its time: none was split.
+    for (const line of human.stdout.trim().split('\n')) expect(line).toMatch(/^\d{4}-\d\d-\d\dT/);
+    // The JSON is the same JSON: the escapes read back as the characters.
+    const json = await runCliInProcess(['audit', subject.id, '--env', 'test', '--json'], { NATURE_DATA_DIR: t.dataDir });
+    expect(json.stdout).not.toMatch(/[\u202E\u2028\u3164]/);
+    expect(JSON.parse(json.stdout).data[0].data.metadata).toEqual({ note: typed });
+  });
+
   it('shows an assessment that expired at its expiry time, and 404 for an unknown subject; pk keys are refused', async () => {
     const subject = (await api.call('POST', '/v1/nature/subjects', validSubject())).body;
     const assessment = (await api.call('POST', `/v1/nature/subjects/${subject.id}/assessments`)).body;

@@ -328,9 +328,9 @@ describe('nature users and nature applications', () => {
       await submitApplication(accounts(), { ...input, organisation: 'Evil\nacct_default  approved\u202E' }, 'usr_x', new Date());
       const list = await nature(['applications', 'list']);
       expect(list.stdout.trimEnd().split('\n')).toHaveLength(2);
-      expect(list.stdout).toContain('Evil\\u{a}acct_default  approved\\u{202e}');
+      expect(list.stdout).toContain('Evil\\u000aacct_default  approved\\u202e');
       expect((await nature(['applications', 'show', ACCOUNT_ID])).stdout).toMatch(
-        /^organisation +Evil\\u\{a\}acct_default {2}approved\\u\{202e\}$/m,
+        /^organisation +Evil\\u000aacct_default {2}approved\\u202e$/m,
       );
     });
   });

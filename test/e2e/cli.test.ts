@@ -5,6 +5,8 @@ import { MongoDBContainer } from '@testcontainers/mongodb';
 import { MongoClient } from 'mongodb';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { KEYS_DATABASE } from '../../src/adapters/mongodb/key-store.js';
+import { SqliteKeyStore } from '../../src/adapters/sqlite/key-store.js';
+import { mintKey } from '../../src/domain/api-keys.js';
 import { serverTarget } from '../support/backend-servers.js';
 import { expectFailure, runCliInProcess } from '../support/cli.js';
 import { freePort, runCliProcess, runCliWith, runServerToExit, unprivileged } from '../support/processes.js';
@@ -249,10 +251,32 @@ describe('the nature operator command', () => {
     ['blank', '   ', /A name has 1 to 100 characters/],
     ['101 characters', 'x'.repeat(101), /A name has 1 to 100 characters/],
     ['a newline', 'ci\nfake line', /argument 'ci\\nfake line' is invalid\. A name has printable characters only/],
-    ['a bidi override', 'ci\u202Etxt', /A name has printable characters only/],
+    ['a bidi override', 'ci\u202Etxt', /A name has printable characters only, on one line \(U\+202E is not\)/],
+    ['a line separator', 'ci\u2028fake line', /A name has printable characters only, on one line \(U\+2028 is not\)/],
+    ['a paragraph separator', 'ci\u2029fake line', /\(U\+2029 is not\)/],
+    ['only an invisible Hangul filler', '\u3164', /\(U\+3164 is not\)/],
+    ['a zero-width space', 'c\u200Bi', /\(U\+200B is not\)/],
   ])('refuses a name that is %s: exit 2, nothing minted', async (_case, name, message) => {
     expectFailure(await nature([...mintArgs, name]), 2, message);
     expect(existsSync(data)).toBe(false);
+  });
+
+  it('lists a name stored before the rule with its invisible characters escaped: it cannot reorder or hide a line', async () => {
+    expect((await nature([...mintArgs, 'first'])).status).toBe(0);
+    // As a version that took any name but controls would have stored it.
+    const store = new SqliteKeyStore(join(data, 'keys.db'), 'FULL');
+    const { record } = mintKey(
+      { environment: 'test', type: 'sk', scopes: ['nature:read'], name: 'ops\u202Etxt.exe\u2028forged\u3164' },
+      new Date(),
+    );
+    await store.insert(record);
+    await store.close();
+    const list = await nature(['keys', 'list']);
+    expect(list.stdout).toContain('ops\\u202etxt.exe\\u2028forged\\u3164');
+    expect(list.stdout).not.toMatch(/[\u202E\u2028\u3164]/);
+    expect(list.stdout.trimEnd().split('\n')).toHaveLength(3);
+    const json = await nature(['keys', 'list', '--json']);
+    expect(JSON.parse(json.stdout).map((key: { name: string }) => key.name)).toContain('ops\u202Etxt.exe\u2028forged\u3164');
   });
 
   it('keeps a name of 100 characters, trimmed', async () => {

@@ -151,6 +151,39 @@ describe('validation messages name the field in plain words', () => {
     });
   });
 
+  it('refuses ids, labels and metadata names that would not show as themselves on one line, storing nothing', async () => {
+    // A bidi override, the line and paragraph separators, a zero-width space and the Hangul filler: none is a control
+    // character, each would reorder, split or hide what an operator reads where the value is listed.
+    for (const [character, code] of [
+      ['\u202E', 'U+202E'],
+      ['\u2028', 'U+2028'],
+      ['\u2029', 'U+2029'],
+      ['\u200B', 'U+200B'],
+      ['\u3164', 'U+3164'],
+    ]) {
+      expect(
+        await messages(
+          send('POST', '/v1/nature/subjects', {
+            external_subject_id: `emp${character}42`,
+            consent: { ...consent, text_version: `v3${character}` },
+            metadata: { [`role${character}`]: 'kept as typed: a value may hold any printable text' },
+          }),
+        ),
+      ).toEqual({
+        '/external_subject_id': `\`external_subject_id\` must be printable on one line; ${code} is a format, separator or invisible character.`,
+        '/consent/text_version': `\`consent.text_version\` must be printable on one line; ${code} is a format, separator or invisible character.`,
+        // Named as any other key is: with a dot when the name reads as an identifier (U+3164 does), else in brackets.
+        [`/metadata/role${character}`]: expect.stringContaining(
+          `must have a name printable on one line; ${code} is a format, separator or invisible character.`,
+        ),
+      });
+      const listed = (await send('GET', `/v1/nature/subjects?external_subject_id=${encodeURIComponent(`emp${character}42`)}`)).json();
+      expect(listed.data).toEqual([]);
+    }
+    // Accents, other scripts and emoji are printable.
+    expect((await send('POST', '/v1/nature/subjects', { ...validSubject(), external_subject_id: 'Zoë-北京-🙂' })).statusCode).toBe(201);
+  });
+
   it('names unknown fields, query parameters given twice and a malformed header', async () => {
     expect(
       await messages(send('POST', '/v1/nature/subjects', { ...validSubject(), consent: { ...consent, signed: true }, zzz: 1 })),

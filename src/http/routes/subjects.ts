@@ -14,7 +14,7 @@ import { listOf, listPage, listQuery, pageOf } from '../lists.js';
 import { metadataInput, metadataOutput } from '../metadata.js';
 import { openSealed } from '../personal-data.js';
 import { ProblemError } from '../problem.js';
-import { exampleIds, id, instantInput, problems, success, text, timestamp } from '../schemas.js';
+import { exampleIds, id, instantInput, line, problems, success, text, timestamp } from '../schemas.js';
 
 const FUTURE_TOLERANCE_MS = 5 * 60 * 1000;
 
@@ -24,7 +24,7 @@ const exampleMetadata = { cohort: '2026-spring', role: 'analyst' };
 /** Consent as given, its grant no later than a little after now on the app's clock. */
 const consentInput = (clock: () => Date) =>
   z.strictObject({
-    text_version: text(1, 64)
+    text_version: line(1, 64)
       .describe('Version label of the consent text shown to the person.')
       .meta({ examples: ['consent-v3'] }),
     granted_at: instantInput
@@ -42,7 +42,7 @@ const consentInput = (clock: () => Date) =>
 const createSubjectBody = (clock: () => Date) =>
   z
     .strictObject({
-      external_subject_id: text(1, 255)
+      external_subject_id: line(1, 255)
         .describe('Your own identifier for the person; unique per environment.')
         .meta({ examples: ['emp-0042'] }),
       metadata: metadataInput.optional().meta({ examples: [exampleMetadata] }),
