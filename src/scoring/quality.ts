@@ -35,9 +35,13 @@ export interface Quality {
   indicators: Record<IndicatorName, Indicator>;
 }
 
-/** quality-v1's thresholds: constants of the scoring versions that use it (docs/quality.md gives each its source). */
-export const QUALITY_V1 = {
-  version: 'quality-v1',
+/**
+ * The indicators' thresholds: constants of the scoring versions that use them (docs/quality.md gives each its source).
+ * quality-v2 is quality-v1 with `tooFastMinTimed`: v1 judged too_fast_share from any number of timed items, so one
+ * fast answer among one timed one flagged a whole profile.
+ */
+export const QUALITY = {
+  version: 'quality-v2',
   /**
    * Flagged at this many identical answers in a row, or more (Johnson 2005: the long-string index): a fifth of the
    * items. Persons simulated as attentive but high on everything (answers of 4 and 5) reach 9 in 95 of 100 cases.
@@ -51,6 +55,8 @@ export const QUALITY_V1 = {
   tooFastMs: 1000,
   /** Flagged when this share of timed items, or more, were too fast. */
   tooFastShare: 0.2,
+  /** too_fast_share is null with fewer timed items than this (a quarter of the bank): too few to tell a habit from a glance. */
+  tooFastMinTimed: 19,
   /** Flagged when the first-to-last span is shorter than this (about 1.6 s per item). */
   completionSeconds: 120,
 } as const;
@@ -106,10 +112,10 @@ function itemTimes(timing: Readonly<Record<string, ItemTiming>>): number[] {
   });
 }
 
-/** The share of timed items answered faster than `fastMs`; null when no item is timed. */
-export function tooFastShare(timing: Readonly<Record<string, ItemTiming>>, fastMs: number): number | null {
+/** The share of timed items answered faster than `fastMs`; null when fewer than `minTimed` (at least 1) are timed. */
+export function tooFastShare(timing: Readonly<Record<string, ItemTiming>>, fastMs: number, minTimed: number): number | null {
   const times = itemTimes(timing);
-  return times.length === 0 ? null : times.filter((ms) => ms < fastMs).length / times.length;
+  return times.length < Math.max(minTimed, 1) ? null : times.filter((ms) => ms < fastMs).length / times.length;
 }
 
 /**
@@ -126,13 +132,13 @@ export function completionSeconds(timing: Readonly<Record<string, ItemTiming>>):
   return times.every((ms) => ms !== undefined) ? times.reduce((sum, ms) => sum + ms!, 0) / 1000 : null;
 }
 
-/** quality-v1 of a complete set of answers, with the scoring version's key and whatever timing came with them. */
-export function assessQualityV1(
+/** The quality of a complete set of answers, with the scoring version's key and whatever timing came with them. */
+export function assessQuality(
   answers: Readonly<Record<string, number>>,
   timing: Readonly<Record<string, ItemTiming>>,
   keyOf: (itemId: string) => Construct,
 ): Quality {
-  const t = QUALITY_V1;
+  const t = QUALITY;
   const values = items.map((item) => answers[item.id]!);
   /** The value, rounded as shown, with its threshold; flagged as `beyond` says (never when there is no value). */
   const indicator = (value: number | null, threshold: number, beyond: (value: number, threshold: number) => boolean): Indicator => {
@@ -149,7 +155,7 @@ export function assessQualityV1(
       t.constructInconsistency,
       (value, threshold) => value > threshold,
     ),
-    too_fast_share: indicator(tooFastShare(timing, t.tooFastMs), t.tooFastShare, atLeast),
+    too_fast_share: indicator(tooFastShare(timing, t.tooFastMs, t.tooFastMinTimed), t.tooFastShare, atLeast),
     completion_seconds: indicator(completionSeconds(timing), t.completionSeconds, below),
   };
   const reasons = indicatorNames.filter((name) => indicators[name].flagged);

@@ -3,7 +3,7 @@ import { ITEM_COUNT, items } from './item-bank.js';
 import type { Language } from './languages.js';
 import { type Band, bandOf, NARRATIVE_VERSION, narrative } from './narratives-v1.js';
 import { FRENCH_NARRATIVE_VERSION, frenchNarrative } from './narratives-v1-fr.js';
-import { assessQualityV1, type ItemTiming, type Quality } from './quality.js';
+import { assessQuality, type ItemTiming, type Quality } from './quality.js';
 
 /** The bands a narrative is written for: those of raw ≥ NARRATIVE_THRESHOLD. */
 export type DescribedBand = Extract<Band, 'medium_high' | 'high' | 'very_high'>;
@@ -44,7 +44,7 @@ export type Scorer = (answers: Readonly<Record<string, number>>, timing?: Readon
  */
 export function scorerFor(version: string, keyOf: (itemId: string) => Construct): Scorer {
   // The quality indicators belong to the version: its key groups the items they compare.
-  return (answers, timing = {}) => ({ ...score(version, keyOf, answers), quality: assessQualityV1(answers, timing, keyOf) });
+  return (answers, timing = {}) => ({ ...score(version, keyOf, answers), quality: assessQuality(answers, timing, keyOf) });
 }
 
 function score(

@@ -78,7 +78,7 @@ describe('per-item timing and the quality of a profile', () => {
     const { subjectId } = await api.completeAssessment();
     const profile = await api.profileOf(subjectId);
     expect(profile.quality).toEqual({
-      version: 'quality-v1',
+      version: 'quality-v2',
       flagged: false,
       reasons: [],
       indicators: {

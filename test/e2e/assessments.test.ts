@@ -99,7 +99,7 @@ describe('assessments, scoring and profiles', () => {
       subject_id: subjectId,
       assessment_id: assessment.id,
       ...knownProfile,
-      quality: expect.objectContaining({ version: 'quality-v1', flagged: false, reasons: [] }),
+      quality: expect.objectContaining({ version: 'quality-v2', flagged: false, reasons: [] }),
       status: 'current',
       superseded_by: null,
       livemode: false,

@@ -6,6 +6,7 @@ import {
   constructInconsistency,
   type ItemTiming,
   longestIdenticalRun,
+  QUALITY,
   responseVariability,
   tooFastShare,
 } from '../../src/scoring/quality.js';
@@ -79,15 +80,25 @@ describe('each indicator, with values worked out by hand', () => {
     const timing: Record<string, ItemTiming> = {};
     for (const item of items.slice(0, 10)) timing[item.id] = { response_time_ms: 500 };
     for (const item of items.slice(10, 40)) timing[item.id] = { response_time_ms: 2000 };
-    expect(tooFastShare(timing, 1000)).toBe(0.25);
+    expect(tooFastShare(timing, 1000, 19)).toBe(0.25);
     // Gaps: the first answer has none, the second came 0.5 s later (fast), the third 2.5 s after that.
     const stamped = {
       mn_001: { answered_at: '2026-11-24T10:00:00.000Z' },
       mn_002: { answered_at: '2026-11-24T10:00:00.500Z' },
       mn_003: { answered_at: '2026-11-24T10:00:03.000Z' },
     };
-    expect(tooFastShare(stamped, 1000)).toBe(0.5);
-    expect(tooFastShare({}, 1000)).toBeNull();
+    expect(tooFastShare(stamped, 1000, 1)).toBe(0.5);
+    expect(tooFastShare({}, 1000, 0)).toBeNull();
+  });
+
+  it('too_fast_share needs 19 timed items (a quarter of the bank): one fast answer alone flags nothing', () => {
+    const one = { mn_001: { response_time_ms: 300 } };
+    expect(score(attentive(1), one).quality.indicators.too_fast_share).toEqual({ value: null, threshold: 0.2, flagged: false });
+    expect(tooFastShare(one, 1000, QUALITY.tooFastMinTimed)).toBeNull();
+    const timed = (count: number) => Object.fromEntries(items.slice(0, count).map((item) => [item.id, { response_time_ms: 300 }]));
+    expect(score(attentive(1), timed(18)).quality.indicators.too_fast_share.value).toBeNull();
+    expect(score(attentive(1), timed(19)).quality.indicators.too_fast_share).toEqual({ value: 1, threshold: 0.2, flagged: true });
+    expect(score(attentive(1)).quality.version).toBe('quality-v2');
   });
 
   it('completion_seconds: first answer to last, else the sum of every response_time_ms, else null', () => {

@@ -63,8 +63,8 @@ const qualitySchema = z
   .object({
     version: z
       .string()
-      .meta({ examples: ['quality-v1'] })
-      .describe('The indicators and thresholds, fixed by the scoring version.'),
+      .meta({ examples: ['quality-v2'] })
+      .describe('The indicators and thresholds the profile was judged by (quality-v1 for profiles scored before quality-v2).'),
     flagged: z.boolean().describe('Whether any indicator is flagged.'),
     reasons: z.array(z.enum(indicatorNames)).describe('The flagged indicators, in the order of `indicators`.'),
     indicators: z.object({
@@ -78,7 +78,7 @@ const qualitySchema = z
         z.number(),
       ),
       too_fast_share: indicator(
-        'The share of timed items answered in under 1 s; flagged at the threshold or more. Null without timing.',
+        'The share of timed items answered in under 1 s; flagged at the threshold or more. Null with fewer than 19 timed items (a quarter of the bank).',
         z.number().nullable(),
       ),
       completion_seconds: indicator(
