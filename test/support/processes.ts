@@ -46,6 +46,9 @@ export function spawnFromSource(args: string[], env: Record<string, string>, run
   return { process: child, output: () => output, exited };
 }
 
+/** Below vitest's testTimeout (vitest.config.ts), far above any start-up seen. */
+const STARTUP_HUNG_MS = 100_000;
+
 /** Starts `src/main.ts` as its own process and waits until it listens. */
 export async function startServer(env: Record<string, string>): Promise<ServerProcess> {
   return startServerWith(env, asUsual);
@@ -60,7 +63,13 @@ export async function startServerWith(env: Record<string, string>, runner: Runne
     exited,
   } = spawnFromSource(['src/main.ts'], { LOG_LEVEL: 'info', ...env, PORT: String(port), HOST: '127.0.0.1' }, runner);
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output()}`)), 20_000);
+    // Only a hung start-up ends here (under the test's own timeout, so its output is reported): a 2-core machine
+    // running other test files has taken over 20 s to start a server from source.
+    const timer = setTimeout(() => {
+      // Not left running to write into a directory the test is about to remove.
+      child.kill('SIGKILL');
+      reject(new Error(`server did not start:\n${output()}`));
+    }, STARTUP_HUNG_MS);
     const check = () => {
       if (output().includes('Nature Profile API ready')) {
         clearTimeout(timer);
