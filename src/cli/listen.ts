@@ -1,5 +1,5 @@
 import { isNatureApiError, type NatureClient, type NatureEvent } from '@nature-profile/client';
-import { Command } from 'commander';
+import { Command, InvalidArgumentError } from 'commander';
 import packageJson from '../../package.json' with { type: 'json' };
 import { type Backoff, backoffDelay } from '../backoff.js';
 import { pause } from '../pause.js';
@@ -10,7 +10,7 @@ import type { Output } from './keys.js';
 import { defaultStateFile, type ListenState, loadState, saveState } from './listen-state.js';
 import { pastLookback, remember, unseen, watermark } from './unseen-events.js';
 
-/** A forward gets this long for its answer, as the server's own deliveries do (10 s). */
+/** A forward gets this long for its answer by default, as the server's own deliveries do (10 s). */
 const FORWARD_TIMEOUT_MS = 10_000;
 /** Between tries of a forward the receiver refused, or of a listing that failed. */
 const RETRY: Backoff = { firstDelayMs: 1000, maxDelayMs: 30_000 };
@@ -23,7 +23,26 @@ interface ListenOptions extends ApiOptions {
   events?: string[];
   stateFile?: string;
   interval: number;
+  timeout: number;
 }
+
+/**
+ * --forward-to's value: an http(s) URL with a host. `http://` alone passed a prefix check and was then retried for
+ * ever, as a receiver that never answers.
+ */
+function forwardTarget(value: string): string {
+  const url = URL.canParse(value) ? new URL(value) : undefined;
+  if (url === undefined || !['http:', 'https:'].includes(url.protocol) || url.hostname === '')
+    throw new InvalidArgumentError('It is an http(s) URL with a host, such as http://localhost:3000/webhooks.');
+  return value;
+}
+
+/** A number of milliseconds of at least `min`, for an option. */
+const milliseconds = (min: number) => (value: string) => {
+  const ms = Number(value);
+  if (!Number.isInteger(ms) || ms < min) throw new InvalidArgumentError(`It is a whole number of milliseconds, at least ${min}.`);
+  return ms;
+};
 
 /** The events listed since the look-back began, not forwarded yet, oldest first. */
 async function newEvents(nature: NatureClient, state: ListenState): Promise<NatureEvent[]> {
@@ -36,8 +55,17 @@ async function newEvents(nature: NatureClient, state: ListenState): Promise<Natu
   return unseen(listed, state.forwarded);
 }
 
-/** One delivery of `event` to `url`, signed as the server signs its webhooks; what came back, in words. */
-async function forward(url: string, secret: string, event: NatureEvent): Promise<{ ok: boolean; said: string }> {
+/**
+ * One delivery of `event` to `url`, signed as the server signs its webhooks; what came back, in words. `stop`
+ * cuts it short: Ctrl-C does not wait for a receiver that hangs.
+ */
+async function forward(
+  url: string,
+  secret: string,
+  event: NatureEvent,
+  timeoutMs: number,
+  stop: AbortSignal,
+): Promise<{ ok: boolean; said: string }> {
   const body = JSON.stringify(event);
   const timestamp = Math.floor(Date.now() / 1000);
   const started = performance.now();
@@ -51,7 +79,7 @@ async function forward(url: string, secret: string, event: NatureEvent): Promise
       },
       body,
       redirect: 'manual',
-      signal: AbortSignal.timeout(FORWARD_TIMEOUT_MS),
+      signal: AbortSignal.any([AbortSignal.timeout(timeoutMs), stop]),
     });
     await response.body?.cancel();
     return { ok: response.ok, said: `${response.status} (${Math.round(performance.now() - started)} ms)` };
@@ -103,7 +131,9 @@ async function follow(
     for (const event of events) {
       if (options.events === undefined || options.events.includes(event.type)) {
         for (let attempt = 0; ; attempt += 1) {
-          const { ok, said } = await forward(forwardTo, state.secret, event);
+          const { ok, said } = await forward(forwardTo, state.secret, event, options.timeout, stop);
+          // Stopped mid-forward: not forwarded, so the next run sends it again.
+          if (stop.aborted) return;
           const line = `${event.created_at}  ${event.type}  ${event.id}  -> ${said}`;
           if (ok) {
             output.out(line);
@@ -129,17 +159,17 @@ export function listenCommand(env: NodeJS.ProcessEnv, output: Output): Command {
       .description(
         "forward the environment's events, as they happen, to a local URL, signed like the server's webhooks; resumes where it stopped",
       )
-      .option('--forward-to <url>', 'where to POST each event, e.g. http://localhost:3000/webhooks')
+      .option('--forward-to <url>', 'where to POST each event, e.g. http://localhost:3000/webhooks', forwardTarget)
       .option('--print-secret', 'print the signing secret and stop; a later run forwards what happens from now on')
       .option('--events <types>', 'only these event types, comma-separated (default: every type)', (value) => value.split(','))
       .option('--state-file <file>', 'where the signing secret and the position are kept (default: under XDG_STATE_HOME)')
-      .option('--interval <ms>', 'how often to look for new events', (value) => Number(value), 1000),
+      .option('--interval <ms>', 'how often to look for new events', milliseconds(100), 1000)
+      .option('--timeout <ms>', 'how long a forward waits for the receiver to answer', milliseconds(100), FORWARD_TIMEOUT_MS),
   ).action(async (options: ListenOptions) => {
     const { nature, baseUrl, environment } = apiAccess(options, env, { command: 'nature listen', writes: false });
     const { forwardTo = '' } = options;
-    if (!options.printSecret && !/^https?:\/\//.test(forwardTo))
+    if (!options.printSecret && forwardTo === '')
       throw new UsageError('--forward-to is needed, an http(s) URL such as http://localhost:3000/webhooks (or --print-secret)');
-    if (!(options.interval >= 100)) throw new CliError('--interval is a number of milliseconds, at least 100');
     const file = options.stateFile ?? defaultStateFile(env, baseUrl, environment);
     const { state, fresh } = loadState(file);
     try {

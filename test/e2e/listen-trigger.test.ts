@@ -136,6 +136,37 @@ describe('nature listen and nature trigger, against the server process', () => {
     expect(fresh.received).toHaveLength(1);
   });
 
+  it('stops at Ctrl-C while a forward waits on a receiver that hangs, and sends that event again on the next run', async () => {
+    const { callerEnv } = await sandbox();
+    const receiver = await receivers.start((n) => (n === 1 ? 'hang' : 200));
+    // A receiver given ten minutes: only Ctrl-C can end this forward before the test's own timeout.
+    const first = await listen(['--forward-to', receiver.url, '--timeout', '600000'], callerEnv);
+    receiver.useSecret(first.secret);
+    const { event_id } = await trigger(callerEnv);
+    await receiver.waitFor(1);
+    first.process.kill('SIGINT');
+    expect(await first.exited).toBe(0);
+    expect(first.output()).toContain('Stopped: the next run resumes from here.');
+    // Not answered, so not forwarded: the next run sends it again.
+    await listen(['--forward-to', receiver.url], callerEnv);
+    const [, again] = await receiver.waitFor(2);
+    expect(again!.verified).toMatchObject({ ok: true, payload: { id: event_id } });
+  });
+
+  it.each([
+    ['a scheme and nothing else', 'http://'],
+    ['no scheme', 'localhost:3000/webhooks'],
+    ['another scheme', 'ftp://localhost/webhooks'],
+    ['not a URL', 'webhooks'],
+  ])('refuses --forward-to with %s as a usage error, before it reads anything', async (_case, url) => {
+    const result = await runCliInProcess(['listen', '--forward-to', url], {
+      NATURE_API_KEY: `test_sk_${'0'.repeat(40)}`,
+      NATURE_BASE_URL: 'http://127.0.0.1:9',
+    });
+    expect(result).toMatchObject({ status: 2, stdout: '' });
+    expect(result.stderr).toMatch(/^nature: option '--forward-to <url>' argument '.*' is invalid\. It is an http\(s\) URL with a host/);
+  });
+
   it('refuses what cannot work, in one line: trigger with a production or no key, listen with a key the server refuses', async () => {
     const { callerEnv } = await sandbox();
     const live = await runCliInProcess(['trigger', 'nature.assessment.completed'], {
