@@ -1,4 +1,4 @@
-import { accessSync, constants, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { accessSync, chmodSync, constants, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { currentUser, databaseProblem, fileProblem, OperatorError } from './operator-errors.js';
@@ -52,6 +52,21 @@ export function checkDataDirWritable(dir: string): void {
   for (const file of storeFiles(dir)) readableAndWritable(file, file, constants.R_OK | constants.W_OK, true);
 }
 
+/** Narrows `path` to its owner's bits, if it is this user's and open to others. */
+function narrow(path: string): void {
+  const { mode, uid } = statSync(path);
+  if ((mode & 0o077) !== 0 && uid === process.getuid?.()) chmodSync(path, mode & 0o700);
+}
+
+/**
+ * The data directory and what is in it (password hashes, wrapped keys, the master key, sealed personal data) are
+ * for this user alone: 0700 and 0600 as the stores make them, and so is what an older version left open.
+ */
+function ownerOnly(dir: string): void {
+  narrow(dir);
+  for (const entry of readdirSync(dir, { withFileTypes: true })) if (entry.isFile()) narrow(join(dir, entry.name));
+}
+
 /**
  * Checks the data directory before a store opens it, so that start-up (or an operator command) stops
  * with one line naming the directory or file instead of failing on every write later: a directory this
@@ -61,7 +76,7 @@ export function checkDataDirWritable(dir: string): void {
 export function checkDataDir(dir: string, { create }: { create: boolean }): void {
   const subject = `the data directory ${dir}`;
   try {
-    if (create) mkdirSync(dir, { recursive: true });
+    if (create) mkdirSync(dir, { recursive: true, mode: 0o700 });
     statSync(dir);
   } catch (error) {
     const problem = error as ErrnoException;
@@ -70,5 +85,6 @@ export function checkDataDir(dir: string, { create }: { create: boolean }): void
     );
   }
   checkDataDirWritable(dir);
+  if (create) ownerOnly(dir);
   for (const file of storeFiles(dir)) if (file.endsWith('.db')) probeDatabase(file);
 }

@@ -1,11 +1,12 @@
-import { chmodSync, existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runCliInProcess } from '../support/cli.js';
+import { keyCreateArgs, runCliInProcess } from '../support/cli.js';
 import { freePort, type Runner, runServerToExit, startServerWith, unprivileged } from '../support/processes.js';
 import { tempDir } from '../support/temp-dir.js';
+import { validSubject } from '../support/test-app.js';
 
 /** A start-up that failed as an operator should see it: status 1 and one line on stderr, no stack trace anywhere. */
 function expectOneLineFailure(result: { status: number | null; stdout: string; stderr: string }, line: RegExp): void {
@@ -177,6 +178,58 @@ describe('start-up failures an operator can fix, each in one line', () => {
       );
     } finally {
       holder.close();
+    }
+  });
+});
+
+describe('the data directory is for the service user alone', () => {
+  let dir: ReturnType<typeof tempDir>;
+  beforeEach(() => {
+    dir = tempDir();
+  });
+  afterEach(() => {
+    dir.cleanup();
+  });
+
+  /** Every entry of the data directory with its permission bits, and the directory's own. */
+  const modes = (data: string) => ({
+    [data]: (statSync(data).mode & 0o777).toString(8),
+    ...Object.fromEntries(readdirSync(data).map((name) => [name, (statSync(join(data, name)).mode & 0o777).toString(8)])),
+  });
+  const expectOwnerOnly = (data: string) => {
+    const found = modes(data);
+    // The stores, their WAL companions (open while the server runs) and the master key are all there.
+    expect(Object.keys(found)).toEqual(expect.arrayContaining(['keys.db', 'sandbox.events.db', 'sandbox.events.db-wal', 'master.key']));
+    expect(found).toEqual(Object.fromEntries(Object.keys(found).map((name) => [name, name === data ? '700' : '600'])));
+  };
+
+  it('makes the directory 0700 and every file in it 0600, and narrows a directory an older version left open', async () => {
+    const data = join(dir.path, 'data');
+    const server = await startServerWith({ NATURE_DATA_DIR: data }, unprivileged);
+    try {
+      const minted = await runCliInProcess(keyCreateArgs('test', 'modes'), { NATURE_DATA_DIR: data });
+      const key = JSON.parse(minted.stdout).key as string;
+      const created = await fetch(`${server.url}/v1/nature/subjects`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify(validSubject()),
+      });
+      expect(created.status).toBe(201);
+      expectOwnerOnly(data);
+    } finally {
+      server.process.kill('SIGKILL');
+      await server.exited;
+    }
+
+    // As a version that made its files 0644 in a 0755 directory left them.
+    chmodSync(data, 0o755);
+    for (const name of readdirSync(data)) chmodSync(join(data, name), 0o644);
+    const again = await startServerWith({ NATURE_DATA_DIR: data }, unprivileged);
+    try {
+      expectOwnerOnly(data);
+    } finally {
+      again.process.kill('SIGKILL');
+      await again.exited;
     }
   });
 });
