@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fingerprintOf } from '../../src/http/idempotency.js';
+import { seal } from '../../src/privacy/pii-envelope.js';
 import { filesContaining } from '../support/byte-scan.js';
 import { knownResponses } from '../support/known-answers.js';
 import { expectProblem } from '../support/problems.js';
@@ -258,7 +259,14 @@ describe('Idempotency-Key on POST and PATCH', () => {
       ttlMs: 86_400_000,
     });
     if (held.outcome !== 'claimed') throw new Error(`expected a new key, found ${held.outcome}`);
-    const stored = { status: 201, headers: { 'content-type': created.headers['content-type'] }, body: created.body };
+    // Sealed under the subject's data key, bound to the key it was stored under, as every answer naming a subject is.
+    const subjectId = created.json().id as string;
+    const envelope = seal(await t.envs.test.dataKeys.keyFor(subjectId), created.body, subjectId, 'idempotency:unscoped');
+    const stored = {
+      status: 201,
+      headers: { 'content-type': created.headers['content-type'] },
+      sealed: { subject_id: subjectId, envelope },
+    };
     await t.envs.test.idempotency.complete('unscoped', held.holder, JSON.stringify(stored));
     const replayed = await send(t, key, 'POST', '/v1/nature/subjects', subject, 'unscoped');
     expect(replayed.statusCode).toBe(201);
