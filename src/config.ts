@@ -119,7 +119,7 @@ const schema = z.object({
   NATURE_BACKEND_TIMEOUT_MS: wholeNumber(100, 300_000).default(10_000),
   NATURE_WEBHOOK_RETRY_SCHEDULE: durations.prefault('5s,5m,30m,2h,5h,10h,10h'),
   NATURE_WEBHOOK_TIMEOUT_MS: wholeNumber(100, 60_000).default(10_000),
-  // Unset, it follows where the server is (webhookAllowPrivate): docs/operations.md, "Settings".
+  // Unset, it follows where the server is (webhookAllowPrivate): docs/operations.md, "Configuration".
   NATURE_WEBHOOK_ALLOW_PRIVATE: z.enum(['sandbox', 'never']).optional(),
   // Longer than a MongoDB election (10–12 s), so a leader rides one out instead of stepping down.
   NATURE_LEADER_LEASE_MS: wholeNumber(300, 600_000).default(30_000),
