@@ -1,4 +1,5 @@
 import { join, resolve } from 'node:path';
+import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import { withoutCredentials } from './backend-urls.js';
 import { NEWEST_SCORING_VERSION, scoringVersions } from './scoring/scorers.js';
@@ -118,6 +119,8 @@ const schema = z.object({
   NATURE_BACKEND_TIMEOUT_MS: wholeNumber(100, 300_000).default(10_000),
   NATURE_WEBHOOK_RETRY_SCHEDULE: durations.prefault('5s,5m,30m,2h,5h,10h,10h'),
   NATURE_WEBHOOK_TIMEOUT_MS: wholeNumber(100, 60_000).default(10_000),
+  // Unset, it follows where the server is (webhookAllowPrivate): docs/operations.md, "Configuration".
+  NATURE_WEBHOOK_ALLOW_PRIVATE: z.enum(['sandbox', 'never']).optional(),
   // Longer than a MongoDB election (10–12 s), so a leader rides one out instead of stepping down.
   NATURE_LEADER_LEASE_MS: wholeNumber(300, 600_000).default(30_000),
   NATURE_RATE_LIMIT_PER_SECOND: wholeNumber(1, 1_000_000).default(100),
@@ -152,7 +155,11 @@ export interface Config {
   bus:
     | { kind: 'local' }
     | ({ kind: 'nats' } & NatsAccess & { streamReplicas: number; streamLimits: { maxBytes: number; maxAgeMs: number } });
-  webhooks: { retryScheduleMs: number[]; timeoutMs: number };
+  /**
+   * `allowPrivate`: whether sandbox endpoints may be on loopback (`sandbox`) or must be public like production's
+   * (`never`). Private networks and link-local addresses are refused whatever it says.
+   */
+  webhooks: { retryScheduleMs: number[]; timeoutMs: number; allowPrivate: 'sandbox' | 'never' };
   /** How long a replica leads (runs projections, reactors and webhook delivery) without renewing its lease. */
   leaderLeaseMs: number;
   /** Per API key (and per client address before a key is known): a token bucket. */
@@ -236,7 +243,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
             streamLimits: { maxBytes: settings.NATS_STREAM_MAX_BYTES, maxAgeMs: settings.NATS_STREAM_MAX_AGE },
           }
         : { kind: 'local' },
-    webhooks: { retryScheduleMs: settings.NATURE_WEBHOOK_RETRY_SCHEDULE, timeoutMs: settings.NATURE_WEBHOOK_TIMEOUT_MS },
+    webhooks: {
+      retryScheduleMs: settings.NATURE_WEBHOOK_RETRY_SCHEDULE,
+      timeoutMs: settings.NATURE_WEBHOOK_TIMEOUT_MS,
+      allowPrivate: settings.NATURE_WEBHOOK_ALLOW_PRIVATE ?? webhookAllowPrivate(settings),
+    },
     leaderLeaseMs: settings.NATURE_LEADER_LEASE_MS,
     rateLimit: { perSecond: settings.NATURE_RATE_LIMIT_PER_SECOND, burst: settings.NATURE_RATE_LIMIT_BURST },
     scoringVersion: settings.NATURE_SCORING_VERSION,
@@ -246,6 +257,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 }
 
 type Settings = z.infer<typeof schema>;
+
+/** localhost, a name under it, or a loopback address (127/8, ::1, ::ffff:127.0.0.1): a host only this machine reaches. */
+function isLoopbackHost(host: string): boolean {
+  const name = host.replace(/^\[|\]$/g, '').toLowerCase();
+  if (name === 'localhost' || name.endsWith('.localhost')) return true;
+  return ipaddr.isValid(name) && ipaddr.process(name).range() === 'loopback';
+}
+
+/**
+ * Without NATURE_WEBHOOK_ALLOW_PRIVATE: loopback deliveries only on a server that is itself local (its public URL,
+ * else the interface it listens on, is loopback). On any other, anyone who may mint a sandbox key would have it
+ * POST to the services on its own loopback.
+ */
+function webhookAllowPrivate(settings: Settings): 'sandbox' | 'never' {
+  const host = settings.NATURE_PUBLIC_URL === undefined ? settings.HOST : new URL(settings.NATURE_PUBLIC_URL).hostname;
+  return isLoopbackHost(host) ? 'sandbox' : 'never';
+}
 
 /** The one way of logging in to NATS the settings give; two at once, or half of one, is a configuration error. */
 function natsAuth(settings: Settings): NatsAuth {

@@ -30,12 +30,15 @@ import { MasterKeyFile, type WrappedKeyHeld } from './privacy/master-key-file.js
 import { firstWrapped, WrappedDataKeys } from './privacy/wrapped-data-keys.js';
 import { PROJECTED } from './projector/progress.js';
 import { Projector } from './projector/projector.js';
+import type { EndpointRules } from './webhooks/address-guard.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
 
 /** One environment's stores. Sandbox (test keys) and production (live keys) never share one. */
 export interface EnvironmentServices {
   environment: Environment;
   livemode: boolean;
+  /** Where this environment's webhook endpoints may be (NATURE_WEBHOOK_ALLOW_PRIVATE for the sandbox's loopback). */
+  endpointRules: EndpointRules;
   /** The log with personal fields sealed on the way in and opened on the way out: what commands read and write. */
   events: EventStore;
   /** The same log with data keys never cached: what an audit shows, so an erasure by another replica shows at once. */
@@ -241,11 +244,12 @@ async function openEnvironment(
   // The projections copy sealed personal fields as the log holds them, so they read it unopened.
   const projector = new Projector(sealedLog, readModels, projections, reactors, logger);
   const livemode = environment === 'live';
+  const endpointRules = { livemode, loopback: !livemode && config.webhooks.allowPrivate === 'sandbox' };
   // Fan-out lists the endpoints once the read models hold everything up to the event: none registered before it is missed.
   const readModelsAt = (position: bigint) => projector.waitFor(position, READ_YOUR_WRITES_TIMEOUT_MS);
   const dispatcher = restartable(
     (guard: LeaderGuard) =>
-      new WebhookDispatcher({ events, readModels, bus, livemode, readModelsAt, guard }, config.webhooks, logger, clock),
+      new WebhookDispatcher({ events, readModels, bus, endpointRules, readModelsAt, guard }, config.webhooks, logger, clock),
   );
   const leadership = new Leadership(
     readModels,
@@ -264,6 +268,7 @@ async function openEnvironment(
   return {
     environment,
     livemode,
+    endpointRules,
     events,
     auditLog,
     sealedLog,

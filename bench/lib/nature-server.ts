@@ -19,7 +19,14 @@ export async function startNatureServer(env: Record<string, string> = {}, keepDa
   const [raw] = await mintKeysInto(data.path, [{ environment: 'test', type: 'sk', scopes: ['nature:read', 'nature:write'] }]);
   const server = await startProcess(
     'src/main.ts',
-    { NATURE_DATA_DIR: data.path, NATURE_RATE_LIMIT_PER_SECOND: '1000000', NATURE_RATE_LIMIT_BURST: '1000000', ...env },
+    {
+      NATURE_DATA_DIR: data.path,
+      NATURE_RATE_LIMIT_PER_SECOND: '1000000',
+      NATURE_RATE_LIMIT_BURST: '1000000',
+      // The lifecycle benchmark's receiver listens on loopback.
+      NATURE_WEBHOOK_ALLOW_PRIVATE: 'sandbox',
+      ...env,
+    },
     '/healthz',
   ).catch((error: unknown) => {
     data.cleanup();

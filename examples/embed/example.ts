@@ -121,7 +121,16 @@ async function startApi(dataDir: string, env: Record<string, string>): Promise<A
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: root,
-    env: { ...process.env, LOG_LEVEL: 'info', ...env, NATURE_DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1' },
+    // Its webhook receiver listens on this machine's loopback.
+    env: {
+      ...process.env,
+      LOG_LEVEL: 'info',
+      NATURE_WEBHOOK_ALLOW_PRIVATE: 'sandbox',
+      ...env,
+      NATURE_DATA_DIR: dataDir,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

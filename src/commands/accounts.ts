@@ -74,17 +74,16 @@ export async function createUser(
     setup_expires_at: setupToken === undefined ? null : new Date(now.getTime() + SETUP_LINK_MS).toISOString(),
     created_at: now.toISOString(),
   };
-  await context.accounts.insertUser(user);
-  await context.accounts.appendActivity(activity({ type: 'operator' }, 'user.created', id, 'owner', now));
+  await context.accounts.insertUser(user, activity({ type: 'operator' }, 'user.created', id, 'owner', now));
   return { user, setupToken };
 }
 
 /** A new set-up link for a user who lost theirs or their password; every session of theirs ends. */
 export async function resetUser(context: AccountContext, user: UserRecord, now: Date): Promise<string> {
   const token = newToken();
-  await context.accounts.setSetupToken(user.id, tokenHash(token), new Date(now.getTime() + SETUP_LINK_MS).toISOString());
+  const issued = activity({ type: 'operator' }, 'user.reset', user.id, 'set-up link issued', now);
+  await context.accounts.setSetupToken(user.id, tokenHash(token), new Date(now.getTime() + SETUP_LINK_MS).toISOString(), issued);
   await context.accounts.deleteSessionsOf(user.id);
-  await context.accounts.appendActivity(activity({ type: 'operator' }, 'user.reset', user.id, 'set-up link issued', now));
   return token;
 }
 
@@ -112,8 +111,10 @@ export async function submitApplication(
     decided_at: null,
     reason: null,
   };
-  await accounts.putApplication(application);
-  await accounts.appendActivity(activity({ type: 'user', user_id: userId }, 'application.submitted', ACCOUNT_ID, input.organisation, now));
+  await accounts.putApplication(
+    application,
+    activity({ type: 'user', user_id: userId }, 'application.submitted', ACCOUNT_ID, input.organisation, now),
+  );
   return application;
 }
 
@@ -123,10 +124,8 @@ export async function decideApplication(
   decision: { status: 'approved' | 'rejected'; reason: string | null },
   now: Date,
 ): Promise<ApplicationRecord | undefined> {
-  const decided = await accounts.decideApplication(ACCOUNT_ID, { ...decision, at: now.toISOString() });
-  if (decided !== undefined) {
-    const actor: Actor = { type: 'operator' };
-    await accounts.appendActivity(activity(actor, `application.${decision.status}`, ACCOUNT_ID, decision.reason ?? '', now));
-  }
-  return decided;
+  const actor: Actor = { type: 'operator' };
+  const entry = activity(actor, `application.${decision.status}`, ACCOUNT_ID, decision.reason ?? '', now);
+  // Recorded only when a pending application was decided.
+  return accounts.decideApplication(ACCOUNT_ID, { ...decision, at: now.toISOString() }, entry);
 }

@@ -25,8 +25,7 @@ export async function mintApiKey(context: KeyContext, actor: Actor, request: Min
   if (request.environment === 'live' && actor.type === 'user' && (await context.accounts.application(ACCOUNT_ID))?.status !== 'approved')
     throw new KeyRuleError('Production keys need an approved application for production access.');
   const minted = mintKey({ ...request, name: request.name.trim() }, now);
-  await context.keys.insert(minted.record);
-  await context.accounts.appendActivity(activity(actor, 'key.created', minted.record.id, described(minted.record), now));
+  await context.keys.insert(minted.record, activity(actor, 'key.created', minted.record.id, described(minted.record), now));
   return minted;
 }
 
@@ -43,17 +42,15 @@ export async function rotateApiKey(context: KeyContext, actor: Actor, keyId: str
   const old = await activeKey(context.keys, keyId);
   const minted = mintKey(old, now, old.id);
   // Another rotation or a revocation got there first (a double click): the key is no longer active.
-  await context.keys.rotate(old.id, minted.record, minted.record.created_at).catch(() => {
+  const entry = activity(actor, 'key.rotated', old.id, `${described(old)} → ${minted.record.id}`, now);
+  await context.keys.rotate(old.id, minted.record, minted.record.created_at, entry).catch(() => {
     throw new KeyRuleError(`Key ${keyId} is no longer active: it was rotated or revoked a moment ago.`);
   });
-  await context.accounts.appendActivity(activity(actor, 'key.rotated', old.id, `${described(old)} → ${minted.record.id}`, now));
   return minted;
 }
 
 /** Revokes an active key for good. */
 export async function revokeApiKey(context: KeyContext, actor: Actor, keyId: string, now: Date): Promise<ApiKeyRecord> {
-  await activeKey(context.keys, keyId);
-  const revoked = (await context.keys.revoke(keyId, now.toISOString(), 'revoked'))!;
-  await context.accounts.appendActivity(activity(actor, 'key.revoked', keyId, described(revoked), now));
-  return revoked;
+  const key = await activeKey(context.keys, keyId);
+  return (await context.keys.revoke(keyId, now.toISOString(), 'revoked', activity(actor, 'key.revoked', keyId, described(key), now)))!;
 }

@@ -125,10 +125,10 @@ ${csrfField(csrf)}
     if (problem !== undefined)
       return sendPage(reply, page('Set your password', setupForm(csrfToken(request, reply), token, errorNotice(problem))), 422);
     const now = context.clock();
-    if (!(await context.accounts.setPassword(user.id, await passwordHash(password), tokenHash(token))))
+    const set = activity({ type: 'user', user_id: user.id }, 'user.password_set', user.id, '', now);
+    if (!(await context.accounts.setPassword(user.id, await passwordHash(password), tokenHash(token), set)))
       return sendPage(reply, page('Set your password', spent), 404);
     await context.accounts.deleteSessionsOf(user.id);
-    await context.accounts.appendActivity(activity({ type: 'user', user_id: user.id }, 'user.password_set', user.id, '', now));
     await startSession(context.accounts, request, reply, user.id, now);
     return seeOther(reply, '/dashboard/keys');
   });

@@ -8,10 +8,11 @@ import { ProblemError } from './problem.js';
 declare module 'fastify' {
   interface FastifyRequest {
     /**
-     * The request's Idempotency-Key: checked before validation, claimed after it (as `holder`, the request's
-     * events tagged with `tag`: idempotencyTag), then completed or released on send.
+     * The request's Idempotency-Key in its API key's scope (`unscoped`: as stored before scopes): checked before
+     * validation, claimed after it (as `holder`, the request's events tagged with `tag`: idempotencyTag), then
+     * completed or released on send.
      */
-    idempotency: { key: string; holder: string | null; tag: string | null } | null;
+    idempotency: { key: string; unscoped: string; holder: string | null; tag: string | null } | null;
   }
   interface FastifyContextConfig {
     /** The route takes no Idempotency-Key: the MCP endpoint, whose tools send their own with each API call they make. */
@@ -61,14 +62,25 @@ export function registerIdempotency(app: FastifyInstance, clock: () => Date): vo
     }
     // A publishable key is in every end user's page: its keys are kept apart per path (the one assessment its
     // secret opens), so a browser can neither take the caller's server's keys in advance nor another page's.
-    request.idempotency = { key: request.apiKey?.type === 'pk' ? `pk ${request.url.split('?')[0]} ${key}` : key, holder: null, tag: null };
+    const unscoped = request.apiKey.type === 'pk' ? `pk ${request.url.split('?')[0]} ${key}` : key;
+    // Each API key has its own keys: another key sending the same one is another request, never answered what this
+    // key was (a client_secret, say). A key id has no space, so no scoped key is an unscoped one.
+    request.idempotency = { key: `${request.apiKey.id} ${unscoped}`, unscoped, holder: null, tag: null };
   });
 
   app.addHook('preHandler', async (request, reply) => {
     if (request.idempotency === null) return;
-    const { key } = request.idempotency;
+    const { key, unscoped } = request.idempotency;
+    // Answers stored before keys were scoped (for 24 h after the upgrade) name no API key: the same request replays them.
     const claimWith = (fingerprint: string) =>
-      request.env.idempotency.claim({ key, fingerprint, now: clock(), leaseMs: LEASE_MS, ttlMs: IDEMPOTENCY_TTL_MS });
+      request.env.idempotency.claim({
+        key,
+        unscopedKey: unscoped,
+        fingerprint,
+        now: clock(),
+        leaseMs: LEASE_MS,
+        ttlMs: IDEMPOTENCY_TTL_MS,
+      });
     let fingerprint = fingerprintOf(request.method, request.url, request.body);
     let claim = await claimWith(fingerprint);
     // A key first used before fingerprints were canonical (kept 24 h) holds the body's fingerprint in its own key order.
@@ -99,7 +111,7 @@ export function registerIdempotency(app: FastifyInstance, clock: () => Date): vo
           'This Idempotency-Key was used for a different request (method, path or body); use a new key.',
         );
       case 'replay':
-        return replay(reply, JSON.parse(claim.response) as StoredAnswer, request.env.dataKeys, key);
+        return replay(reply, JSON.parse(claim.response) as StoredAnswer, request.env.dataKeys, claim.unscoped ? unscoped : key);
     }
   });
 

@@ -6,16 +6,19 @@ import type { ActivityRecord, ApplicationRecord, SessionRecord, UserRecord } fro
  * the keys database on MongoDB), since both environments share them.
  */
 export interface AccountStore {
-  /** Throws, changing nothing, when a user with the same email_index exists. */
-  insertUser(user: UserRecord): Promise<void>;
+  /**
+   * Throws, changing nothing, when a user with the same email_index exists. Here and below, `activity` is the entry
+   * recording the change, written with it in one write (not at all when the change is refused or changes nothing).
+   */
+  insertUser(user: UserRecord, activity?: ActivityRecord): Promise<void>;
   user(id: string): Promise<UserRecord | undefined>;
   userByEmailIndex(index: string): Promise<UserRecord | undefined>;
   userBySetupToken(hash: string): Promise<UserRecord | undefined>;
   users(): Promise<UserRecord[]>;
   /** Sets the password and spends any set-up link; false when `setupTokenHash` is given and no longer the user's. */
-  setPassword(userId: string, passwordHash: string, setupTokenHash?: string): Promise<boolean>;
+  setPassword(userId: string, passwordHash: string, setupTokenHash?: string, activity?: ActivityRecord): Promise<boolean>;
   /** A fresh set-up link for the user (the old one stops working). */
-  setSetupToken(userId: string, hash: string, expiresAt: string): Promise<void>;
+  setSetupToken(userId: string, hash: string, expiresAt: string, activity?: ActivityRecord): Promise<void>;
 
   insertSession(session: SessionRecord): Promise<void>;
   session(idHash: string): Promise<SessionRecord | undefined>;
@@ -37,11 +40,12 @@ export interface AccountStore {
 
   application(accountId: string): Promise<ApplicationRecord | undefined>;
   /** Stores the application as it now stands (a new submission replaces a rejected one). */
-  putApplication(application: ApplicationRecord): Promise<void>;
+  putApplication(application: ApplicationRecord, activity?: ActivityRecord): Promise<void>;
   /** Approves or rejects a pending application; undefined when there is none pending. */
   decideApplication(
     accountId: string,
     decision: { status: 'approved' | 'rejected'; at: string; reason: string | null },
+    activity?: ActivityRecord,
   ): Promise<ApplicationRecord | undefined>;
 
   appendActivity(entry: ActivityRecord): Promise<void>;

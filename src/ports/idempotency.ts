@@ -13,15 +13,21 @@ export type Claim =
    * a retry claimed the key, the store ignores what the first claimant does with it.
    */
   | { outcome: 'claimed'; holder: string }
-  /** An earlier request with the same fingerprint finished: its stored answer. */
-  | { outcome: 'replay'; response: string }
+  /** An earlier request with the same fingerprint finished: its stored answer (`unscoped`: stored under `unscopedKey`). */
+  | { outcome: 'replay'; response: string; unscoped?: true }
   /** An earlier request with the same fingerprint is still running (its lease has not run out). */
   | { outcome: 'in_use' }
   /** The key was used for a different request. */
   | { outcome: 'reused' };
 
 export interface ClaimRequest {
+  /** The caller's key in its scope (the API key that sent it): another scope's same key is another key. */
   key: string;
+  /**
+   * The key as stored before keys were scoped, which names no API key: what it still holds (kept 24 h from
+   * before the upgrade) is honoured as it was, replay, reuse or hold, before `key` is claimed. Never written.
+   */
+  unscopedKey?: string;
   /** A digest of method, path and body. */
   fingerprint: string;
   now: Date;

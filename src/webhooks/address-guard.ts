@@ -27,9 +27,9 @@ function reach(address: ipaddr.IPv4 | ipaddr.IPv6): Reach {
 }
 
 /**
- * Where deliveries may go: production to public unicast addresses only; the sandbox also to loopback (a
- * developer's own machine). Private networks, link-local (cloud metadata), CGNAT, multicast, reserved space
- * and IPv6 forms that carry any of these are refused in both.
+ * Where deliveries may go: public unicast addresses, and loopback where `allowLoopback` (a sandbox whose
+ * operator allows it). Private networks, link-local (cloud metadata), CGNAT, multicast, reserved space and
+ * IPv6 forms that carry any of these are refused always.
  */
 export function isAllowedAddress(address: string, allowLoopback: boolean): boolean {
   // ipaddr.js reads the IPv4-compatible `::a.b.c.d` (how resolvers print ::7f00:1) as the IPv4-mapped
@@ -49,28 +49,42 @@ function isLocalName(name: string): boolean {
 }
 
 /**
+ * Where an environment's endpoints may be: production's at public addresses only; the sandbox's also on
+ * loopback (a developer's own machine) where the operator allows it (NATURE_WEBHOOK_ALLOW_PRIVATE=sandbox).
+ */
+export interface EndpointRules {
+  livemode: boolean;
+  loopback: boolean;
+}
+
+function refusal({ livemode, loopback }: EndpointRules): string {
+  if (livemode) return 'Production endpoints must have a public address.';
+  return loopback
+    ? 'Sandbox endpoints must have a public or loopback address.'
+    : 'Sandbox endpoints must have a public address on this server: its operator does not deliver to loopback.';
+}
+
+/**
  * Why the URL's host may not receive this environment's deliveries, or undefined when it may: checked at
  * registration and again before every delivery. A literal address is judged here; the addresses a name
  * resolves to are judged by guardedLookup when it is sent to.
  */
-export function hostProblem(url: URL, livemode: boolean): string | undefined {
+export function hostProblem(url: URL, rules: EndpointRules): string | undefined {
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  const refused = livemode
-    ? 'Production endpoints must have a public address.'
-    : 'Sandbox endpoints must have a public or loopback address.';
-  if (ipaddr.isValid(host)) return isAllowedAddress(host, !livemode) ? undefined : refused;
+  if (ipaddr.isValid(host)) return isAllowedAddress(host, rules.loopback) ? undefined : refusal(rules);
   const name = withoutRootDot(host);
   if (name.split('.').includes('')) return 'Must have a host name without empty labels.';
-  return livemode && (isLocalName(name) || !name.includes('.')) ? refused : undefined;
+  // A single label resolves through the search domains, to hosts of the server's own network.
+  return !rules.loopback && (isLocalName(name) || !name.includes('.')) ? refusal(rules) : undefined;
 }
 
 /**
  * Why a URL cannot be an endpoint of this environment, or undefined when it can. The URL is taken as
  * written: the WHATWG parser would quietly repair surrounding spaces, tabs, backslashes or `http:///h`
  * (reading `h` as the host), so whatever it would have to repair is refused instead. Production endpoints
- * need https and a public host; sandbox endpoints may also use http and loopback.
+ * need https and a public host; sandbox endpoints may also use http, and loopback where the rules allow it.
  */
-export function endpointUrlProblem(raw: string, livemode: boolean): string | undefined {
+export function endpointUrlProblem(raw: string, rules: EndpointRules): string | undefined {
   if (/[\s\p{Cc}\\]/u.test(raw)) return 'Must not contain whitespace, control characters or backslashes.';
   let url: URL;
   try {
@@ -83,8 +97,8 @@ export function endpointUrlProblem(raw: string, livemode: boolean): string | und
   if (!authority) return 'Must name its host after "//".';
   // Also an empty `@`: the parser drops it, but a receiver must never be reached through userinfo.
   if (authority.includes('@')) return 'Must not carry credentials; verify deliveries by their signature.';
-  if (livemode && url.protocol !== 'https:') return 'Production endpoints must use https.';
-  return hostProblem(url, livemode);
+  if (rules.livemode && url.protocol !== 'https:') return 'Production endpoints must use https.';
+  return hostProblem(url, rules);
 }
 
 /** A DNS lookup for deliveries that refuses any address the environment may not reach, so a name cannot point inwards. */

@@ -10,6 +10,7 @@ import type { Bus, BusMessage, Handler, Outcome, Topic } from '../ports/bus.js';
 import type { WebhookEvent } from '../ports/collections.js';
 import { type EventStore, StreamDeletedError } from '../ports/event-store.js';
 import { FencedOffError, type ReadModelStore } from '../ports/read-models.js';
+import type { EndpointRules } from './address-guard.js';
 import { EndpointSlots } from './endpoint-slots.js';
 import { eventObject } from './event-object.js';
 import { type DeliveryMessage, deliveryMessage, type EventMessage, eventMessage, malformed } from './messages.js';
@@ -27,7 +28,8 @@ export interface DispatcherServices {
   events: EventStore;
   readModels: ReadModelStore;
   bus: Bus;
-  livemode: boolean;
+  /** The environment, and where its deliveries may go: judged again at each POST (an endpoint may predate a rule, a name its address). */
+  endpointRules: EndpointRules;
   /**
    * Resolves true once the read models hold every event up to `position`, false if they do not in good
    * time (the projector's `waitFor`): so the endpoints listed for an event include every one registered
@@ -351,7 +353,7 @@ export class WebhookDispatcher {
    * rotation's overlap it carries a signature for each secret, so a receiver holding either verifies it.
    */
   private post(endpoint: WebhookEndpoint, event: WebhookEvent) {
-    const body = JSON.stringify(eventObject(event, this.services.livemode));
+    const body = JSON.stringify(eventObject(event, this.services.endpointRules.livemode));
     const now = this.clock();
     const timestamp = Math.floor(now.getTime() / 1000);
     return send({
@@ -359,7 +361,7 @@ export class WebhookDispatcher {
       body,
       headers: webhookHeaders(signingSecrets(endpoint, now), event.id, timestamp, body),
       timeoutMs: this.options.timeoutMs,
-      livemode: this.services.livemode,
+      rules: this.services.endpointRules,
     });
   }
 }

@@ -1,19 +1,20 @@
 import http from 'node:http';
 import https from 'node:https';
 import { RESPONSE_EXCERPT_BYTES, type SendResult } from '../domain/webhook-delivery.js';
-import { guardedLookup, hostProblem } from './address-guard.js';
+import { type EndpointRules, guardedLookup, hostProblem, isAllowedAddress } from './address-guard.js';
 
 export interface Delivery {
   url: string;
   body: string;
   headers: Record<string, string>;
   timeoutMs: number;
-  /** The sandbox may also deliver to loopback; production only to public addresses. */
-  livemode: boolean;
+  /** Where the environment may deliver: public addresses, and loopback in a sandbox whose operator allows it. */
+  rules: EndpointRules;
 }
 
 export interface Sent extends SendResult {
   duration_ms: number;
+  /** Null when nothing was answered, and when a non-public address answered: a key must not read the server's own services. */
   response_excerpt: string | null;
 }
 
@@ -25,7 +26,7 @@ export interface Sent extends SendResult {
 export function send(delivery: Delivery): Promise<Sent> {
   const started = performance.now();
   const url = new URL(delivery.url);
-  const refused = hostProblem(url, delivery.livemode);
+  const refused = hostProblem(url, delivery.rules);
   if (refused) return Promise.resolve({ status_code: null, error: `refused: ${refused}`, duration_ms: 0, response_excerpt: null });
   const client = url.protocol === 'https:' ? https : http;
   return new Promise((resolve) => {
@@ -41,9 +42,10 @@ export function send(delivery: Delivery): Promise<Sent> {
       {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'user-agent': 'NatureProfileAPI-Webhooks/1', ...delivery.headers },
-        lookup: guardedLookup(!delivery.livemode),
+        lookup: guardedLookup(delivery.rules.loopback),
       },
       (response) => {
+        const shown = isAllowedAddress(response.socket.remoteAddress ?? '', false);
         const chunks: Buffer[] = [];
         let length = 0;
         response.on('data', (chunk: Buffer) => {
@@ -55,7 +57,7 @@ export function send(delivery: Delivery): Promise<Sent> {
         const done = () =>
           finish(
             { status_code: response.statusCode ?? null, error: null },
-            Buffer.concat(chunks).subarray(0, RESPONSE_EXCERPT_BYTES).toString('utf8'),
+            shown ? Buffer.concat(chunks).subarray(0, RESPONSE_EXCERPT_BYTES).toString('utf8') : null,
           );
         response.on('end', done);
         response.on('close', done);

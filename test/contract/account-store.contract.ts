@@ -255,6 +255,42 @@ export function accountStoreContract(adapter: string, open: () => Promise<Accoun
       expect(await fixture.store.application(ACCOUNT_ID)).toEqual(won[0]);
     });
 
+    it('writes a user, a set-up link, a password, an application and its decision with the entry recording each, or neither', async () => {
+      const operator = { type: 'operator' } as const;
+      const entry = (action: string, target: string) => activity(operator, action, target, '', new Date(at(5)));
+      const recorded = async () => (await fixture.store.activity(ACCOUNT_ID, 100)).map((found) => found.action).reverse();
+      const ana = user('idx-ana');
+      await fixture.store.insertUser(ana, entry('user.created', ana.id));
+      // Refused (the same address): no entry either.
+      await expect(fixture.store.insertUser(user('idx-ana'), entry('user.created', 'duplicate'))).rejects.toThrow();
+      await fixture.store.setSetupToken(ana.id, tokenHash('t'), at(60), entry('user.reset', ana.id));
+      expect(await fixture.store.setPassword(ana.id, 'hash', tokenHash('t'), entry('user.password_set', ana.id))).toBe(true);
+      // The link is spent: nothing set, nothing recorded.
+      expect(await fixture.store.setPassword(ana.id, 'hash', tokenHash('t'), entry('user.password_set', 'again'))).toBe(false);
+      await fixture.store.putApplication(application(), entry('application.submitted', ACCOUNT_ID));
+      await fixture.store.decideApplication(
+        ACCOUNT_ID,
+        { status: 'approved', at: at(6), reason: null },
+        entry('application.approved', ACCOUNT_ID),
+      );
+      // Nothing pending any more: nothing decided, nothing recorded.
+      expect(
+        await fixture.store.decideApplication(
+          ACCOUNT_ID,
+          { status: 'rejected', at: at(7), reason: null },
+          entry('application.rejected', ACCOUNT_ID),
+        ),
+      ).toBeUndefined();
+      await fixture.reopen();
+      expect(await recorded()).toEqual([
+        'user.created',
+        'user.reset',
+        'user.password_set',
+        'application.submitted',
+        'application.approved',
+      ]);
+    });
+
     it("lists the account's activity newest first, at most `limit` entries, as appended", async () => {
       const entries: ActivityRecord[] = [];
       for (let i = 0; i < 5; i += 1) {

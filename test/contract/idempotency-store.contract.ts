@@ -78,6 +78,31 @@ export function idempotencyStoreContract(adapter: string, open: () => Promise<Id
       expect(await fixture.store.claim(request('k', 'f', at(30_001)))).toEqual({ outcome: 'in_use' });
     });
 
+    it('honours what a key stored before keys were scoped holds (its answer, its reuse, its hold), then claims the scoped key', async () => {
+      const scoped = (key: string, fingerprint: string, now = t0): ClaimRequest => ({
+        ...request(`key_a ${key}`, fingerprint, now),
+        unscopedKey: key,
+      });
+      const holder = holderOf(await fixture.store.claim(request('done', 'f')));
+      await fixture.store.complete('done', holder, 'answer');
+      expect(await fixture.store.claim(scoped('done', 'f'))).toEqual({ outcome: 'replay', response: 'answer', unscoped: true });
+      expect(await fixture.store.claim(scoped('done', 'other'))).toEqual({ outcome: 'reused' });
+      // Another scope that does not look at the key alone (nothing was stored before) is its own.
+      expect(await fixture.store.claim(request('key_b done', 'f'))).toEqual(claimed);
+
+      await fixture.store.claim(request('running', 'f'));
+      expect(await fixture.store.claim(scoped('running', 'f', at(1000)))).toEqual({ outcome: 'in_use' });
+      // Its request never finished: the retry runs under the scoped key, which it then holds.
+      expect(await fixture.store.claim(scoped('running', 'f', at(30_000)))).toEqual(claimed);
+      expect(await fixture.store.claim(scoped('running', 'f', at(30_001)))).toEqual({ outcome: 'in_use' });
+
+      // Unknown to the key alone: the scoped key is claimed, and the key alone stays free.
+      expect(await fixture.store.claim(scoped('new', 'f'))).toEqual(claimed);
+      expect(await fixture.store.claim(request('new', 'f'))).toEqual(claimed);
+      // A day on, the key alone is forgotten.
+      expect(await fixture.store.claim(scoped('done', 'f', at(24 * HOUR)))).toEqual(claimed);
+    });
+
     it('lets only the holder complete or release a key: not a request whose lease ran out and whose key a retry took', async () => {
       const late = holderOf(await fixture.store.claim(request('k', 'f')));
       const retry = holderOf(await fixture.store.claim(request('k', 'f', at(30_000))));

@@ -1,9 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ACCOUNT_ID, type ActivityRecord, activity } from '../../src/domain/accounts.js';
 import { type ApiKeyRecord, hashKey, mintKey } from '../../src/domain/api-keys.js';
 import type { KeyStore } from '../../src/ports/key-store.js';
 
 export interface KeyStoreFixture {
   store: KeyStore;
+  /** The account's activity, newest first, as the account store beside the keys reads it. */
+  activity(): Promise<ActivityRecord[]>;
   /** Closes the store and opens it again on the same data; `store` is the new one afterwards. */
   reopen(): Promise<void>;
   /** Closes the current store and removes its data. */
@@ -130,6 +133,37 @@ export function keyStoreContract(adapter: string, open: () => Promise<KeyStoreFi
       await fixture.reopen();
       expect(await fixture.store.findByHash(hashKey(kept.raw))).toEqual(kept.record);
       expect(await fixture.store.get(gone.record.id)).toMatchObject({ revoked_at: at(4), revoked_reason: 'revoked' });
+    });
+
+    it('writes a key change and the activity entry that records it together, or neither', async () => {
+      const operator = { type: 'operator' } as const;
+      const entry = (action: string, target: string) => activity(operator, action, target, 'test', new Date(at(1)));
+      const ids = async () => (await fixture.activity()).map((recorded) => recorded.id);
+      const { record } = minted();
+      const created = entry('key.created', record.id);
+      await fixture.store.insert(record, created);
+      expect(await ids()).toEqual([created.id]);
+      // Refused (a duplicate): no entry either.
+      await expect(fixture.store.insert({ ...minted().record, hash: record.hash }, entry('key.created', 'duplicate'))).rejects.toThrow();
+      expect(await ids()).toEqual([created.id]);
+
+      const next = mintKey(record, new Date(at(7)), record.id);
+      const rotated = entry('key.rotated', record.id);
+      await fixture.store.rotate(record.id, next.record, at(7), rotated);
+      await expect(
+        fixture.store.rotate(record.id, mintKey(record, new Date(at(8)), record.id).record, at(8), entry('key.rotated', 'again')),
+      ).rejects.toThrow(/not an active key/);
+      const revoked = entry('key.revoked', next.record.id);
+      await fixture.store.revoke(next.record.id, at(9), 'revoked', revoked);
+      // A key already revoked changes nothing, so nothing is recorded.
+      await fixture.store.revoke(next.record.id, at(10), 'revoked', entry('key.revoked', 'again'));
+      await fixture.reopen();
+      expect((await fixture.activity()).map(({ action, target, account_id }) => [action, target, account_id])).toEqual([
+        ['key.revoked', next.record.id, ACCOUNT_ID],
+        ['key.rotated', record.id, ACCOUNT_ID],
+        ['key.created', record.id, ACCOUNT_ID],
+      ]);
+      expect(await ids()).toEqual([revoked.id, rotated.id, created.id]);
     });
 
     it('answers a ping', async () => {

@@ -9,6 +9,7 @@ import { MongoWrappedKeyStore } from '../../src/adapters/mongodb/data-key-store.
 import { MongoIdempotencyStore } from '../../src/adapters/mongodb/idempotency-store.js';
 import { MongoKeyStore } from '../../src/adapters/mongodb/key-store.js';
 import { MongoReadModelStore } from '../../src/adapters/mongodb/read-model-store.js';
+import { ACCOUNT_ID } from '../../src/domain/accounts.js';
 import { hashKey, mintKey } from '../../src/domain/api-keys.js';
 import { serverTarget } from '../support/backend-servers.js';
 import { tempDir } from '../support/temp-dir.js';
@@ -121,6 +122,14 @@ keyStoreContract(
     const database = `nature_contract_${randomUUID().slice(0, 8)}`;
     const fixture = {
       store: await MongoKeyStore.connect(settings(), database),
+      async activity() {
+        const accounts = await MongoAccountStore.connect(settings(), database);
+        try {
+          return await accounts.activity(ACCOUNT_ID, 100);
+        } finally {
+          await accounts.close();
+        }
+      },
       reopen: async () => {
         await fixture.store.close();
         fixture.store = await MongoKeyStore.connect(settings(), database);

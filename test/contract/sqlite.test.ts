@@ -9,6 +9,7 @@ import { SqliteEventStore } from '../../src/adapters/sqlite/event-store.js';
 import { SqliteIdempotencyStore } from '../../src/adapters/sqlite/idempotency-store.js';
 import { SqliteKeyStore } from '../../src/adapters/sqlite/key-store.js';
 import { SqliteReadModelStore } from '../../src/adapters/sqlite/read-model-store.js';
+import { ACCOUNT_ID } from '../../src/domain/accounts.js';
 import { filesContaining } from '../support/byte-scan.js';
 import { tempDir } from '../support/temp-dir.js';
 import { accountStoreContract } from './account-store.contract.js';
@@ -47,6 +48,7 @@ async function reopenable<Store extends { close(): Promise<void> }>(file: string
   const dir = tempDir();
   const path = join(dir.path, file);
   const fixture = {
+    path,
     store: await open(path),
     reopen: async () => {
       await fixture.store.close();
@@ -65,7 +67,24 @@ dataKeyStoreContract('sqlite, wrapped by a master key', () =>
 );
 wrappedKeyStoreContract('sqlite', () => reopenable('keys.db', (path) => new SqliteWrappedKeyStore(path, 'FULL')));
 idempotencyStoreContract('sqlite', () => reopenable('idempotency.db', (path) => new SqliteIdempotencyStore(path, 'FULL')));
-keyStoreContract('sqlite', () => reopenable('keys.db', (path) => new SqliteKeyStore(path, 'FULL')));
+keyStoreContract('sqlite', async () => {
+  const fixture = await reopenable('keys.db', (path) => new SqliteKeyStore(path, 'FULL'));
+  return {
+    ...fixture,
+    get store() {
+      return fixture.store;
+    },
+    // The account store reads keys.db through a connection of its own, as the server's does.
+    async activity() {
+      const accounts = new SqliteAccountStore(fixture.path, 'FULL');
+      try {
+        return await accounts.activity(ACCOUNT_ID, 100);
+      } finally {
+        await accounts.close();
+      }
+    },
+  };
+});
 accountStoreContract('sqlite', () => reopenable('keys.db', (path) => new SqliteAccountStore(path, 'FULL')));
 
 describe('sqlite data key store on disk', () => {

@@ -1,12 +1,13 @@
-import { existsSync } from 'node:fs';
+import { existsSync, statSync, watch } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SqliteAccountStore } from '../../src/adapters/sqlite/account-store.js';
+import { SqliteKeyStore } from '../../src/adapters/sqlite/key-store.js';
 import { submitApplication } from '../../src/commands/accounts.js';
 import { ACCOUNT_ID, passwordMatches, tokenHash } from '../../src/domain/accounts.js';
 import { filesContaining } from '../support/byte-scan.js';
 import { expectFailure, keyCreateArgs, runCliInProcess } from '../support/cli.js';
-import { runCliProcess } from '../support/processes.js';
+import { runCliProcess, spawnFromSource } from '../support/processes.js';
 import { tempDir } from '../support/temp-dir.js';
 
 const PASSWORD = 'correct horse battery staple';
@@ -367,5 +368,47 @@ describe('nature users and nature applications', () => {
       );
       expect((await accounts().activity(ACCOUNT_ID, 10)).map((entry) => entry.action)).toEqual(['key.created']);
     });
+  });
+});
+
+/** Runs of `nature keys create` killed: each lands at one moment of the write, so several are needed to land between two. */
+const RUNS = 10;
+
+describe('nature keys killed with SIGKILL in the middle of its write', () => {
+  it('leaves every key with its activity entry, and no entry without its key', async () => {
+    const dir = tempDir();
+    try {
+      const env = { NATURE_DATA_DIR: dir.path };
+      // keys.db exists first, so what a later run writes to it first is the key.
+      await runCliInProcess(keyCreateArgs('test', 'first'), env);
+      const wal = join(dir.path, 'keys.db-wal');
+      const walState = () => {
+        const stat = statSync(wal, { throwIfNoEntry: false });
+        return stat === undefined ? '0:' : `${stat.size}:${stat.mtimeMs}`;
+      };
+      const endings: (number | string)[] = [];
+      for (let run = 0; run < RUNS; run += 1) {
+        const before = walState();
+        const { process: child, exited } = spawnFromSource(['src/cli/main.ts', ...keyCreateArgs('test', `killed-${run}`)], env);
+        // Killed as soon as it writes to the log (opening it only creates it, empty): between a key and its entry, were they written apart.
+        const watcher = watch(dir.path, () => {
+          const now = walState();
+          if (now !== before && !now.startsWith('0:')) child.kill('SIGKILL');
+        });
+        endings.push(await exited);
+        watcher.close();
+      }
+      const keys = new SqliteKeyStore(join(dir.path, 'keys.db'), 'FULL');
+      const accounts = new SqliteAccountStore(join(dir.path, 'keys.db'), 'FULL');
+      const ids = (await keys.list()).map((key) => key.id).sort();
+      const recorded = (await accounts.activity(ACCOUNT_ID, 1000)).filter((entry) => entry.action === 'key.created');
+      await keys.close();
+      await accounts.close();
+      expect(recorded.map((entry) => entry.target).sort()).toEqual(ids);
+      // Nearly every run is killed; one may finish first on a busy machine, before its write is seen.
+      expect(endings.filter((ending) => ending === 'SIGKILL').length).toBeGreaterThan(RUNS / 2);
+    } finally {
+      dir.cleanup();
+    }
   });
 });

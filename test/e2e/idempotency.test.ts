@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fingerprintOf } from '../../src/http/idempotency.js';
+import { seal } from '../../src/privacy/pii-envelope.js';
 import { filesContaining } from '../support/byte-scan.js';
 import { knownResponses } from '../support/known-answers.js';
 import { expectProblem } from '../support/problems.js';
@@ -216,6 +217,63 @@ describe('Idempotency-Key on POST and PATCH', () => {
     expect(inProduction.json().livemode).toBe(true);
   });
 
+  it("keeps keys per API key: another key's request runs as its own, never answered what the first key was", async () => {
+    const t = await open();
+    const first = (await t.mint('test', 'sk')).raw;
+    const other = (await t.mint('test', 'sk')).raw;
+    const third = (await t.mint('test', 'sk')).raw;
+    const subject = validSubject('emp-per-key');
+    const created = await send(t, first, 'POST', '/v1/nature/subjects', subject, 'shared-create');
+    expect(created.statusCode).toBe(201);
+    // The same Idempotency-Key and body from another key: run as if the key were new, so it meets the subject the first made.
+    const again = await send(t, other, 'POST', '/v1/nature/subjects', subject, 'shared-create');
+    expect(again.headers['idempotent-replayed']).toBeUndefined();
+    expectProblem(again, 409, 'subject_exists');
+    // Nor is it another request's key to a third key: a different body runs too.
+    const own = await send(t, third, 'POST', '/v1/nature/subjects', validSubject('emp-own'), 'shared-create');
+    expect(own.statusCode).toBe(201);
+    expect(own.json().external_subject_id).toBe('emp-own');
+
+    const start = `/v1/nature/subjects/${created.json().id}/assessments`;
+    const started = await send(t, first, 'POST', start, undefined, 'shared-start');
+    expect(started.json().client_secret).toEqual(expect.any(String));
+    const taken = await send(t, other, 'POST', start, undefined, 'shared-start');
+    expect(taken.headers['idempotent-replayed']).toBeUndefined();
+    expectProblem(taken, 409, 'assessment_in_progress');
+    expect(taken.body).not.toContain(started.json().client_secret);
+    // The first key still gets its own answer back.
+    expect((await send(t, first, 'POST', start, undefined, 'shared-start')).body).toBe(started.body);
+  });
+
+  it('still replays an answer stored before answers were kept per API key, to the same request', async () => {
+    const t = await open();
+    const key = (await t.mint('test', 'sk')).raw;
+    const subject = validSubject('emp-unscoped');
+    const created = await send(t, key, 'POST', '/v1/nature/subjects', subject);
+    // As the previous version stored it: under the Idempotency-Key alone, naming no API key.
+    const held = await t.envs.test.idempotency.claim({
+      key: 'unscoped',
+      fingerprint: fingerprintOf('POST', '/v1/nature/subjects', subject),
+      now: new Date(),
+      leaseMs: 30_000,
+      ttlMs: 86_400_000,
+    });
+    if (held.outcome !== 'claimed') throw new Error(`expected a new key, found ${held.outcome}`);
+    // Sealed under the subject's data key, bound to the key it was stored under, as every answer naming a subject is.
+    const subjectId = created.json().id as string;
+    const envelope = seal(await t.envs.test.dataKeys.keyFor(subjectId), created.body, subjectId, 'idempotency:unscoped');
+    const stored = {
+      status: 201,
+      headers: { 'content-type': created.headers['content-type'] },
+      sealed: { subject_id: subjectId, envelope },
+    };
+    await t.envs.test.idempotency.complete('unscoped', held.holder, JSON.stringify(stored));
+    const replayed = await send(t, key, 'POST', '/v1/nature/subjects', subject, 'unscoped');
+    expect(replayed.statusCode).toBe(201);
+    expect(replayed.headers['idempotent-replayed']).toBe('true');
+    expect(replayed.body).toBe(created.body);
+  });
+
   it('replays across a restart, and forgets a key after 24 hours', async () => {
     const first = await open();
     const key = (await first.mint('test', 'sk')).raw;
@@ -249,9 +307,10 @@ describe('Idempotency-Key on POST and PATCH', () => {
     /** What the key store holds after such a crash: the key claimed by a process that is gone, no answer. */
     function cutOff(t: TestApp, idempotencyKey: string) {
       const db = new Database(join(t.dataDir, 'sandbox.idempotency.db'));
+      // Stored in its API key's scope: `<key id> <Idempotency-Key>`.
       const changed = db
-        .prepare("UPDATE idempotency_keys SET response = NULL, holder = '2147483646:gone:claim', locked_until = ? WHERE key = ?")
-        .run(Date.now() + 3_600_000, idempotencyKey).changes;
+        .prepare("UPDATE idempotency_keys SET response = NULL, holder = '2147483646:gone:claim', locked_until = ? WHERE key LIKE ?")
+        .run(Date.now() + 3_600_000, `% ${idempotencyKey}`).changes;
       db.close();
       expect(changed).toBe(1);
     }

@@ -70,7 +70,8 @@ describe.each(buses)('webhook delivery on %s', (_name, nats) => {
       outcome: 'succeeded',
       status_code: 200,
       error: null,
-      response_excerpt: 'thanks',
+      // The receiver is on loopback: what the server's own machine answers is never shown.
+      response_excerpt: null,
       next_attempt_at: null,
     });
   });
@@ -417,6 +418,41 @@ describe('webhook endpoints and delivery rules (embedded bus)', () => {
   });
 });
 
+describe('a server whose operator keeps webhooks off loopback (NATURE_WEBHOOK_ALLOW_PRIVATE=never)', () => {
+  let t: TestApp;
+  let api: ReturnType<typeof client>;
+  beforeAll(async () => {
+    t = await openTestApp({ ...FAST, NATURE_WEBHOOK_ALLOW_PRIVATE: 'never' });
+    api = client(t, (await t.mint('test', 'sk')).raw);
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it.each([
+    ['a loopback address', 'http://127.0.0.1:3000/hooks'],
+    ['an IPv6 loopback', 'http://[::1]:3000/hooks'],
+    ['localhost', 'http://localhost:3000/hooks'],
+    ['a single-label name', 'http://metadata/hooks'],
+  ])('refuses a sandbox endpoint on %s (422), at creation and as a new URL', async (_case, url) => {
+    const refusal = {
+      code: 'validation_failed',
+      errors: [{ path: '/url', in: 'body', message: expect.stringMatching(/public address.*loopback/) }],
+    };
+    const created = await api.call('POST', '/v1/nature/webhook_endpoints', { url });
+    expect(created.status).toBe(422);
+    expect(created.body).toMatchObject(refusal);
+    const endpoint = await api.register('https://hooks.example.com/nature');
+    const changed = await api.call('PATCH', `/v1/nature/webhook_endpoints/${endpoint.id}`, { url });
+    expect(changed.status).toBe(422);
+    expect(changed.body).toMatchObject(refusal);
+    expect((await api.call('GET', '/v1/nature/webhook_endpoints')).body.data).toEqual([
+      expect.objectContaining({ id: endpoint.id, url: 'https://hooks.example.com/nature' }),
+    ]);
+    await api.deleteEndpoints();
+  });
+});
+
 describe('a bus outage', () => {
   it('delays webhooks but neither the read models nor scoring', async () => {
     const t = await openTestApp(FAST);
@@ -473,10 +509,10 @@ describe('an endpoint registered while delivery lags', () => {
         ping: () => bus.ping(),
         close: () => bus.close(),
       };
-      const { events: log, readModels, livemode, projector } = t.envs.test;
+      const { events: log, readModels, endpointRules, projector } = t.envs.test;
       const readModelsAt = (position: bigint) => projector.waitFor(position, 2000);
       const dispatcher = new WebhookDispatcher(
-        { events: log, readModels, bus: recording, livemode, readModelsAt, guard: async () => undefined },
+        { events: log, readModels, bus: recording, endpointRules, readModelsAt, guard: async () => undefined },
         { retryScheduleMs: [50], timeoutMs: 500 },
         pino({ level: 'silent' }),
       );

@@ -61,7 +61,12 @@ export async function startServerWith(env: Record<string, string>, runner: Runne
     process: child,
     output,
     exited,
-  } = spawnFromSource(['src/main.ts'], { LOG_LEVEL: 'info', ...env, PORT: String(port), HOST: '127.0.0.1' }, runner);
+  } = spawnFromSource(
+    ['src/main.ts'],
+    // The tests' receivers listen on loopback: sandbox deliveries may go there, as on a developer's machine.
+    { LOG_LEVEL: 'info', NATURE_WEBHOOK_ALLOW_PRIVATE: 'sandbox', ...env, PORT: String(port), HOST: '127.0.0.1' },
+    runner,
+  );
   await new Promise<void>((resolve, reject) => {
     // Only a hung start-up ends here (under the test's own timeout, so its output is reported): a 2-core machine
     // running other test files has taken over 20 s to start a server from source.

@@ -41,7 +41,8 @@ export interface TestApp {
 /** The whole app on a fresh data directory, driven in-process with app.inject; `settings` as in the environment. */
 export async function openTestApp(settings: Record<string, string> = {}): Promise<TestApp> {
   const dir = tempDir();
-  const config = loadConfig({ NATURE_DATA_DIR: dir.path, LOG_LEVEL: 'debug', ...settings });
+  // The tests' receivers listen on loopback: sandbox deliveries may go there, as on a developer's machine.
+  const config = loadConfig({ NATURE_DATA_DIR: dir.path, LOG_LEVEL: 'debug', NATURE_WEBHOOK_ALLOW_PRIVATE: 'sandbox', ...settings });
   const logs: string[] = [];
   const sink = new Writable({
     write(chunk, _encoding, done) {

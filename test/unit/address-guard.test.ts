@@ -1,7 +1,7 @@
 import type { LookupAddress } from 'node:dns';
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { endpointUrlProblem, guardedLookup, isAllowedAddress } from '../../src/webhooks/address-guard.js';
+import { type EndpointRules, endpointUrlProblem, guardedLookup, isAllowedAddress } from '../../src/webhooks/address-guard.js';
 import { send } from '../../src/webhooks/sender.js';
 
 describe('addresses', () => {
@@ -49,6 +49,11 @@ describe('addresses', () => {
   });
 });
 
+const PRODUCTION: EndpointRules = { livemode: true, loopback: false };
+const SANDBOX: EndpointRules = { livemode: false, loopback: true };
+/** The sandbox where the operator keeps deliveries off loopback (NATURE_WEBHOOK_ALLOW_PRIVATE=never). */
+const SANDBOX_PUBLIC_ONLY: EndpointRules = { livemode: false, loopback: false };
+
 describe('endpoint URLs', () => {
   it.each([
     ['a leading space', ' https://hooks.example.com/x', /whitespace/],
@@ -65,12 +70,12 @@ describe('endpoint URLs', () => {
     ['another scheme', 'ftp://hooks.example.com/x', /http or https/],
     ['no scheme', 'hooks.example.com', /absolute/],
   ])('refuses %s in both environments', (_case, url, problem) => {
-    expect(endpointUrlProblem(url, true)).toMatch(problem);
-    expect(endpointUrlProblem(url, false)).toMatch(problem);
+    expect(endpointUrlProblem(url, PRODUCTION)).toMatch(problem);
+    expect(endpointUrlProblem(url, SANDBOX)).toMatch(problem);
   });
 
   it('refuses an empty host in the sandbox too, which the URL parser would read as a host', () => {
-    expect(endpointUrlProblem('http:///h', false)).toMatch(/host/);
+    expect(endpointUrlProblem('http:///h', SANDBOX)).toMatch(/host/);
   });
 
   it.each([
@@ -87,25 +92,39 @@ describe('endpoint URLs', () => {
     'https://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/x',
     'https://0x7f.1/x',
   ])('refuses the production endpoint %s: not a public host', (url) => {
-    expect(endpointUrlProblem(url, true)).toBe('Production endpoints must have a public address.');
+    expect(endpointUrlProblem(url, PRODUCTION)).toBe('Production endpoints must have a public address.');
   });
 
   it('treats a name with its final dot as the same name', () => {
-    expect(endpointUrlProblem('https://hooks.example.com./x', true)).toBeUndefined();
-    expect(endpointUrlProblem('http://localhost.:3000/x', false)).toBeUndefined();
+    expect(endpointUrlProblem('https://hooks.example.com./x', PRODUCTION)).toBeUndefined();
+    expect(endpointUrlProblem('http://localhost.:3000/x', SANDBOX)).toBeUndefined();
   });
 
   it('allows sandbox endpoints on loopback http but not on private networks, and production ones on public https only', () => {
-    expect(endpointUrlProblem('http://127.0.0.1:3000/x', false)).toBeUndefined();
-    expect(endpointUrlProblem('http://localhost:3000/x', false)).toBeUndefined();
-    expect(endpointUrlProblem('http://[::ffff:127.0.0.1]:3000/x', false)).toBeUndefined();
-    expect(endpointUrlProblem('http://[::127.0.0.1]:3000/x', false)).toMatch(/public or loopback/);
-    expect(endpointUrlProblem('http://10.0.0.1:9200/x', false)).toMatch(/public or loopback/);
-    expect(endpointUrlProblem('http://169.254.169.254/latest', false)).toMatch(/public or loopback/);
-    expect(endpointUrlProblem('http://127.0.0.1:3000/x', true)).toMatch(/https/);
-    expect(endpointUrlProblem('https://hooks.example.com/x', true)).toBeUndefined();
-    expect(endpointUrlProblem('HTTPS://Hooks.Example.com:8443/x?y=1#z', true)).toBeUndefined();
-    expect(endpointUrlProblem('https://[64:ff9b::8.8.8.8]/x', true)).toBeUndefined();
+    expect(endpointUrlProblem('http://127.0.0.1:3000/x', SANDBOX)).toBeUndefined();
+    expect(endpointUrlProblem('http://localhost:3000/x', SANDBOX)).toBeUndefined();
+    expect(endpointUrlProblem('http://[::ffff:127.0.0.1]:3000/x', SANDBOX)).toBeUndefined();
+    expect(endpointUrlProblem('http://[::127.0.0.1]:3000/x', SANDBOX)).toMatch(/public or loopback/);
+    expect(endpointUrlProblem('http://10.0.0.1:9200/x', SANDBOX)).toMatch(/public or loopback/);
+    expect(endpointUrlProblem('http://169.254.169.254/latest', SANDBOX)).toMatch(/public or loopback/);
+    expect(endpointUrlProblem('http://127.0.0.1:3000/x', PRODUCTION)).toMatch(/https/);
+    expect(endpointUrlProblem('https://hooks.example.com/x', PRODUCTION)).toBeUndefined();
+    expect(endpointUrlProblem('HTTPS://Hooks.Example.com:8443/x?y=1#z', PRODUCTION)).toBeUndefined();
+    expect(endpointUrlProblem('https://[64:ff9b::8.8.8.8]/x', PRODUCTION)).toBeUndefined();
+  });
+
+  it.each([
+    'http://127.0.0.1:3000/x',
+    'http://[::1]:3000/x',
+    'http://[::ffff:127.0.0.1]:3000/x',
+    'http://localhost:3000/x',
+    'http://hooks.localhost./x',
+    'http://metadata/x',
+  ])('refuses the sandbox endpoint %s where the operator keeps deliveries off loopback', (url) => {
+    expect(endpointUrlProblem(url, SANDBOX_PUBLIC_ONLY)).toMatch(
+      /^Sandbox endpoints must have a public address on this server: .*loopback/,
+    );
+    expect(endpointUrlProblem('http://hooks.example.com/x', SANDBOX_PUBLIC_ONLY)).toBeUndefined();
   });
 });
 
@@ -140,22 +159,25 @@ describe('delivery-time checks', () => {
     });
     afterAll(() => new Promise<void>((done) => server.close(() => done())));
 
-    const post = (url: string, livemode: boolean) => send({ url, body: '{}', headers: {}, timeoutMs: 2000, livemode });
+    const post = (url: string, rules: EndpointRules) => send({ url, body: '{}', headers: {}, timeoutMs: 2000, rules });
 
     // A literal address is connected to without a lookup, so the sender judges it itself (an endpoint may predate a rule).
     it.each([
-      ['an IPv4-mapped loopback, in production', `http://[::ffff:127.0.0.1]:${0}/x`, true],
-      ['a loopback name with its final dot, in production', `http://localhost.:${0}/x`, true],
-      ['an IPv4-compatible loopback, in the sandbox', `http://[::127.0.0.1]:${0}/x`, false],
-    ])('refuses %s without connecting', async (_case, template, livemode) => {
+      ['an IPv4-mapped loopback, in production', `http://[::ffff:127.0.0.1]:${0}/x`, PRODUCTION],
+      ['a loopback name with its final dot, in production', `http://localhost.:${0}/x`, PRODUCTION],
+      ['an IPv4-compatible loopback, in the sandbox', `http://[::127.0.0.1]:${0}/x`, SANDBOX],
+      ['a loopback address, in a sandbox kept off loopback', `http://127.0.0.1:${0}/x`, SANDBOX_PUBLIC_ONLY],
+      ['a loopback name, in a sandbox kept off loopback', `http://localhost:${0}/x`, SANDBOX_PUBLIC_ONLY],
+    ])('refuses %s without connecting', async (_case, template, rules) => {
       const before = requests;
-      const sent = await post(template.replace(':0/', `:${port}/`), livemode);
+      const sent = await post(template.replace(':0/', `:${port}/`), rules);
       expect(sent).toMatchObject({ status_code: null, error: expect.stringMatching(/^refused: /) });
       expect(requests).toBe(before);
     });
 
-    it('delivers to sandbox loopback', async () => {
-      expect(await post(`http://127.0.0.1:${port}/x`, false)).toMatchObject({ status_code: 200, error: null, response_excerpt: 'ok' });
+    it('delivers to sandbox loopback, keeping the status but never showing what loopback answered', async () => {
+      expect(await post(`http://127.0.0.1:${port}/x`, SANDBOX)).toMatchObject({ status_code: 200, error: null, response_excerpt: null });
+      expect(await post(`http://localhost:${port}/x`, SANDBOX)).toMatchObject({ status_code: 200, error: null, response_excerpt: null });
     });
   });
 });

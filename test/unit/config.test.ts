@@ -15,7 +15,11 @@ describe('configuration', () => {
       sqliteSynchronous: 'FULL',
       backendTimeoutMs: 10_000,
       bus: { kind: 'local' },
-      webhooks: { retryScheduleMs: [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000], timeoutMs: 10_000 },
+      webhooks: {
+        retryScheduleMs: [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
+        timeoutMs: 10_000,
+        allowPrivate: 'sandbox',
+      },
       rateLimit: { perSecond: 100, burst: 200 },
       scoringVersion: 'mn76-v2',
       mcpLiveKeys: false,
@@ -50,7 +54,7 @@ describe('configuration', () => {
       streamReplicas: 1,
       streamLimits: { maxBytes: 1_073_741_824, maxAgeMs: 7 * 86_400_000 },
     });
-    expect(config.webhooks).toEqual({ retryScheduleMs: [50, 1500, 120_000, 3_600_000], timeoutMs: 2000 });
+    expect(config.webhooks).toEqual({ retryScheduleMs: [50, 1500, 120_000, 3_600_000], timeoutMs: 2000, allowPrivate: 'sandbox' });
   });
 
   it('reads every setting from the environment; empty counts as unset', () => {
@@ -90,6 +94,7 @@ describe('configuration', () => {
     [{ NATURE_BUS: 'nats', NATS_URL: 'localhost:4222' }, /^configuration error: NATS_URL="localhost:4222" /],
     [{ NATURE_WEBHOOK_RETRY_SCHEDULE: '5s,soon' }, /^configuration error: NATURE_WEBHOOK_RETRY_SCHEDULE="5s,soon" /],
     [{ NATURE_WEBHOOK_TIMEOUT_MS: '10' }, /^configuration error: NATURE_WEBHOOK_TIMEOUT_MS="10" /],
+    [{ NATURE_WEBHOOK_ALLOW_PRIVATE: 'always' }, /^configuration error: NATURE_WEBHOOK_ALLOW_PRIVATE="always" .*sandbox.*never/],
     [{ NATURE_BACKEND_TIMEOUT_MS: '50' }, /^configuration error: NATURE_BACKEND_TIMEOUT_MS="50" /],
     [{ NATURE_BACKEND_TIMEOUT_MS: '10s' }, /^configuration error: NATURE_BACKEND_TIMEOUT_MS="10s" must be a whole number/],
     [
@@ -120,6 +125,21 @@ describe('configuration', () => {
     expect(loadConfig({ NATURE_PUBLIC_URL: 'https://api.example.com/' }).publicUrl).toBe('https://api.example.com');
     expect(loadConfig({ NATURE_PUBLIC_URL: 'http://10.0.0.5:8080' }).publicUrl).toBe('http://10.0.0.5:8080');
     expect(loadConfig({ NATURE_PUBLIC_URL: 'HTTPS://API.Example.com:443' }).publicUrl).toBe('https://api.example.com');
+  });
+
+  it('lets sandbox webhooks reach loopback by default only on a server that is local (NATURE_WEBHOOK_ALLOW_PRIVATE)', () => {
+    const allowPrivate = (env: Record<string, string>) => loadConfig(env).webhooks.allowPrivate;
+    expect(allowPrivate({})).toBe('sandbox');
+    expect(allowPrivate({ HOST: '::1' })).toBe('sandbox');
+    expect(allowPrivate({ NATURE_PUBLIC_URL: 'http://localhost:8080' })).toBe('sandbox');
+    expect(allowPrivate({ NATURE_PUBLIC_URL: 'http://127.0.0.2:8080', HOST: '0.0.0.0' })).toBe('sandbox');
+    expect(allowPrivate({ NATURE_PUBLIC_URL: 'http://[::1]:8080' })).toBe('sandbox');
+    // Reachable by others: any dashboard user's sandbox key would make the server post to its own loopback.
+    expect(allowPrivate({ HOST: '0.0.0.0' })).toBe('never');
+    expect(allowPrivate({ NATURE_PUBLIC_URL: 'https://api.example.com' })).toBe('never');
+    expect(allowPrivate({ NATURE_PUBLIC_URL: 'http://10.0.0.5:8080' })).toBe('never');
+    expect(allowPrivate({ NATURE_PUBLIC_URL: 'https://api.example.com', NATURE_WEBHOOK_ALLOW_PRIVATE: 'sandbox' })).toBe('sandbox');
+    expect(allowPrivate({ NATURE_WEBHOOK_ALLOW_PRIVATE: 'never' })).toBe('never');
   });
 
   it('never shows the password of a NATURE_PUBLIC_URL it refuses', () => {

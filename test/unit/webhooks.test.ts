@@ -154,7 +154,7 @@ describe('webhook dispatcher', () => {
       },
     });
     dispatcher = new WebhookDispatcher(
-      { events, readModels: documents, bus: publishing, livemode: false, readModelsAt, guard },
+      { events, readModels: documents, bus: publishing, endpointRules: { livemode: false, loopback: true }, readModelsAt, guard },
       { retryScheduleMs: [50], timeoutMs },
       pino({ level: 'silent' }),
     );
@@ -440,7 +440,14 @@ describe('webhook dispatcher', () => {
       },
     });
     dispatcher = new WebhookDispatcher(
-      { events: log, readModels, bus: failing, livemode: false, readModelsAt: async () => true, guard: async () => undefined },
+      {
+        events: log,
+        readModels,
+        bus: failing,
+        endpointRules: { livemode: false, loopback: true },
+        readModelsAt: async () => true,
+        guard: async () => undefined,
+      },
       { retryScheduleMs: [50], timeoutMs: 2000 },
       pino({ level: 'silent' }),
     );

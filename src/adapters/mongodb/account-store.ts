@@ -1,6 +1,7 @@
 import type { Collection } from 'mongodb';
 import type { ActivityRecord, ApplicationRecord, SessionRecord, UserRecord } from '../../domain/accounts.js';
 import type { AccountStore } from '../../ports/account-store.js';
+import { type ActivityDocument, atomically, recordActivity } from './activity.js';
 import { type MongoConnection, type MongoSettings, withMongo } from './client.js';
 import { KEYS_DATABASE } from './key-store.js';
 
@@ -8,7 +9,6 @@ type UserDocument = Omit<UserRecord, 'id'> & { _id: string };
 type SessionDocument = Omit<SessionRecord, 'id_hash'> & { _id: string };
 type FailureDocument = { key: string; at: string };
 type ApplicationDocument = Omit<ApplicationRecord, 'account_id'> & { _id: string };
-type ActivityDocument = Omit<ActivityRecord, 'id'> & { _id: string };
 
 const fromUser = (document: UserDocument | null): UserRecord | undefined => {
   if (document === null) return undefined;
@@ -61,8 +61,11 @@ export class MongoAccountStore implements AccountStore {
     });
   }
 
-  async insertUser({ id, ...rest }: UserRecord): Promise<void> {
-    await this.users_.insertOne({ _id: id, ...rest });
+  async insertUser({ id, ...rest }: UserRecord, activity?: ActivityRecord): Promise<void> {
+    await atomically(this.connection, async (session) => {
+      await this.users_.insertOne({ _id: id, ...rest }, { session });
+      await recordActivity(this.activity_, activity, session);
+    });
   }
 
   async user(id: string) {
@@ -81,14 +84,26 @@ export class MongoAccountStore implements AccountStore {
     return (await this.users_.find().sort({ _id: 1 }).toArray()).map((document) => fromUser(document)!);
   }
 
-  async setPassword(userId: string, hash: string, setupTokenHash?: string): Promise<boolean> {
+  async setPassword(userId: string, hash: string, setupTokenHash?: string, activity?: ActivityRecord): Promise<boolean> {
     const filter = setupTokenHash === undefined ? { _id: userId } : { _id: userId, setup_token_hash: setupTokenHash };
-    const result = await this.users_.updateOne(filter, { $set: { password_hash: hash, setup_token_hash: null, setup_expires_at: null } });
-    return result.matchedCount === 1;
+    let matched = false;
+    await atomically(this.connection, async (session) => {
+      const result = await this.users_.updateOne(
+        filter,
+        { $set: { password_hash: hash, setup_token_hash: null, setup_expires_at: null } },
+        { session },
+      );
+      matched = result.matchedCount === 1;
+      if (matched) await recordActivity(this.activity_, activity, session);
+    });
+    return matched;
   }
 
-  async setSetupToken(userId: string, hash: string, expiresAt: string): Promise<void> {
-    await this.users_.updateOne({ _id: userId }, { $set: { setup_token_hash: hash, setup_expires_at: expiresAt } });
+  async setSetupToken(userId: string, hash: string, expiresAt: string, activity?: ActivityRecord): Promise<void> {
+    await atomically(this.connection, async (session) => {
+      await this.users_.updateOne({ _id: userId }, { $set: { setup_token_hash: hash, setup_expires_at: expiresAt } }, { session });
+      await recordActivity(this.activity_, activity, session);
+    });
   }
 
   async insertSession({ id_hash, ...rest }: SessionRecord): Promise<void> {
@@ -134,17 +149,28 @@ export class MongoAccountStore implements AccountStore {
     return fromApplication(await this.applications.findOne({ _id: accountId }));
   }
 
-  async putApplication({ account_id, ...rest }: ApplicationRecord): Promise<void> {
-    await this.applications.replaceOne({ _id: account_id }, rest, { upsert: true });
+  async putApplication({ account_id, ...rest }: ApplicationRecord, activity?: ActivityRecord): Promise<void> {
+    await atomically(this.connection, async (session) => {
+      await this.applications.replaceOne({ _id: account_id }, rest, { upsert: true, session });
+      await recordActivity(this.activity_, activity, session);
+    });
   }
 
-  async decideApplication(accountId: string, decision: { status: 'approved' | 'rejected'; at: string; reason: string | null }) {
-    // One conditional update: two operators deciding at once cannot both win.
-    const decided = await this.applications.findOneAndUpdate(
-      { _id: accountId, status: 'pending' },
-      { $set: { status: decision.status, decided_at: decision.at, reason: decision.reason } },
-      { returnDocument: 'after' },
-    );
+  async decideApplication(
+    accountId: string,
+    decision: { status: 'approved' | 'rejected'; at: string; reason: string | null },
+    activity?: ActivityRecord,
+  ) {
+    let decided: ApplicationDocument | null = null;
+    await atomically(this.connection, async (session) => {
+      // One conditional update: two operators deciding at once cannot both win.
+      decided = await this.applications.findOneAndUpdate(
+        { _id: accountId, status: 'pending' },
+        { $set: { status: decision.status, decided_at: decision.at, reason: decision.reason } },
+        { returnDocument: 'after', session },
+      );
+      if (decided !== null) await recordActivity(this.activity_, activity, session);
+    });
     return fromApplication(decided);
   }
 

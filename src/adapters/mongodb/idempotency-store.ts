@@ -16,6 +16,13 @@ interface KeyDocument {
 
 const DUPLICATE_KEY = 11000;
 
+/** What a live key another request holds answers this one: `unscoped` when it was stored before keys were scoped. */
+function heldBy(held: KeyDocument, fingerprint: string, unscoped: boolean): Claim {
+  if (held.fingerprint !== fingerprint) return { outcome: 'reused' };
+  if (held.response === null) return { outcome: 'in_use' };
+  return { outcome: 'replay', response: held.response, ...(unscoped && { unscoped: true as const }) };
+}
+
 /** Idempotency keys in the environment's MongoDB database (`idempotency_keys`), beside the read models. */
 export class MongoIdempotencyStore implements IdempotencyStore {
   private constructor(
@@ -31,7 +38,13 @@ export class MongoIdempotencyStore implements IdempotencyStore {
     });
   }
 
-  async claim({ key, fingerprint, now, leaseMs, ttlMs }: ClaimRequest): Promise<Claim> {
+  async claim({ key, unscopedKey, fingerprint, now, leaseMs, ttlMs }: ClaimRequest): Promise<Claim> {
+    if (unscopedKey !== undefined) {
+      const before = await this.keys.findOne({ _id: unscopedKey, expires_at: { $gt: now } });
+      // A request that died holding it (its lease ran out) is run again under the scoped key.
+      if (before !== null && (before.fingerprint !== fingerprint || before.response !== null || before.locked_until > now))
+        return heldBy(before, fingerprint, true);
+    }
     const holder = randomUUID();
     // The upsert takes _id from the filter; $set may not name it.
     const fresh: Omit<KeyDocument, '_id'> = {
@@ -55,9 +68,7 @@ export class MongoIdempotencyStore implements IdempotencyStore {
     }
     const held = await this.keys.findOne({ _id: key });
     // A majority read misses a claim that no majority acknowledged yet (or one let go just now): a request with it is running.
-    if (held === null) return { outcome: 'in_use' };
-    if (held.fingerprint !== fingerprint) return { outcome: 'reused' };
-    return held.response !== null ? { outcome: 'replay', response: held.response } : { outcome: 'in_use' };
+    return held === null ? { outcome: 'in_use' } : heldBy(held, fingerprint, false);
   }
 
   async complete(key: string, holder: string, response: string): Promise<void> {

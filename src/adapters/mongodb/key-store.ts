@@ -1,6 +1,8 @@
 import type { Collection } from 'mongodb';
+import type { ActivityRecord } from '../../domain/accounts.js';
 import type { ApiKeyRecord } from '../../domain/api-keys.js';
 import type { KeyStore } from '../../ports/key-store.js';
+import { type ActivityDocument, atomically, recordActivity } from './activity.js';
 import { type MongoConnection, type MongoSettings, withMongo } from './client.js';
 
 /**
@@ -18,11 +20,14 @@ export const KEYS_DATABASE = 'nature_keys';
 /**
  * API keys in MongoDB (`nature_keys.api_keys`): SHA-256 hashes only, never a raw key, beside the read models.
  * Writes wait for a majority (client.ts): a revocation that a failover rolled back would let the key in again.
+ * A change and the activity entry recording it commit in one transaction; a standalone server (accepted with
+ * NATURE_MONGODB_ALLOW_WEAK_WRITES) has none, so there the entry follows the change and a crash between loses it.
  */
 export class MongoKeyStore implements KeyStore {
   private constructor(
     private readonly connection: MongoConnection,
     private readonly keys: Collection<KeyDocument>,
+    private readonly activity_: Collection<ActivityDocument>,
   ) {}
 
   /** Connects (the process's one client) and creates the unique index on hashes (idempotent). */
@@ -30,12 +35,15 @@ export class MongoKeyStore implements KeyStore {
     return withMongo(settings, async (connection) => {
       const keys = connection.db(database).collection<KeyDocument>('api_keys');
       await keys.createIndex({ hash: 1 }, { unique: true });
-      return new MongoKeyStore(connection, keys);
+      return new MongoKeyStore(connection, keys, connection.db(database).collection<ActivityDocument>('activity'));
     });
   }
 
-  async insert(record: ApiKeyRecord): Promise<void> {
-    await this.keys.insertOne(toDocument(record));
+  async insert(record: ApiKeyRecord, activity?: ActivityRecord): Promise<void> {
+    await atomically(this.connection, async (session) => {
+      await this.keys.insertOne(toDocument(record), { session });
+      await recordActivity(this.activity_, activity, session);
+    });
   }
 
   async findByHash(hash: string): Promise<ApiKeyRecord | undefined> {
@@ -52,27 +60,38 @@ export class MongoKeyStore implements KeyStore {
     return documents.filter((document) => !document.pending || rotatedTo.has(document._id)).map(fromDocument);
   }
 
-  async revoke(id: string, at: string, reason: 'revoked' | 'rotated'): Promise<ApiKeyRecord | undefined> {
+  async revoke(id: string, at: string, reason: 'revoked' | 'rotated', activity?: ActivityRecord): Promise<ApiKeyRecord | undefined> {
     // Only a key that counts: not the replacement of a rotation that never happened.
     if ((await this.get(id)) === undefined) return undefined;
-    await this.keys.updateOne({ _id: id, revoked_at: null }, { $set: { revoked_at: at, revoked_reason: reason }, $unset: { pending: '' } });
+    await atomically(this.connection, async (session) => {
+      const revoked = await this.keys.updateOne(
+        { _id: id, revoked_at: null },
+        { $set: { revoked_at: at, revoked_reason: reason }, $unset: { pending: '' } },
+        { session },
+      );
+      if (revoked.modifiedCount === 1) await recordActivity(this.activity_, activity, session);
+    });
     return this.get(id);
   }
 
-  async rotate(oldId: string, replacement: ApiKeyRecord, at: string): Promise<void> {
+  async rotate(oldId: string, replacement: ApiKeyRecord, at: string, activity?: ActivityRecord): Promise<void> {
     const old = await this.get(oldId);
     if (old === undefined || old.revoked_at !== null) throw new Error(`key ${oldId} is not an active key`);
-    await this.keys.insertOne({ ...toDocument(replacement), pending: true });
-    const rotated = await this.keys.updateOne(
-      { _id: oldId, revoked_at: null },
-      { $set: { revoked_at: at, revoked_reason: 'rotated', rotated_to: replacement.id }, $unset: { pending: '' } },
-    );
-    if (rotated.modifiedCount !== 1) {
-      await this.keys.deleteOne({ _id: replacement.id, pending: true });
-      throw new Error(`key ${oldId} is not an active key`);
-    }
-    // Tidying only: the replacement already counts, its predecessor names it.
-    await this.keys.updateOne({ _id: replacement.id }, { $unset: { pending: '' } });
+    await atomically(this.connection, async (session) => {
+      await this.keys.insertOne({ ...toDocument(replacement), pending: true }, { session });
+      const rotated = await this.keys.updateOne(
+        { _id: oldId, revoked_at: null },
+        { $set: { revoked_at: at, revoked_reason: 'rotated', rotated_to: replacement.id }, $unset: { pending: '' } },
+        { session },
+      );
+      if (rotated.modifiedCount !== 1) {
+        await this.keys.deleteOne({ _id: replacement.id, pending: true }, { session });
+        throw new Error(`key ${oldId} is not an active key`);
+      }
+      await recordActivity(this.activity_, activity, session);
+      // Tidying only: the replacement already counts, its predecessor names it.
+      await this.keys.updateOne({ _id: replacement.id }, { $unset: { pending: '' } }, { session });
+    });
   }
 
   ping(): Promise<void> {

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { ActivityRecord, ApplicationRecord, SessionRecord, UserRecord } from '../../domain/accounts.js';
 import type { AccountStore } from '../../ports/account-store.js';
+import { activityAppender } from './activity-table.js';
 import { openDatabase, type Synchronous } from './database.js';
 
 const SCHEMA = `
@@ -32,12 +33,6 @@ CREATE TABLE IF NOT EXISTS applications (
   account_id TEXT PRIMARY KEY,
   body       TEXT NOT NULL
 );
-CREATE TABLE IF NOT EXISTS activity (
-  id         TEXT PRIMARY KEY,
-  account_id TEXT NOT NULL,
-  body       TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS activity_by_account ON activity (account_id, id);
 `;
 
 type UserRow = Omit<UserRecord, 'email_sealed'> & { email_sealed: string };
@@ -88,13 +83,13 @@ export class SqliteAccountStore implements AccountStore {
       putApplication: db.prepare<[string, string]>(
         'INSERT INTO applications (account_id, body) VALUES (?, ?) ON CONFLICT (account_id) DO UPDATE SET body = excluded.body',
       ),
-      appendActivity: db.prepare<[string, string, string]>('INSERT INTO activity (id, account_id, body) VALUES (?, ?, ?)'),
+      appendActivity: activityAppender(db),
       activity: db.prepare<[string, number], string>('SELECT body FROM activity WHERE account_id = ? ORDER BY id DESC LIMIT ?').pluck(),
     };
   }
 
-  async insertUser(user: UserRecord): Promise<void> {
-    this.statements.insertUser.run({ ...user, email_sealed: JSON.stringify(user.email_sealed) });
+  async insertUser(user: UserRecord, activity?: ActivityRecord): Promise<void> {
+    this.inTransaction(() => this.statements.insertUser.run({ ...user, email_sealed: JSON.stringify(user.email_sealed) }), activity);
   }
 
   async user(id: string) {
@@ -113,16 +108,21 @@ export class SqliteAccountStore implements AccountStore {
     return this.statements.users.all().map((row) => toUser(row)!);
   }
 
-  async setPassword(userId: string, hash: string, setupTokenHash?: string): Promise<boolean> {
-    const result =
-      setupTokenHash === undefined
-        ? this.statements.setPassword.run(hash, userId)
-        : this.statements.setPasswordWithToken.run(hash, userId, setupTokenHash);
-    return result.changes === 1;
+  async setPassword(userId: string, hash: string, setupTokenHash?: string, activity?: ActivityRecord): Promise<boolean> {
+    return this.db
+      .transaction(() => {
+        const result =
+          setupTokenHash === undefined
+            ? this.statements.setPassword.run(hash, userId)
+            : this.statements.setPasswordWithToken.run(hash, userId, setupTokenHash);
+        if (result.changes === 1 && activity) this.statements.appendActivity(activity);
+        return result.changes === 1;
+      })
+      .immediate();
   }
 
-  async setSetupToken(userId: string, hash: string, expiresAt: string): Promise<void> {
-    this.statements.setToken.run(hash, expiresAt, userId);
+  async setSetupToken(userId: string, hash: string, expiresAt: string, activity?: ActivityRecord): Promise<void> {
+    this.inTransaction(() => this.statements.setToken.run(hash, expiresAt, userId), activity);
   }
 
   async insertSession(session: SessionRecord): Promise<void> {
@@ -173,13 +173,14 @@ export class SqliteAccountStore implements AccountStore {
     return body === undefined ? undefined : JSON.parse(body);
   }
 
-  async putApplication(application: ApplicationRecord): Promise<void> {
-    this.statements.putApplication.run(application.account_id, JSON.stringify(application));
+  async putApplication(application: ApplicationRecord, activity?: ActivityRecord): Promise<void> {
+    this.inTransaction(() => this.statements.putApplication.run(application.account_id, JSON.stringify(application)), activity);
   }
 
   async decideApplication(
     accountId: string,
     decision: { status: 'approved' | 'rejected'; at: string; reason: string | null },
+    activity?: ActivityRecord,
   ): Promise<ApplicationRecord | undefined> {
     return this.db
       .transaction(() => {
@@ -188,13 +189,24 @@ export class SqliteAccountStore implements AccountStore {
         if (current?.status !== 'pending') return undefined;
         const decided: ApplicationRecord = { ...current, status: decision.status, decided_at: decision.at, reason: decision.reason };
         this.statements.putApplication.run(accountId, JSON.stringify(decided));
+        if (activity) this.statements.appendActivity(activity);
         return decided;
       })
       .immediate();
   }
 
+  /** `change`, and the activity entry recording it, in one transaction. */
+  private inTransaction(change: () => unknown, activity: ActivityRecord | undefined): void {
+    this.db
+      .transaction(() => {
+        change();
+        if (activity) this.statements.appendActivity(activity);
+      })
+      .immediate();
+  }
+
   async appendActivity(entry: ActivityRecord): Promise<void> {
-    this.statements.appendActivity.run(entry.id, entry.account_id, JSON.stringify(entry));
+    this.statements.appendActivity(entry);
   }
 
   async activity(accountId: string, limit: number): Promise<ActivityRecord[]> {

@@ -66,20 +66,29 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
     };
   }
 
-  claim({ key, fingerprint, now, leaseMs, ttlMs }: ClaimRequest): Promise<Claim> {
+  claim({ key, unscopedKey, fingerprint, now, leaseMs, ttlMs }: ClaimRequest): Promise<Claim> {
     const at = now.getTime();
     const holder = newHolder();
+    /** What a stored key answers this request, or undefined when its request died and this one may take over. */
+    const heldBy = (row: Row): Claim | undefined => {
+      if (row.fingerprint !== fingerprint) return { outcome: 'reused' };
+      if (row.response !== null) return { outcome: 'replay', response: row.response };
+      if (row.locked_until > at && !holderDied(row.holder)) return { outcome: 'in_use' };
+      return undefined;
+    };
     const claim = this.db
       .transaction((): Claim => {
         this.statements.expire.run(at);
+        const before = unscopedKey === undefined ? undefined : this.statements.get.get(unscopedKey);
+        const honoured = before && heldBy(before);
+        if (honoured) return honoured.outcome === 'replay' ? { ...honoured, unscoped: true } : honoured;
         const row = this.statements.get.get(key);
         if (row === undefined) {
           this.statements.insert.run(key, fingerprint, holder, at + leaseMs, at + ttlMs);
           return { outcome: 'claimed', holder };
         }
-        if (row.fingerprint !== fingerprint) return { outcome: 'reused' };
-        if (row.response !== null) return { outcome: 'replay', response: row.response };
-        if (row.locked_until > at && !holderDied(row.holder)) return { outcome: 'in_use' };
+        const held = heldBy(row);
+        if (held) return held;
         // The request that held it never finished (its process died): this retry runs it.
         this.statements.relock.run(holder, at + leaseMs, key);
         return { outcome: 'claimed', holder };

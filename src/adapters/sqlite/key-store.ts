@@ -1,6 +1,8 @@
 import type Database from 'better-sqlite3';
+import type { ActivityRecord } from '../../domain/accounts.js';
 import type { ApiKeyRecord } from '../../domain/api-keys.js';
 import type { KeyStore } from '../../ports/key-store.js';
+import { activityAppender } from './activity-table.js';
 import { openDatabase, type Synchronous } from './database.js';
 
 const SCHEMA = `
@@ -59,13 +61,20 @@ export class SqliteKeyStore implements KeyStore {
       revoke: this.db.prepare<[string, string, string]>(
         'UPDATE api_keys SET revoked_at = ?, revoked_reason = ? WHERE id = ? AND revoked_at IS NULL',
       ),
+      // The activity table is the account store's, in the same file: a change and its entry commit together.
+      appendActivity: activityAppender(this.db),
     };
   }
 
   // async: a refusal (a duplicate, a key that is not active) is a rejected promise, as the port's callers expect.
-  async insert(record: ApiKeyRecord): Promise<void> {
+  async insert(record: ApiKeyRecord, activity?: ActivityRecord): Promise<void> {
     this.cache.clear();
-    this.statements.insert.run(toRow(record));
+    this.db
+      .transaction(() => {
+        this.statements.insert.run(toRow(record));
+        if (activity) this.statements.appendActivity(activity);
+      })
+      .immediate();
   }
 
   async findByHash(hash: string): Promise<ApiKeyRecord | undefined> {
@@ -95,19 +104,25 @@ export class SqliteKeyStore implements KeyStore {
     return this.statements.all.all().map((row) => fromRow(row)!);
   }
 
-  async revoke(id: string, at: string, reason: 'revoked' | 'rotated'): Promise<ApiKeyRecord | undefined> {
+  async revoke(id: string, at: string, reason: 'revoked' | 'rotated', activity?: ActivityRecord): Promise<ApiKeyRecord | undefined> {
     this.cache.clear();
-    this.statements.revoke.run(at, reason, id);
+    this.db
+      .transaction(() => {
+        const changed = this.statements.revoke.run(at, reason, id).changes;
+        if (changed === 1 && activity) this.statements.appendActivity(activity);
+      })
+      .immediate();
     return this.get(id);
   }
 
-  async rotate(oldId: string, replacement: ApiKeyRecord, at: string): Promise<void> {
+  async rotate(oldId: string, replacement: ApiKeyRecord, at: string, activity?: ActivityRecord): Promise<void> {
     this.cache.clear();
     this.db
       .transaction(() => {
         const changed = this.statements.revoke.run(at, 'rotated', oldId).changes;
         if (changed !== 1) throw new Error(`key ${oldId} is not an active key`);
         this.statements.insert.run(toRow(replacement));
+        if (activity) this.statements.appendActivity(activity);
       })
       .immediate();
   }

@@ -5,7 +5,7 @@ import { type EventType, eventTypes, previousSecretExpiresAt, type WebhookEndpoi
 import type { EnvironmentServices } from '../../environments.js';
 import { requireEndpoint } from '../../http/routes/webhook-endpoints.js';
 import type { WebhookDelivery } from '../../ports/collections.js';
-import { endpointUrlProblem } from '../../webhooks/address-guard.js';
+import { type EndpointRules, endpointUrlProblem } from '../../webhooks/address-guard.js';
 import { queueTestEvent } from '../../webhooks/dispatcher.js';
 import { testCompletion } from '../../webhooks/test-event.js';
 import {
@@ -36,12 +36,12 @@ const DELIVERIES_SHOWN = 50;
 type Params = { segment: EnvironmentSegment; id: string };
 
 /** As the API checks an endpoint's url: 1..2048 characters, then the address rules of the environment. */
-const urlProblem = (url: string, livemode: boolean) =>
+const urlProblem = (url: string, rules: EndpointRules) =>
   url === ''
     ? 'Give the URL deliveries are sent to.'
     : [...url].length > 2048
       ? 'A URL has at most 2,048 characters.'
-      : endpointUrlProblem(url, livemode);
+      : endpointUrlProblem(url, rules);
 
 const eventChoices = (csrfChecked: readonly EventType[]) =>
   html`<fieldset><legend>Events to send</legend>${eventTypes.map(
@@ -165,7 +165,7 @@ ${deliveryTable(segment, endpoint, deliveries, kept, viewer.csrf)}`;
   scope.post<{ Params: Partial<Params> }>('/:segment/webhooks', async (request, reply) => {
     const env = envOf(request);
     const url = field(request.body, 'url').trim();
-    const problem = urlProblem(url, env.livemode);
+    const problem = urlProblem(url, env.endpointRules);
     if (problem !== undefined) return listPage(request, reply, errorNotice(problem), url, 422);
     const { endpoint } = await createEndpoint(
       env,
@@ -186,7 +186,7 @@ ${deliveryTable(segment, endpoint, deliveries, kept, viewer.csrf)}`;
   scope.post<{ Params: Params }>('/:segment/webhooks/:id', async (request, reply) => {
     const env = envOf(request);
     const url = field(request.body, 'url').trim();
-    const problem = urlProblem(url, env.livemode);
+    const problem = urlProblem(url, env.endpointRules);
     if (problem !== undefined) return endpointPage(request, reply, errorNotice(problem), 422);
     const { endpoint } = await updateEndpoint(
       env,

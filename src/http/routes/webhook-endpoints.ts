@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { createEndpoint, deleteEndpoint, rotateEndpointSecret, updateEndpoint } from '../../commands/webhooks.js';
 import { eventTypes, previousSecretExpiresAt, type WebhookEndpoint } from '../../domain/webhook-endpoint.js';
 import type { ReadModelStore } from '../../ports/read-models.js';
-import { endpointUrlProblem } from '../../webhooks/address-guard.js';
+import { type EndpointRules, endpointUrlProblem } from '../../webhooks/address-guard.js';
 import { queueTestEvent } from '../../webhooks/dispatcher.js';
 import { eventObject } from '../../webhooks/event-object.js';
 import { testCompletion } from '../../webhooks/test-event.js';
@@ -55,7 +55,10 @@ const deliveryResource = z
     status_code: z.number().int().nullable(),
     error: z.string().nullable(),
     duration_ms: z.number().int(),
-    response_excerpt: z.string().nullable().describe('The start of the answer, at most 1 KiB.'),
+    response_excerpt: z
+      .string()
+      .nullable()
+      .describe('The start of the answer, at most 1 KiB; null when nothing was answered, or the answer came from a loopback address.'),
     attempted_at: timestamp,
     next_attempt_at: timestamp.nullable(),
     livemode: z.boolean(),
@@ -63,7 +66,7 @@ const deliveryResource = z
   .meta({ id: 'WebhookDelivery' });
 
 const url = text(1, 2048).describe(
-  'Taken as written: no whitespace, credentials or empty host. Production: https and a public address. Sandbox: http and loopback allowed.',
+  'Taken as written: no whitespace, credentials or empty host. Production: https and a public address. Sandbox: http allowed, and loopback where the operator of the server allows it.',
 );
 const enabledEvents = z
   .array(z.enum(eventTypes))
@@ -125,8 +128,8 @@ export async function requireEndpoint(readModels: ReadModelStore, id: string): P
   return doc;
 }
 
-function refuseUrl(value: string, livemode: boolean): void {
-  const problem = endpointUrlProblem(value, livemode);
+function refuseUrl(value: string, rules: EndpointRules): void {
+  const problem = endpointUrlProblem(value, rules);
   // The guard's reasons are whole sentences (deliveries quote them too): the field's name goes before them.
   if (problem)
     throw new ProblemError('validation_failed', problem, { errors: [{ path: '/url', in: 'body', message: `\`url\`: ${problem}` }] });
@@ -152,7 +155,7 @@ export function registerWebhookEndpointRoutes(app: FastifyInstance, clock: () =>
       },
     },
     async (request, reply) => {
-      refuseUrl(request.body.url, request.env.livemode);
+      refuseUrl(request.body.url, request.env.endpointRules);
       const now = clock();
       const { endpoint, replayedAt } = await createEndpoint(request.env, request.body, eventMetadata(request), now);
       return reply.code(201).send({ ...toEndpointResource(endpoint, request.env.livemode, replayedAt ?? now), secret: endpoint.secret });
@@ -190,7 +193,7 @@ export function registerWebhookEndpointRoutes(app: FastifyInstance, clock: () =>
     },
     async (request) => {
       const changes = request.body ?? {};
-      if (changes.url !== undefined) refuseUrl(changes.url, request.env.livemode);
+      if (changes.url !== undefined) refuseUrl(changes.url, request.env.endpointRules);
       const now = clock();
       const { endpoint, replayedAt } = await updateEndpoint(request.env, request.params.id, changes, eventMetadata(request), now);
       return toEndpointResource(endpoint, request.env.livemode, replayedAt ?? now);
