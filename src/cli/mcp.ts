@@ -1,33 +1,52 @@
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { isJSONRPCRequest, isJSONRPCResultResponse, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import {
+  isJSONRPCRequest,
+  isJSONRPCResultResponse,
+  type JSONRPCErrorResponse,
+  JSONRPCErrorResponseSchema,
+  type JSONRPCMessage,
+} from '@modelcontextprotocol/sdk/types.js';
 import { Command } from 'commander';
 import { type ApiOptions, apiTarget, userAgent, withApiOptions } from './api-access.js';
 
 /** JSON-RPC's code for an error of the server's own (-32000..-32099): the API refused the request as a whole. */
 const SERVER_ERROR = -32000;
 
+type RelayError = JSONRPCErrorResponse['error'];
+
+/** The body of an answer the server refused, read as JSON; undefined when it is not. */
+function parsedBody(text: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
- * Why a message could not be relayed, for the agent to show: the API's problem when it refused the request (a bad
- * key, a live key not allowed here), else what the transport said, else why the server could not be reached.
+ * Why a message could not be relayed, as the error the agent is answered with: the server's own JSON-RPC error when
+ * it gave one (a message it could not read), the API's problem when it refused the request (a bad key, a live key
+ * not allowed here), else what the transport said, else why the server could not be reached.
  */
-function refusal(error: unknown, endpoint: URL): string {
+function refusal(error: unknown, endpoint: URL): RelayError {
   if (error instanceof StreamableHTTPError) {
-    const body = error.message.replace(/^.*?Error POSTing to endpoint: /, '');
-    const problem = (() => {
-      try {
-        return JSON.parse(body) as { code?: unknown; detail?: unknown };
-      } catch {
-        return {};
-      }
-    })();
-    if (typeof problem.code === 'string' && typeof problem.detail === 'string') {
-      return `The Nature Profile API answered ${error.code} ${problem.code}: ${problem.detail}`;
+    const text = error.message.replace(/^.*?Error POSTing to endpoint: /, '');
+    const body = parsedBody(text);
+    // Its id is null (the server could not read the message), which the SDK's schema of a whole answer refuses.
+    const answered = JSONRPCErrorResponseSchema.shape.error.safeParse(body?.error);
+    if (body?.jsonrpc === '2.0' && answered.success) return answered.data;
+    if (typeof body?.code === 'string' && typeof body.detail === 'string') {
+      return { code: SERVER_ERROR, message: `The Nature Profile API answered ${error.code} ${body.code}: ${body.detail}`, data: body };
     }
-    return `The Nature Profile API answered ${error.code}: ${body}`;
+    return { code: SERVER_ERROR, message: `The Nature Profile API answered ${error.code}: ${text}` };
   }
   const cause = error instanceof Error && error.cause instanceof Error ? ` (${error.cause.message})` : '';
-  return `Could not reach the Nature Profile API at ${endpoint.href}: ${error instanceof Error ? error.message : String(error)}${cause}`;
+  return {
+    code: SERVER_ERROR,
+    message: `Could not reach the Nature Profile API at ${endpoint.href}: ${error instanceof Error ? error.message : String(error)}${cause}`,
+  };
 }
 
 /**
@@ -60,9 +79,10 @@ export function mcpCommand(env: NodeJS.ProcessEnv, stderr: NodeJS.WritableStream
     local.onmessage = (message: JSONRPCMessage) => {
       const relayed = remote.send(message).catch(async (error: unknown) => {
         const why = refusal(error, endpoint);
-        // A refused request gets its answer, so the agent shows why instead of waiting; a notification has none, so it is said on stderr.
-        if (isJSONRPCRequest(message)) await local.send({ jsonrpc: '2.0', id: message.id, error: { code: SERVER_ERROR, message: why } });
-        else stderr.write(`nature mcp: ${why}\n`);
+        // A refused request gets its answer (under its own id, which the server could not always read), so the agent
+        // shows why instead of waiting; a notification has none, so it is said on stderr.
+        if (isJSONRPCRequest(message)) await local.send({ jsonrpc: '2.0', id: message.id, error: why });
+        else stderr.write(`nature mcp: ${why.message}\n`);
       });
       inFlight.add(relayed);
       void relayed.finally(() => inFlight.delete(relayed));

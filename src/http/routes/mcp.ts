@@ -33,7 +33,7 @@ export function registerMcpRoute(app: FastifyInstance, { liveKeys }: McpSettings
       schema: { hide: true },
       // A read-only key may list and call the read tools: each tool's call is checked for its own scope.
       // A header an MCP client sends with every request would replay one answer to all; the tools send their own.
-      config: { anyScope: true, ignoresIdempotencyKey: true },
+      config: { anyScope: true, ignoresIdempotencyKey: true, jsonRpc: true },
     },
     async (request, reply) => {
       if (request.apiKey.environment === 'live' && !liveKeys) {

@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { problemTypeOf } from '../support/problems.js';
+import { auth, logLength, type TestApp, useTestApp } from '../support/test-app.js';
+
+/** The JSON-RPC messages of the protocol as raw bytes at /v1/mcp, in process: what a client gets when it sends them wrong. */
+describe('the MCP endpoint’s errors, as JSON-RPC with the API’s words', () => {
+  let t: TestApp;
+  let key: string;
+  useTestApp((app, sk) => {
+    t = app;
+    key = sk;
+  });
+
+  const post = (payload: string, headers: Record<string, string> = {}) =>
+    t.app.inject({
+      method: 'POST',
+      url: '/v1/mcp',
+      headers: { ...auth(key), 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+      payload,
+    });
+  const request = (id: number, method: string, params?: unknown) =>
+    JSON.stringify({ jsonrpc: '2.0', id, method, ...(params !== undefined && { params }) });
+
+  it('takes a message nested 32 levels deep and refuses 33 with a JSON-RPC parse error carrying the API’s problem', async () => {
+    const before = await logLength(t.envs, 'test');
+    // The message, params, arguments and `x`'s arrays: 3 + depth - 3 levels.
+    const nested = (depth: number) =>
+      request(1, 'tools/call', { name: 'get_item_bank', arguments: { x: JSON.parse(`${'['.repeat(depth - 3)}${']'.repeat(depth - 3)}`) } });
+    const within = await post(nested(32));
+    expect(within.statusCode).toBe(200);
+    // The tool's own refusal of an unknown argument: the message was read.
+    expect(within.json()).toMatchObject({ id: 1, result: { isError: true } });
+    for (const body of [nested(33), '['.repeat(5000) + ']'.repeat(5000)]) {
+      const answer = await post(body);
+      expect({ status: answer.statusCode, type: answer.headers['content-type'] }).toEqual({
+        status: 400,
+        type: expect.stringMatching(/^application\/json/),
+      });
+      const detail = 'The request body nests arrays and objects more than 32 levels deep: no request of this API needs more than 32.';
+      expect(answer.json()).toEqual({
+        jsonrpc: '2.0',
+        id: null,
+        error: {
+          code: -32700,
+          message: detail,
+          data: {
+            type: problemTypeOf('invalid_json'),
+            title: 'Invalid JSON',
+            status: 400,
+            detail,
+            code: 'invalid_json',
+            request_id: answer.headers['request-id'],
+          },
+        },
+      });
+    }
+    expect(await logLength(t.envs, 'test')).toBe(before);
+  });
+});
