@@ -56,4 +56,15 @@ describe('the MCP endpoint’s errors, as JSON-RPC with the API’s words', () =
     }
     expect(await logLength(t.envs, 'test')).toBe(before);
   });
+
+  it('names the origin the request came to in the problems of tools and resources, as REST problems do', async () => {
+    const host = { host: 'api.example.com' };
+    const missing = 'sub_01M7ZRVYPSC40AR17Y7WS0FTK0';
+    const tool = (await post(request(1, 'tools/call', { name: 'get_subject', arguments: { subject_id: missing } }), host)).json();
+    expect(tool.result.isError).toBe(true);
+    const text = tool.result.content[0].text as string;
+    expect(JSON.parse(text.slice(text.indexOf('\n') + 1)).type).toBe(problemTypeOf('not_found', 'http://api.example.com'));
+    const resource = (await post(request(2, 'resources/read', { uri: `nature://subjects/${missing}/profile` }), host)).json();
+    expect(resource.error.data.type).toBe(problemTypeOf('not_found', 'http://api.example.com'));
+  });
 });

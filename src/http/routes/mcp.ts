@@ -44,7 +44,8 @@ export function registerMcpRoute(app: FastifyInstance, { liveKeys }: McpSettings
       }
       // The auth hook has read this header and found the key: the tools call the API with it, in this process. A
       // refusal (a 429 included) goes back to the model at once, which decides what to do.
-      const server = natureMcpServer(injectApi(app, request.headers.authorization!), request.apiKey);
+      const caller = { authorization: request.headers.authorization!, host: request.headers.host };
+      const server = natureMcpServer(injectApi(app, caller), request.apiKey);
       const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       await server.connect(transport);
       try {
