@@ -120,6 +120,6 @@ export async function buildApp({
   registerUsageRoutes(app, clock);
   registerDocsRoutes(app, webhooks, publicUrl);
   registerEmbedRoutes(app);
-  registerMcpRoute(app, mcp);
+  registerMcpRoute(app, mcp, publicUrl);
   return app;
 }

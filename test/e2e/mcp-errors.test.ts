@@ -67,4 +67,49 @@ describe('the MCP endpoint’s errors, as JSON-RPC with the API’s words', () =
     const resource = (await post(request(2, 'resources/read', { uri: `nature://subjects/${missing}/profile` }), host)).json();
     expect(resource.error.data.type).toBe(problemTypeOf('not_found', 'http://api.example.com'));
   });
+
+  it.each([
+    ['tools/call', { name: 5 }, [{ path: '/params/name', in: 'body', message: '`params.name` must be a string, not a number.' }]],
+    ['tools/call', {}, [{ path: '/params/name', in: 'body', message: '`params.name` is required.' }]],
+    [
+      'resources/read',
+      { uri: ['nature://items/en'] },
+      [{ path: '/params/uri', in: 'body', message: '`params.uri` must be a string, not an array.' }],
+    ],
+    [
+      'prompts/get',
+      { name: 'explain_profile', arguments: { profile_id: 7 } },
+      [{ path: '/params/arguments/profile_id', in: 'body', message: '`params.arguments.profile_id` must be a string, not a number.' }],
+    ],
+  ])('answers %s with malformed params -32602 invalid params in the API’s words, the problem as data', async (method, params, errors) => {
+    const answer = await post(request(7, method, params));
+    const { id, error } = answer.json();
+    expect({ id, code: error.code }).toEqual({ id: 7, code: -32602 });
+    expect(error.message).toBe(`The params of ${method} have ${errors.length} invalid field(s): ${errors.map((e) => e.message).join(' ')}`);
+    expect(error.data).toEqual({
+      type: problemTypeOf('validation_failed'),
+      title: 'Validation failed',
+      status: 422,
+      detail: `The params of ${method} have ${errors.length} invalid field(s).`,
+      code: 'validation_failed',
+      request_id: answer.headers['request-id'],
+      errors,
+    });
+  });
+
+  it('gives every error of the transport and the protocol the request’s id, in its data as in its request-id header', async () => {
+    const answers = [
+      // Not a JSON-RPC message: the transport's parse error.
+      await post(JSON.stringify({ hello: 'world' })),
+      // An Accept without text/event-stream: the transport's 406.
+      await post(request(1, 'tools/list'), { accept: 'application/json' }),
+      // A method the protocol does not have.
+      await post(request(2, 'tools/destroy')),
+    ];
+    expect(answers.map((answer) => answer.statusCode)).toEqual([400, 406, 200]);
+    for (const answer of answers) {
+      expect(answer.headers['request-id']).toMatch(/^req_/);
+      expect(answer.json().error).toMatchObject({ code: expect.any(Number), data: { request_id: answer.headers['request-id'] } });
+    }
+  });
 });

@@ -1,0 +1,19 @@
+import { ClientRequestSchema, type JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { z } from 'zod';
+import type { FieldError } from '../http/problem.js';
+import { validated } from '../http/validation.js';
+
+/** Each request the protocol defines, by its method. */
+const schemas = new Map<string, z.ZodType>(ClientRequestSchema.options.map((schema) => [schema.shape.method.value, schema]));
+
+/**
+ * What is wrong with a request's params, each field named in the API's words ("`params.name` must be a string, not
+ * a number."), where the SDK would answer zod's own dump as an internal error; none for a method the protocol does
+ * not define, which the SDK answers as not found.
+ */
+export function paramErrors(request: JSONRPCRequest): FieldError[] {
+  const schema = schemas.get(request.method);
+  if (schema === undefined) return [];
+  const result = validated(schema, request, 'body');
+  return 'errors' in result ? result.errors : [];
+}
