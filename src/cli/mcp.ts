@@ -1,5 +1,6 @@
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import {
   isJSONRPCRequest,
   isJSONRPCResultResponse,
@@ -9,6 +10,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { Command } from 'commander';
 import { type ApiOptions, apiTarget, userAgent, withApiOptions } from './api-access.js';
+import { readAgentLine } from './mcp-lines.js';
 
 /** JSON-RPC's code for an error of the server's own (-32000..-32099): the API refused the request as a whole. */
 const SERVER_ERROR = -32000;
@@ -67,21 +69,21 @@ export function mcpCommand(env: NodeJS.ProcessEnv, stderr: NodeJS.WritableStream
     const remote = new StreamableHTTPClientTransport(endpoint, {
       requestInit: { headers: { authorization: `Bearer ${apiKey}`, 'user-agent': userAgent } },
     });
-    // The process's own stdin and stdout: an agent starts `nature mcp` as a process of its own.
-    const local = new StdioServerTransport();
-    const closed = new Promise<void>((resolve) => {
-      local.onclose = resolve;
-    });
+    // The process's own stdin and stdout, one JSON-RPC message a line: an agent starts `nature mcp` as a process of its own.
+    const { stdin, stdout } = process;
+    const write = (message: unknown) =>
+      new Promise<void>((resolve) => {
+        if (stdout.write(`${JSON.stringify(message)}\n`)) resolve();
+        else stdout.once('drain', resolve);
+      });
     // Messages on their way to the server: their answers are written before the relay ends.
     const inFlight = new Set<Promise<void>>();
-    // The transport listens for data only: the agent closing our stdin is the end of the session, once all is answered.
-    process.stdin.once('end', () => void Promise.allSettled(inFlight).then(() => local.close()));
-    local.onmessage = (message: JSONRPCMessage) => {
+    const relay = (message: JSONRPCMessage) => {
       const relayed = remote.send(message).catch(async (error: unknown) => {
         const why = refusal(error, endpoint);
         // A refused request gets its answer (under its own id, which the server could not always read), so the agent
         // shows why instead of waiting; a notification has none, so it is said on stderr.
-        if (isJSONRPCRequest(message)) await local.send({ jsonrpc: '2.0', id: message.id, error: why });
+        if (isJSONRPCRequest(message)) await write({ jsonrpc: '2.0', id: message.id, error: why });
         else stderr.write(`nature mcp: ${why.message}\n`);
       });
       inFlight.add(relayed);
@@ -92,11 +94,21 @@ export function mcpCommand(env: NodeJS.ProcessEnv, stderr: NodeJS.WritableStream
       if (isJSONRPCResultResponse(message) && typeof message.result.protocolVersion === 'string') {
         remote.setProtocolVersion(message.result.protocolVersion);
       }
-      void local.send(message);
+      void write(message);
     };
     await remote.start();
-    await local.start();
-    await closed;
+    const lines = createInterface({ input: stdin, crlfDelay: Number.POSITIVE_INFINITY });
+    lines.on('line', (line) => {
+      if (line.trim() === '') return;
+      const read = readAgentLine(line);
+      if ('message' in read) return relay(read.message);
+      // Never dropped unsaid: the agent gets JSON-RPC's answer, and whoever reads stderr the reason.
+      stderr.write(`nature mcp: ${read.why}\n`);
+      if (read.answer !== undefined) void write(read.answer);
+    });
+    // The agent closing our stdin is the end of the session, once all is answered.
+    await once(lines, 'close');
+    await Promise.allSettled(inFlight);
     await remote.close();
   });
 }

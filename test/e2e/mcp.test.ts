@@ -396,6 +396,28 @@ describe('the MCP server, with the SDK’s own client, against the server proces
       });
     });
 
+    it('answers a line that is not JSON -32700 and a batch -32600 per request, says so on stderr, and goes on relaying', async () => {
+      const { status, answers, stderr } = await relay(readOnly, [
+        initialize,
+        'this is not JSON',
+        `[${message({ id: 3, method: 'tools/list' })},${message({ method: 'notifications/initialized' })}]`,
+        message({ id: 4, method: 'tools/list' }),
+      ]);
+      expect(status).toBe(0);
+      expect(answers).toContainEqual({
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32700, message: expect.stringMatching(/^Parse error: the line is not JSON/) },
+      });
+      // One answer per request of the batch, as JSON-RPC answers a batch: an array.
+      expect(answers).toContainEqual([
+        { jsonrpc: '2.0', id: 3, error: { code: -32600, message: expect.stringMatching(/one message per line/) } },
+      ]);
+      expect(answers.find((answer) => answer.id === 4).result.tools).toHaveLength(READ_TOOLS.length);
+      expect(stderr).toMatch(/nature mcp: a line that is not JSON was not relayed/);
+      expect(stderr).toMatch(/nature mcp: a batch of 2 messages was not relayed/);
+    });
+
     it('answers the agent with why when the server cannot be reached, naming the address under the base URL’s path', async () => {
       const nowhere = `http://127.0.0.1:${await freePort()}/nature`;
       await expect(overStdio(readWrite, nowhere)).rejects.toThrow(
