@@ -15,5 +15,15 @@ export function paramErrors(request: JSONRPCRequest): FieldError[] {
   const schema = schemas.get(request.method);
   if (schema === undefined) return [];
   const result = validated(schema, request, 'body');
-  return 'errors' in result ? result.errors : [];
+  return [...('errors' in result ? result.errors : []), ...prototypeArgument(request)];
+}
+
+/**
+ * A tool argument named `__proto__`: the SDK's record of arguments drops it, so the tool would never see it to
+ * refuse it, and would run as if it were not there. Every other unknown argument the tool refuses itself.
+ */
+function prototypeArgument(request: JSONRPCRequest): FieldError[] {
+  const args = request.params?.arguments;
+  if (request.method !== 'tools/call' || typeof args !== 'object' || args === null || !Object.hasOwn(args, '__proto__')) return [];
+  return [{ path: '/params/arguments/__proto__', in: 'body', message: 'Unknown field `params.arguments.__proto__`.' }];
 }

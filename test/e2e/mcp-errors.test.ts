@@ -112,4 +112,17 @@ describe('the MCP endpoint’s errors, as JSON-RPC with the API’s words', () =
       expect(answer.json().error).toMatchObject({ code: expect.any(Number), data: { request_id: answer.headers['request-id'] } });
     }
   });
+
+  it('refuses a tool argument named __proto__, which the SDK would drop unseen, and writes nothing', async () => {
+    const before = await logLength(t.envs, 'test');
+    const consent = { text_version: 'v1', granted_at: '2026-01-01T00:00:00Z', ui_hash: `sha256:${'ab'.repeat(32)}` };
+    const body = `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"create_subject","arguments":{"external_subject_id":"emp-proto","consent":${JSON.stringify(consent)},"__proto__":0}}}`;
+    const { id, error } = (await post(body)).json();
+    expect({ id, code: error.code, errors: error.data.errors }).toEqual({
+      id: 9,
+      code: -32602,
+      errors: [{ path: '/params/arguments/__proto__', in: 'body', message: 'Unknown field `params.arguments.__proto__`.' }],
+    });
+    expect(await logLength(t.envs, 'test')).toBe(before);
+  });
 });
