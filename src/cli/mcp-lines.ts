@@ -1,5 +1,5 @@
 import { ErrorCode, type JSONRPCMessage, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
-import { type JsonRpcError, jsonRpcError } from '../mcp/json-rpc-errors.js';
+import { type JsonRpcError, jsonRpcError } from '../http/json-rpc-errors.js';
 
 /**
  * A line the agent wrote: a message to relay, or the relay's own answer to it (none for notifications) and why it

@@ -2,9 +2,9 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import { ErrorCode, isJSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { injectApi } from '../../mcp/api-call.js';
-import { jsonRpcError } from '../../mcp/json-rpc-errors.js';
-import { paramErrors } from '../../mcp/request-params.js';
 import { natureMcpServer } from '../../mcp/server.js';
+import { jsonRpcError } from '../json-rpc-errors.js';
+import { paramErrors } from '../mcp-params.js';
 import { requestOrigin } from '../origin.js';
 import { ProblemError, problemBody } from '../problem.js';
 

@@ -1,7 +1,7 @@
 import { ClientRequestSchema, type JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
-import type { FieldError } from '../http/problem.js';
-import { validated } from '../http/validation.js';
+import type { FieldError } from './problem.js';
+import { validated } from './validation.js';
 
 /** Each request the protocol defines, by its method. */
 const schemas = new Map<string, z.ZodType>(ClientRequestSchema.options.map((schema) => [schema.shape.method.value, schema]));
