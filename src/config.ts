@@ -128,6 +128,13 @@ const schema = z.object({
   NATURE_SCORING_VERSION: z.enum(scoringVersions).default(NEWEST_SCORING_VERSION),
   // A live key reaches real people's data: an agent may use one over MCP only where the operator says so (docs/mcp.md).
   NATURE_MCP_LIVE_KEYS: z.enum(['allow', 'refuse']).default('refuse'),
+  // How long a client may take to send its request, and keep an idle connection (docs/operations.md, "Limits on each request").
+  NATURE_HEADERS_TIMEOUT_MS: wholeNumber(1_000, 600_000).default(10_000),
+  NATURE_REQUEST_TIMEOUT_MS: wholeNumber(1_000, 600_000).default(30_000),
+  // Longer than a load balancer's idle time-out (60 s on the usual ones), so the balancer never reuses a connection the server is closing.
+  NATURE_KEEP_ALIVE_TIMEOUT_MS: wholeNumber(1_000, 600_000).default(72_000),
+  // Silence on a connection while it is answered: longer than any request takes (EVENTSTORE_APPEND_RETRY_MS, say).
+  NATURE_CONNECTION_TIMEOUT_MS: wholeNumber(1_000, 3_600_000).default(120_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -168,7 +175,20 @@ export interface Config {
   scoringVersion: string;
   /** Whether live (production) keys may be used at /v1/mcp; sandbox keys always may. */
   mcpLiveKeys: boolean;
+  httpTimeouts: HttpTimeouts;
   logLevel: z.infer<typeof schema>['LOG_LEVEL'];
+}
+
+/**
+ * How long a client may take: to send all its headers, and its whole request (408 request_timeout, then the
+ * connection closes); to send another request on a kept-alive connection; to let a connection fall silent while
+ * its request is answered (then it is closed).
+ */
+export interface HttpTimeouts {
+  headersMs: number;
+  requestMs: number;
+  keepAliveMs: number;
+  connectionMs: number;
 }
 
 /** How the service logs in to NATS: at most one way; TLS with any of them (or alone). */
@@ -218,6 +238,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       throw new ConfigError(`configuration error: ${name} is required when ${because}`);
     }
   }
+  // The headers are part of the request: Node refuses a longer wait for them than for the whole.
+  if (settings.NATURE_HEADERS_TIMEOUT_MS > settings.NATURE_REQUEST_TIMEOUT_MS) {
+    throw new ConfigError(
+      `configuration error: NATURE_HEADERS_TIMEOUT_MS="${settings.NATURE_HEADERS_TIMEOUT_MS}" must be at most NATURE_REQUEST_TIMEOUT_MS (${settings.NATURE_REQUEST_TIMEOUT_MS}): the headers are part of the request`,
+    );
+  }
   return {
     port: settings.PORT,
     host: settings.HOST,
@@ -252,6 +278,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimit: { perSecond: settings.NATURE_RATE_LIMIT_PER_SECOND, burst: settings.NATURE_RATE_LIMIT_BURST },
     scoringVersion: settings.NATURE_SCORING_VERSION,
     mcpLiveKeys: settings.NATURE_MCP_LIVE_KEYS === 'allow',
+    httpTimeouts: {
+      headersMs: settings.NATURE_HEADERS_TIMEOUT_MS,
+      requestMs: settings.NATURE_REQUEST_TIMEOUT_MS,
+      keepAliveMs: settings.NATURE_KEEP_ALIVE_TIMEOUT_MS,
+      connectionMs: settings.NATURE_CONNECTION_TIMEOUT_MS,
+    },
     logLevel: settings.LOG_LEVEL,
   };
 }

@@ -91,6 +91,7 @@ const app = await buildApp({
   publicUrl: config.publicUrl,
   unavailable: backendUnavailable,
   mcp: { liveKeys: config.mcpLiveKeys },
+  timeouts: config.httpTimeouts,
 });
 // The developer dashboard under /dashboard, on the same stores as the API and the operator's command line.
 await registerDashboard(app, {

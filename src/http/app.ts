@@ -1,7 +1,7 @@
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import { serializerCompiler } from 'fastify-type-provider-zod';
 import type { Logger } from 'pino';
-import { type Config, loadConfig } from '../config.js';
+import { type Config, type HttpTimeouts, loadConfig } from '../config.js';
 import { newId } from '../domain/ids.js';
 import type { Environments } from '../environments.js';
 import type { KeyStore } from '../ports/key-store.js';
@@ -45,6 +45,8 @@ export interface AppDependencies {
   publicUrl?: string | undefined;
   /** The MCP endpoint's settings; by default live keys are refused there. */
   mcp?: McpSettings;
+  /** How long a client may take to send a request and keep a connection; their defaults otherwise. */
+  timeouts?: HttpTimeouts;
 }
 
 const BODY_LIMIT_BYTES = 64 * 1024;
@@ -59,6 +61,7 @@ export async function buildApp({
   unavailable,
   publicUrl,
   mcp = { liveKeys: false },
+  timeouts = loadConfig({}).httpTimeouts,
 }: AppDependencies): Promise<FastifyInstance> {
   const app: FastifyInstance = Fastify({
     // pino's Logger is a FastifyBaseLogger; typing the instance plainly keeps route modules generic-free.
@@ -73,8 +76,20 @@ export async function buildApp({
     clientErrorHandler: clientErrorHandler(logger, publicUrl),
     // An over-long id reaches its route and gets the same 404 as any unknown id (URLs are bounded by the header limit).
     routerOptions: { maxParamLength: 16 * 1024 },
-    // A missing Host is answered by our own problem+json (framing.ts), not by Node's bare 400.
-    http: { requireHostHeader: false },
+    // Without them (fastify's default is 0, which switches off Node's own request timeout too) a client that trickles
+    // its request holds a connection for as long as it likes. A request received whole is answered however long its
+    // handler takes: only silence for connectionTimeout cuts it (the MCP endpoint answers in JSON, never a held stream).
+    requestTimeout: timeouts.requestMs,
+    keepAliveTimeout: timeouts.keepAliveMs,
+    connectionTimeout: timeouts.connectionMs,
+    http: {
+      // A missing Host is answered by our own problem+json (framing.ts), not by Node's bare 400.
+      requireHostHeader: false,
+      headersTimeout: timeouts.headersMs,
+      requestTimeout: timeouts.requestMs,
+      // Node checks the two above this often (30 s by default): a quarter of the shorter keeps each within 25 %.
+      connectionsCheckingInterval: Math.max(250, Math.floor(timeouts.headersMs / 4)),
+    },
   });
   // First, so that an answer refused by any later hook carries the headers too.
   await registerSecurityHeaders(app);
@@ -105,6 +120,6 @@ export async function buildApp({
   registerUsageRoutes(app, clock);
   registerDocsRoutes(app, webhooks, publicUrl);
   registerEmbedRoutes(app);
-  registerMcpRoute(app, mcp);
+  registerMcpRoute(app, mcp, publicUrl);
   return app;
 }

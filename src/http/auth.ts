@@ -23,6 +23,8 @@ declare module 'fastify' {
     resultSecret?: boolean;
     /** Any scope will do: the route checks each operation's own (the MCP endpoint, whose tools follow the key's scopes). */
     anyScope?: boolean;
+    /** A JSON-RPC endpoint (MCP): a body it cannot read is answered as the protocol's parse error (errors.ts). */
+    jsonRpc?: boolean;
   }
 }
 

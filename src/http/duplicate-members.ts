@@ -40,7 +40,7 @@ export function duplicateMember(text: string): string | undefined {
 }
 
 /** The index of the quote that closes the string opening at `start`. */
-function endOfString(text: string, start: number): number {
+export function endOfString(text: string, start: number): number {
   for (let at = start + 1; ; at++) {
     if (text[at] === '\\') at += 1;
     else if (text[at] === '"') return at;

@@ -1,5 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
+import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import FindMyWay from 'find-my-way';
@@ -8,6 +9,7 @@ import { DomainError } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
 import { SubjectErasedError } from '../ports/data-keys.js';
 import { StreamDeletedError } from '../ports/event-store.js';
+import { jsonRpcError } from './json-rpc-errors.js';
 import { requestOrigin } from './origin.js';
 import { type FieldError, type ProblemCode, ProblemError, problemBody, problemCodes } from './problem.js';
 import { requestParts } from './validation.js';
@@ -147,6 +149,14 @@ function detailFor(code: ProblemCode, error: FastifyError): string {
 function problemSender(publicUrl: string | undefined) {
   return (reply: FastifyReply, request: FastifyRequest, problem: ProblemError): FastifyReply => {
     const body = problemBody(problem.code, problem.detail, request.id, requestOrigin(publicUrl, request.raw) ?? '', problem.extra);
+    // A body a JSON-RPC endpoint cannot read as a message is the protocol's parse error, the problem its data.
+    if (problem.code === 'invalid_json' && request.routeOptions.config.jsonRpc === true) {
+      return reply
+        .code(body.status)
+        .headers({ ...problem.headers, 'request-id': request.id })
+        .type('application/json')
+        .send(jsonRpcError(null, ErrorCode.ParseError, body.detail, body));
+    }
     return reply
       .code(body.status)
       .headers({ ...problem.headers, 'request-id': request.id })

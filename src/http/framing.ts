@@ -3,13 +3,14 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { newId } from '../domain/ids.js';
 import { duplicateMember } from './duplicate-members.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-nesting.js';
 import { requestOrigin } from './origin.js';
 import { ProblemError, problemBody, problemCodes } from './problem.js';
 
 /**
  * HTTP framing that fastify and Node would otherwise pass over or answer bare: an HTTP/1.1 request needs
  * exactly one Host (RFC 9112 §3.2), bodies are not content-encoded, a JSON body is UTF-8 (RFC 8259 §8.1: any
- * other charset it declares is refused, not guessed at),
+ * other charset it declares is refused, not guessed at) and nests at most MAX_JSON_DEPTH levels,
  * and an Expect other than 100-continue is refused as problem+json rather than with Node's empty 417.
  * `publicUrl`: NATURE_PUBLIC_URL, for that answer's links.
  */
@@ -51,6 +52,14 @@ export function registerFraming(app: FastifyInstance, publicUrl: string | undefi
       value = JSON.parse(text);
     } catch (error) {
       return done(new ProblemError('invalid_json', `The request body is not valid JSON: ${(error as Error).message}`));
+    }
+    if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
+      return done(
+        new ProblemError(
+          'invalid_json',
+          `The request body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep: no request of this API needs more than ${MAX_JSON_DEPTH}.`,
+        ),
+      );
     }
     const duplicate = duplicateMember(text);
     if (duplicate !== undefined) {

@@ -54,7 +54,7 @@ const extensions: Partial<Record<ProblemCode, { required: string[]; extra: Recor
 /** What each code means, for the document's readers; the example body's detail is the server's own wording. */
 const meanings: Record<ProblemCode, { when: string; detail: string }> = {
   invalid_json: {
-    when: 'The body is empty, not UTF-8 or not valid JSON.',
+    when: 'The body is empty, not UTF-8, not valid JSON, names a member twice or nests more than 32 levels deep.',
     detail: 'The request body is not valid JSON: Unexpected end of JSON input',
   },
   invalid_cursor: {

@@ -20,28 +20,11 @@ export const requestParts = { body: 'body', querystring: 'query', params: 'path'
  */
 export const validatorCompiler: FastifySchemaCompiler<z.ZodType> = ({ schema, httpPart }) => {
   const where = requestParts[httpPart as keyof typeof requestParts] ?? 'body';
-  // Fastify passes a request without a body as null: a body that is null as a whole is missing.
-  const wording = (issue: z.core.$ZodRawIssue) =>
-    where === 'body' && issue.input === null && (issue.path ?? []).length === 0 ? 'is required: send a JSON object.' : issueWording(issue);
   return (data) => {
-    // The fields of each object that refused a key, by its pointer: what a misspelt key is held against. Only the
-    // error map sees the object schema that raised the issue.
-    const known = new Map<string, string[]>();
-    const error = (issue: z.core.$ZodRawIssue) => {
-      if (issue.code === 'unrecognized_keys' && issue.inst instanceof z.ZodObject) {
-        known.set(jsonPointer(issue.path ?? []), Object.keys(issue.inst.shape));
-      }
-      return wording(issue);
-    };
-    const result = schema.safeParse(data, { error });
-    if (result.success) return { value: result.data };
-    const errors = result.error.issues.flatMap((issue) =>
-      issue.code === 'unrecognized_keys'
-        ? issue.keys.map((key) => unknownField(where, issue.path, key, known.get(jsonPointer(issue.path)) ?? []))
-        : [fieldError(where, issue.path, issue.message)],
-    );
+    const result = validated(schema, data, where);
+    if (!('errors' in result)) return result;
     return {
-      error: errors.map(({ path, message }) => ({
+      error: result.errors.map(({ path, message }) => ({
         [ZOD_VALIDATION_ERROR]: true,
         keyword: 'invalid',
         instancePath: path,
@@ -52,6 +35,34 @@ export const validatorCompiler: FastifySchemaCompiler<z.ZodType> = ({ schema, ht
     };
   };
 };
+
+/**
+ * `data` as `schema` takes it, or each field it refuses named in plain words (issue-wording.ts): the REST routes'
+ * validation, and the MCP endpoint's check of a request's params.
+ */
+export function validated(schema: z.ZodType, data: unknown, where: FieldError['in']): { value: unknown } | { errors: FieldError[] } {
+  // Fastify passes a request without a body as null: a body that is null as a whole is missing.
+  const wording = (issue: z.core.$ZodRawIssue) =>
+    where === 'body' && issue.input === null && (issue.path ?? []).length === 0 ? 'is required: send a JSON object.' : issueWording(issue);
+  // The fields of each object that refused a key, by its pointer: what a misspelt key is held against. Only the
+  // error map sees the object schema that raised the issue.
+  const known = new Map<string, string[]>();
+  const error = (issue: z.core.$ZodRawIssue) => {
+    if (issue.code === 'unrecognized_keys' && issue.inst instanceof z.ZodObject) {
+      known.set(jsonPointer(issue.path ?? []), Object.keys(issue.inst.shape));
+    }
+    return wording(issue);
+  };
+  const result = schema.safeParse(data, { error });
+  if (result.success) return { value: result.data };
+  return {
+    errors: result.error.issues.flatMap((issue) =>
+      issue.code === 'unrecognized_keys'
+        ? issue.keys.map((key) => unknownField(where, issue.path, key, known.get(jsonPointer(issue.path)) ?? []))
+        : [fieldError(where, issue.path, issue.message)],
+    ),
+  };
+}
 
 /** An unknown key: "Unknown field `nmae`: did you mean `name`?" when a field of the same object is that close. */
 function unknownField(where: FieldError['in'], object: readonly PropertyKey[], key: string, known: readonly string[]): FieldError {

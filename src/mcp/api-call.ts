@@ -47,12 +47,19 @@ export function pathOf(strings: TemplateStringsArray, ...ids: string[]): string 
   return strings.reduce((path, part, index) => path + part + (ids[index] ?? ''), '');
 }
 
+/** The headers of the MCP request that a tool's call goes on with. */
+export interface Caller {
+  authorization: string;
+  /** The Host it came to, so the API's problems name the origin the caller reached (inject's own is localhost). */
+  host: string | undefined;
+}
+
 /**
- * The public API in this process (fastify's inject), with the caller's own Authorization header: every rule of a
- * REST call (key, scope, validation, idempotency, rate limit, audit, request log) holds for a tool's call unchanged,
- * and nothing goes over the network.
+ * The public API in this process (fastify's inject), with the caller's own Authorization and Host headers: every
+ * rule of a REST call (key, scope, validation, idempotency, rate limit, audit, request log) holds for a tool's call
+ * unchanged, its problems name the same origin, and nothing goes over the network.
  */
-export function injectApi(app: FastifyInstance, authorization: string): CallApi {
+export function injectApi(app: FastifyInstance, { authorization, host }: Caller): CallApi {
   return async ({ method, path, query = {}, body, idempotencyKey }) => {
     const search = new URLSearchParams(
       Object.entries(query).flatMap(([name, value]): [string, string][] => (value === undefined ? [] : [[name, String(value)]])),
@@ -62,6 +69,7 @@ export function injectApi(app: FastifyInstance, authorization: string): CallApi 
       url: search === '' ? path : `${path}?${search}`,
       headers: {
         authorization,
+        ...(host !== undefined && { host }),
         ...(body !== undefined && { 'content-type': 'application/json' }),
         ...(idempotencyKey !== undefined && { 'idempotency-key': idempotencyKey }),
       },

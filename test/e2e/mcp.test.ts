@@ -337,30 +337,39 @@ describe('the MCP server, with the SDK’s own client, against the server proces
       expect(output()).toBe('');
     });
 
-    it('answers every request already sent before it ends, when the agent writes its messages and closes stdin at once', async () => {
+    /** `nature mcp` given these lines on stdin, closed at once: its exit status, its answers by line, and its stderr. */
+    async function relay(key: string, lines: string[]) {
       const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'mcp', '--base-url', server.url], {
         cwd: root,
-        env: { ...(envOutsideNpm as Record<string, string>), NATURE_API_KEY: readOnly },
+        env: { ...(envOutsideNpm as Record<string, string>), NATURE_API_KEY: key },
         stdio: ['pipe', 'pipe', 'pipe'],
       });
-      let stdout = '';
+      let [stdout, stderr] = ['', ''];
       child.stdout.on('data', (chunk) => (stdout += chunk));
+      child.stderr.on('data', (chunk) => (stderr += chunk));
       const exited = new Promise<number | null>((resolve) => child.once('close', resolve));
-      const message = (body: object) => `${JSON.stringify({ jsonrpc: '2.0', ...body })}\n`;
-      child.stdin.end(
-        message({
-          id: 1,
-          method: 'initialize',
-          params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'pipe', version: '1' } },
-        }) +
-          message({ method: 'notifications/initialized' }) +
-          message({ id: 2, method: 'tools/list' }),
-      );
-      expect(await exited).toBe(0);
+      child.stdin.end(lines.map((line) => `${line}\n`).join(''));
+      const status = await exited;
       const answers = stdout
-        .trim()
         .split('\n')
+        .filter((line) => line !== '')
         .map((line) => JSON.parse(line));
+      return { status, answers, stderr };
+    }
+    const message = (body: object) => JSON.stringify({ jsonrpc: '2.0', ...body });
+    const initialize = message({
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'pipe', version: '1' } },
+    });
+
+    it('answers every request already sent before it ends, when the agent writes its messages and closes stdin at once', async () => {
+      const { status, answers } = await relay(readOnly, [
+        initialize,
+        message({ method: 'notifications/initialized' }),
+        message({ id: 2, method: 'tools/list' }),
+      ]);
+      expect(status).toBe(0);
       expect(answers.map((answer) => answer.id).sort()).toEqual([1, 2]);
       expect(
         answers
@@ -368,6 +377,45 @@ describe('the MCP server, with the SDK’s own client, against the server proces
           .result.tools.map((tool: { name: string }) => tool.name)
           .sort(),
       ).toEqual(READ_TOOLS);
+    });
+
+    it('gives the agent the server’s own JSON-RPC error for a message nested too deep, under the request’s id', async () => {
+      const arguments_ = { x: JSON.parse(`${'['.repeat(40)}${']'.repeat(40)}`) };
+      const { answers } = await relay(readWrite, [
+        initialize,
+        message({ id: 2, method: 'tools/call', params: { name: 'get_item_bank', arguments: arguments_ } }),
+      ]);
+      expect(answers.find((answer) => answer.id === 2)).toEqual({
+        jsonrpc: '2.0',
+        id: 2,
+        error: {
+          code: -32700,
+          message: expect.stringMatching(/^The request body nests arrays and objects more than 32 levels deep/),
+          data: expect.objectContaining({ code: 'invalid_json', status: 400, request_id: expect.stringMatching(/^req_/) }),
+        },
+      });
+    });
+
+    it('answers a line that is not JSON -32700 and a batch -32600 per request, says so on stderr, and goes on relaying', async () => {
+      const { status, answers, stderr } = await relay(readOnly, [
+        initialize,
+        'this is not JSON',
+        `[${message({ id: 3, method: 'tools/list' })},${message({ method: 'notifications/initialized' })}]`,
+        message({ id: 4, method: 'tools/list' }),
+      ]);
+      expect(status).toBe(0);
+      expect(answers).toContainEqual({
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32700, message: expect.stringMatching(/^Parse error: the line is not JSON/) },
+      });
+      // One answer per request of the batch, as JSON-RPC answers a batch: an array.
+      expect(answers).toContainEqual([
+        { jsonrpc: '2.0', id: 3, error: { code: -32600, message: expect.stringMatching(/one message per line/) } },
+      ]);
+      expect(answers.find((answer) => answer.id === 4).result.tools).toHaveLength(READ_TOOLS.length);
+      expect(stderr).toMatch(/nature mcp: a line that is not JSON was not relayed/);
+      expect(stderr).toMatch(/nature mcp: a batch of 2 messages was not relayed/);
     });
 
     it('answers the agent with why when the server cannot be reached, naming the address under the base URL’s path', async () => {

@@ -234,6 +234,23 @@ describe('bodies and error paths', () => {
     expect(await logLength(t.envs, 'test')).toBe(before);
   });
 
+  it('takes JSON nested 32 levels deep and refuses 33 with 400 invalid_json before any recursive walk, storing nothing', async () => {
+    const before = await logLength(t.envs, 'test');
+    const nested = (depth: number) => `{"external_subject_id":"emp-deep","metadata":${'['.repeat(depth - 1)}${']'.repeat(depth - 1)}}`;
+    // 32 levels (the body's object and 31 arrays) get as far as validation, which refuses the field's type.
+    expect(expectProblem(await post(nested(32)), 422, 'validation_failed').errors).toContainEqual({
+      path: '/metadata',
+      in: 'body',
+      message: '`metadata` must be an object of string values.',
+    });
+    for (const body of [nested(33), '['.repeat(5000) + ']'.repeat(5000)]) {
+      expect(expectProblem(await post(body), 400, 'invalid_json').detail).toBe(
+        'The request body nests arrays and objects more than 32 levels deep: no request of this API needs more than 32.',
+      );
+    }
+    expect(await logLength(t.envs, 'test')).toBe(before);
+  });
+
   it('refuses a JSON body that is not UTF-8 with 400 invalid_json, and a content-encoded one with 415', async () => {
     const before = await logLength(t.envs, 'test');
     const subject = JSON.stringify(validSubject('emp-PLACEHOLDER'));

@@ -7,7 +7,8 @@ import { startReceiver } from '../support/receiver.js';
 import { digestDiff, type StoreDigest, StoreReader } from '../support/stores.js';
 import { tempDir } from '../support/temp-dir.js';
 import { validSubject } from '../support/test-app.js';
-import { type RawOutcome, sendRaw } from './raw-http.js';
+import { mcpChecks } from './mcp-requests.js';
+import { type RawOutcome, type RawResponse, sendRaw } from './raw-http.js';
 import { checks, type FuzzContext, type FuzzRequest, type KeyName, type RefName, toBytes } from './requests.js';
 
 /**
@@ -255,7 +256,9 @@ export async function runFuzzSuite(options: FuzzOptions): Promise<FuzzReport> {
       return problems;
     }
 
-    const all = checks().filter((check) => options.only === undefined || `${check.category} ${check.route}`.includes(options.only));
+    const all = [...checks(), ...mcpChecks()].filter(
+      (check) => options.only === undefined || `${check.category} ${check.route}`.includes(options.only),
+    );
 
     for (const [index, check] of all.entries()) {
       // Variants of this property that failed already: reported once, not sent again, so the runs left look for other defects.
@@ -364,6 +367,7 @@ export function judge(request: FuzzRequest, outcome: RawOutcome): string[] {
     ];
   }
   const { status, headers, body } = outcome.response;
+  if (request.jsonRpc !== undefined) return judgeJsonRpc(request, request.jsonRpc, outcome.response);
   const problems: string[] = [];
   if (status >= 500) problems.push(`a ${status} (server error)`);
   else if (status < 400) problems.push(`accepted (${status}) a request the contract refuses`);
@@ -372,6 +376,50 @@ export function judge(request: FuzzRequest, outcome: RawOutcome): string[] {
   problems.push(...problemShape(status, headers, body));
   if (status === 405 && !(headers.allow?.[0] ?? '').trim()) problems.push('a 405 without an Allow header');
   if (status === 429 && headers['retry-after'] === undefined) problems.push('a 429 without Retry-After');
+  return problems;
+}
+
+/** What an answer shows that is the server's insides, not words for a client: zod's dump, a stack, a path. */
+const INTERNALS = /ZodError|"expected":|invalid_type|\n\s+at |node_modules/;
+
+/**
+ * Everything wrong with the MCP endpoint's answer to a JSON-RPC message: never a 5xx, problem+json only for what
+ * HTTP refuses (a body too large), and each JSON-RPC error one the protocol allows, never an internal one (-32603),
+ * with no internals in its words and the request id in its data.
+ */
+function judgeJsonRpc(request: FuzzRequest, rules: NonNullable<FuzzRequest['jsonRpc']>, response: RawResponse): string[] {
+  const { status, headers, body } = response;
+  const problems: string[] = [];
+  if (status >= 500) problems.push(`a ${status} (server error)`);
+  else if (status !== 429 && !request.expect.includes(status))
+    problems.push(`answered ${status}; the protocol says ${request.expect.join(' or ')}`);
+  if (/^application\/problem\+json/i.test(headers['content-type']?.[0] ?? '')) return [...problems, ...problemShape(status, headers, body)];
+  if (!headers['request-id']?.[0]) problems.push('no request-id header');
+  if (body.length === 0) return status === 202 ? problems : [...problems, `an empty ${status}`];
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body.toString('utf8'));
+  } catch {
+    return [...problems, `the body is not JSON: ${JSON.stringify(body.toString('utf8').slice(0, 120))}`];
+  }
+  for (const answer of [parsed].flat() as {
+    jsonrpc?: unknown;
+    error?: { code?: unknown; message?: unknown; data?: any };
+    result?: unknown;
+  }[]) {
+    if (answer?.jsonrpc !== '2.0') problems.push('not a JSON-RPC 2.0 answer');
+    else if (answer.error !== undefined) {
+      const { code, message, data } = answer.error;
+      if (code === -32603) problems.push(`an internal error (-32603): ${String(message).slice(0, 200)}`);
+      else if (!rules.errors.includes(code as number))
+        problems.push(`error ${code}; the protocol allows ${rules.errors.join(' or ') || 'a result only'}`);
+      if (typeof message !== 'string' || INTERNALS.test(message))
+        problems.push(`an error whose words show internals: ${String(message).slice(0, 200)}`);
+      if (typeof data?.request_id !== 'string') problems.push(`error ${code} without the request id in its data`);
+    } else if (!rules.result) problems.push('a result for a message the protocol refuses');
+    else if (INTERNALS.test(JSON.stringify(answer.result)))
+      problems.push(`a result whose words show internals: ${JSON.stringify(answer.result).slice(0, 200)}`);
+  }
   return problems;
 }
 

@@ -58,6 +58,8 @@ export interface FuzzRequest {
   variant: string;
   /** How the report names the credentials, instead of printing a key. */
   authLabel: string;
+  /** A JSON-RPC message (/v1/mcp): the error codes the protocol allows in its answer, and whether a result may come. */
+  jsonRpc?: { errors: number[]; result?: boolean };
 }
 
 export type Plan = (ctx: FuzzContext) => FuzzRequest;

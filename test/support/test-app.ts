@@ -68,6 +68,7 @@ export async function openTestApp(settings: Record<string, string> = {}): Promis
     unavailable: backendUnavailable,
     publicUrl: config.publicUrl,
     mcp: { liveKeys: config.mcpLiveKeys },
+    timeouts: config.httpTimeouts,
   });
   await registerDashboard(app, { accounts, keys, envs, clock, publicUrl: config.publicUrl, unavailable: backendUnavailable });
   const testApp: TestApp = {

@@ -23,9 +23,27 @@ describe('configuration', () => {
       rateLimit: { perSecond: 100, burst: 200 },
       scoringVersion: 'mn76-v2',
       mcpLiveKeys: false,
+      httpTimeouts: { headersMs: 10_000, requestMs: 30_000, keepAliveMs: 72_000, connectionMs: 120_000 },
       logLevel: 'info',
       leaderLeaseMs: 30_000,
     });
+  });
+
+  it('reads the HTTP time-outs, and refuses a headers time-out longer than the request time-out it is part of', () => {
+    const timeouts = {
+      NATURE_HEADERS_TIMEOUT_MS: '5000',
+      NATURE_REQUEST_TIMEOUT_MS: '20000',
+      NATURE_KEEP_ALIVE_TIMEOUT_MS: '65000',
+      NATURE_CONNECTION_TIMEOUT_MS: '300000',
+    };
+    expect(loadConfig(timeouts).httpTimeouts).toEqual({ headersMs: 5_000, requestMs: 20_000, keepAliveMs: 65_000, connectionMs: 300_000 });
+    expect(() => loadConfig({ ...timeouts, NATURE_HEADERS_TIMEOUT_MS: '30000' })).toThrow(
+      /^configuration error: NATURE_HEADERS_TIMEOUT_MS="30000" must be at most NATURE_REQUEST_TIMEOUT_MS \(20000\)/,
+    );
+    for (const name of Object.keys(timeouts)) {
+      expect(() => loadConfig({ [name]: '0' })).toThrow(new RegExp(`^configuration error: ${name}="0" `));
+      expect(() => loadConfig({ [name]: '10s' })).toThrow(new RegExp(`^configuration error: ${name}="10s" must be a whole number`));
+    }
   });
 
   it('selects EventStoreDB and MongoDB with their URLs', () => {
