@@ -52,12 +52,20 @@ function errorPage(error: FastifyError, request: FastifyRequest, unavailable: (e
   return { status, message };
 }
 
+/** A route of the dashboard as registered, with its full path (`/dashboard/:segment/webhooks`). */
+export interface DashboardRoute {
+  method: string;
+  url: string;
+}
+
 /**
  * The developer dashboard under /dashboard: server-rendered pages that work without script, signed in with
  * server-side sessions, every POST checked for a CSRF token bound to the session. Its own scope: the API's
  * JSON-only body rule, problem+json errors and API-key checks do not apply here, and nothing here reaches the API's routes.
+ * Answers its routes, so that a test can walk every one of them.
  */
-export async function registerDashboard(app: FastifyInstance, context: DashboardContext): Promise<void> {
+export async function registerDashboard(app: FastifyInstance, context: DashboardContext): Promise<DashboardRoute[]> {
+  const routes: DashboardRoute[] = [];
   // A key of the deployment for the CSRF tokens' HMAC, the same on every replica, never stored in plain text.
   const hmacKey = createHmac('sha256', await context.envs.test.dataKeys.environmentSecret())
     .update('nature-dashboard-csrf')
@@ -67,6 +75,7 @@ export async function registerDashboard(app: FastifyInstance, context: Dashboard
       // Pages for people, not operations of the API: kept out of the OpenAPI document.
       scope.addHook('onRoute', (route) => {
         route.schema = { ...route.schema, hide: true };
+        for (const method of [route.method].flat()) routes.push({ method, url: route.url });
       });
       await scope.register(cookie);
       await scope.register(formbody, { bodyLimit: 16 * 1024 });
@@ -119,4 +128,5 @@ export async function registerDashboard(app: FastifyInstance, context: Dashboard
     },
     { prefix: '/dashboard' },
   );
+  return routes;
 }
