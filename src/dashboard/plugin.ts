@@ -17,6 +17,7 @@ import { registerEventPages } from './pages/events.js';
 import { registerKeyPages } from './pages/keys.js';
 import { registerUsagePage } from './pages/usage.js';
 import { registerWebhookPages } from './pages/webhooks.js';
+import { guardProduction } from './production-access.js';
 import { currentSession } from './sessions.js';
 import { registerSignIn } from './sign-in.js';
 
@@ -106,6 +107,7 @@ export async function registerDashboard(app: FastifyInstance, context: Dashboard
         if (request.method === 'POST') return scope.csrfProtection(request, reply, done);
         done();
       });
+      scope.addHook('preHandler', guardProduction(context));
       scope.setErrorHandler(async (error: FastifyError, request, reply) => {
         const { status, message } = errorPage(error, request, context.unavailable);
         const body = html`<div class="notice error" role="alert"><p>${message}</p></div><p><a href="/dashboard/keys">Back to the dashboard</a></p>`;

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { hasProductionAccess } from '../../commands/accounts.js';
 import { KeyRuleError, mintApiKey, revokeApiKey, rotateApiKey } from '../../commands/api-keys.js';
-import { ACCOUNT_ID } from '../../domain/accounts.js';
 import { type ApiKeyRecord, type Environment, type KeyType, parseOrigin, type Scope, scopes } from '../../domain/api-keys.js';
 import { actorOf, type DashboardContext, field, fields, noticeOf, seeOther, sendPage, viewerOf } from '../context.js';
 import { type Html, html } from '../html.js';
@@ -93,7 +93,7 @@ function readForm(body: unknown): { form: KeyForm; origins: string[]; problem?: 
 }
 
 export function registerKeyPages(scope: FastifyInstance, context: DashboardContext): void {
-  const approved = async () => (await context.accounts.application(ACCOUNT_ID))?.status === 'approved';
+  const approved = (request: FastifyRequest) => hasProductionAccess(context.accounts, actorOf(request));
 
   const listPage = async (
     request: FastifyRequest,
@@ -103,11 +103,14 @@ export function registerKeyPages(scope: FastifyInstance, context: DashboardConte
     status = 200,
   ) => {
     const viewer = await viewerOf(context, request, reply);
+    const production = await approved(request);
+    // Production's keys, even their names, are shown only with production access (production-access.ts).
+    const keys = (await context.keys.list()).filter((key) => production || key.environment === 'test');
     const body = html`${notice}
-<p>Keys of both environments. A raw key is shown once, when it is created or rotated: only a hash of it is kept.</p>
-${keyTable(await context.keys.list())}
+<p>${production ? 'Keys of both environments' : 'Sandbox keys (production keys are listed once production access is approved)'}. A raw key is shown once, when it is created or rotated: only a hash of it is kept.</p>
+${keyTable(keys)}
 <h2 id="create">Create a key</h2>
-${createForm(viewer.csrf, form, await approved())}`;
+${createForm(viewer.csrf, form, production)}`;
     return sendPage(reply, page('API keys', body, viewer, 'API keys'), status);
   };
 
