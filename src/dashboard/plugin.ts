@@ -9,6 +9,7 @@ import { ProblemError, problemCodes } from '../http/problem.js';
 import { sendAsset } from '../http/static-asset.js';
 import { DASHBOARD_POLICY, dashboardScript, dashboardStylesheet } from './assets.js';
 import { csrfUserInfo, type DashboardContext, seeOther, sendPage } from './context.js';
+import { FormOutcomes } from './form-once.js';
 import { html } from './html.js';
 import { page } from './layout.js';
 import { registerActivityPage } from './pages/activity.js';
@@ -67,6 +68,7 @@ export interface DashboardRoute {
  */
 export async function registerDashboard(app: FastifyInstance, context: DashboardContext): Promise<DashboardRoute[]> {
   const routes: DashboardRoute[] = [];
+  const pages = { ...context, forms: new FormOutcomes(context.clock) };
   // A key of the deployment for the CSRF tokens' HMAC, the same on every replica, never stored in plain text.
   const hmacKey = createHmac('sha256', await context.envs.test.dataKeys.environmentSecret())
     .update('nature-dashboard-csrf')
@@ -121,10 +123,10 @@ export async function registerDashboard(app: FastifyInstance, context: Dashboard
       scope.get('/assets/dashboard.js', async (request, reply) => sendAsset(request, reply, dashboardScript));
       scope.get('', async (_request, reply) => seeOther(reply, '/dashboard/keys'));
       registerSignIn(scope, context);
-      registerKeyPages(scope, context);
-      registerApplicationPages(scope, context);
-      registerWebhookPages(scope, context);
-      registerEventPages(scope, context);
+      registerKeyPages(scope, pages);
+      registerApplicationPages(scope, pages);
+      registerWebhookPages(scope, pages);
+      registerEventPages(scope, pages);
       registerUsagePage(scope, context);
       registerActivityPage(scope, context);
     },

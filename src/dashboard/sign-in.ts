@@ -4,7 +4,7 @@ import { emailIndex } from '../commands/accounts.js';
 import { activity, decoyPasswordHash, passwordHash, passwordMatches, passwordProblem, tokenHash } from '../domain/accounts.js';
 import { csrfToken, type DashboardContext, field, queryValue, seeOther, sendPage } from './context.js';
 import { type Html, html } from './html.js';
-import { csrfField, errorNotice, page } from './layout.js';
+import { errorNotice, formTokens, page } from './layout.js';
 import { endSession, startSession } from './sessions.js';
 
 /** Failed sign-ins counted over this window: past these, sign-in answers 429 until the window has moved on. */
@@ -22,7 +22,7 @@ function signInForm(csrf: string, next: string, email: string, notice: Html | st
   return html`<div class="signin">
 ${notice}
 <form method="post" action="/dashboard/sign-in">
-${csrfField(csrf)}
+${formTokens(csrf)}
 <input type="hidden" name="next" value="${next}">
 <label for="email">E-mail address</label>
 <input id="email" name="email" type="email" autocomplete="username" required value="${email}">
@@ -89,7 +89,7 @@ export function registerSignIn(scope: FastifyInstance, context: DashboardContext
 ${notice}
 <p>Choose the password you will sign in with: at least 12 characters. A passphrase of a few unrelated words is easy to type and hard to guess.</p>
 <form method="post" action="/dashboard/setup">
-${csrfField(csrf)}
+${formTokens(csrf)}
 <input type="hidden" name="token" value="${token}">
 <label for="password">New password</label>
 <input id="password" name="password" type="password" autocomplete="new-password" minlength="12" required>

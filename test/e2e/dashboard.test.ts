@@ -73,8 +73,7 @@ describe('the developer dashboard', () => {
     const browser = new Browser(t.app);
     await browser.signIn(email);
     await browser.get('/dashboard/keys');
-    const created = await browser.post('/dashboard/keys', newKeyForm('Staging server'));
-    expect(created.statusCode).toBe(201);
+    const created = await browser.follow(await browser.post('/dashboard/keys', newKeyForm('Staging server')));
     expect(created.headers['cache-control']).toBe('no-store');
     const raw = shownSecret(created.body, RAW_KEY);
     expect(await apiStatus(raw)).toBe(200);
@@ -85,7 +84,7 @@ describe('the developer dashboard', () => {
 
     const confirm = await browser.get(`/dashboard/keys/${keyId}/rotate`);
     expect(confirm.body).toContain('stops working at once');
-    const rotated = await browser.post(`/dashboard/keys/${keyId}/rotate`, {});
+    const rotated = await browser.follow(await browser.post(`/dashboard/keys/${keyId}/rotate`, {}));
     const replacement = shownSecret(rotated.body, RAW_KEY);
     expect(await apiStatus(raw)).toBe(401);
     expect(await apiStatus(replacement)).toBe(200);
@@ -106,7 +105,7 @@ describe('the developer dashboard', () => {
     const browser = new Browser(t.app);
     await browser.signIn(email);
     await browser.get('/dashboard/keys');
-    const created = await browser.post('/dashboard/keys', newKeyForm('<script>alert(1)</script>'));
+    const created = await browser.follow(await browser.post('/dashboard/keys', newKeyForm('<script>alert(1)</script>')));
     const listed = await browser.get('/dashboard/keys');
     const activity = await browser.get('/dashboard/activity');
     for (const page of [created.body, listed.body, activity.body]) {
@@ -168,8 +167,8 @@ describe('the developer dashboard', () => {
     expect((await browser.get('/dashboard/production')).body).toContain('approved');
     await browser.get('/dashboard/keys');
     const live = await browser.post('/dashboard/keys', newKeyForm('Production server', 'live'));
-    expect(live.statusCode).toBe(201);
-    const raw = shownSecret(live.body, RAW_KEY);
+    expect(live.statusCode).toBe(303);
+    const raw = shownSecret((await browser.follow(live)).body, RAW_KEY);
     expect(raw.startsWith('live_sk_')).toBe(true);
     expect(await apiStatus(raw)).toBe(200);
   });
@@ -316,21 +315,18 @@ describe('the dashboard under load and behind a proxy', () => {
     expect(String(signedIn.headers['set-cookie'])).toMatch(/nature_session=[^;]+;.*HttpOnly; Secure; SameSite=Strict/);
   });
 
-  it('answers a second rotation of the same key (a double click) with a message, not an error page', async () => {
+  it('answers a second rotation of the same key from another tab with a message, not an error page', async () => {
     const email = await dashboardUser(t);
     const browser = new Browser(t.app);
     await browser.signIn(email);
     await browser.get('/dashboard/keys');
-    const raw = shownSecret((await browser.post('/dashboard/keys', newKeyForm('Twice'))).body, RAW_KEY);
+    const raw = shownSecret((await browser.follow(await browser.post('/dashboard/keys', newKeyForm('Twice')))).body, RAW_KEY);
     const keyId = (await t.keys.list()).find((key) => key.last4 === raw.slice(-4))!.id;
-    const confirm = await browser.get(`/dashboard/keys/${keyId}/rotate`);
-    const csrf = csrfOf(confirm.body);
-    const [first, second] = await Promise.all([
-      browser.post(`/dashboard/keys/${keyId}/rotate`, {}, csrf),
-      browser.post(`/dashboard/keys/${keyId}/rotate`, {}, csrf),
-    ]);
-    expect([first.statusCode, second.statusCode].sort()).toEqual([200, 409]);
-    expect([first.body, second.body].join()).toMatch(/no longer active|already rotated/);
+    // Two tabs: two confirmation pages, each form with its own one-time token.
+    const tabs = [(await browser.get(`/dashboard/keys/${keyId}/rotate`)).body, (await browser.get(`/dashboard/keys/${keyId}/rotate`)).body];
+    const [first, second] = await Promise.all(tabs.map((tab) => browser.post(`/dashboard/keys/${keyId}/rotate`, {}, csrfOf(tab), tab)));
+    expect([first!.statusCode, second!.statusCode].sort()).toEqual([303, 409]);
+    expect([first!.body, second!.body].join()).toMatch(/no longer active|already rotated/);
   });
 
   it('ignores an Idempotency-Key header on a dashboard form (API keys only)', async () => {

@@ -2,9 +2,10 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { hasProductionAccess } from '../../commands/accounts.js';
 import { KeyRuleError, mintApiKey, revokeApiKey, rotateApiKey } from '../../commands/api-keys.js';
 import { type ApiKeyRecord, type Environment, type KeyType, parseOrigin, type Scope, scopes } from '../../domain/api-keys.js';
-import { actorOf, type DashboardContext, field, fields, noticeOf, seeOther, sendPage, viewerOf } from '../context.js';
+import { actorOf, field, fields, noticeOf, sendPage, viewerOf } from '../context.js';
+import { answerOnce, type PageContext, revealed } from '../form-once.js';
 import { type Html, html } from '../html.js';
-import { badge, csrfField, errorNotice, page, shownOnce, when } from '../layout.js';
+import { badge, errorNotice, formTokens, page, shownOnce, when } from '../layout.js';
 
 const environmentName = { test: 'Sandbox', live: 'Production' } as const;
 const statusOf = (key: ApiKeyRecord) => (key.revoked_at === null ? 'active' : (key.revoked_reason ?? 'revoked'));
@@ -49,7 +50,7 @@ function keyTable(keys: ApiKeyRecord[]): Html {
 function createForm(csrf: string, form: KeyForm, approved: boolean): Html {
   const checked = (on: boolean) => (on ? html` checked` : '');
   return html`<form method="post" action="/dashboard/keys">
-${csrfField(csrf)}
+${formTokens(csrf)}
 <label for="name">Name <span class="hint">(what the key is for, such as "Staging server")</span></label>
 <input id="name" name="name" type="text" maxlength="100" required value="${form.name}">
 <fieldset><legend>Environment</legend>
@@ -92,7 +93,7 @@ function readForm(body: unknown): { form: KeyForm; origins: string[]; problem?: 
   return { form, origins: origins as string[] };
 }
 
-export function registerKeyPages(scope: FastifyInstance, context: DashboardContext): void {
+export function registerKeyPages(scope: FastifyInstance, context: PageContext): void {
   const approved = (request: FastifyRequest) => hasProductionAccess(context.accounts, actorOf(request));
 
   const listPage = async (
@@ -114,23 +115,25 @@ ${createForm(viewer.csrf, form, production)}`;
     return sendPage(reply, page('API keys', body, viewer, 'API keys'), status);
   };
 
-  scope.get('/keys', (request, reply) => listPage(request, reply, blankForm, noticeOf(request)));
+  scope.get('/keys', async (request, reply) =>
+    listPage(request, reply, blankForm, html`${noticeOf(request)}${await revealed(context.forms, request)}`),
+  );
 
   scope.post('/keys', async (request, reply) => {
     const { form, origins, problem } = readForm(request.body);
     if (problem !== undefined) return listPage(request, reply, form, errorNotice(problem), 422);
     try {
-      const { raw, record } = await mintApiKey(
-        context,
-        actorOf(request),
-        { name: form.name, environment: form.environment, type: form.type, scopes: form.scopes, origins },
-        context.clock(),
-      );
-      const viewer = await viewerOf(context, request, reply);
-      const body = html`${shownOnce('raw-key', `${environmentName[record.environment]} ${record.type} key "${record.name}" created.`, raw)}
-<p>Use it as <code>Authorization: Bearer ${record.environment}_${record.type}_…</code> in requests to the API.</p>
-<p><a href="/dashboard/keys">Back to the keys</a></p>`;
-      return sendPage(reply, page('Key created', body, viewer, 'API keys'), 201);
+      return await answerOnce(context.forms, request, reply, async () => {
+        const { raw, record } = await mintApiKey(
+          context,
+          actorOf(request),
+          { name: form.name, environment: form.environment, type: form.type, scopes: form.scopes, origins },
+          context.clock(),
+        );
+        const reveal = html`${shownOnce('raw-key', `${environmentName[record.environment]} ${record.type} key "${record.name}" created.`, raw)}
+<p>Use it as <code>Authorization: Bearer ${record.environment}_${record.type}_…</code> in requests to the API.</p>`;
+        return { location: '/dashboard/keys', reveal };
+      });
     } catch (error) {
       if (error instanceof KeyRuleError) return listPage(request, reply, form, errorNotice(error.message), 422);
       throw error;
@@ -154,7 +157,7 @@ ${createForm(viewer.csrf, form, production)}`;
       const body = html`<p>${confirmation}</p>
 <p>Key: <strong>${key.name}</strong> (<code>${shortKey(key)}</code>, ${environmentName[key.environment]})</p>
 <form method="post" action="/dashboard/keys/${key.id}/${action}" class="actions">
-${csrfField(viewer.csrf)}
+${formTokens(viewer.csrf)}
 <button type="submit"${action === 'revoke' ? html` class="danger"` : ''}>${action === 'rotate' ? 'Rotate key' : 'Revoke key'}</button>
 <a class="button secondary" href="/dashboard/keys">Cancel</a>
 </form>`;
@@ -163,15 +166,17 @@ ${csrfField(viewer.csrf)}
 
     scope.post<{ Params: { id: string } }>(`/keys/:id/${action}`, async (request, reply) => {
       try {
-        if (action === 'revoke') {
-          await revokeApiKey(context, actorOf(request), request.params.id, context.clock());
-          return seeOther(reply, '/dashboard/keys?done=revoked');
-        }
-        const { raw, record } = await rotateApiKey(context, actorOf(request), request.params.id, context.clock());
-        const viewer = await viewerOf(context, request, reply);
-        const body = html`${shownOnce('raw-key', `Key "${record.name}" rotated: the old key no longer works.`, raw)}
-<p><a href="/dashboard/keys">Back to the keys</a></p>`;
-        return sendPage(reply, page('Key rotated', body, viewer, 'API keys'));
+        return await answerOnce(context.forms, request, reply, async () => {
+          if (action === 'revoke') {
+            await revokeApiKey(context, actorOf(request), request.params.id, context.clock());
+            return { location: '/dashboard/keys?done=revoked' };
+          }
+          const { raw, record } = await rotateApiKey(context, actorOf(request), request.params.id, context.clock());
+          return {
+            location: '/dashboard/keys',
+            reveal: shownOnce('raw-key', `Key "${record.name}" rotated: the old key no longer works.`, raw),
+          };
+        });
       } catch (error) {
         if (error instanceof KeyRuleError) return listPage(request, reply, blankForm, errorNotice(error.message), 409);
         throw error;
