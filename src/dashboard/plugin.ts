@@ -7,6 +7,7 @@ import { DomainError } from '../domain/errors.js';
 import { toProblem } from '../http/errors.js';
 import { ProblemError, problemCodes } from '../http/problem.js';
 import { sendAsset } from '../http/static-asset.js';
+import { redactSecrets } from '../secret-redaction.js';
 import { DASHBOARD_POLICY, dashboardScript, dashboardStylesheet } from './assets.js';
 import { csrfUserInfo, type DashboardContext, seeOther, sendPage } from './context.js';
 import { FormOutcomes } from './form-once.js';
@@ -99,8 +100,9 @@ export async function registerDashboard(app: FastifyInstance, context: Dashboard
         if (path.startsWith('/dashboard/assets/')) return;
         request.signedIn = await currentSession(context.accounts, request, context.clock());
         if (request.signedIn === undefined && !OPEN_PATHS.has(path)) {
-          // Nothing changes for a request without a live session; a page asked for comes back after sign-in.
-          const next = request.method === 'GET' ? `?next=${encodeURIComponent(request.url)}` : '';
+          // Nothing changes for a request without a live session; a page asked for comes back after sign-in, less
+          // any key pasted into its address (redacted as the API's log redacts it).
+          const next = request.method === 'GET' ? `?next=${encodeURIComponent(redactSecrets(request.url))}` : '';
           return seeOther(reply, `/dashboard/sign-in${next}`);
         }
       });

@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { emailIndex } from '../commands/accounts.js';
 import { activity, decoyPasswordHash, passwordHash, passwordMatches, passwordProblem, tokenHash } from '../domain/accounts.js';
+import { redactSecrets } from '../secret-redaction.js';
 import { csrfToken, type DashboardContext, field, queryValue, seeOther, sendPage } from './context.js';
 import { type Html, html } from './html.js';
 import { errorNotice, formTokens, page } from './layout.js';
@@ -13,9 +14,13 @@ export const FAILURE_WINDOW_MS = 15 * 60 * 1000;
 export const FAILURES_PER_USER = 10;
 export const FAILURES_PER_ADDRESS = 30;
 
-/** Where to go after signing in: a dashboard page, never another site (`//evil.example` is a host, not a path). */
+/**
+ * Where to go after signing in: a dashboard page, never another site (`//evil.example` is a host, not a path),
+ * and never with a key pasted into it (redacted, so it is neither echoed into the form nor followed).
+ */
 function nextPage(value: string): string {
-  return /^\/dashboard\/[A-Za-z0-9/_?=&.-]*$/.test(value) && !value.startsWith('//') ? value : '/dashboard/keys';
+  const page = redactSecrets(value);
+  return /^\/dashboard\/[A-Za-z0-9/_?=&.-]*$/.test(page) && !page.startsWith('//') ? page : '/dashboard/keys';
 }
 
 function signInForm(csrf: string, next: string, email: string, notice: Html | string): Html {

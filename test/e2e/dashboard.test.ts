@@ -370,3 +370,25 @@ describe("the dashboard answers what the API refuses in the API's terms", () => 
     expect(refused.body).toContain(`The subject ${subjectId} was erased`);
   });
 });
+
+describe('a key pasted into a dashboard address', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await openTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('is redacted, as the API redacts keys in addresses, from the sign-in redirect and the sign-in form', async () => {
+    const raw = (await t.mint('test', 'sk')).raw;
+    const browser = new Browser(t.app);
+    const asked = await browser.get(`/dashboard/sandbox/events?type=${raw}`);
+    expect(asked.statusCode).toBe(303);
+    expect(String(asked.headers.location)).not.toContain(raw);
+    expect(decodeURIComponent(String(asked.headers.location))).toContain('test_sk_[redacted]');
+    for (const path of [String(asked.headers.location), `/dashboard/sign-in?next=${encodeURIComponent(`/dashboard/keys?k=${raw}`)}`]) {
+      const signIn = await browser.get(path);
+      expect(signIn.statusCode).toBe(200);
+      expect(signIn.body).not.toContain(raw);
+    }
+  });
+});
