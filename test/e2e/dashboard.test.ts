@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, decideApplication } from '../../src/commands/accounts.js';
+import { createEndpoint } from '../../src/commands/webhooks.js';
 import { FAILURES_PER_USER } from '../../src/dashboard/sign-in.js';
 import { ACCOUNT_ID } from '../../src/domain/accounts.js';
 import { client } from '../support/api-client.js';
@@ -390,5 +391,38 @@ describe('a key pasted into a dashboard address', () => {
       expect(signIn.statusCode).toBe(200);
       expect(signIn.body).not.toContain(raw);
     }
+  });
+});
+
+describe('the webhook list of an environment with many endpoints', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await openTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('pages through every endpoint, past the first hundred', async () => {
+    const made = new Set<string>();
+    for (let index = 0; index < 101; index++) {
+      const { endpoint } = await createEndpoint(
+        t.envs.test,
+        { url: `http://127.0.0.1:9/hook-${index}`, enabled_events: ['nature.assessment.completed'], description: null },
+        { causation: 'test' },
+        new Date(),
+      );
+      made.add(endpoint.id);
+    }
+    const browser = new Browser(t.app);
+    await browser.signIn(await dashboardUser(t));
+    const listed = new Set<string>();
+    let path: string | undefined = '/dashboard/sandbox/webhooks';
+    while (path !== undefined) {
+      const page = await browser.get(path);
+      expect(page.statusCode).toBe(200);
+      for (const [, id] of page.body.matchAll(/href="\/dashboard\/sandbox\/webhooks\/(whe_[0-9A-Z]{26})"/g)) listed.add(id!);
+      path = /<a href="([^"]+)">More endpoints<\/a>/.exec(page.body)?.[1]?.replaceAll('&amp;', '&');
+    }
+    expect(listed.size).toBe(101);
+    expect(listed).toEqual(made);
   });
 });

@@ -8,7 +8,17 @@ import type { WebhookDelivery } from '../../ports/collections.js';
 import { endpointUrlProblem } from '../../webhooks/address-guard.js';
 import { queueTestEvent } from '../../webhooks/dispatcher.js';
 import { testCompletion } from '../../webhooks/test-event.js';
-import { actorOf, type EnvironmentSegment, environmentOfSegment, field, fields, noticeOf, sendPage, viewerOf } from '../context.js';
+import {
+  actorOf,
+  type EnvironmentSegment,
+  environmentOfSegment,
+  field,
+  fields,
+  noticeOf,
+  queryValue,
+  sendPage,
+  viewerOf,
+} from '../context.js';
 import { answerOnce, type PageContext, revealed } from '../form-once.js';
 import { type Html, html } from '../html.js';
 import { badge, errorNotice, formTokens, page, shownOnce, when } from '../layout.js';
@@ -22,6 +32,9 @@ const overlaps = [
   { seconds: 7 * 86400, label: '7 days' },
 ] as const;
 const DELIVERIES_SHOWN = 50;
+/** Endpoints per page of the list, paged with the API's cursor (`after`, the last id shown). */
+const ENDPOINTS_PER_PAGE = 50;
+const ENDPOINT_ID = /^whe_[0-9A-Z]{26}$/;
 
 type Params = { segment: EnvironmentSegment; id: string };
 
@@ -96,9 +109,14 @@ export function registerWebhookPages(scope: FastifyInstance, context: PageContex
     const segment = segmentParam(request);
     const env = envOf(request);
     const viewer = await viewerOf(context, request, reply);
-    const endpoints = (await env.readModels.list('webhook_endpoints', { limit: 100 })).data;
+    const after = ENDPOINT_ID.test(queryValue(request, 'after')) ? queryValue(request, 'after') : undefined;
+    const { data: endpoints, hasMore } = await env.readModels.list('webhook_endpoints', {
+      limit: ENDPOINTS_PER_PAGE,
+      ...(after !== undefined && { startingAfter: after }),
+    });
     const body = html`${environmentTabs(segment, 'webhooks')}${notice}
 ${endpointList(segment, endpoints)}
+<div class="actions">${after === undefined ? '' : html`<a href="/dashboard/${segment}/webhooks">First endpoints</a>`}${hasMore ? html`<a href="/dashboard/${segment}/webhooks?after=${endpoints.at(-1)!.id}">More endpoints</a>` : ''}</div>
 <h2>Add an endpoint</h2>
 <form method="post" action="/dashboard/${segment}/webhooks">
 ${formTokens(viewer.csrf)}
