@@ -3,7 +3,8 @@ import type { FastifyInstance } from 'fastify';
 import { emailIndex } from '../commands/accounts.js';
 import { activity, decoyPasswordHash, passwordHash, passwordMatches, passwordProblem, tokenHash } from '../domain/accounts.js';
 import { redactSecrets } from '../secret-redaction.js';
-import { csrfToken, type DashboardContext, field, queryValue, seeOther, sendPage } from './context.js';
+import { csrfToken, type DashboardContext, queryValue, seeOther, sendPage } from './context.js';
+import { formValues, text } from './form-values.js';
 import { type Html, html } from './html.js';
 import { errorNotice, formTokens, page } from './layout.js';
 import { endSession, startSession } from './sessions.js';
@@ -53,9 +54,8 @@ export function registerSignIn(scope: FastifyInstance, context: DashboardContext
   });
 
   scope.post('/sign-in', async (request, reply) => {
-    const email = field(request.body, 'email');
-    const password = field(request.body, 'password');
-    const next = nextPage(field(request.body, 'next'));
+    const { email, password, next: asked } = formValues({ email: text, password: text, next: text.optional() }, request.body);
+    const next = nextPage(asked ?? '');
     const now = context.clock();
     const since = new Date(now.getTime() - FAILURE_WINDOW_MS).toISOString();
     const scope = context.envs.test.dataKeys;
@@ -86,6 +86,7 @@ export function registerSignIn(scope: FastifyInstance, context: DashboardContext
   });
 
   scope.post('/sign-out', async (request, reply) => {
+    formValues({}, request.body);
     await endSession(context.accounts, request, reply);
     return seeOther(reply, '/dashboard/sign-in?signed_out=1');
   });
@@ -122,11 +123,10 @@ ${formTokens(csrf)}
   });
 
   scope.post('/setup', async (request, reply) => {
-    const token = field(request.body, 'token');
-    const password = field(request.body, 'password');
+    const { token, password, confirm } = formValues({ token: text, password: text, confirm: text }, request.body);
     const user = await userOfToken(token);
     if (user === undefined) return sendPage(reply, page('Set your password', spent), 404);
-    const problem = passwordProblem(password) ?? (password === field(request.body, 'confirm') ? undefined : 'The two passwords differ.');
+    const problem = passwordProblem(password) ?? (password === confirm ? undefined : 'The two passwords differ.');
     if (problem !== undefined)
       return sendPage(reply, page('Set your password', setupForm(csrfToken(request, reply), token, errorNotice(problem))), 422);
     const now = context.clock();

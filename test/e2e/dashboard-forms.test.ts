@@ -76,4 +76,41 @@ describe('dashboard forms sent twice (a double click, a reload, a second tab)', 
     expect(shownSecret((await browser.get(location)).body, SIGNING_SECRET)).toBe(stored.secret);
     expect((await browser.get(location)).body).not.toMatch(SIGNING_SECRET);
   });
+
+  it('refuses a value no form offers with 422 and a page naming the field, changing nothing', async () => {
+    const { endpoint } = await createEndpoint(
+      t.envs.test,
+      { url: 'http://127.0.0.1:9/forged', enabled_events: ['nature.assessment.completed'], description: null },
+      { causation: 'test' },
+      new Date(),
+    );
+    const path = `/dashboard/sandbox/webhooks/${endpoint.id}`;
+    const forged: [string, Record<string, string | string[]>, string][] = [
+      ['/dashboard/keys', { ...newKeyForm('Forged'), environment: 'staging' }, 'environment'],
+      ['/dashboard/keys', { ...newKeyForm('Forged'), type: 'rk' }, 'type'],
+      ['/dashboard/keys', { ...newKeyForm('Forged'), scopes: ['nature:read', 'nature:admin'] }, 'scopes'],
+      ['/dashboard/keys', { ...newKeyForm('Forged'), owner: 'someone' }, 'owner'],
+      ['/dashboard/sandbox/webhooks', { url: 'http://127.0.0.1:9/new', enabled_events: 'nature.everything' }, 'enabled_events'],
+      [`${path}/rotate`, { overlap: '12345' }, 'overlap'],
+      [`${path}/status`, { status: 'paused' }, 'status'],
+      [path, { url: 'http://127.0.0.1:9/changed', enabled_events: ['nature.assessment.completed', 'nature.bogus'] }, 'enabled_events'],
+    ];
+    const keys = await t.keys.list();
+    const endpoints = await t.envs.test.readModels.list('webhook_endpoints', { limit: 1000 });
+    for (const [action, form, named] of forged) {
+      const page = action.startsWith('/dashboard/keys')
+        ? '/dashboard/keys'
+        : action.startsWith(path)
+          ? path
+          : '/dashboard/sandbox/webhooks';
+      await browser.get(page);
+      const refused = await browser.post(action, form);
+      expect(`${action} ${refused.statusCode}`).toBe(`${action} 422`);
+      expect(refused.headers['content-type']).toMatch(/^text\/html/);
+      expect(refused.body).toContain(named);
+      expect(refused.body).toContain('nothing was changed');
+    }
+    expect(await t.keys.list()).toEqual(keys);
+    expect(await t.envs.test.readModels.list('webhook_endpoints', { limit: 1000 })).toEqual(endpoints);
+  });
 });

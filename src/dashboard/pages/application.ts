@@ -2,8 +2,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { type ApplicationInput, submitApplication } from '../../commands/accounts.js';
 import { ACCOUNT_ID, type ApplicationRecord } from '../../domain/accounts.js';
 import { lineProblem } from '../../domain/text.js';
-import { field, noticeOf, sendPage, viewerOf } from '../context.js';
+import { noticeOf, sendPage, viewerOf } from '../context.js';
 import { answerOnce, type PageContext } from '../form-once.js';
+import { formValues, text } from '../form-values.js';
 import { type Html, html } from '../html.js';
 import { badge, errorNotice, formTokens, page, when } from '../layout.js';
 
@@ -41,10 +42,11 @@ ${formTokens(csrf)}
 }
 
 function readInput(body: unknown): { input: ApplicationInput; raw: Record<keyof ApplicationInput, string>; problem?: string } {
+  const sent = formValues({ organisation: text, intended_use: text, expected_monthly_completions: text }, body);
   const raw = {
-    organisation: field(body, 'organisation').trim(),
-    intended_use: field(body, 'intended_use').trim(),
-    expected_monthly_completions: field(body, 'expected_monthly_completions').trim(),
+    organisation: sent.organisation.trim(),
+    intended_use: sent.intended_use.trim(),
+    expected_monthly_completions: sent.expected_monthly_completions.trim(),
   };
   const expected = /^\d{1,8}$/.test(raw.expected_monthly_completions) ? Number(raw.expected_monthly_completions) : Number.NaN;
   const input = { organisation: raw.organisation, intended_use: raw.intended_use, expected_monthly_completions: expected };

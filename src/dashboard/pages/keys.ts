@@ -2,8 +2,9 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { hasProductionAccess } from '../../commands/accounts.js';
 import { KeyRuleError, mintApiKey, revokeApiKey, rotateApiKey } from '../../commands/api-keys.js';
 import { type ApiKeyRecord, type Environment, type KeyType, parseOrigin, type Scope, scopes } from '../../domain/api-keys.js';
-import { actorOf, field, fields, noticeOf, sendPage, viewerOf } from '../context.js';
+import { actorOf, noticeOf, sendPage, viewerOf } from '../context.js';
 import { answerOnce, type PageContext, revealed } from '../form-once.js';
+import { formValues, oneOf, someOf, text } from '../form-values.js';
 import { type Html, html } from '../html.js';
 import { badge, errorNotice, formTokens, page, shownOnce, when } from '../layout.js';
 
@@ -72,16 +73,16 @@ ${scopes.map((scope) => html`<label><input type="checkbox" name="scopes" value="
 </form>`;
 }
 
-/** The form as sent, read leniently: the rules of keys (mintProblem) say what is wrong with it. */
+/** The form as sent: only values it offers (else 422), then the rules of keys (mintProblem) say what is wrong with it. */
 function readForm(body: unknown): { form: KeyForm; origins: string[]; problem?: string } {
-  const environment = field(body, 'environment') === 'live' ? 'live' : 'test';
-  const type = field(body, 'type') === 'pk' ? 'pk' : 'sk';
-  const chosen = fields(body, 'scopes').filter((scope): scope is Scope => (scopes as readonly string[]).includes(scope));
-  const originLines = field(body, 'origins')
+  const form: KeyForm = formValues(
+    { name: text, environment: oneOf(['test', 'live']), type: oneOf(['sk', 'pk']), scopes: someOf(scopes), origins: text },
+    body,
+  );
+  const originLines = form.origins
     .split(/\r?\n/)
     .map((line) => line.trim())
     .filter((line) => line !== '');
-  const form: KeyForm = { name: field(body, 'name'), environment, type, scopes: chosen, origins: field(body, 'origins') };
   const origins = originLines.map(parseOrigin);
   const bad = originLines.find((_, index) => origins[index] === undefined);
   if (bad !== undefined)
@@ -165,6 +166,7 @@ ${formTokens(viewer.csrf)}
     });
 
     scope.post<{ Params: { id: string } }>(`/keys/:id/${action}`, async (request, reply) => {
+      formValues({}, request.body);
       try {
         return await answerOnce(context.forms, request, reply, async () => {
           if (action === 'revoke') {

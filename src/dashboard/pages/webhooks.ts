@@ -8,18 +8,9 @@ import type { WebhookDelivery } from '../../ports/collections.js';
 import { endpointUrlProblem } from '../../webhooks/address-guard.js';
 import { queueTestEvent } from '../../webhooks/dispatcher.js';
 import { testCompletion } from '../../webhooks/test-event.js';
-import {
-  actorOf,
-  type EnvironmentSegment,
-  environmentOfSegment,
-  field,
-  fields,
-  noticeOf,
-  queryValue,
-  sendPage,
-  viewerOf,
-} from '../context.js';
+import { actorOf, type EnvironmentSegment, environmentOfSegment, noticeOf, queryValue, sendPage, viewerOf } from '../context.js';
 import { answerOnce, type PageContext, revealed } from '../form-once.js';
+import { formValues, oneOf, someOf, text } from '../form-values.js';
 import { type Html, html } from '../html.js';
 import { badge, errorNotice, formTokens, page, shownOnce, when } from '../layout.js';
 import { environmentTabs, segmentParam } from './environment-tabs.js';
@@ -31,6 +22,7 @@ const overlaps = [
   { seconds: 86400, label: '24 hours' },
   { seconds: 7 * 86400, label: '7 days' },
 ] as const;
+const overlapValues = ['0', '3600', '86400', '604800'] as const satisfies readonly `${(typeof overlaps)[number]['seconds']}`[];
 const DELIVERIES_SHOWN = 50;
 /** Endpoints per page of the list, paged with the API's cursor (`after`, the last id shown). */
 const ENDPOINTS_PER_PAGE = 50;
@@ -86,10 +78,10 @@ function deliveryTable(
   )}</tbody></table></div>`;
 }
 
-/** The endpoint's checkboxes as sent; none ticked means the default type, as the API's default. */
-const chosenEvents = (body: unknown): EventType[] => {
-  const chosen = fields(body, 'enabled_events').filter((type): type is EventType => (eventTypes as readonly string[]).includes(type));
-  return chosen.length === 0 ? ['nature.assessment.completed'] : chosen;
+/** The endpoint form's values; no event ticked means the default type, as the API's default. */
+const endpointForm = (body: unknown): { url: string; enabled_events: EventType[] } => {
+  const { url, enabled_events } = formValues({ url: text, enabled_events: someOf(eventTypes) }, body);
+  return { url: url.trim(), enabled_events: enabled_events.length === 0 ? ['nature.assessment.completed'] : enabled_events };
 };
 
 export function registerWebhookPages(scope: FastifyInstance, context: PageContext): void {
@@ -172,16 +164,11 @@ ${deliveryTable(segment, endpoint, deliveries, kept, viewer.csrf)}`;
 
   scope.post<{ Params: Partial<Params> }>('/:segment/webhooks', async (request, reply) => {
     const env = envOf(request);
-    const url = field(request.body, 'url').trim();
+    const { url, enabled_events } = endpointForm(request.body);
     const problem = urlProblem(url, env.livemode);
     if (problem !== undefined) return listPage(request, reply, errorNotice(problem), url, 422);
     return answerOnce(context.forms, request, reply, async () => {
-      const { endpoint } = await createEndpoint(
-        env,
-        { url, enabled_events: chosenEvents(request.body), description: null },
-        metadata(request),
-        context.clock(),
-      );
+      const { endpoint } = await createEndpoint(env, { url, enabled_events, description: null }, metadata(request), context.clock());
       await record(request, 'webhook_endpoint.created', endpoint.id, endpoint.url);
       const reveal = html`${shownOnce('signing-secret', `Endpoint ${endpoint.url} added. Its signing secret:`, endpoint.secret)}
 <p>Verify each delivery with it (Standard Webhooks: the <code>webhook-signature</code> header).</p>`;
@@ -195,24 +182,18 @@ ${deliveryTable(segment, endpoint, deliveries, kept, viewer.csrf)}`;
 
   scope.post<{ Params: Params }>('/:segment/webhooks/:id', async (request, reply) => {
     const env = envOf(request);
-    const url = field(request.body, 'url').trim();
+    const { url, enabled_events } = endpointForm(request.body);
     const problem = urlProblem(url, env.livemode);
     if (problem !== undefined) return endpointPage(request, reply, errorNotice(problem), 422);
     return answerOnce(context.forms, request, reply, async () => {
-      const { endpoint } = await updateEndpoint(
-        env,
-        request.params.id,
-        { url, enabled_events: chosenEvents(request.body) },
-        metadata(request),
-        context.clock(),
-      );
+      const { endpoint } = await updateEndpoint(env, request.params.id, { url, enabled_events }, metadata(request), context.clock());
       await record(request, 'webhook_endpoint.updated', endpoint.id, endpoint.url);
       return { location: `/dashboard/${request.params.segment}/webhooks/${endpoint.id}?done=saved` };
     });
   });
 
   scope.post<{ Params: Params }>('/:segment/webhooks/:id/status', (request, reply) => {
-    const status = field(request.body, 'status') === 'disabled' ? 'disabled' : 'enabled';
+    const { status } = formValues({ status: oneOf(['enabled', 'disabled']) }, request.body);
     return answerOnce(context.forms, request, reply, async () => {
       const { endpoint } = await updateEndpoint(envOf(request), request.params.id, { status }, metadata(request), context.clock());
       await record(request, `webhook_endpoint.${status}`, endpoint.id, endpoint.url);
@@ -221,7 +202,7 @@ ${deliveryTable(segment, endpoint, deliveries, kept, viewer.csrf)}`;
   });
 
   scope.post<{ Params: Params }>('/:segment/webhooks/:id/rotate', (request, reply) => {
-    const overlap = overlaps.find((each) => String(each.seconds) === field(request.body, 'overlap'))?.seconds ?? 86400;
+    const overlap = Number(formValues({ overlap: oneOf(overlapValues) }, request.body).overlap);
     return answerOnce(context.forms, request, reply, async () => {
       const { endpoint } = await rotateEndpointSecret(envOf(request), request.params.id, overlap, metadata(request), context.clock());
       await record(request, 'webhook_endpoint.secret_rotated', endpoint.id, endpoint.url);
@@ -234,6 +215,7 @@ ${deliveryTable(segment, endpoint, deliveries, kept, viewer.csrf)}`;
 
   scope.post<{ Params: Params }>('/:segment/webhooks/:id/test', async (request, reply) => {
     const env = envOf(request);
+    formValues({}, request.body);
     if (env.livemode) return endpointPage(request, reply, errorNotice('Test events are sent in the sandbox only.'), 403);
     return answerOnce(context.forms, request, reply, async () => {
       const endpoint = await requireEndpoint(env.readModels, request.params.id);
