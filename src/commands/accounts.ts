@@ -129,3 +129,11 @@ export async function decideApplication(
   // Recorded only when a pending application was decided.
   return accounts.decideApplication(ACCOUNT_ID, { ...decision, at: now.toISOString() }, entry);
 }
+
+/**
+ * Whether `actor` may see and act on production resources (specification §5.10): the operator, who approves
+ * applications, always; a dashboard user once the account's application is approved.
+ */
+export async function hasProductionAccess(accounts: AccountStore, actor: Actor): Promise<boolean> {
+  return actor.type === 'operator' || (await accounts.application(ACCOUNT_ID))?.status === 'approved';
+}

@@ -1,7 +1,8 @@
-import { ACCOUNT_ID, type Actor, activity } from '../domain/accounts.js';
+import { type Actor, activity } from '../domain/accounts.js';
 import { type ApiKeyRecord, type MintRequest, mintKey, mintProblem } from '../domain/api-keys.js';
 import type { AccountStore } from '../ports/account-store.js';
 import type { KeyStore } from '../ports/key-store.js';
+import { hasProductionAccess } from './accounts.js';
 
 /** A command on keys refused by a rule of keys: the message says which, for the person who asked. */
 export class KeyRuleError extends Error {
@@ -15,15 +16,17 @@ export interface KeyContext {
 
 const described = (record: ApiKeyRecord) => `${record.environment}_${record.type}_…${record.last4} "${record.name}"`;
 
-/**
- * Mints a key as `actor`. A dashboard user mints production keys only once the account's application is approved
- * (specification §5.10); the operator, who approves applications, may mint any.
- */
+/** Production keys are minted, rotated and revoked only by those with production access. */
+async function requireAccessTo(context: KeyContext, actor: Actor, environment: ApiKeyRecord['environment']) {
+  if (environment === 'live' && !(await hasProductionAccess(context.accounts, actor)))
+    throw new KeyRuleError('Production keys need an approved application for production access.');
+}
+
+/** Mints a key as `actor`: a production key only with production access (the operator always has it). */
 export async function mintApiKey(context: KeyContext, actor: Actor, request: MintRequest, now: Date) {
   const problem = mintProblem(request);
   if (problem !== undefined) throw new KeyRuleError(problem);
-  if (request.environment === 'live' && actor.type === 'user' && (await context.accounts.application(ACCOUNT_ID))?.status !== 'approved')
-    throw new KeyRuleError('Production keys need an approved application for production access.');
+  await requireAccessTo(context, actor, request.environment);
   const minted = mintKey({ ...request, name: request.name.trim() }, now);
   await context.keys.insert(minted.record, activity(actor, 'key.created', minted.record.id, described(minted.record), now));
   return minted;
@@ -40,6 +43,7 @@ export async function activeKey(keys: KeyStore, keyId: string): Promise<ApiKeyRe
 /** Replaces an active key: the old one stops working at once; the new raw key is returned once. */
 export async function rotateApiKey(context: KeyContext, actor: Actor, keyId: string, now: Date) {
   const old = await activeKey(context.keys, keyId);
+  await requireAccessTo(context, actor, old.environment);
   const minted = mintKey(old, now, old.id);
   // Another rotation or a revocation got there first (a double click): the key is no longer active.
   const entry = activity(actor, 'key.rotated', old.id, `${described(old)} → ${minted.record.id}`, now);
@@ -52,5 +56,6 @@ export async function rotateApiKey(context: KeyContext, actor: Actor, keyId: str
 /** Revokes an active key for good. */
 export async function revokeApiKey(context: KeyContext, actor: Actor, keyId: string, now: Date): Promise<ApiKeyRecord> {
   const key = await activeKey(context.keys, keyId);
+  await requireAccessTo(context, actor, key.environment);
   return (await context.keys.revoke(keyId, now.toISOString(), 'revoked', activity(actor, 'key.revoked', keyId, described(key), now)))!;
 }

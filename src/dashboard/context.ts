@@ -67,13 +67,6 @@ export function field(body: unknown, name: string): string {
   return typeof value === 'string' ? value : '';
 }
 
-/** A form field that may be given several times (checkboxes). */
-export function fields(body: unknown, name: string): string[] {
-  const value = (body as Record<string, unknown> | null | undefined)?.[name];
-  if (typeof value === 'string') return [value];
-  return Array.isArray(value) ? value.filter((each): each is string => typeof each === 'string') : [];
-}
-
 /**
  * What a change that redirected says on the page it lands on, by a code in the address (never text from it):
  * a reload of that page shows the page again and repeats nothing.

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { type Html, html } from './html.js';
 
 /** The sections of the dashboard, in the order of its navigation bar. */
@@ -18,8 +19,12 @@ export interface Viewer {
   csrf: string;
 }
 
-/** A hidden field with the page's CSRF token: every form that changes something carries one. */
-export const csrfField = (csrf: string) => html`<input type="hidden" name="_csrf" value="${csrf}">`;
+/**
+ * The hidden fields every form carries: the page's CSRF token, and a one-time token of the form's own, so that the
+ * form sent twice acts once (form-once.ts).
+ */
+export const formTokens = (csrf: string) =>
+  html`<input type="hidden" name="_csrf" value="${csrf}"><input type="hidden" name="_once" value="${randomBytes(16).toString('base64url')}">`;
 
 /**
  * A whole page: the guides' look, one stylesheet and one script of our own, a navigation bar with the section
@@ -32,7 +37,7 @@ export function page(title: string, body: Html, viewer?: Viewer, current?: Secti
       : html`<nav aria-label="Dashboard">${sections.map(
           (section) => html`<a href="${section.path}"${section.title === current ? html` aria-current="page"` : ''}>${section.title}</a>`,
         )}</nav>
-<div class="who"><span>${viewer.email}</span><form method="post" action="/dashboard/sign-out">${csrfField(viewer.csrf)}<button class="secondary" type="submit">Sign out</button></form></div>`;
+<div class="who"><span>${viewer.email}</span><form method="post" action="/dashboard/sign-out">${formTokens(viewer.csrf)}<button class="secondary" type="submit">Sign out</button></form></div>`;
   return html`<!doctype html>
 <html lang="en">
 <head>

@@ -7,8 +7,10 @@ import { DomainError } from '../domain/errors.js';
 import { toProblem } from '../http/errors.js';
 import { ProblemError, problemCodes } from '../http/problem.js';
 import { sendAsset } from '../http/static-asset.js';
+import { redactSecrets } from '../secret-redaction.js';
 import { DASHBOARD_POLICY, dashboardScript, dashboardStylesheet } from './assets.js';
 import { csrfUserInfo, type DashboardContext, seeOther, sendPage } from './context.js';
+import { FormOutcomes } from './form-once.js';
 import { html } from './html.js';
 import { page } from './layout.js';
 import { registerActivityPage } from './pages/activity.js';
@@ -17,6 +19,7 @@ import { registerEventPages } from './pages/events.js';
 import { registerKeyPages } from './pages/keys.js';
 import { registerUsagePage } from './pages/usage.js';
 import { registerWebhookPages } from './pages/webhooks.js';
+import { guardProduction } from './production-access.js';
 import { currentSession } from './sessions.js';
 import { registerSignIn } from './sign-in.js';
 
@@ -52,12 +55,21 @@ function errorPage(error: FastifyError, request: FastifyRequest, unavailable: (e
   return { status, message };
 }
 
+/** A route of the dashboard as registered, with its full path (`/dashboard/:segment/webhooks`). */
+export interface DashboardRoute {
+  method: string;
+  url: string;
+}
+
 /**
  * The developer dashboard under /dashboard: server-rendered pages that work without script, signed in with
  * server-side sessions, every POST checked for a CSRF token bound to the session. Its own scope: the API's
  * JSON-only body rule, problem+json errors and API-key checks do not apply here, and nothing here reaches the API's routes.
+ * Answers its routes, so that a test can walk every one of them.
  */
-export async function registerDashboard(app: FastifyInstance, context: DashboardContext): Promise<void> {
+export async function registerDashboard(app: FastifyInstance, context: DashboardContext): Promise<DashboardRoute[]> {
+  const routes: DashboardRoute[] = [];
+  const pages = { ...context, forms: new FormOutcomes(context.clock) };
   // A key of the deployment for the CSRF tokens' HMAC, the same on every replica, never stored in plain text.
   const hmacKey = createHmac('sha256', await context.envs.test.dataKeys.environmentSecret())
     .update('nature-dashboard-csrf')
@@ -67,6 +79,7 @@ export async function registerDashboard(app: FastifyInstance, context: Dashboard
       // Pages for people, not operations of the API: kept out of the OpenAPI document.
       scope.addHook('onRoute', (route) => {
         route.schema = { ...route.schema, hide: true };
+        for (const method of [route.method].flat()) routes.push({ method, url: route.url });
       });
       await scope.register(cookie);
       await scope.register(formbody, { bodyLimit: 16 * 1024 });
@@ -87,8 +100,9 @@ export async function registerDashboard(app: FastifyInstance, context: Dashboard
         if (path.startsWith('/dashboard/assets/')) return;
         request.signedIn = await currentSession(context.accounts, request, context.clock());
         if (request.signedIn === undefined && !OPEN_PATHS.has(path)) {
-          // Nothing changes for a request without a live session; a page asked for comes back after sign-in.
-          const next = request.method === 'GET' ? `?next=${encodeURIComponent(request.url)}` : '';
+          // Nothing changes for a request without a live session; a page asked for comes back after sign-in, less
+          // any key pasted into its address (redacted as the API's log redacts it).
+          const next = request.method === 'GET' ? `?next=${encodeURIComponent(redactSecrets(request.url))}` : '';
           return seeOther(reply, `/dashboard/sign-in${next}`);
         }
       });
@@ -97,6 +111,7 @@ export async function registerDashboard(app: FastifyInstance, context: Dashboard
         if (request.method === 'POST') return scope.csrfProtection(request, reply, done);
         done();
       });
+      scope.addHook('preHandler', guardProduction(context));
       scope.setErrorHandler(async (error: FastifyError, request, reply) => {
         const { status, message } = errorPage(error, request, context.unavailable);
         const body = html`<div class="notice error" role="alert"><p>${message}</p></div><p><a href="/dashboard/keys">Back to the dashboard</a></p>`;
@@ -110,13 +125,14 @@ export async function registerDashboard(app: FastifyInstance, context: Dashboard
       scope.get('/assets/dashboard.js', async (request, reply) => sendAsset(request, reply, dashboardScript));
       scope.get('', async (_request, reply) => seeOther(reply, '/dashboard/keys'));
       registerSignIn(scope, context);
-      registerKeyPages(scope, context);
-      registerApplicationPages(scope, context);
-      registerWebhookPages(scope, context);
-      registerEventPages(scope, context);
+      registerKeyPages(scope, pages);
+      registerApplicationPages(scope, pages);
+      registerWebhookPages(scope, pages);
+      registerEventPages(scope, pages);
       registerUsagePage(scope, context);
       registerActivityPage(scope, context);
     },
     { prefix: '/dashboard' },
   );
+  return routes;
 }

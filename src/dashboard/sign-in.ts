@@ -2,9 +2,11 @@ import { createHmac } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { emailIndex } from '../commands/accounts.js';
 import { activity, decoyPasswordHash, passwordHash, passwordMatches, passwordProblem, tokenHash } from '../domain/accounts.js';
-import { csrfToken, type DashboardContext, field, queryValue, seeOther, sendPage } from './context.js';
+import { redactSecrets } from '../secret-redaction.js';
+import { csrfToken, type DashboardContext, queryValue, seeOther, sendPage } from './context.js';
+import { formValues, text } from './form-values.js';
 import { type Html, html } from './html.js';
-import { csrfField, errorNotice, page } from './layout.js';
+import { errorNotice, formTokens, page } from './layout.js';
 import { endSession, startSession } from './sessions.js';
 
 /** Failed sign-ins counted over this window: past these, sign-in answers 429 until the window has moved on. */
@@ -13,16 +15,20 @@ export const FAILURE_WINDOW_MS = 15 * 60 * 1000;
 export const FAILURES_PER_USER = 10;
 export const FAILURES_PER_ADDRESS = 30;
 
-/** Where to go after signing in: a dashboard page, never another site (`//evil.example` is a host, not a path). */
+/**
+ * Where to go after signing in: a dashboard page, never another site (`//evil.example` is a host, not a path),
+ * and never with a key pasted into it (redacted, so it is neither echoed into the form nor followed).
+ */
 function nextPage(value: string): string {
-  return /^\/dashboard\/[A-Za-z0-9/_?=&.-]*$/.test(value) && !value.startsWith('//') ? value : '/dashboard/keys';
+  const page = redactSecrets(value);
+  return /^\/dashboard\/[A-Za-z0-9/_?=&.-]*$/.test(page) && !page.startsWith('//') ? page : '/dashboard/keys';
 }
 
 function signInForm(csrf: string, next: string, email: string, notice: Html | string): Html {
   return html`<div class="signin">
 ${notice}
 <form method="post" action="/dashboard/sign-in">
-${csrfField(csrf)}
+${formTokens(csrf)}
 <input type="hidden" name="next" value="${next}">
 <label for="email">E-mail address</label>
 <input id="email" name="email" type="email" autocomplete="username" required value="${email}">
@@ -48,9 +54,8 @@ export function registerSignIn(scope: FastifyInstance, context: DashboardContext
   });
 
   scope.post('/sign-in', async (request, reply) => {
-    const email = field(request.body, 'email');
-    const password = field(request.body, 'password');
-    const next = nextPage(field(request.body, 'next'));
+    const { email, password, next: asked } = formValues({ email: text, password: text, next: text.optional() }, request.body);
+    const next = nextPage(asked ?? '');
     const now = context.clock();
     const since = new Date(now.getTime() - FAILURE_WINDOW_MS).toISOString();
     const scope = context.envs.test.dataKeys;
@@ -81,6 +86,7 @@ export function registerSignIn(scope: FastifyInstance, context: DashboardContext
   });
 
   scope.post('/sign-out', async (request, reply) => {
+    formValues({}, request.body);
     await endSession(context.accounts, request, reply);
     return seeOther(reply, '/dashboard/sign-in?signed_out=1');
   });
@@ -89,7 +95,7 @@ export function registerSignIn(scope: FastifyInstance, context: DashboardContext
 ${notice}
 <p>Choose the password you will sign in with: at least 12 characters. A passphrase of a few unrelated words is easy to type and hard to guess.</p>
 <form method="post" action="/dashboard/setup">
-${csrfField(csrf)}
+${formTokens(csrf)}
 <input type="hidden" name="token" value="${token}">
 <label for="password">New password</label>
 <input id="password" name="password" type="password" autocomplete="new-password" minlength="12" required>
@@ -117,11 +123,10 @@ ${csrfField(csrf)}
   });
 
   scope.post('/setup', async (request, reply) => {
-    const token = field(request.body, 'token');
-    const password = field(request.body, 'password');
+    const { token, password, confirm } = formValues({ token: text, password: text, confirm: text }, request.body);
     const user = await userOfToken(token);
     if (user === undefined) return sendPage(reply, page('Set your password', spent), 404);
-    const problem = passwordProblem(password) ?? (password === field(request.body, 'confirm') ? undefined : 'The two passwords differ.');
+    const problem = passwordProblem(password) ?? (password === confirm ? undefined : 'The two passwords differ.');
     if (problem !== undefined)
       return sendPage(reply, page('Set your password', setupForm(csrfToken(request, reply), token, errorNotice(problem))), 422);
     const now = context.clock();

@@ -106,7 +106,8 @@ describe.skipIf(skipped)('the dashboard in headless Chromium', () => {
   it('creates a sandbox sk key shown once with a copy button, and the API accepts it', async () => {
     await page.getByLabel('Name').fill('Staging server');
     await page.getByRole('button', { name: 'Create key' }).click();
-    await expect.poll(() => page.locator('h1').innerText()).toBe('Key created');
+    // The form is answered with a redirect to the keys page, which shows the raw key once.
+    await expect.poll(() => page.locator('#raw-key').count()).toBe(1);
     await checkPage('key-created');
     const raw = await rawKey();
     expect(raw).toMatch(/^test_sk_[0-9A-Za-z]{40}$/);
@@ -125,12 +126,11 @@ describe.skipIf(skipped)('the dashboard in headless Chromium', () => {
     await page.getByRole('link', { name: 'Rotate Staging server' }).click();
     await checkPage('rotate');
     await page.getByRole('button', { name: 'Rotate key' }).click();
-    await expect.poll(() => page.locator('h1').innerText()).toBe('Key rotated');
+    await expect.poll(() => page.locator('#raw-key').count()).toBe(1);
     const replacement = await rawKey();
     expect(await apiStatus(old)).toBe(401);
     expect(await apiStatus(replacement)).toBe(200);
 
-    await page.getByRole('link', { name: 'Back to the keys' }).click();
     await page
       .locator('tr', { hasText: replacement.slice(-4) })
       .getByRole('link', { name: 'Revoke Staging server' })
@@ -181,7 +181,6 @@ describe.skipIf(skipped)('the dashboard in headless Chromium', () => {
     const secret = await page.locator('#signing-secret').innerText();
     expect(secret).toMatch(/^whsec_/);
     receiver.useSecret(secret);
-    await page.getByRole('link', { name: 'Go to the endpoint' }).click();
     await page.getByRole('button', { name: 'Send a test event' }).click();
     const [test] = await receiver.waitFor(1);
     expect(test!.body).toContain('sub_0000000000000000000000TEST');

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, decideApplication } from '../../src/commands/accounts.js';
+import { createEndpoint } from '../../src/commands/webhooks.js';
 import { FAILURES_PER_USER } from '../../src/dashboard/sign-in.js';
 import { ACCOUNT_ID } from '../../src/domain/accounts.js';
 import { client } from '../support/api-client.js';
@@ -73,8 +74,7 @@ describe('the developer dashboard', () => {
     const browser = new Browser(t.app);
     await browser.signIn(email);
     await browser.get('/dashboard/keys');
-    const created = await browser.post('/dashboard/keys', newKeyForm('Staging server'));
-    expect(created.statusCode).toBe(201);
+    const created = await browser.follow(await browser.post('/dashboard/keys', newKeyForm('Staging server')));
     expect(created.headers['cache-control']).toBe('no-store');
     const raw = shownSecret(created.body, RAW_KEY);
     expect(await apiStatus(raw)).toBe(200);
@@ -85,7 +85,7 @@ describe('the developer dashboard', () => {
 
     const confirm = await browser.get(`/dashboard/keys/${keyId}/rotate`);
     expect(confirm.body).toContain('stops working at once');
-    const rotated = await browser.post(`/dashboard/keys/${keyId}/rotate`, {});
+    const rotated = await browser.follow(await browser.post(`/dashboard/keys/${keyId}/rotate`, {}));
     const replacement = shownSecret(rotated.body, RAW_KEY);
     expect(await apiStatus(raw)).toBe(401);
     expect(await apiStatus(replacement)).toBe(200);
@@ -106,7 +106,7 @@ describe('the developer dashboard', () => {
     const browser = new Browser(t.app);
     await browser.signIn(email);
     await browser.get('/dashboard/keys');
-    const created = await browser.post('/dashboard/keys', newKeyForm('<script>alert(1)</script>'));
+    const created = await browser.follow(await browser.post('/dashboard/keys', newKeyForm('<script>alert(1)</script>')));
     const listed = await browser.get('/dashboard/keys');
     const activity = await browser.get('/dashboard/activity');
     for (const page of [created.body, listed.body, activity.body]) {
@@ -168,8 +168,8 @@ describe('the developer dashboard', () => {
     expect((await browser.get('/dashboard/production')).body).toContain('approved');
     await browser.get('/dashboard/keys');
     const live = await browser.post('/dashboard/keys', newKeyForm('Production server', 'live'));
-    expect(live.statusCode).toBe(201);
-    const raw = shownSecret(live.body, RAW_KEY);
+    expect(live.statusCode).toBe(303);
+    const raw = shownSecret((await browser.follow(live)).body, RAW_KEY);
     expect(raw.startsWith('live_sk_')).toBe(true);
     expect(await apiStatus(raw)).toBe(200);
   });
@@ -316,21 +316,18 @@ describe('the dashboard under load and behind a proxy', () => {
     expect(String(signedIn.headers['set-cookie'])).toMatch(/nature_session=[^;]+;.*HttpOnly; Secure; SameSite=Strict/);
   });
 
-  it('answers a second rotation of the same key (a double click) with a message, not an error page', async () => {
+  it('answers a second rotation of the same key from another tab with a message, not an error page', async () => {
     const email = await dashboardUser(t);
     const browser = new Browser(t.app);
     await browser.signIn(email);
     await browser.get('/dashboard/keys');
-    const raw = shownSecret((await browser.post('/dashboard/keys', newKeyForm('Twice'))).body, RAW_KEY);
+    const raw = shownSecret((await browser.follow(await browser.post('/dashboard/keys', newKeyForm('Twice')))).body, RAW_KEY);
     const keyId = (await t.keys.list()).find((key) => key.last4 === raw.slice(-4))!.id;
-    const confirm = await browser.get(`/dashboard/keys/${keyId}/rotate`);
-    const csrf = csrfOf(confirm.body);
-    const [first, second] = await Promise.all([
-      browser.post(`/dashboard/keys/${keyId}/rotate`, {}, csrf),
-      browser.post(`/dashboard/keys/${keyId}/rotate`, {}, csrf),
-    ]);
-    expect([first.statusCode, second.statusCode].sort()).toEqual([200, 409]);
-    expect([first.body, second.body].join()).toMatch(/no longer active|already rotated/);
+    // Two tabs: two confirmation pages, each form with its own one-time token.
+    const tabs = [(await browser.get(`/dashboard/keys/${keyId}/rotate`)).body, (await browser.get(`/dashboard/keys/${keyId}/rotate`)).body];
+    const [first, second] = await Promise.all(tabs.map((tab) => browser.post(`/dashboard/keys/${keyId}/rotate`, {}, csrfOf(tab), tab)));
+    expect([first!.statusCode, second!.statusCode].sort()).toEqual([303, 409]);
+    expect([first!.body, second!.body].join()).toMatch(/no longer active|already rotated/);
   });
 
   it('ignores an Idempotency-Key header on a dashboard form (API keys only)', async () => {
@@ -372,5 +369,60 @@ describe("the dashboard answers what the API refuses in the API's terms", () => 
     const refused = await browser.post(`/dashboard/sandbox/events/${event.id}/redeliver`, {});
     expect(refused.statusCode).toBe(410);
     expect(refused.body).toContain(`The subject ${subjectId} was erased`);
+  });
+});
+
+describe('a key pasted into a dashboard address', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await openTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('is redacted, as the API redacts keys in addresses, from the sign-in redirect and the sign-in form', async () => {
+    const raw = (await t.mint('test', 'sk')).raw;
+    const browser = new Browser(t.app);
+    const asked = await browser.get(`/dashboard/sandbox/events?type=${raw}`);
+    expect(asked.statusCode).toBe(303);
+    expect(String(asked.headers.location)).not.toContain(raw);
+    expect(decodeURIComponent(String(asked.headers.location))).toContain('test_sk_[redacted]');
+    for (const path of [String(asked.headers.location), `/dashboard/sign-in?next=${encodeURIComponent(`/dashboard/keys?k=${raw}`)}`]) {
+      const signIn = await browser.get(path);
+      expect(signIn.statusCode).toBe(200);
+      expect(signIn.body).not.toContain(raw);
+    }
+  });
+});
+
+describe('the webhook list of an environment with many endpoints', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await openTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('pages through every endpoint, past the first hundred', async () => {
+    const made = new Set<string>();
+    for (let index = 0; index < 101; index++) {
+      const { endpoint } = await createEndpoint(
+        t.envs.test,
+        { url: `http://127.0.0.1:9/hook-${index}`, enabled_events: ['nature.assessment.completed'], description: null },
+        { causation: 'test' },
+        new Date(),
+      );
+      made.add(endpoint.id);
+    }
+    const browser = new Browser(t.app);
+    await browser.signIn(await dashboardUser(t));
+    const listed = new Set<string>();
+    let path: string | undefined = '/dashboard/sandbox/webhooks';
+    while (path !== undefined) {
+      const page = await browser.get(path);
+      expect(page.statusCode).toBe(200);
+      for (const [, id] of page.body.matchAll(/href="\/dashboard\/sandbox\/webhooks\/(whe_[0-9A-Z]{26})"/g)) listed.add(id!);
+      path = /<a href="([^"]+)">More endpoints<\/a>/.exec(page.body)?.[1]?.replaceAll('&amp;', '&');
+    }
+    expect(listed.size).toBe(101);
+    expect(listed).toEqual(made);
   });
 });

@@ -7,6 +7,7 @@ import { startReceiver } from '../support/receiver.js';
 import { digestDiff, type StoreDigest, StoreReader } from '../support/stores.js';
 import { tempDir } from '../support/temp-dir.js';
 import { validSubject } from '../support/test-app.js';
+import { dashboardPerson, fuzzDashboardForms } from './dashboard-forms.js';
 import { mcpChecks } from './mcp-requests.js';
 import { type RawOutcome, type RawResponse, sendRaw } from './raw-http.js';
 import { checks, type FuzzContext, type FuzzRequest, type KeyName, type RefName, toBytes } from './requests.js';
@@ -189,6 +190,7 @@ export async function runFuzzSuite(options: FuzzOptions): Promise<FuzzReport> {
     const live = await completedAssessment(keys.live);
     Object.assign(ctx.refs, { subjLive: live.subject, asmLive: live.assessment, prfLive: live.profile, evtLive: live.event });
     await receiver.waitFor(2);
+    await dashboardPerson(dir.path);
     const initial = await settle();
     let baseline = initial;
 
@@ -300,6 +302,27 @@ export async function runFuzzSuite(options: FuzzOptions): Promise<FuzzReport> {
       }
       if ((index + 1) % 25 === 0)
         log(`fuzz: ${index + 1}/${all.length} properties, ${counts.requests} requests, ${failures.length} failing`);
+    }
+
+    // The dashboard's forms, signed in with a valid CSRF token, each value mutated into one the form does not offer.
+    const dashboard = await fuzzDashboardForms({
+      url: server.url,
+      dataDir: dir.path,
+      refs: { endpointId: ctx.refs.whe, eventId: ctx.refs.evtDone },
+      runs: options.runs,
+      seed,
+      only: options.only,
+      storeDigest: async () => store.digest().hash,
+      count: (status) => {
+        counts.requests += 1;
+        bump(counts.byCategory, 'dashboard form');
+        bump(counts.byStatus, status);
+        if (Number(status) >= 500) counts.fiveXx += 1;
+      },
+    });
+    for (const failure of dashboard) {
+      failures.push({ category: 'dashboard form', shrinks: 0, ...failure });
+      log(`fuzz: dashboard form ${failure.route} (${failure.variant}): FAILED (${failure.problems[0]})`);
     }
 
     const final = store.digest();

@@ -17,6 +17,12 @@ export function csrfOf(page: string): string {
   return token;
 }
 
+/** The one-time token of the page's form that posts to `action`, if the page has that form. */
+export function onceOf(page: string, action: string): string | undefined {
+  const form = page.split('<form').find((each) => each.includes(`action="${action}"`));
+  return form === undefined ? undefined : /name="_once" value="([^"]+)"/.exec(form.split('</form>')[0]!)?.[1];
+}
+
 /**
  * A browser as far as the dashboard can tell: it keeps the cookies it is given (per name, as a browser keeps them
  * for /dashboard) and sends them back, and fills in forms' CSRF tokens from the last page it read.
@@ -52,11 +58,17 @@ export class Browser {
     return this.keep(await this.app.inject({ method: 'GET', url, headers: { host: this.host, cookie: this.cookieHeader } }));
   }
 
-  /** A form sent as a browser sends it; the last page's CSRF token unless `csrf` says otherwise (null: none). */
-  async post(url: string, form: Record<string, string | string[]>, csrf: string | null = csrfOf(this.lastPage)) {
+  /**
+   * A form sent as a browser sends it; the last page's CSRF token unless `csrf` says otherwise (null: none), and the
+   * one-time token of the form with this action on the page it was sent from (`from`: a page read earlier, to send
+   * its form again as a double click or a reload does).
+   */
+  async post(url: string, form: Record<string, string | string[]>, csrf: string | null = csrfOf(this.lastPage), from = this.lastPage) {
     const body = new URLSearchParams();
     for (const [name, value] of Object.entries(form)) for (const each of [value].flat()) body.append(name, each);
     if (csrf !== null) body.append('_csrf', csrf);
+    const once = onceOf(from, url);
+    if (once !== undefined && !('_once' in form)) body.append('_once', once);
     return this.keep(
       await this.app.inject({
         method: 'POST',
@@ -65,6 +77,12 @@ export class Browser {
         payload: body.toString(),
       }),
     );
+  }
+
+  /** The page a redirect leads to, as a browser follows a 303. */
+  async follow(response: LightMyRequestResponse) {
+    if (response.statusCode !== 303) throw new Error(`expected a 303, got ${response.statusCode}:\n${response.body.slice(0, 500)}`);
+    return this.get(String(response.headers.location));
   }
 
   async signIn(email: string, password = PASSWORD) {

@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { registerDashboard } from '../../src/dashboard/plugin.js';
+import { type DashboardRoute, registerDashboard } from '../../src/dashboard/plugin.js';
 import { type Environment, type KeyType, mintKey, type Scope } from '../../src/domain/api-keys.js';
 import {
   backendUnavailable,
@@ -21,6 +21,8 @@ import { tempDir } from './temp-dir.js';
 
 export interface TestApp {
   app: FastifyInstance;
+  /** Every route the dashboard registered, for tests that walk them all. */
+  dashboardRoutes: DashboardRoute[];
   keys: KeyStore;
   /** The dashboard's users, sessions, application and activity. */
   accounts: AccountStore;
@@ -70,9 +72,17 @@ export async function openTestApp(settings: Record<string, string> = {}): Promis
     mcp: { liveKeys: config.mcpLiveKeys },
     timeouts: config.httpTimeouts,
   });
-  await registerDashboard(app, { accounts, keys, envs, clock, publicUrl: config.publicUrl, unavailable: backendUnavailable });
+  const dashboardRoutes = await registerDashboard(app, {
+    accounts,
+    keys,
+    envs,
+    clock,
+    publicUrl: config.publicUrl,
+    unavailable: backendUnavailable,
+  });
   const testApp: TestApp = {
     app,
+    dashboardRoutes,
     keys,
     accounts,
     envs,

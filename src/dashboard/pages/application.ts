@@ -2,9 +2,11 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { type ApplicationInput, submitApplication } from '../../commands/accounts.js';
 import { ACCOUNT_ID, type ApplicationRecord } from '../../domain/accounts.js';
 import { lineProblem } from '../../domain/text.js';
-import { type DashboardContext, field, noticeOf, seeOther, sendPage, viewerOf } from '../context.js';
+import { noticeOf, sendPage, viewerOf } from '../context.js';
+import { answerOnce, type PageContext } from '../form-once.js';
+import { formValues, text } from '../form-values.js';
 import { type Html, html } from '../html.js';
-import { badge, csrfField, errorNotice, page, when } from '../layout.js';
+import { badge, errorNotice, formTokens, page, when } from '../layout.js';
 
 const MAX_COMPLETIONS = 10_000_000;
 
@@ -28,7 +30,7 @@ ${reason}${next}
 function applicationForm(csrf: string, input: Partial<Record<keyof ApplicationInput, string>>): Html {
   return html`<h2>Apply for production access</h2>
 <form method="post" action="/dashboard/production">
-${csrfField(csrf)}
+${formTokens(csrf)}
 <label for="organisation">Organisation</label>
 <input id="organisation" name="organisation" type="text" maxlength="200" required value="${input.organisation ?? ''}">
 <label for="intended_use">Intended use <span class="hint">(who answers the assessment, and what you do with the profiles)</span></label>
@@ -40,10 +42,11 @@ ${csrfField(csrf)}
 }
 
 function readInput(body: unknown): { input: ApplicationInput; raw: Record<keyof ApplicationInput, string>; problem?: string } {
+  const sent = formValues({ organisation: text, intended_use: text, expected_monthly_completions: text }, body);
   const raw = {
-    organisation: field(body, 'organisation').trim(),
-    intended_use: field(body, 'intended_use').trim(),
-    expected_monthly_completions: field(body, 'expected_monthly_completions').trim(),
+    organisation: sent.organisation.trim(),
+    intended_use: sent.intended_use.trim(),
+    expected_monthly_completions: sent.expected_monthly_completions.trim(),
   };
   const expected = /^\d{1,8}$/.test(raw.expected_monthly_completions) ? Number(raw.expected_monthly_completions) : Number.NaN;
   const input = { organisation: raw.organisation, intended_use: raw.intended_use, expected_monthly_completions: expected };
@@ -57,7 +60,7 @@ function readInput(body: unknown): { input: ApplicationInput; raw: Record<keyof 
   return { input, raw, ...(problem !== undefined && { problem }) };
 }
 
-export function registerApplicationPages(scope: FastifyInstance, context: DashboardContext): void {
+export function registerApplicationPages(scope: FastifyInstance, context: PageContext): void {
   const show = async (
     request: FastifyRequest,
     reply: FastifyReply,
@@ -76,10 +79,12 @@ export function registerApplicationPages(scope: FastifyInstance, context: Dashbo
   scope.post('/production', async (request, reply) => {
     const { input, raw, problem } = readInput(request.body);
     if (problem !== undefined) return show(request, reply, raw, errorNotice(problem), 422);
-    const current = await context.accounts.application(ACCOUNT_ID);
-    // A pending or approved application stands: sending the form again (a reload, a second tab) changes nothing.
-    if (current === undefined || current.status === 'rejected')
-      await submitApplication(context.accounts, input, request.signedIn!.user.id, context.clock());
-    return seeOther(reply, '/dashboard/production?done=applied');
+    return answerOnce(context.forms, request, reply, async () => {
+      const current = await context.accounts.application(ACCOUNT_ID);
+      // A pending or approved application stands: the form sent from a second tab changes nothing.
+      if (current === undefined || current.status === 'rejected')
+        await submitApplication(context.accounts, input, request.signedIn!.user.id, context.clock());
+      return { location: '/dashboard/production?done=applied' };
+    });
   });
 }

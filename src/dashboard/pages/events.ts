@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { z } from 'zod';
 import { activity } from '../../domain/accounts.js';
 import { eventTypes } from '../../domain/webhook-endpoint.js';
 import { ProblemError } from '../../http/problem.js';
@@ -6,25 +7,18 @@ import { requireRedeliveryTarget } from '../../http/routes/events.js';
 import { requireSubject } from '../../http/routes/subjects.js';
 import { queueRedelivery } from '../../webhooks/dispatcher.js';
 import { eventObject } from '../../webhooks/event-object.js';
-import {
-  actorOf,
-  type DashboardContext,
-  environmentOfSegment,
-  field,
-  noticeOf,
-  queryValue,
-  seeOther,
-  sendPage,
-  viewerOf,
-} from '../context.js';
+import { actorOf, environmentOfSegment, noticeOf, queryValue, sendPage, viewerOf } from '../context.js';
+import { answerOnce, type PageContext } from '../form-once.js';
+import { formValues } from '../form-values.js';
 import { html } from '../html.js';
-import { csrfField, page, when } from '../layout.js';
+import { formTokens, page, when } from '../layout.js';
 import { environmentTabs, segmentParam } from './environment-tabs.js';
 
 const PAGE_SIZE = 25;
 const EVENT_ID = /^evt_[0-9A-Z]{26}$/;
+const ENDPOINT_ID = /^whe_[0-9A-Z]{26}$/;
 
-export function registerEventPages(scope: FastifyInstance, context: DashboardContext): void {
+export function registerEventPages(scope: FastifyInstance, context: PageContext): void {
   const envOf = (request: FastifyRequest) => context.envs[environmentOfSegment[segmentParam(request)]];
 
   scope.get('/:segment/events', async (request, reply) => {
@@ -68,7 +62,7 @@ ${
 <p>${event.type} · ${when(event.created_at)}</p>
 <pre tabindex="0" aria-label="The event as JSON"><code>${JSON.stringify(eventObject(event, env.livemode), null, 2)}</code></pre>
 <form method="post" action="/dashboard/${segment}/events/${event.id}/redeliver" class="actions">
-${csrfField(viewer.csrf)}
+${formTokens(viewer.csrf)}
 <button type="submit" class="secondary">Redeliver to every endpoint that listens to ${event.type}</button>
 </form>
 <p><a href="/dashboard/${segment}/events">All events</a></p>`;
@@ -82,23 +76,25 @@ ${csrfField(viewer.csrf)}
     const event = await env.readModels.get('events', request.params.id);
     if (event === undefined) throw new ProblemError('not_found', `No event ${request.params.id} in the ${segment}.`);
     await requireSubject(env.readModels, event.data.subject_id);
-    const endpointId = field(request.body, 'endpoint_id');
+    const endpointId = formValues({ endpoint_id: z.string().regex(ENDPOINT_ID).optional() }, request.body).endpoint_id ?? '';
     if (endpointId !== '') await requireRedeliveryTarget(env.readModels, endpointId, event.type);
-    await queueRedelivery(env.bus, event.id, endpointId === '' ? undefined : endpointId);
-    await context.accounts.appendActivity(
-      activity(
-        actorOf(request),
-        'event.redelivered',
-        event.id,
-        endpointId === '' ? 'every listening endpoint' : endpointId,
-        context.clock(),
-      ),
-    );
-    return seeOther(
-      reply,
-      endpointId === ''
-        ? `/dashboard/${segment}/events/${event.id}?done=redelivered`
-        : `/dashboard/${segment}/webhooks/${endpointId}?done=redelivered`,
-    );
+    return answerOnce(context.forms, request, reply, async () => {
+      await queueRedelivery(env.bus, event.id, endpointId === '' ? undefined : endpointId);
+      await context.accounts.appendActivity(
+        activity(
+          actorOf(request),
+          'event.redelivered',
+          event.id,
+          endpointId === '' ? 'every listening endpoint' : endpointId,
+          context.clock(),
+        ),
+      );
+      return {
+        location:
+          endpointId === ''
+            ? `/dashboard/${segment}/events/${event.id}?done=redelivered`
+            : `/dashboard/${segment}/webhooks/${endpointId}?done=redelivered`,
+      };
+    });
   });
 }

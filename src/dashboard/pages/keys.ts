@@ -1,10 +1,12 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { hasProductionAccess } from '../../commands/accounts.js';
 import { KeyRuleError, mintApiKey, revokeApiKey, rotateApiKey } from '../../commands/api-keys.js';
-import { ACCOUNT_ID } from '../../domain/accounts.js';
 import { type ApiKeyRecord, type Environment, type KeyType, parseOrigin, type Scope, scopes } from '../../domain/api-keys.js';
-import { actorOf, type DashboardContext, field, fields, noticeOf, seeOther, sendPage, viewerOf } from '../context.js';
+import { actorOf, noticeOf, sendPage, viewerOf } from '../context.js';
+import { answerOnce, type PageContext, revealed } from '../form-once.js';
+import { formValues, oneOf, someOf, text } from '../form-values.js';
 import { type Html, html } from '../html.js';
-import { badge, csrfField, errorNotice, page, shownOnce, when } from '../layout.js';
+import { badge, errorNotice, formTokens, page, shownOnce, when } from '../layout.js';
 
 const environmentName = { test: 'Sandbox', live: 'Production' } as const;
 const statusOf = (key: ApiKeyRecord) => (key.revoked_at === null ? 'active' : (key.revoked_reason ?? 'revoked'));
@@ -49,7 +51,7 @@ function keyTable(keys: ApiKeyRecord[]): Html {
 function createForm(csrf: string, form: KeyForm, approved: boolean): Html {
   const checked = (on: boolean) => (on ? html` checked` : '');
   return html`<form method="post" action="/dashboard/keys">
-${csrfField(csrf)}
+${formTokens(csrf)}
 <label for="name">Name <span class="hint">(what the key is for, such as "Staging server")</span></label>
 <input id="name" name="name" type="text" maxlength="100" required value="${form.name}">
 <fieldset><legend>Environment</legend>
@@ -71,16 +73,16 @@ ${scopes.map((scope) => html`<label><input type="checkbox" name="scopes" value="
 </form>`;
 }
 
-/** The form as sent, read leniently: the rules of keys (mintProblem) say what is wrong with it. */
+/** The form as sent: only values it offers (else 422), then the rules of keys (mintProblem) say what is wrong with it. */
 function readForm(body: unknown): { form: KeyForm; origins: string[]; problem?: string } {
-  const environment = field(body, 'environment') === 'live' ? 'live' : 'test';
-  const type = field(body, 'type') === 'pk' ? 'pk' : 'sk';
-  const chosen = fields(body, 'scopes').filter((scope): scope is Scope => (scopes as readonly string[]).includes(scope));
-  const originLines = field(body, 'origins')
+  const form: KeyForm = formValues(
+    { name: text, environment: oneOf(['test', 'live']), type: oneOf(['sk', 'pk']), scopes: someOf(scopes), origins: text },
+    body,
+  );
+  const originLines = form.origins
     .split(/\r?\n/)
     .map((line) => line.trim())
     .filter((line) => line !== '');
-  const form: KeyForm = { name: field(body, 'name'), environment, type, scopes: chosen, origins: field(body, 'origins') };
   const origins = originLines.map(parseOrigin);
   const bad = originLines.find((_, index) => origins[index] === undefined);
   if (bad !== undefined)
@@ -92,8 +94,8 @@ function readForm(body: unknown): { form: KeyForm; origins: string[]; problem?: 
   return { form, origins: origins as string[] };
 }
 
-export function registerKeyPages(scope: FastifyInstance, context: DashboardContext): void {
-  const approved = async () => (await context.accounts.application(ACCOUNT_ID))?.status === 'approved';
+export function registerKeyPages(scope: FastifyInstance, context: PageContext): void {
+  const approved = (request: FastifyRequest) => hasProductionAccess(context.accounts, actorOf(request));
 
   const listPage = async (
     request: FastifyRequest,
@@ -103,31 +105,36 @@ export function registerKeyPages(scope: FastifyInstance, context: DashboardConte
     status = 200,
   ) => {
     const viewer = await viewerOf(context, request, reply);
+    const production = await approved(request);
+    // Production's keys, even their names, are shown only with production access (production-access.ts).
+    const keys = (await context.keys.list()).filter((key) => production || key.environment === 'test');
     const body = html`${notice}
-<p>Keys of both environments. A raw key is shown once, when it is created or rotated: only a hash of it is kept.</p>
-${keyTable(await context.keys.list())}
+<p>${production ? 'Keys of both environments' : 'Sandbox keys (production keys are listed once production access is approved)'}. A raw key is shown once, when it is created or rotated: only a hash of it is kept.</p>
+${keyTable(keys)}
 <h2 id="create">Create a key</h2>
-${createForm(viewer.csrf, form, await approved())}`;
+${createForm(viewer.csrf, form, production)}`;
     return sendPage(reply, page('API keys', body, viewer, 'API keys'), status);
   };
 
-  scope.get('/keys', (request, reply) => listPage(request, reply, blankForm, noticeOf(request)));
+  scope.get('/keys', async (request, reply) =>
+    listPage(request, reply, blankForm, html`${noticeOf(request)}${await revealed(context.forms, request)}`),
+  );
 
   scope.post('/keys', async (request, reply) => {
     const { form, origins, problem } = readForm(request.body);
     if (problem !== undefined) return listPage(request, reply, form, errorNotice(problem), 422);
     try {
-      const { raw, record } = await mintApiKey(
-        context,
-        actorOf(request),
-        { name: form.name, environment: form.environment, type: form.type, scopes: form.scopes, origins },
-        context.clock(),
-      );
-      const viewer = await viewerOf(context, request, reply);
-      const body = html`${shownOnce('raw-key', `${environmentName[record.environment]} ${record.type} key "${record.name}" created.`, raw)}
-<p>Use it as <code>Authorization: Bearer ${record.environment}_${record.type}_…</code> in requests to the API.</p>
-<p><a href="/dashboard/keys">Back to the keys</a></p>`;
-      return sendPage(reply, page('Key created', body, viewer, 'API keys'), 201);
+      return await answerOnce(context.forms, request, reply, async () => {
+        const { raw, record } = await mintApiKey(
+          context,
+          actorOf(request),
+          { name: form.name, environment: form.environment, type: form.type, scopes: form.scopes, origins },
+          context.clock(),
+        );
+        const reveal = html`${shownOnce('raw-key', `${environmentName[record.environment]} ${record.type} key "${record.name}" created.`, raw)}
+<p>Use it as <code>Authorization: Bearer ${record.environment}_${record.type}_…</code> in requests to the API.</p>`;
+        return { location: '/dashboard/keys', reveal };
+      });
     } catch (error) {
       if (error instanceof KeyRuleError) return listPage(request, reply, form, errorNotice(error.message), 422);
       throw error;
@@ -151,7 +158,7 @@ ${createForm(viewer.csrf, form, await approved())}`;
       const body = html`<p>${confirmation}</p>
 <p>Key: <strong>${key.name}</strong> (<code>${shortKey(key)}</code>, ${environmentName[key.environment]})</p>
 <form method="post" action="/dashboard/keys/${key.id}/${action}" class="actions">
-${csrfField(viewer.csrf)}
+${formTokens(viewer.csrf)}
 <button type="submit"${action === 'revoke' ? html` class="danger"` : ''}>${action === 'rotate' ? 'Rotate key' : 'Revoke key'}</button>
 <a class="button secondary" href="/dashboard/keys">Cancel</a>
 </form>`;
@@ -159,16 +166,19 @@ ${csrfField(viewer.csrf)}
     });
 
     scope.post<{ Params: { id: string } }>(`/keys/:id/${action}`, async (request, reply) => {
+      formValues({}, request.body);
       try {
-        if (action === 'revoke') {
-          await revokeApiKey(context, actorOf(request), request.params.id, context.clock());
-          return seeOther(reply, '/dashboard/keys?done=revoked');
-        }
-        const { raw, record } = await rotateApiKey(context, actorOf(request), request.params.id, context.clock());
-        const viewer = await viewerOf(context, request, reply);
-        const body = html`${shownOnce('raw-key', `Key "${record.name}" rotated: the old key no longer works.`, raw)}
-<p><a href="/dashboard/keys">Back to the keys</a></p>`;
-        return sendPage(reply, page('Key rotated', body, viewer, 'API keys'));
+        return await answerOnce(context.forms, request, reply, async () => {
+          if (action === 'revoke') {
+            await revokeApiKey(context, actorOf(request), request.params.id, context.clock());
+            return { location: '/dashboard/keys?done=revoked' };
+          }
+          const { raw, record } = await rotateApiKey(context, actorOf(request), request.params.id, context.clock());
+          return {
+            location: '/dashboard/keys',
+            reveal: shownOnce('raw-key', `Key "${record.name}" rotated: the old key no longer works.`, raw),
+          };
+        });
       } catch (error) {
         if (error instanceof KeyRuleError) return listPage(request, reply, blankForm, errorNotice(error.message), 409);
         throw error;

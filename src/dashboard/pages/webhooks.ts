@@ -8,20 +8,11 @@ import type { WebhookDelivery } from '../../ports/collections.js';
 import { type EndpointRules, endpointUrlProblem } from '../../webhooks/address-guard.js';
 import { queueTestEvent } from '../../webhooks/dispatcher.js';
 import { testCompletion } from '../../webhooks/test-event.js';
-import {
-  actorOf,
-  type DashboardContext,
-  type EnvironmentSegment,
-  environmentOfSegment,
-  field,
-  fields,
-  noticeOf,
-  seeOther,
-  sendPage,
-  viewerOf,
-} from '../context.js';
+import { actorOf, type EnvironmentSegment, environmentOfSegment, noticeOf, queryValue, sendPage, viewerOf } from '../context.js';
+import { answerOnce, type PageContext, revealed } from '../form-once.js';
+import { formValues, oneOf, someOf, text } from '../form-values.js';
 import { type Html, html } from '../html.js';
-import { badge, csrfField, errorNotice, page, shownOnce, when } from '../layout.js';
+import { badge, errorNotice, formTokens, page, shownOnce, when } from '../layout.js';
 import { environmentTabs, segmentParam } from './environment-tabs.js';
 
 /** How long a rotated-out secret goes on signing, as the API offers it (0 to 7 days). */
@@ -31,7 +22,11 @@ const overlaps = [
   { seconds: 86400, label: '24 hours' },
   { seconds: 7 * 86400, label: '7 days' },
 ] as const;
+const overlapValues = ['0', '3600', '86400', '604800'] as const satisfies readonly `${(typeof overlaps)[number]['seconds']}`[];
 const DELIVERIES_SHOWN = 50;
+/** Endpoints per page of the list, paged with the API's cursor (`after`, the last id shown). */
+const ENDPOINTS_PER_PAGE = 50;
+const ENDPOINT_ID = /^whe_[0-9A-Z]{26}$/;
 
 type Params = { segment: EnvironmentSegment; id: string };
 
@@ -71,7 +66,7 @@ function deliveryTable(
     // A test event is sent once and never kept as an event, so it cannot be sent again; a disabled endpoint receives nothing.
     !kept.has(delivery.event_id) || endpoint.status !== 'enabled'
       ? ''
-      : html`<form method="post" action="/dashboard/${segment}/events/${delivery.event_id}/redeliver" class="inline">${csrfField(csrf)}<input type="hidden" name="endpoint_id" value="${endpoint.id}"><button type="submit" class="secondary">Redeliver<span class="visually-hidden"> ${delivery.event_id}</span></button></form>`;
+      : html`<form method="post" action="/dashboard/${segment}/events/${delivery.event_id}/redeliver" class="inline">${formTokens(csrf)}<input type="hidden" name="endpoint_id" value="${endpoint.id}"><button type="submit" class="secondary">Redeliver<span class="visually-hidden"> ${delivery.event_id}</span></button></form>`;
   return html`<div class="scroll" tabindex="0"><table>
 <caption class="visually-hidden">Delivery attempts, newest first</caption>
 <thead><tr><th scope="col">Event</th><th scope="col">Attempt</th><th scope="col">Outcome</th><th scope="col">Status code or error</th><th scope="col">Duration</th><th scope="col" class="wide">Attempted</th><th scope="col" class="wide">Next attempt</th><th scope="col">Action</th></tr></thead>
@@ -83,13 +78,13 @@ function deliveryTable(
   )}</tbody></table></div>`;
 }
 
-/** The endpoint's checkboxes as sent; none ticked means the default type, as the API's default. */
-const chosenEvents = (body: unknown): EventType[] => {
-  const chosen = fields(body, 'enabled_events').filter((type): type is EventType => (eventTypes as readonly string[]).includes(type));
-  return chosen.length === 0 ? ['nature.assessment.completed'] : chosen;
+/** The endpoint form's values; no event ticked means the default type, as the API's default. */
+const endpointForm = (body: unknown): { url: string; enabled_events: EventType[] } => {
+  const { url, enabled_events } = formValues({ url: text, enabled_events: someOf(eventTypes) }, body);
+  return { url: url.trim(), enabled_events: enabled_events.length === 0 ? ['nature.assessment.completed'] : enabled_events };
 };
 
-export function registerWebhookPages(scope: FastifyInstance, context: DashboardContext): void {
+export function registerWebhookPages(scope: FastifyInstance, context: PageContext): void {
   const envOf = (request: FastifyRequest<{ Params: Partial<Params> }>): EnvironmentServices =>
     context.envs[environmentOfSegment[segmentParam(request)]];
   const metadata = (request: FastifyRequest) => ({ request_id: request.id, user_id: request.signedIn!.user.id });
@@ -106,12 +101,17 @@ export function registerWebhookPages(scope: FastifyInstance, context: DashboardC
     const segment = segmentParam(request);
     const env = envOf(request);
     const viewer = await viewerOf(context, request, reply);
-    const endpoints = (await env.readModels.list('webhook_endpoints', { limit: 100 })).data;
+    const after = ENDPOINT_ID.test(queryValue(request, 'after')) ? queryValue(request, 'after') : undefined;
+    const { data: endpoints, hasMore } = await env.readModels.list('webhook_endpoints', {
+      limit: ENDPOINTS_PER_PAGE,
+      ...(after !== undefined && { startingAfter: after }),
+    });
     const body = html`${environmentTabs(segment, 'webhooks')}${notice}
 ${endpointList(segment, endpoints)}
+<div class="actions">${after === undefined ? '' : html`<a href="/dashboard/${segment}/webhooks">First endpoints</a>`}${hasMore ? html`<a href="/dashboard/${segment}/webhooks?after=${endpoints.at(-1)!.id}">More endpoints</a>` : ''}</div>
 <h2>Add an endpoint</h2>
 <form method="post" action="/dashboard/${segment}/webhooks">
-${csrfField(viewer.csrf)}
+${formTokens(viewer.csrf)}
 <label for="url">URL <span class="hint">(${segment === 'production' ? 'https and a public address' : 'http and this machine are allowed in the sandbox'})</span></label>
 <input id="url" name="url" type="url" required maxlength="2048" value="${url}">
 ${eventChoices(['nature.assessment.completed'])}
@@ -133,16 +133,16 @@ ${eventChoices(['nature.assessment.completed'])}
 <p><code>${endpoint.url}</code> ${badge(endpoint.status)}${endpoint.disabled_reason === null ? '' : html` · ${endpoint.disabled_reason}`}</p>
 <p>Events: ${endpoint.enabled_events.join(', ')} · created ${when(endpoint.created_at)}${previous === null ? '' : html` · the previous secret also signs until ${when(previous)}`}</p>
 <div class="actions">
-<form method="post" action="${action('status')}" class="inline">${csrfField(viewer.csrf)}<input type="hidden" name="status" value="${endpoint.status === 'enabled' ? 'disabled' : 'enabled'}"><button type="submit" class="secondary">${endpoint.status === 'enabled' ? 'Disable' : 'Enable'}</button></form>
+<form method="post" action="${action('status')}" class="inline">${formTokens(viewer.csrf)}<input type="hidden" name="status" value="${endpoint.status === 'enabled' ? 'disabled' : 'enabled'}"><button type="submit" class="secondary">${endpoint.status === 'enabled' ? 'Disable' : 'Enable'}</button></form>
 ${
   segment === 'sandbox'
-    ? html`<form method="post" action="${action('test')}" class="inline">${csrfField(viewer.csrf)}<button type="submit" class="secondary">Send a test event</button></form>`
+    ? html`<form method="post" action="${action('test')}" class="inline">${formTokens(viewer.csrf)}<button type="submit" class="secondary">Send a test event</button></form>`
     : ''
 }
 </div>
 <h2>Edit</h2>
 <form method="post" action="/dashboard/${segment}/webhooks/${id}">
-${csrfField(viewer.csrf)}
+${formTokens(viewer.csrf)}
 <label for="url">URL</label>
 <input id="url" name="url" type="url" required maxlength="2048" value="${endpoint.url}">
 ${eventChoices(endpoint.enabled_events)}
@@ -150,7 +150,7 @@ ${eventChoices(endpoint.enabled_events)}
 </form>
 <h2>Rotate the signing secret</h2>
 <form method="post" action="${action('rotate')}">
-${csrfField(viewer.csrf)}
+${formTokens(viewer.csrf)}
 <label for="overlap">The current secret goes on signing beside the new one for</label>
 <select id="overlap" name="overlap">${overlaps.map((overlap) => html`<option value="${overlap.seconds}"${overlap.seconds === 86400 ? html` selected` : ''}>${overlap.label}</option>`)}</select>
 <div class="actions"><button type="submit" class="secondary">Rotate secret</button></div>
@@ -164,62 +164,65 @@ ${deliveryTable(segment, endpoint, deliveries, kept, viewer.csrf)}`;
 
   scope.post<{ Params: Partial<Params> }>('/:segment/webhooks', async (request, reply) => {
     const env = envOf(request);
-    const url = field(request.body, 'url').trim();
+    const { url, enabled_events } = endpointForm(request.body);
     const problem = urlProblem(url, env.endpointRules);
     if (problem !== undefined) return listPage(request, reply, errorNotice(problem), url, 422);
-    const { endpoint } = await createEndpoint(
-      env,
-      { url, enabled_events: chosenEvents(request.body), description: null },
-      metadata(request),
-      context.clock(),
-    );
-    await record(request, 'webhook_endpoint.created', endpoint.id, endpoint.url);
-    const segment = segmentParam(request);
-    const viewer = await viewerOf(context, request, reply);
-    const body = html`${shownOnce('signing-secret', `Endpoint ${endpoint.url} added. Its signing secret:`, endpoint.secret)}
-<p>Verify each delivery with it (Standard Webhooks: the <code>webhook-signature</code> header). <a href="/dashboard/${segment}/webhooks/${endpoint.id}">Go to the endpoint</a></p>`;
-    return sendPage(reply, page('Endpoint added', body, viewer, 'Webhooks'), 201);
+    return answerOnce(context.forms, request, reply, async () => {
+      const { endpoint } = await createEndpoint(env, { url, enabled_events, description: null }, metadata(request), context.clock());
+      await record(request, 'webhook_endpoint.created', endpoint.id, endpoint.url);
+      const reveal = html`${shownOnce('signing-secret', `Endpoint ${endpoint.url} added. Its signing secret:`, endpoint.secret)}
+<p>Verify each delivery with it (Standard Webhooks: the <code>webhook-signature</code> header).</p>`;
+      return { location: `/dashboard/${segmentParam(request)}/webhooks/${endpoint.id}`, reveal };
+    });
   });
 
-  scope.get<{ Params: Params }>('/:segment/webhooks/:id', (request, reply) => endpointPage(request, reply, noticeOf(request)));
+  scope.get<{ Params: Params }>('/:segment/webhooks/:id', async (request, reply) =>
+    endpointPage(request, reply, html`${noticeOf(request)}${await revealed(context.forms, request)}`),
+  );
 
   scope.post<{ Params: Params }>('/:segment/webhooks/:id', async (request, reply) => {
     const env = envOf(request);
-    const url = field(request.body, 'url').trim();
+    const { url, enabled_events } = endpointForm(request.body);
     const problem = urlProblem(url, env.endpointRules);
     if (problem !== undefined) return endpointPage(request, reply, errorNotice(problem), 422);
-    const { endpoint } = await updateEndpoint(
-      env,
-      request.params.id,
-      { url, enabled_events: chosenEvents(request.body) },
-      metadata(request),
-      context.clock(),
-    );
-    await record(request, 'webhook_endpoint.updated', endpoint.id, endpoint.url);
-    return seeOther(reply, `/dashboard/${request.params.segment}/webhooks/${endpoint.id}?done=saved`);
+    return answerOnce(context.forms, request, reply, async () => {
+      const { endpoint } = await updateEndpoint(env, request.params.id, { url, enabled_events }, metadata(request), context.clock());
+      await record(request, 'webhook_endpoint.updated', endpoint.id, endpoint.url);
+      return { location: `/dashboard/${request.params.segment}/webhooks/${endpoint.id}?done=saved` };
+    });
   });
 
-  scope.post<{ Params: Params }>('/:segment/webhooks/:id/status', async (request, reply) => {
-    const status = field(request.body, 'status') === 'disabled' ? 'disabled' : 'enabled';
-    const { endpoint } = await updateEndpoint(envOf(request), request.params.id, { status }, metadata(request), context.clock());
-    await record(request, `webhook_endpoint.${status}`, endpoint.id, endpoint.url);
-    return seeOther(reply, `/dashboard/${request.params.segment}/webhooks/${endpoint.id}?done=${status}`);
+  scope.post<{ Params: Params }>('/:segment/webhooks/:id/status', (request, reply) => {
+    const { status } = formValues({ status: oneOf(['enabled', 'disabled']) }, request.body);
+    return answerOnce(context.forms, request, reply, async () => {
+      const { endpoint } = await updateEndpoint(envOf(request), request.params.id, { status }, metadata(request), context.clock());
+      await record(request, `webhook_endpoint.${status}`, endpoint.id, endpoint.url);
+      return { location: `/dashboard/${request.params.segment}/webhooks/${endpoint.id}?done=${status}` };
+    });
   });
 
-  scope.post<{ Params: Params }>('/:segment/webhooks/:id/rotate', async (request, reply) => {
-    const overlap = overlaps.find((each) => String(each.seconds) === field(request.body, 'overlap'))?.seconds ?? 86400;
-    const { endpoint } = await rotateEndpointSecret(envOf(request), request.params.id, overlap, metadata(request), context.clock());
-    await record(request, 'webhook_endpoint.secret_rotated', endpoint.id, endpoint.url);
-    return endpointPage(request, reply, shownOnce('signing-secret', 'The new signing secret:', endpoint.secret));
+  scope.post<{ Params: Params }>('/:segment/webhooks/:id/rotate', (request, reply) => {
+    const overlap = Number(formValues({ overlap: oneOf(overlapValues) }, request.body).overlap);
+    return answerOnce(context.forms, request, reply, async () => {
+      const { endpoint } = await rotateEndpointSecret(envOf(request), request.params.id, overlap, metadata(request), context.clock());
+      await record(request, 'webhook_endpoint.secret_rotated', endpoint.id, endpoint.url);
+      return {
+        location: `/dashboard/${request.params.segment}/webhooks/${endpoint.id}`,
+        reveal: shownOnce('signing-secret', 'The new signing secret:', endpoint.secret),
+      };
+    });
   });
 
   scope.post<{ Params: Params }>('/:segment/webhooks/:id/test', async (request, reply) => {
     const env = envOf(request);
+    formValues({}, request.body);
     if (env.livemode) return endpointPage(request, reply, errorNotice('Test events are sent in the sandbox only.'), 403);
-    const endpoint = await requireEndpoint(env.readModels, request.params.id);
-    const event = testCompletion(context.clock());
-    await queueTestEvent(env.bus, event, endpoint.id);
-    await record(request, 'webhook_endpoint.test_sent', endpoint.id, event.id);
-    return seeOther(reply, `/dashboard/${request.params.segment}/webhooks/${endpoint.id}?done=test_sent`);
+    return answerOnce(context.forms, request, reply, async () => {
+      const endpoint = await requireEndpoint(env.readModels, request.params.id);
+      const event = testCompletion(context.clock());
+      await queueTestEvent(env.bus, event, endpoint.id);
+      await record(request, 'webhook_endpoint.test_sent', endpoint.id, event.id);
+      return { location: `/dashboard/${request.params.segment}/webhooks/${endpoint.id}?done=test_sent` };
+    });
   });
 }
