@@ -10,7 +10,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { answerBatches, BATCH_SIZE, subjectBody } from './lib/api.js';
 import { expectStatus, jsonClient } from './lib/client.js';
-import { CONNECTIONS, load, openAssessments, patchEvery, type Sample } from './lib/load.js';
+import { CONNECTIONS, type CpuSample, load, openAssessments, patchEvery, withCpu } from './lib/load.js';
 import { startAnchors, startNatureServer } from './lib/nature-server.js';
 import { readOptions } from './lib/options.js';
 import { tempDir } from './lib/paths.js';
@@ -31,7 +31,7 @@ const labels: Record<Row, string> = {
   post: 'POST /v1/nature/subjects',
   patch: `PATCH …/assessments/{id}, ${BATCH_SIZE} answers`,
 };
-const samples = Object.fromEntries(rows.map((row) => [row, [] as Sample[]])) as Record<Row, Sample[]>;
+const samples = Object.fromEntries(rows.map((row) => [row, [] as CpuSample[]])) as Record<Row, CpuSample[]>;
 
 const server = await startNatureServer();
 const headers = { authorization: `Bearer ${server.key}`, 'content-type': 'application/json' };
@@ -52,41 +52,47 @@ try {
   await load({ url: `${server.url}/v1/nature/items`, headers, duration: 1 });
 
   for (let round = 0; round < options.rounds; round++) {
-    samples.bareItems.push(await load({ url: `${anchors.url}/v1/nature/items`, duration: SECONDS }));
-    samples.items.push(await load({ url: `${server.url}/v1/nature/items`, headers, duration: SECONDS }));
-    samples.subject.push(await load({ url: `${server.url}/v1/nature/subjects/${subject.id}`, headers, duration: SECONDS }));
+    samples.bareItems.push(await withCpu(anchors, () => load({ url: `${anchors.url}/v1/nature/items`, duration: SECONDS })));
+    samples.items.push(await withCpu(server, () => load({ url: `${server.url}/v1/nature/items`, headers, duration: SECONDS })));
+    samples.subject.push(
+      await withCpu(server, () => load({ url: `${server.url}/v1/nature/subjects/${subject.id}`, headers, duration: SECONDS })),
+    );
     let written = 0;
     samples.durableWrite.push(
-      await load({
-        url: anchors.url,
-        headers: { 'content-type': 'application/json' },
-        duration: SECONDS,
-        requests: [{ method: 'PATCH', setupRequest: (request) => ({ ...request, path: `/answers/${written++}`, body: batchBody }) }],
-      }),
+      await withCpu(anchors, () =>
+        load({
+          url: anchors.url,
+          headers: { 'content-type': 'application/json' },
+          duration: SECONDS,
+          requests: [{ method: 'PATCH', setupRequest: (request) => ({ ...request, path: `/answers/${written++}`, body: batchBody }) }],
+        }),
+      ),
     );
 
     // Each POST needs its own external id; the subjects it makes get the assessments PATCHed below.
     const subjects: string[] = [];
-    const post = await load({
-      url: server.url,
-      headers,
-      duration: SECONDS,
-      requests: [
-        {
-          method: 'POST',
-          path: '/v1/nature/subjects',
-          setupRequest: (request) => ({ ...request, body: JSON.stringify(subjectBody(`bench-${process.pid}-${created++}`)) }),
-          onResponse: (status, body) => {
-            if (status === 201) subjects.push((JSON.parse(body) as { id: string }).id);
+    const post = await withCpu(server, () =>
+      load({
+        url: server.url,
+        headers,
+        duration: SECONDS,
+        requests: [
+          {
+            method: 'POST',
+            path: '/v1/nature/subjects',
+            setupRequest: (request) => ({ ...request, body: JSON.stringify(subjectBody(`bench-${process.pid}-${created++}`)) }),
+            onResponse: (status, body) => {
+              if (status === 201) subjects.push((JSON.parse(body) as { id: string }).id);
+            },
           },
-        },
-      ],
-    });
+        ],
+      }),
+    );
     samples.post.push(post);
 
     // Not measured: an open assessment for each subject (at most MAX_ASSESSMENTS).
     const assessments = await openAssessments(client, subjects.slice(0, MAX_ASSESSMENTS));
-    const patch = await patchEvery(server.url, headers, assessments);
+    const patch = await withCpu(server, () => patchEvery(server.url, headers, assessments));
     samples.patch.push(patch);
     process.stderr.write(`http: round ${round + 1}/${options.rounds} done (${assessments.length} assessments PATCHed)\n`);
   }
@@ -98,21 +104,25 @@ try {
 }
 
 const rate = (row: Row) => median(samples[row].map((sample) => sample.perSecond));
+const cpu = (row: Row) => median(samples[row].map((sample) => sample.cpuMicrosPerRequest));
+const micros = (value: number) => (Number.isFinite(value) ? `${num(value)} µs` : '—');
 console.log(
   heading(
     'HTTP: requests per second and latency (autocannon)',
     `autocannon, ${CONNECTIONS} connections, ${SECONDS} s per route (PATCH: 4 batches for each subject the POST run made); ` +
       `the real server (\`node --import tsx src/main.ts\`, fresh data directory, synchronous=FULL, LOG_LEVEL=info to a file) ` +
       `and its anchors (\`lib/anchors.ts\`: bare fastify; a zod-checked append to a WAL file, synchronous=FULL, group commit), ` +
-      `each its own process; median of ${options.rounds} round(s).`,
+      `each its own process; median of ${options.rounds} round(s). Server CPU per request: the process's user + system time ` +
+      `(/proc, 10 ms ticks) over the run, background work such as scoring and webhooks included, per 2xx response.`,
   ),
 );
 console.log(
   table(
-    ['route', 'req/s', 'p50', 'p99', 'non-2xx / errors'],
+    ['route', 'req/s', 'server CPU per request', 'p50', 'p99', 'non-2xx / errors'],
     rows.map((row) => [
       labels[row],
       num(rate(row)),
+      micros(cpu(row)),
       ms(median(samples[row].map((sample) => sample.p50))),
       ms(median(samples[row].map((sample) => sample.p99))),
       `${samples[row].reduce((sum, sample) => sum + sample.non2xx, 0)} / ${samples[row].reduce((sum, sample) => sum + sample.errors, 0)}`,
@@ -128,6 +138,9 @@ console.log(
       [`PATCH of ${BATCH_SIZE} answers / minimal durable write`, ratio(rate('patch'), rate('durableWrite')), '≥ 0.5'],
       ['POST subjects / minimal durable write', ratio(rate('post'), rate('durableWrite')), '≥ 0.5'],
       ['GET subject / GET items', ratio(rate('subject'), rate('items')), ''],
+      ['CPU per request: GET items / bare fastify', ratio(cpu('items'), cpu('bareItems')), ''],
+      [`CPU per request: PATCH / minimal durable write`, ratio(cpu('patch'), cpu('durableWrite')), ''],
+      ['CPU per request: POST subjects / minimal durable write', ratio(cpu('post'), cpu('durableWrite')), ''],
     ],
   ),
 );

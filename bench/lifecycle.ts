@@ -11,6 +11,7 @@
 
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { storeNames } from '../src/adapters/store-names.js';
 import { natsServerPath, startNatsServer } from '../test/support/nats-server.js';
 import { answerBatches, subjectBody } from './lib/api.js';
@@ -213,4 +214,47 @@ async function reportBytesPerAssessment(embedded: Config[]): Promise<void> {
     table(['store file', 'per assessment'], [...[...perStore].map(([store, bytes]) => [store, kb(bytes)]), ['all stores', kb(total)]]),
   );
   console.log('\nGoal: all stores ≤ 5 KB per completed assessment.');
+  reportBytesPerTable(embedded, completed);
+}
+
+/**
+ * Where those bytes are: SQLite's dbstat per table and index of each store file (both environments and every
+ * server summed), with the share of their pages left empty. Read after the servers stopped (checkpointed files).
+ */
+function reportBytesPerTable(embedded: Config[], completed: number): void {
+  const perTable = new Map<string, { bytes: number; unused: number }>();
+  for (const config of embedded) {
+    for (const file of readdirSync(config.dataDir.path)) {
+      if (!file.endsWith('.db')) continue;
+      const environment = Object.values(storeNames).find((name) => file.startsWith(`${name}.`));
+      const store = file.slice(environment === undefined ? 0 : environment.length + 1);
+      const db = new Database(join(config.dataDir.path, file), { readonly: true });
+      try {
+        const rows = db
+          .prepare<[], { name: string; bytes: number; unused: number }>(
+            'SELECT name, SUM(pgsize) AS bytes, SUM(unused) AS unused FROM dbstat GROUP BY name',
+          )
+          .all();
+        for (const { name, bytes, unused } of rows) {
+          const key = `${store} ${name}`;
+          const sum = perTable.get(key) ?? { bytes: 0, unused: 0 };
+          perTable.set(key, { bytes: sum.bytes + bytes, unused: sum.unused + unused });
+        }
+      } finally {
+        db.close();
+      }
+    }
+  }
+  const biggest = [...perTable].sort((a, b) => b[1].bytes - a[1].bytes);
+  console.log(`\nBytes per table and index (dbstat), per completed assessment, largest first:\n`);
+  console.log(
+    table(
+      ['store file, table or index', 'per assessment', 'empty in its pages'],
+      biggest.map(([name, { bytes, unused }]) => [
+        name,
+        `${(bytes / completed / 1024).toFixed(2)} KB`,
+        `${bytes === 0 ? 0 : Math.round((unused / bytes) * 100)} %`,
+      ]),
+    ),
+  );
 }

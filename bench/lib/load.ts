@@ -8,6 +8,8 @@ export const CONNECTIONS = 10;
 
 export interface Sample {
   perSecond: number;
+  /** 2xx responses. */
+  succeeded: number;
   p50: number;
   p99: number;
   non2xx: number;
@@ -31,6 +33,7 @@ export function load(settings: autocannon.Options): Promise<Sample> {
       resolve({
         // Only 2xx answers count as throughput: a route answering errors fast would otherwise look fast.
         perSecond: succeeded / ((last - started) / 1000),
+        succeeded,
         p50: quantile(latencies, 0.5),
         p99: quantile(latencies, 0.99),
         non2xx: result.non2xx,
@@ -46,6 +49,20 @@ export function load(settings: autocannon.Options): Promise<Sample> {
       latencies.push(milliseconds);
     });
   });
+}
+
+/** A sample and the CPU its server spent per 2xx response over the run (µs), background work included. */
+export interface CpuSample extends Sample {
+  cpuMicrosPerRequest: number;
+}
+
+/** `run`, with the CPU time `server` used during it spread over the run's 2xx responses. */
+export async function withCpu(server: { cpuMicros(): number | undefined }, run: () => Promise<Sample>): Promise<CpuSample> {
+  const before = server.cpuMicros();
+  const sample = await run();
+  const after = server.cpuMicros();
+  const spent = before === undefined || after === undefined ? Number.NaN : after - before;
+  return { ...sample, cpuMicrosPerRequest: spent / sample.succeeded };
 }
 
 /** Starts an assessment for each subject (not measured); answers each one's path. */

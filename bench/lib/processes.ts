@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort } from '../../test/support/processes.js';
@@ -9,6 +9,8 @@ export interface Process {
   pid: number;
   /** Peak resident set of the process so far (VmHWM), in kB. */
   peakRssKb(): number | undefined;
+  /** CPU time the process has used so far (user + system), in µs; undefined off Linux or once it has gone. */
+  cpuMicros(): number | undefined;
   /** What it wrote to stdout and stderr (its log). */
   output(): string;
   stop(): Promise<void>;
@@ -19,6 +21,23 @@ export function procStatusKb(pid: number, field: 'VmHWM' | 'VmRSS'): number | un
   try {
     const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
     return match ? Number(match[1]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Clock ticks per second of /proc's times (USER_HZ), read once. */
+let ticksPerSecond: number | undefined;
+
+/** utime + stime of /proc/<pid>/stat in µs (Linux): to USER_HZ's resolution, 10 ms on most kernels. */
+export function procCpuMicros(pid: number): number | undefined {
+  try {
+    // The command name (field 2) is in parentheses and may hold spaces: count fields after its closing one.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    ticksPerSecond ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+    // Fields 14 and 15 (utime, stime) are the 12th and 13th after the name.
+    return ((Number(fields[11]) + Number(fields[12])) / ticksPerSecond) * 1e6;
   } catch {
     return undefined;
   }
@@ -78,6 +97,7 @@ export async function startProcess(entry: string, env: Record<string, string>, r
     url,
     pid,
     peakRssKb: () => procStatusKb(pid, 'VmHWM'),
+    cpuMicros: () => procCpuMicros(pid),
     output,
     async stop() {
       if (!exited) {
