@@ -140,7 +140,7 @@ try {
     heading(
       'Lifecycle: whole assessments with webhooks',
       `N callers, each looping subject → start → 4 PATCHes of 19 answers, for ${SECONDS} s per run, against the real server ` +
-        `(synchronous=FULL, LOG_LEVEL=info to a file); webhooks to a receiver on 127.0.0.1. Assessments/s: median of ${options.rounds} ` +
+        `(synchronous=FULL, LOG_LEVEL=info to a file); webhooks to a receiver on 127.0.0.1 in its own process. Assessments/s: median of ${options.rounds} ` +
         `round(s); latency: last PATCH answered → webhook received, over every assessment of every round; RSS: the server's VmHWM.`,
     ),
   );
