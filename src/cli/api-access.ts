@@ -16,14 +16,15 @@ export interface ApiOptions {
   baseUrl?: string;
 }
 
+/** `value` as an http(s) URL with a host, or undefined: what the commands that speak HTTP take for an address. */
+export function httpUrl(value: string): URL | undefined {
+  const url = URL.canParse(value) ? new URL(value) : undefined;
+  return url !== undefined && (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '' ? url : undefined;
+}
+
 function baseUrl(value: string): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new InvalidArgumentError('A base URL is http(s)://host[:port], such as http://127.0.0.1:8080.');
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidArgumentError('A base URL is http or https.');
+  const url = httpUrl(value);
+  if (url === undefined) throw new InvalidArgumentError('A base URL is http(s)://host[:port], such as http://127.0.0.1:8080.');
   return url.href.replace(/\/+$/, '');
 }
 

@@ -4,7 +4,7 @@ import packageJson from '../../package.json' with { type: 'json' };
 import { type Backoff, backoffDelay } from '../backoff.js';
 import { pause } from '../pause.js';
 import { webhookHeaders } from '../webhooks/signer.js';
-import { type ApiOptions, apiAccess, withApiOptions } from './api-access.js';
+import { type ApiOptions, apiAccess, httpUrl, withApiOptions } from './api-access.js';
 import { CliError, UsageError } from './errors.js';
 import type { Output } from './keys.js';
 import { defaultStateFile, type ListenState, loadState, saveState } from './listen-state.js';
@@ -31,8 +31,7 @@ interface ListenOptions extends ApiOptions {
  * ever, as a receiver that never answers.
  */
 function forwardTarget(value: string): string {
-  const url = URL.canParse(value) ? new URL(value) : undefined;
-  if (url === undefined || !['http:', 'https:'].includes(url.protocol) || url.hostname === '')
+  if (httpUrl(value) === undefined)
     throw new InvalidArgumentError('It is an http(s) URL with a host, such as http://localhost:3000/webhooks.');
   return value;
 }

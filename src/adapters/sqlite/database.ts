@@ -1,4 +1,4 @@
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 
@@ -16,7 +16,7 @@ export type Synchronous = 'FULL' | 'NORMAL';
 export function openDatabase(path: string, synchronous: Synchronous): Database.Database {
   if (path !== ':memory:') {
     mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-    ownerOnly(path);
+    createOwnerOnly(path);
   }
   const db = new Database(path);
   // Another process (the operator command, a replica starting beside this one) may hold a lock for a moment:
@@ -30,17 +30,11 @@ export function openDatabase(path: string, synchronous: Synchronous): Database.D
 /**
  * The stores hold password hashes, wrapped keys and sealed personal data: readable by their owner only. SQLite
  * makes a new file 0644 (less the umask) and gives its -wal and -shm files the database's mode, so the database is
- * created empty at 0600 first (an empty file is an empty database), and a file left wider by an older version is
- * narrowed, its companions with it.
+ * created empty at 0600 first (an empty file is an empty database). Files an older version left wider are narrowed
+ * where the data directory is checked (data-dir.ts), before any store opens.
  */
-function ownerOnly(path: string): void {
+function createOwnerOnly(path: string): void {
   closeSync(openSync(path, 'a', 0o600));
-  for (const file of [path, `${path}-wal`, `${path}-shm`]) {
-    if (!existsSync(file)) continue;
-    const { mode, uid } = statSync(file);
-    // Another user's file (a replica run by someone else) is theirs to change; SQLite reports what it cannot open.
-    if ((mode & 0o077) !== 0 && uid === process.getuid?.()) chmodSync(file, mode & 0o700);
-  }
 }
 
 /**
