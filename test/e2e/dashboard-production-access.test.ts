@@ -140,7 +140,13 @@ describe('production resources in the dashboard, before the application is appro
   it("leaves the operator's commands their full power: the operator rotates the live key while the application is pending", async () => {
     const { raw } = await rotateApiKey(t, { type: 'operator' }, liveKey.id, new Date());
     expect((await t.app.inject({ method: 'GET', url: '/v1/nature/subjects', headers: auth(raw) })).statusCode).toBe(200);
+    const rotatedFrom = liveKey.id;
     liveKey = { id: (await t.keys.list()).find((key) => key.rotated_from === liveKey.id)!.id, raw };
+    // The rotation is in the account's activity, but a pending application sees nothing of production there either.
+    const activity = await browser.get('/dashboard/activity');
+    expect(activity.statusCode).toBe(200);
+    expect(activity.body).not.toContain(rotatedFrom);
+    expect(activity.body).not.toContain(`…${raw.slice(-4)}`);
   });
 
   it('opens the production pages once the operator approves the application', async () => {

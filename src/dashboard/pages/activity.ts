@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import { emailOf } from '../../commands/accounts.js';
+import { emailOf, hasProductionAccess } from '../../commands/accounts.js';
 import { ACCOUNT_ID, type Actor } from '../../domain/accounts.js';
-import { type DashboardContext, sendPage, viewerOf } from '../context.js';
+import { actorOf, type DashboardContext, sendPage, viewerOf } from '../context.js';
 import { html } from '../html.js';
 import { page, when } from '../layout.js';
 
@@ -10,7 +10,11 @@ const SHOWN = 200;
 export function registerActivityPage(scope: FastifyInstance, context: DashboardContext): void {
   scope.get('/activity', async (request, reply) => {
     const viewer = await viewerOf(context, request, reply);
-    const entries = await context.accounts.activity(ACCOUNT_ID, SHOWN);
+    // Without production access, nothing of production is shown here either: not even a live key's name.
+    const production = await hasProductionAccess(context.accounts, actorOf(request));
+    const entries = [];
+    for (const entry of await context.accounts.activity(ACCOUNT_ID, SHOWN))
+      if (production || (await context.keys.get(entry.target))?.environment !== 'live') entries.push(entry);
     const names = new Map<string, string>();
     const who = async (actor: Actor) => {
       if (actor.type === 'operator') return 'the operator (nature command)';
