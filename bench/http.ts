@@ -15,6 +15,7 @@ import { startAnchors, startNatureServer } from './lib/nature-server.js';
 import { readOptions } from './lib/options.js';
 import { tempDir } from './lib/paths.js';
 import { heading, median, ms, num, ratio, table } from './lib/report.js';
+import { type RuntimeFigures, runtimeColumns, runtimeFiguresIn, runtimeRow } from './lib/runtime-figures.js';
 
 const options = readOptions();
 const SECONDS = options.quick ? 1 : 3;
@@ -34,6 +35,8 @@ const labels: Record<Row, string> = {
 const samples = Object.fromEntries(rows.map((row) => [row, [] as CpuSample[]])) as Record<Row, CpuSample[]>;
 
 const server = await startNatureServer();
+/** The server's own figures, from the line it logs as it stops. */
+let figures: RuntimeFigures | undefined;
 const headers = { authorization: `Bearer ${server.key}`, 'content-type': 'application/json' };
 const client = jsonClient(server.url, server.key, CONNECTIONS);
 // The anchors serve the service's own item bank bytes and validate answers against its item ids.
@@ -98,7 +101,7 @@ try {
   }
 } finally {
   client.close();
-  await server.stop();
+  figures = runtimeFiguresIn(await server.stop());
   await anchors.stop();
   anchorFiles.cleanup();
 }
@@ -144,3 +147,5 @@ console.log(
     ],
   ),
 );
+console.log(`\nThe server's write path and event loop over all its runs (its own figures, logged as it stopped):\n`);
+console.log(table(runtimeColumns, [runtimeRow(figures)]));

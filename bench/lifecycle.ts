@@ -21,6 +21,7 @@ import { readOptions } from './lib/options.js';
 import { tempDir } from './lib/paths.js';
 import { startReceiver } from './lib/receiver.js';
 import { heading, median, megabytes, ms, num, quantile, table } from './lib/report.js';
+import { type RuntimeFigures, runtimeColumns, runtimeFiguresIn, runtimeRow } from './lib/runtime-figures.js';
 
 const options = readOptions();
 const SECONDS = options.quick ? 2 : 7;
@@ -41,6 +42,10 @@ interface Config {
   missing: number;
   /** Assessments completed on this server, warm-up included: what its stores hold. */
   completed: number;
+  /** Completions acknowledged and not yet delivered, sampled every 100 ms during the runs: the outbox seen from outside. */
+  undelivered: number[];
+  /** The server's own figures, logged as it stopped. */
+  figures?: RuntimeFigures | undefined;
   dataDir: { path: string; cleanup(): void };
 }
 
@@ -65,6 +70,7 @@ async function addConfig(bus: Config['bus'], callers: number, env: Record<string
     latencies: [],
     missing: 0,
     completed: 0,
+    undelivered: [],
     dataDir,
   });
   await expectStatus(client.call('POST', '/v1/nature/webhook_endpoints', { url: receiver.url }), 201, 'register the webhook endpoint');
@@ -95,7 +101,13 @@ async function runOnce(config: Config, round: number): Promise<void> {
   const acks = new Map<string, number>();
   const started = performance.now();
   const deadline = started + SECONDS * 1000;
+  const sampler = setInterval(() => {
+    let waiting = 0;
+    for (const id of acks.keys()) if (!receiver.arrivals.has(id)) waiting += 1;
+    config.undelivered.push(waiting);
+  }, 100);
   await Promise.all(Array.from({ length: config.callers }, (_, i) => caller(config.client, deadline, acks, `r${round}-c${i}`)));
+  clearInterval(sampler);
   const ended = performance.now();
   const seconds = (ended - started) / 1000;
   config.completedPerSecond.push(acks.size / seconds);
@@ -164,7 +176,12 @@ try {
     `\nGoals: delivered / completed ≈ 1 over each run's second half (the webhooks keep up), webhook p50 ≤ 20 ms, p99 ≤ 50 ms; peak RSS < 250 MB. ` +
       `${receiver.arrivals.size} completions delivered, ${receiver.deliveries() - receiver.arrivals.size} repeat deliveries.`,
   );
-  await reportBytesPerAssessment(configs.filter((config) => config.bus === 'embedded'));
+  for (const config of configs) {
+    config.client.close();
+    config.figures = runtimeFiguresIn(await config.server.stop());
+  }
+  reportWritePath(configs);
+  reportBytesPerAssessment(configs.filter((config) => config.bus === 'embedded'));
   if (natsServerPath === undefined) console.log('\n**NATS not measured: nats-server is not installed on this machine.**');
 } catch (error) {
   // The server's own account of a failure is in its log.
@@ -188,16 +205,33 @@ try {
 }
 
 /**
+ * What the servers measured of themselves over all their runs, warm-up included (src/runtime-figures.ts), and the
+ * outbox as the callers saw it: completions acknowledged whose webhook had not arrived, sampled every 100 ms.
+ */
+function reportWritePath(all: Config[]): void {
+  console.log(`\nWrite path and event loop, each server's own figures over its whole life; undelivered sampled every 100 ms:\n`);
+  console.log(
+    table(
+      ['bus', 'callers', ...runtimeColumns, 'undelivered (mean / max)'],
+      all.map((config) => [
+        config.bus,
+        String(config.callers),
+        ...runtimeRow(config.figures),
+        `${num(config.undelivered.reduce((sum, n) => sum + n, 0) / config.undelivered.length)} / ${Math.max(0, ...config.undelivered)}`,
+      ]),
+    ),
+  );
+}
+
+/**
  * Bytes on disk per completed assessment, per store file (both environments' files summed), read after the
  * server has stopped so each SQLite file is checkpointed and whole. Embedded bus only: its outbox is in the
  * log's file, where NATS keeps its messages in the NATS server's own store.
  */
-async function reportBytesPerAssessment(embedded: Config[]): Promise<void> {
+function reportBytesPerAssessment(embedded: Config[]): void {
   const perStore = new Map<string, number>();
   let completed = 0;
   for (const config of embedded) {
-    config.client.close();
-    await config.server.stop();
     completed += config.completed;
     for (const file of readdirSync(config.dataDir.path)) {
       if (!/\.db(-wal)?$/.test(file)) continue;

@@ -19,6 +19,7 @@ import { addReadinessCheck } from './http/routes/health.js';
 import { createLogger } from './logger.js';
 import { listenProblem, OperatorError, oneLine, storeProblem } from './operator-errors.js';
 import { type KeyStore, keysMissing } from './ports/key-store.js';
+import { runtimeFigures, watchEventLoop } from './runtime-figures.js';
 import { stopOnSignals } from './shutdown.js';
 import { localUrl, startLine } from './start-line.js';
 
@@ -112,11 +113,13 @@ await app.listen({ port: config.port, host: config.host }).catch((error: unknown
 });
 // Listening first: a port in use stops start-up before the projectors and dispatchers do any work.
 startEnvironments(envs);
+watchEventLoop();
 stopOnSignals(async () => {
   await app.close();
   await closeEnvironments(envs);
   await keys.close();
   await accounts.close();
+  logger.info(runtimeFigures(), 'runtime figures');
 }, logger);
 logger.info(
   { dataDir: config.dataDir, eventStore: config.eventStore.kind, readModels: config.readModels.kind, bus: config.bus.kind },

@@ -37,8 +37,9 @@ export async function startNatureServer(env: Record<string, string> = {}, keepDa
     key: raw!,
     dataDir: data.path,
     async stop() {
-      await server.stop();
+      const text = await server.stop();
       data.cleanup();
+      return text;
     },
   };
 }

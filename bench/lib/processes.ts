@@ -13,7 +13,8 @@ export interface Process {
   cpuMicros(): number | undefined;
   /** What it wrote to stdout and stderr (its log). */
   output(): string;
-  stop(): Promise<void>;
+  /** Stops it (SIGTERM) and resolves with everything it wrote, its last lines included. */
+  stop(): Promise<string>;
 }
 
 /** A line of /proc/<pid>/status in kB (Linux); undefined elsewhere or once the process has gone. */
@@ -93,20 +94,27 @@ export async function startProcess(entry: string, env: Record<string, string>, r
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
   const pid = child.pid!;
+  let stopped: Promise<string> | undefined;
   return {
     url,
     pid,
     peakRssKb: () => procStatusKb(pid, 'VmHWM'),
     cpuMicros: () => procCpuMicros(pid),
     output,
-    async stop() {
-      if (!exited) {
-        child.kill('SIGTERM');
-        const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-        await gone;
-        clearTimeout(timer);
-      }
-      logs.cleanup();
+    stop() {
+      // Once: a second call (a `finally` after a report that stopped it first) gets the same log.
+      stopped ??= (async () => {
+        if (!exited) {
+          child.kill('SIGTERM');
+          const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+          await gone;
+          clearTimeout(timer);
+        }
+        const text = output();
+        logs.cleanup();
+        return text;
+      })();
+      return stopped;
     },
   };
 }

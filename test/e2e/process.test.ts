@@ -165,6 +165,20 @@ describe('the server and the operator command as processes', () => {
     expect(created.status).toBe(201);
     expect(await server.exited).toBe(0);
     expect(server.output()).toMatch(/"msg":"stopped"/);
+    // The write path's own figures, for the operator and the benchmarks: at least this subject's commit.
+    const figures = server
+      .output()
+      .split('\n')
+      .filter((line) => line.includes('"msg":"runtime figures"'))
+      .map((line) => JSON.parse(line));
+    expect(figures).toEqual([
+      expect.objectContaining({
+        groupCommits: expect.objectContaining({ count: expect.any(Number), appendsMax: expect.any(Number) }),
+        eventLoopDelay: expect.objectContaining({ msP99: expect.any(Number) }),
+      }),
+    ]);
+    expect(figures[0].groupCommits.count).toBeGreaterThan(0);
+    expect(figures[0].groupCommits.appendsMax).toBeGreaterThan(0);
 
     const restarted = await start();
     const read = await call(restarted, key, `/v1/nature/subjects/${created.body.id}`);

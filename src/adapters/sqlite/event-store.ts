@@ -10,6 +10,7 @@ import {
   type SubscribeOptions,
   WrongExpectedRevisionError,
 } from '../../ports/event-store.js';
+import { recordGroupCommit } from '../../runtime-figures.js';
 import { openDatabase, type Synchronous } from './database.js';
 import { Wakeup } from './wakeup.js';
 
@@ -145,6 +146,7 @@ export class SqliteEventStore implements EventStore {
     const batch = this.queue;
     if (batch.length === 0) return;
     this.queue = [];
+    const started = performance.now();
     let outcomes: Outcome[];
     try {
       // Alone, an append needs no SAVEPOINT: its transaction is its own.
@@ -154,6 +156,7 @@ export class SqliteEventStore implements EventStore {
       for (const append of batch) append.reject(error);
       return;
     }
+    recordGroupCommit(batch.length, performance.now() - started);
     this.commits += 1;
     this.appended.wake();
     batch.forEach((append, i) => {

@@ -1,0 +1,24 @@
+import type { runtimeFigures } from '../../src/runtime-figures.js';
+import { ms, num } from './report.js';
+
+/** The server's own figures (src/runtime-figures.ts), from the "runtime figures" line it logs as it stops. */
+export type RuntimeFigures = ReturnType<typeof runtimeFigures>;
+
+export function runtimeFiguresIn(log: string): RuntimeFigures | undefined {
+  const line = log.split('\n').find((text) => text.includes('"msg":"runtime figures"'));
+  return line === undefined ? undefined : (JSON.parse(line) as RuntimeFigures);
+}
+
+export const runtimeColumns = ['group commits', 'appends per commit (mean / max)', 'commit p50 / p99', 'event-loop delay p50 / p99 / max'];
+
+/** The row those columns describe; dashes when the server logged no figures (it was killed, or predates them). */
+export function runtimeRow(figures: RuntimeFigures | undefined): string[] {
+  if (figures === undefined) return runtimeColumns.map(() => '—');
+  const { groupCommits: commits, eventLoopDelay: loop } = figures;
+  return [
+    String(commits.count),
+    `${num(commits.appendsMean)} / ${commits.appendsMax}`,
+    `${ms(commits.commitMsP50)} / ${ms(commits.commitMsP99)}`,
+    loop === undefined ? '—' : `${ms(loop.msP50)} / ${ms(loop.msP99)} / ${ms(loop.msMax)}`,
+  ];
+}
