@@ -22,7 +22,7 @@ const SECONDS = options.quick ? 1 : 3;
 /** Assessments prepared for the PATCH run at most: bounds the preparation time on a fast server. */
 const MAX_ASSESSMENTS = options.quick ? 300 : 2000;
 
-const rows = ['bareItems', 'items', 'subject', 'durableWrite', 'post', 'patch'] as const;
+const rows = ['bareItems', 'items', 'subject', 'durableWrite', 'post', 'patch', 'patchKeyed'] as const;
 type Row = (typeof rows)[number];
 const labels: Record<Row, string> = {
   bareItems: 'anchor: bare fastify, the same item bank body',
@@ -31,6 +31,7 @@ const labels: Record<Row, string> = {
   durableWrite: `anchor: minimal durable write, ${BATCH_SIZE} answers`,
   post: 'POST /v1/nature/subjects',
   patch: `PATCH …/assessments/{id}, ${BATCH_SIZE} answers`,
+  patchKeyed: `the same PATCH with an Idempotency-Key`,
 };
 const samples = Object.fromEntries(rows.map((row) => [row, [] as CpuSample[]])) as Record<Row, CpuSample[]>;
 
@@ -95,8 +96,10 @@ try {
 
     // Not measured: an open assessment for each subject (at most MAX_ASSESSMENTS).
     const assessments = await openAssessments(client, subjects.slice(0, MAX_ASSESSMENTS));
-    const patch = await withCpu(server, () => patchEvery(server.url, headers, assessments));
-    samples.patch.push(patch);
+    // Half without a key, half with one, as the typed client and the component always send.
+    const half = Math.floor(assessments.length / 2);
+    samples.patch.push(await withCpu(server, () => patchEvery(server.url, headers, assessments.slice(0, half))));
+    samples.patchKeyed.push(await withCpu(server, () => patchEvery(server.url, headers, assessments.slice(half), 'keyed')));
     process.stderr.write(`http: round ${round + 1}/${options.rounds} done (${assessments.length} assessments PATCHed)\n`);
   }
 } finally {
@@ -139,10 +142,12 @@ console.log(
     [
       ['GET items / bare fastify, the same body', ratio(rate('items'), rate('bareItems')), '≥ 0.8'],
       [`PATCH of ${BATCH_SIZE} answers / minimal durable write`, ratio(rate('patch'), rate('durableWrite')), '≥ 0.5'],
+      ['PATCH with an Idempotency-Key / minimal durable write', ratio(rate('patchKeyed'), rate('durableWrite')), '≥ 0.5'],
       ['POST subjects / minimal durable write', ratio(rate('post'), rate('durableWrite')), '≥ 0.5'],
       ['GET subject / GET items', ratio(rate('subject'), rate('items')), ''],
       ['CPU per request: GET items / bare fastify', ratio(cpu('items'), cpu('bareItems')), ''],
       [`CPU per request: PATCH / minimal durable write`, ratio(cpu('patch'), cpu('durableWrite')), ''],
+      [`CPU per request: PATCH with an Idempotency-Key / minimal durable write`, ratio(cpu('patchKeyed'), cpu('durableWrite')), ''],
       ['CPU per request: POST subjects / minimal durable write', ratio(cpu('post'), cpu('durableWrite')), ''],
     ],
   ),

@@ -82,7 +82,12 @@ export function openAssessments(client: JsonClient, subjectIds: readonly string[
  * then batch 2, … so no two connections PATCH one assessment at once; one PATCH in four completes an
  * assessment, so scoring and publishing run as in real use.
  */
-export function patchEvery(url: string, headers: Record<string, string>, assessments: readonly string[]): Promise<Sample> {
+export function patchEvery(
+  url: string,
+  headers: Record<string, string>,
+  assessments: readonly string[],
+  idempotency: 'keyed' | 'unkeyed' = 'unkeyed',
+): Promise<Sample> {
   const queue = answerBatches.flatMap((batch) => assessments.map((path) => ({ path, body: JSON.stringify({ responses: batch }) })));
   let next = 0;
   return load({
@@ -93,8 +98,11 @@ export function patchEvery(url: string, headers: Record<string, string>, assessm
       {
         method: 'PATCH',
         setupRequest: (request) => {
-          const item = queue[next++ % queue.length]!;
-          return { ...request, path: item.path, body: item.body };
+          const n = next++;
+          const item = queue[n % queue.length]!;
+          // A fresh key per request, as a client sends one per logical write.
+          const keyed = idempotency === 'keyed' && { headers: { ...request.headers, 'idempotency-key': `bench-${process.pid}-${n}` } };
+          return { ...request, path: item.path, body: item.body, ...keyed };
         },
       },
     ],
