@@ -22,6 +22,7 @@ const LAYERS: readonly { name: string; holds: readonly string[] }[] = [
       'src/logger.ts',
       'src/data-dir.ts',
       'src/shutdown.ts',
+      'src/runtime-figures.ts',
     ],
   },
   { name: 'domain: pure decide/evolve rules and scoring', holds: ['src/scoring/', 'src/domain/'] },
