@@ -19,7 +19,7 @@ import { newId } from '../domain/ids.js';
 import { SCORING_VERSIONS_STREAM } from '../domain/scoring-versions.js';
 import { decideOpenAssessment, type SubjectEvent, subjectStream } from '../domain/subject.js';
 import { SubjectErasedError } from '../ports/data-keys.js';
-import type { EventMetadata, EventStore } from '../ports/event-store.js';
+import { type EventMetadata, type EventStore, WrongExpectedRevisionError } from '../ports/event-store.js';
 import type { Language } from '../scoring/languages.js';
 import { scorers } from '../scoring/scorers.js';
 import { fold, readAggregate } from './aggregate.js';
@@ -35,10 +35,11 @@ async function loadAssessment(events: EventStore, assessmentId: string): Promise
 }
 
 /**
- * Opens the subject's next assessment: the pointer on the subject's stream first (appended at the
- * subject's revision, so concurrent starts serialise), then the assessment's own stream. A pointer whose
- * stream is not written yet (a start under way, or one that crashed between the two appends) is
- * completed here before deciding, so it counts as the open assessment it is. A start with an
+ * Opens the subject's next assessment: the pointer on the subject's stream (appended at the subject's
+ * revision, so concurrent starts serialise) and the assessment's own stream, in one unit. A store without
+ * transactions across streams writes the pointer first: a pointer whose stream is not written yet (a start
+ * under way, or one that crashed between the two appends) is completed here before deciding, so it counts
+ * as the open assessment it is. A start with an
  * Idempotency-Key mints its client secret from the key (derivedClientSecret): a retry after a crash finds
  * the pointer it wrote and answers the same assessment and secret.
  */
@@ -77,8 +78,24 @@ export async function startAssessment(
       result_visible_to_subject: resultVisible,
       now,
     });
-    await env.events.appendToStream(subjectStream(subjectId), toNewEvents(opened, metadata), subjectRead.revision);
-    return { assessment: await started(env, pointerOf(opened[0]!), metadata), client_secret: secret.raw };
+    const pointed = pointerOf(opened[0]!);
+    const first = decideStartAssessment(pointed);
+    const appended = await env.events
+      .appendToStreams([
+        { streamName: subjectStream(subjectId), events: toNewEvents(opened, metadata), expected: subjectRead.revision },
+        { streamName: assessmentStream(assessmentId), events: toNewEvents(first, metadata), expected: 'no_stream' },
+      ])
+      .then(
+        ([, started]) => started!,
+        (error: unknown) => {
+          // Appended in sequence (EventStoreDB), another start may have completed the new pointer first: the same event.
+          if (error instanceof WrongExpectedRevisionError && error.streamName === assessmentStream(assessmentId)) return undefined;
+          throw error;
+        },
+      );
+    if (appended === undefined) return { assessment: await started(env, pointed, metadata), client_secret: secret.raw };
+    await env.projector.waitFor(appended.position, READ_YOUR_WRITES_TIMEOUT_MS);
+    return { assessment: fold(assessmentAggregate, first)!, client_secret: secret.raw };
   });
 }
 

@@ -6,14 +6,16 @@ import {
   decideEraseSubject,
   type ExternalIdClaimed,
   type ExternalIdReleased,
+  evolveSubject,
   externalIdStream,
+  initialSubjectState,
   type ReservationEvent,
   type SubjectErased,
   type SubjectState,
   subjectStream,
 } from '../domain/subject.js';
 import type { DataKeyStore } from '../ports/data-keys.js';
-import type { EventMetadata, EventStore } from '../ports/event-store.js';
+import type { EventMetadata, EventStore, ExpectedRevision } from '../ports/event-store.js';
 import { expectedAfter, fold, type Recorded, readAggregate } from './aggregate.js';
 import { reservationAggregate, subjectAggregate } from './aggregates.js';
 import { closeForErasure } from './assessments.js';
@@ -29,10 +31,11 @@ export interface CreateSubjectInput {
 }
 
 /**
- * Creates a subject whose external_subject_id is unique in the environment. The id is claimed first on
- * its reservation stream (appended at the stream's revision, so one claim wins); the subject's stream
- * follows. A claim whose subject stream was never written (a crash between the two appends) is completed
- * by the next create with that id; a claim still held by an erased subject is released and claimed anew.
+ * Creates a subject whose external_subject_id is unique in the environment: the claim on the id's reservation
+ * stream (appended at the stream's revision, so one claim wins) and the subject's stream, in one unit. A store
+ * without transactions across streams writes the claim first: a claim whose subject stream was never written (a
+ * crash between the two appends) is completed by the next create with that id. A claim still held by an erased
+ * subject is released and claimed anew.
  */
 export async function createSubject(
   env: CommandContext,
@@ -46,11 +49,7 @@ export async function createSubject(
     // A retry of a create that claimed the id before a crash: its subject, even one erased (and the id released) since.
     let subjectId = await claimedEarlier(env.events, claim.events, metadata, now);
     subjectId ??= fold(reservationAggregate, claim.events);
-    if (subjectId === undefined) {
-      subjectId = newId('sub');
-      const claimed: ExternalIdClaimed = { type: 'ExternalIdClaimed', data: { subject_id: subjectId } };
-      await env.events.appendToStream(reservation, toNewEvents([claimed], metadata), expectedAfter(claim));
-    }
+    if (subjectId === undefined) return createClaimed(env, { reservation, expected: expectedAfter(claim) }, input, metadata, now);
     const id = subjectId;
     try {
       const result = await handleCommand(
@@ -71,6 +70,27 @@ export async function createSubject(
       return READ_AGAIN;
     }
   });
+}
+
+/** A new subject and the claim of its external id, in one unit; its answer waits until the read models hold it. */
+async function createClaimed(
+  env: CommandContext,
+  { reservation, expected }: { reservation: string; expected: ExpectedRevision },
+  input: CreateSubjectInput,
+  metadata: EventMetadata,
+  now: Date,
+): Promise<Extract<SubjectState, { status: 'active' }>> {
+  const subjectId = newId('sub');
+  const claimed: ExternalIdClaimed = { type: 'ExternalIdClaimed', data: { subject_id: subjectId } };
+  const created = decideCreateSubject(initialSubjectState, { subject_id: subjectId, ...input, now: now.toISOString() });
+  const [, appended] = await env.events.appendToStreams([
+    { streamName: reservation, events: toNewEvents([claimed], metadata), expected },
+    { streamName: subjectStream(subjectId), events: toNewEvents(created, metadata), expected: 'no_stream' },
+  ]);
+  await env.projector.waitFor(appended!.position, READ_YOUR_WRITES_TIMEOUT_MS);
+  const state = created.reduce(evolveSubject, initialSubjectState);
+  if (state.status !== 'active') throw new Error('subject creation left no subject');
+  return state;
 }
 
 /**

@@ -93,8 +93,22 @@ export interface SubscribeOptions {
   onCheckpoint?: (position: bigint) => void;
 }
 
+/** One stream's part of an append to several streams. */
+export interface StreamAppend {
+  streamName: string;
+  events: NewEvent[];
+  expected: ExpectedRevision;
+}
+
 export interface EventStore {
   appendToStream(streamName: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult>;
+  /**
+   * One command's appends to several streams, each at its expected revision; one result per append, in order. On
+   * SQLite they commit together or not at all. EventStoreDB has no transaction across streams: it appends them one
+   * after another (appendInSequence), and a failure or a crash can leave the first ones alone, which the commands
+   * complete on their next run, as they did before units.
+   */
+  appendToStreams(appends: readonly StreamAppend[]): Promise<AppendResult[]>;
   readStream(streamName: string): Promise<StreamRead>;
   readAll(options: ReadAllOptions): Promise<RecordedEvent[]>;
   /**
@@ -106,4 +120,14 @@ export interface EventStore {
   /** Resolves when the store answers; for readiness checks. */
   ping(): Promise<void>;
   close(): Promise<void>;
+}
+
+/** appendToStreams for a store without transactions across streams: each append after the one before has landed. */
+export async function appendInSequence(
+  store: Pick<EventStore, 'appendToStream'>,
+  appends: readonly StreamAppend[],
+): Promise<AppendResult[]> {
+  const results: AppendResult[] = [];
+  for (const { streamName, events, expected } of appends) results.push(await store.appendToStream(streamName, events, expected));
+  return results;
 }

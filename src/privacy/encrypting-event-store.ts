@@ -6,6 +6,7 @@ import type {
   NewEvent,
   ReadAllOptions,
   RecordedEvent,
+  StreamAppend,
   StreamRead,
   SubscribeOptions,
 } from '../ports/event-store.js';
@@ -43,6 +44,13 @@ export class EncryptingEventStore implements EventStore {
 
   async appendToStream(streamName: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
     return this.inner.appendToStream(streamName, await Promise.all(events.map((event) => this.sealEvent(event))), expected);
+  }
+
+  async appendToStreams(appends: readonly StreamAppend[]): Promise<AppendResult[]> {
+    const sealed = await Promise.all(
+      appends.map(async (append) => ({ ...append, events: await Promise.all(append.events.map((event) => this.sealEvent(event))) })),
+    );
+    return this.inner.appendToStreams(sealed);
   }
 
   /** Throws SubjectErasedError for a subject whose key is gone: nothing personal is written for it again. */

@@ -50,6 +50,28 @@ export function eventStoreContract(adapter: string, open: () => Promise<EventSto
       expect(Number.isNaN(Date.parse(read.events[0]!.recordedAt))).toBe(false);
     });
 
+    it('appends one unit to several streams, each at its expected revision, answering each in order', async () => {
+      await store.appendToStream(stream('existing'), [event()], 'no_stream');
+      const results = await store.appendToStreams([
+        { streamName: stream('existing'), events: [event('A')], expected: 0n },
+        { streamName: stream('new'), events: [event('B'), event('C')], expected: 'no_stream' },
+      ]);
+      expect(results.map((result) => result.nextRevision)).toEqual([1n, 1n]);
+      expect(results[1]!.position).toBeGreaterThan(results[0]!.position);
+      expect((await store.readStream(stream('existing'))).events.map((e) => e.type)).toEqual(['Happened', 'A']);
+      expect((await store.readStream(stream('new'))).events.map((e) => e.type)).toEqual(['B', 'C']);
+    });
+
+    it('refuses a unit whose first stream is not at its expected revision, appending none of it', async () => {
+      await store.appendToStream(stream('taken'), [event()], 'no_stream');
+      const attempt = store.appendToStreams([
+        { streamName: stream('taken'), events: [event()], expected: 'no_stream' },
+        { streamName: stream('other'), events: [event()], expected: 'no_stream' },
+      ]);
+      await expect(attempt).rejects.toMatchObject({ name: 'WrongExpectedRevisionError', streamName: stream('taken') });
+      expect((await store.readStream(stream('other'))).revision).toBe(-1n);
+    });
+
     it('reads a stream that does not exist as revision -1 with no events', async () => {
       expect(await store.readStream(stream('missing'))).toEqual({ revision: -1n, events: [] });
     });

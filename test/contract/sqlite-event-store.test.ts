@@ -74,6 +74,42 @@ describe('sqlite event store: group commit', () => {
     expect(streams).toEqual(['owner', 'fine-1', 'fine-2', 'fine-3']);
   });
 
+  it('lands all of a unit or none of it: a conflict on its last stream undoes its first, and only it', async () => {
+    await store.appendToStream('taken', [event()], 'no_stream');
+    const outcomes = await Promise.allSettled([
+      store.appendToStreams([
+        { streamName: 'fine-a', events: [event()], expected: 'no_stream' },
+        { streamName: 'fine-b', events: [event()], expected: 'no_stream' },
+      ]),
+      store.appendToStreams([
+        { streamName: 'undone', events: [event(), event()], expected: 'no_stream' },
+        { streamName: 'taken', events: [event()], expected: 'no_stream' },
+      ]),
+      store.appendToStream('fine-c', [event()], 'no_stream'),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((outcomes[1] as PromiseRejectedResult).reason).toMatchObject({ name: 'WrongExpectedRevisionError', streamName: 'taken' });
+    const streams = (await store.readAll({ limit: 100 })).map((e) => e.streamName);
+    expect(streams).toEqual(['taken', 'fine-a', 'fine-b', 'fine-c']);
+  });
+
+  it('commits a unit alone in a transaction of its own, all or nothing', async () => {
+    await store.appendToStream('taken', [event()], 'no_stream');
+    await expect(
+      store.appendToStreams([
+        { streamName: 'undone', events: [event()], expected: 'no_stream' },
+        { streamName: 'taken', events: [event()], expected: 'no_stream' },
+      ]),
+    ).rejects.toBeInstanceOf(WrongExpectedRevisionError);
+    expect((await store.readStream('undone')).revision).toBe(-1n);
+    await expect(
+      store.appendToStreams([
+        { streamName: 'twice', events: [event()], expected: 'any' },
+        { streamName: 'twice', events: [event()], expected: 'any' },
+      ]),
+    ).rejects.toThrow('a unit appends to each stream once');
+  });
+
   it('fails the whole batch, landing none of it, when the file stays locked past busy_timeout', async () => {
     (store as unknown as { db: Database.Database }).db.pragma('busy_timeout = 50');
     const holder = new Database(path);

@@ -8,6 +8,7 @@ export function interleaving(store: EventStore): EventStore {
   const later = <T>(work: () => Promise<T>) => new Promise<T>((resolve, reject) => setTimeout(() => work().then(resolve, reject), 1));
   return {
     appendToStream: (...args) => later(() => store.appendToStream(...args)),
+    appendToStreams: (...args) => later(() => store.appendToStreams(...args)),
     readStream: (...args) => later(() => store.readStream(...args)),
     readAll: (...args) => store.readAll(...args),
     subscribeToAll: (...args) => store.subscribeToAll(...args),

@@ -34,6 +34,7 @@ function holdingNextBatch(store: EventStore) {
       }
       return store.appendToStream(stream, events, expected);
     },
+    appendToStreams: (appends) => store.appendToStreams(appends),
     readStream: (name) => store.readStream(name),
     readAll: (options) => store.readAll(options),
     subscribeToAll: (options) => store.subscribeToAll(options),

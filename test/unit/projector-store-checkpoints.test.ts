@@ -29,6 +29,7 @@ function filtered(inner: EventStore) {
   const starts: (bigint | undefined)[] = [];
   const store: EventStore = {
     appendToStream: (...args) => inner.appendToStream(...args),
+    appendToStreams: (appends) => inner.appendToStreams(appends),
     readStream: (name) => inner.readStream(name),
     readAll: async (options) => (await inner.readAll(options)).filter((event) => !event.streamName.startsWith('other-')),
     async *subscribeToAll(options: SubscribeOptions) {

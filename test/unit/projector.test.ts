@@ -65,6 +65,7 @@ function counting(inner: EventStore) {
   const calls = { subscribeToAll: 0, readAll: 0 };
   const store: EventStore = {
     appendToStream: (...args) => inner.appendToStream(...args),
+    appendToStreams: (appends) => inner.appendToStreams(appends),
     readStream: (...args) => inner.readStream(...args),
     readAll: (options) => {
       calls.readAll += 1;

@@ -12,7 +12,7 @@ import { loadStoreConfig } from '../../src/config.js';
 import { assessmentPointer, assessmentStream } from '../../src/domain/assessment.js';
 import { subjectStream } from '../../src/domain/subject.js';
 import { openDataKeys } from '../../src/environments.js';
-import type { EventStore } from '../../src/ports/event-store.js';
+import { appendInSequence, type EventStore } from '../../src/ports/event-store.js';
 import { EncryptingEventStore } from '../../src/privacy/encrypting-event-store.js';
 import { Projector } from '../../src/projector/projector.js';
 import { interleaving } from '../support/interleaving.js';
@@ -21,15 +21,20 @@ import { tempDir } from '../support/temp-dir.js';
 /** The hash of the client secret the start command mints; the domain only carries it. */
 const SECRET_HASH = 'c'.repeat(64);
 
-/** Appends to assessment streams arrive late, as over a network, widening the gap between a start's two appends. */
+/**
+ * A store without transactions across streams, as EventStoreDB: a start's two appends land one after the other, and
+ * appends to assessment streams arrive late, as over a network, widening the gap between them.
+ */
 function slowAssessmentAppends(store: EventStore): EventStore {
-  return {
+  const slow: EventStore = {
     ...store,
     appendToStream: async (name, events, expected) => {
       if (name.startsWith('assessment-')) await new Promise((resolve) => setTimeout(resolve, 30));
       return store.appendToStream(name, events, expected);
     },
+    appendToStreams: (appends) => appendInSequence(slow, appends),
   };
+  return slow;
 }
 
 describe('starting assessments', () => {

@@ -13,11 +13,13 @@ import {
 } from '@eventstore/db-client';
 import {
   type AppendResult,
+  appendInSequence,
   type EventStore,
   type ExpectedRevision,
   type NewEvent,
   type ReadAllOptions,
   type RecordedEvent,
+  type StreamAppend,
   StreamDeletedError,
   type StreamRead,
   type SubscribeOptions,
@@ -108,6 +110,10 @@ export class EventStoreDbEventStore implements EventStore {
       if (error instanceof ClientStreamDeletedError) throw new StreamDeletedError(streamName);
       throw error;
     }
+  }
+
+  appendToStreams(appends: readonly StreamAppend[]): Promise<AppendResult[]> {
+    return appendInSequence(this, appends);
   }
 
   private send({ streamName, events, expectedRevision }: AppendRequest, deadline: number): Promise<ClientAppendResult> {

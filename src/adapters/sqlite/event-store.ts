@@ -6,6 +6,7 @@ import {
   type NewEvent,
   type ReadAllOptions,
   type RecordedEvent,
+  type StreamAppend,
   type StreamRead,
   type SubscribeOptions,
   WrongExpectedRevisionError,
@@ -55,16 +56,21 @@ export interface SqliteEventStoreOptions {
   pollIntervalMs?: number;
 }
 
-/** An append as it waits for the next group commit; data and metadata are already JSON. */
-interface QueuedAppend {
+/** One stream's append with its data and metadata already JSON. */
+interface EncodedAppend {
   streamName: string;
   events: { id: string; type: string; data: string; metadata: string }[];
   expected: ExpectedRevision;
-  resolve(result: AppendResult): void;
+}
+
+/** A command's appends (one stream or several) as they wait for the next group commit: all land or none does. */
+interface QueuedUnit {
+  appends: EncodedAppend[];
+  resolve(results: AppendResult[]): void;
   reject(error: unknown): void;
 }
 
-type Outcome = { ok: true; result: AppendResult } | { ok: false; error: unknown };
+type Outcome = { ok: true; results: AppendResult[] } | { ok: false; error: unknown };
 
 /** Events a subscriber reads at a time. */
 const SUBSCRIPTION_PAGE = 256;
@@ -73,8 +79,9 @@ const SUBSCRIPTION_PAGE = 256;
  * The log in one SQLite file. Appends are group-committed: those made during one turn of the event
  * loop (requests from several sockets included) are queued and written in the next one (setImmediate)
  * as one transaction, so they share one COMMIT and one fsync, which blocks the loop once per batch
- * rather than once per append. Each append keeps its own revision check, in its own SAVEPOINT when it
- * shares the batch, so a conflict or failure undoes that append alone; each caller is answered once the
+ * rather than once per append. Each unit (one command's appends, to one stream or several) keeps its own
+ * revision checks, in its own SAVEPOINT when it shares the batch, so a conflict or failure undoes that unit
+ * alone, all of its streams' appends together; each caller is answered once the
  * COMMIT has returned, i.e. once its events are on disk at synchronous=FULL. Positions follow queue
  * order within a batch and commit order across batches, and readers see a batch all at once.
  */
@@ -85,12 +92,12 @@ export class SqliteEventStore implements EventStore {
   private readonly appended = new Wakeup();
   /** Counts local commits, so one that lands while a subscriber reads is not missed. */
   private commits = 0;
-  private queue: QueuedAppend[] = [];
+  private queue: QueuedUnit[] = [];
   private flushing: NodeJS.Immediate | undefined;
   private readonly statements;
-  /** One append: in a SAVEPOINT inside a batch's transaction, or (`.immediate`) as a transaction of its own. */
-  private readonly appendOne: Database.Transaction<(append: QueuedAppend) => AppendResult>;
-  private readonly commitBatch: (batch: QueuedAppend[]) => Outcome[];
+  /** One unit: in a SAVEPOINT inside a batch's transaction, or (`.immediate`) as a transaction of its own. */
+  private readonly appendUnit: Database.Transaction<(unit: QueuedUnit) => AppendResult[]>;
+  private readonly commitBatch: (batch: QueuedUnit[]) => Outcome[];
 
   constructor(path: string, synchronous: Synchronous, options: SqliteEventStoreOptions = {}) {
     this.db = openDatabase(path, synchronous);
@@ -119,22 +126,36 @@ export class SqliteEventStore implements EventStore {
         .prepare<[bigint, number], EventRow>('SELECT * FROM events WHERE position > ? ORDER BY position LIMIT ?')
         .safeIntegers(true),
     };
-    this.appendOne = this.db.transaction((append: QueuedAppend) => this.appendInTransaction(append));
-    this.commitBatch = this.db.transaction((batch: QueuedAppend[]) => batch.map((append) => this.attempt(append))).immediate;
+    this.appendUnit = this.db.transaction((unit: QueuedUnit) => unit.appends.map((append) => this.appendInTransaction(append)));
+    this.commitBatch = this.db.transaction((batch: QueuedUnit[]) => batch.map((unit) => this.attempt(unit))).immediate;
   }
 
-  appendToStream(streamName: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
-    if (events.length === 0) return Promise.reject(new Error('appendToStream needs at least one event'));
+  async appendToStream(streamName: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+    const [result] = await this.appendToStreams([{ streamName, events, expected }]);
+    return result!;
+  }
+
+  appendToStreams(appends: readonly StreamAppend[]): Promise<AppendResult[]> {
+    if (appends.length === 0 || appends.some((append) => append.events.length === 0)) {
+      return Promise.reject(new Error('an append needs at least one event'));
+    }
+    if (new Set(appends.map((append) => append.streamName)).size < appends.length) {
+      return Promise.reject(new Error('a unit appends to each stream once'));
+    }
     if (!this.db.open) return Promise.reject(new Error('the event store is closed'));
     return new Promise((resolve, reject) => {
-      // Serialised now, so data that is not JSON fails its own append rather than the batch.
-      const encoded = events.map((event) => ({
-        id: event.id,
-        type: event.type,
-        data: JSON.stringify(event.data),
-        metadata: JSON.stringify(event.metadata),
+      // Serialised now, so data that is not JSON fails its own unit rather than the batch.
+      const encoded = appends.map(({ streamName, events, expected }) => ({
+        streamName,
+        expected,
+        events: events.map((event) => ({
+          id: event.id,
+          type: event.type,
+          data: JSON.stringify(event.data),
+          metadata: JSON.stringify(event.metadata),
+        })),
       }));
-      this.queue.push({ streamName, events: encoded, expected, resolve, reject });
+      this.queue.push({ appends: encoded, resolve, reject });
       this.flushing ??= setImmediate(() => this.flush());
     });
   }
@@ -149,34 +170,34 @@ export class SqliteEventStore implements EventStore {
     const started = performance.now();
     let outcomes: Outcome[];
     try {
-      // Alone, an append needs no SAVEPOINT: its transaction is its own.
-      outcomes = batch.length === 1 ? [{ ok: true, result: this.appendOne.immediate(batch[0]!) }] : this.commitBatch(batch);
+      // Alone, a unit needs no SAVEPOINT: its transaction is its own.
+      outcomes = batch.length === 1 ? [{ ok: true, results: this.appendUnit.immediate(batch[0]!) }] : this.commitBatch(batch);
     } catch (error) {
-      // Nothing of the batch landed: its one append failed, or BEGIN or COMMIT did (locked past busy_timeout, I/O).
-      for (const append of batch) append.reject(error);
+      // Nothing of the batch landed: its one unit failed, or BEGIN or COMMIT did (locked past busy_timeout, I/O).
+      for (const unit of batch) unit.reject(error);
       return;
     }
     recordGroupCommit(batch.length, performance.now() - started);
     this.commits += 1;
     this.appended.wake();
-    batch.forEach((append, i) => {
+    batch.forEach((unit, i) => {
       const outcome = outcomes[i]!;
-      if (outcome.ok) append.resolve(outcome.result);
-      else append.reject(outcome.error);
+      if (outcome.ok) unit.resolve(outcome.results);
+      else unit.reject(outcome.error);
     });
   }
 
-  /** One append's failure is its own, unless it ended the whole transaction (SQLite does on I/O errors). */
-  private attempt(append: QueuedAppend): Outcome {
+  /** One unit's failure is its own, unless it ended the whole transaction (SQLite does on I/O errors). */
+  private attempt(unit: QueuedUnit): Outcome {
     try {
-      return { ok: true, result: this.appendOne(append) };
+      return { ok: true, results: this.appendUnit(unit) };
     } catch (error) {
       if (!this.db.inTransaction) throw error;
       return { ok: false, error };
     }
   }
 
-  private appendInTransaction({ streamName, events, expected }: QueuedAppend): AppendResult {
+  private appendInTransaction({ streamName, events, expected }: EncodedAppend): AppendResult {
     const replay = this.previousAppend(streamName, events);
     if (replay) return replay;
     const current = this.statements.streamRevision.get(streamName)?.revision ?? -1n;
