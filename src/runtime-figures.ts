@@ -2,20 +2,20 @@ import { createHistogram, type IntervalHistogram, monitorEventLoopDelay, type Re
 
 /**
  * What this process measured of its own write path since it started, logged once as it stops ("runtime figures",
- * docs/operations.md): how many appends shared each group commit of the embedded log, how long each commit held
+ * docs/operations.md): how many units (a command's appends) shared each group commit of the embedded log, how long each commit held
  * the event loop, and how late the event loop ran its callbacks. Process-wide, like the event loop it describes:
  * every environment's log records into the same figures.
  */
 
-const appendsPerCommit: RecordableHistogram = createHistogram();
+const unitsPerCommit: RecordableHistogram = createHistogram();
 const commitMicros: RecordableHistogram = createHistogram();
 let loopDelay: IntervalHistogram | undefined;
 /** How often the loop is sampled, in ms: each sample is the time between two timer callbacks, this interval included. */
 const LOOP_SAMPLE_MS = 10;
 
-/** One group commit of the embedded log: the appends it held and how long it took, in ms (performance.now()). */
-export function recordGroupCommit(appends: number, elapsedMs: number): void {
-  appendsPerCommit.record(appends);
+/** One group commit of the embedded log: the units it held and how long it took, in ms (performance.now()). */
+export function recordGroupCommit(units: number, elapsedMs: number): void {
+  unitsPerCommit.record(units);
   commitMicros.record(Math.max(1, Math.round(elapsedMs * 1000)));
 }
 
@@ -33,9 +33,9 @@ const lateBy = (nanoseconds: number) => round(Math.max(0, nanoseconds / 1e6 - LO
 export function runtimeFigures() {
   return {
     groupCommits: {
-      count: appendsPerCommit.count,
-      appendsMean: appendsPerCommit.count === 0 ? 0 : round(appendsPerCommit.mean),
-      appendsMax: appendsPerCommit.count === 0 ? 0 : appendsPerCommit.max,
+      count: unitsPerCommit.count,
+      unitsMean: unitsPerCommit.count === 0 ? 0 : round(unitsPerCommit.mean),
+      unitsMax: unitsPerCommit.count === 0 ? 0 : unitsPerCommit.max,
       commitMsP50: round(commitMicros.count === 0 ? 0 : commitMicros.percentile(50) / 1000, 3),
       commitMsP99: round(commitMicros.count === 0 ? 0 : commitMicros.percentile(99) / 1000, 3),
     },

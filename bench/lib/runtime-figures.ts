@@ -9,7 +9,7 @@ export function runtimeFiguresIn(log: string): RuntimeFigures | undefined {
   return line === undefined ? undefined : (JSON.parse(line) as RuntimeFigures);
 }
 
-export const runtimeColumns = ['group commits', 'appends per commit (mean / max)', 'commit p50 / p99', 'event-loop delay p50 / p99 / max'];
+export const runtimeColumns = ['group commits', 'units per commit (mean / max)', 'commit p50 / p99', 'event-loop delay p50 / p99 / max'];
 
 /** The row those columns describe; dashes when the server logged no figures (it was killed, or predates them). */
 export function runtimeRow(figures: RuntimeFigures | undefined): string[] {
@@ -17,7 +17,7 @@ export function runtimeRow(figures: RuntimeFigures | undefined): string[] {
   const { groupCommits: commits, eventLoopDelay: loop } = figures;
   return [
     String(commits.count),
-    `${num(commits.appendsMean)} / ${commits.appendsMax}`,
+    `${num(commits.unitsMean)} / ${commits.unitsMax}`,
     `${ms(commits.commitMsP50)} / ${ms(commits.commitMsP99)}`,
     loop === undefined ? '—' : `${ms(loop.msP50)} / ${ms(loop.msP99)} / ${ms(loop.msMax)}`,
   ];

@@ -173,12 +173,12 @@ describe('the server and the operator command as processes', () => {
       .map((line) => JSON.parse(line));
     expect(figures).toEqual([
       expect.objectContaining({
-        groupCommits: expect.objectContaining({ count: expect.any(Number), appendsMax: expect.any(Number) }),
+        groupCommits: expect.objectContaining({ count: expect.any(Number), unitsMax: expect.any(Number) }),
         eventLoopDelay: expect.objectContaining({ msP99: expect.any(Number) }),
       }),
     ]);
     expect(figures[0].groupCommits.count).toBeGreaterThan(0);
-    expect(figures[0].groupCommits.appendsMax).toBeGreaterThan(0);
+    expect(figures[0].groupCommits.unitsMax).toBeGreaterThan(0);
 
     const restarted = await start();
     const read = await call(restarted, key, `/v1/nature/subjects/${created.body.id}`);
