@@ -82,8 +82,8 @@ export class EncryptingEventStore implements EventStore {
     const kept = await this.stillReadable(streamName, this.cache.get(streamName));
     if (kept === undefined) return this.keep(streamName, await this.readOpened(streamName), undefined);
     const tail = await this.readOpened(streamName, { fromRevision: kept.revision + 1n });
-    if (tail.revision < kept.revision) {
-      // The stream is shorter than the one kept (deleted outside the service): read afresh.
+    if (BigInt(tail.events.length) !== tail.revision - kept.revision) {
+      // Not the events after the kept ones (the stream was deleted or truncated outside the service): read afresh.
       this.cache.delete(streamName);
       return this.readStream(streamName);
     }
@@ -106,11 +106,9 @@ export class EncryptingEventStore implements EventStore {
 
   /** The kept stream followed by the events read after it, kept together; a copy of the list for the caller. */
   private keep(streamName: string, read: StreamRead, kept: OpenedStream | undefined): StreamRead {
-    const known = kept?.revision ?? -1n;
-    const after = read.events.filter((event) => event.revision > known);
-    const events = kept === undefined ? after : [...kept.events, ...after];
+    const events = kept === undefined ? read.events : [...kept.events, ...read.events];
     const subjects = new Set(kept?.subjects);
-    for (const event of after) if (holdsOpened(event)) subjects.add(event.data.subject_id);
+    for (const event of read.events) if (holdsOpened(event)) subjects.add(event.data.subject_id);
     this.cache?.set(streamName, { revision: read.revision, events, subjects });
     return { revision: read.revision, events: events.slice() };
   }

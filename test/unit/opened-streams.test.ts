@@ -8,6 +8,7 @@ import { loadStoreConfig } from '../../src/config.js';
 import { DomainError } from '../../src/domain/errors.js';
 import { openDataKeys } from '../../src/environments.js';
 import type { DataKeyStore } from '../../src/ports/data-keys.js';
+import type { EventStore } from '../../src/ports/event-store.js';
 import type { CachedDataKeys } from '../../src/privacy/cached-data-keys.js';
 import { EncryptingEventStore } from '../../src/privacy/encrypting-event-store.js';
 import { OpenedStreamCache } from '../../src/privacy/opened-streams.js';
@@ -67,6 +68,31 @@ describe('streams kept opened between reads', () => {
     expect(cache.get('assessment-asm_1')).toBeUndefined();
     const read = await log.readStream('assessment-asm_1');
     expect(read.events.map((event) => (event.data as { pii: unknown }).pii)).toEqual([null]);
+  });
+
+  it('reads a stream afresh when the log no longer holds the events kept (deleted and written anew outside the service)', async () => {
+    const other = new SqliteEventStore(join(dir.path, 'other.db'), 'NORMAL');
+    let current: EventStore = sqlite;
+    const switching = new EncryptingEventStore(
+      {
+        appendToStream: (name, events, expected) => sqlite.appendToStream(name, events, expected),
+        readStream: (name, options) => current.readStream(name, options),
+        readAll: (options) => sqlite.readAll(options),
+        subscribeToAll: (options) => sqlite.subscribeToAll(options),
+        ping: () => sqlite.ping(),
+        close: async () => {},
+      },
+      dataKeys,
+      cache,
+    );
+    await log.appendToStream('s', toNewEvents([answers(1), answers(2)], {}), 'no_stream');
+    await switching.readStream('s');
+    await new EncryptingEventStore(other, dataKeys).appendToStream('s', toNewEvents([answers(3)], {}), 'no_stream');
+    current = other;
+    const read = await switching.readStream('s');
+    expect(read.revision).toBe(0n);
+    expect(read.events.map((event) => (event.data as { pii: unknown }).pii)).toEqual([answers(3).data.pii]);
+    await other.close();
   });
 
   it('reads a stream whole again once it is past its time, or pushed out by others read since', async () => {
