@@ -27,6 +27,7 @@ import type { ReadModelStore } from './ports/read-models.js';
 import { CachedDataKeys } from './privacy/cached-data-keys.js';
 import { EncryptingEventStore } from './privacy/encrypting-event-store.js';
 import { MasterKeyFile, type WrappedKeyHeld } from './privacy/master-key-file.js';
+import { OpenedStreamCache } from './privacy/opened-streams.js';
 import { firstWrapped, WrappedDataKeys } from './privacy/wrapped-data-keys.js';
 import { PROJECTED } from './projector/progress.js';
 import { Projector } from './projector/projector.js';
@@ -119,7 +120,10 @@ export async function openDataKeys(config: Config, environment: Environment): Pr
 
 /** Three views of one environment's log, and the data keys that seal it. */
 export interface Log {
-  /** Sealed and opened with data keys cached briefly: what commands and operator commands read and write. */
+  /**
+   * Sealed and opened with data keys cached briefly, streams kept opened between reads (OpenedStreamCache):
+   * what commands and operator commands read and write.
+   */
   events: EventStore;
   /**
    * Opened with keys read afresh each time, for what is shown to a caller (an audit): a key another replica
@@ -137,8 +141,10 @@ export async function openLog(config: Config, environment: Environment, backends
   // dropped, to be rebuilt from the upgraded log (they are derived, and held plaintext).
   if ((await backends.eventStore.upgrade(environment, dataKeys)) > 0) backends.readModels.discardReadModels(environment);
   const sealedLog = backends.eventStore.open(environment);
+  const opened = new OpenedStreamCache();
+  dataKeys.onDestroy((subjectId) => opened.forgetSubject(subjectId));
   return {
-    events: new EncryptingEventStore(sealedLog, dataKeys),
+    events: new EncryptingEventStore(sealedLog, dataKeys, opened),
     auditLog: new EncryptingEventStore(sealedLog, dataKeys.uncached),
     sealedLog,
     dataKeys,

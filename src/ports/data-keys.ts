@@ -12,8 +12,12 @@ export class SubjectErasedError extends Error {
 }
 
 export interface DataKeyStore {
-  /** The subject's 256-bit key, made on first use. Throws SubjectErasedError once it was destroyed. */
-  keyFor(subjectId: string): Promise<Buffer>;
+  /**
+   * The subject's 256-bit key, made on first use. Throws SubjectErasedError once it was destroyed. With
+   * `cached`, a key a cache read lately will do, though another process may have destroyed it since: only
+   * for an append that an erasure makes conflict (see privacy/encrypting-event-store.ts).
+   */
+  keyFor(subjectId: string, options?: { cached?: boolean }): Promise<Buffer>;
   /** The subject's key; undefined if it was destroyed or never made. */
   find(subjectId: string): Promise<Buffer | undefined>;
   /** Destroys the key for good (idempotent); a later keyFor throws SubjectErasedError. */

@@ -45,9 +45,17 @@ export interface AppendResult {
 }
 
 export interface StreamRead {
-  /** -1n when the stream does not exist. */
+  /** The revision of the stream's last event; -1n when the stream does not exist. */
   revision: bigint;
   events: RecordedEvent[];
+}
+
+export interface ReadStreamOptions {
+  /**
+   * Inclusive: only the events at this revision and after, for a caller that holds those before it (the
+   * revision then still says where the whole stream is).
+   */
+  fromRevision?: bigint;
 }
 
 /** The stream was not at the expected revision: the caller reloads, decides again and retries. */
@@ -109,7 +117,7 @@ export interface EventStore {
    * complete on their next run, as they did before units.
    */
   appendToStreams(appends: readonly StreamAppend[]): Promise<AppendResult[]>;
-  readStream(streamName: string): Promise<StreamRead>;
+  readStream(streamName: string, options?: ReadStreamOptions): Promise<StreamRead>;
   readAll(options: ReadAllOptions): Promise<RecordedEvent[]>;
   /**
    * Every event after `after`, in position order, then every event appended later, until the

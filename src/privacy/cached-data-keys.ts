@@ -6,13 +6,16 @@ const MAX_ENTRIES = 10_000;
 /**
  * Keys read through a short-lived cache, so replaying a subject's events looks its key up once. A key this
  * process destroys is dropped at once; one destroyed by another process stays readable here for at most
- * TTL_MS (writes still fail at once: keyFor always asks the store). The lifetime is measured on the monotonic
- * clock, so a wall clock set back cannot stretch it.
+ * TTL_MS, and serves the writes that ask for a `cached` key as long (an erasure makes those conflict); any
+ * other write fails at once, asking the store. The lifetime is measured on the monotonic clock, so a wall
+ * clock set back cannot stretch it.
  */
 export class CachedDataKeys implements DataKeyStore {
   private readonly cache = new Map<string, { key: Buffer | undefined; until: number }>();
   /** Made once and never changed, so asked for once. */
   private secret: Promise<Buffer> | undefined;
+  /** Told of each key destroyed here, to drop what was opened with it. */
+  private readonly destroyed: ((subjectId: string) => void)[] = [];
 
   constructor(private readonly store: DataKeyStore) {}
 
@@ -21,7 +24,11 @@ export class CachedDataKeys implements DataKeyStore {
     return this.store;
   }
 
-  async keyFor(subjectId: string): Promise<Buffer> {
+  async keyFor(subjectId: string, options?: { cached?: boolean }): Promise<Buffer> {
+    if (options?.cached) {
+      const cached = this.cache.get(subjectId);
+      if (cached?.key !== undefined && cached.until > performance.now()) return cached.key;
+    }
     const key = await this.store.keyFor(subjectId);
     this.remember(subjectId, key);
     return key;
@@ -43,6 +50,12 @@ export class CachedDataKeys implements DataKeyStore {
   async destroy(subjectId: string, at: string): Promise<void> {
     await this.store.destroy(subjectId, at);
     this.cache.delete(subjectId);
+    for (const listener of this.destroyed) listener(subjectId);
+  }
+
+  /** Calls `listener` with each subject whose key is destroyed through this cache, once it is gone from the store. */
+  onDestroy(listener: (subjectId: string) => void): void {
+    this.destroyed.push(listener);
   }
 
   environmentSecret(): Promise<Buffer> {

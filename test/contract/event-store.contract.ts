@@ -76,6 +76,19 @@ export function eventStoreContract(adapter: string, open: () => Promise<EventSto
       expect(await store.readStream(stream('missing'))).toEqual({ revision: -1n, events: [] });
     });
 
+    it("reads a stream from a revision on: the events from there, and the whole stream's revision", async () => {
+      const events = [event('A'), event('B'), event('C')];
+      await store.appendToStream(stream('s'), events, 'no_stream');
+      const tail = await store.readStream(stream('s'), { fromRevision: 1n });
+      expect(tail.revision).toBe(2n);
+      expect(tail.events.map((e) => [e.id, e.revision])).toEqual([
+        [events[1]!.id, 1n],
+        [events[2]!.id, 2n],
+      ]);
+      expect(await store.readStream(stream('s'), { fromRevision: 3n })).toEqual({ revision: 2n, events: [] });
+      expect(await store.readStream(stream('missing'), { fromRevision: 1n })).toEqual({ revision: -1n, events: [] });
+    });
+
     it('refuses no_stream on an existing stream with a typed conflict and appends nothing', async () => {
       await store.appendToStream(stream('s'), [event()], 'no_stream');
       const attempt = store.appendToStream(stream('s'), [event()], 'no_stream');

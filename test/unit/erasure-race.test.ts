@@ -35,7 +35,7 @@ function holdingNextBatch(store: EventStore) {
       return store.appendToStream(stream, events, expected);
     },
     appendToStreams: (appends) => store.appendToStreams(appends),
-    readStream: (name) => store.readStream(name),
+    readStream: (name, options) => store.readStream(name, options),
     readAll: (options) => store.readAll(options),
     subscribeToAll: (options) => store.subscribeToAll(options),
     ping: () => store.ping(),

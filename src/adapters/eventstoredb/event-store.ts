@@ -18,6 +18,7 @@ import {
   type ExpectedRevision,
   type NewEvent,
   type ReadAllOptions,
+  type ReadStreamOptions,
   type RecordedEvent,
   type StreamAppend,
   StreamDeletedError,
@@ -135,10 +136,13 @@ export class EventStoreDbEventStore implements EventStore {
     );
   }
 
-  async readStream(streamName: string): Promise<StreamRead> {
+  async readStream(streamName: string, { fromRevision }: ReadStreamOptions = {}): Promise<StreamRead> {
     const events: RecordedEvent[] = [];
     try {
-      for await (const resolved of this.client.readStream(this.streamPrefix + streamName, { direction: FORWARDS, fromRevision: START })) {
+      for await (const resolved of this.client.readStream(this.streamPrefix + streamName, {
+        direction: FORWARDS,
+        fromRevision: fromRevision ?? START,
+      })) {
         if (resolved.event) events.push(fromStoredEvent(resolved.event as StoredEvent, this.streamPrefix));
       }
     } catch (error) {
@@ -146,7 +150,8 @@ export class EventStoreDbEventStore implements EventStore {
       if (error instanceof ClientStreamDeletedError) throw new StreamDeletedError(streamName);
       throw error;
     }
-    return { revision: events.at(-1)?.revision ?? -1n, events };
+    // Nothing at or after fromRevision in a stream that exists (else StreamNotFound): it ends just before.
+    return { revision: events.at(-1)?.revision ?? (fromRevision === undefined ? -1n : fromRevision - 1n), events };
   }
 
   /** The server reads $all for this environment's streams only (see readEvents). */

@@ -5,6 +5,7 @@ import {
   type ExpectedRevision,
   type NewEvent,
   type ReadAllOptions,
+  type ReadStreamOptions,
   type RecordedEvent,
   type StreamAppend,
   type StreamRead,
@@ -120,7 +121,7 @@ export class SqliteEventStore implements EventStore {
         )
         .safeIntegers(true),
       readStream: this.db
-        .prepare<[string], EventRow>('SELECT * FROM events WHERE stream_name = ? ORDER BY stream_revision')
+        .prepare<[string, bigint], EventRow>('SELECT * FROM events WHERE stream_name = ? AND stream_revision >= ? ORDER BY stream_revision')
         .safeIntegers(true),
       readAll: this.db
         .prepare<[bigint, number], EventRow>('SELECT * FROM events WHERE position > ? ORDER BY position LIMIT ?')
@@ -227,9 +228,11 @@ export class SqliteEventStore implements EventStore {
     return { nextRevision: last.stream_revision, position: last.position };
   }
 
-  readStream(streamName: string): Promise<StreamRead> {
-    const events = this.statements.readStream.all(streamName).map(toRecorded);
-    return Promise.resolve({ revision: events.at(-1)?.revision ?? -1n, events });
+  readStream(streamName: string, { fromRevision = 0n }: ReadStreamOptions = {}): Promise<StreamRead> {
+    const events = this.statements.readStream.all(streamName, fromRevision).map(toRecorded);
+    const revision =
+      events.at(-1)?.revision ?? (fromRevision > 0n ? this.statements.streamRevision.get(streamName)?.revision : null) ?? -1n;
+    return Promise.resolve({ revision, events });
   }
 
   readAll({ after, limit }: ReadAllOptions): Promise<RecordedEvent[]> {
