@@ -37,7 +37,7 @@ function requestSerializer(request: { method?: string; url?: string; id?: string
  * error message quoting input), is redacted: the fields by `formatters.log` (errors once serialized), the message
  * by `hooks.logMethod`.
  */
-export function createLogger(level: string, destination?: DestinationStream): Logger {
+export function createLogger(level: string, destination: DestinationStream = asyncStdout()): Logger {
   return pino(
     {
       level,
@@ -52,4 +52,21 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
     },
     destination,
   );
+}
+
+/**
+ * Standard output, written asynchronously: a log line is queued, not a write system call on the request's path.
+ * pino flushes what is queued when the process exits (process.exit included); a SIGKILL loses the last lines.
+ */
+function asyncStdout(): DestinationStream {
+  return pino.destination({ dest: 1, sync: false });
+}
+
+/**
+ * For lines built only from fields known to hold no credential (the request line: request-log.ts): the same
+ * serializers (the `req` one keeps method and redacted path), without the walk of every field and the redaction
+ * paths, which cost more than the rest of such a line.
+ */
+export function requestLineLogger(logger: Logger): Logger {
+  return logger.child({}, { formatters: { log: (object) => object }, redact: { paths: [] } });
 }

@@ -12,6 +12,7 @@ import { registerFraming } from './framing.js';
 import { registerIdempotency } from './idempotency.js';
 import { registerOpenApi } from './openapi.js';
 import { createRateLimiter, type RateLimitSettings } from './rate-limit.js';
+import { registerRequestGate } from './request-gate.js';
 import { registerRequestLog } from './request-log.js';
 import { registerAssessmentRoutes } from './routes/assessments.js';
 import { registerDocsRoutes } from './routes/docs.js';
@@ -25,7 +26,6 @@ import { registerProfileRoutes } from './routes/profiles.js';
 import { registerSubjectRoutes } from './routes/subjects.js';
 import { registerUsageRoutes } from './routes/usage.js';
 import { registerWebhookEndpointRoutes } from './routes/webhook-endpoints.js';
-import { registerSecurityHeaders } from './security-headers.js';
 import { registerStrictInput } from './strict-input.js';
 import { validatorCompiler } from './validation.js';
 
@@ -91,22 +91,17 @@ export async function buildApp({
       connectionsCheckingInterval: Math.max(250, Math.floor(timeouts.headersMs / 4)),
     },
   });
-  // First, so that an answer refused by any later hook carries the headers too.
-  await registerSecurityHeaders(app);
   // Bodies are JSON only: anything else is 415, so fastify's default text/plain parser goes.
   app.removeContentTypeParser('text/plain');
   registerFraming(app, publicUrl);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
-  app.addHook('onRequest', async (request, reply) => {
-    reply.header('request-id', request.id);
-  });
-  registerRequestLog(app);
+  registerRequestLog(app, logger);
   registerErrorHandling(app, unavailable, publicUrl);
   registerStrictInput(app);
-  const limit = await createRateLimiter(app, rateLimit);
-  await registerCors(app, limit);
-  registerAuth(app, keys, envs, limit, clock);
+  const limit = createRateLimiter(rateLimit);
+  // The one onRequest hook (request-gate.ts); CORS registers its route list before the routes are declared.
+  registerRequestGate(app, { limit, cors: registerCors(app), authenticate: registerAuth(app, keys, envs, limit, clock) });
   registerIdempotency(app, clock);
   await registerOpenApi(app, webhooks, publicUrl);
   registerHealthRoutes(app, envs, keys);

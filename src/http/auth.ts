@@ -1,9 +1,10 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { type ApiKeyRecord, hashKey, parseRawKey, type Scope } from '../domain/api-keys.js';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { type ApiKeyRecord, parseRawKey, type Scope } from '../domain/api-keys.js';
 import type { EnvironmentServices, Environments } from '../environments.js';
 import type { KeyStore } from '../ports/key-store.js';
 import { checkClientSecret, checkResultSecret } from './client-secret.js';
 import { refuseOtherOrigin } from './cors.js';
+import { KeyCache } from './key-cache.js';
 import { ProblemError } from './problem.js';
 import type { RateLimiter } from './rate-limit.js';
 
@@ -37,40 +38,53 @@ function scopeFor(method: string): Scope {
   return method === 'GET' || method === 'HEAD' ? 'nature:read' : 'nature:write';
 }
 
+/** What a request passes to reach its route: nothing to wait for (a known key), or a promise (a lookup, a secret). */
+export type Admission = Promise<void> | undefined;
+
 /**
  * Authenticates every request to a route that needs a key, picks its environment, then checks the route's
- * scope. Each request counts against its key's rate limit; requests without a valid key (public routes,
- * unknown routes, bad keys) count against their client address, so a flood of bad keys is limited too.
+ * scope; run by the request gate, last. Each request counts against its key's rate limit; requests without a
+ * valid key (public routes, unknown routes, bad keys) count against their client address, so a flood of bad
+ * keys is limited too. A key seen before is admitted synchronously from the key cache (key-cache.ts, which
+ * says how stale a revoked key can be); any other is looked up in the store.
  */
-export function registerAuth(app: FastifyInstance, keys: KeyStore, envs: Environments, limit: RateLimiter, clock: () => Date): void {
-  // Declared without a value: the hook below sets both before any handler that reads them runs.
+export function registerAuth(
+  app: FastifyInstance,
+  keys: KeyStore,
+  envs: Environments,
+  limit: RateLimiter,
+  clock: () => Date,
+): (request: FastifyRequest, reply: FastifyReply) => Admission {
+  // Declared without a value: the gate sets both before any handler that reads them runs.
   app.decorateRequest('apiKey');
   app.decorateRequest('env');
   app.decorateRequest('closedSecretRefusal', null);
   app.decorateRequest('resultOf', null);
-  app.addHook('onRequest', async (request, reply) => {
-    const address = `address:${request.ip}`;
-    // An unknown route answers 404 (or 405) with or without a key.
-    // A preflight the CORS hook did not answer (not a browser route) gets its 404 or 405 without a key; cors.ts counted it.
-    if (request.method === 'OPTIONS') return;
-    if (PUBLIC_PATHS.test(request.url) || DASHBOARD_PATHS.test(request.url) || request.is404) return limit(request, reply, address);
-    const key = await authenticate(request, keys).catch(async (error: unknown) => {
-      await limit(request, reply, address);
-      throw error;
-    });
-    await limit(request, reply, `key:${key.id}`);
+  const cache = new KeyCache(keys);
+
+  const admit = (request: FastifyRequest, reply: FastifyReply, key: ApiKeyRecord | undefined): Admission => {
+    if (key === undefined || key.revoked_at !== null) {
+      limit.address(reply, request.ip);
+      throw key === undefined
+        ? new ProblemError('unauthenticated', 'No such API key.')
+        : new ProblemError('unauthenticated', `This API key was ${key.revoked_reason} and no longer works.`);
+    }
+    limit.key(reply, key.id);
     request.apiKey = key;
     request.env = envs[key.environment];
-    if (key.type === 'pk') refuseOtherOrigin(request, key);
-    if (key.type === 'pk' && request.routeOptions.config.clientSecret === true) return checkClientSecret(request, clock());
-    if (key.type === 'pk' && request.routeOptions.config.resultSecret === true) return checkResultSecret(request, clock());
-    if (key.type === 'pk' && request.routeOptions.config.publishable !== true) {
-      throw new ProblemError(
-        'insufficient_scope',
-        'Publishable (pk) keys may only read the item bank, and one assessment with its client secret; use a secret (sk) key from your server.',
-      );
+    const config = request.routeOptions.config;
+    if (key.type === 'pk') {
+      refuseOtherOrigin(request, key);
+      if (config.clientSecret === true) return checkClientSecret(request, clock());
+      if (config.resultSecret === true) return checkResultSecret(request, clock());
+      if (config.publishable !== true) {
+        throw new ProblemError(
+          'insufficient_scope',
+          'Publishable (pk) keys may only read the item bank, and one assessment with its client secret; use a secret (sk) key from your server.',
+        );
+      }
     }
-    if (request.routeOptions.config.anyScope === true) return;
+    if (config.anyScope === true) return undefined;
     const needed = scopeFor(request.method);
     if (!key.scopes.includes(needed)) {
       throw new ProblemError(
@@ -81,11 +95,32 @@ export function registerAuth(app: FastifyInstance, keys: KeyStore, envs: Environ
         },
       );
     }
-  });
+    return undefined;
+  };
+
+  return (request, reply) => {
+    // A preflight the CORS step did not answer (not a browser route) gets its 404 or 405 without a key; it was counted.
+    if (request.method === 'OPTIONS') return undefined;
+    // An unknown route answers 404 (or 405) with or without a key.
+    if (request.is404 || PUBLIC_PATHS.test(request.url) || DASHBOARD_PATHS.test(request.url)) {
+      limit.address(reply, request.ip);
+      return undefined;
+    }
+    let raw: string;
+    try {
+      raw = rawKey(request.headers.authorization);
+    } catch (error) {
+      limit.address(reply, request.ip);
+      throw error;
+    }
+    const cached = cache.cached(raw);
+    if (cached !== undefined) return admit(request, reply, cached);
+    return cache.find(raw).then((key) => admit(request, reply, key));
+  };
 }
 
-async function authenticate(request: FastifyRequest, keys: KeyStore): Promise<ApiKeyRecord> {
-  const header = request.headers.authorization;
+/** The raw key of an Authorization header, or unauthenticated. */
+function rawKey(header: string | undefined): string {
   if (header === undefined) throw new ProblemError('unauthenticated', 'Send your API key as Authorization: Bearer <API key>.');
   // The scheme is case-insensitive (RFC 9110, section 11.1), one or more spaces before the key (RFC 9110's 1*SP).
   const raw = /^bearer +([^\s]+)$/i.exec(header)?.[1];
@@ -95,8 +130,5 @@ async function authenticate(request: FastifyRequest, keys: KeyStore): Promise<Ap
       'The Authorization header must be "Bearer " and a key starting test_pk_, test_sk_, live_pk_ or live_sk_.',
     );
   }
-  const key = await keys.findByHash(hashKey(raw));
-  if (key === undefined) throw new ProblemError('unauthenticated', 'No such API key.');
-  if (key.revoked_at !== null) throw new ProblemError('unauthenticated', `This API key was ${key.revoked_reason} and no longer works.`);
-  return key;
+  return raw;
 }

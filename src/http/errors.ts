@@ -37,21 +37,6 @@ export function registerErrorHandling(app: FastifyInstance, unavailable: (error:
     }
   });
 
-  // While the server drains (SIGTERM), requests still arriving on open connections are turned away cleanly.
-  let closing = false;
-  app.addHook('preClose', async () => {
-    closing = true;
-  });
-  app.addHook('onRequest', async () => {
-    if (closing)
-      throw new ProblemError(
-        'service_unavailable',
-        'The server is shutting down; retry shortly.',
-        {},
-        { 'retry-after': '1', connection: 'close' },
-      );
-  });
-
   const sendProblem = problemSender(publicUrl);
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0] ?? '/';

@@ -1,6 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { newId } from '../domain/ids.js';
 import { duplicateMember } from './duplicate-members.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-nesting.js';
@@ -11,25 +11,22 @@ import { ProblemError, problemBody, problemCodes } from './problem.js';
  * HTTP framing that fastify and Node would otherwise pass over or answer bare: an HTTP/1.1 request needs
  * exactly one Host (RFC 9112 §3.2), bodies are not content-encoded, a JSON body is UTF-8 (RFC 8259 §8.1: any
  * other charset it declares is refused, not guessed at) and nests at most MAX_JSON_DEPTH levels,
- * and an Expect other than 100-continue is refused as problem+json rather than with Node's empty 417.
+ * and an Expect other than 100-continue is refused as problem+json rather than with Node's empty 417 (the Host
+ * check is the request gate's: checkHost).
  * `publicUrl`: NATURE_PUBLIC_URL, for that answer's links.
  */
 export function registerFraming(app: FastifyInstance, publicUrl: string | undefined): void {
-  app.addHook('onRequest', async (request) => {
-    const hosts = request.raw.rawHeaders.filter((name, index) => index % 2 === 0 && name.toLowerCase() === 'host').length;
-    if (hosts > 1 || (hosts === 0 && request.raw.httpVersion === '1.1')) {
-      throw new ProblemError('malformed_request', `An HTTP/1.1 request has exactly one Host header; this one has ${hosts}.`);
-    }
-  });
-
-  app.addHook('preParsing', async (request) => {
+  app.addHook('preParsing', (request, _reply, payload, done) => {
     const coding = request.headers['content-encoding'];
     if (coding !== undefined && coding.trim().toLowerCase() !== 'identity') {
-      throw new ProblemError(
-        'unsupported_media_type',
-        `Content-Encoding ${JSON.stringify(coding)} is not supported: send the body uncompressed.`,
+      return done(
+        new ProblemError(
+          'unsupported_media_type',
+          `Content-Encoding ${JSON.stringify(coding)} is not supported: send the body uncompressed.`,
+        ),
       );
     }
+    done(null, payload);
   });
 
   app.removeContentTypeParser('application/json');
@@ -81,6 +78,16 @@ export function registerFraming(app: FastifyInstance, publicUrl: string | undefi
     response.writeContinue();
     app.server.emit('request', request, response);
   });
+}
+
+/** Refuses a request without exactly one Host (HTTP/1.1; HTTP/1.0 may have none); run by the request gate. */
+export function checkHost(request: FastifyRequest): void {
+  const names = request.raw.rawHeaders;
+  let hosts = 0;
+  for (let index = 0; index < names.length; index += 2) if (names[index]!.toLowerCase() === 'host') hosts += 1;
+  if (hosts > 1 || (hosts === 0 && request.raw.httpVersion === '1.1')) {
+    throw new ProblemError('malformed_request', `An HTTP/1.1 request has exactly one Host header; this one has ${hosts}.`);
+  }
 }
 
 /** The charset parameter of a Content-Type, lower-cased and unquoted; undefined without one. */

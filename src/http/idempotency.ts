@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { DataKeyStore } from '../ports/data-keys.js';
 import { IDEMPOTENCY_TTL_MS } from '../ports/idempotency.js';
 import { open, type PiiEnvelope, seal } from '../privacy/pii-envelope.js';
@@ -44,7 +44,17 @@ interface StoredAnswer {
 export function registerIdempotency(app: FastifyInstance, clock: () => Date): void {
   app.decorateRequest('idempotency', null);
 
-  app.addHook('preValidation', async (request) => {
+  // Callbacks, not async functions: a request without an Idempotency-Key (every GET) passes them without a promise.
+  app.addHook('preValidation', (request, _reply, done) => {
+    try {
+      checkKey(request);
+      done();
+    } catch (error) {
+      done(error as Error);
+    }
+  });
+
+  const checkKey = (request: FastifyRequest): void => {
     const key = request.headers['idempotency-key'];
     // Unknown routes (404, 405) run no request, so they hold no key; nor does the dashboard, whose people have no API key.
     if (!KEYED_METHODS.has(request.method) || key === undefined || request.is404 || request.apiKey === undefined) return;
@@ -66,9 +76,14 @@ export function registerIdempotency(app: FastifyInstance, clock: () => Date): vo
     // Each API key has its own keys: another key sending the same one is another request, never answered what this
     // key was (a client_secret, say). A key id has no space, so no scoped key is an unscoped one.
     request.idempotency = { key: `${request.apiKey.id} ${unscoped}`, unscoped, holder: null, tag: null };
+  };
+
+  app.addHook('preHandler', (request, reply, done) => {
+    if (request.idempotency === null) return done();
+    claim(request, reply).then(() => done(), done);
   });
 
-  app.addHook('preHandler', async (request, reply) => {
+  const claim = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     if (request.idempotency === null) return;
     const { key, unscoped } = request.idempotency;
     // Answers stored before keys were scoped (for 24 h after the upgrade) name no API key: the same request replays them.
@@ -111,18 +126,24 @@ export function registerIdempotency(app: FastifyInstance, clock: () => Date): vo
           'This Idempotency-Key was used for a different request (method, path or body); use a new key.',
         );
       case 'replay':
-        return replay(reply, JSON.parse(claim.response) as StoredAnswer, request.env.dataKeys, claim.unscoped ? unscoped : key);
+        await replay(reply, JSON.parse(claim.response) as StoredAnswer, request.env.dataKeys, claim.unscoped ? unscoped : key);
     }
+  };
+
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (!request.idempotency?.holder) return done(null, payload);
+    settle(request, reply, payload).then(() => done(null, payload), done);
   });
 
-  app.addHook('onSend', async (request, reply, payload) => {
-    if (!request.idempotency?.holder) return payload;
+  /** Stores the answer for replays, or frees the key for a retry. */
+  const settle = async (request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<void> => {
+    if (!request.idempotency?.holder) return;
     const { key, holder } = request.idempotency;
     request.idempotency = null;
     const status = reply.statusCode;
     if (!(status < 300 || status === 404 || status === 409 || status === 410)) {
       await request.env.idempotency.release(key, holder);
-      return payload;
+      return;
     }
     const headers = Object.fromEntries(
       REPLAYED_HEADERS.flatMap((name) => {
@@ -133,8 +154,7 @@ export function registerIdempotency(app: FastifyInstance, clock: () => Date): vo
     const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : '';
     const answer = await sealed({ status, headers, body }, request.env.dataKeys, key);
     await request.env.idempotency.complete(key, holder, JSON.stringify(answer));
-    return payload;
-  });
+  };
 }
 
 /**

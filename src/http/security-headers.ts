@@ -1,23 +1,24 @@
-import helmet from '@fastify/helmet';
-import type { FastifyInstance } from 'fastify';
-
 /**
- * Helmet's headers on every answer: nosniff, no framing, no referrer. The API answers JSON, so its policy
- * allows nothing to load and nothing to frame it; an HTML route sets its own policy for what it loads (the
- * docs pages, the API reference at /v1/docs), keeping frame-ancestors 'none'. Cross-Origin-Resource-Policy is
- * left to each route: the embeddable component is read from callers' origins.
+ * The headers every answer carries, as helmet (@fastify/helmet) sent them with this service's options: nosniff,
+ * no framing, no referrer; the API answers JSON, so its policy allows nothing to load and nothing to frame it.
+ * Written out once rather than rebuilt by helmet on each request (test/unit/security-headers.test.ts holds them
+ * to helmet's bytes). An HTML route sets its own policy for what it loads (the docs pages, the API reference at
+ * /v1/docs), keeping frame-ancestors 'none'. Cross-Origin-Resource-Policy is left to each route: the
+ * embeddable component is read from callers' origins.
  */
-export async function registerSecurityHeaders(app: FastifyInstance): Promise<void> {
-  await app.register(helmet, {
-    contentSecurityPolicy: {
-      useDefaults: false,
-      directives: { 'default-src': ["'none'"], 'frame-ancestors': ["'none'"], 'base-uri': ["'none'"], 'form-action': ["'none'"] },
-    },
-    frameguard: { action: 'deny' },
-    referrerPolicy: { policy: 'no-referrer' },
-    crossOriginResourcePolicy: false,
-  });
-}
+export const SECURITY_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'content-security-policy': "default-src 'none';frame-ancestors 'none';base-uri 'none';form-action 'none'",
+  'cross-origin-opener-policy': 'same-origin',
+  'origin-agent-cluster': '?1',
+  'referrer-policy': 'no-referrer',
+  'strict-transport-security': 'max-age=31536000; includeSubDomains',
+  'x-content-type-options': 'nosniff',
+  'x-dns-prefetch-control': 'off',
+  'x-download-options': 'noopen',
+  'x-frame-options': 'DENY',
+  'x-permitted-cross-domain-policies': 'none',
+  'x-xss-protection': '0',
+});
 
 /** Swagger UI's own policy (its scripts and styles by hash), framed by nobody and loading nothing over https only. */
 export function apiReferencePolicy(policy: string): string {

@@ -41,6 +41,9 @@ export const validatorCompiler: FastifySchemaCompiler<z.ZodType> = ({ schema, ht
  * validation, and the MCP endpoint's check of a request's params.
  */
 export function validated(schema: z.ZodType, data: unknown, where: FieldError['in']): { value: unknown } | { errors: FieldError[] } {
+  // Most requests are valid: they are checked without the error map, which only a refusal needs (checked again with it).
+  const plain = schema.safeParse(data);
+  if (plain.success) return { value: plain.data };
   // Fastify passes a request without a body as null: a body that is null as a whole is missing.
   const wording = (issue: z.core.$ZodRawIssue) =>
     where === 'body' && issue.input === null && (issue.path ?? []).length === 0 ? 'is required: send a JSON object.' : issueWording(issue);

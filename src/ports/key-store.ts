@@ -9,6 +9,14 @@ import type { ApiKeyRecord } from '../domain/api-keys.js';
 export interface KeyStore {
   insert(record: ApiKeyRecord, activity?: ActivityRecord): Promise<void>;
   findByHash(hash: string): Promise<ApiKeyRecord | undefined>;
+  /**
+   * A number that changes whenever a key may have changed, cheap enough to read on every request, for callers that
+   * keep found keys while it stays the same (the HTTP layer's key cache). It moves at once with this store's own
+   * writes; a write by another process may go unseen for the rest of the current event-loop turn (the SQLite store
+   * asks its file once per turn), never longer. Absent where there is no cheap signal (a server across the
+   * network): keys are then looked up on every request.
+   */
+  version?(): number;
   get(id: string): Promise<ApiKeyRecord | undefined>;
   list(): Promise<ApiKeyRecord[]>;
   /** Marks the key revoked at `at` unless it already is; returns the record as it now stands. */

@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/logger.js';
+import { createLogger, requestLineLogger } from '../../src/logger.js';
 
 /** The log lines a logger writes, parsed. */
 function capture() {
@@ -44,5 +44,27 @@ describe('the logger', () => {
       'in',
     );
     expect(lines[0]!.req).toEqual({ method: 'GET', url: '/v1/nature/subjects' });
+  });
+
+  it("writes the request line, which skips the walk for credentials, with its path's query dropped and a pasted key redacted", () => {
+    const { logger, lines } = capture();
+    const pasted = `live_sk_${'Q7'.repeat(20)}`;
+    requestLineLogger(logger).info(
+      {
+        reqId: 'req_1',
+        req: { method: 'GET', url: `/v1/nature/subjects/${pasted}?external_subject_id=emp-0042` },
+        res: { statusCode: 404 },
+        responseTime: 1.5,
+      },
+      'request completed',
+    );
+    expect(lines[0]).toMatchObject({
+      level: 30,
+      reqId: 'req_1',
+      req: { method: 'GET', url: '/v1/nature/subjects/live_sk_[redacted]' },
+      res: { statusCode: 404 },
+      responseTime: 1.5,
+      msg: 'request completed',
+    });
   });
 });

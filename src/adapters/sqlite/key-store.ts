@@ -37,13 +37,21 @@ const CACHED_KEYS = 10_000;
  * API keys in a SQLite file. Every request looks its key up, so found keys are remembered for as long as the
  * file is unchanged: `PRAGMA data_version` moves when another connection (another replica, `nature keys`)
  * commits, and this connection's own writes clear the cache, so a revoked or rotated key is refused at once.
- * Unknown hashes are not remembered: anyone can send those.
+ * Unknown hashes are not remembered: anyone can send those. `version()` serves callers that keep keys of their
+ * own (the HTTP layer's key cache): it reads data_version at most once per event-loop turn.
  */
 export class SqliteKeyStore implements KeyStore {
   private readonly db: Database.Database;
   private readonly statements;
   private readonly cache = new Map<string, ApiKeyRecord>();
   private cachedVersion: number | undefined;
+  /** Moves with each write of this connection (which data_version does not count) and each change of data_version. */
+  private generation = 0;
+  private dataVersion: number | undefined;
+  private checkedThisTurn = false;
+  private readonly nextTurn = () => {
+    this.checkedThisTurn = false;
+  };
 
   constructor(path: string, synchronous: Synchronous) {
     this.db = openDatabase(path, synchronous);
@@ -68,7 +76,7 @@ export class SqliteKeyStore implements KeyStore {
 
   // async: a refusal (a duplicate, a key that is not active) is a rejected promise, as the port's callers expect.
   async insert(record: ApiKeyRecord, activity?: ActivityRecord): Promise<void> {
-    this.cache.clear();
+    this.written();
     this.db
       .transaction(() => {
         this.statements.insert.run(toRow(record));
@@ -77,8 +85,28 @@ export class SqliteKeyStore implements KeyStore {
       .immediate();
   }
 
+  /** The generation; data_version (another process's commits) is read at most once per event-loop turn. */
+  version(): number {
+    if (!this.checkedThisTurn) {
+      this.checkedThisTurn = true;
+      setImmediate(this.nextTurn);
+      this.refresh();
+    }
+    return this.generation;
+  }
+
+  /** The generation, data_version read now. */
+  private refresh(): number {
+    const dataVersion = this.statements.dataVersion.get();
+    if (dataVersion !== this.dataVersion) {
+      this.dataVersion = dataVersion;
+      this.generation += 1;
+    }
+    return this.generation;
+  }
+
   async findByHash(hash: string): Promise<ApiKeyRecord | undefined> {
-    const version = this.statements.dataVersion.get();
+    const version = this.refresh();
     if (version !== this.cachedVersion) {
       this.cache.clear();
       this.cachedVersion = version;
@@ -105,7 +133,7 @@ export class SqliteKeyStore implements KeyStore {
   }
 
   async revoke(id: string, at: string, reason: 'revoked' | 'rotated', activity?: ActivityRecord): Promise<ApiKeyRecord | undefined> {
-    this.cache.clear();
+    this.written();
     this.db
       .transaction(() => {
         const changed = this.statements.revoke.run(at, reason, id).changes;
@@ -116,7 +144,7 @@ export class SqliteKeyStore implements KeyStore {
   }
 
   async rotate(oldId: string, replacement: ApiKeyRecord, at: string, activity?: ActivityRecord): Promise<void> {
-    this.cache.clear();
+    this.written();
     this.db
       .transaction(() => {
         const changed = this.statements.revoke.run(at, 'rotated', oldId).changes;
@@ -125,6 +153,12 @@ export class SqliteKeyStore implements KeyStore {
         if (activity) this.statements.appendActivity(activity);
       })
       .immediate();
+  }
+
+  /** Before a write of this connection: what was found may be about to change. */
+  private written(): void {
+    this.generation += 1;
+    this.cache.clear();
   }
 
   async ping(): Promise<void> {
