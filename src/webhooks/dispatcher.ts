@@ -244,9 +244,8 @@ export class WebhookDispatcher {
     // second) costs this one read, not the event's, the subject's and the delivery's too.
     const slot = this.slots.take(endpoint_id);
     if ('retryInMs' in slot) return { kind: 'defer', delayMs: slot.retryInMs };
-    // The slot is held until the attempt is recorded: the turns of the deliveries turned away follow the pace
-    // of the whole delivery. One given back without an attempt teaches the slots no duration.
-    let started: number | undefined;
+    // The slot is held for the POST, which is what the endpoint takes: recording the attempt is the log's work,
+    // shared with the other deliveries in one group commit. One given back without a POST teaches the slots no duration.
     try {
       const event = 'event' in payload ? payload.event : await this.projectedEvent(payload.event_id);
       if (!event) return notYetProjected(message);
@@ -255,24 +254,25 @@ export class WebhookDispatcher {
       if (record.outcome !== null && record.outcome !== 'retrying') return { kind: 'ack' };
       // Pending deliveries (retries included) of an erased subject's events stop here. A test event names no subject.
       if (!payload.test && (await this.subjectErased(event))) return this.cancel(message.id, endpoint_id, event, record.attempts + 1);
-      started = performance.now();
-      return await this.attempt(message.id, endpoint, event, record.attempts + 1, payload.test === true);
+      return await this.attempt(message.id, endpoint, event, record.attempts + 1, payload.test === true, slot.release);
     } finally {
-      slot.release(started === undefined ? undefined : performance.now() - started);
+      slot.release();
     }
   }
 
-  /** One POST of a delivery, recorded in the log, and what the bus is to do with its message. */
+  /** One POST of a delivery (`posted` once it is answered), recorded in the log, and what the bus is to do with its message. */
   private async attempt(
     deliveryId: string,
     endpoint: WebhookEndpoint,
     event: WebhookEvent,
     attempt: number,
     test: boolean,
+    posted: (durationMs: number) => void,
   ): Promise<Outcome> {
     const endpoint_id = endpoint.id;
     if (!(await this.leading(deliveryId))) return HANDED_BACK;
     const sent = await this.post(endpoint, event);
+    posted(sent.duration_ms);
     const now = this.clock();
     const verdict: { outcome: AttemptOutcome; retryInMs: number | null } = test
       ? { outcome: judgeTestAttempt(sent), retryInMs: null }
