@@ -11,11 +11,10 @@ import type { WebhookEvent } from '../ports/collections.js';
 import { type EventStore, StreamDeletedError } from '../ports/event-store.js';
 import { FencedOffError, type ReadModelStore } from '../ports/read-models.js';
 import type { EndpointRules } from './address-guard.js';
+import { deliveryThread } from './delivery-thread.js';
 import { EndpointSlots } from './endpoint-slots.js';
 import { eventObject } from './event-object.js';
 import { type DeliveryMessage, deliveryMessage, type EventMessage, eventMessage, malformed } from './messages.js';
-import { send } from './sender.js';
-import { webhookHeaders } from './signer.js';
 
 export interface DispatcherOptions {
   /** Delay before each retry: the schedule's length is the number of retries. */
@@ -103,10 +102,12 @@ export class WebhookDispatcher {
   ) {}
 
   start(): void {
-    this.running ??= Promise.all([
+    if (this.running !== undefined) return;
+    const release = deliveryThread.use();
+    this.running = Promise.all([
       this.keepConsuming('events', (m) => this.fanOut(m)),
       this.keepConsuming('deliveries', (m) => this.deliver(m), DELIVERY_SLOTS),
-    ]);
+    ]).finally(release);
   }
 
   async stop(): Promise<void> {
@@ -349,17 +350,18 @@ export class WebhookDispatcher {
   }
 
   /**
-   * The Standard Webhooks request: webhook-id is the event id, stable across retries. During a secret
-   * rotation's overlap it carries a signature for each secret, so a receiver holding either verifies it.
+   * The Standard Webhooks request, signed and sent by the delivery thread: webhook-id is the event id, stable
+   * across retries. During a secret rotation's overlap it carries a signature for each secret, so a receiver
+   * holding either verifies it.
    */
   private post(endpoint: WebhookEndpoint, event: WebhookEvent) {
-    const body = JSON.stringify(eventObject(event, this.services.endpointRules.livemode));
     const now = this.clock();
-    const timestamp = Math.floor(now.getTime() / 1000);
-    return send({
+    return deliveryThread.send({
       url: endpoint.url,
-      body,
-      headers: webhookHeaders(signingSecrets(endpoint, now), event.id, timestamp, body),
+      body: JSON.stringify(eventObject(event, this.services.endpointRules.livemode)),
+      webhookId: event.id,
+      timestampSeconds: Math.floor(now.getTime() / 1000),
+      secrets: signingSecrets(endpoint, now),
       timeoutMs: this.options.timeoutMs,
       rules: this.services.endpointRules,
     });
