@@ -7,13 +7,19 @@ export interface ThreadRequest {
 }
 export type ThreadReply = { id: number } & ({ sent: Sent } | { error: string });
 
+/**
+ * The worker holds a few POSTs' bodies and answers at a time: a small young generation keeps its memory small
+ * (the defaults size it for a whole server); one that runs out of heap dies and is replaced.
+ */
+const HEAP = { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 64 };
+
 /** Where the thread's code is: beside this module, compiled; from source (tsx, vitest) it is loaded through tsx as the process is. */
 function startWorker(): Worker {
   const compiled = import.meta.url.endsWith('.js');
   const entry = new URL(compiled ? './sender-thread.js' : './sender-thread.ts', import.meta.url);
-  if (compiled) return new Worker(entry);
+  if (compiled) return new Worker(entry, { resourceLimits: HEAP });
   const code = `import { register } from ${JSON.stringify(import.meta.resolve('tsx/esm/api'))}; register(); await import(${JSON.stringify(entry.href)});`;
-  return new Worker(new URL(`data:text/javascript,${encodeURIComponent(code)}`));
+  return new Worker(new URL(`data:text/javascript,${encodeURIComponent(code)}`), { resourceLimits: HEAP });
 }
 
 /**
