@@ -61,9 +61,12 @@ export async function queueTestEvent(bus: Bus, event: WebhookEvent, endpointId: 
   } satisfies DeliveryMessage);
 }
 
-/** Deliveries under way at once, and at most how many of them to one endpoint: one that never answers leaves the rest to the others. */
-const DELIVERY_SLOTS = 16;
-const SLOTS_PER_ENDPOINT = 4;
+/**
+ * Deliveries under way at once, and at most how many of them to one endpoint: one that never answers leaves
+ * three quarters to the others, and a busy one is not held to a trickle by its slots' turns.
+ */
+export const DELIVERY_SLOTS = 32;
+export const SLOTS_PER_ENDPOINT = 8;
 
 /** A consumer that failed after this long had been working: the next one starts at once. */
 const CONSUMER_RAN_A_WHILE_MS = 10_000;
