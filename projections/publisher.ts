@@ -2,7 +2,7 @@ import { appendOnce } from '../src/commands/append-once.js';
 import type { ProfileUpdated, ScoringCompleted } from '../src/domain/assessment.js';
 import type { Bus } from '../src/ports/bus.js';
 import type { EventStore } from '../src/ports/event-store.js';
-import type { Reactor } from '../src/ports/projection.js';
+import type { Reactor, Recorded } from '../src/ports/projection.js';
 import type { EventMessage } from '../src/webhooks/messages.js';
 import { eventsProjection } from './events.js';
 
@@ -13,28 +13,45 @@ export function notificationStream(eventId: string): string {
   return `notification-${eventId}`;
 }
 
+type Notified = Recorded<ScoringCompleted | ProfileUpdated>;
+
 /**
  * Publishes each completion and profile update to the bus (message id = event id), once: the publication is recorded in the
  * log, so neither a replay nor a rebuild of the read models (where this reactor's checkpoint lives)
  * publishes it again. A crash between the publish and the record publishes twice, which the bus's
  * duplicate window absorbs and receivers dedupe on webhook-id.
  *
+ * A page of the log is published at once: its messages side by side (one round trip on a networked bus),
+ * then their records side by side (one group commit), so the webhooks keep pace with many callers.
+ *
  * The message carries the event object and its log position, so the dispatcher can deliver at once,
  * whether or not the projector has written the `events` document yet.
  */
 export function publisherReactor(events: EventStore, bus: Bus): Reactor<ScoringCompleted | ProfileUpdated> {
+  const unpublished = async (event: Notified) => (await events.readStream(notificationStream(event.data.event_id))).revision === -1n;
+  const publishAll = async (page: Notified[]): Promise<void> => {
+    const seen = await Promise.all(page.map(unpublished));
+    const due = page.filter((_, i) => seen[i]);
+    await Promise.all(
+      due.map((event) =>
+        // The very document the events projection writes, so a webhook and GET /v1/nature/events/{id} agree byte for byte.
+        bus.publish('events', event.data.event_id, {
+          event: eventsProjection.evolve(undefined, event)!,
+          position: String(event.position),
+        } satisfies EventMessage),
+      ),
+    );
+    await Promise.all(
+      due.map(({ data: { event_id } }) => {
+        const published: NotificationPublished = { type: 'NotificationPublished', data: { event_id } };
+        return appendOnce(events, notificationStream(event_id), [published], { causation: 'publisher' });
+      }),
+    );
+  };
   return {
     name: 'publisher',
     canHandle: ['ScoringCompleted', 'ProfileUpdated'],
-    async react(event) {
-      const { event_id } = event.data;
-      const stream = notificationStream(event_id);
-      if ((await events.readStream(stream)).revision !== -1n) return;
-      // The very document the events projection writes, so a webhook and GET /v1/nature/events/{id} agree byte for byte.
-      const webhookEvent = eventsProjection.evolve(undefined, event)!;
-      await bus.publish('events', event_id, { event: webhookEvent, position: String(event.position) } satisfies EventMessage);
-      const published: NotificationPublished = { type: 'NotificationPublished', data: { event_id } };
-      await appendOnce(events, stream, [published], { causation: 'publisher' });
-    },
+    react: (event) => publishAll([event]),
+    reactAll: publishAll,
   };
 }

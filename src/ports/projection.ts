@@ -57,4 +57,6 @@ export interface Reactor<E extends DomainEvent = DomainEvent> {
   /** Whether an event of those types asks for a reaction, decided from the event alone; those that do not cost nothing, not even a checkpoint. */
   acts?(event: Recorded<E>): boolean;
   react(event: Recorded<E>): Promise<void>;
+  /** When given, reacts to all of a page's events at once (in log order) instead of one `react` each: one round trip for many. */
+  reactAll?(events: Recorded<E>[]): Promise<void>;
 }

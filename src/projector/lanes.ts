@@ -154,6 +154,7 @@ export class ReactorLane extends Lane {
 
   /** Reacts event by event; the checkpoint follows the page, or the last reaction when stopped half-way. */
   async handle(events: RecordedEvent[], signal: AbortSignal): Promise<void> {
+    if (this.reactor.reactAll !== undefined) return this.handleAll(events, signal, this.reactor.reactAll);
     let reacted = false;
     let previous = this.position;
     for (const event of events) {
@@ -170,5 +171,20 @@ export class ReactorLane extends Lane {
     }
     if (reacted) await this.commit(previous);
     else await this.skipTo(previous, events.length);
+  }
+
+  /** The page's reactions in one call, then its checkpoint. */
+  private async handleAll(
+    events: RecordedEvent[],
+    signal: AbortSignal,
+    reactAll: (events: RecordedEvent[]) => Promise<void>,
+  ): Promise<void> {
+    const last = events.at(-1)?.position ?? this.position;
+    const acting = events.filter((event) => this.handles(event));
+    if (acting.length === 0) return this.skipTo(last, events.length);
+    if (signal.aborted) return;
+    await this.guard?.();
+    await reactAll(acting);
+    await this.commit(last);
   }
 }

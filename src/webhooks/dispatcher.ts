@@ -11,11 +11,10 @@ import type { WebhookEvent } from '../ports/collections.js';
 import { type EventStore, StreamDeletedError } from '../ports/event-store.js';
 import { FencedOffError, type ReadModelStore } from '../ports/read-models.js';
 import type { EndpointRules } from './address-guard.js';
+import { deliveryThread } from './delivery-thread.js';
 import { EndpointSlots } from './endpoint-slots.js';
 import { eventObject } from './event-object.js';
 import { type DeliveryMessage, deliveryMessage, type EventMessage, eventMessage, malformed } from './messages.js';
-import { send } from './sender.js';
-import { webhookHeaders } from './signer.js';
 
 export interface DispatcherOptions {
   /** Delay before each retry: the schedule's length is the number of retries. */
@@ -62,9 +61,12 @@ export async function queueTestEvent(bus: Bus, event: WebhookEvent, endpointId: 
   } satisfies DeliveryMessage);
 }
 
-/** Deliveries under way at once, and at most how many of them to one endpoint: one that never answers leaves the rest to the others. */
-const DELIVERY_SLOTS = 16;
-const SLOTS_PER_ENDPOINT = 4;
+/**
+ * Deliveries under way at once, and at most how many of them to one endpoint: one that never answers leaves
+ * three quarters to the others, and a busy one is not held to a trickle by its slots' turns.
+ */
+export const DELIVERY_SLOTS = 32;
+export const SLOTS_PER_ENDPOINT = 8;
 
 /** A consumer that failed after this long had been working: the next one starts at once. */
 const CONSUMER_RAN_A_WHILE_MS = 10_000;
@@ -103,10 +105,12 @@ export class WebhookDispatcher {
   ) {}
 
   start(): void {
-    this.running ??= Promise.all([
+    if (this.running !== undefined) return;
+    const release = deliveryThread.use();
+    this.running = Promise.all([
       this.keepConsuming('events', (m) => this.fanOut(m)),
       this.keepConsuming('deliveries', (m) => this.deliver(m), DELIVERY_SLOTS),
-    ]);
+    ]).finally(release);
   }
 
   async stop(): Promise<void> {
@@ -244,9 +248,8 @@ export class WebhookDispatcher {
     // second) costs this one read, not the event's, the subject's and the delivery's too.
     const slot = this.slots.take(endpoint_id);
     if ('retryInMs' in slot) return { kind: 'defer', delayMs: slot.retryInMs };
-    // The slot is held until the attempt is recorded: the turns of the deliveries turned away follow the pace
-    // of the whole delivery. One given back without an attempt teaches the slots no duration.
-    let started: number | undefined;
+    // The slot is held for the POST, which is what the endpoint takes: recording the attempt is the log's work,
+    // shared with the other deliveries in one group commit. One given back without a POST teaches the slots no duration.
     try {
       const event = 'event' in payload ? payload.event : await this.projectedEvent(payload.event_id);
       if (!event) return notYetProjected(message);
@@ -255,24 +258,25 @@ export class WebhookDispatcher {
       if (record.outcome !== null && record.outcome !== 'retrying') return { kind: 'ack' };
       // Pending deliveries (retries included) of an erased subject's events stop here. A test event names no subject.
       if (!payload.test && (await this.subjectErased(event))) return this.cancel(message.id, endpoint_id, event, record.attempts + 1);
-      started = performance.now();
-      return await this.attempt(message.id, endpoint, event, record.attempts + 1, payload.test === true);
+      return await this.attempt(message.id, endpoint, event, record.attempts + 1, payload.test === true, slot.release);
     } finally {
-      slot.release(started === undefined ? undefined : performance.now() - started);
+      slot.release();
     }
   }
 
-  /** One POST of a delivery, recorded in the log, and what the bus is to do with its message. */
+  /** One POST of a delivery (`posted` once it is answered), recorded in the log, and what the bus is to do with its message. */
   private async attempt(
     deliveryId: string,
     endpoint: WebhookEndpoint,
     event: WebhookEvent,
     attempt: number,
     test: boolean,
+    posted: (durationMs: number) => void,
   ): Promise<Outcome> {
     const endpoint_id = endpoint.id;
     if (!(await this.leading(deliveryId))) return HANDED_BACK;
     const sent = await this.post(endpoint, event);
+    posted(sent.duration_ms);
     const now = this.clock();
     const verdict: { outcome: AttemptOutcome; retryInMs: number | null } = test
       ? { outcome: judgeTestAttempt(sent), retryInMs: null }
@@ -349,17 +353,18 @@ export class WebhookDispatcher {
   }
 
   /**
-   * The Standard Webhooks request: webhook-id is the event id, stable across retries. During a secret
-   * rotation's overlap it carries a signature for each secret, so a receiver holding either verifies it.
+   * The Standard Webhooks request, signed and sent by the delivery thread: webhook-id is the event id, stable
+   * across retries. During a secret rotation's overlap it carries a signature for each secret, so a receiver
+   * holding either verifies it.
    */
   private post(endpoint: WebhookEndpoint, event: WebhookEvent) {
-    const body = JSON.stringify(eventObject(event, this.services.endpointRules.livemode));
     const now = this.clock();
-    const timestamp = Math.floor(now.getTime() / 1000);
-    return send({
+    return deliveryThread.send({
       url: endpoint.url,
-      body,
-      headers: webhookHeaders(signingSecrets(endpoint, now), event.id, timestamp, body),
+      body: JSON.stringify(eventObject(event, this.services.endpointRules.livemode)),
+      webhookId: event.id,
+      timestampSeconds: Math.floor(now.getTime() / 1000),
+      secrets: signingSecrets(endpoint, now),
       timeoutMs: this.options.timeoutMs,
       rules: this.services.endpointRules,
     });

@@ -2,6 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { RESPONSE_EXCERPT_BYTES, type SendResult } from '../domain/webhook-delivery.js';
 import { type EndpointRules, guardedLookup, hostProblem, isAllowedAddress } from './address-guard.js';
+import { webhookHeaders } from './signer.js';
 
 export interface Delivery {
   url: string;
@@ -70,4 +71,17 @@ export function send(delivery: Delivery): Promise<Sent> {
     request.on('error', (error) => finish({ status_code: null, error: error.message }, null));
     request.end(delivery.body);
   });
+}
+
+/** A delivery as the delivery thread takes it: signed there, with each secret in force (two during a rotation's overlap). */
+export interface SignedDelivery extends Omit<Delivery, 'headers'> {
+  /** webhook-id: the event id, stable across retries. */
+  webhookId: string;
+  timestampSeconds: number;
+  secrets: readonly string[];
+}
+
+/** The Standard Webhooks request: signed, then one POST. */
+export function sendSigned({ webhookId, timestampSeconds, secrets, ...delivery }: SignedDelivery): Promise<Sent> {
+  return send({ ...delivery, headers: webhookHeaders(secrets, webhookId, timestampSeconds, delivery.body) });
 }

@@ -207,6 +207,29 @@ describe('projector', () => {
     await store.close();
   });
 
+  it('hands a reactor that reacts to pages the events it acts on, a page per call, each once, then checkpoints the page', async () => {
+    const events = new SqliteEventStore(join(dir.path, 'e.db'), 'FULL');
+    // Written before the projector starts, so they come as one page.
+    const appended = await events.appendToStream('c-1', count(9), 'no_stream');
+    const { store, commits } = recording(new SqliteReadModelStore(join(dir.path, 'r.db'), 'NORMAL'));
+    const calls: bigint[][] = [];
+    const paged: Reactor = {
+      name: 'paged',
+      canHandle: ['Counted'],
+      acts: (event) => event.revision % 3n === 0n,
+      react: () => Promise.reject(new Error('reacts to pages only')),
+      reactAll: async (page) => void calls.push(page.map((event) => event.revision)),
+    };
+    const projector = new Projector(events, store, [counter], [paged], pino({ level: 'silent' }), 10);
+    projector.start();
+    await expect.poll(() => store.checkpoint('paged')).toBe(appended.position);
+    expect(calls).toEqual([[0n, 3n, 6n]]);
+    expect(commits.filter((c) => c.projection === 'paged').map((c) => c.position)).toEqual([appended.position]);
+    await projector.stop();
+    await events.close();
+    await store.close();
+  });
+
   it('retries a refused commit from the checkpoint: the page is applied once', async () => {
     const events = new SqliteEventStore(join(dir.path, 'e.db'), 'FULL', { pollIntervalMs: 20 });
     const { store, control } = recording(new SqliteReadModelStore(join(dir.path, 'r.db'), 'NORMAL'));

@@ -92,4 +92,28 @@ describe('publisher', () => {
       },
     ]);
   });
+
+  it('publishes a page of completions at once, each once: those recorded already are passed over, the rest recorded', async () => {
+    const completion = (n: number) => ({
+      type: 'ScoringCompleted',
+      data: {
+        assessment_id: `asm_${n}`,
+        subject_id: 'sub_1',
+        profile_id: `prf_${n}`,
+        event_id: `evt_${n}`,
+        scoring_version: 'mn76-v1',
+        language: 'en',
+        completed_at: 'x',
+        pii: {},
+      },
+    });
+    await events.appendToStream('assessments', toNewEvents([1, 2, 3].map(completion), {}), 'any');
+    const page = (await events.readAll({ limit: 10 })) as Recorded<ScoringCompleted>[];
+    const reactor = publisherReactor(events, counting);
+    await reactor.react(page[1]!);
+    await reactor.reactAll!(page);
+    expect(published.map((p) => p.id)).toEqual(['evt_2', 'evt_1', 'evt_3']);
+    for (const n of [1, 2, 3])
+      expect((await events.readStream(notificationStream(`evt_${n}`))).events.map((e) => e.type)).toEqual(['NotificationPublished']);
+  });
 });

@@ -25,7 +25,7 @@ import type { WebhookEvent } from '../../src/ports/collections.js';
 import { type EventStore, StreamDeletedError } from '../../src/ports/event-store.js';
 import type { Recorded } from '../../src/ports/projection.js';
 import { FencedOffError, type ReadModelStore } from '../../src/ports/read-models.js';
-import { type DispatcherServices, WebhookDispatcher } from '../../src/webhooks/dispatcher.js';
+import { DELIVERY_SLOTS, type DispatcherServices, SLOTS_PER_ENDPOINT, WebhookDispatcher } from '../../src/webhooks/dispatcher.js';
 import { EndpointSlots } from '../../src/webhooks/endpoint-slots.js';
 import type { DeliveryMessage } from '../../src/webhooks/messages.js';
 import { sign } from '../../src/webhooks/signer.js';
@@ -370,20 +370,20 @@ describe('webhook dispatcher', () => {
     await project(healthyEndpoint);
     const id = (registration: Recorded<WebhookEndpointCreated>) => registration.data.endpoint_id;
     // More deliveries to the silent endpoint than the dispatcher has slots, queued ahead of the healthy one's.
-    for (let i = 0; i < 20; i++)
+    for (let i = 0; i < DELIVERY_SLOTS + SLOTS_PER_ENDPOINT; i++)
       await bus.publish('deliveries', `silent-${i}`, { event, endpoint_id: id(silentEndpoint) } satisfies DeliveryMessage);
     await bus.publish('deliveries', 'healthy', { event, endpoint_id: id(healthyEndpoint) } satisfies DeliveryMessage);
     // Each silent POST waits a minute: longer than the test.
     start(undefined, 60_000);
     try {
       await healthy.waitFor(1);
-      await silent.waitFor(4);
+      await silent.waitFor(SLOTS_PER_ENDPOINT);
       // The deliveries turned away come back and are turned away again (each time after one read of the
-      // endpoint): once every one of the 16 has been turned away twice more, still only four were sent.
+      // endpoint): once every one of them has been turned away twice more, still only an endpoint's slots were sent.
       const endpointReads = () => documentsRead.filter((collection) => collection === 'webhook_endpoints').length;
       const before = endpointReads();
-      await eventually(async () => (endpointReads() >= before + 2 * 16 ? true : undefined));
-      expect(silent.received).toHaveLength(4);
+      await eventually(async () => (endpointReads() >= before + 2 * DELIVERY_SLOTS ? true : undefined));
+      expect(silent.received).toHaveLength(SLOTS_PER_ENDPOINT);
     } finally {
       // Its POSTs fail at once rather than hold the dispatcher's stop for a minute.
       await silent.close();
@@ -396,19 +396,20 @@ describe('webhook dispatcher', () => {
     const registration = await register(silent.url);
     await project(registration);
     const endpoint_id = (registration.data as WebhookEndpointCreated['data']).endpoint_id;
-    for (let i = 0; i < 20; i++) await bus.publish('deliveries', `busy-${i}`, { event, endpoint_id } satisfies DeliveryMessage);
+    const queued = SLOTS_PER_ENDPOINT + 16;
+    for (let i = 0; i < queued; i++) await bus.publish('deliveries', `busy-${i}`, { event, endpoint_id } satisfies DeliveryMessage);
     start(undefined, 60_000);
     try {
-      await silent.waitFor(4);
+      await silent.waitFor(SLOTS_PER_ENDPOINT);
       // The 16 turned away come back every few milliseconds, and are turned away again: wait for a round of them.
       await eventually(async () =>
-        documentsRead.filter((collection) => collection === 'webhook_endpoints').length > 20 + 16 ? true : undefined,
+        documentsRead.filter((collection) => collection === 'webhook_endpoints').length > queued + 16 ? true : undefined,
       );
-      // Only the four deliveries that got a slot read the subject and their delivery record (the fifth read
-      // of the subject is the fan-out's, of the completion's own message).
-      expect(documentsRead.filter((collection) => collection === 'subjects')).toHaveLength(5);
-      expect(streamsRead.filter((stream) => stream.startsWith('webhook_delivery-'))).toHaveLength(4);
-      expect(silent.received).toHaveLength(4);
+      // Only the deliveries that got a slot read the subject and their delivery record (one more read of the
+      // subject is the fan-out's, of the completion's own message).
+      expect(documentsRead.filter((collection) => collection === 'subjects')).toHaveLength(SLOTS_PER_ENDPOINT + 1);
+      expect(streamsRead.filter((stream) => stream.startsWith('webhook_delivery-'))).toHaveLength(SLOTS_PER_ENDPOINT);
+      expect(silent.received).toHaveLength(SLOTS_PER_ENDPOINT);
     } finally {
       await silent.close();
     }
