@@ -1,8 +1,8 @@
 import type { SubjectErased } from '../domain/subject.js';
 import type { Document } from '../ports/collections.js';
 import type { RecordedEvent } from '../ports/event-store.js';
-import type { DerivedChange, Projection, Reactor } from '../ports/projection.js';
-import type { DocumentWrite, Fence, ReadModelStore } from '../ports/read-models.js';
+import type { Projection, Reactor } from '../ports/projection.js';
+import type { CounterWrite, DocumentWrite, Fence, ReadModelStore } from '../ports/read-models.js';
 
 /** Events a handler may skip before its checkpoint is moved past them anyway. */
 const IDLE_CHECKPOINT_EVERY = 500;
@@ -96,13 +96,13 @@ export class ProjectionLane extends Lane {
     else await this.skipTo(previous, events.length);
   }
 
-  /** One write per document: the stored document evolved by each of its events in turn. */
+  /** One write per document (the stored document evolved by each of its events in turn) and one per counter row. */
   private async fold(events: RecordedEvent[]): Promise<DocumentWrite[]> {
     const { collection } = this.projection;
     const ids = events.map((event) => this.projection.documentId(event));
     const stored = await this.readModels.getMany(collection, [...new Set(ids)]);
     const folded = new Map<string, { doc: Document | null; position: bigint }>();
-    const derived: { change: DerivedChange; position: bigint }[] = [];
+    const counted = new Map<string, CounterWrite>();
     events.forEach((event, i) => {
       const id = ids[i]!;
       const current = folded.get(id);
@@ -110,26 +110,17 @@ export class ProjectionLane extends Lane {
       // The document (or its tombstone) may hold this event already: a replay after a crash, or another replica's write.
       if (current === undefined && version?.position !== undefined && event.position <= version.position) return;
       const before = current === undefined ? version?.doc : (current.doc ?? undefined);
-      for (const change of this.projection.alsoChanges?.(before, event) ?? []) derived.push({ change, position: event.position });
+      for (const { counter, period, key } of this.projection.counts?.(before, event) ?? []) {
+        const row = `${counter}\u0000${period}\u0000${key}`;
+        const write = counted.get(row);
+        if (write === undefined) counted.set(row, { collection, counter, period, key, positions: [event.position] });
+        else write.positions.push(event.position);
+      }
       folded.set(id, { doc: this.projection.evolve(before, event), position: event.position });
     });
-    // Derived documents first: a store without transactions writes in order, and a commit cut short after them is
-    // replayed from the own documents, whose events the derived ones then say they hold already.
-    const derivedFolded = derived.length > 0 ? await this.foldDerived(derived) : [];
-    return [...derivedFolded, ...folded].map(([id, { doc, position }]) => ({ collection, id, doc, position }));
-  }
-
-  /** The derived changes folded as events are: those a derived document already holds (a replay) are skipped. */
-  private async foldDerived(derived: { change: DerivedChange; position: bigint }[]) {
-    const stored = await this.readModels.getMany(this.projection.collection, [...new Set(derived.map(({ change }) => change.id))]);
-    const folded = new Map<string, { doc: Document | null; position: bigint }>();
-    for (const { change, position } of derived) {
-      const current = folded.get(change.id);
-      const version = stored.get(change.id);
-      if (current === undefined && version?.position !== undefined && position <= version.position) continue;
-      folded.set(change.id, { doc: change.evolve(current === undefined ? version?.doc : (current.doc ?? undefined)), position });
-    }
-    return folded;
+    // Counters first: a store without transactions writes in order, and a commit cut short after them is replayed
+    // from the documents, whose events the counter rows then say they have counted already.
+    return [...counted.values(), ...[...folded].map(([id, { doc, position }]) => ({ collection, id, doc, position }))];
   }
 
   private async erase(event: RecordedEvent, keep: readonly string[]): Promise<void> {

@@ -41,6 +41,7 @@ function recording(inner: ReadModelStore) {
     get: (collection, id) => inner.get(collection, id),
     getMany: (collection, ids) => inner.getMany(collection, ids),
     list: (collection, query) => inner.list(collection, query),
+    counts: (collection, counter, from, to) => inner.counts(collection, counter, from, to),
     async commit(projection, position, writes, fence) {
       if (projection === control.failing && control.failures > 0) {
         control.failures -= 1;

@@ -2,6 +2,8 @@ import { hostname } from 'node:os';
 import type Database from 'better-sqlite3';
 import type { DocumentOf, JsonDocument } from '../../ports/collections.js';
 import {
+  type CounterWrite,
+  type CountRow,
   type DocumentWrite,
   type Fence,
   FencedOffError,
@@ -31,6 +33,17 @@ CREATE TABLE IF NOT EXISTS documents (
 `;
 
 const SCHEMA = `${DOCUMENTS}
+-- Counts per period and key (usage): a few dozen bytes a row, incremented in place. position is the last event
+-- counted, as decimal text (compared as a number by the store, in the commit's transaction).
+CREATE TABLE IF NOT EXISTS counters (
+  collection TEXT NOT NULL,
+  counter    TEXT NOT NULL,
+  period     TEXT NOT NULL,
+  key        TEXT NOT NULL,
+  n          INTEGER NOT NULL,
+  position   TEXT NOT NULL,
+  PRIMARY KEY (collection, counter, period, key)
+) WITHOUT ROWID;
 -- Positions as decimal text: EventStoreDB's (commit and prepare in one bigint) outgrow a 64-bit INTEGER.
 CREATE TABLE IF NOT EXISTS projection_checkpoints (
   projection TEXT PRIMARY KEY,
@@ -110,6 +123,16 @@ export class SqliteReadModelStore implements ReadModelStore {
       blank: this.db.prepare<[string, string, string, string]>(
         'UPDATE documents SET doc = ?, position = ? WHERE collection = ? AND id = ?',
       ),
+      counted: this.db.prepare<[string, string, string, string], { position: string }>(
+        'SELECT position FROM counters WHERE collection = ? AND counter = ? AND period = ? AND key = ?',
+      ),
+      count: this.db.prepare<[string, string, string, string, number, string]>(
+        `INSERT INTO counters (collection, counter, period, key, n, position) VALUES (?, ?, ?, ?, ?, ?)
+         ON CONFLICT (collection, counter, period, key) DO UPDATE SET n = n + excluded.n, position = excluded.position`,
+      ),
+      counts: this.db.prepare<[string, string, string, string], CountRow>(
+        'SELECT period, key, n FROM counters WHERE collection = ? AND counter = ? AND period >= ? AND period < ?',
+      ),
       lease: this.db.prepare<[string], { holder: string; token: number; expires_at: number; pid: number; host: string }>(
         'SELECT holder, token, expires_at, pid, host FROM leases WHERE name = ?',
       ),
@@ -134,6 +157,7 @@ export class SqliteReadModelStore implements ReadModelStore {
         if (fence !== undefined && this.statements.lease.get(fence.lease)?.token !== fence.token) throw new FencedOffError(fence);
         for (const write of writes) {
           if ('where' in write) this.blank(write, position);
+          else if ('counter' in write) this.count(write);
           else if (write.doc === null) this.statements.remove.run(write.collection, write.id, positionKey(write.position ?? position));
           else this.statements.put.run(write.collection, write.id, JSON.stringify(write.doc), positionKey(write.position ?? position));
         }
@@ -145,6 +169,14 @@ export class SqliteReadModelStore implements ReadModelStore {
   checkFence(fence: Fence): Promise<void> {
     if (this.statements.lease.get(fence.lease)?.token !== fence.token) return Promise.reject(new FencedOffError(fence));
     return Promise.resolve();
+  }
+
+  /** Adds the events the row has not counted yet: read and written in the commit's transaction. */
+  private count({ collection, counter, period, key, positions }: CounterWrite): void {
+    const held = this.statements.counted.get(collection, counter, period, key);
+    const last = held === undefined ? undefined : BigInt(held.position);
+    const fresh = last === undefined ? positions : positions.filter((position) => position > last);
+    if (fresh.length > 0) this.statements.count.run(collection, counter, period, key, fresh.length, fresh.at(-1)!.toString());
   }
 
   /** Blanked documents take the erasure's position unless they hold a newer one, so an older write cannot bring their fields back. */
@@ -167,10 +199,14 @@ export class SqliteReadModelStore implements ReadModelStore {
   /** secure_delete zeroes the removed rows (and their index entries) in place; purge then empties the WAL. */
   reset(collections: readonly string[], checkpoints: readonly string[]): Promise<void> {
     const removeDocuments = this.db.prepare<[string]>('DELETE FROM documents WHERE collection = ?');
+    const removeCounters = this.db.prepare<[string]>('DELETE FROM counters WHERE collection = ?');
     const removeCheckpoint = this.db.prepare<[string]>('DELETE FROM projection_checkpoints WHERE projection = ?');
     this.db
       .transaction(() => {
-        for (const collection of collections) removeDocuments.run(collection);
+        for (const collection of collections) {
+          removeDocuments.run(collection);
+          removeCounters.run(collection);
+        }
         for (const checkpoint of checkpoints) removeCheckpoint.run(checkpoint);
       })
       .immediate();
@@ -212,6 +248,10 @@ export class SqliteReadModelStore implements ReadModelStore {
     const hasMore = rows.length > query.limit;
     const page: DocumentOf<C>[] = rows.slice(0, query.limit).map((row) => JSON.parse(row.doc));
     return Promise.resolve({ data: backwards ? page.reverse() : page, hasMore });
+  }
+
+  counts(collection: string, counter: string, from: string, to: string): Promise<CountRow[]> {
+    return Promise.resolve(this.statements.counts.all(collection, counter, from, to));
   }
 
   private query(sql: string): Database.Statement<unknown[], { doc: string; position: string | null }> {
