@@ -69,6 +69,8 @@ const FIELD = /^[a-z_][a-z0-9_]*$/;
 export class SqliteReadModelStore implements ReadModelStore {
   private readonly db: Database.Database;
   private readonly statements;
+  /** The list indexes this store keeps, by name, with the SQL that builds one. */
+  private readonly listIndexes: { name: string; sql: string }[];
   /** Lists and blankings by their SQL: a few shapes per collection, each prepared once. */
   private readonly prepared = new Map<string, Database.Statement<unknown[], { doc: string; position: string | null }>>();
 
@@ -78,19 +80,20 @@ export class SqliteReadModelStore implements ReadModelStore {
     this.db.pragma('secure_delete = ON');
     moveToCurrentTable(this.db);
     this.db.exec(SCHEMA);
-    const wanted = new Set<string>();
-    for (const { collection, field } of indexes) {
+    this.listIndexes = indexes.map(({ collection, field }) => {
       assertField(field);
       assertField(collection);
-      wanted.add(`${collection}_by_${field}`);
       // Partial, per collection: a write pays for its own collection's list indexes only, not for every one.
-      this.db.exec(
-        `CREATE INDEX IF NOT EXISTS ${collection}_by_${field}
+      return {
+        name: `${collection}_by_${field}`,
+        sql: `CREATE INDEX IF NOT EXISTS ${collection}_by_${field}
          ON documents (json_extract(doc, '$.${field}'), id) WHERE collection = '${collection}'`,
-      );
-    }
+      };
+    });
+    for (const { sql } of this.listIndexes) this.db.exec(sql);
     // A list index of an earlier version (subjects by their plain external id, say) would cost every write and serve no list.
-    if (wanted.size > 0) {
+    if (this.listIndexes.length > 0) {
+      const wanted = new Set(this.listIndexes.map(({ name }) => name));
       const listIndexes = this.db
         .prepare<[], { name: string }>(
           "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'documents' AND name GLOB '*_by_*'",
@@ -188,6 +191,20 @@ export class SqliteReadModelStore implements ReadModelStore {
       const kept = Object.fromEntries(keep.filter((field) => field in doc).map((field) => [field, doc[field]]));
       const at = row.position !== null && row.position > erasedAt ? row.position : erasedAt;
       this.statements.blank.run(JSON.stringify({ ...kept, ...set, id: doc.id }), at, collection, doc.id);
+    }
+  }
+
+  /**
+   * Dropped, then built again once the load is done (an expression index over kilobyte documents costs each write a
+   * parse of the old and the new one): in one pass over the table. A crash in between leaves them to the next
+   * start, which builds them when it opens the file.
+   */
+  async withoutListIndexes<T>(load: () => Promise<T>): Promise<T> {
+    for (const { name } of this.listIndexes) this.db.exec(`DROP INDEX IF EXISTS "${name}"`);
+    try {
+      return await load();
+    } finally {
+      if (this.db.open) for (const { sql } of this.listIndexes) this.db.exec(sql);
     }
   }
 
