@@ -155,22 +155,22 @@ export async function openLog(config: Config, environment: Environment, backends
 async function openReadModels(backend: ReadModelBackend, environment: Environment): Promise<ReadModelStore> {
   const store = await backend.openReadModels(environment, indexedFields);
   await sealReadModels(store);
-  await tallyUsageBySecond(store);
+  await countUsage(store);
   return store;
 }
 
-/** Marks a usage read model whose instants are kept per second, not per minute. */
-const USAGE_BY_SECOND = 'format:usage-by-second';
+/** Marks a usage read model kept in counters. */
+const USAGE_COUNTERS = 'format:usage-counters';
 
 /**
- * A usage read model that kept instants in its minute buckets is emptied on first start, and the usage projection
- * alone replays the log into second buckets (its reads of a partial minute look there). As with the seal, the
+ * A usage read model of an earlier version (bucket documents of tallies, rewritten whole on each completion) is
+ * emptied on first start, and the usage projection alone replays the log into counters. As with the seal, the
  * mark follows the reset, so a crash in between resets again.
  */
-async function tallyUsageBySecond(store: ReadModelStore): Promise<void> {
-  if ((await store.checkpoint(USAGE_BY_SECOND)) !== undefined) return;
+async function countUsage(store: ReadModelStore): Promise<void> {
+  if ((await store.checkpoint(USAGE_COUNTERS)) !== undefined) return;
   await store.reset([usageProjection.collection], [usageProjection.name, PROJECTED]);
-  await store.commit(USAGE_BY_SECOND, 1n, []);
+  await store.commit(USAGE_COUNTERS, 1n, []);
 }
 
 /** Marks read models whose personal fields are sealed (as a checkpoint, so that the mark needs no port of its own). */
@@ -197,7 +197,7 @@ async function sealReadModels(store: ReadModelStore): Promise<void> {
  */
 export async function openOperatorReadModels(config: Config, environment: Environment): Promise<ReadModelStore> {
   const store = await backendsOf(config).readModels.openReadModels(environment, indexedFields);
-  if ((await store.checkpoint(USAGE_BY_SECOND)) !== undefined) return store;
+  if ((await store.checkpoint(USAGE_COUNTERS)) !== undefined) return store;
   await store.close();
   throw new OperatorError(
     `the ${environment} environment's read models were never opened by a server of this version: start the server on them once, then ask again`,

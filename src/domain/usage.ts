@@ -42,21 +42,42 @@ export interface UsageReport {
 }
 
 /**
- * The usage read model tallies completions in buckets: UTC months, days, hours, minutes and seconds, each named
- * by the ISO prefix of its start (`2026-11`, `2026-11-22`, `2026-11-22T09`, `2026-11-22T09:30`,
- * `2026-11-22T09:30:15`). A range is read from the fewest of them: the whole units it covers, largest first, and
- * the seconds at its ends, whose tallies are also kept per instant. So a report costs one read per period (and a
- * bounded few at each end), whatever the size of the log. Only a second keeps instants: a bucket that grew with
- * every completion in it would be rewritten whole on each one, and a busy minute would make that quadratic.
+ * The usage read model counts completions per key in counters of five sizes: UTC months, days, hours, minutes and
+ * instants (to the millisecond), each row named by the ISO prefix of its period (`2026-11`, `2026-11-22`,
+ * `2026-11-22T09`, `2026-11-22T09:30`, `2026-11-22T09:30:15.123`). A completion adds one to a row of each; a
+ * report sums the rows of a few contiguous spans: the whole units the range covers, largest first, and the
+ * instants at its ends (within a minute). So a report reads a bounded number of spans whatever the size of the
+ * log, a range to the millisecond is exact, and no row grows with the completions it counts.
  */
 
-/** One key's completions in a bucket; in a second, at one instant (`at`, to the millisecond). */
-export type UsageTally = { key_id: string | null; count: number; at?: string };
-/** The completions of one bucket (`id`, its name), per key. */
-export type UsageBucket = { id: string; tallies: UsageTally[] };
+/** The counters, largest first; the last one counts per instant. */
+export const usageCounters = ['month', 'day', 'hour', 'minute', 'instant'] as const;
+export type UsageCounter = (typeof usageCounters)[number];
+
+/** One completion to count: in `counter`, the row of `period` and `key` (the key id, '' for none). */
+export interface UsageCount {
+  counter: UsageCounter;
+  period: string;
+  key: string;
+}
+
+/** The rows of one counter whose periods lie in [from, to): names of the same length compare as strings. */
+export interface UsageSpan {
+  counter: UsageCounter;
+  from: string;
+  to: string;
+}
+
+/** A counter row as read: the completions billed to `key` ('' for none) in `period`. */
+export interface UsageCountRow {
+  period: string;
+  key: string;
+  n: number;
+}
 
 interface Unit {
-  /** Of the ISO name of a bucket of this unit. */
+  counter: UsageCounter;
+  /** Of the ISO name of a period of this unit. */
   length: number;
   /** The start of the unit an instant (ms) falls in. */
   start(at: number): number;
@@ -64,91 +85,76 @@ interface Unit {
   next(start: number): number;
 }
 
-const fixed = (length: number, ms: number): Unit => ({ length, start: (at) => at - (at % ms), next: (start) => start + ms });
+const fixed = (counter: UsageCounter, length: number, ms: number): Unit => ({
+  counter,
+  length,
+  start: (at) => at - (at % ms),
+  next: (start) => start + ms,
+});
 const month = (at: number, add: number) => {
   const date = new Date(at);
   return Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + add, 1);
 };
-/** Largest first; the last one keeps instants. */
+/** Largest first; the last one is the instant. */
 const units: readonly Unit[] = [
-  { length: 7, start: (at) => month(at, 0), next: (start) => month(start, 1) },
-  fixed(10, 24 * 60 * 60 * 1000),
-  fixed(13, 60 * 60 * 1000),
-  fixed(16, 60 * 1000),
-  fixed(19, 1000),
+  { counter: 'month', length: 7, start: (at) => month(at, 0), next: (start) => month(start, 1) },
+  fixed('day', 10, 24 * 60 * 60 * 1000),
+  fixed('hour', 13, 60 * 60 * 1000),
+  fixed('minute', 16, 60 * 1000),
+  fixed('instant', 23, 1),
 ];
-/** The second: the one unit whose tallies keep their instants. */
-const FINEST = units.at(-1)!;
+const INSTANT = units.at(-1)!;
 
-const bucketName = (at: number, unit: Unit) => new Date(at).toISOString().slice(0, unit.length);
+const periodName = (at: number, unit: Unit) => new Date(at).toISOString().slice(0, unit.length);
 
-/** The buckets a completion at `at` adds to: its month, day, hour, minute and second. */
-export function bucketsOf(at: Date): string[] {
-  return units.map((unit) => bucketName(at.getTime(), unit));
+/** The rows a completion at `at`, billed to `keyId`, adds one to: its month, day, hour, minute and instant. */
+export function countsOf(at: Date, keyId: string | null): UsageCount[] {
+  return units.map((unit) => ({ counter: unit.counter, period: periodName(at.getTime(), unit), key: keyId ?? '' }));
 }
 
-/** `bucket` (absent before its first completion) with one more completion at `at`, billed to `keyId`. */
-export function tallied(bucket: UsageBucket | undefined, id: string, keyId: string | null, at: Date): UsageBucket {
-  const instant = id.length === FINEST.length ? at.toISOString() : undefined;
-  const tallies = bucket?.tallies ?? [];
-  const same = tallies.findIndex((tally) => tally.key_id === keyId && tally.at === instant);
-  return {
-    id,
-    tallies:
-      same === -1
-        ? [...tallies, { key_id: keyId, count: 1, ...(instant !== undefined && { at: instant }) }]
-        : tallies.map((tally, i) => (i === same ? { ...tally, count: tally.count + 1 } : tally)),
-  };
+/** The spans that cover the range: whole months (by month) or days, then hours, minutes, and the instants at its ends. */
+export function usageSpans(range: UsageRange): UsageSpan[] {
+  const spans: UsageSpan[] = [];
+  cover(range.from.getTime(), range.to.getTime(), range.granularity === 'month' ? 0 : 1, spans);
+  return spans;
 }
 
-/** The buckets that cover the range: whole months (by month) or days, then hours, minutes, and seconds at its ends. */
-export function usageBuckets(range: UsageRange): string[] {
-  const names: string[] = [];
-  cover(range.from.getTime(), range.to.getTime(), range.granularity === 'month' ? 0 : 1, names);
-  return names;
-}
-
-function cover(from: number, to: number, level: number, names: string[]): void {
+function cover(from: number, to: number, level: number, spans: UsageSpan[]): void {
   const unit = units[level]!;
-  if (unit === FINEST) {
-    // Every second the range touches: the instants of one it covers in part are sorted out when read.
-    for (let at = unit.start(from); at < to; at = unit.next(at)) names.push(bucketName(at, unit));
+  const span = (start: number, end: number) =>
+    spans.push({ counter: unit.counter, from: periodName(start, unit), to: periodName(end, unit) });
+  if (unit === INSTANT) {
+    span(from, to);
     return;
   }
   const first = unit.start(from) === from ? from : unit.next(unit.start(from));
   const end = unit.start(to);
   // No whole unit inside: the next unit down covers it all.
   if (first >= end) {
-    cover(from, to, level + 1, names);
+    cover(from, to, level + 1, spans);
     return;
   }
-  if (from < first) cover(from, first, level + 1, names);
-  for (let at = first; at < end; at = unit.next(at)) names.push(bucketName(at, unit));
-  if (end < to) cover(end, to, level + 1, names);
+  if (from < first) cover(from, first, level + 1, spans);
+  span(first, end);
+  if (end < to) cover(end, to, level + 1, spans);
 }
 
-/** The report from the buckets `usageBuckets` named, as the read model holds them (those with no completion are absent). */
-export function usageReport(range: UsageRange, buckets: Iterable<UsageBucket>, livemode: boolean): UsageReport {
-  // Instants and the range's ends, all ISO to the millisecond in 2000..2099, compare as strings.
-  const from = range.from.toISOString();
-  const to = range.to.toISOString();
+/** The report from the rows of the spans `usageSpans` named, as the read model holds them (only rows with completions). */
+export function usageReport(range: UsageRange, rows: Iterable<UsageCountRow>, livemode: boolean): UsageReport {
   const counts = new Map<string, UsageRow>();
-  for (const bucket of buckets) {
-    const period = bucket.id.slice(0, range.granularity === 'day' ? 10 : 7);
-    for (const tally of bucket.tallies) {
-      if (tally.at !== undefined && !(tally.at >= from && tally.at < to)) continue;
-      const row = `${period}\u0000${tally.key_id ?? ''}`;
-      const counted = counts.get(row);
-      if (counted) counted.completed_assessments += tally.count;
-      else counts.set(row, { key_id: tally.key_id, period, completed_assessments: tally.count });
-    }
+  for (const { period: name, key, n } of rows) {
+    const period = name.slice(0, range.granularity === 'day' ? 10 : 7);
+    const row = `${period}\u0000${key}`;
+    const counted = counts.get(row);
+    if (counted) counted.completed_assessments += n;
+    else counts.set(row, { key_id: key === '' ? null : key, period, completed_assessments: n });
   }
   const data = [...counts.values()].sort((a, b) => compare(a.period, b.period) || compare(a.key_id ?? '', b.key_id ?? ''));
   return {
     object: 'usage',
     livemode,
-    from,
-    to,
+    from: range.from.toISOString(),
+    to: range.to.toISOString(),
     granularity: range.granularity,
     data,
     total_completed_assessments: data.reduce((sum, row) => sum + row.completed_assessments, 0),

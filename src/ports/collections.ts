@@ -1,6 +1,5 @@
 import type { Assessment } from '../domain/assessment.js';
 import type { Consent } from '../domain/subject.js';
-import type { UsageBucket } from '../domain/usage.js';
 import type { WebhookDeliveryAttempted } from '../domain/webhook-delivery.js';
 import type { EventType, WebhookEndpoint } from '../domain/webhook-endpoint.js';
 import type { Language } from '../scoring/languages.js';
@@ -115,8 +114,8 @@ export interface Collections {
   webhook_endpoints: WebhookEndpoint;
   webhook_deliveries: WebhookDelivery;
   scoring_versions: ScoringVersions;
-  /** Told apart by their ids: a stream name, or a bucket's ISO name (domain/usage.ts). */
-  usage: UsageOpenAssessment | UsageBucket;
+  /** Its completions are counted in the collection's counters (domain/usage.ts). */
+  usage: UsageOpenAssessment;
 }
 
 export type Collection = keyof Collections;

@@ -28,17 +28,18 @@ export interface Projection<E extends DomainEvent = DomainEvent, D extends Docum
    */
   erasure?: { keep: readonly string[] };
   /**
-   * Other documents of the collection that the event adds to (a count per period, say), decided from the event
-   * and its own document as it stood before it. They are folded and committed with the page, in log order; their
-   * ids are never an event's own document id.
+   * Counter rows of the collection the event adds one to (completions per period, say), decided from the event and
+   * its own document as it stood before it. Committed with the page: an event its own document already holds (a
+   * replay) counts nothing.
    */
-  alsoChanges?(own: D | undefined, event: Recorded<E>): DerivedChange<D>[];
+  counts?(own: D | undefined, event: Recorded<E>): Count[];
 }
 
-/** A document an event changes besides its own: `evolve` makes its new version from the current one (undefined before its first). */
-export interface DerivedChange<D extends Document = Document> {
-  id: string;
-  evolve(current: D | undefined): D | null;
+/** One more in the row (`period`, `key`) of the projection's collection's `counter`. */
+export interface Count {
+  counter: string;
+  period: string;
+  key: string;
 }
 
 /**

@@ -20,7 +20,29 @@ import type { Document, DocumentOf, JsonDocument } from './collections.js';
  */
 export type DocumentWrite =
   | { collection: string; id: string; doc: Document | JsonDocument | null; position?: bigint }
-  | { collection: string; where: Record<string, string>; keep: readonly string[]; set: Record<string, unknown> };
+  | { collection: string; where: Record<string, string>; keep: readonly string[]; set: Record<string, unknown> }
+  | CounterWrite;
+
+/**
+ * One added to the row (`period`, `key`) of a collection's `counter` for each event of `positions` (in log order)
+ * that the row has not counted yet; a row starts at 0 and keeps the position of the last event it counted. As
+ * with documents, so, a page counted again (a replay, a commit cut short on a store without transactions, a
+ * lagging writer) counts no event twice. One write per row per commit.
+ */
+export interface CounterWrite {
+  collection: string;
+  counter: string;
+  period: string;
+  key: string;
+  positions: bigint[];
+}
+
+/** A counter row as read. */
+export interface CountRow {
+  period: string;
+  key: string;
+  n: number;
+}
 
 /** A stored document, or the tombstone of a removed one, with the position of the last event applied to it. */
 export interface StoredVersion<D extends Document = Document> {
@@ -85,10 +107,18 @@ export interface ReadModelStore {
   /** The documents and tombstones of `ids` that exist, in one read: what a projection needs to fold a page of events. */
   getMany<C extends string>(collection: C, ids: readonly string[]): Promise<Map<string, StoredVersion<DocumentOf<C>>>>;
   list<C extends string>(collection: C, query: ListQuery): Promise<ListPage<DocumentOf<C>>>;
+  /** The rows of a collection's `counter` whose period is in [from, to) (periods compare as strings), in no order. */
+  counts(collection: string, counter: string, from: string, to: string): Promise<CountRow[]>;
+  /**
+   * Runs `load` (a projection catching up on a long log, in big commits) with the list indexes set aside where
+   * building them afterwards costs less than keeping them up to date row by row; lists still answer meanwhile,
+   * more slowly. A store that keeps them up to date cheaply just runs it.
+   */
+  withoutListIndexes<T>(load: () => Promise<T>): Promise<T>;
   /** Leaves no older copy of overwritten or removed documents in the store's files (after an erasure). */
   purge(): Promise<void>;
   /**
-   * Removes every document and tombstone of `collections` and the `checkpoints` named, then purges: their
+   * Removes every document, tombstone and counter row of `collections` and the `checkpoints` named, then purges: their
    * projections start again from the log. For read models written in a format the service no longer reads.
    */
   reset(collections: readonly string[], checkpoints: readonly string[]): Promise<void>;

@@ -1,8 +1,8 @@
 import type { SubjectErased } from '../domain/subject.js';
 import type { Document } from '../ports/collections.js';
 import type { RecordedEvent } from '../ports/event-store.js';
-import type { DerivedChange, Projection, Reactor } from '../ports/projection.js';
-import type { DocumentWrite, Fence, ReadModelStore } from '../ports/read-models.js';
+import type { Projection, Reactor } from '../ports/projection.js';
+import type { CounterWrite, DocumentWrite, Fence, ReadModelStore } from '../ports/read-models.js';
 
 /** Events a handler may skip before its checkpoint is moved past them anyway. */
 const IDLE_CHECKPOINT_EVERY = 500;
@@ -71,6 +71,18 @@ export abstract class Lane {
   }
 }
 
+/**
+ * What a projection has folded and not committed yet, from the log up to `position`: each document it changed at
+ * its newest version, and each counter row with the events it counts.
+ */
+export class Fold {
+  readonly docs = new Map<string, { doc: Document | null; position: bigint }>();
+  readonly counted = new Map<string, CounterWrite>();
+  /** Events of the projection's types folded (those its documents already held included): they call for a commit. */
+  handled = 0;
+  constructor(public position: bigint) {}
+}
+
 export class ProjectionLane extends Lane {
   constructor(
     private readonly projection: Projection,
@@ -81,55 +93,69 @@ export class ProjectionLane extends Lane {
 
   /** One commit for the page: every document it changes, folded in memory, with the page's last position. */
   async handle(events: RecordedEvent[]): Promise<void> {
-    let due: RecordedEvent[] = [];
-    let previous = this.position;
-    for (const event of events) {
-      if (event.type === 'SubjectErased' && this.projection.erasure !== undefined) {
-        // The erasure blanks what the store holds, so what comes before it is committed first.
-        if (due.length > 0) await this.commit(previous, await this.fold(due));
-        due = [];
-        await this.erase(event, this.projection.erasure.keep);
-      } else if (this.handles(event)) due.push(event);
-      previous = event.position;
-    }
-    if (due.length > 0) await this.commit(previous, await this.fold(due));
-    else await this.skipTo(previous, events.length);
+    const fold = await this.take(events, new Fold(this.position));
+    if (fold.handled > 0) await this.commitFold(fold);
+    else await this.skipTo(fold.position, events.length);
   }
 
-  /** One write per document: the stored document evolved by each of its events in turn. */
-  private async fold(events: RecordedEvent[]): Promise<DocumentWrite[]> {
+  /**
+   * Folds the events after `fold.position` into `fold`, the stored documents read once each. An erasure blanks what
+   * the store holds, so what comes before it is committed first: the fold that comes back is then a new one.
+   */
+  async take(events: RecordedEvent[], fold: Fold): Promise<Fold> {
+    let due: RecordedEvent[] = [];
+    for (const event of events) {
+      if (event.position <= fold.position) continue;
+      if (event.type === 'SubjectErased' && this.projection.erasure !== undefined) {
+        await this.absorb(due, fold);
+        due = [];
+        if (fold.handled > 0) await this.commitFold(fold);
+        await this.erase(event, this.projection.erasure.keep);
+        fold = new Fold(event.position);
+        continue;
+      }
+      if (this.handles(event)) due.push(event);
+      fold.position = event.position;
+    }
+    await this.absorb(due, fold);
+    return fold;
+  }
+
+  /** Commits what `fold` holds with its position as the checkpoint, and empties it. */
+  async commitFold(fold: Fold): Promise<void> {
+    const { collection } = this.projection;
+    // Counters first: a store without transactions writes in order, and a commit cut short after them is replayed
+    // from the documents, whose events the counter rows then say they have counted already.
+    const writes: DocumentWrite[] = [...fold.counted.values()];
+    for (const [id, { doc, position }] of fold.docs) writes.push({ collection, id, doc, position });
+    await this.commit(fold.position, writes);
+    fold.docs.clear();
+    fold.counted.clear();
+    fold.handled = 0;
+  }
+
+  /** Each event evolves its document (as folded, or as stored) and adds to its counter rows. */
+  private async absorb(events: RecordedEvent[], fold: Fold): Promise<void> {
+    if (events.length === 0) return;
+    fold.handled += events.length;
     const { collection } = this.projection;
     const ids = events.map((event) => this.projection.documentId(event));
-    const stored = await this.readModels.getMany(collection, [...new Set(ids)]);
-    const folded = new Map<string, { doc: Document | null; position: bigint }>();
-    const derived: { change: DerivedChange; position: bigint }[] = [];
+    const stored = await this.readModels.getMany(collection, [...new Set(ids.filter((id) => !fold.docs.has(id)))]);
     events.forEach((event, i) => {
       const id = ids[i]!;
-      const current = folded.get(id);
+      const current = fold.docs.get(id);
       const version = stored.get(id);
       // The document (or its tombstone) may hold this event already: a replay after a crash, or another replica's write.
       if (current === undefined && version?.position !== undefined && event.position <= version.position) return;
       const before = current === undefined ? version?.doc : (current.doc ?? undefined);
-      for (const change of this.projection.alsoChanges?.(before, event) ?? []) derived.push({ change, position: event.position });
-      folded.set(id, { doc: this.projection.evolve(before, event), position: event.position });
+      for (const { counter, period, key } of this.projection.counts?.(before, event) ?? []) {
+        const row = `${counter}\u0000${period}\u0000${key}`;
+        const write = fold.counted.get(row);
+        if (write === undefined) fold.counted.set(row, { collection, counter, period, key, positions: [event.position] });
+        else write.positions.push(event.position);
+      }
+      fold.docs.set(id, { doc: this.projection.evolve(before, event), position: event.position });
     });
-    // Derived documents first: a store without transactions writes in order, and a commit cut short after them is
-    // replayed from the own documents, whose events the derived ones then say they hold already.
-    const derivedFolded = derived.length > 0 ? await this.foldDerived(derived) : [];
-    return [...derivedFolded, ...folded].map(([id, { doc, position }]) => ({ collection, id, doc, position }));
-  }
-
-  /** The derived changes folded as events are: those a derived document already holds (a replay) are skipped. */
-  private async foldDerived(derived: { change: DerivedChange; position: bigint }[]) {
-    const stored = await this.readModels.getMany(this.projection.collection, [...new Set(derived.map(({ change }) => change.id))]);
-    const folded = new Map<string, { doc: Document | null; position: bigint }>();
-    for (const { change, position } of derived) {
-      const current = folded.get(change.id);
-      const version = stored.get(change.id);
-      if (current === undefined && version?.position !== undefined && position <= version.position) continue;
-      folded.set(change.id, { doc: change.evolve(current === undefined ? version?.doc : (current.doc ?? undefined)), position });
-    }
-    return folded;
   }
 
   private async erase(event: RecordedEvent, keep: readonly string[]): Promise<void> {

@@ -4,6 +4,7 @@ import { pause } from '../pause.js';
 import type { EventStore } from '../ports/event-store.js';
 import type { Projection, Reactor } from '../ports/projection.js';
 import { type Fence, FencedOffError, type ReadModelStore } from '../ports/read-models.js';
+import { type CatchUpLimits, catchUp, catchUpLimits } from './catch-up.js';
 import { Changes } from './changes.js';
 import { FollowerPolling } from './follower-polling.js';
 import { type Lane, ProjectionLane, ReactorLane } from './lanes.js';
@@ -32,6 +33,7 @@ interface Run {
  */
 export class Projector {
   private readonly lanes: Lane[];
+  private readonly projecting: ProjectionLane[];
   private readonly changes = new Changes();
   private readonly reader: PageReader;
   private readonly progress: Progress;
@@ -41,16 +43,19 @@ export class Projector {
   private stopped = false;
 
   constructor(
-    events: EventStore,
+    private readonly events: EventStore,
     private readonly readModels: ReadModelStore,
     projections: readonly Projection[],
     reactors: readonly Reactor[],
     private readonly logger: Logger,
     retryDelayMs = 1000,
+    /** False: the projections always page through the log (tests of the paging). */
+    private readonly catchUpBounds: CatchUpLimits | false = catchUpLimits,
   ) {
     // A failure that lasts (a store down) is retried less and less often, replicas apart, up to 30 first waits.
     this.retry = { firstDelayMs: retryDelayMs, maxDelayMs: 30 * retryDelayMs, jitter: 0.2 };
     const projecting = projections.map((projection) => new ProjectionLane(projection, readModels));
+    this.projecting = projecting;
     this.lanes = [...projecting, ...reactors.map((reactor) => new ReactorLane(reactor, readModels))];
     this.reader = new PageReader(events, this.lanes, this.changes, logger, this.retry);
     // Writes wait on the projections (on the reactors when there are none).
@@ -121,12 +126,33 @@ export class Projector {
         await pause(backoffDelay(this.retry, failures), signal);
       }
     }
-    if (signal.aborted) return;
+    if (signal.aborted || !(await this.caughtUp(run))) return;
     // Lanes resume together from the oldest checkpoint; each skips what it has already done.
     this.reader.resumeAfter(this.lanes.reduce((min, lane) => (lane.position < min ? lane.position : min), this.lanes[0]?.position ?? 0n));
     run.loaded = true;
     this.laneMoved();
     await Promise.all([this.reader.read(signal), ...this.lanes.map((lane) => this.driveLane(lane, run.abort))]);
+  }
+
+  /**
+   * The projections catch up on a long log in one scan first (catch-up.ts). False when fenced off: the run ends.
+   * Any other failure leaves them to page through the log as usual, from where they stand.
+   */
+  private async caughtUp(run: Run): Promise<boolean> {
+    if (this.catchUpBounds === false) return true;
+    try {
+      await catchUp(this.events, this.readModels, this.projecting, run.abort.signal, this.catchUpBounds);
+      return true;
+    } catch (error) {
+      if (error instanceof FencedOffError) {
+        this.logger.warn('another replica leads now; the projections and reactors stop here');
+        run.abort.abort();
+        return false;
+      }
+      // What it committed stands (each lane's position with it): the lanes page on from there.
+      this.logger.error({ err: error }, 'projections could not catch up in one scan; paging through the log instead');
+      return true;
+    }
   }
 
   /**

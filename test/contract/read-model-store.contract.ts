@@ -203,6 +203,61 @@ export function readModelStoreContract(adapter: string, open: () => Promise<Read
       expect(await store.get('kept', 'kpt_1')).toEqual({ id: 'kpt_1', tag: 'even' });
     });
 
+    describe('counters', () => {
+      const count = (counter: string, period: string, key: string, ...positions: bigint[]) => ({
+        collection: 'tallies',
+        counter,
+        period,
+        key,
+        positions,
+      });
+      const sorted = (rows: { period: string; key: string; n: number }[]) =>
+        [...rows].sort((a, b) => a.period.localeCompare(b.period) || a.key.localeCompare(b.key));
+
+      it('adds one per event to a row of (period, key), with the checkpoint, and reads the rows of a span of periods', async () => {
+        await store.commit('p', 3n, [count('day', '2026-11-02', 'key_a', 1n, 3n), count('day', '2026-11-02', '', 2n)]);
+        await store.commit('p', 6n, [count('day', '2026-11-02', 'key_a', 5n), count('day', '2026-11-03', 'key_a', 6n)]);
+        await store.commit('p', 7n, [count('minute', '2026-11-02T10:00', 'key_a', 7n)]);
+        expect(await store.checkpoint('p')).toBe(7n);
+        expect(sorted(await store.counts('tallies', 'day', '2026-11-02', '2026-11-03'))).toEqual([
+          { period: '2026-11-02', key: '', n: 1 },
+          { period: '2026-11-02', key: 'key_a', n: 3 },
+        ]);
+        expect(sorted(await store.counts('tallies', 'day', '2026-11-01', '2026-12-01'))).toHaveLength(3);
+        expect(await store.counts('tallies', 'day', '2026-11-04', '2026-12-01')).toEqual([]);
+        expect(await store.counts('tallies', 'minute', '2026-11-02T10:00', '2026-11-02T10:01')).toEqual([
+          { period: '2026-11-02T10:00', key: 'key_a', n: 1 },
+        ]);
+        expect(await store.counts('others', 'day', '2026-11-01', '2026-12-01')).toEqual([]);
+      });
+
+      it('counts no event twice: a page counted again adds only the events the row has not counted', async () => {
+        await store.commit('p', 4n, [count('day', '2026-11-02', 'key_a', 2n, 4n)]);
+        // The same page again (a replay), then a longer one that overlaps it (a commit cut short, replayed further).
+        await store.commit('p', 4n, [count('day', '2026-11-02', 'key_a', 2n, 4n)]);
+        await store.commit('p', 9n, [count('day', '2026-11-02', 'key_a', 2n, 4n, 9n)]);
+        // A writer that lags, beyond 64 bits too.
+        await store.commit('p', 3n, [count('day', '2026-11-02', 'key_a', 3n)]);
+        expect(await store.counts('tallies', 'day', '2026-11-02', '2026-11-03')).toEqual([{ period: '2026-11-02', key: 'key_a', n: 3 }]);
+        const far = 10n ** 20n;
+        await store.commit('p', far, [count('day', '2026-11-02', 'key_a', far)]);
+        await store.commit('p', far, [count('day', '2026-11-02', 'key_a', 9n * 10n ** 19n, far)]);
+        expect(await store.counts('tallies', 'day', '2026-11-02', '2026-11-03')).toEqual([{ period: '2026-11-02', key: 'key_a', n: 4 }]);
+      });
+
+      it('resets the counters of the named collections with their documents', async () => {
+        await store.commit('p', 2n, [
+          count('day', '2026-11-02', 'key_a', 1n),
+          { collection: 'kept', counter: 'day', period: '2026-11-02', key: 'k', positions: [2n] },
+        ]);
+        await store.reset(['tallies'], ['p']);
+        expect(await store.counts('tallies', 'day', '2026-11-01', '2026-12-01')).toEqual([]);
+        expect(await store.counts('kept', 'day', '2026-11-01', '2026-12-01')).toEqual([{ period: '2026-11-02', key: 'k', n: 1 }]);
+        await store.commit('p', 1n, [count('day', '2026-11-02', 'key_a', 1n)]);
+        expect(await store.counts('tallies', 'day', '2026-11-01', '2026-12-01')).toEqual([{ period: '2026-11-02', key: 'key_a', n: 1 }]);
+      });
+    });
+
     describe('several writers (replicas): positions never go backwards', () => {
       it('never moves a checkpoint backwards, beyond 64 bits too', async () => {
         await store.commit('p', 10n, []);

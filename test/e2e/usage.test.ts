@@ -276,15 +276,22 @@ describe('usage metering (GET /v1/nature/usage and nature usage)', () => {
   });
 
   // Last: it stops the app and opens another on its data directory.
-  it('rebuilds usage an earlier version kept per minute into second buckets on the first start', async () => {
-    // A minute read whole from its minute bucket: one holding instants (from a completion the log never had) must not count.
+  it('counts again from the log, on the first start, usage an earlier version kept in bucket documents', async () => {
     const minute = completions[0]!.completed_at.slice(0, 16);
-    const whole = { from: `${minute}:00Z`, to: new Date(Date.parse(`${minute}:00Z`) + 60_000).toISOString() };
-    const expected = (await get(usageUrl(whole))).json();
+    const ranges = [
+      { from: `${minute}:00Z`, to: new Date(Date.parse(`${minute}:00Z`) + 60_000).toISOString() },
+      { from: completions[0]!.completed_at, to: new Date(Date.parse(completions.at(-1)!.completed_at) + 1).toISOString() },
+      range,
+    ];
+    const expected = await Promise.all(ranges.map(async (r) => (await get(usageUrl(r))).json()));
     await t.stop();
+    // The data directory as the version before counters left it: bucket documents of tallies (one of them from a
+    // completion the log never had, which must not count), its format mark, no counters.
     const db = new Database(join(t.dataDir, 'sandbox.read.db'));
-    db.prepare("DELETE FROM projection_checkpoints WHERE projection = 'format:usage-by-second'").run();
-    const stale = { id: minute, tallies: [{ key_id: 'key_stale', count: 7, at: `${minute}:30.000Z` }] };
+    db.prepare("DELETE FROM projection_checkpoints WHERE projection = 'format:usage-counters'").run();
+    db.prepare("INSERT INTO projection_checkpoints (projection, position) VALUES ('format:usage-by-second', '1')").run();
+    db.prepare('DELETE FROM counters').run();
+    const stale = { id: minute, tallies: [{ key_id: 'key_stale', count: 7 }] };
     db.prepare("INSERT OR REPLACE INTO documents (collection, id, doc, position) VALUES ('usage', ?, ?, ?)").run(
       minute,
       JSON.stringify(stale),
@@ -294,14 +301,23 @@ describe('usage metering (GET /v1/nature/usage and nature usage)', () => {
 
     const reopened = await openTestApp({ NATURE_DATA_DIR: t.dataDir });
     try {
-      const report = await eventually(async () => {
-        const usage = (await reopened.app.inject({ method: 'GET', url: usageUrl(whole), headers: auth(keys.alice.raw) })).json();
-        return usage.total_completed_assessments === expected.total_completed_assessments ? usage : undefined;
+      const reports = await eventually(async () => {
+        const usage = await Promise.all(
+          ranges.map(async (r) => (await reopened.app.inject({ method: 'GET', url: usageUrl(r), headers: auth(keys.alice.raw) })).json()),
+        );
+        return usage.every((report, i) => report.total_completed_assessments === expected[i].total_completed_assessments)
+          ? usage
+          : undefined;
       });
-      expect(report).toEqual(expected);
-      expect(JSON.stringify(report)).not.toContain('key_stale');
+      expect(reports).toEqual(expected);
+      expect(JSON.stringify(reports)).not.toContain('key_stale');
     } finally {
       await reopened.close();
     }
+    const after = new Database(join(t.dataDir, 'sandbox.read.db'), { readonly: true });
+    expect(after.prepare("SELECT count(*) AS n FROM documents WHERE collection = 'usage' AND doc LIKE '%tallies%'").get()).toEqual({
+      n: 0,
+    });
+    after.close();
   });
 });

@@ -2,6 +2,9 @@ import { BSON } from 'mongodb';
 import { describe, expect, it } from 'vitest';
 import {
   blanking,
+  COUNTERS,
+  commitPlan,
+  counting,
   forwardCheckpoint,
   fromStored,
   guardedReplace,
@@ -72,6 +75,35 @@ describe('MongoDB read-model documents (no server)', () => {
     expect(isTombstone(removed)).toBe(true);
     expect(isTombstone(toStored({ id: 'whe_1', removed: true }, 9n))).toBe(false);
     expect(guardedReplace(removed)[0]!.$replaceWith.$cond[0]).toEqual({ $lt: [{ $ifNull: ['$_position', ''] }, positionKey(9n)] });
+  });
+
+  it("counts in _counters with a pipeline: one per event newer than the row's position, the row's values as literals", () => {
+    const write = { collection: 'usage', counter: 'day', period: '2026-11-02', key: '$key', positions: [4n, 9n] };
+    const { filter, update } = counting(write);
+    const held = { $ifNull: ['$_position', ''] };
+    expect(filter).toEqual({ _id: 'usage day 2026-11-02 $key' });
+    expect(update).toEqual([
+      {
+        $set: {
+          collection: { $literal: 'usage' },
+          counter: { $literal: 'day' },
+          period: { $literal: '2026-11-02' },
+          key: { $literal: '$key' },
+          n: {
+            $add: [
+              { $ifNull: ['$n', 0] },
+              { $size: { $filter: { input: { $literal: [positionKey(4n), positionKey(9n)] }, cond: { $gt: ['$$this', held] } } } },
+            ],
+          },
+          _position: { $max: [held, positionKey(9n)] },
+        },
+      },
+    ]);
+    expect(BSON.deserialize(BSON.serialize({ u: update })).u).toEqual(update);
+    // A commit writes its counter rows to their own collection, apart from the documents.
+    const plan = commitPlan('usage', 9n, [write, { collection: 'usage', id: 'assessment-1', doc: null }], undefined);
+    expect(plan.runs.map((run) => run.collection)).toEqual([COUNTERS, 'usage']);
+    expect(plan.runs[0]!.operations).toEqual([{ updateOne: { filter, update, upsert: true } }]);
   });
 
   it('moves a checkpoint forwards only, and takes a lease by the server clock with a holder that is never read as an expression', () => {

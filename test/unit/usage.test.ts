@@ -1,11 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { readUsage, usageProjection } from '../../projections/usage.js';
 import { parseInstant } from '../../src/domain/instant.js';
-import { parseUsageRange, type UsageRange, type UsageRow, usageBuckets } from '../../src/domain/usage.js';
+import { parseUsageRange, type UsageCountRow, type UsageRange, type UsageRow, usageSpans } from '../../src/domain/usage.js';
 import type { Collections } from '../../src/ports/collections.js';
 import type { EventMetadata, RecordedEvent } from '../../src/ports/event-store.js';
 import type { DomainEvent, Projection } from '../../src/ports/projection.js';
-import type { StoredVersion } from '../../src/ports/read-models.js';
 import { seeded } from '../support/seeded.js';
 
 type UsageDocument = Collections['usage'];
@@ -82,30 +81,34 @@ function logOf() {
 
 const november: UsageRange = { from: new Date('2026-11-01T00:00:00Z'), to: new Date('2026-12-01T00:00:00Z'), granularity: 'day' };
 
-/** The usage read model kept from `events`: each event folded as the projector folds it, in log order, in memory. */
-function project(events: RecordedEvent[]): Map<string, UsageDocument> {
+/** The usage read model kept from `events`: its documents and counter rows, each event folded as the projector folds it, in log order. */
+function project(events: RecordedEvent[]) {
   const docs = new Map<string, UsageDocument>();
-  const write = (id: string, doc: UsageDocument | null) => (doc === null ? docs.delete(id) : docs.set(id, doc));
+  const counters = new Map<string, UsageCountRow & { counter: string }>();
   for (const event of events) {
     if (!projection.canHandle.includes(event.type)) continue;
     const id = projection.documentId(event);
     const own = docs.get(id);
-    for (const change of projection.alsoChanges?.(own, event) ?? []) write(change.id, change.evolve(docs.get(change.id)));
-    write(id, projection.evolve(own, event));
+    for (const { counter, period, key } of projection.counts?.(own, event) ?? []) {
+      const row = counters.get(`${counter} ${period} ${key}`) ?? { counter, period, key, n: 0 };
+      row.n += 1;
+      counters.set(`${counter} ${period} ${key}`, row);
+    }
+    const doc = projection.evolve(own, event);
+    if (doc === null) docs.delete(id);
+    else docs.set(id, doc);
   }
-  return docs;
+  return { docs, counters: [...counters.values()] };
 }
 
-/** The report read from the read model kept from `events` (or given), with the ids each read asked for. */
-async function usage(events: RecordedEvent[] | Map<string, UsageDocument>, range: UsageRange = november, livemode = false) {
-  const docs = events instanceof Map ? events : project(events);
-  const reads: string[][] = [];
+/** The report read from the read model kept from `events` (or given), with the spans each read asked for. */
+async function usage(events: RecordedEvent[] | ReturnType<typeof project>, range: UsageRange = november, livemode = false) {
+  const { counters } = Array.isArray(events) ? project(events) : events;
+  const reads: string[] = [];
   const store = {
-    async getMany(_collection: string, ids: readonly string[]) {
-      reads.push([...ids]);
-      return new Map(
-        ids.flatMap((id): [string, StoredVersion<UsageDocument>][] => (docs.has(id) ? [[id, { doc: docs.get(id), position: 1n }]] : [])),
-      );
+    async counts(_collection: string, counter: string, from: string, to: string) {
+      reads.push(`${counter} ${from} ${to}`);
+      return counters.filter((row) => row.counter === counter && row.period >= from && row.period < to);
     },
   };
   return { report: await readUsage(store, range, livemode), reads };
@@ -219,13 +222,21 @@ describe('usage read model', () => {
       data: [{ key_id: 'key_alice', period: '2026-11-10', completed_assessments: 1 }],
       total_completed_assessments: 1,
     });
-    // Only the buckets remain: an assessment's document goes with its completion.
-    expect([...project(log.events).keys()]).toEqual(['2026-11', '2026-11-10', '2026-11-10T00', '2026-11-10T00:00', '2026-11-10T00:00:00']);
+    // Only the counts remain: an assessment's document goes with its completion.
+    const kept = project(log.events);
+    expect([...kept.docs.keys()]).toEqual([]);
+    expect(kept.counters.map(({ period, n }) => [period, n])).toEqual([
+      ['2026-11', 1],
+      ['2026-11-10', 1],
+      ['2026-11-10T00', 1],
+      ['2026-11-10T00:00', 1],
+      ['2026-11-10T00:00:00.000', 1],
+    ]);
   });
 
   it("forgets an abandoned assessment's key: only completions leave documents", () => {
     const log = logOf().started('asm_a').batch('asm_a', 'key_alice').other('assessment-asm_a', 'AssessmentAbandoned');
-    expect([...project(log.events).keys()]).toEqual([]);
+    expect(project(log.events)).toEqual({ docs: new Map(), counters: [] });
   });
 
   it('reports a completion whose batch carries no key id under key_id null, still counted', async () => {
@@ -233,7 +244,7 @@ describe('usage read model', () => {
     expect(await rows(log.events)).toEqual([{ key_id: null, period: '2026-11-10', completed_assessments: 1 }]);
   });
 
-  it('reads one bucket per period, however long the log: a thousand completions a day cost the same as one', async () => {
+  it('reads one span of rows per counter, however long the log or the range: a thousand completions a day cost the same as one', async () => {
     const log = logOf();
     for (let i = 0; i < 1500; i++)
       log
@@ -244,12 +255,11 @@ describe('usage read model', () => {
     expect(report.total_completed_assessments).toBe(1500);
     expect(report.data.filter((row) => row.key_id === 'key_a').reduce((sum, row) => sum + row.completed_assessments, 0)).toBe(500);
     // November by day: its 30 days, in one read.
-    expect(reads).toEqual([Array.from({ length: 30 }, (_, i) => `2026-11-${String(i + 1).padStart(2, '0')}`)]);
-    // A century by month: 1200 months, in bounded reads.
+    expect(reads).toEqual(['day 2026-11-01 2026-12-01']);
+    // A century by month: its 1200 months, in one read.
     const century = await usage(log.events, { from: new Date('2000-01-01'), to: new Date('2100-01-01'), granularity: 'month' });
     expect(century.report.data).toEqual(reference(log.events, century.report));
-    expect(century.reads.flat()).toHaveLength(1200);
-    expect(century.reads.every((ids) => ids.length <= 1000)).toBe(true);
+    expect(century.reads).toEqual(['month 2000-01 2100-01']);
   });
 
   it('gives, for any range to the millisecond, what counting every completion in it gives', async () => {
@@ -262,7 +272,7 @@ describe('usage read model', () => {
       const at = new Date(start + Math.floor(random() ** 2 * span)).toISOString();
       log.batch(`asm_${i}`, ['key_a', 'key_b', undefined][i % 3]).completed(`asm_${i}`, i % 7 === 0 ? '2026-11-01T00:00:00.000Z' : at);
     }
-    const docs = project(log.events);
+    const kept = project(log.events);
     for (let i = 0; i < 300; i++) {
       const a = start - 60_000 + Math.floor(random() * (span + 120_000));
       const b = start - 60_000 + Math.floor(random() * (span + 120_000));
@@ -272,7 +282,7 @@ describe('usage read model', () => {
         to: new Date(Math.max(a, b)),
         granularity: i % 2 === 0 ? 'day' : 'month',
       };
-      expect((await usage(docs, range)).report.data, JSON.stringify(range)).toEqual(reference(log.events, range));
+      expect((await usage(kept, range)).report.data, JSON.stringify(range)).toEqual(reference(log.events, range));
     }
   });
 });
@@ -299,33 +309,32 @@ function reference(events: RecordedEvent[], range: { from: Date | string; to: Da
   return [...counts.values()].sort((a, b) => a.period.localeCompare(b.period) || (a.key_id ?? '').localeCompare(b.key_id ?? ''));
 }
 
-describe('usage buckets', () => {
-  it('covers a range with whole months or days, then hours, minutes, and the seconds at its ends', () => {
+describe('usage spans', () => {
+  it('covers a range with whole months or days, then hours, minutes, and the instants at its ends', () => {
     const range = (from: string, to: string, granularity: UsageRange['granularity'] = 'day'): UsageRange => ({
       from: new Date(from),
       to: new Date(to),
       granularity,
     });
-    expect(usageBuckets(range('2026-11-01', '2026-11-04'))).toEqual(['2026-11-01', '2026-11-02', '2026-11-03']);
-    expect(usageBuckets(range('2026-10-01', '2027-01-01', 'month'))).toEqual(['2026-10', '2026-11', '2026-12']);
-    expect(usageBuckets(range('2026-11-22T21:58:57.500Z', '2026-11-24T01:01:02Z'))).toEqual([
-      '2026-11-22T21:58:57',
-      '2026-11-22T21:58:58',
-      '2026-11-22T21:58:59',
-      '2026-11-22T21:59',
-      '2026-11-22T22',
-      '2026-11-22T23',
-      '2026-11-23',
-      '2026-11-24T00',
-      '2026-11-24T01:00',
-      '2026-11-24T01:01:00',
-      '2026-11-24T01:01:01',
+    expect(usageSpans(range('2026-11-01', '2026-11-04'))).toEqual([{ counter: 'day', from: '2026-11-01', to: '2026-11-04' }]);
+    expect(usageSpans(range('2026-10-01', '2027-01-01', 'month'))).toEqual([{ counter: 'month', from: '2026-10', to: '2027-01' }]);
+    expect(usageSpans(range('2026-11-22T21:58:57.500Z', '2026-11-24T01:01:02Z'))).toEqual([
+      { counter: 'instant', from: '2026-11-22T21:58:57.500', to: '2026-11-22T21:59:00.000' },
+      { counter: 'minute', from: '2026-11-22T21:59', to: '2026-11-22T22:00' },
+      { counter: 'hour', from: '2026-11-22T22', to: '2026-11-23T00' },
+      { counter: 'day', from: '2026-11-23', to: '2026-11-24' },
+      { counter: 'hour', from: '2026-11-24T00', to: '2026-11-24T01' },
+      { counter: 'minute', from: '2026-11-24T01:00', to: '2026-11-24T01:01' },
+      { counter: 'instant', from: '2026-11-24T01:01:00.000', to: '2026-11-24T01:01:02.000' },
     ]);
     // A month by day from its start until now: its whole days, the hours of today, the minutes of this hour, the
-    // seconds of this minute.
-    const now = usageBuckets(range('2026-11-01', '2026-11-22T15:30:20.123Z'));
-    expect(now).toHaveLength(21 + 15 + 30 + 21);
-    expect(now.at(-1)).toBe('2026-11-22T15:30:20');
+    // instants of this minute.
+    expect(usageSpans(range('2026-11-01', '2026-11-22T15:30:20.123Z'))).toEqual([
+      { counter: 'day', from: '2026-11-01', to: '2026-11-22' },
+      { counter: 'hour', from: '2026-11-22T00', to: '2026-11-22T15' },
+      { counter: 'minute', from: '2026-11-22T15:00', to: '2026-11-22T15:30' },
+      { counter: 'instant', from: '2026-11-22T15:30:00.000', to: '2026-11-22T15:30:20.123' },
+    ]);
   });
 });
 

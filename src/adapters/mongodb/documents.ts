@@ -1,6 +1,6 @@
 import type { AnyBulkWriteOperation } from 'mongodb';
 import type { Document, JsonDocument } from '../../ports/collections.js';
-import type { DocumentWrite, Fence } from '../../ports/read-models.js';
+import type { CounterWrite, DocumentWrite, Fence } from '../../ports/read-models.js';
 import { positionKey } from '../position-key.js';
 
 /** A read-model document as MongoDB stores it: `_id` is the document's id, `_position` the last event applied. */
@@ -69,6 +69,34 @@ export function blanking(keep: readonly string[], set: Record<string, unknown>, 
   ];
 }
 
+/** The collection of every read model's counter rows: `{ _id, collection, counter, period, key, n, _position }`. */
+export const COUNTERS = '_counters';
+
+/**
+ * A counter row's upsert: one added for each of the write's events newer than the last one the row counted
+ * (`_position`), so a page counted again counts no event twice. An update pipeline, where `$inc` cannot look at
+ * `_position`; its values go in as literals.
+ */
+export function counting({ collection, counter, period, key, positions }: CounterWrite) {
+  const held = { $ifNull: ['$_position', ''] };
+  const fresh = { $filter: { input: { $literal: positions.map(positionKey) }, cond: { $gt: ['$$this', held] } } };
+  return {
+    filter: { _id: `${collection} ${counter} ${period} ${key}` },
+    update: [
+      {
+        $set: {
+          collection: { $literal: collection },
+          counter: { $literal: counter },
+          period: { $literal: period },
+          key: { $literal: key },
+          n: { $add: [{ $ifNull: ['$n', 0] }, { $size: fresh }] },
+          _position: { $max: [held, positionKey(positions.at(-1)!)] },
+        },
+      },
+    ],
+  };
+}
+
 /** Writes of a commit to one collection, in order: one ordered bulkWrite. */
 export interface Run {
   collection: string;
@@ -91,8 +119,9 @@ export function commitPlan(projection: string, position: bigint, writes: readonl
   for (const write of writes) {
     const last = runs.at(-1);
     const operation = operationFor(write, position);
-    if (last?.collection === write.collection) last.operations.push(operation);
-    else runs.push({ collection: write.collection, operations: [operation] });
+    const collection = 'counter' in write ? COUNTERS : write.collection;
+    if (last?.collection === collection) last.operations.push(operation);
+    else runs.push({ collection, operations: [operation] });
   }
   return { fence: fence && fenceHold(fence), runs, checkpoint: { filter: { _id: projection }, update: forwardCheckpoint(position) } };
 }
@@ -100,6 +129,7 @@ export function commitPlan(projection: string, position: bigint, writes: readonl
 function operationFor(write: DocumentWrite, position: bigint): AnyBulkWriteOperation<Record<string, unknown>> {
   if ('where' in write)
     return { updateMany: { filter: { ...write.where, ...NOT_REMOVED }, update: blanking(write.keep, write.set, position) } };
+  if ('counter' in write) return { updateOne: { ...counting(write), upsert: true } as never };
   const at = write.position ?? position;
   const stored = write.doc === null ? tombstone(write.id, at) : toStored(write.doc, at);
   return { updateOne: { filter: { _id: write.id } as never, update: guardedReplace(stored), upsert: true } };

@@ -1,6 +1,7 @@
 import type { ClientSession, Collection, Db } from 'mongodb';
 import type { DocumentOf } from '../../ports/collections.js';
 import {
+  type CountRow,
   type DocumentWrite,
   type Fence,
   FencedOffError,
@@ -11,7 +12,7 @@ import {
   type StoredVersion,
 } from '../../ports/read-models.js';
 import { type MongoConnection, type MongoSettings, withMongo } from './client.js';
-import { type CommitPlan, commitPlan, fromStored, isTombstone, NOT_REMOVED, positionOf, takeLease } from './documents.js';
+import { COUNTERS, type CommitPlan, commitPlan, fromStored, isTombstone, NOT_REMOVED, positionOf, takeLease } from './documents.js';
 
 const CHECKPOINTS = '_checkpoints';
 const LEASES = '_leases';
@@ -51,6 +52,7 @@ export class MongoReadModelStore implements ReadModelStore {
     return withMongo(settings, async (connection) => {
       const db = connection.db(database);
       for (const { collection, field } of indexes) await db.collection(collection).createIndex({ [field]: 1, _id: -1 });
+      await db.collection(COUNTERS).createIndex({ collection: 1, counter: 1, period: 1 });
       return new MongoReadModelStore(connection, db);
     });
   }
@@ -122,6 +124,19 @@ export class MongoReadModelStore implements ReadModelStore {
     return { data: backwards ? page.reverse() : page, hasMore: rows.length > query.limit };
   }
 
+  async counts(collection: string, counter: string, from: string, to: string): Promise<CountRow[]> {
+    const rows = await this.db
+      .collection<CountRow & { collection: string; counter: string }>(COUNTERS)
+      .find({ collection, counter, period: { $gte: from, $lt: to } }, { projection: { _id: 0, period: 1, key: 1, n: 1 } })
+      .toArray();
+    return rows.map(({ period, key, n }) => ({ period, key, n }));
+  }
+
+  /** MongoDB keeps its indexes up to date cheaply enough (and building one is a job of its own): nothing to set aside. */
+  withoutListIndexes<T>(load: () => Promise<T>): Promise<T> {
+    return load();
+  }
+
   /** MongoDB rewrites documents in its own storage; nothing this store can force (docs/privacy.md, "Erasure"). */
   purge(): Promise<void> {
     return Promise.resolve();
@@ -130,6 +145,7 @@ export class MongoReadModelStore implements ReadModelStore {
   /** Documents first: a reset cut short by a crash is done again, since the caller marks it done only afterwards. */
   async reset(collections: readonly string[], checkpoints: readonly string[]): Promise<void> {
     for (const collection of collections) await this.db.collection(collection).deleteMany({});
+    await this.db.collection(COUNTERS).deleteMany({ collection: { $in: [...collections] } });
     await this.checkpoints.deleteMany({ _id: { $in: [...checkpoints] } });
   }
 

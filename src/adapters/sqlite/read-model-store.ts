@@ -2,6 +2,8 @@ import { hostname } from 'node:os';
 import type Database from 'better-sqlite3';
 import type { DocumentOf, JsonDocument } from '../../ports/collections.js';
 import {
+  type CounterWrite,
+  type CountRow,
   type DocumentWrite,
   type Fence,
   FencedOffError,
@@ -31,6 +33,17 @@ CREATE TABLE IF NOT EXISTS documents (
 `;
 
 const SCHEMA = `${DOCUMENTS}
+-- Counts per period and key (usage): a few dozen bytes a row, incremented in place. position is the last event
+-- counted, as decimal text (compared as a number by the store, in the commit's transaction).
+CREATE TABLE IF NOT EXISTS counters (
+  collection TEXT NOT NULL,
+  counter    TEXT NOT NULL,
+  period     TEXT NOT NULL,
+  key        TEXT NOT NULL,
+  n          INTEGER NOT NULL,
+  position   TEXT NOT NULL,
+  PRIMARY KEY (collection, counter, period, key)
+) WITHOUT ROWID;
 -- Positions as decimal text: EventStoreDB's (commit and prepare in one bigint) outgrow a 64-bit INTEGER.
 CREATE TABLE IF NOT EXISTS projection_checkpoints (
   projection TEXT PRIMARY KEY,
@@ -56,6 +69,8 @@ const FIELD = /^[a-z_][a-z0-9_]*$/;
 export class SqliteReadModelStore implements ReadModelStore {
   private readonly db: Database.Database;
   private readonly statements;
+  /** The list indexes this store keeps, by name, with the SQL that builds one. */
+  private readonly listIndexes: { name: string; sql: string }[];
   /** Lists and blankings by their SQL: a few shapes per collection, each prepared once. */
   private readonly prepared = new Map<string, Database.Statement<unknown[], { doc: string; position: string | null }>>();
 
@@ -65,19 +80,20 @@ export class SqliteReadModelStore implements ReadModelStore {
     this.db.pragma('secure_delete = ON');
     moveToCurrentTable(this.db);
     this.db.exec(SCHEMA);
-    const wanted = new Set<string>();
-    for (const { collection, field } of indexes) {
+    this.listIndexes = indexes.map(({ collection, field }) => {
       assertField(field);
       assertField(collection);
-      wanted.add(`${collection}_by_${field}`);
       // Partial, per collection: a write pays for its own collection's list indexes only, not for every one.
-      this.db.exec(
-        `CREATE INDEX IF NOT EXISTS ${collection}_by_${field}
+      return {
+        name: `${collection}_by_${field}`,
+        sql: `CREATE INDEX IF NOT EXISTS ${collection}_by_${field}
          ON documents (json_extract(doc, '$.${field}'), id) WHERE collection = '${collection}'`,
-      );
-    }
+      };
+    });
+    for (const { sql } of this.listIndexes) this.db.exec(sql);
     // A list index of an earlier version (subjects by their plain external id, say) would cost every write and serve no list.
-    if (wanted.size > 0) {
+    if (this.listIndexes.length > 0) {
+      const wanted = new Set(this.listIndexes.map(({ name }) => name));
       const listIndexes = this.db
         .prepare<[], { name: string }>(
           "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'documents' AND name GLOB '*_by_*'",
@@ -110,6 +126,16 @@ export class SqliteReadModelStore implements ReadModelStore {
       blank: this.db.prepare<[string, string, string, string]>(
         'UPDATE documents SET doc = ?, position = ? WHERE collection = ? AND id = ?',
       ),
+      counted: this.db.prepare<[string, string, string, string], { position: string }>(
+        'SELECT position FROM counters WHERE collection = ? AND counter = ? AND period = ? AND key = ?',
+      ),
+      count: this.db.prepare<[string, string, string, string, number, string]>(
+        `INSERT INTO counters (collection, counter, period, key, n, position) VALUES (?, ?, ?, ?, ?, ?)
+         ON CONFLICT (collection, counter, period, key) DO UPDATE SET n = n + excluded.n, position = excluded.position`,
+      ),
+      counts: this.db.prepare<[string, string, string, string], CountRow>(
+        'SELECT period, key, n FROM counters WHERE collection = ? AND counter = ? AND period >= ? AND period < ?',
+      ),
       lease: this.db.prepare<[string], { holder: string; token: number; expires_at: number; pid: number; host: string }>(
         'SELECT holder, token, expires_at, pid, host FROM leases WHERE name = ?',
       ),
@@ -134,6 +160,7 @@ export class SqliteReadModelStore implements ReadModelStore {
         if (fence !== undefined && this.statements.lease.get(fence.lease)?.token !== fence.token) throw new FencedOffError(fence);
         for (const write of writes) {
           if ('where' in write) this.blank(write, position);
+          else if ('counter' in write) this.count(write);
           else if (write.doc === null) this.statements.remove.run(write.collection, write.id, positionKey(write.position ?? position));
           else this.statements.put.run(write.collection, write.id, JSON.stringify(write.doc), positionKey(write.position ?? position));
         }
@@ -145,6 +172,14 @@ export class SqliteReadModelStore implements ReadModelStore {
   checkFence(fence: Fence): Promise<void> {
     if (this.statements.lease.get(fence.lease)?.token !== fence.token) return Promise.reject(new FencedOffError(fence));
     return Promise.resolve();
+  }
+
+  /** Adds the events the row has not counted yet: read and written in the commit's transaction. */
+  private count({ collection, counter, period, key, positions }: CounterWrite): void {
+    const held = this.statements.counted.get(collection, counter, period, key);
+    const last = held === undefined ? undefined : BigInt(held.position);
+    const fresh = last === undefined ? positions : positions.filter((position) => position > last);
+    if (fresh.length > 0) this.statements.count.run(collection, counter, period, key, fresh.length, fresh.at(-1)!.toString());
   }
 
   /** Blanked documents take the erasure's position unless they hold a newer one, so an older write cannot bring their fields back. */
@@ -159,6 +194,20 @@ export class SqliteReadModelStore implements ReadModelStore {
     }
   }
 
+  /**
+   * Dropped, then built again once the load is done (an expression index over kilobyte documents costs each write a
+   * parse of the old and the new one): in one pass over the table. A crash in between leaves them to the next
+   * start, which builds them when it opens the file.
+   */
+  async withoutListIndexes<T>(load: () => Promise<T>): Promise<T> {
+    for (const { name } of this.listIndexes) this.db.exec(`DROP INDEX IF EXISTS "${name}"`);
+    try {
+      return await load();
+    } finally {
+      if (this.db.open) for (const { sql } of this.listIndexes) this.db.exec(sql);
+    }
+  }
+
   purge(): Promise<void> {
     this.db.pragma('wal_checkpoint(TRUNCATE)');
     return Promise.resolve();
@@ -167,10 +216,14 @@ export class SqliteReadModelStore implements ReadModelStore {
   /** secure_delete zeroes the removed rows (and their index entries) in place; purge then empties the WAL. */
   reset(collections: readonly string[], checkpoints: readonly string[]): Promise<void> {
     const removeDocuments = this.db.prepare<[string]>('DELETE FROM documents WHERE collection = ?');
+    const removeCounters = this.db.prepare<[string]>('DELETE FROM counters WHERE collection = ?');
     const removeCheckpoint = this.db.prepare<[string]>('DELETE FROM projection_checkpoints WHERE projection = ?');
     this.db
       .transaction(() => {
-        for (const collection of collections) removeDocuments.run(collection);
+        for (const collection of collections) {
+          removeDocuments.run(collection);
+          removeCounters.run(collection);
+        }
         for (const checkpoint of checkpoints) removeCheckpoint.run(checkpoint);
       })
       .immediate();
@@ -212,6 +265,10 @@ export class SqliteReadModelStore implements ReadModelStore {
     const hasMore = rows.length > query.limit;
     const page: DocumentOf<C>[] = rows.slice(0, query.limit).map((row) => JSON.parse(row.doc));
     return Promise.resolve({ data: backwards ? page.reverse() : page, hasMore });
+  }
+
+  counts(collection: string, counter: string, from: string, to: string): Promise<CountRow[]> {
+    return Promise.resolve(this.statements.counts.all(collection, counter, from, to));
   }
 
   private query(sql: string): Database.Statement<unknown[], { doc: string; position: string | null }> {
