@@ -52,10 +52,18 @@ export function checkDataDirWritable(dir: string): void {
   for (const file of storeFiles(dir)) readableAndWritable(file, file, constants.R_OK | constants.W_OK, true);
 }
 
-/** Narrows `path` to its owner's bits, if it is this user's and open to others. */
-function narrow(path: string): void {
-  const { mode, uid } = statSync(path);
-  if ((mode & 0o077) !== 0 && uid === process.getuid?.()) chmodSync(path, mode & 0o700);
+/**
+ * Narrows `path` to its owner's bits, if it is this user's and open to others. A file of the directory may go
+ * between the listing and here (a replica's SQLite removes its journal or WAL as it commits or closes): gone is
+ * as good as narrowed.
+ */
+function narrow(path: string, mayVanish = false): void {
+  try {
+    const { mode, uid } = statSync(path);
+    if ((mode & 0o077) !== 0 && uid === process.getuid?.()) chmodSync(path, mode & 0o700);
+  } catch (error) {
+    if (!(mayVanish && (error as ErrnoException).code === 'ENOENT')) throw error;
+  }
 }
 
 /**
@@ -64,7 +72,7 @@ function narrow(path: string): void {
  */
 function ownerOnly(dir: string): void {
   narrow(dir);
-  for (const entry of readdirSync(dir, { withFileTypes: true })) if (entry.isFile()) narrow(join(dir, entry.name));
+  for (const entry of readdirSync(dir, { withFileTypes: true })) if (entry.isFile()) narrow(join(dir, entry.name), true);
 }
 
 /**
