@@ -77,6 +77,9 @@ export function openAssessments(client: JsonClient, subjectIds: readonly string[
   });
 }
 
+/** Idempotency-Keys sent by this process so far: each run's keys follow the last one's. */
+let keysSent = 0;
+
 /**
  * The 4 batches of answers to every assessment, as one load run. Batch-major: batch 1 of every assessment,
  * then batch 2, … so no two connections PATCH one assessment at once; one PATCH in four completes an
@@ -98,10 +101,11 @@ export function patchEvery(
       {
         method: 'PATCH',
         setupRequest: (request) => {
-          const n = next++;
-          const item = queue[n % queue.length]!;
-          // A fresh key per request, as a client sends one per logical write.
-          const keyed = idempotency === 'keyed' && { headers: { ...request.headers, 'idempotency-key': `bench-${process.pid}-${n}` } };
+          const item = queue[next++ % queue.length]!;
+          // A fresh key per request, as a client sends one per logical write: never one of an earlier run's.
+          const keyed = idempotency === 'keyed' && {
+            headers: { ...request.headers, 'idempotency-key': `bench-${process.pid}-${keysSent++}` },
+          };
           return { ...request, path: item.path, body: item.body, ...keyed };
         },
       },
