@@ -1,4 +1,5 @@
 import { type DestinationStream, type Logger, pino } from 'pino';
+import { BatchedLines } from './batched-lines.js';
 import { redactSecrets, redactSecretsIn } from './secret-redaction.js';
 
 /**
@@ -55,11 +56,12 @@ export function createLogger(level: string, destination: DestinationStream = asy
 }
 
 /**
- * Standard output, written asynchronously: a log line is queued, not a write system call on the request's path.
- * pino flushes what is queued when the process exits (process.exit included); a SIGKILL loses the last lines.
+ * Standard output, written asynchronously and in batches (batched-lines.ts): a log line is queued, not a write
+ * system call on the request's path. What is queued is written when the process exits (process.exit included); a
+ * SIGKILL loses the last lines.
  */
 function asyncStdout(): DestinationStream {
-  return pino.destination({ dest: 1, sync: false });
+  return new BatchedLines(() => pino.destination({ dest: 1, sync: false }));
 }
 
 /**
