@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
-import { requestLineLogger } from '../logger.js';
+import { requestLineWriter } from '../logger.js';
 
 /** A request's arrival, logged at debug level only (the request gate calls it). */
 export function logArrival(request: FastifyRequest): void {
@@ -10,23 +10,13 @@ export function logArrival(request: FastifyRequest): void {
 /**
  * One info line per answered request (method, path, status, time), fastify's default of two info lines per request
  * being a measurable share of a request's CPU. Built from fields known to be safe (the id this server made, the
- * method the router matched, the path as the request serializer redacts it, numbers), so it skips the walk every
- * other line gets for credentials (logger.ts's requestLineLogger).
+ * method the router matched, the path as the request serializer redacts it, numbers), so it is written without the
+ * walk every other line gets for credentials (logger.ts's requestLineWriter).
  */
 export function registerRequestLog(app: FastifyInstance, logger: Logger): void {
-  const lines = requestLineLogger(logger);
+  const line = requestLineWriter(logger);
   app.addHook('onResponse', (request, reply, done) => {
-    if (lines.isLevelEnabled('info')) {
-      lines.info(
-        {
-          reqId: request.id,
-          req: { method: request.method, url: request.url },
-          res: { statusCode: reply.statusCode },
-          responseTime: reply.elapsedTime,
-        },
-        'request completed',
-      );
-    }
+    line({ reqId: request.id, method: request.method, url: request.url, statusCode: reply.statusCode, responseTime: reply.elapsedTime });
     done();
   });
 }

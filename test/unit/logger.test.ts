@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
-import { describe, expect, it } from 'vitest';
-import { createLogger, requestLineLogger } from '../../src/logger.js';
+import { describe, expect, it, vi } from 'vitest';
+import { createLogger, requestLineWriter } from '../../src/logger.js';
 
 /** The log lines a logger writes, parsed. */
 function capture() {
@@ -46,25 +46,48 @@ describe('the logger', () => {
     expect(lines[0]!.req).toEqual({ method: 'GET', url: '/v1/nature/subjects' });
   });
 
-  it("writes the request line, which skips the walk for credentials, with its path's query dropped and a pasted key redacted", () => {
-    const { logger, lines } = capture();
-    const pasted = `live_sk_${'Q7'.repeat(20)}`;
-    requestLineLogger(logger).info(
-      {
-        reqId: 'req_1',
-        req: { method: 'GET', url: `/v1/nature/subjects/${pasted}?external_subject_id=emp-0042` },
+  it('writes the request line as logger.info would, with its query dropped and a pasted key redacted', () => {
+    vi.useFakeTimers({ now: new Date('2026-11-28T17:00:00.123Z') });
+    try {
+      const written: string[] = [];
+      const logger = createLogger('info', { write: (line: string) => void written.push(line) });
+      const pasted = `live_sk_${'Q7'.repeat(20)}`;
+      const line = {
+        reqId: 'req_01KQ"quoted',
+        method: 'GET',
+        url: `/v1/nature/subjects/${pasted}/é\\"?external_subject_id=emp-0042`,
+        statusCode: 404,
+        responseTime: 1.5,
+      };
+      requestLineWriter(logger)(line);
+      logger.info(
+        {
+          reqId: line.reqId,
+          req: { method: line.method, url: line.url },
+          res: { statusCode: line.statusCode },
+          responseTime: line.responseTime,
+        },
+        'request completed',
+      );
+      expect(written[0]).toBe(written[1]);
+      expect(JSON.parse(written[0]!)).toMatchObject({
+        level: 30,
+        time: Date.parse('2026-11-28T17:00:00.123Z'),
+        reqId: line.reqId,
+        req: { method: 'GET', url: '/v1/nature/subjects/live_sk_[redacted]/é\\"' },
         res: { statusCode: 404 },
         responseTime: 1.5,
-      },
-      'request completed',
-    );
-    expect(lines[0]).toMatchObject({
-      level: 30,
-      reqId: 'req_1',
-      req: { method: 'GET', url: '/v1/nature/subjects/live_sk_[redacted]' },
-      res: { statusCode: 404 },
-      responseTime: 1.5,
-      msg: 'request completed',
-    });
+        msg: 'request completed',
+      });
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('writes no request line below info level', () => {
+    const written: string[] = [];
+    const logger = createLogger('warn', { write: (line: string) => void written.push(line) });
+    requestLineWriter(logger)({ reqId: 'req_1', method: 'GET', url: '/healthz', statusCode: 200, responseTime: 0.5 });
+    expect(written).toEqual([]);
   });
 });
