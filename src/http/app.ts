@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { type Config, type HttpTimeouts, loadConfig } from '../config.js';
 import { newId } from '../domain/ids.js';
 import type { Environments } from '../environments.js';
+import { LazyChildLogger } from '../logger.js';
 import type { KeyStore } from '../ports/key-store.js';
 import { registerAuth } from './auth.js';
 import { registerCors } from './cors.js';
@@ -67,6 +68,8 @@ export async function buildApp({
     // pino's Logger is a FastifyBaseLogger; typing the instance plainly keeps route modules generic-free.
     loggerInstance: logger as FastifyInstance['log'],
     genReqId: () => newId('req'),
+    // request.log is made when a request logs a line of its own (logger.ts).
+    childLoggerFactory: (parent, bindings, options) => new LazyChildLogger(parent as Logger, bindings, options),
     // One line per request (request-log.ts) instead of fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT_BYTES,

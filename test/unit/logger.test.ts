@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it, vi } from 'vitest';
-import { createLogger, requestLineWriter } from '../../src/logger.js';
+import { createLogger, LazyChildLogger, requestLineWriter } from '../../src/logger.js';
 
 /** The log lines a logger writes, parsed. */
 function capture() {
@@ -89,5 +89,23 @@ describe('the logger', () => {
     const logger = createLogger('warn', { write: (line: string) => void written.push(line) });
     requestLineWriter(logger)({ reqId: 'req_1', method: 'GET', url: '/healthz', statusCode: 200, responseTime: 0.5 });
     expect(written).toEqual([]);
+  });
+
+  it("makes a request's logger only for a line at an enabled level, with the request id on each of its lines", () => {
+    const { logger, lines } = capture();
+    const child = vi.spyOn(logger, 'child');
+    const requestLog = new LazyChildLogger(logger, { reqId: 'req_1' }, {});
+    requestLog.debug({ detail: 1 }, 'below the level');
+    expect(child).not.toHaveBeenCalled();
+    expect(requestLog.level).toBe('info');
+    requestLog.warn({ detail: 2 }, 'a warning');
+    requestLog.info('a message');
+    expect(child).toHaveBeenCalledTimes(1);
+    requestLog.child({ part: 'x' }).error('nested');
+    expect(lines).toEqual([
+      expect.objectContaining({ level: 40, reqId: 'req_1', detail: 2, msg: 'a warning' }),
+      expect.objectContaining({ level: 30, reqId: 'req_1', msg: 'a message' }),
+      expect.objectContaining({ level: 50, reqId: 'req_1', part: 'x', msg: 'nested' }),
+    ]);
   });
 });
