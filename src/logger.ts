@@ -31,7 +31,12 @@ const redact = {
  * filter) or a key pasted where it does not belong, so they never reach a log line.
  */
 function requestSerializer(request: { method?: string; url?: string; id?: string }) {
-  return { method: request.method, url: request.url === undefined ? undefined : redactSecrets(request.url.split('?')[0]!) };
+  return { method: request.method, url: request.url === undefined ? undefined : redactSecrets(pathOf(request.url)) };
+}
+
+function pathOf(url: string): string {
+  const query = url.indexOf('?');
+  return query === -1 ? url : url.slice(0, query);
 }
 
 /**
@@ -88,12 +93,24 @@ export function requestLineWriter(logger: Logger): (line: RequestLine) => void {
   const bindings = fields[pino.symbols.chindingsSym] as string;
   return ({ reqId, method, url, statusCode, responseTime }) => {
     if (!logger.isLevelEnabled('info')) return;
-    const path = JSON.stringify(requestSerializer({ method, url }).url);
+    const path = redactSecrets(pathOf(url));
     stream.write(
-      `{"level":30,"time":${Date.now()}${bindings},"reqId":${JSON.stringify(reqId)},"req":{"method":${JSON.stringify(method)},"url":${path}},` +
+      `{"level":30,"time":${Date.now()}${bindings},"reqId":${quoted(reqId)},"req":{"method":${quoted(method)},"url":${quoted(path)}},` +
         `"res":{"statusCode":${statusCode}},"responseTime":${responseTime},"msg":"request completed"}\n`,
     );
   };
+}
+
+/**
+ * JSON.stringify of a string, skipped for the ids, methods and paths that hold nothing it escapes (nearly all):
+ * quotes, backslashes, control characters, surrogates.
+ */
+function quoted(text: string): string {
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (code < 0x20 || code === 0x22 || code === 0x5c || (code >= 0xd800 && code <= 0xdfff)) return JSON.stringify(text);
+  }
+  return `"${text}"`;
 }
 
 type LevelName = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
