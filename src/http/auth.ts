@@ -7,6 +7,7 @@ import { refuseOtherOrigin } from './cors.js';
 import { KeyCache } from './key-cache.js';
 import { ProblemError } from './problem.js';
 import type { RateLimiter } from './rate-limit.js';
+import type { RouteConfig } from './request-gate.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -54,7 +55,7 @@ export function registerAuth(
   envs: Environments,
   limit: RateLimiter,
   clock: () => Date,
-): (request: FastifyRequest, reply: FastifyReply) => Admission {
+): (request: FastifyRequest, reply: FastifyReply, config: RouteConfig) => Admission {
   // Declared without a value: the gate sets both before any handler that reads them runs.
   app.decorateRequest('apiKey');
   app.decorateRequest('env');
@@ -62,7 +63,7 @@ export function registerAuth(
   app.decorateRequest('resultOf', null);
   const cache = new KeyCache(keys);
 
-  const admit = (request: FastifyRequest, reply: FastifyReply, key: ApiKeyRecord | undefined): Admission => {
+  const admit = (request: FastifyRequest, reply: FastifyReply, config: RouteConfig, key: ApiKeyRecord | undefined): Admission => {
     if (key === undefined || key.revoked_at !== null) {
       limit.address(reply, request.ip);
       throw key === undefined
@@ -72,7 +73,6 @@ export function registerAuth(
     limit.key(reply, key.id);
     request.apiKey = key;
     request.env = envs[key.environment];
-    const config = request.routeOptions.config;
     if (key.type === 'pk') {
       refuseOtherOrigin(request, key);
       if (config.clientSecret === true) return checkClientSecret(request, clock());
@@ -98,7 +98,7 @@ export function registerAuth(
     return undefined;
   };
 
-  return (request, reply) => {
+  return (request, reply, config) => {
     // A preflight the CORS step did not answer (not a browser route) gets its 404 or 405 without a key; it was counted.
     if (request.method === 'OPTIONS') return undefined;
     // An unknown route answers 404 (or 405) with or without a key.
@@ -106,29 +106,21 @@ export function registerAuth(
       limit.address(reply, request.ip);
       return undefined;
     }
-    let raw: string;
-    try {
-      raw = rawKey(request.headers.authorization);
-    } catch (error) {
+    const header = request.headers.authorization;
+    // The scheme is case-insensitive (RFC 9110, section 11.1), one or more spaces before the key (RFC 9110's 1*SP).
+    const raw = header === undefined ? undefined : /^bearer +([^\s]+)$/i.exec(header)?.[1];
+    // A key in the cache was found in the store, so it has a key's shape: only others are checked for it.
+    const cached = raw === undefined ? undefined : cache.cached(raw);
+    if (cached !== undefined) return admit(request, reply, config, cached);
+    if (raw === undefined || parseRawKey(raw) === undefined) {
       limit.address(reply, request.ip);
-      throw error;
+      throw header === undefined
+        ? new ProblemError('unauthenticated', 'Send your API key as Authorization: Bearer <API key>.')
+        : new ProblemError(
+            'unauthenticated',
+            'The Authorization header must be "Bearer " and a key starting test_pk_, test_sk_, live_pk_ or live_sk_.',
+          );
     }
-    const cached = cache.cached(raw);
-    if (cached !== undefined) return admit(request, reply, cached);
-    return cache.find(raw).then((key) => admit(request, reply, key));
+    return cache.find(raw).then((key) => admit(request, reply, config, key));
   };
-}
-
-/** The raw key of an Authorization header, or unauthenticated. */
-function rawKey(header: string | undefined): string {
-  if (header === undefined) throw new ProblemError('unauthenticated', 'Send your API key as Authorization: Bearer <API key>.');
-  // The scheme is case-insensitive (RFC 9110, section 11.1), one or more spaces before the key (RFC 9110's 1*SP).
-  const raw = /^bearer +([^\s]+)$/i.exec(header)?.[1];
-  if (raw === undefined || parseRawKey(raw) === undefined) {
-    throw new ProblemError(
-      'unauthenticated',
-      'The Authorization header must be "Bearer " and a key starting test_pk_, test_sk_, live_pk_ or live_sk_.',
-    );
-  }
-  return raw;
 }

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import type { ApiKeyRecord } from '../domain/api-keys.js';
 import { ProblemError } from './problem.js';
+import type { RouteConfig } from './request-gate.js';
 
 const ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'Nature-Client-Secret'].join(', ');
 const EXPOSED_HEADERS = ['request-id', 'Retry-After', 'RateLimit', 'RateLimit-Policy', 'idempotent-replayed', 'Date'].join(', ');
@@ -9,8 +10,8 @@ const BROWSER_METHODS: HTTPMethod[] = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'];
 /** How long a browser may reuse a preflight's answer. */
 const PREFLIGHT_MAX_AGE_S = '600';
 
-/** Sets an answer's CORS headers; true when it answered the request itself (a preflight). */
-export type Cors = (request: FastifyRequest, reply: FastifyReply) => boolean;
+/** Sets an answer's CORS headers; true when it answered the request itself (a preflight). `config`: the route's. */
+export type Cors = (request: FastifyRequest, reply: FastifyReply, config: RouteConfig) => boolean;
 
 /**
  * CORS on the browser routes only (registered before the routes, so it sees them declared), run by the request
@@ -32,11 +33,11 @@ export function registerCors(app: FastifyInstance): Cors {
   // Every OPTIONS that is no preflight lands here: the same 404, or 405 with Allow, as any other unknown method.
   app.options('*', { schema: { hide: true } }, (_request, reply) => reply.callNotFound());
 
-  return (request, reply) => {
+  return (request, reply, config) => {
     reply.header('vary', 'Origin');
     const origin = request.headers.origin;
     if (request.method !== 'OPTIONS') {
-      if (!isBrowserRoute(request.routeOptions.config)) return false;
+      if (!isBrowserRoute(config)) return false;
       if (origin) reply.header('access-control-allow-origin', origin);
       reply.header('access-control-expose-headers', EXPOSED_HEADERS);
       return false;

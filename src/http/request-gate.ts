@@ -11,8 +11,11 @@ import { refuseEmptySegment } from './strict-input.js';
 export interface GateSteps {
   limit: RateLimiter;
   cors: Cors;
-  authenticate: (request: FastifyRequest, reply: FastifyReply) => Admission;
+  authenticate: (request: FastifyRequest, reply: FastifyReply, config: RouteConfig) => Admission;
 }
+
+/** The route's config, as the gate's steps read it. */
+export type RouteConfig = FastifyRequest['routeOptions']['config'];
 
 /**
  * The one onRequest hook: everything a request passes before its route, in this order, each step able to refuse
@@ -49,8 +52,10 @@ export function registerRequestGate(app: FastifyInstance, { limit, cors, authent
     refuseEmptySegment(request);
     // Preflights never reach authentication: they count against their client address here.
     if (request.method === 'OPTIONS') limit.address(reply, request.ip);
-    if (cors(request, reply)) return 'answered';
-    return authenticate(request, reply);
+    // Read once for both steps: fastify builds routeOptions anew on each read.
+    const config = request.routeOptions.config;
+    if (cors(request, reply, config)) return 'answered';
+    return authenticate(request, reply, config);
   };
 
   app.addHook('onRequest', (request, reply, done) => {
