@@ -34,10 +34,13 @@ const itemsQuery = z.strictObject({
     ),
 });
 
-/** Serialised once per language: the banks are constant. */
+/**
+ * Serialised once per language, to bytes: the banks are constant, and bytes are neither measured (Content-Length)
+ * nor encoded again on each request, as a string is.
+ */
 const itemBankJson = Object.fromEntries(
-  languages.map((language) => [language, JSON.stringify(itemBankResource.parse(itemBankIn(language)))]),
-) as Record<Language, string>;
+  languages.map((language) => [language, Buffer.from(JSON.stringify(itemBankResource.parse(itemBankIn(language))))]),
+) as Record<Language, Buffer>;
 
 export function registerItemRoutes(app: FastifyInstance): void {
   // Not through the zod provider: the handler sends the serialised bank, which its types would refuse. The query
@@ -60,7 +63,7 @@ export function registerItemRoutes(app: FastifyInstance): void {
         },
       },
     },
-    // A JSON string with its content type is sent as it is, not serialised again per request.
+    // JSON bytes with their content type are sent as they are, not serialised again per request.
     (request, reply) => reply.type('application/json; charset=utf-8').send(itemBankJson[request.query.language]),
   );
 }
