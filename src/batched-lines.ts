@@ -1,13 +1,13 @@
 import type { DestinationStream } from 'pino';
 
-/** A batch goes out once it holds this many characters (about 60 request lines)… */
-const BATCH_CHARS = 16 * 1024;
+/** A batch goes out once it holds this many characters (about 250 request lines)… */
+const BATCH_CHARS = 64 * 1024;
 /** …or this long after its first line, whichever comes first. */
 export const BATCH_MS = 50;
 
 /**
  * Log lines gathered into one write per batch. Each asynchronous write to stdout is a round trip through libuv's
- * thread pool, which cost more CPU than the rest of a GET's log line; a batch pays it once for up to ~60 lines. A
+ * thread pool, which cost more CPU than the rest of a GET's log line; a batch pays it once for up to ~250 lines. A
  * line waits at most BATCH_MS. What is still gathered when the process exits goes to the stream then, before pino's
  * own flush at exit writes out what the stream holds.
  */

@@ -30,8 +30,8 @@ describe('log lines written in batches', () => {
     vi.useFakeTimers();
     const { lines, writes } = batched();
     const line = `${'x'.repeat(1023)}\n`;
-    for (let index = 0; index < 16; index++) lines.write(line);
-    expect(writes).toEqual([line.repeat(16)]);
+    for (let index = 0; index < 64; index++) lines.write(line);
+    expect(writes).toEqual([line.repeat(64)]);
   });
 
   it('writes what it holds when the process exits', () => {
