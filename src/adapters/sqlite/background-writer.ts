@@ -48,8 +48,6 @@ export class SqliteBackgroundWriter implements BackgroundWriter {
     };
     this.worker.on('error', (error) => end(error.message));
     this.worker.on('exit', (code) => end(`exit code ${code}`));
-    // Never what keeps the process alive: a catch-up cut short by an exit does not hold it up.
-    this.worker.unref();
   }
 
   commit(projection: string, position: bigint, writes: DocumentWrite[], fence?: Fence): Promise<void> {
