@@ -119,8 +119,8 @@ export interface ReadModelStore {
   counts(collection: string, counter: string, from: string, to: string): Promise<CountRow[]>;
   /**
    * A writer that commits on a thread of its own, for a catch-up to fold the next events meanwhile; a store that
-   * gains nothing from one (its writes wait on the network, not on this thread) has none, or answers undefined. Reads see a commit once
-   * its promise has resolved.
+   * gains nothing from one (its writes wait on the network, not on this thread) has none, or answers undefined.
+   * Reads see a commit once its promise has resolved.
    */
   backgroundWriter?(): BackgroundWriter | undefined;
   /** Leaves no older copy of overwritten or removed documents in the store's files (after an erasure). */
