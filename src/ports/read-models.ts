@@ -86,14 +86,6 @@ export class FencedOffError extends Error {
   }
 }
 
-/** Commits made away from the calling thread, in the order they are handed over (see `ReadModelStore.backgroundWriter`). */
-export interface BackgroundWriter {
-  /** As `ReadModelStore.commit`; the writes must not be changed afterwards. */
-  commit(projection: string, position: bigint, writes: DocumentWrite[], fence?: Fence): Promise<void>;
-  /** Once the commits handed over are made (or have failed). */
-  close(): Promise<void>;
-}
-
 export interface ReadModelStore {
   /** The position of the last event the projection committed; undefined before its first. */
   checkpoint(projection: string): Promise<bigint | undefined>;
@@ -117,12 +109,6 @@ export interface ReadModelStore {
   list<C extends string>(collection: C, query: ListQuery): Promise<ListPage<DocumentOf<C>>>;
   /** The rows of a collection's `counter` whose period is in [from, to) (periods compare as strings), in no order. */
   counts(collection: string, counter: string, from: string, to: string): Promise<CountRow[]>;
-  /**
-   * A writer that commits on a thread of its own, for a catch-up to fold the next events meanwhile; a store that
-   * gains nothing from one (its writes wait on the network, not on this thread) has none, or answers undefined.
-   * Reads see a commit once its promise has resolved.
-   */
-  backgroundWriter?(): BackgroundWriter | undefined;
   /** Leaves no older copy of overwritten or removed documents in the store's files (after an erasure). */
   purge(): Promise<void>;
   /**

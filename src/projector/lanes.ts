@@ -2,7 +2,7 @@ import type { SubjectErased } from '../domain/subject.js';
 import type { Document } from '../ports/collections.js';
 import type { RecordedEvent } from '../ports/event-store.js';
 import type { Projection, Reactor } from '../ports/projection.js';
-import type { BackgroundWriter, CounterWrite, DocumentWrite, Fence, ReadModelStore } from '../ports/read-models.js';
+import type { CounterWrite, DocumentWrite, Fence, ReadModelStore } from '../ports/read-models.js';
 
 /** Events a handler may skip before its checkpoint is moved past them anyway. */
 const IDLE_CHECKPOINT_EVERY = 500;
@@ -59,11 +59,6 @@ export abstract class Lane {
 
   protected async commit(position: bigint, writes: DocumentWrite[] = []): Promise<void> {
     await this.readModels.commit(this.name, position, writes, this.fence);
-    this.committed(position);
-  }
-
-  /** The lane's commit up to `position` is made. */
-  protected committed(position: bigint): void {
     this.position = position;
     this.skipped = 0;
   }
@@ -93,8 +88,6 @@ export class Fold {
      */
     public stored?: Set<string>,
   ) {}
-  /** The projection's commit a background writer is still making, and the documents in it: read back once it is made. */
-  inFlight: { ids: ReadonlySet<string>; made: Promise<void> } | undefined;
 }
 
 export class ProjectionLane extends Lane {
@@ -123,8 +116,6 @@ export class ProjectionLane extends Lane {
       if (event.type === 'SubjectErased' && this.projection.erasure !== undefined) {
         await this.absorb(due, fold);
         due = [];
-        // What a background writer still holds is stored before the erasure blanks what the store holds.
-        await fold.inFlight?.made;
         if (fold.handled > 0) await this.commitFold(fold);
         await this.erase(event, this.projection.erasure.keep);
         // The erasure blanks documents already stored: what the store may hold is unchanged.
@@ -140,34 +131,16 @@ export class ProjectionLane extends Lane {
 
   /** Commits what `fold` holds with its position as the checkpoint, and empties it. */
   async commitFold(fold: Fold): Promise<void> {
-    const position = fold.position;
-    await this.commit(position, this.drain(fold));
-  }
-
-  /**
-   * Hands what `fold` holds to `writer` and empties it at once; the lane moves to the fold's position once the
-   * commit is made (the promise answered), and the fold reads the documents in it back only then.
-   */
-  handOver(fold: Fold, writer: BackgroundWriter): Promise<void> {
-    const position = fold.position;
-    const ids = new Set(fold.docs.keys());
-    const made = writer.commit(this.name, position, this.drain(fold), this.fence).then(() => this.committed(position));
-    fold.inFlight = { ids, made };
-    return made;
-  }
-
-  /** What `fold` holds as the writes of one commit; the fold is emptied. */
-  private drain(fold: Fold): DocumentWrite[] {
     const { collection } = this.projection;
     // Counters first: a store without transactions writes in order, and a commit cut short after them is replayed
     // from the documents, whose events the counter rows then say they have counted already.
     const writes: DocumentWrite[] = [...fold.counted.values()];
     for (const [id, { doc, position }] of fold.docs) writes.push({ collection, id, doc, position });
+    await this.commit(fold.position, writes);
     if (fold.stored !== undefined) for (const id of fold.docs.keys()) fold.stored.add(id);
     fold.docs.clear();
     fold.counted.clear();
     fold.handled = 0;
-    return writes;
   }
 
   /** Each event evolves its document (as folded, or as stored) and adds to its counter rows. */
@@ -177,8 +150,6 @@ export class ProjectionLane extends Lane {
     const { collection } = this.projection;
     const ids = events.map((event) => this.projection.documentId(event));
     const unknown = ids.filter((id) => !fold.docs.has(id) && (fold.stored === undefined || fold.stored.has(id)));
-    const inFlight = fold.inFlight;
-    if (inFlight !== undefined && unknown.some((id) => inFlight.ids.has(id))) await inFlight.made;
     const stored = await this.readModels.getMany(collection, [...new Set(unknown)]);
     events.forEach((event, i) => {
       const id = ids[i]!;

@@ -2,7 +2,6 @@ import { hostname } from 'node:os';
 import type Database from 'better-sqlite3';
 import type { DocumentOf, JsonDocument } from '../../ports/collections.js';
 import {
-  type BackgroundWriter,
   type CounterWrite,
   type CountRow,
   type DocumentWrite,
@@ -16,7 +15,6 @@ import {
 } from '../../ports/read-models.js';
 import { processAlive } from '../../process-alive.js';
 import { positionKey } from '../position-key.js';
-import { SqliteBackgroundWriter } from './background-writer.js';
 import { openDatabase, type Synchronous } from './database.js';
 
 /**
@@ -76,11 +74,7 @@ export class SqliteReadModelStore implements ReadModelStore {
   /** Lists and blankings by their SQL: a few shapes per collection, each prepared once. */
   private readonly prepared = new Map<string, Database.Statement<unknown[], { doc: string; position: string | null }>>();
 
-  constructor(
-    private readonly path: string,
-    private readonly synchronous: Synchronous,
-    indexes: IndexedField[] = [],
-  ) {
+  constructor(path: string, synchronous: Synchronous, indexes: IndexedField[] = []) {
     this.db = openDatabase(path, synchronous);
     // Overwritten and removed documents are zeroed in place, so an erased subject leaves no plaintext behind.
     this.db.pragma('secure_delete = ON');
@@ -198,14 +192,6 @@ export class SqliteReadModelStore implements ReadModelStore {
       const at = row.position !== null && row.position > erasedAt ? row.position : erasedAt;
       this.statements.blank.run(JSON.stringify({ ...kept, ...set, id: doc.id }), at, collection, doc.id);
     }
-  }
-
-  /**
-   * A thread of its own with its own connection to the file: SQLite does the inserts (and keeps the list indexes)
-   * on it while this thread folds. None for an in-memory file, which no other connection can open.
-   */
-  backgroundWriter(): BackgroundWriter | undefined {
-    return this.path === ':memory:' || this.path === '' ? undefined : new SqliteBackgroundWriter(this.path, this.synchronous);
   }
 
   purge(): Promise<void> {
