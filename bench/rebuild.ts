@@ -7,6 +7,7 @@
  *
  *   cd bench && npm run rebuild [-- --quick] [-- --rounds N]
  */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { pino } from 'pino';
@@ -32,22 +33,45 @@ const ROUNDS_BUDGET_S = options.quick ? 20 : 75;
 
 interface Run {
   seconds: number;
+  /** CPU seconds of the whole process (every thread) and of its main thread alone, over the pass. */
+  cpu: number;
+  mainCpu: number;
   /** Documents in the read models afterwards, by collection (a check that the replay did its work). */
   documents?: Record<string, number>;
 }
 
+const processCpu = () => {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1e6;
+};
+
+/** CPU seconds of this process's main thread (Linux: its task's utime + stime, in clock ticks of 1/100 s). */
+function mainThreadCpu(): number {
+  const fields = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** Wall time and CPU of `pass`. */
+async function measured(pass: () => Promise<Omit<Run, 'seconds' | 'cpu' | 'mainCpu'>>): Promise<Run> {
+  const [cpu, main, started] = [processCpu(), mainThreadCpu(), performance.now()];
+  const run = await pass();
+  return { ...run, seconds: (performance.now() - started) / 1000, cpu: processCpu() - cpu, mainCpu: mainThreadCpu() - main };
+}
+
 /** SELECT * over the whole log and JSON.parse of each event's data and metadata: the floor of any replay. */
-function rawScan(file: string): Run {
+function rawScan(file: string): Promise<Run> {
+  return measured(async () => scanned(file));
+}
+
+function scanned(file: string) {
   const db = new Database(file, { readonly: true });
-  const started = performance.now();
   let fields = 0;
   for (const row of db.prepare<[], { data: string; metadata: string }>('SELECT * FROM events ORDER BY position').iterate()) {
     fields += Object.keys(JSON.parse(row.data) as object).length + Object.keys(JSON.parse(row.metadata) as object).length;
   }
-  const seconds = (performance.now() - started) / 1000;
   db.close();
   if (fields === 0) throw new Error('the raw scan read nothing');
-  return { seconds };
+  return {};
 }
 
 /** Every projection rebuilt from the log into an empty read-model file, as the server's Projector does it. */
@@ -61,17 +85,18 @@ async function replay(dataDir: string, lastPosition: bigint, withIndexes: boolea
   // As the server runs it: over the log as stored, personal fields copied sealed, never opened.
   const projector = new Projector(sealedLog, readModels, projections, [], pino({ level: 'silent' }));
   try {
-    const started = performance.now();
-    projector.start();
-    if (!(await projector.waitFor(lastPosition, 600_000))) throw new Error('the replay did not reach the end of the log in 10 minutes');
-    const seconds = (performance.now() - started) / 1000;
+    const run = await measured(async () => {
+      projector.start();
+      if (!(await projector.waitFor(lastPosition, 600_000))) throw new Error('the replay did not reach the end of the log in 10 minutes');
+      return {};
+    });
     await projector.stop();
     const db = new Database(readFile, { readonly: true });
     const rows = db
       .prepare<[], { collection: string; n: number }>('SELECT collection, count(*) AS n FROM documents GROUP BY collection')
       .all();
     db.close();
-    return { seconds, documents: Object.fromEntries(rows.map((row) => [row.collection, row.n])) };
+    return { ...run, documents: Object.fromEntries(rows.map((row) => [row.collection, row.n])) };
   } finally {
     await projector.stop();
     await readModels.close();
@@ -96,11 +121,11 @@ try {
 
   const runs = { raw: [] as Run[], indexed: [] as Run[], plain: [] as Run[] };
   const steps: [keyof typeof runs, () => Promise<Run>][] = [
-    ['raw', () => Promise.resolve(rawScan(file))],
+    ['raw', () => rawScan(file)],
     ['indexed', () => replay(data.path, lastPosition, true)],
     ['plain', () => replay(data.path, lastPosition, false)],
   ];
-  rawScan(file); // warm the page cache, not counted
+  scanned(file); // warm the page cache, not counted
   const roundsStarted = performance.now();
   let rounds = 0;
   for (let round = 0; round < options.rounds; round++) {
@@ -118,6 +143,8 @@ try {
 
   const rate = (name: keyof typeof runs) => generated.events / median(runs[name].map((run) => run.seconds));
   const seconds = (name: keyof typeof runs) => `${median(runs[name].map((run) => run.seconds)).toFixed(2)} s`;
+  const cpu = (name: keyof typeof runs, of: 'cpu' | 'mainCpu') => median(runs[name].map((run) => run[of]));
+  const cpuCells = (name: keyof typeof runs) => [`${cpu(name, 'cpu').toFixed(2)} s`, `${cpu(name, 'mainCpu').toFixed(2)} s`];
   const documents = runs.indexed[0]?.documents ?? {};
   console.log(
     heading(
@@ -129,11 +156,16 @@ try {
   );
   console.log(
     table(
-      ['pass over the whole log', 'time', 'events/s'],
+      ['pass over the whole log', 'time', 'events/s', 'CPU, all threads', 'CPU, main thread'],
       [
-        ['raw: SELECT * FROM events + JSON.parse(data, metadata)', seconds('raw'), num(rate('raw'))],
-        ["replay: Projector, every projection, with the server's indexes", seconds('indexed'), num(rate('indexed'))],
-        ['replay: the same, read-model file without indexes', seconds('plain'), num(rate('plain'))],
+        ['raw: SELECT * FROM events + JSON.parse(data, metadata)', seconds('raw'), num(rate('raw')), ...cpuCells('raw')],
+        [
+          "replay: Projector, every projection, with the server's indexes",
+          seconds('indexed'),
+          num(rate('indexed')),
+          ...cpuCells('indexed'),
+        ],
+        ['replay: the same, read-model file without indexes', seconds('plain'), num(rate('plain')), ...cpuCells('plain')],
       ],
     ),
   );
@@ -144,6 +176,9 @@ try {
       [
         ["replay with the server's indexes / raw scan", ratio(rate('indexed'), rate('raw')), '≥ 0.75'],
         ['replay without indexes / raw scan', ratio(rate('plain'), rate('raw')), ''],
+        // On a busy machine the wall times swing with the load; CPU seconds much less.
+        ["raw scan's CPU / the replay's main-thread CPU (with indexes)", ratio(cpu('raw', 'mainCpu'), cpu('indexed', 'mainCpu')), ''],
+        ["raw scan's CPU / the replay's CPU, all threads (with indexes)", ratio(cpu('raw', 'cpu'), cpu('indexed', 'cpu')), ''],
       ],
     ),
   );

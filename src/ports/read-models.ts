@@ -109,12 +109,6 @@ export interface ReadModelStore {
   list<C extends string>(collection: C, query: ListQuery): Promise<ListPage<DocumentOf<C>>>;
   /** The rows of a collection's `counter` whose period is in [from, to) (periods compare as strings), in no order. */
   counts(collection: string, counter: string, from: string, to: string): Promise<CountRow[]>;
-  /**
-   * Runs `load` (a projection catching up on a long log, in big commits) with the list indexes set aside where
-   * building them afterwards costs less than keeping them up to date row by row; lists still answer meanwhile,
-   * more slowly. A store that keeps them up to date cheaply just runs it.
-   */
-  withoutListIndexes<T>(load: () => Promise<T>): Promise<T>;
   /** Leaves no older copy of overwritten or removed documents in the store's files (after an erasure). */
   purge(): Promise<void>;
   /**

@@ -1,5 +1,4 @@
 import type { EventStore, RecordedEvent } from '../ports/event-store.js';
-import type { ReadModelStore } from '../ports/read-models.js';
 import { Fold, type ProjectionLane } from './lanes.js';
 
 export interface CatchUpLimits {
@@ -10,20 +9,27 @@ export interface CatchUpLimits {
    * memory bound. A document is at most a few KB (a sealed profile), so 20,000 hold some tens of MB.
    */
   hold: number;
+  /**
+   * Ids of the documents committed so far remembered by a projection that started from scratch, so that a document
+   * not among them is known to be new and is not looked up: ids only (no personal data), some MB at most.
+   * Past this many, it looks every document up.
+   */
+  remembered: number;
 }
 
-export const catchUpLimits: CatchUpLimits = { page: 4096, hold: 20_000 };
+export const catchUpLimits: CatchUpLimits = { page: 4096, hold: 20_000, remembered: 200_000 };
 
 /**
  * Projections far behind the log (a fresh or reset read model, a long stop) catch up in one scan of it: every
  * projection folds each page into its documents' newest versions in memory, and they are committed (with the
- * checkpoints) only once `hold` is reached and at the end, in big transactions with the list indexes set aside.
+ * checkpoints) only once `hold` is reached and at the end, in big transactions. The list indexes stay: on SQLite,
+ * keeping them up to date parses each written document once for all of its collection's indexes, where building
+ * them afterwards scans the whole table once per index (measured: the catch-up took ~25 % less CPU with them kept).
  * A document changed by many events is written once, not once per page. The same fold as page by page, so what
  * it builds is what the live projector builds; a crash part-way resumes from the checkpoints as usual.
  */
 export async function catchUp(
   events: EventStore,
-  readModels: ReadModelStore,
   lanes: readonly ProjectionLane[],
   signal: AbortSignal,
   limits: CatchUpLimits = catchUpLimits,
@@ -32,16 +38,15 @@ export async function catchUp(
   const from = lanes.reduce((min, lane) => (lane.position < min ? lane.position : min), lanes[0]!.position);
   let page = await events.readAll({ after: from, limit: limits.page });
   if (page.length < limits.page) return;
-  await readModels.withoutListIndexes(async () => {
-    let folds = lanes.map((lane) => new Fold(lane.position));
-    for (;;) {
-      folds = await Promise.all(lanes.map((lane, i) => lane.take(page, folds[i]!)));
-      if (held(folds) >= limits.hold) await commitAll(lanes, folds);
-      if (page.length < limits.page || signal.aborted) break;
-      page = await nextPage(events, page, limits.page);
-    }
-    await commitAll(lanes, folds);
-  });
+  // A projection with no checkpoint has stored nothing yet (or nothing newer than what it is about to fold again).
+  let folds = lanes.map((lane) => new Fold(lane.position, lane.position === 0n ? new Set() : undefined));
+  for (;;) {
+    folds = await Promise.all(lanes.map((lane, i) => lane.take(page, folds[i]!)));
+    if (held(folds) >= limits.hold) await commitAll(lanes, folds, limits);
+    if (page.length < limits.page || signal.aborted) break;
+    page = await nextPage(events, page, limits.page);
+  }
+  await commitAll(lanes, folds, limits);
 }
 
 const nextPage = (events: EventStore, page: RecordedEvent[], limit: number) => events.readAll({ after: page.at(-1)!.position, limit });
@@ -55,6 +60,10 @@ function held(folds: readonly Fold[]): number {
   return count;
 }
 
-async function commitAll(lanes: readonly ProjectionLane[], folds: readonly Fold[]): Promise<void> {
-  for (const [i, lane] of lanes.entries()) if (folds[i]!.position > lane.position) await lane.commitFold(folds[i]!);
+async function commitAll(lanes: readonly ProjectionLane[], folds: readonly Fold[], limits: CatchUpLimits): Promise<void> {
+  for (const [i, lane] of lanes.entries()) {
+    const fold = folds[i]!;
+    if (fold.position > lane.position) await lane.commitFold(fold);
+    if ((fold.stored?.size ?? 0) > limits.remembered) fold.stored = undefined;
+  }
 }

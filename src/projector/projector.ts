@@ -141,7 +141,7 @@ export class Projector {
   private async caughtUp(run: Run): Promise<boolean> {
     if (this.catchUpBounds === false) return true;
     try {
-      await catchUp(this.events, this.readModels, this.projecting, run.abort.signal, this.catchUpBounds);
+      await catchUp(this.events, this.projecting, run.abort.signal, this.catchUpBounds);
       return true;
     } catch (error) {
       if (error instanceof FencedOffError) {

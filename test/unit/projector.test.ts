@@ -42,7 +42,6 @@ function recording(inner: ReadModelStore) {
     getMany: (collection, ids) => inner.getMany(collection, ids),
     list: (collection, query) => inner.list(collection, query),
     counts: (collection, counter, from, to) => inner.counts(collection, counter, from, to),
-    withoutListIndexes: (load) => inner.withoutListIndexes(load),
     async commit(projection, position, writes, fence) {
       if (projection === control.failing && control.failures > 0) {
         control.failures -= 1;

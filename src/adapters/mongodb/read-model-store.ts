@@ -132,11 +132,6 @@ export class MongoReadModelStore implements ReadModelStore {
     return rows.map(({ period, key, n }) => ({ period, key, n }));
   }
 
-  /** MongoDB keeps its indexes up to date cheaply enough (and building one is a job of its own): nothing to set aside. */
-  withoutListIndexes<T>(load: () => Promise<T>): Promise<T> {
-    return load();
-  }
-
   /** MongoDB rewrites documents in its own storage; nothing this store can force (docs/privacy.md, "Erasure"). */
   purge(): Promise<void> {
     return Promise.resolve();

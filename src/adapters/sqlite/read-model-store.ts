@@ -194,20 +194,6 @@ export class SqliteReadModelStore implements ReadModelStore {
     }
   }
 
-  /**
-   * Dropped, then built again once the load is done (an expression index over kilobyte documents costs each write a
-   * parse of the old and the new one): in one pass over the table. A crash in between leaves them to the next
-   * start, which builds them when it opens the file.
-   */
-  async withoutListIndexes<T>(load: () => Promise<T>): Promise<T> {
-    for (const { name } of this.listIndexes) this.db.exec(`DROP INDEX IF EXISTS "${name}"`);
-    try {
-      return await load();
-    } finally {
-      if (this.db.open) for (const { sql } of this.listIndexes) this.db.exec(sql);
-    }
-  }
-
   purge(): Promise<void> {
     this.db.pragma('wal_checkpoint(TRUNCATE)');
     return Promise.resolve();
