@@ -1,11 +1,16 @@
 import { Worker } from 'node:worker_threads';
 import type { Sent, SignedDelivery } from './sender.js';
 
-export interface ThreadRequest {
-  id: number;
-  delivery: SignedDelivery;
+/** A delivery to send once its lane (its endpoint) has fewer than `atOnce` under way; or one to withdraw if it has not started. */
+export type ThreadRequest = { id: number; delivery: SignedDelivery; lane: string; atOnce: number } | { withdraw: number };
+export type ThreadReply = { id: number } & ({ sent: Sent } | { withdrawn: true } | { error: string });
+
+/** Where a delivery queues in the thread: `atOnce` of its lane's go out at a time; `signal` withdraws it until it starts. */
+export interface Lane {
+  name: string;
+  atOnce: number;
+  signal?: AbortSignal;
 }
-export type ThreadReply = { id: number } & ({ sent: Sent } | { error: string });
 
 /**
  * The worker holds a few POSTs' bodies and answers at a time: a small young generation keeps its memory small
@@ -29,7 +34,7 @@ function startWorker(): Worker {
  */
 export class DeliveryThread {
   private worker: Worker | undefined;
-  private readonly pending = new Map<number, { resolve: (sent: Sent) => void; reject: (error: Error) => void }>();
+  private readonly pending = new Map<number, { resolve: (sent: Sent | undefined) => void; reject: (error: Error) => void }>();
   private nextId = 0;
   private users = 0;
 
@@ -45,13 +50,17 @@ export class DeliveryThread {
     };
   }
 
-  send(delivery: SignedDelivery): Promise<Sent> {
+  /** The POST's result, once its lane had room and it was sent; undefined when it was withdrawn before it started. */
+  send(delivery: SignedDelivery, lane: Lane = { name: delivery.url, atOnce: Number.POSITIVE_INFINITY }): Promise<Sent | undefined> {
     const worker = this.running();
     const id = this.nextId++;
-    return new Promise<Sent>((resolve, reject) => {
+    const withdraw = () => worker.postMessage({ withdraw: id } satisfies ThreadRequest);
+    lane.signal?.addEventListener('abort', withdraw, { once: true });
+    return new Promise<Sent | undefined>((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      worker.postMessage({ id, delivery } satisfies ThreadRequest);
-    });
+      worker.postMessage({ id, delivery, lane: lane.name, atOnce: lane.atOnce } satisfies ThreadRequest);
+      if (lane.signal?.aborted === true) withdraw();
+    }).finally(() => lane.signal?.removeEventListener('abort', withdraw));
   }
 
   private running(): Worker {
@@ -63,6 +72,7 @@ export class DeliveryThread {
       const waiting = this.pending.get(reply.id);
       this.pending.delete(reply.id);
       if ('sent' in reply) waiting?.resolve(reply.sent);
+      else if ('withdrawn' in reply) waiting?.resolve(undefined);
       else waiting?.reject(new Error(`webhook not sent: ${reply.error}`));
     });
     const ended = (reason: string) => {

@@ -25,7 +25,13 @@ import type { WebhookEvent } from '../../src/ports/collections.js';
 import { type EventStore, StreamDeletedError } from '../../src/ports/event-store.js';
 import type { Recorded } from '../../src/ports/projection.js';
 import { FencedOffError, type ReadModelStore } from '../../src/ports/read-models.js';
-import { DELIVERY_SLOTS, type DispatcherServices, SLOTS_PER_ENDPOINT, WebhookDispatcher } from '../../src/webhooks/dispatcher.js';
+import {
+  DELIVERY_SLOTS,
+  type DispatcherServices,
+  POSTS_PER_ENDPOINT,
+  SLOTS_PER_ENDPOINT,
+  WebhookDispatcher,
+} from '../../src/webhooks/dispatcher.js';
 import { EndpointSlots } from '../../src/webhooks/endpoint-slots.js';
 import type { DeliveryMessage } from '../../src/webhooks/messages.js';
 import { sign } from '../../src/webhooks/signer.js';
@@ -377,13 +383,13 @@ describe('webhook dispatcher', () => {
     start(undefined, 60_000);
     try {
       await healthy.waitFor(1);
-      await silent.waitFor(SLOTS_PER_ENDPOINT);
+      await silent.waitFor(POSTS_PER_ENDPOINT);
       // The deliveries turned away come back and are turned away again (each time after one read of the
-      // endpoint): once every one of them has been turned away twice more, still only an endpoint's slots were sent.
+      // endpoint): once every one of them has been turned away twice more, still only an endpoint's POSTs at once were sent.
       const endpointReads = () => documentsRead.filter((collection) => collection === 'webhook_endpoints').length;
       const before = endpointReads();
       await eventually(async () => (endpointReads() >= before + 2 * DELIVERY_SLOTS ? true : undefined));
-      expect(silent.received).toHaveLength(SLOTS_PER_ENDPOINT);
+      expect(silent.received).toHaveLength(POSTS_PER_ENDPOINT);
     } finally {
       // Its POSTs fail at once rather than hold the dispatcher's stop for a minute.
       await silent.close();
@@ -400,16 +406,17 @@ describe('webhook dispatcher', () => {
     for (let i = 0; i < queued; i++) await bus.publish('deliveries', `busy-${i}`, { event, endpoint_id } satisfies DeliveryMessage);
     start(undefined, 60_000);
     try {
-      await silent.waitFor(SLOTS_PER_ENDPOINT);
+      await silent.waitFor(POSTS_PER_ENDPOINT);
       // The 16 turned away come back every few milliseconds, and are turned away again: wait for a round of them.
       await eventually(async () =>
         documentsRead.filter((collection) => collection === 'webhook_endpoints').length > queued + 16 ? true : undefined,
       );
       // Only the deliveries that got a slot read the subject and their delivery record (one more read of the
-      // subject is the fan-out's, of the completion's own message).
+      // subject is the fan-out's, of the completion's own message); of them, the endpoint's POSTs at once went out,
+      // and the others wait in the delivery thread.
       expect(documentsRead.filter((collection) => collection === 'subjects')).toHaveLength(SLOTS_PER_ENDPOINT + 1);
       expect(streamsRead.filter((stream) => stream.startsWith('webhook_delivery-'))).toHaveLength(SLOTS_PER_ENDPOINT);
-      expect(silent.received).toHaveLength(SLOTS_PER_ENDPOINT);
+      expect(silent.received).toHaveLength(POSTS_PER_ENDPOINT);
     } finally {
       await silent.close();
     }
