@@ -3,14 +3,23 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Sent, SignedDelivery } from './sender.js';
 
-/** A delivery to send once its lane (its endpoint) has fewer than `atOnce` under way; or one to withdraw if it has not started. */
-export type ThreadRequest = { id: number; delivery: SignedDelivery; lane: string; atOnce: number } | { withdraw: number };
+/**
+ * A delivery to send once its lane (its endpoint) has fewer than `atOnce` under way, unless that takes longer than
+ * `waitAtMostMs`; or one to withdraw if it has not started.
+ */
+export type ThreadRequest =
+  | { id: number; delivery: SignedDelivery; lane: string; atOnce: number; waitAtMostMs: number }
+  | { withdraw: number };
 export type ThreadReply = { id: number } & ({ sent: Sent } | { withdrawn: true } | { error: string });
 
-/** Where a delivery queues in the thread: `atOnce` of its lane's go out at a time; `signal` withdraws it until it starts. */
+/**
+ * Where a delivery queues in the thread: `atOnce` of its lane's go out at a time; one that waited `waitAtMostMs`
+ * (by default, as long as it takes) or whose `signal` aborted before it started is withdrawn.
+ */
 export interface Lane {
   name: string;
   atOnce: number;
+  waitAtMostMs?: number;
   signal?: AbortSignal;
 }
 
@@ -72,7 +81,7 @@ export class DeliveryThread {
     };
   }
 
-  /** The POST's result, once its lane had room and it was sent; undefined when it was withdrawn before it started. */
+  /** The POST's result, once its lane had room and it was sent; undefined when it was withdrawn (or waited too long) before it started. */
   send(delivery: SignedDelivery, lane: Lane = { name: delivery.url, atOnce: Number.POSITIVE_INFINITY }): Promise<Sent | undefined> {
     const worker = this.running();
     const id = this.nextId++;
@@ -80,7 +89,8 @@ export class DeliveryThread {
     lane.signal?.addEventListener('abort', withdraw, { once: true });
     return new Promise<Sent | undefined>((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      worker.postMessage({ id, delivery, lane: lane.name, atOnce: lane.atOnce } satisfies ThreadRequest);
+      const { name, atOnce, waitAtMostMs = Number.POSITIVE_INFINITY } = lane;
+      worker.postMessage({ id, delivery, lane: name, atOnce, waitAtMostMs } satisfies ThreadRequest);
       if (lane.signal?.aborted === true) withdraw();
     }).finally(() => lane.signal?.removeEventListener('abort', withdraw));
   }

@@ -15,6 +15,7 @@ import { deliveryThread } from './delivery-thread.js';
 import { EndpointSlots } from './endpoint-slots.js';
 import { eventObject } from './event-object.js';
 import { type DeliveryMessage, deliveryMessage, type EventMessage, eventMessage, malformed } from './messages.js';
+import type { Sent } from './sender.js';
 
 export interface DispatcherOptions {
   /** Delay before each retry: the schedule's length is the number of retries. */
@@ -70,6 +71,12 @@ export async function queueTestEvent(bus: Bus, event: WebhookEvent, endpointId: 
 export const DELIVERY_SLOTS = 128;
 export const SLOTS_PER_ENDPOINT = 32;
 export const POSTS_PER_ENDPOINT = 8;
+/**
+ * How long a delivery may wait in the thread for one of its endpoint's POSTs: the guard let it through before it
+ * waited, so one that waits longer is handed back to be let through again (a deposed leader's queued deliveries
+ * never go out later than this after its guard last said it led).
+ */
+const WAIT_IN_THREAD_AT_MOST_MS = 1000;
 /** Fan-outs under way at once: each waits on a round trip of the bus, so a networked one needs many to keep up. */
 const FAN_OUTS = 32;
 
@@ -285,9 +292,13 @@ export class WebhookDispatcher {
     posted: () => void,
   ): Promise<Outcome> {
     const endpoint_id = endpoint.id;
-    if (!(await this.leading(deliveryId))) return HANDED_BACK;
-    const sent = await this.post(endpoint, event);
-    // Withdrawn in the thread before it went out (the dispatcher stopping): back on the bus, uncounted.
+    let sent: Sent | undefined;
+    do {
+      if (!(await this.leading(deliveryId))) return HANDED_BACK;
+      sent = await this.post(endpoint, event);
+      // Withdrawn in the thread before it went out: it waited its longest for one of the endpoint's POSTs (the
+      // guard is asked again before it waits anew), or the dispatcher is stopping (back on the bus, uncounted).
+    } while (sent === undefined && !this.abort.signal.aborted);
     if (sent === undefined) return { kind: 'defer', delayMs: 0 };
     posted();
     const now = this.clock();
@@ -373,7 +384,7 @@ export class WebhookDispatcher {
    */
   private post(endpoint: WebhookEndpoint, event: WebhookEvent) {
     const now = this.clock();
-    const lane = { name: endpoint.id, atOnce: POSTS_PER_ENDPOINT, signal: this.abort.signal };
+    const lane = { name: endpoint.id, atOnce: POSTS_PER_ENDPOINT, waitAtMostMs: WAIT_IN_THREAD_AT_MOST_MS, signal: this.abort.signal };
     return deliveryThread.send(
       {
         url: endpoint.url,

@@ -7,15 +7,16 @@ interface Lane {
 /**
  * POSTs under way at once per lane (one endpoint's), in the delivery thread: a lane runs at most `atOnce`, the
  * rest wait in order and start the moment one ends, without a round trip to the main thread. One still
- * waiting can be withdrawn (its dispatcher stopping), and then never starts.
+ * waiting can be withdrawn (its dispatcher stopping), and withdraws itself after waiting `waitAtMostMs`; it
+ * then never starts.
  */
 export class PostLanes {
   private readonly lanes = new Map<string, Lane>();
   /** The lane of each task waiting, by id, so it can be withdrawn. */
   private readonly laneOf = new Map<number, string>();
 
-  /** Runs `task` once its lane has room; undefined when it was withdrawn before it started. */
-  async run<T>(laneName: string, atOnce: number, id: number, task: () => Promise<T>): Promise<T | undefined> {
+  /** Runs `task` once its lane has room; undefined when it was withdrawn, or waited `waitAtMostMs`, before it started. */
+  async run<T>(laneName: string, atOnce: number, id: number, task: () => Promise<T>, waitAtMostMs = Infinity): Promise<T | undefined> {
     let lane = this.lanes.get(laneName);
     if (lane === undefined) {
       lane = { running: 0, waiting: new Map() };
@@ -26,7 +27,8 @@ export class PostLanes {
       const waiting = lane.waiting;
       this.laneOf.set(id, laneName);
       // Room is handed over by the task that ends (running stays as it was), or the wait is withdrawn.
-      const starts = await new Promise<boolean>((settle) => waiting.set(id, settle));
+      const expiry = Number.isFinite(waitAtMostMs) ? setTimeout(() => this.withdraw(id), waitAtMostMs) : undefined;
+      const starts = await new Promise<boolean>((settle) => waiting.set(id, settle)).finally(() => clearTimeout(expiry));
       if (!starts) return undefined;
     }
     try {

@@ -14,11 +14,11 @@ const lanes = new PostLanes();
 
 port.on('message', (request: ThreadRequest) => {
   if ('withdraw' in request) return lanes.withdraw(request.withdraw);
-  const { id, delivery, lane, atOnce } = request;
+  const { id, delivery, lane, atOnce, waitAtMostMs } = request;
   // send() reports every network failure in its result; what throws (an unparseable URL, say) is answered as an error.
   const reply = (answer: ThreadReply) => port.postMessage(answer);
   lanes
-    .run(lane, atOnce, id, () => sendSigned(delivery))
+    .run(lane, atOnce, id, () => sendSigned(delivery), waitAtMostMs)
     .then(
       (sent) => reply(sent === undefined ? { id, withdrawn: true } : { id, sent }),
       (error: unknown) => reply({ id, error: error instanceof Error ? error.message : String(error) }),

@@ -48,4 +48,18 @@ describe('post lanes', () => {
     expect([await running, await waiting]).toEqual([1, 3]);
     expect(started).toEqual([1, 3]);
   });
+
+  it('withdraws a task that waited its longest for room, and keeps the lane running the others', async () => {
+    const lanes = new PostLanes();
+    const started: number[] = [];
+    const [first, second, third] = [1, 2, 3].map((id) => controlled(started, id));
+    const running = lanes.run('whe_a', 1, 1, first!.task);
+    const impatient = lanes.run('whe_a', 1, 2, second!.task, 5);
+    const patient = lanes.run('whe_a', 1, 3, third!.task);
+    expect(await impatient).toBeUndefined();
+    first!.finish();
+    third!.finish();
+    expect([await running, await patient]).toEqual([1, 3]);
+    expect(started).toEqual([1, 3]);
+  });
 });

@@ -422,6 +422,32 @@ describe('webhook dispatcher', () => {
     }
   });
 
+  it('asks the guard again for a delivery that waited its longest in the thread, so a deposed leader does not send it', async () => {
+    const event = await completedEvent();
+    const silent = await receivers.start(() => 'hang');
+    const registration = await register(silent.url);
+    await project(registration);
+    const endpoint_id = (registration.data as WebhookEndpointCreated['data']).endpoint_id;
+    // One more than the endpoint's POSTs at once: it waits in the thread behind POSTs that never end.
+    for (let i = 0; i <= POSTS_PER_ENDPOINT; i++)
+      await bus.publish('deliveries', `queued-${i}`, { event, endpoint_id } satisfies DeliveryMessage);
+    const { t, guard } = term();
+    t.lead();
+    start(undefined, 60_000, guard);
+    try {
+      await silent.waitFor(POSTS_PER_ENDPOINT);
+      await eventually(async () => (t.asked > POSTS_PER_ENDPOINT ? true : undefined));
+      // Another replica leads now: once the waiting delivery is handed back, its guard refuses it.
+      t.leading = false;
+      const asked = t.asked;
+      await eventually(async () => (t.asked > asked ? true : undefined));
+      expect(silent.received).toHaveLength(POSTS_PER_ENDPOINT);
+      expect((await log.readStream(deliveryStream(`queued-${POSTS_PER_ENDPOINT}`))).events).toHaveLength(0);
+    } finally {
+      await silent.close();
+    }
+  });
+
   it('gives the slot back when a delivery ends before its POST, so later deliveries to the endpoint still go out', async () => {
     const { event, r, endpoint_id, attempt } = await deliveredBefore();
     // More settled deliveries than an endpoint has slots, each acked unsent once it has taken one.
