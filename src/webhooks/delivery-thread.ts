@@ -1,5 +1,3 @@
-import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Sent, SignedDelivery } from './sender.js';
 
@@ -29,33 +27,13 @@ export interface Lane {
  */
 const HEAP = { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 64 };
 
-/** The part of esbuild's API used here (esbuild comes with tsx, which runs the server from source). */
-interface Esbuild {
-  buildSync(options: Record<string, unknown>): { outputFiles: { text: string }[] };
-}
-
-/** The thread's modules from source, bundled once into one plain script. */
-let bundled: string | undefined;
-
-/**
- * Where the thread's code is: beside this module, compiled. From source (tsx, vitest) its few modules are bundled
- * into plain JavaScript once, by the esbuild tsx runs on, rather than loaded through a TypeScript loader of the
- * thread's own (tsx in the thread took ~20 MB more, as a loader thread of its own).
- */
+/** Where the thread's code is: beside this module, compiled; from source (tsx, vitest) it is loaded through tsx as the process is. */
 function startWorker(): Worker {
-  if (import.meta.url.endsWith('.js')) return new Worker(new URL('./sender-thread.js', import.meta.url), { resourceLimits: HEAP });
-  if (bundled === undefined) {
-    const esbuild = createRequire(import.meta.resolve('tsx/esm/api'))('esbuild') as Esbuild;
-    const built = esbuild.buildSync({
-      entryPoints: [fileURLToPath(new URL('./sender-thread.ts', import.meta.url))],
-      bundle: true,
-      platform: 'node',
-      format: 'cjs',
-      write: false,
-    });
-    bundled = built.outputFiles[0]!.text;
-  }
-  return new Worker(bundled, { eval: true, resourceLimits: HEAP });
+  const compiled = import.meta.url.endsWith('.js');
+  const entry = new URL(compiled ? './sender-thread.js' : './sender-thread.ts', import.meta.url);
+  if (compiled) return new Worker(entry, { resourceLimits: HEAP });
+  const code = `import { register } from ${JSON.stringify(import.meta.resolve('tsx/esm/api'))}; register(); await import(${JSON.stringify(entry.href)});`;
+  return new Worker(new URL(`data:text/javascript,${encodeURIComponent(code)}`), { resourceLimits: HEAP });
 }
 
 /**
