@@ -27,7 +27,9 @@ const options = readOptions();
 const SECONDS = options.quick ? 2 : 7;
 /** How long to wait after a run for its last webhooks before counting them missing. */
 const DRAIN_MS = 20_000;
-const CALLERS = [4, 16, 64];
+/** BENCH_CALLERS=64 (a comma-separated list) and BENCH_BUS=embedded|nats narrow a run, to profile one configuration. */
+const CALLERS = (process.env.BENCH_CALLERS ?? '4,16,64').split(',').map(Number);
+const BUSES = (process.env.BENCH_BUS ?? 'embedded,nats').split(',');
 
 interface Config {
   bus: 'embedded' | 'NATS';
@@ -128,8 +130,8 @@ async function runOnce(config: Config, round: number): Promise<void> {
 }
 
 try {
-  for (const callers of CALLERS) await addConfig('embedded', callers, {});
-  if (natsServerPath !== undefined) {
+  if (BUSES.includes('embedded')) for (const callers of CALLERS) await addConfig('embedded', callers, {});
+  if (natsServerPath !== undefined && BUSES.includes('nats')) {
     for (const callers of CALLERS) {
       const nats = await startNatsServer();
       natsServers.push(nats);
@@ -181,7 +183,8 @@ try {
     config.figures = runtimeFiguresIn(await config.server.stop());
   }
   reportWritePath(configs);
-  reportBytesPerAssessment(configs.filter((config) => config.bus === 'embedded'));
+  const embedded = configs.filter((config) => config.bus === 'embedded');
+  if (embedded.length > 0) reportBytesPerAssessment(embedded);
   if (natsServerPath === undefined) console.log('\n**NATS not measured: nats-server is not installed on this machine.**');
 } catch (error) {
   // The server's own account of a failure is in its log.

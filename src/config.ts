@@ -125,6 +125,8 @@ const schema = z.object({
   NATURE_LEADER_LEASE_MS: wholeNumber(300, 600_000).default(30_000),
   NATURE_RATE_LIMIT_PER_SECOND: wholeNumber(1, 1_000_000).default(100),
   NATURE_RATE_LIMIT_BURST: wholeNumber(1, 1_000_000).default(200),
+  // Admission control (docs/operations.md, "Admission control"): writes under way at once, past which one more gets 503.
+  NATURE_MAX_WRITES_IN_FLIGHT: wholeNumber(1, 1_000_000).default(512),
   NATURE_SCORING_VERSION: z.enum(scoringVersions).default(NEWEST_SCORING_VERSION),
   // A live key reaches real people's data: an agent may use one over MCP only where the operator says so (docs/mcp.md).
   NATURE_MCP_LIVE_KEYS: z.enum(['allow', 'refuse']).default('refuse'),
@@ -171,6 +173,8 @@ export interface Config {
   leaderLeaseMs: number;
   /** Per API key (and per client address before a key is known): a token bucket. */
   rateLimit: { perSecond: number; burst: number };
+  /** Writes under way at once in the process; one more is answered 503 (src/http/admission.ts). */
+  maxWritesInFlight: number;
   /** What new completions are scored with. */
   scoringVersion: string;
   /** Whether live (production) keys may be used at /v1/mcp; sandbox keys always may. */
@@ -276,6 +280,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     leaderLeaseMs: settings.NATURE_LEADER_LEASE_MS,
     rateLimit: { perSecond: settings.NATURE_RATE_LIMIT_PER_SECOND, burst: settings.NATURE_RATE_LIMIT_BURST },
+    maxWritesInFlight: settings.NATURE_MAX_WRITES_IN_FLIGHT,
     scoringVersion: settings.NATURE_SCORING_VERSION,
     mcpLiveKeys: settings.NATURE_MCP_LIVE_KEYS === 'allow',
     httpTimeouts: {

@@ -88,6 +88,7 @@ const app = await buildApp({
   keys,
   envs,
   rateLimit: config.rateLimit,
+  maxWritesInFlight: config.maxWritesInFlight,
   webhooks: config.webhooks,
   publicUrl: config.publicUrl,
   unavailable: backendUnavailable,

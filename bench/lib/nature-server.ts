@@ -1,5 +1,6 @@
+import { execFileSync } from 'node:child_process';
 import { mintKeysInto } from '../../test/support/keys.js';
-import { tempDir } from './paths.js';
+import { root, tempDir } from './paths.js';
 import { type Process, startProcess } from './processes.js';
 
 export interface NatureServer extends Process {
@@ -8,17 +9,27 @@ export interface NatureServer extends Process {
   dataDir: string;
 }
 
+let built = false;
+
+/** Builds the checkout (`npm run build`, as `npm start` does first) once per benchmark, so dist/ is this code. */
+function buildServer(): void {
+  if (built) return;
+  execFileSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+  built = true;
+}
+
 /**
- * The real server (`src/main.ts`) on a fresh data directory, as an operator runs it: the default log
- * level (one line per request, to a file here), synchronous=FULL, a rate limit it never reaches. The key
- * is minted straight into keys.db, as `nature keys create` does, before the server opens it.
+ * The real server, compiled (`dist/src/main.js`, what `npm start` runs), on a fresh data directory, as an operator
+ * runs it: the default log level (one line per request, to a file here), synchronous=FULL, a rate limit it never
+ * reaches. The key is minted straight into keys.db, as `nature keys create` does, before the server opens it.
  */
 export async function startNatureServer(env: Record<string, string> = {}, keepDataIn?: string): Promise<NatureServer> {
   // A data directory the caller gives is the caller's to remove (to read the stores after the server stops).
   const data = keepDataIn === undefined ? tempDir('nature-bench-data-') : { path: keepDataIn, cleanup: () => undefined };
   const [raw] = await mintKeysInto(data.path, [{ environment: 'test', type: 'sk', scopes: ['nature:read', 'nature:write'] }]);
+  buildServer();
   const server = await startProcess(
-    'src/main.ts',
+    'dist/src/main.js',
     {
       NATURE_DATA_DIR: data.path,
       NATURE_RATE_LIMIT_PER_SECOND: '1000000',

@@ -51,8 +51,8 @@ function inherited(): NodeJS.ProcessEnv {
 }
 
 /**
- * Starts a TypeScript entry point of the checkout as its own process (`node --import tsx`, as the tests
- * run the server) and waits until `readyPath` answers 200. Its output goes to a file, not a pipe, so the
+ * Starts an entry point of the checkout as its own process (a TypeScript one through `node --import tsx`, as the
+ * tests run it; a compiled one with plain `node`) and waits until `readyPath` answers 200. Its output goes to a file, not a pipe, so the
  * benchmark's own event loop does not pay for reading the server's log lines.
  */
 export async function startProcess(entry: string, env: Record<string, string>, readyPath: string): Promise<Process> {
@@ -62,7 +62,7 @@ export async function startProcess(entry: string, env: Record<string, string>, r
   const fd = openSync(logPath, 'w');
   // BENCH_CPU_PROF=DIR: each process writes a CPU profile there when it exits (on the benchmark's SIGTERM).
   const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
-  const child: ChildProcess = spawn(process.execPath, [...profile, '--import', 'tsx', entry], {
+  const child: ChildProcess = spawn(process.execPath, [...profile, ...(entry.endsWith('.ts') ? ['--import', 'tsx'] : []), entry], {
     cwd: root,
     env: { ...inherited(), ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', fd, fd],

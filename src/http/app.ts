@@ -6,6 +6,7 @@ import { newId } from '../domain/ids.js';
 import type { Environments } from '../environments.js';
 import { LazyChildLogger } from '../logger.js';
 import type { KeyStore } from '../ports/key-store.js';
+import { registerAdmission } from './admission.js';
 import { registerAuth } from './auth.js';
 import { registerCors } from './cors.js';
 import { clientErrorHandler, frameworkError, registerErrorHandling } from './errors.js';
@@ -36,6 +37,8 @@ export interface AppDependencies {
   envs: Environments;
   /** Per API key; default 100 requests/s with a burst of 200. */
   rateLimit?: RateLimitSettings;
+  /** Writes under way at once before one more is answered 503 (admission.ts); NATURE_MAX_WRITES_IN_FLIGHT's default otherwise. */
+  maxWritesInFlight?: number;
   /** Time for commands and for deriving `expired`; tests move it. */
   clock?: () => Date;
   /** The webhook settings, which the webhook guide quotes; their defaults otherwise. */
@@ -57,6 +60,7 @@ export async function buildApp({
   keys,
   envs,
   rateLimit = { perSecond: 100, burst: 200 },
+  maxWritesInFlight = loadConfig({}).maxWritesInFlight,
   clock = () => new Date(),
   webhooks = loadConfig({}).webhooks,
   unavailable,
@@ -105,6 +109,8 @@ export async function buildApp({
   const limit = createRateLimiter(rateLimit);
   // The one onRequest hook (request-gate.ts); CORS registers its route list before the routes are declared.
   registerRequestGate(app, { limit, cors: registerCors(app), authenticate: registerAuth(app, keys, envs, limit, clock) });
+  // Before the routes: it adds itself to each write route as it is declared.
+  registerAdmission(app, maxWritesInFlight);
   registerIdempotency(app, clock);
   await registerOpenApi(app, webhooks, publicUrl);
   registerHealthRoutes(app, envs, keys);

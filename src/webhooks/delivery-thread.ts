@@ -1,11 +1,25 @@
 import { Worker } from 'node:worker_threads';
 import type { Sent, SignedDelivery } from './sender.js';
 
-export interface ThreadRequest {
-  id: number;
-  delivery: SignedDelivery;
+/**
+ * A delivery to send once its lane (its endpoint) has fewer than `atOnce` under way, unless that takes longer than
+ * `waitAtMostMs`; or one to withdraw if it has not started.
+ */
+export type ThreadRequest =
+  | { id: number; delivery: SignedDelivery; lane: string; atOnce: number; waitAtMostMs: number }
+  | { withdraw: number };
+export type ThreadReply = { id: number } & ({ sent: Sent } | { withdrawn: true } | { error: string });
+
+/**
+ * Where a delivery queues in the thread: `atOnce` of its lane's go out at a time; one that waited `waitAtMostMs`
+ * (by default, as long as it takes) or whose `signal` aborted before it started is withdrawn.
+ */
+export interface Lane {
+  name: string;
+  atOnce: number;
+  waitAtMostMs?: number;
+  signal?: AbortSignal;
 }
-export type ThreadReply = { id: number } & ({ sent: Sent } | { error: string });
 
 /**
  * The worker holds a few POSTs' bodies and answers at a time: a small young generation keeps its memory small
@@ -29,7 +43,7 @@ function startWorker(): Worker {
  */
 export class DeliveryThread {
   private worker: Worker | undefined;
-  private readonly pending = new Map<number, { resolve: (sent: Sent) => void; reject: (error: Error) => void }>();
+  private readonly pending = new Map<number, { resolve: (sent: Sent | undefined) => void; reject: (error: Error) => void }>();
   private nextId = 0;
   private users = 0;
 
@@ -45,13 +59,18 @@ export class DeliveryThread {
     };
   }
 
-  send(delivery: SignedDelivery): Promise<Sent> {
+  /** The POST's result, once its lane had room and it was sent; undefined when it was withdrawn (or waited too long) before it started. */
+  send(delivery: SignedDelivery, lane: Lane = { name: delivery.url, atOnce: Number.POSITIVE_INFINITY }): Promise<Sent | undefined> {
     const worker = this.running();
     const id = this.nextId++;
-    return new Promise<Sent>((resolve, reject) => {
+    const withdraw = () => worker.postMessage({ withdraw: id } satisfies ThreadRequest);
+    lane.signal?.addEventListener('abort', withdraw, { once: true });
+    return new Promise<Sent | undefined>((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      worker.postMessage({ id, delivery } satisfies ThreadRequest);
-    });
+      const { name, atOnce, waitAtMostMs = Number.POSITIVE_INFINITY } = lane;
+      worker.postMessage({ id, delivery, lane: name, atOnce, waitAtMostMs } satisfies ThreadRequest);
+      if (lane.signal?.aborted === true) withdraw();
+    }).finally(() => lane.signal?.removeEventListener('abort', withdraw));
   }
 
   private running(): Worker {
@@ -63,6 +82,7 @@ export class DeliveryThread {
       const waiting = this.pending.get(reply.id);
       this.pending.delete(reply.id);
       if ('sent' in reply) waiting?.resolve(reply.sent);
+      else if ('withdrawn' in reply) waiting?.resolve(undefined);
       else waiting?.reject(new Error(`webhook not sent: ${reply.error}`));
     });
     const ended = (reason: string) => {

@@ -15,6 +15,7 @@ import { deliveryThread } from './delivery-thread.js';
 import { EndpointSlots } from './endpoint-slots.js';
 import { eventObject } from './event-object.js';
 import { type DeliveryMessage, deliveryMessage, type EventMessage, eventMessage, malformed } from './messages.js';
+import type { Sent } from './sender.js';
 
 export interface DispatcherOptions {
   /** Delay before each retry: the schedule's length is the number of retries. */
@@ -62,11 +63,22 @@ export async function queueTestEvent(bus: Bus, event: WebhookEvent, endpointId: 
 }
 
 /**
- * Deliveries under way at once, and at most how many of them to one endpoint: one that never answers leaves
- * three quarters to the others, and a busy one is not held to a trickle by its slots' turns.
+ * Deliveries under way at once (each a handler of the bus's messages), and at most how many of them to one
+ * endpoint: one that never answers leaves three quarters to the others. Of an endpoint's, POSTS_PER_ENDPOINT
+ * are POSTed at once; the rest wait in the delivery thread and go out the moment one ends, so a busy endpoint
+ * is held neither to a trickle by turns on the bus nor by the main thread's round trip between two POSTs.
  */
-export const DELIVERY_SLOTS = 32;
-export const SLOTS_PER_ENDPOINT = 8;
+export const DELIVERY_SLOTS = 128;
+export const SLOTS_PER_ENDPOINT = 32;
+export const POSTS_PER_ENDPOINT = 8;
+/**
+ * How long a delivery may wait in the thread for one of its endpoint's POSTs: the guard let it through before it
+ * waited, so one that waits longer is handed back to be let through again (a deposed leader's queued deliveries
+ * never go out later than this after its guard last said it led).
+ */
+const WAIT_IN_THREAD_AT_MOST_MS = 1000;
+/** Fan-outs under way at once: each waits on a round trip of the bus, so a networked one needs many to keep up. */
+const FAN_OUTS = 32;
 
 /** A consumer that failed after this long had been working: the next one starts at once. */
 const CONSUMER_RAN_A_WHILE_MS = 10_000;
@@ -108,7 +120,7 @@ export class WebhookDispatcher {
     if (this.running !== undefined) return;
     const release = deliveryThread.use();
     this.running = Promise.all([
-      this.keepConsuming('events', (m) => this.fanOut(m)),
+      this.keepConsuming('events', (m) => this.fanOut(m), FAN_OUTS),
       this.keepConsuming('deliveries', (m) => this.deliver(m), DELIVERY_SLOTS),
     ]).finally(release);
   }
@@ -247,9 +259,13 @@ export class WebhookDispatcher {
     // The slot first: a delivery turned away because its endpoint is busy (a hung one turns away hundreds a
     // second) costs this one read, not the event's, the subject's and the delivery's too.
     const slot = this.slots.take(endpoint_id);
-    if ('retryInMs' in slot) return { kind: 'defer', delayMs: slot.retryInMs };
-    // The slot is held for the POST, which is what the endpoint takes: recording the attempt is the log's work,
-    // shared with the other deliveries in one group commit. One given back without a POST teaches the slots no duration.
+    if ('retryInMs' in slot) {
+      return { kind: 'defer', delayMs: slot.retryInMs };
+    }
+    const taken = performance.now();
+    // The slot is held until the POST is answered (its wait in the thread included), which is what the endpoint
+    // takes: recording the attempt is the log's work, shared with the other deliveries in one group commit. One
+    // given back without a POST teaches the slots no duration.
     try {
       const event = 'event' in payload ? payload.event : await this.projectedEvent(payload.event_id);
       if (!event) return notYetProjected(message);
@@ -258,7 +274,9 @@ export class WebhookDispatcher {
       if (record.outcome !== null && record.outcome !== 'retrying') return { kind: 'ack' };
       // Pending deliveries (retries included) of an erased subject's events stop here. A test event names no subject.
       if (!payload.test && (await this.subjectErased(event))) return this.cancel(message.id, endpoint_id, event, record.attempts + 1);
-      return await this.attempt(message.id, endpoint, event, record.attempts + 1, payload.test === true, slot.release);
+      return await this.attempt(message.id, endpoint, event, record.attempts + 1, payload.test === true, () =>
+        slot.release(performance.now() - taken),
+      );
     } finally {
       slot.release();
     }
@@ -271,12 +289,18 @@ export class WebhookDispatcher {
     event: WebhookEvent,
     attempt: number,
     test: boolean,
-    posted: (durationMs: number) => void,
+    posted: () => void,
   ): Promise<Outcome> {
     const endpoint_id = endpoint.id;
-    if (!(await this.leading(deliveryId))) return HANDED_BACK;
-    const sent = await this.post(endpoint, event);
-    posted(sent.duration_ms);
+    let sent: Sent | undefined;
+    do {
+      if (!(await this.leading(deliveryId))) return HANDED_BACK;
+      sent = await this.post(endpoint, event);
+      // Withdrawn in the thread before it went out: it waited its longest for one of the endpoint's POSTs (the
+      // guard is asked again before it waits anew), or the dispatcher is stopping (back on the bus, uncounted).
+    } while (sent === undefined && !this.abort.signal.aborted);
+    if (sent === undefined) return { kind: 'defer', delayMs: 0 };
+    posted();
     const now = this.clock();
     const verdict: { outcome: AttemptOutcome; retryInMs: number | null } = test
       ? { outcome: judgeTestAttempt(sent), retryInMs: null }
@@ -355,18 +379,23 @@ export class WebhookDispatcher {
   /**
    * The Standard Webhooks request, signed and sent by the delivery thread: webhook-id is the event id, stable
    * across retries. During a secret rotation's overlap it carries a signature for each secret, so a receiver
-   * holding either verifies it.
+   * holding either verifies it. It waits in the thread for one of its endpoint's POSTS_PER_ENDPOINT, unless
+   * the dispatcher stops first.
    */
   private post(endpoint: WebhookEndpoint, event: WebhookEvent) {
     const now = this.clock();
-    return deliveryThread.send({
-      url: endpoint.url,
-      body: JSON.stringify(eventObject(event, this.services.endpointRules.livemode)),
-      webhookId: event.id,
-      timestampSeconds: Math.floor(now.getTime() / 1000),
-      secrets: signingSecrets(endpoint, now),
-      timeoutMs: this.options.timeoutMs,
-      rules: this.services.endpointRules,
-    });
+    const lane = { name: endpoint.id, atOnce: POSTS_PER_ENDPOINT, waitAtMostMs: WAIT_IN_THREAD_AT_MOST_MS, signal: this.abort.signal };
+    return deliveryThread.send(
+      {
+        url: endpoint.url,
+        body: JSON.stringify(eventObject(event, this.services.endpointRules.livemode)),
+        webhookId: event.id,
+        timestampSeconds: Math.floor(now.getTime() / 1000),
+        secrets: signingSecrets(endpoint, now),
+        timeoutMs: this.options.timeoutMs,
+        rules: this.services.endpointRules,
+      },
+      lane,
+    );
   }
 }

@@ -65,6 +65,7 @@ export async function openTestApp(settings: Record<string, string> = {}): Promis
     keys,
     envs,
     rateLimit: config.rateLimit,
+    maxWritesInFlight: config.maxWritesInFlight,
     clock,
     webhooks: config.webhooks,
     unavailable: backendUnavailable,

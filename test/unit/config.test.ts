@@ -21,6 +21,7 @@ describe('configuration', () => {
         allowPrivate: 'sandbox',
       },
       rateLimit: { perSecond: 100, burst: 200 },
+      maxWritesInFlight: 512,
       scoringVersion: 'mn76-v2',
       mcpLiveKeys: false,
       httpTimeouts: { headersMs: 10_000, requestMs: 30_000, keepAliveMs: 72_000, connectionMs: 120_000 },

@@ -25,7 +25,13 @@ import type { WebhookEvent } from '../../src/ports/collections.js';
 import { type EventStore, StreamDeletedError } from '../../src/ports/event-store.js';
 import type { Recorded } from '../../src/ports/projection.js';
 import { FencedOffError, type ReadModelStore } from '../../src/ports/read-models.js';
-import { DELIVERY_SLOTS, type DispatcherServices, SLOTS_PER_ENDPOINT, WebhookDispatcher } from '../../src/webhooks/dispatcher.js';
+import {
+  DELIVERY_SLOTS,
+  type DispatcherServices,
+  POSTS_PER_ENDPOINT,
+  SLOTS_PER_ENDPOINT,
+  WebhookDispatcher,
+} from '../../src/webhooks/dispatcher.js';
 import { EndpointSlots } from '../../src/webhooks/endpoint-slots.js';
 import type { DeliveryMessage } from '../../src/webhooks/messages.js';
 import { sign } from '../../src/webhooks/signer.js';
@@ -377,13 +383,13 @@ describe('webhook dispatcher', () => {
     start(undefined, 60_000);
     try {
       await healthy.waitFor(1);
-      await silent.waitFor(SLOTS_PER_ENDPOINT);
+      await silent.waitFor(POSTS_PER_ENDPOINT);
       // The deliveries turned away come back and are turned away again (each time after one read of the
-      // endpoint): once every one of them has been turned away twice more, still only an endpoint's slots were sent.
+      // endpoint): once every one of them has been turned away twice more, still only an endpoint's POSTs at once were sent.
       const endpointReads = () => documentsRead.filter((collection) => collection === 'webhook_endpoints').length;
       const before = endpointReads();
       await eventually(async () => (endpointReads() >= before + 2 * DELIVERY_SLOTS ? true : undefined));
-      expect(silent.received).toHaveLength(SLOTS_PER_ENDPOINT);
+      expect(silent.received).toHaveLength(POSTS_PER_ENDPOINT);
     } finally {
       // Its POSTs fail at once rather than hold the dispatcher's stop for a minute.
       await silent.close();
@@ -400,16 +406,43 @@ describe('webhook dispatcher', () => {
     for (let i = 0; i < queued; i++) await bus.publish('deliveries', `busy-${i}`, { event, endpoint_id } satisfies DeliveryMessage);
     start(undefined, 60_000);
     try {
-      await silent.waitFor(SLOTS_PER_ENDPOINT);
+      await silent.waitFor(POSTS_PER_ENDPOINT);
       // The 16 turned away come back every few milliseconds, and are turned away again: wait for a round of them.
       await eventually(async () =>
         documentsRead.filter((collection) => collection === 'webhook_endpoints').length > queued + 16 ? true : undefined,
       );
       // Only the deliveries that got a slot read the subject and their delivery record (one more read of the
-      // subject is the fan-out's, of the completion's own message).
+      // subject is the fan-out's, of the completion's own message); of them, the endpoint's POSTs at once went out,
+      // and the others wait in the delivery thread.
       expect(documentsRead.filter((collection) => collection === 'subjects')).toHaveLength(SLOTS_PER_ENDPOINT + 1);
       expect(streamsRead.filter((stream) => stream.startsWith('webhook_delivery-'))).toHaveLength(SLOTS_PER_ENDPOINT);
-      expect(silent.received).toHaveLength(SLOTS_PER_ENDPOINT);
+      expect(silent.received).toHaveLength(POSTS_PER_ENDPOINT);
+    } finally {
+      await silent.close();
+    }
+  });
+
+  it('asks the guard again for a delivery that waited its longest in the thread, so a deposed leader does not send it', async () => {
+    const event = await completedEvent();
+    const silent = await receivers.start(() => 'hang');
+    const registration = await register(silent.url);
+    await project(registration);
+    const endpoint_id = (registration.data as WebhookEndpointCreated['data']).endpoint_id;
+    // One more than the endpoint's POSTs at once: it waits in the thread behind POSTs that never end.
+    for (let i = 0; i <= POSTS_PER_ENDPOINT; i++)
+      await bus.publish('deliveries', `queued-${i}`, { event, endpoint_id } satisfies DeliveryMessage);
+    const { t, guard } = term();
+    t.lead();
+    start(undefined, 60_000, guard);
+    try {
+      await silent.waitFor(POSTS_PER_ENDPOINT);
+      await eventually(async () => (t.asked > POSTS_PER_ENDPOINT ? true : undefined));
+      // Another replica leads now: once the waiting delivery is handed back, its guard refuses it.
+      t.leading = false;
+      const asked = t.asked;
+      await eventually(async () => (t.asked > asked ? true : undefined));
+      expect(silent.received).toHaveLength(POSTS_PER_ENDPOINT);
+      expect((await log.readStream(deliveryStream(`queued-${POSTS_PER_ENDPOINT}`))).events).toHaveLength(0);
     } finally {
       await silent.close();
     }
