@@ -7,7 +7,7 @@ import { refuseOtherOrigin } from './cors.js';
 import { KeyCache } from './key-cache.js';
 import { ProblemError } from './problem.js';
 import type { RateLimiter } from './rate-limit.js';
-import type { RouteConfig } from './request-gate.js';
+import type { RouteConfig } from './route-config.js';
 
 declare module 'fastify' {
   interface FastifyRequest {

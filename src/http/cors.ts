@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import type { ApiKeyRecord } from '../domain/api-keys.js';
 import { ProblemError } from './problem.js';
-import type { RouteConfig } from './request-gate.js';
+import type { RouteConfig } from './route-config.js';
 
 const ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'Nature-Client-Secret'].join(', ');
 const EXPOSED_HEADERS = ['request-id', 'Retry-After', 'RateLimit', 'RateLimit-Policy', 'idempotent-replayed', 'Date'].join(', ');

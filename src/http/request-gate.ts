@@ -5,6 +5,7 @@ import { checkHost } from './framing.js';
 import { ProblemError } from './problem.js';
 import type { RateLimiter } from './rate-limit.js';
 import { logArrival } from './request-log.js';
+import type { RouteConfig } from './route-config.js';
 import { SECURITY_HEADERS } from './security-headers.js';
 import { refuseEmptySegment } from './strict-input.js';
 
@@ -13,9 +14,6 @@ export interface GateSteps {
   cors: Cors;
   authenticate: (request: FastifyRequest, reply: FastifyReply, config: RouteConfig) => Admission;
 }
-
-/** The route's config, as the gate's steps read it. */
-export type RouteConfig = FastifyRequest['routeOptions']['config'];
 
 /**
  * The one onRequest hook: everything a request passes before its route, in this order, each step able to refuse

@@ -23,6 +23,7 @@ const LAYERS: readonly { name: string; holds: readonly string[] }[] = [
       'src/data-dir.ts',
       'src/shutdown.ts',
       'src/runtime-figures.ts',
+      'src/batched-lines.ts',
     ],
   },
   { name: 'domain: pure decide/evolve rules and scoring', holds: ['src/scoring/', 'src/domain/'] },
