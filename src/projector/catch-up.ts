@@ -9,15 +9,9 @@ export interface CatchUpLimits {
    * memory bound. A document is at most a few KB (a sealed profile), so 20,000 hold some tens of MB.
    */
   hold: number;
-  /**
-   * Ids of the documents committed so far remembered by a projection that started from scratch, so that a document
-   * not among them is known to be new and is not looked up: ids only (no personal data), some MB at most.
-   * Past this many, it looks every document up.
-   */
-  remembered: number;
 }
 
-export const catchUpLimits: CatchUpLimits = { page: 4096, hold: 20_000, remembered: 200_000 };
+export const catchUpLimits: CatchUpLimits = { page: 4096, hold: 20_000 };
 
 /**
  * Projections far behind the log (a fresh or reset read model, a long stop) catch up in one scan of it: every
@@ -38,15 +32,14 @@ export async function catchUp(
   const from = lanes.reduce((min, lane) => (lane.position < min ? lane.position : min), lanes[0]!.position);
   let page = await events.readAll({ after: from, limit: limits.page });
   if (page.length < limits.page) return;
-  // A projection with no checkpoint has stored nothing yet (or nothing newer than what it is about to fold again).
-  let folds = lanes.map((lane) => new Fold(lane.position, lane.position === 0n ? new Set() : undefined));
+  let folds = lanes.map((lane) => new Fold(lane.position));
   for (;;) {
     folds = await Promise.all(lanes.map((lane, i) => lane.take(page, folds[i]!)));
-    if (held(folds) >= limits.hold) await commitAll(lanes, folds, limits);
+    if (held(folds) >= limits.hold) await commitAll(lanes, folds);
     if (page.length < limits.page || signal.aborted) break;
     page = await nextPage(events, page, limits.page);
   }
-  await commitAll(lanes, folds, limits);
+  await commitAll(lanes, folds);
 }
 
 const nextPage = (events: EventStore, page: RecordedEvent[], limit: number) => events.readAll({ after: page.at(-1)!.position, limit });
@@ -60,10 +53,6 @@ function held(folds: readonly Fold[]): number {
   return count;
 }
 
-async function commitAll(lanes: readonly ProjectionLane[], folds: readonly Fold[], limits: CatchUpLimits): Promise<void> {
-  for (const [i, lane] of lanes.entries()) {
-    const fold = folds[i]!;
-    if (fold.position > lane.position) await lane.commitFold(fold);
-    if ((fold.stored?.size ?? 0) > limits.remembered) fold.stored = undefined;
-  }
+async function commitAll(lanes: readonly ProjectionLane[], folds: readonly Fold[]): Promise<void> {
+  for (const [i, lane] of lanes.entries()) if (folds[i]!.position > lane.position) await lane.commitFold(folds[i]!);
 }

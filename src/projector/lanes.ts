@@ -80,14 +80,7 @@ export class Fold {
   readonly counted = new Map<string, CounterWrite>();
   /** Events of the projection's types folded (those its documents already held included): they call for a commit. */
   handled = 0;
-  constructor(
-    public position: bigint,
-    /**
-     * When known, the only documents the store may hold for the projection: those committed since it started from an
-     * empty checkpoint (a catch-up from scratch). Any other is new and is not looked up. Undefined: every one is.
-     */
-    public stored?: Set<string>,
-  ) {}
+  constructor(public position: bigint) {}
 }
 
 export class ProjectionLane extends Lane {
@@ -118,8 +111,7 @@ export class ProjectionLane extends Lane {
         due = [];
         if (fold.handled > 0) await this.commitFold(fold);
         await this.erase(event, this.projection.erasure.keep);
-        // The erasure blanks documents already stored: what the store may hold is unchanged.
-        fold = new Fold(event.position, fold.stored);
+        fold = new Fold(event.position);
         continue;
       }
       if (this.handles(event)) due.push(event);
@@ -137,7 +129,6 @@ export class ProjectionLane extends Lane {
     const writes: DocumentWrite[] = [...fold.counted.values()];
     for (const [id, { doc, position }] of fold.docs) writes.push({ collection, id, doc, position });
     await this.commit(fold.position, writes);
-    if (fold.stored !== undefined) for (const id of fold.docs.keys()) fold.stored.add(id);
     fold.docs.clear();
     fold.counted.clear();
     fold.handled = 0;
@@ -149,8 +140,7 @@ export class ProjectionLane extends Lane {
     fold.handled += events.length;
     const { collection } = this.projection;
     const ids = events.map((event) => this.projection.documentId(event));
-    const unknown = ids.filter((id) => !fold.docs.has(id) && (fold.stored === undefined || fold.stored.has(id)));
-    const stored = await this.readModels.getMany(collection, [...new Set(unknown)]);
+    const stored = await this.readModels.getMany(collection, [...new Set(ids.filter((id) => !fold.docs.has(id)))]);
     events.forEach((event, i) => {
       const id = ids[i]!;
       const current = fold.docs.get(id);

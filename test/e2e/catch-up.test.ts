@@ -76,12 +76,10 @@ describe('catching up on a long log in one scan', () => {
     expect(expected.documents.length).toBeGreaterThan(30);
     expect(expected.counters.length).toBeGreaterThanOrEqual(8);
     // Fresh files caught up in one scan: in pages of 16 events, committed every 24 documents or counted events; and
-    // committed after every page of 4, so that documents span commits, remembering the ids of up to 5 committed
-    // documents (past that, every document is looked up) or of them all.
+    // committed after every page of 4, so that documents span commits.
     const limits: CatchUpLimits[] = [
-      { page: 16, hold: 24, remembered: 1000 },
-      { page: 4, hold: 1, remembered: 5 },
-      { page: 4, hold: 1, remembered: 1000 },
+      { page: 16, hold: 24 },
+      { page: 4, hold: 1 },
     ];
     for (const [i, limit] of limits.entries()) {
       const fresh = join(t.dataDir, `rebuilt-${i}.read.db`);
