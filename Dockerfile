@@ -14,7 +14,6 @@ COPY packages/embed/package.json ./packages/embed/
 RUN npm ci --ignore-scripts && npm rebuild better-sqlite3
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
-COPY projections ./projections
 COPY packages/embed ./packages/embed
 # The client is built after the component and before the server: its types come from the app's own OpenAPI
 # document (the app serves the component and renders the docs);
@@ -41,4 +40,4 @@ USER node
 VOLUME ["/data"]
 EXPOSE 8080
 HEALTHCHECK --interval=10s --timeout=3s --retries=6 CMD node -e "fetch('http://127.0.0.1:'+process.env.PORT+'/readyz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
-CMD ["node", "dist/src/main.js"]
+CMD ["node", "dist/src/server/main.js"]

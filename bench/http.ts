@@ -120,7 +120,7 @@ console.log(
   heading(
     'HTTP: requests per second and latency (autocannon)',
     `autocannon, ${CONNECTIONS} connections, ${SECONDS} s per route (PATCH: 4 batches for each subject the POST run made); ` +
-      `the real server, compiled (\`node dist/src/main.js\`, fresh data directory, synchronous=FULL, LOG_LEVEL=info to a file) ` +
+      `the real server, compiled (\`node dist/src/server/main.js\`, fresh data directory, synchronous=FULL, LOG_LEVEL=info to a file) ` +
       `and its anchors (\`lib/anchors.ts\`: bare fastify; a zod-checked append to a WAL file, synchronous=FULL, group commit), ` +
       `each its own process; median of ${options.rounds} round(s). Server CPU per request: the process's user + system time ` +
       `(/proc, 10 ms ticks) over the run, background work such as scoring and webhooks included, per 2xx response.`,

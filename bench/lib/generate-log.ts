@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { loadConfig } from '../../src/config.js';
 import { newId } from '../../src/domain/ids.js';
 import { externalIdStream } from '../../src/domain/subject.js';
-import { openLog } from '../../src/environments.js';
 import type { ExpectedRevision, NewEvent, RecordedEvent } from '../../src/ports/event-store.js';
+import { loadConfig } from '../../src/settings/config.js';
+import { openLog } from '../../src/wiring/environments.js';
 import { answerBatches, subjectBody } from './api.js';
 import { expectStatus, inParallel, jsonClient } from './client.js';
 import { startNatureServer } from './nature-server.js';

@@ -19,7 +19,7 @@ function buildServer(): void {
 }
 
 /**
- * The real server, compiled (`dist/src/main.js`, what `npm start` runs), on a fresh data directory, as an operator
+ * The real server, compiled (`dist/src/server/main.js`, what `npm start` runs), on a fresh data directory, as an operator
  * runs it: the default log level (one line per request, to a file here), synchronous=FULL, a rate limit it never
  * reaches. The key is minted straight into keys.db, as `nature keys create` does, before the server opens it.
  */
@@ -29,7 +29,7 @@ export async function startNatureServer(env: Record<string, string> = {}, keepDa
   const [raw] = await mintKeysInto(data.path, [{ environment: 'test', type: 'sk', scopes: ['nature:read', 'nature:write'] }]);
   buildServer();
   const server = await startProcess(
-    'dist/src/main.js',
+    'dist/src/server/main.js',
     {
       NATURE_DATA_DIR: data.path,
       NATURE_RATE_LIMIT_PER_SECOND: '1000000',

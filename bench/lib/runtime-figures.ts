@@ -1,4 +1,4 @@
-import type { runtimeFigures } from '../../src/runtime-figures.js';
+import type { runtimeFigures } from '../../src/support/runtime-figures.js';
 import { ms, num } from './report.js';
 
 /** The server's own figures (src/runtime-figures.ts), from the "runtime figures" line it logs as it stops. */

@@ -116,10 +116,10 @@ interface ApiProcess {
   stop: () => Promise<void>;
 }
 
-/** `src/main.ts` of this checkout in its own process, on a free loopback port; resolves once it listens. */
+/** `src/server/main.ts` of this checkout in its own process, on a free loopback port; resolves once it listens. */
 async function startApi(dataDir: string, env: Record<string, string>): Promise<ApiProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server/main.ts'], {
     cwd: root,
     // Its webhook receiver listens on this machine's loopback.
     env: {

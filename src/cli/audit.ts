@@ -2,7 +2,7 @@ import { Command, Option } from 'commander';
 import { subjectHistory } from '../commands/audit.js';
 import { type Environment, environments } from '../domain/api-keys.js';
 import { DomainError } from '../domain/errors.js';
-import type { openOperatorStores } from '../environments.js';
+import type { openOperatorStores } from '../wiring/environments.js';
 import { CliError } from './errors.js';
 import type { Output } from './keys.js';
 

@@ -1,8 +1,8 @@
 import { isNatureApiError, type NatureClient, type NatureEvent } from '@nature-profile/client';
 import { Command, InvalidArgumentError } from 'commander';
 import packageJson from '../../package.json' with { type: 'json' };
-import { type Backoff, backoffDelay } from '../backoff.js';
-import { pause } from '../pause.js';
+import { type Backoff, backoffDelay } from '../support/backoff.js';
+import { pause } from '../support/pause.js';
 import { webhookHeaders } from '../webhooks/signer.js';
 import { type ApiOptions, apiAccess, httpUrl, withApiOptions } from './api-access.js';
 import { CliError, UsageError } from './errors.js';

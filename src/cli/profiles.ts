@@ -2,8 +2,8 @@ import { Presets, SingleBar } from 'cli-progress';
 import { Command, Option } from 'commander';
 import { type RebuildProgress, rebuildProfiles } from '../commands/rebuild-profiles.js';
 import { type Environment, environments } from '../domain/api-keys.js';
-import type { openOperatorStores } from '../environments.js';
 import { scoringVersions } from '../scoring/scorers.js';
+import type { openOperatorStores } from '../wiring/environments.js';
 import type { Output } from './keys.js';
 
 type OperatorStores = Awaited<ReturnType<typeof openOperatorStores>>;

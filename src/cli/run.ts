@@ -2,12 +2,13 @@ import { existsSync } from 'node:fs';
 import { basename } from 'node:path';
 import { Command, CommanderError, InvalidArgumentError, type OutputConfiguration } from 'commander';
 import packageJson from '../../package.json' with { type: 'json' };
-import { checkBackends } from '../backend-checks.js';
 import { KeyRuleError } from '../commands/api-keys.js';
-import { type Config, ConfigError, loadConfig, loadStoreConfig } from '../config.js';
-import { checkDataDir } from '../data-dir.js';
 import { type Environment, environments } from '../domain/api-keys.js';
 import { escapeUnprintable } from '../domain/text.js';
+import { type Config, ConfigError, loadConfig, loadStoreConfig } from '../settings/config.js';
+import { checkDataDir } from '../support/data-dir.js';
+import { OperatorError, oneLine, storeProblem } from '../support/operator-errors.js';
+import { checkBackends } from '../wiring/backend-checks.js';
 import {
   openAccountStore,
   openDataKeys,
@@ -16,8 +17,7 @@ import {
   openOperatorStores,
   openWrappedKeys,
   sqliteStoreFile,
-} from '../environments.js';
-import { OperatorError, oneLine, storeProblem } from '../operator-errors.js';
+} from '../wiring/environments.js';
 import { type AccountStores, applicationsCommand, usersCommand } from './accounts.js';
 import { auditCommand } from './audit.js';
 import { CliError, exitStatus, UsageError } from './errors.js';

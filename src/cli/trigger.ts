@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { NatureClient } from '@nature-profile/client';
 import { Argument, Command } from 'commander';
-import { pause } from '../pause.js';
+import { pause } from '../support/pause.js';
 import { type ApiOptions, apiAccess, withApiOptions } from './api-access.js';
 import { CliError } from './errors.js';
 import type { Output } from './keys.js';

@@ -1,8 +1,8 @@
 import { Command, Option } from 'commander';
-import { readUsage } from '../../projections/usage.js';
 import { type Environment, environments } from '../domain/api-keys.js';
 import { granularities, parseUsageRange } from '../domain/usage.js';
 import type { ReadModelStore } from '../ports/read-models.js';
+import { readUsage } from '../projections/usage.js';
 import { UsageError } from './errors.js';
 import type { Output } from './keys.js';
 

@@ -1,6 +1,6 @@
-import { type Backoff, backoffDelay } from '../backoff.js';
-import { pause } from '../pause.js';
 import { WrongExpectedRevisionError } from '../ports/event-store.js';
+import { type Backoff, backoffDelay } from '../support/backoff.js';
+import { pause } from '../support/pause.js';
 
 /** Attempts of one command before a run of conflicts (concurrent appends to what it read) is given up on. */
 export const MAX_ATTEMPTS = 20;

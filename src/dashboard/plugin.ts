@@ -7,7 +7,7 @@ import { DomainError } from '../domain/errors.js';
 import { toProblem } from '../http/errors.js';
 import { ProblemError, problemCodes } from '../http/problem.js';
 import { sendAsset } from '../http/static-asset.js';
-import { redactSecrets } from '../secret-redaction.js';
+import { redactSecrets } from '../support/secret-redaction.js';
 import { DASHBOARD_POLICY, dashboardScript, dashboardStylesheet } from './assets.js';
 import { csrfUserInfo, type DashboardContext, seeOther, sendPage } from './context.js';
 import { FormOutcomes } from './form-once.js';

@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { emailIndex } from '../commands/accounts.js';
 import { activity, decoyPasswordHash, passwordHash, passwordMatches, passwordProblem, tokenHash } from '../domain/accounts.js';
-import { redactSecrets } from '../secret-redaction.js';
+import { redactSecrets } from '../support/secret-redaction.js';
 import { csrfToken, type DashboardContext, queryValue, seeOther, sendPage } from './context.js';
 import { formValues, text } from './form-values.js';
 import { type Html, html } from './html.js';

@@ -1,11 +1,11 @@
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import { serializerCompiler } from 'fastify-type-provider-zod';
 import type { Logger } from 'pino';
-import { type Config, type HttpTimeouts, loadConfig } from '../config.js';
 import { newId } from '../domain/ids.js';
-import type { Environments } from '../environments.js';
-import { LazyChildLogger } from '../logger.js';
 import type { KeyStore } from '../ports/key-store.js';
+import { type Config, type HttpTimeouts, loadConfig } from '../settings/config.js';
+import { LazyChildLogger } from '../support/logger.js';
+import type { Environments } from '../wiring/environments.js';
 import { registerAdmission } from './admission.js';
 import { registerAuth } from './auth.js';
 import { registerCors } from './cors.js';

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { type ApiKeyRecord, parseRawKey, type Scope } from '../domain/api-keys.js';
-import type { EnvironmentServices, Environments } from '../environments.js';
 import type { KeyStore } from '../ports/key-store.js';
+import type { EnvironmentServices, Environments } from '../wiring/environments.js';
 import { checkClientSecret, checkResultSecret } from './client-secret.js';
 import { refuseOtherOrigin } from './cors.js';
 import { KeyCache } from './key-cache.js';

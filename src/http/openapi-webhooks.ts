@@ -1,5 +1,5 @@
-import type { Config } from '../config.js';
 import { eventTypes } from '../domain/webhook-endpoint.js';
+import type { Config } from '../settings/config.js';
 import { duration } from './docs/pages.js';
 import { exampleOf } from './openapi-examples.js';
 import type { Json } from './openapi-problems.js';

@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import packageJson from '../../package.json' with { type: 'json' };
-import type { Config } from '../config.js';
+import type { Config } from '../settings/config.js';
 import { guides } from './docs/render.js';
 import { exampleOf } from './openapi-examples.js';
 import { codesOf, headers, type Json, KEYED_METHODS, problemResponse, problemSchemas, responseName } from './openapi-problems.js';

@@ -1,4 +1,4 @@
-import { redactSecrets, redactSecretsIn } from '../secret-redaction.js';
+import { redactSecrets, redactSecretsIn } from '../support/secret-redaction.js';
 
 /** The contract's error codes that this service answers, with their status and title. */
 export const problemCodes = {

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
-import { requestLineWriter } from '../logger.js';
+import { requestLineWriter } from '../support/logger.js';
 
 /** A request's arrival, logged at debug level only (the request gate calls it). */
 export function logArrival(request: FastifyRequest): void {

@@ -1,4 +1,4 @@
-import { type Backoff, backoffDelay } from '../backoff.js';
+import { type Backoff, backoffDelay } from '../support/backoff.js';
 
 /**
  * The bus between the log and the webhook dispatcher: durable, at-least-once, deduplicated by message

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, fsyncSync, linkSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { currentUser } from '../operator-errors.js';
+import { currentUser } from '../support/operator-errors.js';
 import { generateMasterKey, MasterKeyError, MasterKeyRing } from './master-key.js';
 
 type ErrnoException = NodeJS.ErrnoException & { code: string };

@@ -1,7 +1,7 @@
 import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type { StoredBlob, WrappedKeyStore } from '../ports/data-keys.js';
-import { processAlive } from '../process-alive.js';
+import { processAlive } from '../support/process-alive.js';
 import {
   generateMasterKey,
   MasterKeyError,

@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
-import { OperatorError } from '../operator-errors.js';
+import { OperatorError } from '../support/operator-errors.js';
 
 /**
  * The master key wraps every data key and environment secret before a store keeps it; it is kept outside the

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import { pause } from '../pause.js';
 import type { ReadModelStore } from '../ports/read-models.js';
+import { pause } from '../support/pause.js';
 import { PROJECTED, type Progress } from './progress.js';
 
 /** How often a replica that does not run the projections looks at PROJECTED while a write waits on it. */

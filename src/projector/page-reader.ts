@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
-import { type Backoff, backoffDelay } from '../backoff.js';
-import { pause } from '../pause.js';
 import type { EventStore, RecordedEvent } from '../ports/event-store.js';
+import { type Backoff, backoffDelay } from '../support/backoff.js';
+import { pause } from '../support/pause.js';
 import type { Changes } from './changes.js';
 import type { Lane } from './lanes.js';
 

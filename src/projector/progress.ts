@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import { type Backoff, backoffDelay } from '../backoff.js';
 import { type Fence, FencedOffError, type ReadModelStore } from '../ports/read-models.js';
+import { type Backoff, backoffDelay } from '../support/backoff.js';
 import type { Lane } from './lanes.js';
 
 /**

@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
-import { type Backoff, backoffDelay } from '../backoff.js';
-import { pause } from '../pause.js';
 import type { EventStore } from '../ports/event-store.js';
 import type { Projection, Reactor } from '../ports/projection.js';
 import { type Fence, FencedOffError, type ReadModelStore } from '../ports/read-models.js';
+import { type Backoff, backoffDelay } from '../support/backoff.js';
+import { pause } from '../support/pause.js';
 import { type CatchUpLimits, catchUp, catchUpLimits } from './catch-up.js';
 import { Changes } from './changes.js';
 import { FollowerPolling } from './follower-polling.js';

@@ -1,15 +1,15 @@
 import type { Logger } from 'pino';
-import { type Backoff, backoffDelay } from '../backoff.js';
 import { deliveryRecord, disableEndpoint, recordAttempt } from '../commands/webhooks.js';
 import { assessmentStream } from '../domain/assessment.js';
 import { newId } from '../domain/ids.js';
 import { type AttemptOutcome, judgeAttempt, judgeTestAttempt } from '../domain/webhook-delivery.js';
 import { endpointStream, signingSecrets, subscribes, type WebhookEndpoint } from '../domain/webhook-endpoint.js';
-import { pause } from '../pause.js';
 import type { Bus, BusMessage, Handler, Outcome, Topic } from '../ports/bus.js';
 import type { WebhookEvent } from '../ports/collections.js';
 import { type EventStore, StreamDeletedError } from '../ports/event-store.js';
 import { FencedOffError, type ReadModelStore } from '../ports/read-models.js';
+import { type Backoff, backoffDelay } from '../support/backoff.js';
+import { pause } from '../support/pause.js';
 import type { EndpointRules } from './address-guard.js';
 import { deliveryThread } from './delivery-thread.js';
 import { EndpointSlots } from './endpoint-slots.js';

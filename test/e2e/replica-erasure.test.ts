@@ -1,9 +1,15 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
-import { backendUnavailable, closeEnvironments, type Environments, openEnvironments, startEnvironments } from '../../src/environments.js';
 import { buildApp } from '../../src/http/app.js';
-import { createLogger } from '../../src/logger.js';
+import { loadConfig } from '../../src/settings/config.js';
+import { createLogger } from '../../src/support/logger.js';
+import {
+  backendUnavailable,
+  closeEnvironments,
+  type Environments,
+  openEnvironments,
+  startEnvironments,
+} from '../../src/wiring/environments.js';
 import { auth, openTestApp, type TestApp, validSubject } from '../support/test-app.js';
 
 describe('an erasure served by one replica', () => {

@@ -20,10 +20,10 @@ if (skipped) {
 
 const LINE = /Nature Profile API listening on .*\r?\n/;
 
-/** `src/main.ts` on a terminal until it prints its start line; `stop` ends it (script stops the server it runs). */
+/** `src/server/main.ts` on a terminal until it prints its start line; `stop` ends it (script stops the server it runs). */
 async function startOnTerminal(dataDir: string) {
   const port = await freePort();
-  const child = spawn(SCRIPT, ['-qfec', `${process.execPath} --import tsx src/main.ts`, '/dev/null'], {
+  const child = spawn(SCRIPT, ['-qfec', `${process.execPath} --import tsx src/server/main.ts`, '/dev/null'], {
     cwd: root,
     env: { ...process.env, LOG_LEVEL: 'info', NATURE_DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['pipe', 'pipe', 'pipe'],

@@ -91,7 +91,7 @@ describe('a data directory written before sealed read models and wrapped data ke
 
     // A first start, killed as soon as it has begun to convert (the master key is its first new file).
     const port = await freePort();
-    const first = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    const first = spawn(process.execPath, ['--import', 'tsx', 'src/server/main.ts'], {
       cwd: root,
       env: { ...process.env, ...fixtureClock, LOG_LEVEL: 'info', NATURE_DATA_DIR: dir.path, PORT: String(port), HOST: '127.0.0.1' },
       stdio: 'ignore',

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Environments } from '../../src/environments.js';
+import type { Environments } from '../../src/wiring/environments.js';
 import { type Body, client } from '../support/api-client.js';
 import { eventually, untilReached } from '../support/eventually.js';
 import { type NatsServer, natsServerPath, startNatsServer } from '../support/nats-server.js';

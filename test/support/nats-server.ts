@@ -2,8 +2,8 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
-import type { NatsAccess } from '../../src/config.js';
 import type { Bus } from '../../src/ports/bus.js';
+import type { NatsAccess } from '../../src/settings/config.js';
 import { freePort } from './processes.js';
 import { tempDir } from './temp-dir.js';
 

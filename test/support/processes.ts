@@ -49,7 +49,7 @@ export function spawnFromSource(args: string[], env: Record<string, string>, run
 /** Below vitest's testTimeout (vitest.config.ts), far above any start-up seen. */
 const STARTUP_HUNG_MS = 100_000;
 
-/** Starts `src/main.ts` as its own process and waits until it listens. */
+/** Starts `src/server/main.ts` as its own process and waits until it listens. */
 export async function startServer(env: Record<string, string>): Promise<ServerProcess> {
   return startServerWith(env, asUsual);
 }
@@ -62,7 +62,7 @@ export async function startServerWith(env: Record<string, string>, runner: Runne
     output,
     exited,
   } = spawnFromSource(
-    ['src/main.ts'],
+    ['src/server/main.ts'],
     // The tests' receivers listen on loopback: sandbox deliveries may go there, as on a developer's machine.
     { LOG_LEVEL: 'info', NATURE_WEBHOOK_ALLOW_PRIVATE: 'sandbox', ...env, PORT: String(port), HOST: '127.0.0.1' },
     runner,
@@ -135,11 +135,11 @@ export function waitForOutput(server: ServerProcess, pattern: RegExp): Promise<v
 }
 
 /**
- * `src/main.ts` run to its end, for start-up that must fail: the exit status and what it printed. `env`
+ * `src/server/main.ts` run to its end, for start-up that must fail: the exit status and what it printed. `env`
  * gives PORT and HOST; a server that starts after all is stopped after 20 s, with status null.
  */
 export function runServerToExit(env: Record<string, string>, runner: Runner = asUsual) {
-  const result = spawnSync(runner.command, [...runner.prefix, '--import', 'tsx', 'src/main.ts'], {
+  const result = spawnSync(runner.command, [...runner.prefix, '--import', 'tsx', 'src/server/main.ts'], {
     cwd: root,
     env: { ...process.env, LOG_LEVEL: 'info', HOST: '127.0.0.1', ...env },
     encoding: 'utf8',

@@ -3,7 +3,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 
-/** The two environments' file prefixes in NATURE_DATA_DIR (see src/environments.ts). */
+/** The two environments' file prefixes in NATURE_DATA_DIR (see src/wiring/environments.ts). */
 export const storePrefixes = ['sandbox', 'production'] as const;
 export type StorePrefix = (typeof storePrefixes)[number];
 

@@ -1,9 +1,13 @@
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll } from 'vitest';
-import { loadConfig } from '../../src/config.js';
 import { type DashboardRoute, registerDashboard } from '../../src/dashboard/plugin.js';
 import { type Environment, type KeyType, mintKey, type Scope } from '../../src/domain/api-keys.js';
+import { buildApp } from '../../src/http/app.js';
+import type { AccountStore } from '../../src/ports/account-store.js';
+import type { KeyStore } from '../../src/ports/key-store.js';
+import { loadConfig } from '../../src/settings/config.js';
+import { createLogger } from '../../src/support/logger.js';
 import {
   backendUnavailable,
   closeEnvironments,
@@ -12,11 +16,7 @@ import {
   openEnvironments,
   openKeyStore,
   startEnvironments,
-} from '../../src/environments.js';
-import { buildApp } from '../../src/http/app.js';
-import { createLogger } from '../../src/logger.js';
-import type { AccountStore } from '../../src/ports/account-store.js';
-import type { KeyStore } from '../../src/ports/key-store.js';
+} from '../../src/wiring/environments.js';
 import { tempDir } from './temp-dir.js';
 
 export interface TestApp {

@@ -14,7 +14,6 @@ import {
   UserExistsError,
 } from '../../src/commands/accounts.js';
 import { type KeyContext, KeyRuleError, mintApiKey, revokeApiKey, rotateApiKey } from '../../src/commands/api-keys.js';
-import { loadStoreConfig } from '../../src/config.js';
 import {
   ACCOUNT_ID,
   type Actor,
@@ -28,7 +27,8 @@ import {
   tokenHash,
 } from '../../src/domain/accounts.js';
 import { hashKey, type MintRequest, mintProblem } from '../../src/domain/api-keys.js';
-import { openDataKeys } from '../../src/environments.js';
+import { loadStoreConfig } from '../../src/settings/config.js';
+import { openDataKeys } from '../../src/wiring/environments.js';
 import { filesContaining } from '../support/byte-scan.js';
 import { tempDir } from '../support/temp-dir.js';
 

@@ -2,11 +2,11 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { UnsupportedServerError } from '../../src/adapters/eventstoredb/server-version.js';
 import { assessDeployment } from '../../src/adapters/mongodb/deployment.js';
-import { checkBackends } from '../../src/backend-checks.js';
-import { BackendTimeoutError, within } from '../../src/backend-timeout.js';
-import { urlHosts, withoutCredentials } from '../../src/backend-urls.js';
-import { loadConfig } from '../../src/config.js';
-import { backendProblem, OperatorError } from '../../src/operator-errors.js';
+import { loadConfig } from '../../src/settings/config.js';
+import { BackendTimeoutError, within } from '../../src/support/backend-timeout.js';
+import { urlHosts, withoutCredentials } from '../../src/support/backend-urls.js';
+import { backendProblem, OperatorError } from '../../src/support/operator-errors.js';
+import { checkBackends } from '../../src/wiring/backend-checks.js';
 import { natsServerPath, startNatsServer } from '../support/nats-server.js';
 import { freePort } from '../support/processes.js';
 

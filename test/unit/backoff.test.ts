@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { backoffDelay } from '../../src/backoff.js';
+import { backoffDelay } from '../../src/support/backoff.js';
 
 describe('back-off', () => {
   it('doubles from the first delay up to the cap, however many retries', () => {

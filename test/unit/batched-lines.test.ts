@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { BATCH_MS, BatchedLines } from '../../src/batched-lines.js';
+import { BATCH_MS, BatchedLines } from '../../src/support/batched-lines.js';
 
 /** A BatchedLines over a stream that records each write it is given. */
 function batched() {
@@ -37,7 +37,7 @@ describe('log lines written in batches', () => {
   it('writes what it holds when the process exits', () => {
     // The server's own logger on stdout, in a process that exits at once after logging.
     const script = [
-      "import { createLogger } from './src/logger.ts';",
+      "import { createLogger } from './src/support/logger.ts';",
       "const logger = createLogger('info');",
       "for (let index = 0; index < 100; index++) logger.info({ index }, 'a line');",
       'process.exit(0);',

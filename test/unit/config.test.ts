@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, loadStoreConfig } from '../../src/config.js';
+import { ConfigError, loadConfig, loadStoreConfig } from '../../src/settings/config.js';
 
 describe('configuration', () => {
   it('defaults to the embedded SQLite backends on port 8080 with data in ./data and synchronous=FULL', () => {

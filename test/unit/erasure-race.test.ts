@@ -3,12 +3,12 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SqliteEventStore } from '../../src/adapters/sqlite/event-store.js';
 import { startAssessment, submitResponses } from '../../src/commands/assessments.js';
 import { createSubject, eraseSubject } from '../../src/commands/subjects.js';
-import { loadStoreConfig } from '../../src/config.js';
 import { DomainError } from '../../src/domain/errors.js';
-import { openDataKeys } from '../../src/environments.js';
 import type { DataKeyStore } from '../../src/ports/data-keys.js';
 import type { EventStore } from '../../src/ports/event-store.js';
 import { EncryptingEventStore } from '../../src/privacy/encrypting-event-store.js';
+import { loadStoreConfig } from '../../src/settings/config.js';
+import { openDataKeys } from '../../src/wiring/environments.js';
 import { tempDir } from '../support/temp-dir.js';
 
 /** The store, with the next append of a batch held until `release`: a PATCH decided and sealed, not yet committed. */

@@ -9,7 +9,7 @@ import {
   sendWithRetry,
 } from '../../src/adapters/eventstoredb/append-retry.js';
 import { toEventData, toExpectedRevision } from '../../src/adapters/eventstoredb/mapping.js';
-import { BackendTimeoutError } from '../../src/backend-timeout.js';
+import { BackendTimeoutError } from '../../src/support/backend-timeout.js';
 
 /** gRPC status codes, as @grpc/grpc-js numbers them. */
 const grpc = {

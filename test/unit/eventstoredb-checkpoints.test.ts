@@ -9,8 +9,8 @@ import {
   type SubscriptionOutput,
   SubscriptionProgress,
 } from '../../src/adapters/eventstoredb/subscription.js';
-import { pause } from '../../src/pause.js';
 import type { RecordedEvent } from '../../src/ports/event-store.js';
+import { pause } from '../../src/support/pause.js';
 import { storedEvent } from '../support/stored-events.js';
 
 const stored = (commit: bigint, type?: string): StoredEvent => storedEvent(commit, { type });

@@ -5,46 +5,26 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 /**
- * The layers of the service, lowest first. A module imports only from its own layer or below, so the core
+ * The layers of the service, lowest first, each a set of folders of `src/`. A module imports only from its own layer or below, so the core
  * never depends on how it is stored, served or started. Type-only imports count: they tie modules as tightly.
  */
 const LAYERS: readonly { name: string; holds: readonly string[] }[] = [
-  {
-    name: 'support: helpers that know nothing of natures or stores',
-    holds: [
-      'src/pause.ts',
-      'src/backoff.ts',
-      'src/backend-timeout.ts',
-      'src/backend-urls.ts',
-      'src/operator-errors.ts',
-      'src/secret-redaction.ts',
-      'src/process-alive.ts',
-      'src/logger.ts',
-      'src/data-dir.ts',
-      'src/shutdown.ts',
-      'src/runtime-figures.ts',
-      'src/batched-lines.ts',
-    ],
-  },
-  { name: 'domain: pure decide/evolve rules and scoring', holds: ['src/scoring/', 'src/domain/'] },
-  { name: 'views: pure renderings of domain values (the profile chart)', holds: ['src/charts/'] },
-  { name: 'ports: what the core asks of the world outside', holds: ['src/ports/'] },
-  { name: 'settings: the configuration, read once', holds: ['src/config.ts'] },
+  { name: 'support: helpers that know nothing of natures or stores', holds: ['support'] },
+  { name: 'domain: pure decide/evolve rules and scoring', holds: ['scoring', 'domain'] },
+  { name: 'views: pure renderings of domain values (the profile chart)', holds: ['charts'] },
+  { name: 'ports: what the core asks of the world outside', holds: ['ports'] },
+  { name: 'settings: the configuration, read once', holds: ['settings'] },
   {
     name: 'core: commands, the privacy envelope, webhook delivery, the projector and the lease',
-    holds: ['src/commands/', 'src/privacy/', 'src/webhooks/', 'src/projector/', 'src/leadership.ts'],
+    holds: ['commands', 'privacy', 'webhooks', 'projector'],
   },
   // Definitions the projector runs; their reactors call commands, so they sit just above them.
-  { name: 'definitions: projections and reactors', holds: ['projections/'] },
-  { name: 'adapters: the backends behind the ports', holds: ['src/adapters/'] },
-  // The one place each backend is chosen from the configuration, and the start-up probes of their servers.
-  { name: 'backends: the adapters chosen once', holds: ['src/backends.ts', 'src/backend-checks.ts'] },
-  { name: 'wiring: the environments, assembled from backends and core', holds: ['src/environments.ts'] },
-  {
-    name: 'interfaces: the HTTP API, the operator CLI, the dashboard and the MCP server',
-    holds: ['src/http/', 'src/cli/', 'src/dashboard/', 'src/mcp/'],
-  },
-  { name: 'process: the server started', holds: ['src/main.ts', 'src/start-line.ts'] },
+  { name: 'definitions: projections and reactors', holds: ['projections'] },
+  { name: 'adapters: the backends behind the ports', holds: ['adapters'] },
+  // The one place each backend is chosen from the configuration, its servers probed, and the environments assembled.
+  { name: 'wiring: the backends chosen once, the environments assembled', holds: ['wiring'] },
+  { name: 'interfaces: the HTTP API, the operator CLI, the dashboard and the MCP server', holds: ['http', 'cli', 'dashboard', 'mcp'] },
+  { name: 'process: the server started', holds: ['server'] },
 ];
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -71,22 +51,22 @@ function importsAmong(files: readonly string[]): Import[] {
       .map((specifier) => posix.normalize(posix.join(posix.dirname(from), specifier)).replace(/\.js$/, '.ts'))
       .filter((to) => {
         // A module the check cannot see would be an edge it silently drops: only data files (package.json) may be.
-        if (to.endsWith('.ts') && !files.includes(to))
-          throw new Error(`${from} imports ${to}, which is not a file of src/ or projections/`);
+        if (to.endsWith('.ts') && !files.includes(to)) throw new Error(`${from} imports ${to}, which is not a file of src/`);
         return files.includes(to);
       });
     return [...new Set(targets)].map((to) => ({ from, to }));
   });
 }
 
+/** A module's layer, by the folder of `src/` it is in: a module directly in `src/` has none. */
 function layerOf(file: string): number {
-  return LAYERS.findIndex((layer) => layer.holds.some((held) => (held.endsWith('/') ? file.startsWith(held) : file === held)));
+  return LAYERS.findIndex((layer) => layer.holds.includes(folderOf(file)));
 }
 
-/** A file's folder for the folder-level check: `projections`, a first-level folder of `src`, or a file directly in `src` alone. */
+/** A module's first-level folder of `src/` (`src/http/routes/items.ts` is in `http`); a file directly in `src/` is its own. */
 function folderOf(file: string): string {
   const parts = file.split('/');
-  return parts[0] === 'src' && parts.length > 2 ? `src/${parts[1]}` : parts[0] === 'src' ? file : parts[0]!;
+  return parts.length > 2 ? parts[1]! : file;
 }
 
 /** The imports between the units `unitOf` puts files in, as a graph; imports inside a unit left out. */
@@ -128,12 +108,16 @@ function cycles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
   return found;
 }
 
-const files = [...sourceFiles('src'), ...sourceFiles('projections')];
+const files = sourceFiles('src');
 const imports = importsAmong(files);
 
 describe('layers', () => {
-  it('places every module of src/ and projections/ in a layer', () => {
-    expect(files.filter((file) => layerOf(file) === -1)).toEqual([]);
+  it('keeps no module directly in src/: each is in a folder that names its layer', () => {
+    expect(files.filter((file) => file.split('/').length === 2)).toEqual([]);
+  });
+
+  it('places every folder of src/ in a layer', () => {
+    expect([...new Set(files.map(folderOf))].filter((folder) => LAYERS.every((layer) => !layer.holds.includes(folder)))).toEqual([]);
   });
 
   it('has no import cycle between files', () => {

@@ -2,8 +2,8 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SqliteReadModelStore } from '../../src/adapters/sqlite/read-model-store.js';
-import { type Clocks, type Lead, Leadership } from '../../src/leadership.js';
 import { FencedOffError, type ReadModelStore } from '../../src/ports/read-models.js';
+import { type Clocks, type Lead, Leadership } from '../../src/projector/leadership.js';
 import { tempDir } from '../support/temp-dir.js';
 
 /** Short enough for a test; a replica renews every third of it. */

@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it, vi } from 'vitest';
-import { createLogger, LazyChildLogger, requestLineWriter } from '../../src/logger.js';
+import { createLogger, LazyChildLogger, requestLineWriter } from '../../src/support/logger.js';
 
 /** The log lines a logger writes, parsed. */
 function capture() {

@@ -2,7 +2,6 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { OperatorError } from '../../src/operator-errors.js';
 import {
   dataKeyLabel,
   generateMasterKey,
@@ -18,6 +17,7 @@ import {
   wrappedBy,
 } from '../../src/privacy/master-key.js';
 import { MasterKeyFile } from '../../src/privacy/master-key-file.js';
+import { OperatorError } from '../../src/support/operator-errors.js';
 import { tempDir } from '../support/temp-dir.js';
 
 describe('master key id', () => {

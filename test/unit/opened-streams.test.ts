@@ -4,14 +4,14 @@ import { SqliteEventStore } from '../../src/adapters/sqlite/event-store.js';
 import { startAssessment, submitResponses } from '../../src/commands/assessments.js';
 import { toNewEvents } from '../../src/commands/handle-command.js';
 import { createSubject, eraseSubject } from '../../src/commands/subjects.js';
-import { loadStoreConfig } from '../../src/config.js';
 import { DomainError } from '../../src/domain/errors.js';
-import { openDataKeys } from '../../src/environments.js';
 import type { DataKeyStore } from '../../src/ports/data-keys.js';
 import type { EventStore } from '../../src/ports/event-store.js';
 import type { CachedDataKeys } from '../../src/privacy/cached-data-keys.js';
 import { EncryptingEventStore } from '../../src/privacy/encrypting-event-store.js';
 import { OpenedStreamCache } from '../../src/privacy/opened-streams.js';
+import { loadStoreConfig } from '../../src/settings/config.js';
+import { openDataKeys } from '../../src/wiring/environments.js';
 import { tempDir } from '../support/temp-dir.js';
 
 const answers = (item: number) => ({

@@ -2,13 +2,13 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { SqliteEventStore } from '../../src/adapters/sqlite/event-store.js';
-import { loadStoreConfig } from '../../src/config.js';
-import { openDataKeys } from '../../src/environments.js';
 import { type DataKeyStore, SubjectErasedError } from '../../src/ports/data-keys.js';
 import type { NewEvent, RecordedEvent } from '../../src/ports/event-store.js';
 import { CachedDataKeys } from '../../src/privacy/cached-data-keys.js';
 import { EncryptingEventStore } from '../../src/privacy/encrypting-event-store.js';
 import { isEnvelope, open, type PiiEnvelope, seal } from '../../src/privacy/pii-envelope.js';
+import { loadStoreConfig } from '../../src/settings/config.js';
+import { openDataKeys } from '../../src/wiring/environments.js';
 import { filesContaining } from '../support/byte-scan.js';
 import { tempDir } from '../support/temp-dir.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { profilesProjection } from '../../projections/profiles.js';
 import type { ProfileRescored } from '../../src/domain/assessment.js';
 import type { Recorded } from '../../src/ports/projection.js';
+import { profilesProjection } from '../../src/projections/profiles.js';
 
 /** A rescoring as the log holds it, its scores sealed (the projection keeps the envelope as it is). */
 const rescored = (language?: 'en' | 'fr'): Recorded<ProfileRescored> => ({

@@ -1,12 +1,12 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { notificationStream, publisherReactor } from '../../projections/publisher.js';
 import { SqliteBus } from '../../src/adapters/sqlite/bus.js';
 import { SqliteEventStore } from '../../src/adapters/sqlite/event-store.js';
 import { toNewEvents } from '../../src/commands/handle-command.js';
 import type { ProfileUpdated, ScoringCompleted } from '../../src/domain/assessment.js';
 import type { Bus } from '../../src/ports/bus.js';
 import type { Recorded } from '../../src/ports/projection.js';
+import { notificationStream, publisherReactor } from '../../src/projections/publisher.js';
 import { tempDir } from '../support/temp-dir.js';
 
 describe('publisher', () => {

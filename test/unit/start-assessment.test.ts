@@ -1,20 +1,20 @@
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { projections } from '../../projections/index.js';
 import { SqliteEventStore } from '../../src/adapters/sqlite/event-store.js';
 import { SqliteReadModelStore } from '../../src/adapters/sqlite/read-model-store.js';
 import { startAssessment } from '../../src/commands/assessments.js';
 import type { CommandContext } from '../../src/commands/context.js';
 import { toNewEvents } from '../../src/commands/handle-command.js';
 import { createSubject } from '../../src/commands/subjects.js';
-import { loadStoreConfig } from '../../src/config.js';
 import { assessmentPointer, assessmentStream } from '../../src/domain/assessment.js';
 import { subjectStream } from '../../src/domain/subject.js';
-import { openDataKeys } from '../../src/environments.js';
 import { appendInSequence, type EventStore } from '../../src/ports/event-store.js';
 import { EncryptingEventStore } from '../../src/privacy/encrypting-event-store.js';
+import { projections } from '../../src/projections/index.js';
 import { Projector } from '../../src/projector/projector.js';
+import { loadStoreConfig } from '../../src/settings/config.js';
+import { openDataKeys } from '../../src/wiring/environments.js';
 import { interleaving } from '../support/interleaving.js';
 import { tempDir } from '../support/temp-dir.js';
 

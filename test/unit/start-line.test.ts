@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { localUrl, startLine } from '../../src/start-line.js';
+import { localUrl, startLine } from '../../src/server/start-line.js';
 
 describe('the line npm start prints on a terminal', () => {
   const mint = 'npx nature keys create --env test --type sk --scope nature:read --scope nature:write --name dev';

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { subjectsProjection } from '../../projections/subjects.js';
 import {
   type ConsentRecorded,
   type ExternalIdClaimed,
@@ -13,6 +12,7 @@ import type { SubjectDocument } from '../../src/ports/collections.js';
 import type { Recorded } from '../../src/ports/projection.js';
 import { seal } from '../../src/privacy/pii-envelope.js';
 import { openPart } from '../../src/privacy/sealed-part.js';
+import { subjectsProjection } from '../../src/projections/subjects.js';
 
 type Handled = ExternalIdClaimed | SubjectCreated | ConsentRecorded | SubjectErased;
 

@@ -2,11 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { readUsage, usageProjection } from '../../projections/usage.js';
 import { SqliteEventStore } from '../../src/adapters/sqlite/event-store.js';
 import { SqliteReadModelStore } from '../../src/adapters/sqlite/read-model-store.js';
 import type { UsageRange } from '../../src/domain/usage.js';
 import type { ReadModelStore } from '../../src/ports/read-models.js';
+import { readUsage, usageProjection } from '../../src/projections/usage.js';
 import { Projector } from '../../src/projector/projector.js';
 import { tempDir } from '../support/temp-dir.js';
 

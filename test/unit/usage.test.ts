@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { readUsage, usageProjection } from '../../projections/usage.js';
 import { parseInstant } from '../../src/domain/instant.js';
 import { parseUsageRange, type UsageCountRow, type UsageRange, type UsageRow, usageSpans } from '../../src/domain/usage.js';
 import type { Collections } from '../../src/ports/collections.js';
 import type { EventMetadata, RecordedEvent } from '../../src/ports/event-store.js';
 import type { DomainEvent, Projection } from '../../src/ports/projection.js';
+import { readUsage, usageProjection } from '../../src/projections/usage.js';
 import { seeded } from '../support/seeded.js';
 
 type UsageDocument = Collections['usage'];

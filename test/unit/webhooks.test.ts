@@ -2,9 +2,6 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { eventsProjection } from '../../projections/events.js';
-import { publisherReactor } from '../../projections/publisher.js';
-import { webhookEndpointsProjection } from '../../projections/webhook-endpoints.js';
 import { SqliteBus } from '../../src/adapters/sqlite/bus.js';
 import { SqliteEventStore } from '../../src/adapters/sqlite/event-store.js';
 import { SqliteReadModelStore } from '../../src/adapters/sqlite/read-model-store.js';
@@ -25,6 +22,9 @@ import type { WebhookEvent } from '../../src/ports/collections.js';
 import { type EventStore, StreamDeletedError } from '../../src/ports/event-store.js';
 import type { Recorded } from '../../src/ports/projection.js';
 import { FencedOffError, type ReadModelStore } from '../../src/ports/read-models.js';
+import { eventsProjection } from '../../src/projections/events.js';
+import { publisherReactor } from '../../src/projections/publisher.js';
+import { webhookEndpointsProjection } from '../../src/projections/webhook-endpoints.js';
 import {
   DELIVERY_SLOTS,
   type DispatcherServices,

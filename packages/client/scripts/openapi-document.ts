@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { OpenAPI3 } from 'openapi-typescript';
-import { loadConfig } from '../../../src/config.js';
-import { backendUnavailable, closeEnvironments, openEnvironments, openKeyStore } from '../../../src/environments.js';
 import { buildApp } from '../../../src/http/app.js';
-import { createLogger } from '../../../src/logger.js';
+import { loadConfig } from '../../../src/settings/config.js';
+import { createLogger } from '../../../src/support/logger.js';
+import { backendUnavailable, closeEnvironments, openEnvironments, openKeyStore } from '../../../src/wiring/environments.js';
 
 /**
  * The OpenAPI document exactly as the server serves it at /v1/openapi.json: the whole app built in-process

@@ -1,7 +1,7 @@
 import { CancelledError, DeadlineExceededError, NotLeaderError, TimeoutError, UnavailableError } from '@eventstore/db-client';
-import { BackendTimeoutError, within } from '../../backend-timeout.js';
-import { type Backoff, backoffDelay } from '../../backoff.js';
-import { pause } from '../../pause.js';
+import { BackendTimeoutError, within } from '../../support/backend-timeout.js';
+import { type Backoff, backoffDelay } from '../../support/backoff.js';
+import { pause } from '../../support/pause.js';
 
 /**
  * How an append whose outcome is unknown is sent again: for at most `totalMs` from the first send, each send

@@ -1,5 +1,5 @@
 import type { EventStoreDBClient } from '@eventstore/db-client';
-import { BackendRefusal } from '../../operator-errors.js';
+import { BackendRefusal } from '../../support/operator-errors.js';
 
 /**
  * Whether a server of `version` (as it reports itself: "24.10.5", "25.0.1.1234") has the fix for KDB-744: before

@@ -1,7 +1,7 @@
 import { CancelledError, UnavailableError } from '@eventstore/db-client';
-import { type Backoff, backoffDelay } from '../../backoff.js';
-import { pause } from '../../pause.js';
 import type { RecordedEvent, SubscribeOptions } from '../../ports/event-store.js';
+import { type Backoff, backoffDelay } from '../../support/backoff.js';
+import { pause } from '../../support/pause.js';
 import { CheckpointMark, encodePosition, fromStoredEvent, isServerEvent, type StoredEvent } from './mapping.js';
 
 /** What a filtered $all subscription hands over: an event of ours, or the server's checkpoint in order with them. */

@@ -1,4 +1,4 @@
-import { BackendRefusal } from '../../operator-errors.js';
+import { BackendRefusal } from '../../support/operator-errors.js';
 
 /**
  * The oldest MongoDB the service runs on. 5.0 is the first that stores metadata keys starting with `$` or

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { type ConnectionOptions, credsAuthenticator, ErrorCode, nkeyAuthenticator } from 'nats';
-import type { NatsAccess } from '../../config.js';
-import { BackendRefusal, fileProblem, OperatorError } from '../../operator-errors.js';
+import type { NatsAccess } from '../../settings/config.js';
+import { BackendRefusal, fileProblem, OperatorError } from '../../support/operator-errors.js';
 
 /**
  * The connection options that reach and log in to NATS as `access` says. Key and certificate files are

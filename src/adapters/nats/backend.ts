@@ -1,5 +1,5 @@
-import type { NatsAccess } from '../../config.js';
 import type { BusBackend } from '../../ports/backends.js';
+import type { NatsAccess } from '../../settings/config.js';
 import { NatsBus } from './bus.js';
 import { probeNats } from './probe.js';
 

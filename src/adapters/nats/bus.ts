@@ -14,7 +14,6 @@ import {
   type StreamConfig,
 } from 'nats';
 import type { Logger } from 'pino';
-import type { NatsAccess } from '../../config.js';
 import type { Environment } from '../../domain/api-keys.js';
 import {
   type Bus,
@@ -27,6 +26,7 @@ import {
   type Topic,
   topics,
 } from '../../ports/bus.js';
+import type { NatsAccess } from '../../settings/config.js';
 import { NatsLink } from './connection.js';
 import { afterHop, DELAY_LEVELS_MS, type Delayed, type DelayLevel, firstHop } from './delays.js';
 import { decodeDelayed, decodeEnvelope, type Envelope, undecodable } from './envelopes.js';

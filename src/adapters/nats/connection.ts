@@ -1,11 +1,11 @@
 import { type ConnectionOptions, connect, Events, type JetStreamClient, type JetStreamManager, type NatsConnection } from 'nats';
 import type { Logger } from 'pino';
-import { BackendTimeoutError, within } from '../../backend-timeout.js';
-import { urlHosts } from '../../backend-urls.js';
-import { type Backoff, backoffDelay } from '../../backoff.js';
-import type { NatsAccess } from '../../config.js';
-import { OperatorError } from '../../operator-errors.js';
-import { pause } from '../../pause.js';
+import type { NatsAccess } from '../../settings/config.js';
+import { BackendTimeoutError, within } from '../../support/backend-timeout.js';
+import { urlHosts } from '../../support/backend-urls.js';
+import { type Backoff, backoffDelay } from '../../support/backoff.js';
+import { OperatorError } from '../../support/operator-errors.js';
+import { pause } from '../../support/pause.js';
 import { connectionOptions, isRefusedLogin, NatsLoginRefusedError } from './access.js';
 
 /** How long start-up waits by default for NATS (connection and JetStream) before it gives up. */

@@ -1,5 +1,5 @@
 import { connect } from 'nats';
-import type { NatsAccess } from '../../config.js';
+import type { NatsAccess } from '../../settings/config.js';
 import { connectionOptions, isRefusedLogin, NatsLoginRefusedError } from './access.js';
 
 /**

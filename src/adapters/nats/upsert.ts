@@ -1,5 +1,5 @@
-import { type Backoff, backoffDelay } from '../../backoff.js';
-import { pause } from '../../pause.js';
+import { type Backoff, backoffDelay } from '../../support/backoff.js';
+import { pause } from '../../support/pause.js';
 
 /** Whether JetStream said the stream or consumer asked about does not exist. */
 export function isNotFound(error: unknown): boolean {

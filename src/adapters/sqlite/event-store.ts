@@ -12,7 +12,7 @@ import {
   type SubscribeOptions,
   WrongExpectedRevisionError,
 } from '../../ports/event-store.js';
-import { recordGroupCommit } from '../../runtime-figures.js';
+import { recordGroupCommit } from '../../support/runtime-figures.js';
 import { openDatabase, type Synchronous } from './database.js';
 import { Wakeup } from './wakeup.js';
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import type { Claim, ClaimRequest, IdempotencyStore } from '../../ports/idempotency.js';
-import { processAlive } from '../../process-alive.js';
+import { processAlive } from '../../support/process-alive.js';
 import { openDatabase, type Synchronous } from './database.js';
 
 const SCHEMA = `

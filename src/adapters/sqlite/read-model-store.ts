@@ -13,7 +13,7 @@ import {
   type ReadModelStore,
   type StoredVersion,
 } from '../../ports/read-models.js';
-import { processAlive } from '../../process-alive.js';
+import { processAlive } from '../../support/process-alive.js';
 import { positionKey } from '../position-key.js';
 import { openDatabase, type Synchronous } from './database.js';
 

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { readUsage } from '../../../projections/usage.js';
 import type { ApiKeyRecord } from '../../domain/api-keys.js';
+import { readUsage } from '../../projections/usage.js';
 import { type DashboardContext, environmentOfSegment, queryValue, sendPage, viewerOf } from '../context.js';
 import { type Html, html } from '../html.js';
 import { page } from '../layout.js';

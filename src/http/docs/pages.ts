@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { Config } from '../../config.js';
+import type { Config } from '../../settings/config.js';
 import { packagePath } from '../static-asset.js';
 import { BASE_URL, type DocsPage, guides, renderPage } from './render.js';
 

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { environments } from '../../domain/api-keys.js';
-import type { Environments } from '../../environments.js';
 import type { KeyStore } from '../../ports/key-store.js';
+import type { Environments } from '../../wiring/environments.js';
 
 const PING_TIMEOUT_MS = 2000;
 

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { readUsage } from '../../../projections/usage.js';
 import { granularities, parseUsageRange } from '../../domain/usage.js';
+import { readUsage } from '../../projections/usage.js';
 import { ProblemError } from '../problem.js';
 import { exampleIds, id, problems, success, timestamp } from '../schemas.js';
 

@@ -4,9 +4,9 @@ import {
   reservationRef,
   type SubjectCreated,
   type SubjectErased,
-} from '../src/domain/subject.js';
-import type { CollectionProjection } from '../src/ports/projection.js';
-import { sealedPart } from '../src/privacy/sealed-part.js';
+} from '../domain/subject.js';
+import type { CollectionProjection } from '../ports/projection.js';
+import { sealedPart } from '../privacy/sealed-part.js';
 
 type Handled = ExternalIdClaimed | SubjectCreated | ConsentRecorded | SubjectErased;
 

@@ -1,5 +1,5 @@
-import type { ProfileUpdated, ScoringCompleted } from '../src/domain/assessment.js';
-import type { CollectionProjection } from '../src/ports/projection.js';
+import type { ProfileUpdated, ScoringCompleted } from '../domain/assessment.js';
+import type { CollectionProjection } from '../ports/projection.js';
 
 /** The `events` collection: the event objects callers receive by webhook and may list to catch up. Ids only, nothing personal. */
 export const eventsProjection: CollectionProjection<ScoringCompleted | ProfileUpdated, 'events'> = {

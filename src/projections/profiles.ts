@@ -1,6 +1,6 @@
-import type { ProfileRescored, ScoringCompleted } from '../src/domain/assessment.js';
-import type { CollectionProjection } from '../src/ports/projection.js';
-import { sealedPart } from '../src/privacy/sealed-part.js';
+import type { ProfileRescored, ScoringCompleted } from '../domain/assessment.js';
+import type { CollectionProjection } from '../ports/projection.js';
+import { sealedPart } from '../privacy/sealed-part.js';
 
 /**
  * The `profiles` collection (scores and narratives sealed under the subject's key, as `pii`): every profile ever made, one document each, in every scoring version. Which

@@ -1,9 +1,9 @@
-import { appendOnce } from '../src/commands/append-once.js';
-import type { ProfileUpdated, ScoringCompleted } from '../src/domain/assessment.js';
-import type { Bus } from '../src/ports/bus.js';
-import type { EventStore } from '../src/ports/event-store.js';
-import type { Reactor, Recorded } from '../src/ports/projection.js';
-import type { EventMessage } from '../src/webhooks/messages.js';
+import { appendOnce } from '../commands/append-once.js';
+import type { ProfileUpdated, ScoringCompleted } from '../domain/assessment.js';
+import type { Bus } from '../ports/bus.js';
+import type { EventStore } from '../ports/event-store.js';
+import type { Reactor, Recorded } from '../ports/projection.js';
+import type { EventMessage } from '../webhooks/messages.js';
 import { eventsProjection } from './events.js';
 
 /** Marks in the log that an event went to the bus: `notification-<evt id>`, one event, never rewritten. */

@@ -1,5 +1,5 @@
-import type { ScoringVersionActivated } from '../src/domain/scoring-versions.js';
-import type { CollectionProjection } from '../src/ports/projection.js';
+import type { ScoringVersionActivated } from '../domain/scoring-versions.js';
+import type { CollectionProjection } from '../ports/projection.js';
 
 /** The `scoring_versions` collection: one document, `current`, naming the active version and every one activated. */
 export const scoringVersionsProjection: CollectionProjection<ScoringVersionActivated, 'scoring_versions'> = {

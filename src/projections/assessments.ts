@@ -1,8 +1,8 @@
-import { type AssessmentEvent, evolveAssessment } from '../src/domain/assessment.js';
-import { allAnswered } from '../src/ports/collections.js';
-import type { CollectionProjection } from '../src/ports/projection.js';
-import { sealedPart } from '../src/privacy/sealed-part.js';
-import { ITEM_COUNT } from '../src/scoring/item-bank.js';
+import { type AssessmentEvent, evolveAssessment } from '../domain/assessment.js';
+import { allAnswered } from '../ports/collections.js';
+import type { CollectionProjection } from '../ports/projection.js';
+import { sealedPart } from '../privacy/sealed-part.js';
+import { ITEM_COUNT } from '../scoring/item-bank.js';
 
 /**
  * The `assessments` collection: each document is the assessment's state as the domain folds it, except the

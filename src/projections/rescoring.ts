@@ -1,7 +1,7 @@
-import { activeScoringVersion, rescoreAssessment } from '../src/commands/assessments.js';
-import type { ScoringCompleted } from '../src/domain/assessment.js';
-import type { EventStore } from '../src/ports/event-store.js';
-import type { Reactor } from '../src/ports/projection.js';
+import { activeScoringVersion, rescoreAssessment } from '../commands/assessments.js';
+import type { ScoringCompleted } from '../domain/assessment.js';
+import type { EventStore } from '../ports/event-store.js';
+import type { Reactor } from '../ports/projection.js';
 
 /**
  * Once a rebuild has activated a scoring version, a completion scored with another version (by a server

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import { pause } from './pause.js';
-import { type Fence, FencedOffError, type ReadModelStore } from './ports/read-models.js';
+import { type Fence, FencedOffError, type ReadModelStore } from '../ports/read-models.js';
+import { pause } from '../support/pause.js';
 
 /** A term of leadership: the lease's fence, and the check a side effect outside the store makes first. */
 export interface Lead {

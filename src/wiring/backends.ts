@@ -1,15 +1,15 @@
-import { eventStoreDbBackend } from './adapters/eventstoredb/backend.js';
-import { mongoReadModelBackend } from './adapters/mongodb/backend.js';
-import { natsBusBackend } from './adapters/nats/backend.js';
+import { eventStoreDbBackend } from '../adapters/eventstoredb/backend.js';
+import { mongoReadModelBackend } from '../adapters/mongodb/backend.js';
+import { natsBusBackend } from '../adapters/nats/backend.js';
 import {
   keysDbFile,
   type SqliteFiles,
   sqliteBusBackend,
   sqliteEventStoreBackend,
   sqliteReadModelBackend,
-} from './adapters/sqlite/backend.js';
-import type { Config } from './config.js';
-import type { BusBackend, EventStoreBackend, ReadModelBackend } from './ports/backends.js';
+} from '../adapters/sqlite/backend.js';
+import type { BusBackend, EventStoreBackend, ReadModelBackend } from '../ports/backends.js';
+import type { Config } from '../settings/config.js';
 
 export interface Backends {
   readModels: ReadModelBackend;

@@ -1,8 +1,8 @@
-import { completeErasure } from '../src/commands/subjects.js';
-import type { SubjectErased } from '../src/domain/subject.js';
-import type { DataKeyStore } from '../src/ports/data-keys.js';
-import type { EventStore } from '../src/ports/event-store.js';
-import type { Reactor } from '../src/ports/projection.js';
+import { completeErasure } from '../commands/subjects.js';
+import type { SubjectErased } from '../domain/subject.js';
+import type { DataKeyStore } from '../ports/data-keys.js';
+import type { EventStore } from '../ports/event-store.js';
+import type { Reactor } from '../ports/projection.js';
 
 /**
  * Finishes every erasure: destroys the data key and releases the external id (both idempotent). The

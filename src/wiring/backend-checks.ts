@@ -1,8 +1,8 @@
-import { within } from './backend-timeout.js';
+import type { BackendServer } from '../ports/backends.js';
+import type { Config } from '../settings/config.js';
+import { within } from '../support/backend-timeout.js';
+import { backendProblem, OperatorError } from '../support/operator-errors.js';
 import { backendsOf } from './backends.js';
-import type { Config } from './config.js';
-import { backendProblem, OperatorError } from './operator-errors.js';
-import type { BackendServer } from './ports/backends.js';
 
 /** The backend servers `config` names that a process uses: the operator command never uses the bus, its key commands no event store. */
 function serversOf(config: Config, uses: Uses): BackendServer[] {

@@ -1,5 +1,5 @@
-import { evolveEndpoint, type WebhookEndpointEvent } from '../src/domain/webhook-endpoint.js';
-import type { CollectionProjection } from '../src/ports/projection.js';
+import { evolveEndpoint, type WebhookEndpointEvent } from '../domain/webhook-endpoint.js';
+import type { CollectionProjection } from '../ports/projection.js';
 
 /** The `webhook_endpoints` collection: each endpoint's folded state; a deleted endpoint's document goes. */
 export const webhookEndpointsProjection: CollectionProjection<WebhookEndpointEvent, 'webhook_endpoints'> = {

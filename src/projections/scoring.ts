@@ -1,7 +1,7 @@
-import { scoreAssessment } from '../src/commands/assessments.js';
-import type { ResponsesSubmitted } from '../src/domain/assessment.js';
-import type { EventStore } from '../src/ports/event-store.js';
-import type { Reactor } from '../src/ports/projection.js';
+import { scoreAssessment } from '../commands/assessments.js';
+import type { ResponsesSubmitted } from '../domain/assessment.js';
+import type { EventStore } from '../ports/event-store.js';
+import type { Reactor } from '../ports/projection.js';
 
 /**
  * Scores, with the server's scoring version, an assessment left waiting in `scoring` by an earlier version,

@@ -1,7 +1,7 @@
-import type { AssessmentAbandoned, ResponsesSubmitted, ScoringCompleted } from '../src/domain/assessment.js';
-import { EARLIEST, LATEST } from '../src/domain/instant.js';
-import { countsOf, type UsageCountRow, type UsageRange, type UsageReport, usageReport, usageSpans } from '../src/domain/usage.js';
-import type { CollectionProjection } from '../src/ports/projection.js';
+import type { AssessmentAbandoned, ResponsesSubmitted, ScoringCompleted } from '../domain/assessment.js';
+import { EARLIEST, LATEST } from '../domain/instant.js';
+import { countsOf, type UsageCountRow, type UsageRange, type UsageReport, usageReport, usageSpans } from '../domain/usage.js';
+import type { CollectionProjection } from '../ports/projection.js';
 
 /**
  * The usage read model (domain/usage.ts says what is billed): in one collection, the key of each open assessment,

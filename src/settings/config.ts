@@ -1,8 +1,8 @@
 import { join, resolve } from 'node:path';
 import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
-import { withoutCredentials } from './backend-urls.js';
-import { NEWEST_SCORING_VERSION, scoringVersions } from './scoring/scorers.js';
+import { NEWEST_SCORING_VERSION, scoringVersions } from '../scoring/scorers.js';
+import { withoutCredentials } from '../support/backend-urls.js';
 
 const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/;
 const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;

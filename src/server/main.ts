@@ -1,11 +1,18 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Logger } from 'pino';
-import { checkBackends } from './backend-checks.js';
-import { backendsOf } from './backends.js';
-import { type Config, ConfigError, loadConfig } from './config.js';
-import { registerDashboard } from './dashboard/plugin.js';
-import { checkDataDir, checkDataDirWritable } from './data-dir.js';
+import { registerDashboard } from '../dashboard/plugin.js';
+import { buildApp } from '../http/app.js';
+import { addReadinessCheck } from '../http/routes/health.js';
+import { type KeyStore, keysMissing } from '../ports/key-store.js';
+import { type Config, ConfigError, loadConfig } from '../settings/config.js';
+import { checkDataDir, checkDataDirWritable } from '../support/data-dir.js';
+import { createLogger } from '../support/logger.js';
+import { listenProblem, OperatorError, oneLine, storeProblem } from '../support/operator-errors.js';
+import { runtimeFigures, watchEventLoop } from '../support/runtime-figures.js';
+import { stopOnSignals } from '../support/shutdown.js';
+import { checkBackends } from '../wiring/backend-checks.js';
+import { backendsOf } from '../wiring/backends.js';
 import {
   backendUnavailable,
   closeEnvironments,
@@ -13,14 +20,7 @@ import {
   openEnvironments,
   openKeyStore,
   startEnvironments,
-} from './environments.js';
-import { buildApp } from './http/app.js';
-import { addReadinessCheck } from './http/routes/health.js';
-import { createLogger } from './logger.js';
-import { listenProblem, OperatorError, oneLine, storeProblem } from './operator-errors.js';
-import { type KeyStore, keysMissing } from './ports/key-store.js';
-import { runtimeFigures, watchEventLoop } from './runtime-figures.js';
-import { stopOnSignals } from './shutdown.js';
+} from '../wiring/environments.js';
 import { localUrl, startLine } from './start-line.js';
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));

@@ -1,5 +1,5 @@
-import type { Collection, FieldOf } from '../src/ports/collections.js';
-import type { Projection } from '../src/ports/projection.js';
+import type { Collection, FieldOf } from '../ports/collections.js';
+import type { Projection } from '../ports/projection.js';
 import { assessmentsProjection } from './assessments.js';
 import { eventsProjection } from './events.js';
 import { profilesProjection } from './profiles.js';

@@ -1,5 +1,5 @@
-import type { WebhookDeliveryAttempted } from '../src/domain/webhook-delivery.js';
-import type { CollectionProjection } from '../src/ports/projection.js';
+import type { WebhookDeliveryAttempted } from '../domain/webhook-delivery.js';
+import type { CollectionProjection } from '../ports/projection.js';
 
 /** The `webhook_deliveries` collection: one document per attempt, listed per endpoint. */
 export const webhookDeliveriesProjection: CollectionProjection<WebhookDeliveryAttempted, 'webhook_deliveries'> = {
