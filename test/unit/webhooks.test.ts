@@ -9,13 +9,7 @@ import { toNewEvents } from '../../src/commands/handle-command.js';
 import { recordAttempt } from '../../src/commands/webhooks.js';
 import type { ScoringCompleted } from '../../src/domain/assessment.js';
 import { deliveryStream, judgeAttempt } from '../../src/domain/webhook-delivery.js';
-import {
-  decideDeleteEndpoint,
-  decideDisableEndpoint,
-  endpointStream,
-  evolveEndpoint,
-  type WebhookEndpointCreated,
-} from '../../src/domain/webhook-endpoint.js';
+import { endpointStream, type WebhookEndpointCreated } from '../../src/domain/webhook-endpoint.js';
 import { newSecret } from '../../src/domain/webhook-secrets.js';
 import type { Bus, Topic } from '../../src/ports/bus.js';
 import type { WebhookEvent } from '../../src/ports/collections.js';
@@ -66,36 +60,6 @@ describe('judging an attempt', () => {
     [{ status_code: 500, error: null }, 3, 'failed', null],
   ] as const)('judges %o on attempt %i as %s', (result, attempt, outcome, retryInMs) => {
     expect(judgeAttempt(result, attempt, schedule)).toEqual({ outcome, retryInMs });
-  });
-});
-
-describe('webhook endpoint decider', () => {
-  const now = new Date('2026-11-21T10:00:00Z');
-  const created = evolveEndpoint(undefined, {
-    type: 'WebhookEndpointCreated',
-    data: {
-      endpoint_id: 'whe_1',
-      url: 'https://x.example/h',
-      enabled_events: ['nature.assessment.completed'],
-      description: null,
-      secret: 's',
-      created_at: now.toISOString(),
-    },
-  });
-
-  it('disables once, and never a deleted endpoint', () => {
-    const disabled = decideDisableEndpoint(created, 'gone', now);
-    expect(disabled).toHaveLength(1);
-    const state = disabled.reduce(evolveEndpoint, created);
-    expect(state).toMatchObject({ status: 'disabled', disabled_reason: 'gone' });
-    expect(decideDisableEndpoint(state, 'gone', now)).toEqual([]);
-    expect(decideDisableEndpoint(undefined, 'gone', now)).toEqual([]);
-  });
-
-  it('deletes an endpoint, after which it is gone', () => {
-    const deleted = decideDeleteEndpoint(created, 'whe_1', now).reduce(evolveEndpoint, created);
-    expect(deleted).toBeUndefined();
-    expect(() => decideDeleteEndpoint(deleted, 'whe_1', now)).toThrowError(expect.objectContaining({ code: 'not_found' }));
   });
 });
 
