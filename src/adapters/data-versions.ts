@@ -30,6 +30,12 @@ export interface MigrationStep<Run> {
   run: Run;
 }
 
+/** A step's failure, named (an OperatorError, already one line for the operator, passes as it is). */
+export function stepFailed(store: string, step: MigrationStep<unknown>, error: unknown): Error {
+  if (error instanceof OperatorError) return error;
+  return new Error(`${store}: step ${step.version} (${step.does}) failed: ${(error as Error).message}`, { cause: error });
+}
+
 /** Steps numbered 1, 2, 3 … in order: a gap or a repeat is a mistake of the list, caught at its first use. */
 export function checkNumbering(store: string, steps: readonly { version: number }[]): void {
   steps.forEach((step, i) => {

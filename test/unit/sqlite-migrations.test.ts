@@ -73,7 +73,7 @@ describe('the SQLite migration runner', () => {
   it('leaves the file at the step before, as it was, when a step throws; the next run takes it from there', () => {
     const path = join(dir.path, 'store.db');
     const db = openDatabase(path, 'NORMAL');
-    expect(() => migrate(db, path, countedSteps({ step: 2, how: 'throw' }))).toThrow('step 2 failed');
+    expect(() => migrate(db, path, countedSteps({ step: 2, how: 'throw' }))).toThrow(`${path}: step 2 (things) failed: step 2 failed`);
     expect(stateOf(path)).toEqual({ version: 1, runs: [1], things: undefined });
     expect(migrate(db, path, countedSteps())).toBe(2);
     db.close();

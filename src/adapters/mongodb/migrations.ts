@@ -1,6 +1,6 @@
 import type { Collection, Db } from 'mongodb';
 import { pause } from '../../support/pause.js';
-import { checkNumbering, DataTooNewError, type MigrationStep, StoreBehindError } from '../data-versions.js';
+import { checkNumbering, DataTooNewError, type MigrationStep, StoreBehindError, stepFailed } from '../data-versions.js';
 
 /** A change to one store's database; idempotent, since a replica killed in it leaves it to run again. */
 export type MongoStep = MigrationStep<(db: Db) => Promise<void>>;
@@ -36,7 +36,10 @@ export async function migrate(db: Db, store: string, steps: readonly MongoStep[]
       await pause(WAIT_MS);
       continue;
     }
-    await steps[version]!.run(db);
+    const step = steps[version]!;
+    await step.run(db).catch((error: unknown) => {
+      throw stepFailed(store, step, error);
+    });
     await versions.updateOne({ _id: store, version }, { $set: { version: version + 1 }, $unset: { claimed_until: '' } });
   }
 }

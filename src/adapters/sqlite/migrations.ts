@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { checkNumbering, DataTooNewError, type MigrationStep, StoreBehindError } from '../data-versions.js';
+import { checkNumbering, DataTooNewError, type MigrationStep, StoreBehindError, stepFailed } from '../data-versions.js';
 
 /** A change to one SQLite file, synchronous: it runs inside the transaction that records it. */
 export type SqliteStep = MigrationStep<(db: Database.Database) => void>;
@@ -17,12 +17,16 @@ export function migrate(db: Database.Database, store: string, steps: readonly Sq
   if (versionChecked(db, store, steps) === steps.length) return 0;
   let ran = 0;
   for (const step of steps) {
-    db.transaction(() => {
-      if (versionOf(db) >= step.version) return;
-      step.run(db);
-      db.pragma(`user_version = ${step.version}`);
-      ran += 1;
-    }).immediate();
+    try {
+      db.transaction(() => {
+        if (versionOf(db) >= step.version) return;
+        step.run(db);
+        db.pragma(`user_version = ${step.version}`);
+        ran += 1;
+      }).immediate();
+    } catch (error) {
+      throw stepFailed(store, step, error);
+    }
   }
   return ran;
 }
