@@ -9,7 +9,8 @@ import {
 } from '@event-driven-io/emmett-sqlite';
 import Database from 'better-sqlite3';
 import sqlite3 from 'sqlite3';
-import { EVENTS_TABLE, SqliteEventStore } from '../../src/adapters/sqlite/event-store.js';
+import { SqliteEventStore } from '../../src/adapters/sqlite/event-store.js';
+import { EVENTS_TABLE } from '../../src/adapters/sqlite/events-file.js';
 import type { BenchEvent } from './store-event.js';
 
 /** One event store under test: appends to new streams, reads whole streams. */

@@ -2,11 +2,11 @@ import type { Logger } from 'pino';
 import type { Environment } from '../domain/api-keys.js';
 import type { AccountStore } from './account-store.js';
 import type { Bus } from './bus.js';
-import type { DataKeyStore, WrappedKeyStore } from './data-keys.js';
+import type { WrappedKeyStore } from './data-keys.js';
 import type { EventStore } from './event-store.js';
 import type { IdempotencyStore } from './idempotency.js';
 import type { KeyStore } from './key-store.js';
-import type { IndexedField, ReadModelStore } from './read-models.js';
+import type { ReadModelLayout, ReadModelStore } from './read-models.js';
 
 /** A backend server that must answer before a process starts: start-up names it, and its setting, when it does not. */
 export interface BackendServer {
@@ -25,12 +25,11 @@ export interface BackendServer {
 export interface ReadModelBackend {
   /** Undefined when the stores are files in the data directory. */
   readonly server: BackendServer | undefined;
-  openReadModels(environment: Environment, indexedFields: IndexedField[]): Promise<ReadModelStore>;
   /**
-   * Removes the environment's read models whole, so that no plaintext they held is left behind, when the
-   * log they were built from was sealed in place (they are rebuilt from it).
+   * Upgraded first, by the store's numbered steps (`upgrade`, as a server starts); `as-is` (an operator command
+   * beside a running server) changes nothing and throws StoreBehindError when a step is still to run.
    */
-  discardReadModels(environment: Environment): void;
+  openReadModels(environment: Environment, layout: ReadModelLayout, mode?: 'upgrade' | 'as-is'): Promise<ReadModelStore>;
   openIdempotency(environment: Environment): Promise<IdempotencyStore>;
   openWrappedKeys(environment: Environment): Promise<WrappedKeyStore>;
   /** Whether the environment's wrapped keys may hold anything: opening a store that was never made would make it. */
@@ -46,8 +45,6 @@ export interface ReadModelBackend {
 export interface EventStoreBackend {
   readonly server: BackendServer | undefined;
   open(environment: Environment): EventStore;
-  /** Seals in place, with `dataKeys`, a log written before per-subject encryption; how many events it sealed. */
-  upgrade(environment: Environment, dataKeys: DataKeyStore): Promise<number>;
   /** The file that holds the log, undefined on a server: operator commands check it exists rather than make it empty. */
   file(environment: Environment): string | undefined;
 }

@@ -58,6 +58,28 @@ export interface IndexedField {
   field: string;
 }
 
+/** Read models a data step removes, to be rebuilt from the log: the collections' documents and counters, and the checkpoints. */
+export interface Rebuild {
+  collections: readonly string[];
+  checkpoints: readonly string[];
+}
+
+/**
+ * What the read-model store's data steps rebuild (their numbers are the store's, on every backend): `all`, every
+ * projection (read models from before their personal fields were sealed; the reactors' checkpoints stay, so nothing
+ * is scored or published again), and `usage` (kept in bucket documents before counters).
+ */
+export interface ReadModelRebuilds {
+  all: Rebuild;
+  usage: Rebuild;
+}
+
+/** How an environment's read models are laid out: the list indexes, and what the data steps rebuild. */
+export interface ReadModelLayout {
+  indexedFields: IndexedField[];
+  rebuilds: ReadModelRebuilds;
+}
+
 export interface ListQuery {
   /** Equality on top-level string fields. */
   where?: Record<string, string>;

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
+import { StoreBehindError } from '../adapters/data-versions.js';
 import { isTransient as isEventStoreUnavailable } from '../adapters/eventstoredb/append-retry.js';
 import { isMongoUnavailable } from '../adapters/mongodb/unavailable.js';
 import { keysDbFile, openKeysDb } from '../adapters/sqlite/backend.js';
@@ -13,7 +14,7 @@ import type { DataKeyStore, WrappedKeyStore } from '../ports/data-keys.js';
 import type { EventStore } from '../ports/event-store.js';
 import type { IdempotencyStore } from '../ports/idempotency.js';
 import type { KeyStore } from '../ports/key-store.js';
-import type { ReadModelStore } from '../ports/read-models.js';
+import type { ReadModelLayout, ReadModelStore } from '../ports/read-models.js';
 import { CachedDataKeys } from '../privacy/cached-data-keys.js';
 import { EncryptingEventStore } from '../privacy/encrypting-event-store.js';
 import { MasterKeyFile, type WrappedKeyHeld } from '../privacy/master-key-file.js';
@@ -137,9 +138,6 @@ export interface Log {
 
 export async function openLog(config: Config, environment: Environment, backends: Backends = backendsOf(config)): Promise<Log> {
   const dataKeys = await openDataKeys(config, environment);
-  // A log written before per-subject encryption is sealed in place on first open; its read models are then
-  // dropped, to be rebuilt from the upgraded log (they are derived, and held plaintext).
-  if ((await backends.eventStore.upgrade(environment, dataKeys)) > 0) backends.readModels.discardReadModels(environment);
   const sealedLog = backends.eventStore.open(environment);
   const opened = new OpenedStreamCache();
   dataKeys.onDestroy((subjectId) => opened.forgetSubject(subjectId));
@@ -151,57 +149,39 @@ export async function openLog(config: Config, environment: Environment, backends
   };
 }
 
-/** The environment's read models on the configured backend, in the format this version reads. */
-async function openReadModels(backend: ReadModelBackend, environment: Environment): Promise<ReadModelStore> {
-  const store = await backend.openReadModels(environment, indexedFields);
-  await sealReadModels(store);
-  await countUsage(store);
-  return store;
-}
-
-/** Marks a usage read model kept in counters. */
-const USAGE_COUNTERS = 'format:usage-counters';
-
 /**
- * A usage read model of an earlier version (bucket documents of tallies, rewritten whole on each completion) is
- * emptied on first start, and the usage projection alone replays the log into counters. As with the seal, the
- * mark follows the reset, so a crash in between resets again.
+ * The read models' layout: their list indexes, and what the store's numbered data steps rebuild from the log
+ * (read models from before their personal fields were sealed: every projection's, the reactors' checkpoints kept,
+ * so nothing is scored or published again; usage from before counters).
  */
-async function countUsage(store: ReadModelStore): Promise<void> {
-  if ((await store.checkpoint(USAGE_COUNTERS)) !== undefined) return;
-  await store.reset([usageProjection.collection], [usageProjection.name, PROJECTED]);
-  await store.commit(USAGE_COUNTERS, 1n, []);
-}
+export const readModelLayout: ReadModelLayout = {
+  indexedFields,
+  rebuilds: {
+    all: {
+      collections: projections.map((projection) => projection.collection),
+      checkpoints: [...projections.map((projection) => projection.name), PROJECTED],
+    },
+    usage: { collections: [usageProjection.collection], checkpoints: [usageProjection.name, PROJECTED] },
+  },
+};
 
-/** Marks read models whose personal fields are sealed (as a checkpoint, so that the mark needs no port of its own). */
-const SEALED_FORMAT = 'format:sealed-personal-data';
-
-/**
- * Read models written before their personal fields were sealed (plaintext) are removed on first start, and
- * rebuilt by the projections from the log; the reactors' checkpoints stay, so nothing is scored or
- * published again. The mark follows the reset, so a crash in between resets again on the next start.
- */
-async function sealReadModels(store: ReadModelStore): Promise<void> {
-  if ((await store.checkpoint(SEALED_FORMAT)) !== undefined) return;
-  await store.reset(
-    projections.map((projection) => projection.collection),
-    [...projections.map((projection) => projection.name), PROJECTED],
-  );
-  await store.commit(SEALED_FORMAT, 1n, []);
-}
+/** The environment's read models on the configured backend, upgraded by the store's steps to what this version reads. */
+const openReadModels = (backend: ReadModelBackend, environment: Environment) => backend.openReadModels(environment, readModelLayout);
 
 /**
  * One environment's read models as a read-only operator command reads them (`nature usage`), beside a running
- * server: opened as they are, never reset. Read models no server of this version has opened yet (in an older
+ * server: opened as they are, never upgraded. Read models no server of this version has opened yet (in an older
  * format, or a store that holds nothing) are refused rather than reported as empty or miscounted.
  */
 export async function openOperatorReadModels(config: Config, environment: Environment): Promise<ReadModelStore> {
-  const store = await backendsOf(config).readModels.openReadModels(environment, indexedFields);
-  if ((await store.checkpoint(USAGE_COUNTERS)) !== undefined) return store;
-  await store.close();
-  throw new OperatorError(
-    `the ${environment} environment's read models were never opened by a server of this version: start the server on them once, then ask again`,
-  );
+  try {
+    return await backendsOf(config).readModels.openReadModels(environment, readModelLayout, 'as-is');
+  } catch (error) {
+    if (!(error instanceof StoreBehindError)) throw error;
+    throw new OperatorError(
+      `the ${environment} environment's read models were never opened by a server of this version: start the server on them once, then ask again`,
+    );
+  }
 }
 
 /** One environment's stores as an operator command uses them, beside a running server; `close` closes them all. */

@@ -36,12 +36,17 @@ async function dropDatabase(database: string): Promise<void> {
   await client.close();
 }
 
+const nothingToRebuild = { all: { collections: [], checkpoints: [] }, usage: { collections: [], checkpoints: [] } };
+
 // Each test gets its own database, dropped afterwards.
 readModelStoreContract(
   `mongodb (${target.url !== undefined ? target.source : 'skipped'})`,
   async () => {
     const database = `nature_contract_${randomUUID().slice(0, 8)}`;
-    const store = await MongoReadModelStore.connect(settings(), database, [{ collection: 'things', field: 'tag' }]);
+    const store = await MongoReadModelStore.connect(settings(), database, {
+      indexedFields: [{ collection: 'things', field: 'tag' }],
+      rebuilds: nothingToRebuild,
+    });
     return {
       store,
       cleanup: async () => {
@@ -221,5 +226,41 @@ describe.skipIf(target.url === undefined)('mongodb deployment', () => {
     } finally {
       await connection.release();
     }
+  });
+});
+
+describe.skipIf(target.url === undefined)('mongodb read models, upgraded by numbered steps', () => {
+  const rebuilds = { all: { collections: ['things'], checkpoints: ['things'] }, usage: { collections: [], checkpoints: [] } };
+
+  it('runs each step once with two replicas starting together, the versions document at the last; a read as-is then passes', async () => {
+    const database = `nature_contract_${randomUUID().slice(0, 8)}`;
+    const client = await new MongoClient(target.url!).connect();
+    try {
+      // Read models of before the numbered steps: unsealed, unmarked.
+      const db = client.db(database);
+      await db.collection<{ _id: string; tag: string }>('things').insertOne({ _id: 'thg_1', tag: 'plain' });
+      await db.collection<{ _id: string; position: string }>('_checkpoints').insertOne({ _id: 'things', position: '7' });
+      const layout = { indexedFields: [], rebuilds };
+      const stores = await Promise.all([1, 2].map(() => MongoReadModelStore.connect(settings(), database, layout)));
+      expect(await stores[0]!.get('things', 'thg_1')).toBeUndefined();
+      expect(await stores[0]!.checkpoint('things')).toBeUndefined();
+      expect(await db.collection<{ _id: string }>('_versions').findOne({ _id: 'read-models' })).toEqual({
+        _id: 'read-models',
+        version: 4,
+      });
+      const asIs = await MongoReadModelStore.connect(settings(), database, layout, true);
+      for (const store of [...stores, asIs]) await store.close();
+    } finally {
+      await client.db(database).dropDatabase();
+      await client.close();
+    }
+  });
+
+  it('opened as-is before any step ran, refuses', async () => {
+    const database = `nature_contract_${randomUUID().slice(0, 8)}`;
+    await expect(MongoReadModelStore.connect(settings(), database, { indexedFields: [], rebuilds }, true)).rejects.toThrow(
+      /data version 0, not 4/,
+    );
+    await dropDatabase(database);
   });
 });

@@ -286,10 +286,9 @@ describe('usage metering (GET /v1/nature/usage and nature usage)', () => {
     const expected = await Promise.all(ranges.map(async (r) => (await get(usageUrl(r))).json()));
     await t.stop();
     // The data directory as the version before counters left it: bucket documents of tallies (one of them from a
-    // completion the log never had, which must not count), its format mark, no counters.
+    // completion the log never had, which must not count), the step before usage counters, no counters.
     const db = new Database(join(t.dataDir, 'sandbox.read.db'));
-    db.prepare("DELETE FROM projection_checkpoints WHERE projection = 'format:usage-counters'").run();
-    db.prepare("INSERT INTO projection_checkpoints (projection, position) VALUES ('format:usage-by-second', '1')").run();
+    db.pragma('user_version = 3');
     db.prepare('DELETE FROM counters').run();
     const stale = { id: minute, tallies: [{ key_id: 'key_stale', count: 7 }] };
     db.prepare("INSERT OR REPLACE INTO documents (collection, id, doc, position) VALUES ('usage', ?, ?, ?)").run(

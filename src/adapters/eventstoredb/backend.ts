@@ -14,7 +14,6 @@ export function eventStoreDbBackend(settings: EventStoreDbSettings, timeoutMs: n
     },
     open: (environment) => EventStoreDbEventStore.connect(settings, `${storeNames[environment]}.`),
     // Only a SQLite log is rewritten in place: EventStoreDB never changes an event once written.
-    upgrade: async () => 0,
     file: () => undefined,
   };
 }

@@ -20,9 +20,8 @@ const databaseOf = (environment: Environment) => `nature_${storeNames[environmen
 export function mongoReadModelBackend(settings: MongoSettings, keysDbFile: string): ReadModelBackend {
   return {
     server: { name: 'MongoDB', variable: 'MONGODB_URL', url: settings.url, probe: () => probeMongoDb(settings) },
-    openReadModels: (environment, indexedFields) => MongoReadModelStore.connect(settings, databaseOf(environment), indexedFields),
-    // No file keeps a removed document's bytes: the reset of read models from before sealing removes them (environments.ts).
-    discardReadModels() {},
+    openReadModels: (environment, layout, mode = 'upgrade') =>
+      MongoReadModelStore.connect(settings, databaseOf(environment), layout, mode === 'as-is'),
     openIdempotency: (environment) => MongoIdempotencyStore.connect(settings, databaseOf(environment)),
     openWrappedKeys: (environment) => MongoWrappedKeyStore.connect(settings, databaseOf(environment)),
     // A database that was never made answers empty, and is not made by asking.

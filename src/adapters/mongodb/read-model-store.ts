@@ -5,14 +5,18 @@ import {
   type DocumentWrite,
   type Fence,
   FencedOffError,
-  type IndexedField,
   type ListPage,
   type ListQuery,
+  type ReadModelLayout,
+  type ReadModelRebuilds,
   type ReadModelStore,
+  type Rebuild,
   type StoredVersion,
 } from '../../ports/read-models.js';
+import { FORMAT_MARKS } from '../data-versions.js';
 import { type MongoConnection, type MongoSettings, withMongo } from './client.js';
 import { COUNTERS, type CommitPlan, commitPlan, fromStored, isTombstone, NOT_REMOVED, positionOf, takeLease } from './documents.js';
+import { type MongoStep, migrate } from './migrations.js';
 
 const CHECKPOINTS = '_checkpoints';
 const LEASES = '_leases';
@@ -24,6 +28,30 @@ interface Lease {
   expires_at: Date;
   /** Fenced commits made under the lease: each one's write of the lease is what makes a takeover conflict with it. */
   commits?: number;
+}
+
+/** The read models' steps, numbered as the SQLite file's (read-model-store.ts there); collections are made on first write. */
+function readModelSteps({ all, usage }: ReadModelRebuilds): MongoStep[] {
+  return [
+    { version: 1, does: 'documents, checkpoints and leases as data-v1 made them', run: async () => {} },
+    { version: 2, does: 'usage counters', run: async () => {} },
+    { version: 3, does: 'read models rebuilt with their personal fields sealed', run: (db) => rebuild(db, all, FORMAT_MARKS.sealed) },
+    { version: 4, does: 'usage rebuilt as counters, not bucket documents', run: (db) => rebuild(db, usage, FORMAT_MARKS.usage) },
+  ];
+}
+
+/**
+ * Removes what the projections rebuild from the log, unless the mark of that rebuild (from before steps were
+ * numbered) says it was done; the mark goes either way. Each removal may run again: a step cut short is.
+ */
+async function rebuild(db: Db, { collections, checkpoints }: Rebuild, mark: string): Promise<void> {
+  const stored = db.collection<{ _id: string }>(CHECKPOINTS);
+  if ((await stored.findOne({ _id: mark })) === null) {
+    for (const collection of collections) await db.collection(collection).deleteMany({});
+    await db.collection(COUNTERS).deleteMany({ collection: { $in: [...collections] } });
+    await stored.deleteMany({ _id: { $in: [...checkpoints] } });
+  }
+  await stored.deleteOne({ _id: mark });
 }
 
 /**
@@ -47,11 +75,20 @@ export class MongoReadModelStore implements ReadModelStore {
     this.leases = db.collection(LEASES);
   }
 
-  /** Connects (the process's one client) and creates the list indexes (idempotent) before the store is used. */
-  static connect(settings: MongoSettings, database: string, indexes: IndexedField[]): Promise<MongoReadModelStore> {
+  /**
+   * Connects (the process's one client), runs the store's steps (or, `asIs`, throws StoreBehindError when one is
+   * due) and creates the list indexes (idempotent) before the store is used.
+   */
+  static connect(
+    settings: MongoSettings,
+    database: string,
+    { indexedFields, rebuilds }: ReadModelLayout,
+    asIs = false,
+  ): Promise<MongoReadModelStore> {
     return withMongo(settings, async (connection) => {
       const db = connection.db(database);
-      for (const { collection, field } of indexes) await db.collection(collection).createIndex({ [field]: 1, _id: -1 });
+      await migrate(db, 'read-models', readModelSteps(rebuilds), asIs);
+      for (const { collection, field } of indexedFields) await db.collection(collection).createIndex({ [field]: 1, _id: -1 });
       await db.collection(COUNTERS).createIndex({ collection: 1, counter: 1, period: 1 });
       return new MongoReadModelStore(connection, db);
     });

@@ -3,37 +3,8 @@ import type { ActivityRecord, ApplicationRecord, SessionRecord, UserRecord } fro
 import type { AccountStore } from '../../ports/account-store.js';
 import { activityAppender } from './activity-table.js';
 import { openDatabase, type Synchronous } from './database.js';
-
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS users (
-  id               TEXT PRIMARY KEY,
-  account_id       TEXT NOT NULL,
-  role             TEXT NOT NULL,
-  email_sealed     TEXT NOT NULL,
-  email_index      TEXT NOT NULL UNIQUE,
-  password_hash    TEXT,
-  setup_token_hash TEXT UNIQUE,
-  setup_expires_at TEXT,
-  created_at       TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS sessions (
-  id_hash      TEXT PRIMARY KEY,
-  user_id      TEXT NOT NULL,
-  created_at   TEXT NOT NULL,
-  last_seen_at TEXT NOT NULL,
-  expires_at   TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS sessions_by_user ON sessions (user_id);
-CREATE TABLE IF NOT EXISTS sign_in_failures (
-  key TEXT NOT NULL,
-  at  TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS sign_in_failures_by_key ON sign_in_failures (key, at);
-CREATE TABLE IF NOT EXISTS applications (
-  account_id TEXT PRIMARY KEY,
-  body       TEXT NOT NULL
-);
-`;
+import { KEYS_FILE_STEPS } from './keys-file.js';
+import { migrate } from './migrations.js';
 
 type UserRow = Omit<UserRecord, 'email_sealed'> & { email_sealed: string };
 
@@ -49,7 +20,7 @@ export class SqliteAccountStore implements AccountStore {
 
   constructor(path: string, synchronous: Synchronous) {
     this.db = openDatabase(path, synchronous);
-    this.db.exec(SCHEMA);
+    migrate(this.db, path, KEYS_FILE_STEPS);
     const db = this.db;
     this.statements = {
       insertUser: db.prepare<UserRow>(

@@ -1,4 +1,4 @@
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Environment } from '../../domain/api-keys.js';
 import type { BusBackend, EventStoreBackend, ReadModelBackend } from '../../ports/backends.js';
@@ -8,7 +8,6 @@ import { SqliteAccountStore } from './account-store.js';
 import { SqliteBus } from './bus.js';
 import { SqliteWrappedKeyStore } from './data-key-store.js';
 import type { Synchronous } from './database.js';
-import { encryptLegacyLog } from './encrypt-legacy-log.js';
 import { SqliteEventStore } from './event-store.js';
 import { SqliteIdempotencyStore } from './idempotency-store.js';
 import { SqliteKeyStore } from './key-store.js';
@@ -37,11 +36,8 @@ export function sqliteReadModelBackend(files: SqliteFiles): ReadModelBackend {
   return {
     server: undefined,
     // Read models are rebuilt from the log, so they need not survive power loss: NORMAL is enough.
-    openReadModels: async (environment, indexedFields) =>
-      new SqliteReadModelStore(fileOf(files, environment, 'read.db'), 'NORMAL', indexedFields),
-    discardReadModels(environment) {
-      for (const suffix of ['', '-wal', '-shm']) rmSync(`${fileOf(files, environment, 'read.db')}${suffix}`, { force: true });
-    },
+    openReadModels: async (environment, { indexedFields, rebuilds }, mode = 'upgrade') =>
+      new SqliteReadModelStore(fileOf(files, environment, 'read.db'), 'NORMAL', indexedFields, { rebuilds, asIs: mode === 'as-is' }),
     // NORMAL, like the read models: a commit survives the process (SIGKILL) without an fsync of its own. Power loss can
     // undo the last answers stored, whose retries then run again, as after losing the file: a write whose events are
     // in the log (at FULL) still answers as first decided. The two fsyncs it saves blocked the event loop ~2.4 ms
@@ -61,7 +57,6 @@ export function sqliteEventStoreBackend(files: SqliteFiles): EventStoreBackend {
   return {
     server: undefined,
     open: (environment) => new SqliteEventStore(file(environment), files.synchronous),
-    upgrade: (environment, dataKeys) => encryptLegacyLog(file(environment), files.synchronous, dataKeys),
     file,
   };
 }

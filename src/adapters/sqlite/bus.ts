@@ -9,22 +9,9 @@ import {
   type Topic,
 } from '../../ports/bus.js';
 import { openDatabase, type Synchronous } from './database.js';
+import { EVENTS_FILE_STEPS } from './events-file.js';
+import { migrate } from './migrations.js';
 import { Wakeup } from './wakeup.js';
-
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS bus_messages (
-  topic          TEXT    NOT NULL,
-  id             TEXT    NOT NULL,
-  payload        TEXT    NOT NULL,
-  state          TEXT    NOT NULL DEFAULT 'ready' CHECK (state IN ('ready', 'done', 'dead')),
-  available_at   INTEGER NOT NULL,
-  delivery_count INTEGER NOT NULL DEFAULT 0,
-  leased_until   INTEGER,
-  dead_reason    TEXT,
-  PRIMARY KEY (topic, id)
-) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS bus_messages_due ON bus_messages (topic, state, available_at);
-`;
 
 interface Row {
   topic: Topic;
@@ -71,7 +58,7 @@ export class SqliteBus implements Bus {
 
   constructor(path: string, synchronous: Synchronous, options: SqliteBusOptions = {}) {
     this.db = openDatabase(path, synchronous);
-    this.db.exec(SCHEMA);
+    migrate(this.db, path, EVENTS_FILE_STEPS);
     this.pollIntervalMs = options.pollIntervalMs ?? 200;
     this.leaseMs = options.leaseMs ?? 60_000;
     this.maxDeliver = options.maxDeliver ?? DEFAULT_MAX_DELIVER;

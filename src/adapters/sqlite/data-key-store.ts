@@ -1,8 +1,10 @@
 import type Database from 'better-sqlite3';
 import { type BlobKind, type Rewrap, type StoredBlob, SubjectErasedError, type WrappedKeyStore } from '../../ports/data-keys.js';
 import { openDatabase, type Synchronous } from './database.js';
+import { migrate, type SqliteStep } from './migrations.js';
 
-const SCHEMA = `
+/** The keys and secrets as data-v1 made them (raw; the master key wraps them since: wrapped-data-keys.ts). */
+const V1_SCHEMA = `
 CREATE TABLE IF NOT EXISTS data_keys (
   subject_id   TEXT PRIMARY KEY,
   key          BLOB,
@@ -14,11 +16,17 @@ CREATE TABLE IF NOT EXISTS secrets (
   name  TEXT PRIMARY KEY,
   value BLOB NOT NULL
 ) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS master_key (
-  one    INTEGER PRIMARY KEY CHECK (one = 1),
-  key_id TEXT NOT NULL
-);
 `;
+
+/** data-keys.db's steps (its user_version). */
+export const DATA_KEYS_FILE_STEPS: SqliteStep[] = [
+  { version: 1, does: 'data keys and secrets as data-v1 made them', run: (db) => db.exec(V1_SCHEMA) },
+  {
+    version: 2,
+    does: 'the id of the master key that wraps them',
+    run: (db) => db.exec('CREATE TABLE IF NOT EXISTS master_key (one INTEGER PRIMARY KEY CHECK (one = 1), key_id TEXT NOT NULL)'),
+  },
+];
 
 interface QueuedKey {
   fresh: (masterKeyId: string) => Buffer;
@@ -53,7 +61,7 @@ export class SqliteWrappedKeyStore implements WrappedKeyStore {
   ) {
     this.db = openDatabase(location, synchronous);
     this.db.pragma('secure_delete = ON');
-    this.db.exec(SCHEMA);
+    migrate(this.db, location, DATA_KEYS_FILE_STEPS);
     this.statements = {
       get: this.db.prepare<[string], { key: Buffer | null }>('SELECT key FROM data_keys WHERE subject_id = ?'),
       insert: this.db.prepare<[string, Buffer, string]>('INSERT INTO data_keys (subject_id, key, created_at) VALUES (?, ?, ?)'),

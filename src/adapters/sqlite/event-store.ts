@@ -14,6 +14,8 @@ import {
 } from '../../ports/event-store.js';
 import { recordGroupCommit } from '../../support/runtime-figures.js';
 import { openDatabase, type Synchronous } from './database.js';
+import { EVENTS_FILE_STEPS } from './events-file.js';
+import { migrate } from './migrations.js';
 import { Wakeup } from './wakeup.js';
 
 interface EventRow {
@@ -26,31 +28,6 @@ interface EventRow {
   metadata: string;
   recorded_at: string;
 }
-
-/** Triggers that refuse to change or remove an event; only a format migration lifts them, inside its transaction. */
-export const APPEND_ONLY = `
-CREATE TRIGGER IF NOT EXISTS events_are_never_updated BEFORE UPDATE ON events
-  BEGIN SELECT RAISE(ABORT, 'events are append-only'); END;
-CREATE TRIGGER IF NOT EXISTS events_are_never_deleted BEFORE DELETE ON events
-  BEGIN SELECT RAISE(ABORT, 'events are append-only'); END;
-`;
-
-/** The log's table (the benchmark's raw baseline creates the same one). */
-export const EVENTS_TABLE = `
-CREATE TABLE IF NOT EXISTS events (
-  position        INTEGER PRIMARY KEY AUTOINCREMENT,
-  event_id        TEXT    NOT NULL UNIQUE,
-  stream_name     TEXT    NOT NULL,
-  stream_revision INTEGER NOT NULL,
-  type            TEXT    NOT NULL,
-  data            TEXT    NOT NULL,
-  metadata        TEXT    NOT NULL,
-  recorded_at     TEXT    NOT NULL,
-  UNIQUE (stream_name, stream_revision)
-)`;
-
-const SCHEMA = `${EVENTS_TABLE};
-${APPEND_ONLY}`;
 
 export interface SqliteEventStoreOptions {
   /** How often subscribers look for events appended by another process, in ms. */
@@ -102,7 +79,7 @@ export class SqliteEventStore implements EventStore {
 
   constructor(path: string, synchronous: Synchronous, options: SqliteEventStoreOptions = {}) {
     this.db = openDatabase(path, synchronous);
-    this.db.exec(SCHEMA);
+    migrate(this.db, path, EVENTS_FILE_STEPS);
     // Another process appends too (a replica, an operator command): a short poll keeps its writes quick to project.
     this.pollIntervalMs = options.pollIntervalMs ?? 50;
     this.statements = {

@@ -2,9 +2,12 @@ import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import type { Claim, ClaimRequest, IdempotencyStore } from '../../ports/idempotency.js';
 import { processAlive } from '../../support/process-alive.js';
+import { DataTooOldError } from '../data-versions.js';
 import { openDatabase, type Synchronous } from './database.js';
+import { columnsOf, migrate, type SqliteStep } from './migrations.js';
 
-const SCHEMA = `
+/** The keys as data-v1 made them (holders included). */
+const V1_SCHEMA = `
 CREATE TABLE IF NOT EXISTS idempotency_keys (
   key          TEXT PRIMARY KEY,
   fingerprint  TEXT NOT NULL,
@@ -15,6 +18,19 @@ CREATE TABLE IF NOT EXISTS idempotency_keys (
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS idempotency_keys_expiry ON idempotency_keys (expires_at);
 `;
+
+/** idempotency.db's steps (its user_version). */
+export const IDEMPOTENCY_FILE_STEPS: SqliteStep[] = [
+  {
+    version: 1,
+    does: 'idempotency keys as data-v1 made them',
+    run(db) {
+      const columns = columnsOf(db, 'idempotency_keys');
+      if (columns.length > 0 && !columns.includes('holder')) throw new DataTooOldError(db.name, 'idempotency keys without holders');
+      db.exec(V1_SCHEMA);
+    },
+  },
+];
 
 interface Row {
   fingerprint: string;
@@ -48,10 +64,7 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
     this.db = openDatabase(path, synchronous);
     // Stored answers may hold personal data (sealed, but still): leave no old copy in freed pages.
     this.db.pragma('secure_delete = ON');
-    this.db.exec(SCHEMA);
-    // Files from before holders were kept: their keys have none, so no request still running completes them.
-    const columns = this.db.prepare<[], { name: string }>('PRAGMA table_info(idempotency_keys)').all();
-    if (!columns.some((column) => column.name === 'holder')) this.db.exec('ALTER TABLE idempotency_keys ADD COLUMN holder TEXT');
+    migrate(this.db, path, IDEMPOTENCY_FILE_STEPS);
     this.statements = {
       expire: this.db.prepare<[number]>('DELETE FROM idempotency_keys WHERE expires_at <= ?'),
       get: this.db.prepare<[string], Row>('SELECT fingerprint, holder, response, locked_until FROM idempotency_keys WHERE key = ?'),

@@ -4,31 +4,10 @@ import type { ApiKeyRecord } from '../../domain/api-keys.js';
 import type { KeyStore } from '../../ports/key-store.js';
 import { activityAppender } from './activity-table.js';
 import { openDatabase, type Synchronous } from './database.js';
-
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS api_keys (
-  id             TEXT PRIMARY KEY,
-  name           TEXT NOT NULL,
-  environment    TEXT NOT NULL CHECK (environment IN ('test', 'live')),
-  type           TEXT NOT NULL CHECK (type IN ('pk', 'sk')),
-  scopes         TEXT NOT NULL,
-  hash           TEXT NOT NULL UNIQUE,
-  last4          TEXT NOT NULL,
-  created_at     TEXT NOT NULL,
-  revoked_at     TEXT,
-  revoked_reason TEXT,
-  rotated_from   TEXT,
-  origins        TEXT NOT NULL DEFAULT '[]'
-);
-`;
+import { KEYS_FILE_STEPS } from './keys-file.js';
+import { migrate } from './migrations.js';
 
 type Row = Omit<ApiKeyRecord, 'scopes' | 'origins'> & { scopes: string; origins: string };
-
-/** keys.db files made before pk keys had allowed origins gain the column; their keys allow any origin, as before. */
-function addOriginsColumn(db: Database.Database): void {
-  const columns = db.prepare<[], { name: string }>('PRAGMA table_info(api_keys)').all();
-  if (!columns.some((column) => column.name === 'origins')) db.exec(`ALTER TABLE api_keys ADD COLUMN origins TEXT NOT NULL DEFAULT '[]'`);
-}
 
 /** Keys remembered at most: every live key of a deployment fits; a flood of distinct keys only refills it. */
 const CACHED_KEYS = 10_000;
@@ -55,8 +34,7 @@ export class SqliteKeyStore implements KeyStore {
 
   constructor(path: string, synchronous: Synchronous) {
     this.db = openDatabase(path, synchronous);
-    this.db.exec(SCHEMA);
-    addOriginsColumn(this.db);
+    migrate(this.db, path, KEYS_FILE_STEPS);
     this.statements = {
       insert: this.db.prepare<Row>(
         `INSERT INTO api_keys (id, name, environment, type, scopes, hash, last4, created_at, revoked_at, revoked_reason, rotated_from, origins)

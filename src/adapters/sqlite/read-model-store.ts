@@ -10,19 +10,23 @@ import {
   type IndexedField,
   type ListPage,
   type ListQuery,
+  type ReadModelRebuilds,
   type ReadModelStore,
+  type Rebuild,
   type StoredVersion,
 } from '../../ports/read-models.js';
 import { processAlive } from '../../support/process-alive.js';
+import { DataTooOldError, FORMAT_MARKS } from '../data-versions.js';
 import { positionKey } from '../position-key.js';
 import { openDatabase, type Synchronous } from './database.js';
+import { assertMigrated, migrate, type SqliteStep } from './migrations.js';
 
 /**
  * Documents are kilobytes of JSON: a rowid table keeps them out of the key's B-tree, which WITHOUT ROWID
  * rewrote on each write. `doc` is null for a removed document (its tombstone keeps the position); `position`
  * is the last event applied, as 40 zero-padded digits so that positions compare as text.
  */
-const DOCUMENTS = `
+const V1_SCHEMA = `
 CREATE TABLE IF NOT EXISTS documents (
   collection TEXT NOT NULL,
   id         TEXT NOT NULL,
@@ -30,20 +34,6 @@ CREATE TABLE IF NOT EXISTS documents (
   position   TEXT,
   UNIQUE (collection, id)
 );
-`;
-
-const SCHEMA = `${DOCUMENTS}
--- Counts per period and key (usage): a few dozen bytes a row, incremented in place. position is the last event
--- counted, as decimal text (compared as a number by the store, in the commit's transaction).
-CREATE TABLE IF NOT EXISTS counters (
-  collection TEXT NOT NULL,
-  counter    TEXT NOT NULL,
-  period     TEXT NOT NULL,
-  key        TEXT NOT NULL,
-  n          INTEGER NOT NULL,
-  position   TEXT NOT NULL,
-  PRIMARY KEY (collection, counter, period, key)
-) WITHOUT ROWID;
 -- Positions as decimal text: EventStoreDB's (commit and prepare in one bigint) outgrow a 64-bit INTEGER.
 CREATE TABLE IF NOT EXISTS projection_checkpoints (
   projection TEXT PRIMARY KEY,
@@ -61,6 +51,75 @@ CREATE TABLE IF NOT EXISTS leases (
 );
 `;
 
+/**
+ * Counts per period and key (usage): a few dozen bytes a row, incremented in place. position is the last event
+ * counted, as decimal text (compared as a number by the store, in the commit's transaction).
+ */
+const COUNTERS = `
+CREATE TABLE IF NOT EXISTS counters (
+  collection TEXT NOT NULL,
+  counter    TEXT NOT NULL,
+  period     TEXT NOT NULL,
+  key        TEXT NOT NULL,
+  n          INTEGER NOT NULL,
+  position   TEXT NOT NULL,
+  PRIMARY KEY (collection, counter, period, key)
+) WITHOUT ROWID;
+`;
+
+/** Opened by tests and tools on files of their own, which no projection's earlier read models can be in. */
+const NOTHING_TO_REBUILD: ReadModelRebuilds = {
+  all: { collections: [], checkpoints: [] },
+  usage: { collections: [], checkpoints: [] },
+};
+
+/** The read-model file's steps (its user_version), the same numbers as on MongoDB (read-model-store.ts there). */
+export function readModelSteps({ all, usage }: ReadModelRebuilds): SqliteStep[] {
+  return [
+    {
+      version: 1,
+      does: 'documents, checkpoints and leases as data-v1 made them',
+      run(db) {
+        const documents = db
+          .prepare<[], { sql: string }>("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'documents'")
+          .get();
+        if (documents !== undefined && (/WITHOUT ROWID/i.test(documents.sql) || !/\bposition\b/.test(documents.sql)))
+          throw new DataTooOldError(db.name, 'documents without positions');
+        db.exec(V1_SCHEMA);
+      },
+    },
+    { version: 2, does: 'usage counters', run: (db) => db.exec(COUNTERS) },
+    { version: 3, does: 'read models rebuilt with their personal fields sealed', run: (db) => rebuild(db, all, FORMAT_MARKS.sealed) },
+    { version: 4, does: 'usage rebuilt as counters, not bucket documents', run: (db) => rebuild(db, usage, FORMAT_MARKS.usage) },
+  ];
+}
+
+/**
+ * Removes what the projections rebuild from the log, in the step's transaction (secure_delete zeroes the rows; the
+ * store then empties the WAL). A store whose mark says it was rebuilt so already, before steps were numbered, keeps
+ * its read models; the mark goes either way.
+ */
+function rebuild(db: Database.Database, { collections, checkpoints }: Rebuild, mark: string): void {
+  const removeCheckpoint = db.prepare<[string]>('DELETE FROM projection_checkpoints WHERE projection = ?');
+  const marked = db.prepare<[string]>('SELECT 1 FROM projection_checkpoints WHERE projection = ?').get(mark) !== undefined;
+  if (!marked) {
+    const removeDocuments = db.prepare<[string]>('DELETE FROM documents WHERE collection = ?');
+    const removeCounters = db.prepare<[string]>('DELETE FROM counters WHERE collection = ?');
+    for (const collection of collections) {
+      removeDocuments.run(collection);
+      removeCounters.run(collection);
+    }
+    for (const checkpoint of checkpoints) removeCheckpoint.run(checkpoint);
+  }
+  removeCheckpoint.run(mark);
+}
+
+/** How the store is opened: what its data steps rebuild, or `asIs` (no step run: StoreBehindError if one is due). */
+export interface ReadModelFileOptions {
+  rebuilds?: ReadModelRebuilds;
+  asIs?: boolean;
+}
+
 /** Newer than the stored position, or the stored document has none (written before positions were kept). */
 const NEWER = 'documents.position IS NULL OR documents.position < excluded.position';
 
@@ -74,12 +133,19 @@ export class SqliteReadModelStore implements ReadModelStore {
   /** Lists and blankings by their SQL: a few shapes per collection, each prepared once. */
   private readonly prepared = new Map<string, Database.Statement<unknown[], { doc: string; position: string | null }>>();
 
-  constructor(path: string, synchronous: Synchronous, indexes: IndexedField[] = []) {
+  constructor(path: string, synchronous: Synchronous, indexes: IndexedField[] = [], options: ReadModelFileOptions = {}) {
     this.db = openDatabase(path, synchronous);
     // Overwritten and removed documents are zeroed in place, so an erased subject leaves no plaintext behind.
     this.db.pragma('secure_delete = ON');
-    moveToCurrentTable(this.db);
-    this.db.exec(SCHEMA);
+    const steps = readModelSteps(options.rebuilds ?? NOTHING_TO_REBUILD);
+    try {
+      if (options.asIs) assertMigrated(this.db, path, steps);
+      // A step that rebuilt read models leaves no copy of what it removed in the WAL.
+      else if (migrate(this.db, path, steps) > 0) this.db.pragma('wal_checkpoint(TRUNCATE)');
+    } catch (error) {
+      this.db.close();
+      throw error;
+    }
     this.listIndexes = indexes.map(({ collection, field }) => {
       assertField(field);
       assertField(collection);
@@ -303,22 +369,6 @@ export class SqliteReadModelStore implements ReadModelStore {
     this.db.close();
     return Promise.resolve();
   }
-}
-
-/**
- * Documents written by an earlier version (WITHOUT ROWID, indexed over every collection; or without positions,
- * `doc` required) move to the current table, checkpoints untouched. Their position is unknown, so any write
- * replaces them.
- */
-function moveToCurrentTable(db: Database.Database): void {
-  const table = db.prepare<[], { sql: string }>("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'documents'").get();
-  if (table === undefined || (!/WITHOUT ROWID/i.test(table.sql) && /\bposition\b/.test(table.sql))) return;
-  db.transaction(() => {
-    db.exec(`ALTER TABLE documents RENAME TO documents_before;
-      ${DOCUMENTS}
-      INSERT INTO documents (collection, id, doc) SELECT collection, id, doc FROM documents_before;
-      DROP TABLE documents_before;`);
-  })();
 }
 
 /**
