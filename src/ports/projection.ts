@@ -1,11 +1,5 @@
 import type { Collection, Collections, Document } from './collections.js';
-import type { RecordedEvent } from './event-store.js';
-
-/** An event as the domain declares it: its type and what it records. */
-export type DomainEvent = { type: string; data: unknown };
-
-/** A recorded event of the union `E`: a switch on its `type` narrows its `data`. */
-export type Recorded<E extends DomainEvent> = RecordedEvent & E;
+import type { DomainEvent, Recorded } from './event-store.js';
 
 /**
  * A read model: one document per id in one collection, evolved event by event. Pure, so a replay
