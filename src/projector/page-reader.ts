@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { EventStore, RecordedEvent } from '../ports/event-store.js';
 import { type Backoff, backoffDelay } from '../support/backoff.js';
 import { pause } from '../support/pause.js';
-import type { Changes } from './changes.js';
+import type { Wakeup } from '../support/wakeup.js';
 import type { Lane } from './lanes.js';
 
 /** Events per page at most: a projection commits once per page. */
@@ -34,7 +34,7 @@ export class PageReader {
   constructor(
     private readonly events: EventStore,
     private readonly lanes: readonly Lane[],
-    private readonly changes: Changes,
+    private readonly changes: Wakeup,
     private readonly logger: Logger,
     private readonly retry: Backoff,
   ) {}
@@ -86,14 +86,14 @@ export class PageReader {
     this.retained += this.filling.length;
     this.filling = [];
     this.dropHandledPages();
-    this.changes.notify();
+    this.changes.wake();
   }
 
   /** The store searched the log up to `position` and found no more events: lanes with nothing pending move there. */
   private searchedTo(position: bigint): void {
     this.flush();
     if (position > this.head) this.head = position;
-    this.changes.notify();
+    this.changes.wake();
   }
 
   /** The lane's next events: from the kept pages, or from the log when it is behind them; undefined once stopped. */

@@ -8,8 +8,8 @@ import {
   runHandler,
   type Topic,
 } from '../../ports/bus.js';
+import { Wakeup } from '../../support/wakeup.js';
 import { openDatabase, type Synchronous } from './database.js';
-import { Wakeup } from './wakeup.js';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS bus_messages (

@@ -13,8 +13,8 @@ import {
   WrongExpectedRevisionError,
 } from '../../ports/event-store.js';
 import { recordGroupCommit } from '../../support/runtime-figures.js';
+import { Wakeup } from '../../support/wakeup.js';
 import { openDatabase, type Synchronous } from './database.js';
-import { Wakeup } from './wakeup.js';
 
 interface EventRow {
   position: bigint;
