@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { pause } from '../../src/support/pause.js';
 import { Wakeup } from '../../src/support/wakeup.js';
 
 /** Whether `promise` has settled once the tasks queued now have run. */
@@ -39,5 +40,15 @@ describe('Wakeup', () => {
     expect(await settled(other)).toBe(false);
     wakeup.wake();
     await other;
+  });
+});
+
+describe('pause', () => {
+  it('ends at once when its signal aborts, long before its time', async () => {
+    const stop = new AbortController();
+    const paused = pause(60_000, stop.signal);
+    expect(await settled(paused)).toBe(false);
+    stop.abort();
+    expect(await settled(paused)).toBe(true);
   });
 });
