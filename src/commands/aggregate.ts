@@ -1,9 +1,4 @@
-import type { EventStore, ExpectedRevision, RecordedEvent } from '../ports/event-store.js';
-
-export interface DomainEvent {
-  type: string;
-  data: unknown;
-}
+import type { DomainEvent, EventStore, ExpectedRevision, Recorded, RecordedEvent } from '../ports/event-store.js';
 
 /** Each event type of an aggregate, named once: the compiler checks the names against the aggregate's union, none missing. */
 export type EventTypes<Event extends DomainEvent> = Record<Event['type'], true>;
@@ -14,9 +9,6 @@ export interface Aggregate<State, Event extends DomainEvent> {
   /** What a read of the aggregate's stream checks each event against. */
   types: EventTypes<Event>;
 }
-
-/** One of the aggregate's events as the store recorded it. */
-export type Recorded<Event extends DomainEvent> = RecordedEvent & Event;
 
 /** An aggregate's stream as read: its revision (-1n when it does not exist) and its events, typed. */
 export interface AggregateRead<Event extends DomainEvent> {

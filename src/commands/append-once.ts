@@ -1,5 +1,5 @@
+import type { DomainEvent } from '../ports/event-store.js';
 import { type EventMetadata, type EventStore, WrongExpectedRevisionError } from '../ports/event-store.js';
-import type { DomainEvent } from './aggregate.js';
 import { toNewEvents } from './handle-command.js';
 
 /**

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { AppendResult, EventMetadata, EventStore, NewEvent } from '../ports/event-store.js';
-import { type Aggregate, type DomainEvent, expectedAfter, fold, type Recorded, readAggregate } from './aggregate.js';
+import type { AppendResult, DomainEvent, EventMetadata, EventStore, NewEvent, Recorded } from '../ports/event-store.js';
+import { type Aggregate, expectedAfter, fold, readAggregate } from './aggregate.js';
 import { retryOnConflict } from './conflict-retry.js';
 import { type Produced, producedBy } from './idempotent-retry.js';
 

@@ -15,8 +15,8 @@ import {
   subjectStream,
 } from '../domain/subject.js';
 import type { DataKeyStore } from '../ports/data-keys.js';
-import type { EventMetadata, EventStore, ExpectedRevision } from '../ports/event-store.js';
-import { expectedAfter, fold, type Recorded, readAggregate } from './aggregate.js';
+import type { EventMetadata, EventStore, ExpectedRevision, Recorded } from '../ports/event-store.js';
+import { expectedAfter, fold, readAggregate } from './aggregate.js';
 import { reservationAggregate, subjectAggregate } from './aggregates.js';
 import { closeForErasure } from './assessments.js';
 import { READ_AGAIN, retryOnConflict } from './conflict-retry.js';

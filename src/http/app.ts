@@ -8,6 +8,7 @@ import { LazyChildLogger } from '../support/logger.js';
 import type { Environments } from '../wiring/environments.js';
 import { registerAdmission } from './admission.js';
 import { registerAuth } from './auth.js';
+import { servingConstantsOnce } from './constant-answers.js';
 import { registerCors } from './cors.js';
 import { clientErrorHandler, frameworkError, registerErrorHandling } from './errors.js';
 import { registerFraming } from './framing.js';
@@ -102,7 +103,7 @@ export async function buildApp({
   app.removeContentTypeParser('text/plain');
   registerFraming(app, publicUrl);
   app.setValidatorCompiler(validatorCompiler);
-  app.setSerializerCompiler(serializerCompiler);
+  app.setSerializerCompiler(servingConstantsOnce(serializerCompiler));
   registerRequestLog(app, logger);
   registerErrorHandling(app, unavailable, publicUrl);
   registerStrictInput(app);

@@ -37,6 +37,15 @@ export interface RecordedEvent<Type extends string = string, Data = unknown> ext
   recordedAt: string;
 }
 
+/** An event as the domain declares it: its type and what it records. */
+export interface DomainEvent {
+  type: string;
+  data: unknown;
+}
+
+/** An event of the union `E` as the store recorded it: a switch on its `type` narrows its `data`. */
+export type Recorded<E extends DomainEvent> = RecordedEvent & E;
+
 export interface AppendResult {
   /** The revision of the last event appended (the stream's new revision). */
   nextRevision: bigint;

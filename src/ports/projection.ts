@@ -1,11 +1,5 @@
 import type { Collection, Collections, Document } from './collections.js';
-import type { RecordedEvent } from './event-store.js';
-
-/** An event as the domain declares it: its type and what it records. */
-export type DomainEvent = { type: string; data: unknown };
-
-/** A recorded event of the union `E`: a switch on its `type` narrows its `data`. */
-export type Recorded<E extends DomainEvent> = RecordedEvent & E;
+import type { DomainEvent, Recorded, RecordedEvent } from './event-store.js';
 
 /**
  * A read model: one document per id in one collection, evolved event by event. Pure, so a replay
@@ -23,10 +17,12 @@ export interface Projection<E extends DomainEvent = DomainEvent, D extends Docum
   /** The new document, or null to remove it. */
   evolve(current: D | undefined, event: Recorded<E>): D | null;
   /**
-   * For collections whose documents carry a `subject_id`: on the subject's SubjectErased, each of them keeps
-   * only these fields (and `erased: true`); every personal field goes.
+   * The write to every document matching `where` that an event of the log calls for (any event, not only those of
+   * `canHandle`), such as an erasure blanking all of a subject's documents: only the `keep` fields stay and `set` is
+   * added. The projector commits what it folded before the event, then the sweep alone at the event's position, and
+   * purges what the sweep overwrote from the store's files.
    */
-  erasure?: { keep: readonly string[] };
+  sweep?(event: RecordedEvent): Sweep | undefined;
   /**
    * Counter rows of the collection the event adds one to (completions per period, say), decided from the event and
    * its own document as it stood before it. Committed with the page: an event its own document already holds (a
@@ -42,14 +38,15 @@ export interface Count {
   key: string;
 }
 
-/**
- * The projection of a declared collection: its documents are that collection's, and what an erasure keeps are
- * fields every variant of them has (those its erased variant keeps).
- */
-export type CollectionProjection<E extends DomainEvent, C extends Collection> = Projection<E, Collections[C]> & {
-  collection: C;
-  erasure?: { keep: readonly (keyof Collections[C] & string)[] };
-};
+/** A write to every document of the collection matching `where`: each keeps only its `keep` fields, and `set` is added. */
+export interface Sweep {
+  where: Record<string, string>;
+  keep: readonly string[];
+  set: Record<string, unknown>;
+}
+
+/** The projection of a declared collection: its documents are that collection's. */
+export type CollectionProjection<E extends DomainEvent, C extends Collection> = Projection<E, Collections[C]> & { collection: C };
 
 /** A side effect driven by the log (appending another event, say). Must tolerate seeing an event twice. */
 export interface Reactor<E extends DomainEvent = DomainEvent> {

@@ -1,7 +1,7 @@
 import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type { StoredBlob, WrappedKeyStore } from '../ports/data-keys.js';
-import { processAlive } from '../support/process-alive.js';
+import { holderGone } from '../support/process-alive.js';
 import {
   generateMasterKey,
   MasterKeyError,
@@ -131,7 +131,7 @@ function take(lock: string, holder: string, retried = false): void {
     const code = (error as NodeJS.ErrnoException).code;
     if (code !== 'EEXIST' || retried) throw new MasterKeyError(`the rotation lock ${lock} cannot be made (${code ?? String(error)})`);
     const [host, pid] = readFileSync(lock, 'utf8').trim().split(' ');
-    if (host !== hostname() || processAlive(Number(pid))) {
+    if (!holderGone({ pid: Number(pid), host })) {
       throw new MasterKeyError(
         `another master key rotation runs (pid ${pid} on ${host}, by ${lock}); if it is gone, remove that file and run this again`,
       );

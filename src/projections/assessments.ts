@@ -3,6 +3,7 @@ import { allAnswered } from '../ports/collections.js';
 import type { CollectionProjection } from '../ports/projection.js';
 import { sealedPart } from '../privacy/sealed-part.js';
 import { ITEM_COUNT } from '../scoring/item-bank.js';
+import { erasureSweep } from './erasure-sweep.js';
 
 /**
  * The `assessments` collection: each document is the assessment's state as the domain folds it, except the
@@ -15,7 +16,7 @@ export const assessmentsProjection: CollectionProjection<AssessmentEvent, 'asses
   canHandle: ['AssessmentStarted', 'ResponsesSubmitted', 'ScoringCompleted', 'AssessmentAbandoned', 'ProfileRescored', 'ProfileUpdated'],
   documentId: (event) => event.data.assessment_id,
   // The answers go; what stays says only that there was an assessment and how far it got.
-  erasure: { keep: ['id', 'subject_id', 'status', 'created_at', 'expires_at'] },
+  sweep: erasureSweep<'assessments'>(['id', 'subject_id', 'status', 'created_at', 'expires_at']),
   evolve(current, event) {
     // An erased assessment takes nothing more: its personal fields are gone for good.
     if (current !== undefined && 'erased' in current) return current;

@@ -1,6 +1,7 @@
 import type { ProfileRescored, ScoringCompleted } from '../domain/assessment.js';
 import type { CollectionProjection } from '../ports/projection.js';
 import { sealedPart } from '../privacy/sealed-part.js';
+import { erasureSweep } from './erasure-sweep.js';
 
 /**
  * The `profiles` collection (scores and narratives sealed under the subject's key, as `pii`): every profile ever made, one document each, in every scoring version. Which
@@ -13,7 +14,7 @@ export const profilesProjection: CollectionProjection<ScoringCompleted | Profile
   canHandle: ['ScoringCompleted', 'ProfileRescored'],
   documentId: (event) => event.data.profile_id,
   // What a profile keeps once its subject is erased: where it came from, nothing personal.
-  erasure: { keep: ['id', 'subject_id', 'assessment_id', 'scoring_version', 'origin', 'completed_at', 'created_at'] },
+  sweep: erasureSweep<'profiles'>(['id', 'subject_id', 'assessment_id', 'scoring_version', 'origin', 'completed_at', 'created_at']),
   evolve(_current, event) {
     const { data } = event;
     const completion = event.type === 'ScoringCompleted';

@@ -1,8 +1,8 @@
 import { appendOnce } from '../commands/append-once.js';
 import type { ProfileUpdated, ScoringCompleted } from '../domain/assessment.js';
 import type { Bus } from '../ports/bus.js';
-import type { EventStore } from '../ports/event-store.js';
-import type { Reactor, Recorded } from '../ports/projection.js';
+import type { EventStore, Recorded } from '../ports/event-store.js';
+import type { Reactor } from '../ports/projection.js';
 import type { EventMessage } from '../webhooks/messages.js';
 import { eventsProjection } from './events.js';
 

@@ -1,7 +1,6 @@
-import type { SubjectErased } from '../domain/subject.js';
 import type { Document } from '../ports/collections.js';
 import type { RecordedEvent } from '../ports/event-store.js';
-import type { Projection, Reactor } from '../ports/projection.js';
+import type { Projection, Reactor, Sweep } from '../ports/projection.js';
 import type { CounterWrite, DocumentWrite, Fence, ReadModelStore } from '../ports/read-models.js';
 
 /** Events a handler may skip before its checkpoint is moved past them anyway. */
@@ -99,18 +98,20 @@ export class ProjectionLane extends Lane {
   }
 
   /**
-   * Folds the events after `fold.position` into `fold`, the stored documents read once each. An erasure blanks what
-   * the store holds, so what comes before it is committed first: the fold that comes back is then a new one.
+   * Folds the events after `fold.position` into `fold`, the stored documents read once each. A sweep (an erasure)
+   * writes over what the store holds, so what comes before it is committed first: the fold that comes back is then
+   * a new one.
    */
   async take(events: RecordedEvent[], fold: Fold): Promise<Fold> {
     let due: RecordedEvent[] = [];
     for (const event of events) {
       if (event.position <= fold.position) continue;
-      if (event.type === 'SubjectErased' && this.projection.erasure !== undefined) {
+      const sweep = this.projection.sweep?.(event);
+      if (sweep !== undefined) {
         await this.absorb(due, fold);
         due = [];
         if (fold.handled > 0) await this.commitFold(fold);
-        await this.erase(event, this.projection.erasure.keep);
+        await this.commitSweep(event.position, sweep);
         fold = new Fold(event.position);
         continue;
       }
@@ -158,10 +159,9 @@ export class ProjectionLane extends Lane {
     });
   }
 
-  private async erase(event: RecordedEvent, keep: readonly string[]): Promise<void> {
-    const { subject_id } = event.data as SubjectErased['data'];
-    await this.commit(event.position, [{ collection: this.projection.collection, where: { subject_id }, keep, set: { erased: true } }]);
-    // What the erasure overwrote must not linger in the store's files.
+  private async commitSweep(position: bigint, { where, keep, set }: Sweep): Promise<void> {
+    await this.commit(position, [{ collection: this.projection.collection, where, keep, set }]);
+    // What the sweep overwrote (an erasure's personal data) must not linger in the store's files.
     await this.readModels.purge();
   }
 }

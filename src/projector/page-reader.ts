@@ -2,7 +2,8 @@ import type { Logger } from 'pino';
 import type { EventStore, RecordedEvent } from '../ports/event-store.js';
 import { type Backoff, backoffDelay } from '../support/backoff.js';
 import { pause } from '../support/pause.js';
-import type { Changes } from './changes.js';
+import { TurnBatch } from '../support/turn-batch.js';
+import type { Wakeup } from '../support/wakeup.js';
 import type { Lane } from './lanes.js';
 
 /** Events per page at most: a projection commits once per page. */
@@ -27,14 +28,13 @@ export class PageReader {
   private head = 0n;
   /** Events up to here are no longer kept: a lane behind it reads the log itself. */
   private floor = 0n;
-  /** The page being read, and its flush once the subscription has nothing more ready. */
-  private filling: RecordedEvent[] = [];
-  private flushing: NodeJS.Immediate | undefined;
+  /** The page being read, kept once the subscription has nothing more ready in this turn or it is full. */
+  private readonly filling = new TurnBatch<RecordedEvent>((events) => this.keep(events));
 
   constructor(
     private readonly events: EventStore,
     private readonly lanes: readonly Lane[],
-    private readonly changes: Changes,
+    private readonly changes: Wakeup,
     private readonly logger: Logger,
     private readonly retry: Backoff,
   ) {}
@@ -58,12 +58,9 @@ export class PageReader {
       try {
         for await (const event of this.events.subscribeToAll({ after: this.head, signal, onCheckpoint })) {
           failures = 0;
-          this.filling.push(event);
-          if (this.filling.length < PAGE_SIZE) {
-            this.flushing ??= setImmediate(() => this.flush());
-            continue;
-          }
-          this.flush();
+          this.filling.add(event);
+          if (this.filling.size < PAGE_SIZE) continue;
+          this.filling.flush();
           await this.waitForLanes(signal);
           if (signal.aborted) break;
         }
@@ -72,28 +69,24 @@ export class PageReader {
         await pause(backoffDelay(this.retry, ++failures), signal);
       }
       // What was read stands: the next subscription resumes after it.
-      this.flush();
+      this.filling.flush();
     }
   }
 
-  /** Keeps the page being filled for the lanes. */
-  private flush(): void {
-    clearImmediate(this.flushing);
-    this.flushing = undefined;
-    if (this.filling.length === 0) return;
-    this.head = this.filling.at(-1)!.position;
-    this.pages.push({ events: this.filling, last: this.head });
-    this.retained += this.filling.length;
-    this.filling = [];
+  /** Keeps a page read for the lanes. */
+  private keep(events: RecordedEvent[]): void {
+    this.head = events.at(-1)!.position;
+    this.pages.push({ events, last: this.head });
+    this.retained += events.length;
     this.dropHandledPages();
-    this.changes.notify();
+    this.changes.wake();
   }
 
   /** The store searched the log up to `position` and found no more events: lanes with nothing pending move there. */
   private searchedTo(position: bigint): void {
-    this.flush();
+    this.filling.flush();
     if (position > this.head) this.head = position;
-    this.changes.notify();
+    this.changes.wake();
   }
 
   /** The lane's next events: from the kept pages, or from the log when it is behind them; undefined once stopped. */

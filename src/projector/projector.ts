@@ -4,8 +4,8 @@ import type { Projection, Reactor } from '../ports/projection.js';
 import { type Fence, FencedOffError, type ReadModelStore } from '../ports/read-models.js';
 import { type Backoff, backoffDelay } from '../support/backoff.js';
 import { pause } from '../support/pause.js';
+import { Wakeup } from '../support/wakeup.js';
 import { type CatchUpLimits, catchUp, catchUpLimits } from './catch-up.js';
-import { Changes } from './changes.js';
 import { FollowerPolling } from './follower-polling.js';
 import { type Lane, ProjectionLane, ReactorLane } from './lanes.js';
 import { PageReader } from './page-reader.js';
@@ -34,7 +34,8 @@ interface Run {
 export class Projector {
   private readonly lanes: Lane[];
   private readonly projecting: ProjectionLane[];
-  private readonly changes = new Changes();
+  /** Wakes everyone waiting for the projector to change: a page read, a lane moved, a stop. */
+  private readonly changes = new Wakeup();
   private readonly reader: PageReader;
   private readonly progress: Progress;
   private readonly polling: FollowerPolling;
@@ -90,7 +91,7 @@ export class Projector {
     const run = this.current;
     if (run === undefined) return;
     run.abort.abort();
-    this.changes.notify();
+    this.changes.wake();
     await run.running;
     await this.progress.publicationSettled();
   }
@@ -173,7 +174,7 @@ export class Projector {
         if (error instanceof FencedOffError) {
           this.logger.warn({ handler: lane.name }, 'another replica leads now; the projections and reactors stop here');
           abort.abort();
-          this.changes.notify();
+          this.changes.wake();
           return;
         }
         failures++;
@@ -188,7 +189,7 @@ export class Projector {
   /** Answers the writes the projections have now reached, wakes the reader and the lanes, and tells the followers. */
   private laneMoved(): void {
     this.progress.answerWaitsUpTo(this.progress.processed());
-    this.changes.notify();
+    this.changes.wake();
     this.progress.publish();
   }
 }

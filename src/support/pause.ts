@@ -1,12 +1,6 @@
-/** Resolves after `ms`, or at once when the signal aborts (never rejects: a stop is not an error). */
+import { Wakeup } from './wakeup.js';
+
+/** Resolves after `ms`, or at once when the signal aborts (never rejects: a stop is not an error): a wait no one wakes. */
 export function pause(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-  });
+  return new Wakeup().wait(ms, signal);
 }

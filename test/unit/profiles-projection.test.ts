@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ProfileRescored } from '../../src/domain/assessment.js';
-import type { Recorded } from '../../src/ports/projection.js';
+import type { Recorded } from '../../src/ports/event-store.js';
 import { profilesProjection } from '../../src/projections/profiles.js';
 
 /** A rescoring as the log holds it, its scores sealed (the projection keeps the envelope as it is). */

@@ -4,8 +4,8 @@ import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SqliteEventStore } from '../../src/adapters/sqlite/event-store.js';
 import { SqliteReadModelStore } from '../../src/adapters/sqlite/read-model-store.js';
-import type { EventStore, SubscribeOptions } from '../../src/ports/event-store.js';
-import type { DomainEvent, Projection, Reactor } from '../../src/ports/projection.js';
+import type { DomainEvent, EventStore, SubscribeOptions } from '../../src/ports/event-store.js';
+import type { Projection, Reactor } from '../../src/ports/projection.js';
 import { Projector } from '../../src/projector/projector.js';
 import { tempDir } from '../support/temp-dir.js';
 

@@ -5,7 +5,7 @@ import { SqliteEventStore } from '../../src/adapters/sqlite/event-store.js';
 import { toNewEvents } from '../../src/commands/handle-command.js';
 import type { ProfileUpdated, ScoringCompleted } from '../../src/domain/assessment.js';
 import type { Bus } from '../../src/ports/bus.js';
-import type { Recorded } from '../../src/ports/projection.js';
+import type { Recorded } from '../../src/ports/event-store.js';
 import { notificationStream, publisherReactor } from '../../src/projections/publisher.js';
 import { tempDir } from '../support/temp-dir.js';
 

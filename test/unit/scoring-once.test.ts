@@ -6,8 +6,7 @@ import { SqliteReadModelStore } from '../../src/adapters/sqlite/read-model-store
 import { type AssessmentContext, scoreAssessment, submitResponses } from '../../src/commands/assessments.js';
 import { toNewEvents } from '../../src/commands/handle-command.js';
 import { assessmentPointer, assessmentStream, decideStartAssessment, type ResponsesSubmitted } from '../../src/domain/assessment.js';
-import type { EventStore } from '../../src/ports/event-store.js';
-import type { Recorded } from '../../src/ports/projection.js';
+import type { EventStore, Recorded } from '../../src/ports/event-store.js';
 import { EncryptingEventStore } from '../../src/privacy/encrypting-event-store.js';
 import { projections } from '../../src/projections/index.js';
 import { scoringReactor } from '../../src/projections/scoring.js';

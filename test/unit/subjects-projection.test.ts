@@ -9,7 +9,7 @@ import {
   type SubjectErased,
 } from '../../src/domain/subject.js';
 import type { SubjectDocument } from '../../src/ports/collections.js';
-import type { Recorded } from '../../src/ports/projection.js';
+import type { Recorded } from '../../src/ports/event-store.js';
 import { seal } from '../../src/privacy/pii-envelope.js';
 import { openPart } from '../../src/privacy/sealed-part.js';
 import { subjectsProjection } from '../../src/projections/subjects.js';

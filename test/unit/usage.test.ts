@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { parseInstant } from '../../src/domain/instant.js';
 import { parseUsageRange, type UsageCountRow, type UsageRange, type UsageRow, usageSpans } from '../../src/domain/usage.js';
 import type { Collections } from '../../src/ports/collections.js';
-import type { EventMetadata, RecordedEvent } from '../../src/ports/event-store.js';
-import type { DomainEvent, Projection } from '../../src/ports/projection.js';
+import type { DomainEvent, EventMetadata, RecordedEvent } from '../../src/ports/event-store.js';
+import type { Projection } from '../../src/ports/projection.js';
 import { readUsage, usageProjection } from '../../src/projections/usage.js';
 import { seeded } from '../support/seeded.js';
 

@@ -13,8 +13,8 @@ import { endpointStream, type WebhookEndpointCreated } from '../../src/domain/we
 import { newSecret } from '../../src/domain/webhook-secrets.js';
 import type { Bus, Topic } from '../../src/ports/bus.js';
 import type { WebhookEvent } from '../../src/ports/collections.js';
+import type { Recorded } from '../../src/ports/event-store.js';
 import { type EventStore, StreamDeletedError } from '../../src/ports/event-store.js';
-import type { Recorded } from '../../src/ports/projection.js';
 import { FencedOffError, type ReadModelStore } from '../../src/ports/read-models.js';
 import { eventsProjection } from '../../src/projections/events.js';
 import { publisherReactor } from '../../src/projections/publisher.js';

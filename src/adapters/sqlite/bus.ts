@@ -8,10 +8,10 @@ import {
   runHandler,
   type Topic,
 } from '../../ports/bus.js';
+import { Wakeup } from '../../support/wakeup.js';
 import { openDatabase, type Synchronous } from './database.js';
 import { EVENTS_FILE_STEPS } from './events-file.js';
 import { migrate } from './migrations.js';
-import { Wakeup } from './wakeup.js';
 
 interface Row {
   topic: Topic;

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { type BlobKind, type Rewrap, type StoredBlob, SubjectErasedError, type WrappedKeyStore } from '../../ports/data-keys.js';
+import { TurnBatch } from '../../support/turn-batch.js';
 import { openDatabase, type Synchronous } from './database.js';
 import { migrate, type SqliteStep } from './migrations.js';
 
@@ -29,11 +30,10 @@ export const DATA_KEYS_FILE_STEPS: SqliteStep[] = [
 ];
 
 interface QueuedKey {
+  subjectId: string;
   fresh: (masterKeyId: string) => Buffer;
   resolve: (key: Buffer | null) => void;
   reject: (error: unknown) => void;
-  /** What every caller asking for this subject's key in the same turn waits on. */
-  made: Promise<Buffer | null>;
 }
 
 /** Each kind's table, with its name and blob columns; destroyed keys (NULL) are never listed. */
@@ -51,9 +51,10 @@ const TABLES: Record<BlobKind, { table: string; name: string; blob: string }> = 
 export class SqliteWrappedKeyStore implements WrappedKeyStore {
   private readonly db: Database.Database;
   private readonly statements;
-  /** Keys asked for and not yet made, by subject: made together on the next turn (makeQueued). */
-  private readonly making = new Map<string, QueuedKey>();
-  private makingSoon: NodeJS.Immediate | undefined;
+  /** Keys asked for and not yet made: made together on the next turn (makeQueued). */
+  private readonly queue = new TurnBatch<QueuedKey>((batch) => this.makeQueued(batch));
+  /** What every caller asking for a queued subject's key waits on, by subject. */
+  private readonly making = new Map<string, Promise<Buffer | null>>();
 
   constructor(
     readonly location: string,
@@ -113,25 +114,19 @@ export class SqliteWrappedKeyStore implements WrappedKeyStore {
    */
   private made(subjectId: string, fresh: (masterKeyId: string) => Buffer): Promise<Buffer | null> {
     const waiting = this.making.get(subjectId);
-    if (waiting !== undefined) return waiting.made;
-    let settle!: Pick<QueuedKey, 'resolve' | 'reject'>;
-    const made = new Promise<Buffer | null>((resolve, reject) => {
-      settle = { resolve, reject };
-    });
-    this.making.set(subjectId, { fresh, ...settle, made });
-    this.makingSoon ??= setImmediate(() => this.makeQueued());
+    if (waiting !== undefined) return waiting;
+    const made = new Promise<Buffer | null>((resolve, reject) => this.queue.add({ subjectId, fresh, resolve, reject }));
+    this.making.set(subjectId, made);
     return made;
   }
 
-  private makeQueued(): void {
-    clearImmediate(this.makingSoon);
-    this.makingSoon = undefined;
-    const batch = [...this.making];
+  private makeQueued(batch: QueuedKey[]): void {
+    // Every subject waiting is in this batch: one asked for from now on is queued for the next.
     this.making.clear();
     try {
       const keys = this.db
         .transaction(() =>
-          batch.map(([subjectId, { fresh }]) => {
+          batch.map(({ subjectId, fresh }) => {
             const row = this.statements.get.get(subjectId);
             if (row !== undefined) return row.key;
             const blob = fresh(this.recordedId());
@@ -140,9 +135,9 @@ export class SqliteWrappedKeyStore implements WrappedKeyStore {
           }),
         )
         .immediate();
-      for (const [index, [, { resolve }]] of batch.entries()) resolve(keys[index]!);
+      for (const [index, { resolve }] of batch.entries()) resolve(keys[index]!);
     } catch (error) {
-      for (const [, { reject }] of batch) reject(error);
+      for (const { reject } of batch) reject(error);
     }
   }
 
@@ -207,7 +202,7 @@ export class SqliteWrappedKeyStore implements WrappedKeyStore {
 
   /** Makes what is still queued, then closes. */
   async close(): Promise<void> {
-    if (this.makingSoon !== undefined) this.makeQueued();
+    this.queue.flush();
     this.db.close();
   }
 }

@@ -13,10 +13,11 @@ import {
   WrongExpectedRevisionError,
 } from '../../ports/event-store.js';
 import { recordGroupCommit } from '../../support/runtime-figures.js';
+import { TurnBatch } from '../../support/turn-batch.js';
+import { Wakeup } from '../../support/wakeup.js';
 import { openDatabase, type Synchronous } from './database.js';
 import { EVENTS_FILE_STEPS } from './events-file.js';
 import { migrate } from './migrations.js';
-import { Wakeup } from './wakeup.js';
 
 interface EventRow {
   position: bigint;
@@ -70,8 +71,7 @@ export class SqliteEventStore implements EventStore {
   private readonly appended = new Wakeup();
   /** Counts local commits, so one that lands while a subscriber reads is not missed. */
   private commits = 0;
-  private queue: QueuedUnit[] = [];
-  private flushing: NodeJS.Immediate | undefined;
+  private readonly queue = new TurnBatch<QueuedUnit>((batch) => this.commit(batch));
   private readonly statements;
   /** One unit: in a SAVEPOINT inside a batch's transaction, or (`.immediate`) as a transaction of its own. */
   private readonly appendUnit: Database.Transaction<(unit: QueuedUnit) => AppendResult[]>;
@@ -133,18 +133,12 @@ export class SqliteEventStore implements EventStore {
           metadata: JSON.stringify(event.metadata),
         })),
       }));
-      this.queue.push({ appends: encoded, resolve, reject });
-      this.flushing ??= setImmediate(() => this.flush());
+      this.queue.add({ appends: encoded, resolve, reject });
     });
   }
 
-  /** Commits every queued append in one transaction, then answers each caller. */
-  private flush(): void {
-    clearImmediate(this.flushing);
-    this.flushing = undefined;
-    const batch = this.queue;
-    if (batch.length === 0) return;
-    this.queue = [];
+  /** Commits a turn's appends in one transaction, then answers each caller. */
+  private commit(batch: QueuedUnit[]): void {
     const started = performance.now();
     let outcomes: Outcome[];
     try {
@@ -244,7 +238,7 @@ export class SqliteEventStore implements EventStore {
   /** Commits what is still queued, then closes. */
   close(): Promise<void> {
     if (!this.db.open) return Promise.resolve();
-    this.flush();
+    this.queue.flush();
     this.appended.wake();
     this.db.close();
     return Promise.resolve();

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import type { Claim, ClaimRequest, IdempotencyStore } from '../../ports/idempotency.js';
-import { processAlive } from '../../support/process-alive.js';
+import { holderGone, INSTANCE } from '../../support/process-alive.js';
 import { DataTooOldError } from '../data-versions.js';
 import { openDatabase, type Synchronous } from './database.js';
 import { columnsOf, migrate, type SqliteStep } from './migrations.js';
@@ -39,9 +39,6 @@ interface Row {
   locked_until: number;
 }
 
-/** This process among all that ever ran with its pid (a container's server is often pid 1 at every start). */
-const INSTANCE = randomUUID();
-
 /**
  * A holder names its process (`pid:instance:claim`): every process using the data directory runs on this host, so
  * a key held by one that died (SIGKILL, power cut) is taken over at once instead of when its lease runs out.
@@ -52,7 +49,7 @@ const newHolder = () => `${process.pid}:${INSTANCE}:${randomUUID()}`;
 function holderDied(holder: string | null): boolean {
   const [pid, instance, claim] = holder?.split(':') ?? [];
   if (claim === undefined) return false;
-  return Number(pid) === process.pid ? instance !== INSTANCE : !processAlive(Number(pid));
+  return holderGone({ pid: Number(pid), instance });
 }
 
 /** Idempotency keys in their own SQLite file, so rebuilding the read models never forgets them. */

@@ -15,7 +15,7 @@ import {
   type Rebuild,
   type StoredVersion,
 } from '../../ports/read-models.js';
-import { processAlive } from '../../support/process-alive.js';
+import { holderGone } from '../../support/process-alive.js';
 import { DataTooOldError, FORMAT_MARKS } from '../data-versions.js';
 import { positionKey } from '../position-key.js';
 import { openDatabase, type Synchronous } from './database.js';
@@ -344,8 +344,8 @@ export class SqliteReadModelStore implements ReadModelStore {
       .transaction(() => {
         const now = Date.now();
         const lease = this.statements.lease.get(name);
-        const holderGone = lease !== undefined && lease.holder !== holder && lease.host === hostname() && !processAlive(lease.pid);
-        const free = lease === undefined || lease.expires_at <= now || holderGone;
+        const abandoned = lease !== undefined && lease.holder !== holder && holderGone({ pid: lease.pid, host: lease.host });
+        const free = lease === undefined || lease.expires_at <= now || abandoned;
         if (!free && lease.holder !== holder) return undefined;
         const next = free ? (lease?.token ?? 0) + 1 : lease.token;
         this.statements.setLease.run(name, holder, next, now + ttlMs, process.pid, hostname());

@@ -1,7 +1,9 @@
 import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { banks, ITEM_SET_VERSION, scale } from '../../scoring/item-bank.js';
 import { type Language, languages } from '../../scoring/languages.js';
+import { constantAnswer } from '../constant-answers.js';
 import { problems, success } from '../schemas.js';
 
 /** The bank as the API shows it in a language: it never says which construct an item measures. */
@@ -34,18 +36,14 @@ const itemsQuery = z.strictObject({
     ),
 });
 
-/**
- * Serialised once per language, to bytes: the banks are constant, and bytes are neither measured (Content-Length)
- * nor encoded again on each request, as a string is.
- */
-const itemBankJson = Object.fromEntries(
-  languages.map((language) => [language, Buffer.from(JSON.stringify(itemBankResource.parse(itemBankIn(language))))]),
-) as Record<Language, Buffer>;
+/** The banks are constant: the serializer makes each one's bytes once (constant-answers.ts). */
+const itemBanks = Object.fromEntries(languages.map((language) => [language, constantAnswer(itemBankIn(language))])) as Record<
+  Language,
+  ReturnType<typeof itemBankIn>
+>;
 
 export function registerItemRoutes(app: FastifyInstance): void {
-  // Not through the zod provider: the handler sends the serialised bank, which its types would refuse. The query
-  // is typed here as the schema has made it (validated, default filled in).
-  app.get<{ Querystring: z.infer<typeof itemsQuery> }>(
+  app.withTypeProvider<ZodTypeProvider>().get(
     '/v1/nature/items',
     {
       config: { publishable: true },
@@ -63,7 +61,6 @@ export function registerItemRoutes(app: FastifyInstance): void {
         },
       },
     },
-    // JSON bytes with their content type are sent as they are, not serialised again per request.
-    (request, reply) => reply.type('application/json; charset=utf-8').send(itemBankJson[request.query.language]),
+    (request) => itemBanks[request.query.language],
   );
 }
