@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { abandonAssessment, startAssessment, submitResponses } from '../../commands/assessments.js';
+import * as commands from '../../commands/assessments.js';
 import { type Assessment, type ItemResponse, statusAt } from '../../domain/assessment.js';
 import { allAnswered, type Collections, type StoredAssessment } from '../../ports/collections.js';
 import type { DataKeyStore } from '../../ports/data-keys.js';
@@ -25,18 +25,20 @@ type Clock = () => Date;
 
 export function registerAssessmentRoutes(app: FastifyInstance, clock: Clock): void {
   const routes = app.withTypeProvider<ZodTypeProvider>();
-  routes.post('/v1/nature/subjects/:id/assessments', { schema: startAssessmentSchema }, (request, reply) => start(request, reply, clock));
-  routes.get('/v1/nature/subjects/:id/assessments', { schema: listAssessmentsSchema }, (request) => list(request, clock));
+  routes.post('/v1/nature/subjects/:id/assessments', { schema: startAssessmentSchema }, (request, reply) =>
+    startAssessment(request, reply, clock),
+  );
+  routes.get('/v1/nature/subjects/:id/assessments', { schema: listAssessmentsSchema }, (request) => listAssessments(request, clock));
   routes.get('/v1/nature/subjects/:id/assessments/:assessment_id', { config: withClientSecret, schema: getAssessmentSchema }, (request) =>
-    get(request, clock),
+    getAssessment(request, clock),
   );
   routes.patch(
     '/v1/nature/subjects/:id/assessments/:assessment_id',
     { config: withClientSecret, schema: submitResponsesSchema },
-    (request) => submit(request, clock),
+    (request) => submitResponses(request, clock),
   );
   routes.delete('/v1/nature/subjects/:id/assessments/:assessment_id', { schema: abandonAssessmentSchema }, (request) =>
-    abandon(request, clock),
+    abandonAssessment(request, clock),
   );
 }
 
@@ -83,10 +85,14 @@ function toAssessmentResource(
   };
 }
 
-async function start(request: RouteRequest<typeof startAssessmentSchema>, reply: RouteReply<typeof startAssessmentSchema>, clock: Clock) {
+async function startAssessment(
+  request: RouteRequest<typeof startAssessmentSchema>,
+  reply: RouteReply<typeof startAssessmentSchema>,
+  clock: Clock,
+) {
   await requireSubject(request.env.readModels, request.params.id);
   const now = clock();
-  const { assessment, client_secret, replayedAt } = await startAssessment(
+  const { assessment, client_secret, replayedAt } = await commands.startAssessment(
     request.env,
     request.params.id,
     { language: request.body?.language ?? 'en', resultVisible: request.body?.result_visible_to_subject ?? false },
@@ -96,7 +102,7 @@ async function start(request: RouteRequest<typeof startAssessmentSchema>, reply:
   return reply.code(201).send({ ...fromState(assessment, request.env.livemode, replayedAt ?? now), client_secret });
 }
 
-async function list(request: RouteRequest<typeof listAssessmentsSchema>, clock: Clock) {
+async function listAssessments(request: RouteRequest<typeof listAssessmentsSchema>, clock: Clock) {
   await requireSubject(request.env.readModels, request.params.id);
   const now = clock();
   const page = await listPage(request.env.readModels, 'assessments', request.query, { subject_id: request.params.id }, (doc) => doc);
@@ -106,7 +112,7 @@ async function list(request: RouteRequest<typeof listAssessmentsSchema>, clock: 
   };
 }
 
-async function get(request: RouteRequest<typeof getAssessmentSchema>, clock: Clock) {
+async function getAssessment(request: RouteRequest<typeof getAssessmentSchema>, clock: Clock) {
   await requireSubject(request.env.readModels, request.params.id);
   const doc = await request.env.readModels.get('assessments', request.params.assessment_id);
   if (!doc || doc.subject_id !== request.params.id)
@@ -114,11 +120,11 @@ async function get(request: RouteRequest<typeof getAssessmentSchema>, clock: Clo
   return fromDocument(doc, request.env.dataKeys, request.env.livemode, clock());
 }
 
-async function submit(request: RouteRequest<typeof submitResponsesSchema>, clock: Clock) {
+async function submitResponses(request: RouteRequest<typeof submitResponsesSchema>, clock: Clock) {
   const { id, assessment_id } = request.params;
   await requireSubject(request.env.readModels, id);
   const now = clock();
-  const { assessment, replayedAt } = await submitResponses(
+  const { assessment, replayedAt } = await commands.submitResponses(
     request.env,
     id,
     assessment_id,
@@ -129,9 +135,15 @@ async function submit(request: RouteRequest<typeof submitResponsesSchema>, clock
   return fromState(assessment, request.env.livemode, replayedAt ?? now);
 }
 
-async function abandon(request: RouteRequest<typeof abandonAssessmentSchema>, clock: Clock) {
+async function abandonAssessment(request: RouteRequest<typeof abandonAssessmentSchema>, clock: Clock) {
   await requireSubject(request.env.readModels, request.params.id);
   const now = clock();
-  const assessment = await abandonAssessment(request.env, request.params.id, request.params.assessment_id, eventMetadata(request), now);
+  const assessment = await commands.abandonAssessment(
+    request.env,
+    request.params.id,
+    request.params.assessment_id,
+    eventMetadata(request),
+    now,
+  );
   return fromState(assessment, request.env.livemode, now);
 }

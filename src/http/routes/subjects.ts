@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { subjectHistory } from '../../commands/audit.js';
-import { createSubject, eraseSubject } from '../../commands/subjects.js';
+import * as commands from '../../commands/subjects.js';
 import { subjectErasedError } from '../../domain/errors.js';
 import { externalIdRef, type SubjectPii } from '../../domain/subject.js';
 import type { SubjectDocument } from '../../ports/collections.js';
@@ -26,11 +26,11 @@ type Clock = () => Date;
 export function registerSubjectRoutes(app: FastifyInstance, clock: Clock): void {
   const routes = app.withTypeProvider<ZodTypeProvider>();
   const createSchema = createSubjectSchema(clock);
-  routes.post('/v1/nature/subjects', { schema: createSchema }, (request, reply) => create(request, reply, clock));
-  routes.get('/v1/nature/subjects/:id', { schema: getSubjectSchema }, get);
-  routes.delete('/v1/nature/subjects/:id', { schema: eraseSubjectSchema }, (request) => erase(request, clock));
-  routes.get('/v1/nature/subjects/:id/audit', { schema: listAuditEntriesSchema }, (request) => audit(request, clock));
-  routes.get('/v1/nature/subjects', { schema: listSubjectsSchema }, list);
+  routes.post('/v1/nature/subjects', { schema: createSchema }, (request, reply) => createSubject(request, reply, clock));
+  routes.get('/v1/nature/subjects/:id', { schema: getSubjectSchema }, getSubject);
+  routes.delete('/v1/nature/subjects/:id', { schema: eraseSubjectSchema }, (request) => eraseSubject(request, clock));
+  routes.get('/v1/nature/subjects/:id/audit', { schema: listAuditEntriesSchema }, (request) => listAuditEntries(request, clock));
+  routes.get('/v1/nature/subjects', { schema: listSubjectsSchema }, listSubjects);
 }
 
 /** A subject the API shows: its consent is recorded. */
@@ -69,13 +69,13 @@ async function toSubjectResource(doc: ActiveSubject, dataKeys: DataKeyStore, liv
   };
 }
 
-async function create(
+async function createSubject(
   request: RouteRequest<ReturnType<typeof createSubjectSchema>>,
   reply: RouteReply<ReturnType<typeof createSubjectSchema>>,
   clock: Clock,
 ) {
   const body = request.body;
-  const created = await createSubject(
+  const created = await commands.createSubject(
     request.env,
     { external_subject_id: body.external_subject_id, metadata: body.metadata ?? {}, consent: body.consent },
     eventMetadata(request),
@@ -93,21 +93,21 @@ async function create(
   });
 }
 
-async function get(request: RouteRequest<typeof getSubjectSchema>) {
+async function getSubject(request: RouteRequest<typeof getSubjectSchema>) {
   return toSubjectResource(await requireSubject(request.env.readModels, request.params.id), request.env.dataKeys, request.env.livemode);
 }
 
-async function erase(request: RouteRequest<typeof eraseSubjectSchema>, clock: Clock) {
-  await eraseSubject(request.env, request.params.id, eventMetadata(request), clock());
+async function eraseSubject(request: RouteRequest<typeof eraseSubjectSchema>, clock: Clock) {
+  await commands.eraseSubject(request.env, request.params.id, eventMetadata(request), clock());
   return { id: request.params.id, object: 'subject' as const, deleted: true as const };
 }
 
-async function audit(request: RouteRequest<typeof listAuditEntriesSchema>, clock: Clock) {
+async function listAuditEntries(request: RouteRequest<typeof listAuditEntriesSchema>, clock: Clock) {
   const entries = await subjectHistory(request.env.auditLog, request.params.id, clock());
   return { object: 'list' as const, ...pageOf(entries, request.query) };
 }
 
-async function list(request: RouteRequest<typeof listSubjectsSchema>) {
+async function listSubjects(request: RouteRequest<typeof listSubjectsSchema>) {
   const { external_subject_id, ...page } = request.query;
   const { readModels, dataKeys, livemode } = request.env;
   // By the keyed hash that names the external id's reservation: the id itself is in no read model.

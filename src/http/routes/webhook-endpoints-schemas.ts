@@ -109,7 +109,7 @@ const emptyBody = z.strictObject({}).nullish();
 
 const idParams = z.strictObject({ id: z.string().describe('whe_…') });
 
-export const createEndpointSchema = {
+export const createWebhookEndpointSchema = {
   tags: ['webhooks'],
   operationId: 'createWebhookEndpoint',
   summary: 'Register a webhook endpoint',
@@ -121,7 +121,7 @@ export const createEndpointSchema = {
   },
 } satisfies FastifySchema;
 
-export const getEndpointSchema = {
+export const getWebhookEndpointSchema = {
   tags: ['webhooks'],
   operationId: 'getWebhookEndpoint',
   summary: 'Retrieve a webhook endpoint',
@@ -130,7 +130,7 @@ export const getEndpointSchema = {
   response: { 200: success('The endpoint; never its secret.', endpointResource), ...problems('not_found') },
 } satisfies FastifySchema;
 
-export const updateEndpointSchema = {
+export const updateWebhookEndpointSchema = {
   tags: ['webhooks'],
   operationId: 'updateWebhookEndpoint',
   summary: 'Update a webhook endpoint',
@@ -141,7 +141,7 @@ export const updateEndpointSchema = {
   response: { 200: success('The endpoint, as updated.', endpointResource), ...problems('not_found') },
 } satisfies FastifySchema;
 
-export const rotateSecretSchema = {
+export const rotateWebhookEndpointSecretSchema = {
   tags: ['webhooks'],
   operationId: 'rotateWebhookEndpointSecret',
   summary: "Rotate a webhook endpoint's secret",
@@ -155,7 +155,7 @@ export const rotateSecretSchema = {
   },
 } satisfies FastifySchema;
 
-export const sendTestEventSchema = {
+export const sendTestWebhookEventSchema = {
   tags: ['webhooks'],
   operationId: 'sendTestWebhookEvent',
   summary: 'Send a test event to a webhook endpoint',
@@ -169,7 +169,7 @@ export const sendTestEventSchema = {
   },
 } satisfies FastifySchema;
 
-export const listEndpointsSchema = {
+export const listWebhookEndpointsSchema = {
   tags: ['webhooks'],
   operationId: 'listWebhookEndpoints',
   summary: 'List webhook endpoints',
@@ -181,7 +181,7 @@ export const listEndpointsSchema = {
   },
 } satisfies FastifySchema;
 
-export const deleteEndpointSchema = {
+export const deleteWebhookEndpointSchema = {
   tags: ['webhooks'],
   operationId: 'deleteWebhookEndpoint',
   summary: 'Delete a webhook endpoint',
@@ -193,7 +193,7 @@ export const deleteEndpointSchema = {
   },
 } satisfies FastifySchema;
 
-export const listDeliveriesSchema = {
+export const listWebhookDeliveriesSchema = {
   tags: ['webhooks'],
   operationId: 'listWebhookDeliveries',
   summary: "List an endpoint's delivery attempts",

@@ -13,34 +13,40 @@ import { listPage } from '../lists.js';
 import { ProblemError } from '../problem.js';
 import type { RouteReply, RouteRequest } from '../route-handler.js';
 import {
-  createEndpointSchema,
+  createWebhookEndpointSchema,
   DEFAULT_OVERLAP_SECONDS,
-  deleteEndpointSchema,
+  deleteWebhookEndpointSchema,
   type endpointResource,
-  getEndpointSchema,
-  listDeliveriesSchema,
-  listEndpointsSchema,
-  rotateSecretSchema,
-  sendTestEventSchema,
-  updateEndpointSchema,
+  getWebhookEndpointSchema,
+  listWebhookDeliveriesSchema,
+  listWebhookEndpointsSchema,
+  rotateWebhookEndpointSecretSchema,
+  sendTestWebhookEventSchema,
+  updateWebhookEndpointSchema,
 } from './webhook-endpoints-schemas.js';
 
 type Clock = () => Date;
 
 export function registerWebhookEndpointRoutes(app: FastifyInstance, clock: Clock): void {
   const routes = app.withTypeProvider<ZodTypeProvider>();
-  routes.post('/v1/nature/webhook_endpoints', { schema: createEndpointSchema }, (request, reply) =>
+  routes.post('/v1/nature/webhook_endpoints', { schema: createWebhookEndpointSchema }, (request, reply) =>
     createWebhookEndpoint(request, reply, clock),
   );
-  routes.get('/v1/nature/webhook_endpoints/:id', { schema: getEndpointSchema }, (request) => getWebhookEndpoint(request, clock));
-  routes.patch('/v1/nature/webhook_endpoints/:id', { schema: updateEndpointSchema }, (request) => updateWebhookEndpoint(request, clock));
-  routes.post('/v1/nature/webhook_endpoints/:id/rotate_secret', { schema: rotateSecretSchema }, (request) => rotateSecret(request, clock));
-  routes.post('/v1/nature/webhook_endpoints/:id/test', { schema: sendTestEventSchema }, (request, reply) =>
-    sendTestEvent(request, reply, clock),
+  routes.get('/v1/nature/webhook_endpoints/:id', { schema: getWebhookEndpointSchema }, (request) => getWebhookEndpoint(request, clock));
+  routes.patch('/v1/nature/webhook_endpoints/:id', { schema: updateWebhookEndpointSchema }, (request) =>
+    updateWebhookEndpoint(request, clock),
   );
-  routes.get('/v1/nature/webhook_endpoints', { schema: listEndpointsSchema }, (request) => listWebhookEndpoints(request, clock));
-  routes.delete('/v1/nature/webhook_endpoints/:id', { schema: deleteEndpointSchema }, (request) => deleteWebhookEndpoint(request, clock));
-  routes.get('/v1/nature/webhook_endpoints/:id/deliveries', { schema: listDeliveriesSchema }, listDeliveries);
+  routes.post('/v1/nature/webhook_endpoints/:id/rotate_secret', { schema: rotateWebhookEndpointSecretSchema }, (request) =>
+    rotateWebhookEndpointSecret(request, clock),
+  );
+  routes.post('/v1/nature/webhook_endpoints/:id/test', { schema: sendTestWebhookEventSchema }, (request, reply) =>
+    sendTestWebhookEvent(request, reply, clock),
+  );
+  routes.get('/v1/nature/webhook_endpoints', { schema: listWebhookEndpointsSchema }, (request) => listWebhookEndpoints(request, clock));
+  routes.delete('/v1/nature/webhook_endpoints/:id', { schema: deleteWebhookEndpointSchema }, (request) =>
+    deleteWebhookEndpoint(request, clock),
+  );
+  routes.get('/v1/nature/webhook_endpoints/:id/deliveries', { schema: listWebhookDeliveriesSchema }, listWebhookDeliveries);
 }
 
 /** The endpoint as the read models hold it, or 404. */
@@ -63,8 +69,8 @@ function refuseUrl(value: string, rules: EndpointRules): void {
 }
 
 async function createWebhookEndpoint(
-  request: RouteRequest<typeof createEndpointSchema>,
-  reply: RouteReply<typeof createEndpointSchema>,
+  request: RouteRequest<typeof createWebhookEndpointSchema>,
+  reply: RouteReply<typeof createWebhookEndpointSchema>,
   clock: Clock,
 ) {
   refuseUrl(request.body.url, request.env.endpointRules);
@@ -73,11 +79,11 @@ async function createWebhookEndpoint(
   return reply.code(201).send({ ...toEndpointResource(endpoint, request.env.livemode, replayedAt ?? now), secret: endpoint.secret });
 }
 
-async function getWebhookEndpoint(request: RouteRequest<typeof getEndpointSchema>, clock: Clock) {
+async function getWebhookEndpoint(request: RouteRequest<typeof getWebhookEndpointSchema>, clock: Clock) {
   return toEndpointResource(await requireEndpoint(request.env.readModels, request.params.id), request.env.livemode, clock());
 }
 
-async function updateWebhookEndpoint(request: RouteRequest<typeof updateEndpointSchema>, clock: Clock) {
+async function updateWebhookEndpoint(request: RouteRequest<typeof updateWebhookEndpointSchema>, clock: Clock) {
   const changes = request.body ?? {};
   if (changes.url !== undefined) refuseUrl(changes.url, request.env.endpointRules);
   const now = clock();
@@ -85,7 +91,7 @@ async function updateWebhookEndpoint(request: RouteRequest<typeof updateEndpoint
   return toEndpointResource(endpoint, request.env.livemode, replayedAt ?? now);
 }
 
-async function rotateSecret(request: RouteRequest<typeof rotateSecretSchema>, clock: Clock) {
+async function rotateWebhookEndpointSecret(request: RouteRequest<typeof rotateWebhookEndpointSecretSchema>, clock: Clock) {
   const now = clock();
   const overlap = request.body?.expire_previous_in ?? DEFAULT_OVERLAP_SECONDS;
   const { endpoint, replayedAt } = await rotateEndpointSecret(request.env, request.params.id, overlap, eventMetadata(request), now);
@@ -93,9 +99,9 @@ async function rotateSecret(request: RouteRequest<typeof rotateSecretSchema>, cl
 }
 
 /** Sandbox only: a sample completion must never reach a live integration. */
-async function sendTestEvent(
-  request: RouteRequest<typeof sendTestEventSchema>,
-  reply: RouteReply<typeof sendTestEventSchema>,
+async function sendTestWebhookEvent(
+  request: RouteRequest<typeof sendTestWebhookEventSchema>,
+  reply: RouteReply<typeof sendTestWebhookEventSchema>,
   clock: Clock,
 ) {
   if (request.env.livemode) throw new ProblemError('sandbox_only', 'Test events are sent in the sandbox only: use a test_ key.');
@@ -105,19 +111,19 @@ async function sendTestEvent(
   return reply.code(202).send(eventObject(event, request.env.livemode));
 }
 
-async function listWebhookEndpoints(request: RouteRequest<typeof listEndpointsSchema>, clock: Clock) {
+async function listWebhookEndpoints(request: RouteRequest<typeof listWebhookEndpointsSchema>, clock: Clock) {
   const now = clock();
   return listPage(request.env.readModels, 'webhook_endpoints', request.query, {}, (doc) =>
     toEndpointResource(doc, request.env.livemode, now),
   );
 }
 
-async function deleteWebhookEndpoint(request: RouteRequest<typeof deleteEndpointSchema>, clock: Clock) {
+async function deleteWebhookEndpoint(request: RouteRequest<typeof deleteWebhookEndpointSchema>, clock: Clock) {
   await deleteEndpoint(request.env, request.params.id, eventMetadata(request), clock());
   return { id: request.params.id, object: 'webhook_endpoint' as const, deleted: true as const };
 }
 
-async function listDeliveries(request: RouteRequest<typeof listDeliveriesSchema>) {
+async function listWebhookDeliveries(request: RouteRequest<typeof listWebhookDeliveriesSchema>) {
   await requireEndpoint(request.env.readModels, request.params.id);
   return listPage(request.env.readModels, 'webhook_deliveries', request.query, { endpoint_id: request.params.id }, (doc) => ({
     ...doc,
