@@ -9,7 +9,7 @@ import { eventMetadata } from '../event-metadata.js';
 import { listPage } from '../lists.js';
 import { openSealed, subjectGone } from '../personal-data.js';
 import { ProblemError } from '../problem.js';
-import type { RouteReply, RouteRequest } from '../route-handler.js';
+import type { Clock, RouteReply, RouteRequest } from '../route-handler.js';
 import {
   type AssessmentResource,
   abandonAssessmentSchema,
@@ -20,8 +20,6 @@ import {
   withClientSecret,
 } from './assessments-schemas.js';
 import { requireSubject } from './subjects.js';
-
-type Clock = () => Date;
 
 export function registerAssessmentRoutes(app: FastifyInstance, clock: Clock): void {
   const routes = app.withTypeProvider<ZodTypeProvider>();

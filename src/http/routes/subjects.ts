@@ -11,7 +11,7 @@ import { eventMetadata } from '../event-metadata.js';
 import { listPage, pageOf } from '../lists.js';
 import { openSealed } from '../personal-data.js';
 import { ProblemError } from '../problem.js';
-import type { RouteReply, RouteRequest } from '../route-handler.js';
+import type { Clock, RouteReply, RouteRequest } from '../route-handler.js';
 import {
   createSubjectSchema,
   eraseSubjectSchema,
@@ -20,8 +20,6 @@ import {
   listSubjectsSchema,
   type SubjectResource,
 } from './subjects-schemas.js';
-
-type Clock = () => Date;
 
 export function registerSubjectRoutes(app: FastifyInstance, clock: Clock): void {
   const routes = app.withTypeProvider<ZodTypeProvider>();

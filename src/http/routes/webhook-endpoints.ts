@@ -11,7 +11,7 @@ import { testCompletion } from '../../webhooks/test-event.js';
 import { eventMetadata } from '../event-metadata.js';
 import { listPage } from '../lists.js';
 import { ProblemError } from '../problem.js';
-import type { RouteReply, RouteRequest } from '../route-handler.js';
+import type { Clock, RouteReply, RouteRequest } from '../route-handler.js';
 import {
   createWebhookEndpointSchema,
   DEFAULT_OVERLAP_SECONDS,
@@ -24,8 +24,6 @@ import {
   sendTestWebhookEventSchema,
   updateWebhookEndpointSchema,
 } from './webhook-endpoints-schemas.js';
-
-type Clock = () => Date;
 
 export function registerWebhookEndpointRoutes(app: FastifyInstance, clock: Clock): void {
   const routes = app.withTypeProvider<ZodTypeProvider>();
