@@ -78,25 +78,6 @@ function printLink(output: Output, link: string, email: string, expiresAt: strin
 
 export function usersCommand(stores: AccountStores, output: Output): Command {
   const users = new Command('users').description("the dashboard's people: create them, list them, reset their access");
-
-  /** The account's store and, once `work` asks, the data keys; both closed at the end. */
-  const withContext = async (
-    options: { create: boolean },
-    work: (accounts: AccountStore, context: () => Promise<AccountContext>) => Promise<void>,
-  ) => {
-    const accounts = await stores.open(options);
-    let dataKeys: DataKeyStore | undefined;
-    try {
-      await work(accounts, async () => {
-        dataKeys ??= await stores.openDataKeys();
-        return { accounts, dataKeys };
-      });
-    } finally {
-      await dataKeys?.close();
-      await accounts.close();
-    }
-  };
-
   users
     .command('create')
     .description(
@@ -105,71 +86,99 @@ export function usersCommand(stores: AccountStores, output: Output): Command {
     .requiredOption('--email <email>', 'the address they sign in with', emailAddress)
     .option('--password-stdin', 'read their password from standard input (at least 12 characters) instead of printing a set-up link')
     .option('--json', 'print one JSON object (with setup_link, unless the password was given)')
-    .action(async (options: { email: string; passwordStdin?: boolean; json?: boolean }) => {
-      // All that can be wrong on the command line is found before anything is opened or created.
-      const password = options.passwordStdin ? await passwordFromStdin(stores) : undefined;
-      const base = password === undefined ? stores.publicBase() : undefined;
-      await withContext({ create: true }, async (_accounts, open) => {
-        const context = await open();
-        const created = await createUser(context, options.email, password, new Date()).catch((error: unknown) => {
-          if (error instanceof UserExistsError)
-            throw new CliError(
-              `a user with ${options.email} exists already: nature users reset --email ${options.email} gives them a new set-up link`,
-            );
-          throw error;
-        });
-        const { user, setupToken } = created;
-        const link = setupToken === undefined ? null : setupLink(base!, setupToken);
-        if (options.json) return output.out(JSON.stringify({ ...(await describeUser(context, user)), setup_link: link }));
-        if (link === null)
-          return output.out(`${user.id} created: ${options.email}, ${user.role} of ${user.account_id}, with the password given`);
-        output.err(`${user.id} created: ${options.email}, ${user.role} of ${user.account_id}; they set a password at this link:`);
-        printLink(output, link, options.email, user.setup_expires_at!);
-      });
-    });
-
+    .action((options: UserCreateOptions) => addUser(stores, output, options));
   users
     .command('list')
     .description('list the people who sign in to the dashboard: id, e-mail, role, created, whether a password is set')
     .option('--json', 'print a JSON array')
-    .action((options: { json?: boolean }) =>
-      withContext({ create: false }, async (accounts, open) => {
-        const all = await accounts.users();
-        // No user, no address to open: the data keys are not opened (nor made) for nothing.
-        const context = all.length === 0 ? undefined : await open();
-        const shown = context === undefined ? [] : await Promise.all(all.map((user) => describeUser(context, user)));
-        if (options.json) return output.out(JSON.stringify(shown));
-        const rows = shown.map((user) => [user.id, user.email, user.role, user.created_at, user.password_set ? 'yes' : 'no']);
-        for (const line of table(['ID', 'EMAIL', 'ROLE', 'CREATED', 'PASSWORD'], rows)) output.out(line);
-        if (shown.length === 0) output.err('nature: no users yet: add one with nature users create --email EMAIL');
-      }),
-    );
-
+    .action((options: { json?: boolean }) => listUsers(stores, output, options));
   users
     .command('reset')
     .description(`give a user a new set-up link (printed once; the old one stops working) and end every session of theirs`)
     .requiredOption('--email <email>', 'the address they sign in with', emailAddress)
     .option('--json', 'print one JSON object with setup_link')
-    .action((options: { email: string; json?: boolean }) => {
-      const base = stores.publicBase();
-      return withContext({ create: false }, async (accounts, open) => {
-        const nobody = new CliError(`no user with ${options.email}: nature users list shows who there is`);
-        if ((await accounts.users()).length === 0) throw nobody;
-        const context = await open();
-        const user = await findUser(context, options.email);
-        if (user === undefined) throw nobody;
-        const token = await resetUser(context, user, new Date());
-        const reset = (await accounts.user(user.id))!;
-        const link = setupLink(base, token);
-        if (options.json) return output.out(JSON.stringify({ ...(await describeUser(context, reset)), setup_link: link }));
-        output.err(
-          `${user.id} (${options.email}): every session ended; they set a new password at this link (until then, a password they had still works):`,
-        );
-        printLink(output, link, options.email, reset.setup_expires_at!);
-      });
-    });
-
+    .action((options: { email: string; json?: boolean }) => resetAccess(stores, output, options));
   return users;
+}
+
+/** The account's store and, once `work` asks, the data keys; both closed at the end. */
+async function withContext(
+  stores: AccountStores,
+  options: { create: boolean },
+  work: (accounts: AccountStore, context: () => Promise<AccountContext>) => Promise<void>,
+): Promise<void> {
+  const accounts = await stores.open(options);
+  let dataKeys: DataKeyStore | undefined;
+  try {
+    await work(accounts, async () => {
+      dataKeys ??= await stores.openDataKeys();
+      return { accounts, dataKeys };
+    });
+  } finally {
+    await dataKeys?.close();
+    await accounts.close();
+  }
+}
+
+interface UserCreateOptions {
+  email: string;
+  passwordStdin?: boolean;
+  json?: boolean;
+}
+
+async function addUser(stores: AccountStores, output: Output, options: UserCreateOptions): Promise<void> {
+  // All that can be wrong on the command line is found before anything is opened or created.
+  const password = options.passwordStdin ? await passwordFromStdin(stores) : undefined;
+  const base = password === undefined ? stores.publicBase() : undefined;
+  await withContext(stores, { create: true }, async (_accounts, open) => {
+    const context = await open();
+    const created = await createUser(context, options.email, password, new Date()).catch((error: unknown) => {
+      if (error instanceof UserExistsError)
+        throw new CliError(
+          `a user with ${options.email} exists already: nature users reset --email ${options.email} gives them a new set-up link`,
+        );
+      throw error;
+    });
+    const { user, setupToken } = created;
+    const link = setupToken === undefined ? null : setupLink(base!, setupToken);
+    if (options.json) return output.out(JSON.stringify({ ...(await describeUser(context, user)), setup_link: link }));
+    if (link === null)
+      return output.out(`${user.id} created: ${options.email}, ${user.role} of ${user.account_id}, with the password given`);
+    output.err(`${user.id} created: ${options.email}, ${user.role} of ${user.account_id}; they set a password at this link:`);
+    printLink(output, link, options.email, user.setup_expires_at!);
+  });
+}
+
+function listUsers(stores: AccountStores, output: Output, options: { json?: boolean }): Promise<void> {
+  return withContext(stores, { create: false }, async (accounts, open) => {
+    const all = await accounts.users();
+    // No user, no address to open: the data keys are not opened (nor made) for nothing.
+    const context = all.length === 0 ? undefined : await open();
+    const shown = context === undefined ? [] : await Promise.all(all.map((user) => describeUser(context, user)));
+    if (options.json) return output.out(JSON.stringify(shown));
+    const rows = shown.map((user) => [user.id, user.email, user.role, user.created_at, user.password_set ? 'yes' : 'no']);
+    for (const line of table(['ID', 'EMAIL', 'ROLE', 'CREATED', 'PASSWORD'], rows)) output.out(line);
+    if (shown.length === 0) output.err('nature: no users yet: add one with nature users create --email EMAIL');
+  });
+}
+
+function resetAccess(stores: AccountStores, output: Output, options: { email: string; json?: boolean }): Promise<void> {
+  const base = stores.publicBase();
+  return withContext(stores, { create: false }, async (accounts, open) => {
+    const nobody = new CliError(`no user with ${options.email}: nature users list shows who there is`);
+    if ((await accounts.users()).length === 0) throw nobody;
+    const context = await open();
+    const user = await findUser(context, options.email);
+    if (user === undefined) throw nobody;
+    const token = await resetUser(context, user, new Date());
+    const reset = (await accounts.user(user.id))!;
+    const link = setupLink(base, token);
+    if (options.json) return output.out(JSON.stringify({ ...(await describeUser(context, reset)), setup_link: link }));
+    output.err(
+      `${user.id} (${options.email}): every session ended; they set a new password at this link (until then, a password they had still works):`,
+    );
+    printLink(output, link, options.email, reset.setup_expires_at!);
+  });
 }
 
 /** The application as the operator reviews it. */
@@ -196,89 +205,25 @@ const notApplied = (accountId: string) =>
 
 export function applicationsCommand(stores: Pick<AccountStores, 'open'>, output: Output): Command {
   const applications = new Command('applications').description('review applications for production access: live keys need one approved');
-  const withStore = async (work: (accounts: AccountStore) => Promise<void>) => {
-    const accounts = await stores.open({ create: false });
-    try {
-      await work(accounts);
-    } finally {
-      await accounts.close();
-    }
-  };
-
   applications
     .command('list')
     .description('list applications for production access: account, status, expected completions, submitted, organisation')
     .option('--json', 'print a JSON array')
-    .action((options: { json?: boolean }) =>
-      withStore(async (accounts) => {
-        const application = await accounts.application(ACCOUNT_ID);
-        const all = application === undefined ? [] : [describeApplication(application)];
-        if (options.json) return output.out(JSON.stringify(all));
-        const rows = all.map((each) => [
-          each.account_id,
-          each.status,
-          String(each.expected_monthly_completions),
-          each.submitted_at,
-          each.organisation,
-        ]);
-        for (const line of table(['ACCOUNT', 'STATUS', 'COMPLETIONS/MONTH', 'SUBMITTED', 'ORGANISATION'], rows)) output.out(line);
-        if (all.length === 0) output.err('nature: no application for production access yet');
-      }),
-    );
-
+    .action((options: { json?: boolean }) => listApplications(stores, output, options));
   applications
     .command('show')
     .description("an application's details: organisation, intended use, expected completions, who submitted it, the decision")
     .argument('<account_id>')
     .option('--json', 'print one JSON object')
-    .action((accountId: string, options: { json?: boolean }) =>
-      withStore(async (accounts) => {
-        const application = await accounts.application(knownAccount(accountId));
-        if (application === undefined) throw notApplied(accountId);
-        const shown = describeApplication(application);
-        if (options.json) return output.out(JSON.stringify(shown));
-        const fields: [string, string][] = [
-          ['account_id', shown.account_id],
-          ['status', shown.status],
-          ['organisation', shown.organisation],
-          ['intended_use', shown.intended_use],
-          ['expected_monthly_completions', String(shown.expected_monthly_completions)],
-          ['submitted_by', shown.submitted_by],
-          ['submitted_at', shown.submitted_at],
-          ['decided_at', shown.decided_at ?? '-'],
-          ['reason', shown.reason === null ? '-' : shown.reason],
-        ];
-        for (const line of table(undefined, fields)) output.out(line);
-      }),
-    );
-
-  /** Decides the pending application; anything else fails with one line that says how it stands. */
-  const decide = (accountId: string, status: 'approved' | 'rejected', why: string | null, json: boolean) =>
-    withStore(async (accounts) => {
-      knownAccount(accountId);
-      const decided = await decideApplication(accounts, { status, reason: why }, new Date());
-      if (decided === undefined) {
-        const current = await accounts.application(accountId);
-        if (current === undefined) throw notApplied(accountId);
-        throw new CliError(
-          `the application of ${accountId} was ${current.status} already, at ${current.decided_at}: only a pending one is decided`,
-        );
-      }
-      if (json) return output.out(JSON.stringify(describeApplication(decided)));
-      output.out(
-        status === 'approved'
-          ? `${accountId}: production access approved; its people may now create live keys`
-          : `${accountId}: production access rejected (${why}); its people may apply again`,
-      );
-    });
-
+    .action((accountId: string, options: { json?: boolean }) => showApplication(stores, output, accountId, options));
   applications
     .command('approve')
     .description("approve the account's pending application: its people may then create production (live) keys")
     .argument('<account_id>')
     .option('--json', 'print the decided application as JSON')
-    .action((accountId: string, options: { json?: boolean }) => decide(accountId, 'approved', null, options.json === true));
-
+    .action((accountId: string, options: { json?: boolean }) =>
+      decide(stores, output, { accountId, status: 'approved', why: null, json: options.json === true }),
+    );
   applications
     .command('reject')
     .description("reject the account's pending application, with a reason its people see; they may apply again")
@@ -286,8 +231,87 @@ export function applicationsCommand(stores: Pick<AccountStores, 'open'>, output:
     .requiredOption('--reason <text>', `why, for the applicant: 1 to ${REASON_MAX} printable characters`, reason)
     .option('--json', 'print the decided application as JSON')
     .action((accountId: string, options: { reason: string; json?: boolean }) =>
-      decide(accountId, 'rejected', options.reason, options.json === true),
+      decide(stores, output, { accountId, status: 'rejected', why: options.reason, json: options.json === true }),
     );
-
   return applications;
+}
+
+async function withAccounts(stores: Pick<AccountStores, 'open'>, work: (accounts: AccountStore) => Promise<void>): Promise<void> {
+  const accounts = await stores.open({ create: false });
+  try {
+    await work(accounts);
+  } finally {
+    await accounts.close();
+  }
+}
+
+function listApplications(stores: Pick<AccountStores, 'open'>, output: Output, options: { json?: boolean }): Promise<void> {
+  return withAccounts(stores, async (accounts) => {
+    const application = await accounts.application(ACCOUNT_ID);
+    const all = application === undefined ? [] : [describeApplication(application)];
+    if (options.json) return output.out(JSON.stringify(all));
+    const rows = all.map((each) => [
+      each.account_id,
+      each.status,
+      String(each.expected_monthly_completions),
+      each.submitted_at,
+      each.organisation,
+    ]);
+    for (const line of table(['ACCOUNT', 'STATUS', 'COMPLETIONS/MONTH', 'SUBMITTED', 'ORGANISATION'], rows)) output.out(line);
+    if (all.length === 0) output.err('nature: no application for production access yet');
+  });
+}
+
+function showApplication(
+  stores: Pick<AccountStores, 'open'>,
+  output: Output,
+  accountId: string,
+  options: { json?: boolean },
+): Promise<void> {
+  return withAccounts(stores, async (accounts) => {
+    const application = await accounts.application(knownAccount(accountId));
+    if (application === undefined) throw notApplied(accountId);
+    const shown = describeApplication(application);
+    if (options.json) return output.out(JSON.stringify(shown));
+    const fields: [string, string][] = [
+      ['account_id', shown.account_id],
+      ['status', shown.status],
+      ['organisation', shown.organisation],
+      ['intended_use', shown.intended_use],
+      ['expected_monthly_completions', String(shown.expected_monthly_completions)],
+      ['submitted_by', shown.submitted_by],
+      ['submitted_at', shown.submitted_at],
+      ['decided_at', shown.decided_at ?? '-'],
+      ['reason', shown.reason === null ? '-' : shown.reason],
+    ];
+    for (const line of table(undefined, fields)) output.out(line);
+  });
+}
+
+interface Decision {
+  accountId: string;
+  status: 'approved' | 'rejected';
+  why: string | null;
+  json: boolean;
+}
+
+/** Decides the pending application; anything else fails with one line that says how it stands. */
+function decide(stores: Pick<AccountStores, 'open'>, output: Output, { accountId, status, why, json }: Decision): Promise<void> {
+  return withAccounts(stores, async (accounts) => {
+    knownAccount(accountId);
+    const decided = await decideApplication(accounts, { status, reason: why }, new Date());
+    if (decided === undefined) {
+      const current = await accounts.application(accountId);
+      if (current === undefined) throw notApplied(accountId);
+      throw new CliError(
+        `the application of ${accountId} was ${current.status} already, at ${current.decided_at}: only a pending one is decided`,
+      );
+    }
+    if (json) return output.out(JSON.stringify(describeApplication(decided)));
+    output.out(
+      status === 'approved'
+        ? `${accountId}: production access approved; its people may now create live keys`
+        : `${accountId}: production access rejected (${why}); its people may apply again`,
+    );
+  });
 }

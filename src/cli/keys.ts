@@ -98,25 +98,6 @@ export interface KeyStores {
 
 export function keysCommand(stores: KeyStores, output: Output): Command {
   const keys = new Command('keys').description('mint, list, show, rotate and revoke API keys');
-  const withStore = async (work: (store: KeyStore) => Promise<void>, options = { create: false }) => {
-    const store = await stores.open(options);
-    try {
-      await work(store);
-    } finally {
-      await store.close();
-    }
-  };
-  /** The key store and the account's, for a change that the account's activity records. */
-  const withKeyContext = (work: (context: KeyContext) => Promise<void>, options = { create: false }) =>
-    withStore(async (store) => {
-      const accounts = await stores.openAccounts();
-      try {
-        await work({ keys: store, accounts });
-      } finally {
-        await accounts.close();
-      }
-    }, options);
-
   keys
     .command('create')
     .description('mint a key; the raw key is printed once')
@@ -131,138 +112,172 @@ export function keysCommand(stores: KeyStores, output: Output): Command {
       [],
     )
     .option('--json', 'print one JSON object with id and key')
-    .action(
-      (options: {
-        env: ApiKeyRecord['environment'];
-        type: ApiKeyRecord['type'];
-        scope: ApiKeyRecord['scopes'];
-        name: string;
-        origin: string[];
-        json?: boolean;
-      }) => {
-        const request = {
-          name: options.name,
-          environment: options.env,
-          type: options.type,
-          scopes: options.scope,
-          origins: options.origin,
-        };
-        // Refused before any store is opened: a wrong command line creates nothing.
-        const problem = mintRequestProblem(request);
-        if (problem !== undefined) throw new UsageError(problem);
-        return withKeyContext(
-          async (context) => {
-            // The operator, who approves applications, may mint production keys without one.
-            const { raw, record } = await mintApiKey(context, operator, request, new Date());
-            printMinted(output, options.json === true, record, raw);
-          },
-          { create: true },
-        );
-      },
-    );
-
+    .action((options: CreateOptions) => createKey(stores, output, options));
   keys
     .command('list')
     .description('list keys in a table with a header line (never their raw values)')
     .option('--json', 'print a JSON array')
-    .action((options: { json?: boolean }) =>
-      withStore(async (store) => {
-        const all = (await store.list()).map(describe);
-        if (options.json) return output.out(JSON.stringify(all));
-        const rows = all.map((key) => [
-          key.id,
-          `${key.environment}_${key.type}_…${key.ends_with}`,
-          key.status,
-          key.scopes.join(','),
-          key.created_at,
-          originsCell(key.origins),
-          key.name,
-        ]);
-        for (const line of table(['ID', 'KEY', 'STATUS', 'SCOPES', 'CREATED', 'ORIGINS', 'NAME'], rows)) output.out(line);
-        if (all.length === 0) output.err('nature: no keys yet: mint one with nature keys create');
-      }),
-    );
-
+    .action((options: { json?: boolean }) => listKeys(stores, output, options));
   keys
     .command('show')
     .description("one key's details: name, environment, type, scopes, status, dates, rotation (never the raw key or its hash)")
     .argument('<key_id>')
     .option('--json', 'print one JSON object')
-    .action((keyId: string, options: { json?: boolean }) =>
-      withStore(async (store) => {
-        const key = await store.get(keyId);
-        if (key === undefined) throw new CliError(`no key ${keyId}`);
-        // The key that replaced this one by rotation, which only the replacement records.
-        const rotatedTo =
-          key.revoked_reason === 'rotated' ? ((await store.list()).find((other) => other.rotated_from === key.id)?.id ?? null) : null;
-        const shown = { ...describe(key), rotated_to: rotatedTo };
-        if (options.json) return output.out(JSON.stringify(shown));
-        const fields: [string, string][] = [
-          ['id', shown.id],
-          ['name', shown.name],
-          ['key', `${shown.environment}_${shown.type}_…${shown.ends_with}`],
-          ['environment', `${shown.environment} (${environmentNames[shown.environment]})`],
-          ['type', `${shown.type} (${shown.type === 'sk' ? 'secret' : 'publishable'})`],
-          ['scopes', shown.scopes.join(', ')],
-          ['origins', shown.type === 'pk' && shown.origins.length === 0 ? 'any' : shown.origins.join(', ') || '-'],
-          ['status', shown.status],
-          ['created_at', shown.created_at],
-          ['revoked_at', shown.revoked_at ?? '-'],
-          ['rotated_from', shown.rotated_from ?? '-'],
-          ['rotated_to', shown.rotated_to ?? '-'],
-        ];
-        for (const line of table(undefined, fields)) output.out(line);
-      }),
-    );
-
+    .action((keyId: string, options: { json?: boolean }) => showKey(stores, output, keyId, options));
   keys
     .command('rotate')
     .description('replace a key: the old one stops working at once, the new raw key is printed once')
     .argument('<key_id>')
     .option('--json', 'print one JSON object with id and key')
-    .action((keyId: string, options: { json?: boolean }) =>
-      withKeyContext(async (context) => {
-        await activeKey(context.keys, keyId);
-        const { raw, record } = await rotateApiKey(context, operator, keyId, new Date());
-        printMinted(output, options.json === true, record, raw);
-      }),
-    );
-
+    .action((keyId: string, options: { json?: boolean }) => rotateKey(stores, output, keyId, options));
   keys
     .command('revoke')
     .description('revoke a key for good: later requests with it get 401')
     .argument('<key_id>')
     .option('--json', 'print the revoked key as JSON')
-    .action((keyId: string, options: { json?: boolean }) =>
-      withKeyContext(async (context) => {
-        await activeKey(context.keys, keyId);
-        const revoked = await revokeApiKey(context, operator, keyId, new Date());
-        if (options.json) return output.out(JSON.stringify(describe(revoked)));
-        output.out(`${keyId} revoked`);
-      }),
-    );
-
+    .action((keyId: string, options: { json?: boolean }) => revokeKey(stores, output, keyId, options));
   keys
     .command('import')
     .description('copy the keys of keys.db into MongoDB, where they are kept with NATURE_READ_MODELS=mongodb (again is harmless)')
     .option('--json', 'print the ids imported and how many were there already')
-    .action(async (options: { json?: boolean }) => {
-      const { store: source, file } = await stores.openLeftBehind();
-      try {
-        await withStore(async (target) => {
-          const missing = await keysMissing(source, target);
-          // Revoked and rotated keys too, as they stand: a revoked key stays revoked.
-          for (const record of missing) await target.insert(record);
-          const already = (await source.list()).length - missing.length;
-          if (options.json) output.out(JSON.stringify({ imported: missing.map((record) => record.id), already_there: already }));
-          else output.out(`imported ${missing.length} key(s) into MongoDB; ${already} were there already`);
-        });
-      } finally {
-        await source.close();
-      }
-      output.err(`nature: ${file} is no longer read; remove it (the server refuses to start while it holds keys that MongoDB lacks)`);
-    });
+    .action((options: { json?: boolean }) => importKeys(stores, output, options));
   return keys;
+}
+
+async function withStore(stores: KeyStores, work: (store: KeyStore) => Promise<void>, options = { create: false }): Promise<void> {
+  const store = await stores.open(options);
+  try {
+    await work(store);
+  } finally {
+    await store.close();
+  }
+}
+
+/** The key store and the account's, for a change that the account's activity records. */
+function withKeyContext(stores: KeyStores, work: (context: KeyContext) => Promise<void>, options = { create: false }): Promise<void> {
+  return withStore(
+    stores,
+    async (store) => {
+      const accounts = await stores.openAccounts();
+      try {
+        await work({ keys: store, accounts });
+      } finally {
+        await accounts.close();
+      }
+    },
+    options,
+  );
+}
+
+interface CreateOptions {
+  env: ApiKeyRecord['environment'];
+  type: ApiKeyRecord['type'];
+  scope: ApiKeyRecord['scopes'];
+  name: string;
+  origin: string[];
+  json?: boolean;
+}
+
+function createKey(stores: KeyStores, output: Output, options: CreateOptions): Promise<void> {
+  const request = {
+    name: options.name,
+    environment: options.env,
+    type: options.type,
+    scopes: options.scope,
+    origins: options.origin,
+  };
+  // Refused before any store is opened: a wrong command line creates nothing.
+  const problem = mintRequestProblem(request);
+  if (problem !== undefined) throw new UsageError(problem);
+  return withKeyContext(
+    stores,
+    async (context) => {
+      // The operator, who approves applications, may mint production keys without one.
+      const { raw, record } = await mintApiKey(context, operator, request, new Date());
+      printMinted(output, options.json === true, record, raw);
+    },
+    { create: true },
+  );
+}
+
+function listKeys(stores: KeyStores, output: Output, options: { json?: boolean }): Promise<void> {
+  return withStore(stores, async (store) => {
+    const all = (await store.list()).map(describe);
+    if (options.json) return output.out(JSON.stringify(all));
+    const rows = all.map((key) => [
+      key.id,
+      `${key.environment}_${key.type}_…${key.ends_with}`,
+      key.status,
+      key.scopes.join(','),
+      key.created_at,
+      originsCell(key.origins),
+      key.name,
+    ]);
+    for (const line of table(['ID', 'KEY', 'STATUS', 'SCOPES', 'CREATED', 'ORIGINS', 'NAME'], rows)) output.out(line);
+    if (all.length === 0) output.err('nature: no keys yet: mint one with nature keys create');
+  });
+}
+
+function showKey(stores: KeyStores, output: Output, keyId: string, options: { json?: boolean }): Promise<void> {
+  return withStore(stores, async (store) => {
+    const key = await store.get(keyId);
+    if (key === undefined) throw new CliError(`no key ${keyId}`);
+    // The key that replaced this one by rotation, which only the replacement records.
+    const rotatedTo =
+      key.revoked_reason === 'rotated' ? ((await store.list()).find((other) => other.rotated_from === key.id)?.id ?? null) : null;
+    const shown = { ...describe(key), rotated_to: rotatedTo };
+    if (options.json) return output.out(JSON.stringify(shown));
+    const fields: [string, string][] = [
+      ['id', shown.id],
+      ['name', shown.name],
+      ['key', `${shown.environment}_${shown.type}_…${shown.ends_with}`],
+      ['environment', `${shown.environment} (${environmentNames[shown.environment]})`],
+      ['type', `${shown.type} (${shown.type === 'sk' ? 'secret' : 'publishable'})`],
+      ['scopes', shown.scopes.join(', ')],
+      ['origins', shown.type === 'pk' && shown.origins.length === 0 ? 'any' : shown.origins.join(', ') || '-'],
+      ['status', shown.status],
+      ['created_at', shown.created_at],
+      ['revoked_at', shown.revoked_at ?? '-'],
+      ['rotated_from', shown.rotated_from ?? '-'],
+      ['rotated_to', shown.rotated_to ?? '-'],
+    ];
+    for (const line of table(undefined, fields)) output.out(line);
+  });
+}
+
+function rotateKey(stores: KeyStores, output: Output, keyId: string, options: { json?: boolean }): Promise<void> {
+  return withKeyContext(stores, async (context) => {
+    await activeKey(context.keys, keyId);
+    const { raw, record } = await rotateApiKey(context, operator, keyId, new Date());
+    printMinted(output, options.json === true, record, raw);
+  });
+}
+
+function revokeKey(stores: KeyStores, output: Output, keyId: string, options: { json?: boolean }): Promise<void> {
+  return withKeyContext(stores, async (context) => {
+    await activeKey(context.keys, keyId);
+    const revoked = await revokeApiKey(context, operator, keyId, new Date());
+    if (options.json) return output.out(JSON.stringify(describe(revoked)));
+    output.out(`${keyId} revoked`);
+  });
+}
+
+/** Copies what keys.db holds into MongoDB, then says the file is no longer read. */
+async function importKeys(stores: KeyStores, output: Output, options: { json?: boolean }): Promise<void> {
+  const { store: source, file } = await stores.openLeftBehind();
+  try {
+    await withStore(stores, async (target) => {
+      const missing = await keysMissing(source, target);
+      // Revoked and rotated keys too, as they stand: a revoked key stays revoked.
+      for (const record of missing) await target.insert(record);
+      const already = (await source.list()).length - missing.length;
+      if (options.json) output.out(JSON.stringify({ imported: missing.map((record) => record.id), already_there: already }));
+      else output.out(`imported ${missing.length} key(s) into MongoDB; ${already} were there already`);
+    });
+  } finally {
+    await source.close();
+  }
+  output.err(`nature: ${file} is no longer read; remove it (the server refuses to start while it holds keys that MongoDB lacks)`);
 }
 
 /** The key, unless it does not exist or is no longer active: then the command fails with one line (the operator's wording). */

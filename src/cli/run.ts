@@ -22,9 +22,9 @@ import { type AccountStores, applicationsCommand, usersCommand } from './account
 import { auditCommand } from './audit.js';
 import { CliError, exitStatus, UsageError } from './errors.js';
 import { addCommandHelp } from './help.js';
-import { keysCommand, type Output } from './keys.js';
+import { type KeyStores, keysCommand, type Output } from './keys.js';
 import { listenCommand } from './listen.js';
-import { masterKeyCommand } from './master-key.js';
+import { type MasterKeyAccess, masterKeyCommand } from './master-key.js';
 import { mcpCommand } from './mcp.js';
 import { profilesCommand } from './profiles.js';
 import { triggerCommand } from './trigger.js';
@@ -72,9 +72,104 @@ async function reachable(config: Config, uses = { eventStore: true }): Promise<C
   return config;
 }
 
+/** The stores' settings, read from the environment (with --data-dir first) when a command first asks for them. */
+interface StoreSettings {
+  /** The stores' settings; nothing else is read. */
+  config(): Config;
+  /**
+   * The configuration, once the store that a command reads is known to exist: in a wrong directory it
+   * fails, rather than create an empty store and report that it is empty.
+   */
+  existing(store: 'keys' | Environment): Config;
+  /** The settings, once a command read them. */
+  loaded(): Config | undefined;
+}
+
+function storeSettings(program: Command, env: NodeJS.ProcessEnv): StoreSettings {
+  let loaded: Config | undefined;
+  const config = (): Config => {
+    const { dataDir } = program.opts<{ dataDir?: string }>();
+    loaded ??= loadStoreConfig(dataDir === undefined ? env : { ...env, NATURE_DATA_DIR: dataDir });
+    return loaded;
+  };
+  const existing = (store: 'keys' | Environment): Config => {
+    const settings = config();
+    const file = sqliteStoreFile(settings, store);
+    // On EventStoreDB there is no file to look for: the server is asked instead (reachable).
+    if (file === undefined) return settings;
+    const what = store === 'keys' ? 'key store' : `${store === 'live' ? 'production' : 'sandbox'} event log`;
+    const missing = new CliError(`no ${what} in ${settings.dataDir} (no ${basename(file)}): is --data-dir (or NATURE_DATA_DIR) right?`);
+    if (!existsSync(settings.dataDir)) throw missing;
+    // A directory this user cannot read would hide the file: say that instead.
+    checkDataDir(settings.dataDir, { create: false });
+    if (!existsSync(file)) throw missing;
+    return settings;
+  };
+  return { config, existing, loaded: () => loaded };
+}
+
+/**
+ * Where the keys are kept, and the dashboard's people and the account's application beside them (keys.db, or MongoDB's
+ * nature_keys). Minting or making a user is how a new install starts, so `create` may start the store: it says so.
+ */
+async function keysHome(settings: StoreSettings, output: Output, create: boolean): Promise<Config> {
+  const config = settings.config();
+  if (config.readModels.kind === 'mongodb') return reachable(config, { eventStore: false });
+  if (!create) return settings.existing('keys');
+  const fresh = !existsSync(sqliteStoreFile(config, 'keys'));
+  checkDataDir(config.dataDir, { create: true });
+  if (fresh) output.err(`nature: no key store in ${config.dataDir} yet: starting a new one`);
+  return config;
+}
+
+function keyStores(settings: StoreSettings, output: Output): KeyStores {
+  return {
+    open: async ({ create }) => openKeyStore(await keysHome(settings, output, create)),
+    async openLeftBehind() {
+      const config = settings.config();
+      if (config.readModels.kind !== 'mongodb')
+        throw new CliError('the keys are kept in keys.db itself (NATURE_READ_MODELS is not mongodb): there is nothing to import');
+      return { store: await openKeyStore(settings.existing('keys'), 'keys.db'), file: sqliteStoreFile(config, 'keys') };
+    },
+    // Asked for once the key store is open, so it is there (and its backend answered).
+    openAccounts: () => openAccountStore(settings.config()),
+  };
+}
+
+function accountStores(settings: StoreSettings, io: CliIo, output: Output): AccountStores {
+  return {
+    open: async ({ create }) => openAccountStore(await keysHome(settings, output, create)),
+    // A user's address is sealed with a data key of the sandbox, made and wrapped by the master key as a subject's is.
+    openDataKeys: () => openDataKeys(settings.config(), 'test'),
+    publicBase() {
+      // Only these two settings: the rest of the server's configuration is not this command's business.
+      const config = loadConfig({ PORT: io.env.PORT, NATURE_PUBLIC_URL: io.env.NATURE_PUBLIC_URL });
+      return config.publicUrl ?? `http://127.0.0.1:${config.port}`;
+    },
+    readStdin: () => readStdin(io.stdin),
+  };
+}
+
+function masterKeyAccess(settings: StoreSettings): MasterKeyAccess {
+  return {
+    keyFile: () => settings.config().masterKeyFile,
+    async openStores() {
+      for (const environment of environments) settings.existing(environment);
+      const config = await reachable(settings.config(), { eventStore: false });
+      const opened = [];
+      try {
+        for (const environment of environments) opened.push({ name: environment, store: await openWrappedKeys(config, environment) });
+      } catch (error) {
+        for (const { store } of opened) await store.close();
+        throw error;
+      }
+      return opened;
+    },
+  };
+}
+
 /** The `nature` command line, with its stores' settings from `io.env` (and --data-dir first); `loaded` once a command read them. */
 function commandLine(io: CliIo, output: Output) {
-  const { env, stderr: progress } = io;
   const program = new Command('nature')
     .description(
       'Commands of the Nature Profile API. The operator commands work on the same data directory and backends as the server, while it runs; listen, trigger and mcp call a server with an API key.',
@@ -84,119 +179,29 @@ function commandLine(io: CliIo, output: Output) {
       if (value.trim() === '') throw new InvalidArgumentError('A directory is needed.');
       return value;
     });
-
-  let loaded: Config | undefined;
-  /** The stores' settings from the environment, with --data-dir first; nothing else is read. */
-  function storeConfig(): Config {
-    const { dataDir } = program.opts<{ dataDir?: string }>();
-    loaded ??= loadStoreConfig(dataDir === undefined ? env : { ...env, NATURE_DATA_DIR: dataDir });
-    return loaded;
-  }
-
-  /**
-   * The configuration, once the store that a command reads is known to exist: in a wrong directory it
-   * fails, rather than create an empty store and report that it is empty.
-   */
-  function existingStore(store: 'keys' | Environment): Config {
-    const config = storeConfig();
-    const file = sqliteStoreFile(config, store);
-    // On EventStoreDB there is no file to look for: the server is asked instead (reachable).
-    if (file === undefined) return config;
-    const what = store === 'keys' ? 'key store' : `${store === 'live' ? 'production' : 'sandbox'} event log`;
-    const missing = new CliError(`no ${what} in ${config.dataDir} (no ${basename(file)}): is --data-dir (or NATURE_DATA_DIR) right?`);
-    if (!existsSync(config.dataDir)) throw missing;
-    // A directory this user cannot read would hide the file: say that instead.
-    checkDataDir(config.dataDir, { create: false });
-    if (!existsSync(file)) throw missing;
-    return config;
-  }
-
-  program.addCommand(
-    keysCommand(
-      {
-        async open({ create }) {
-          const config = storeConfig();
-          if (config.readModels.kind === 'mongodb') return openKeyStore(await reachable(config, { eventStore: false }));
-          if (!create) return openKeyStore(existingStore('keys'));
-          // Minting is how a new install starts, so it may create the store: it says so.
-          const fresh = !existsSync(sqliteStoreFile(config, 'keys'));
-          checkDataDir(config.dataDir, { create: true });
-          if (fresh) output.err(`nature: no key store in ${config.dataDir} yet: starting a new one`);
-          return openKeyStore(config);
-        },
-        async openLeftBehind() {
-          const config = storeConfig();
-          if (config.readModels.kind !== 'mongodb')
-            throw new CliError('the keys are kept in keys.db itself (NATURE_READ_MODELS is not mongodb): there is nothing to import');
-          return { store: await openKeyStore(existingStore('keys'), 'keys.db'), file: sqliteStoreFile(config, 'keys') };
-        },
-        // Asked for once the key store is open, so it is there (and its backend answered).
-        openAccounts: () => openAccountStore(storeConfig()),
-      },
-      output,
-    ),
-  );
-  // The dashboard's people and the account's application are kept beside the keys (keys.db, or MongoDB's nature_keys).
-  const accountStores: AccountStores = {
-    async open({ create }) {
-      const config = storeConfig();
-      if (config.readModels.kind === 'mongodb') return openAccountStore(await reachable(config, { eventStore: false }));
-      if (!create) return openAccountStore(existingStore('keys'));
-      const fresh = !existsSync(sqliteStoreFile(config, 'keys'));
-      checkDataDir(config.dataDir, { create: true });
-      if (fresh) output.err(`nature: no key store in ${config.dataDir} yet: starting a new one`);
-      return openAccountStore(config);
-    },
-    // A user's address is sealed with a data key of the sandbox, made and wrapped by the master key as a subject's is.
-    openDataKeys: () => openDataKeys(storeConfig(), 'test'),
-    publicBase() {
-      // Only these two settings: the rest of the server's configuration is not this command's business.
-      const config = loadConfig({ PORT: env.PORT, NATURE_PUBLIC_URL: env.NATURE_PUBLIC_URL });
-      return config.publicUrl ?? `http://127.0.0.1:${config.port}`;
-    },
-    readStdin: () => readStdin(io.stdin),
-  };
-  program.addCommand(usersCommand(accountStores, output));
-  program.addCommand(applicationsCommand(accountStores, output));
-  program.addCommand(
-    profilesCommand(async (environment) => openOperatorStores(await reachable(existingStore(environment)), environment), output, progress),
-  );
-  program.addCommand(
-    auditCommand(async (environment) => openOperatorStores(await reachable(existingStore(environment)), environment), output),
-  );
+  const settings = storeSettings(program, io.env);
+  const operatorStores = async (environment: Environment) =>
+    openOperatorStores(await reachable(settings.existing(environment)), environment);
+  program.addCommand(keysCommand(keyStores(settings, output), output));
+  const accounts = accountStores(settings, io, output);
+  program.addCommand(usersCommand(accounts, output));
+  program.addCommand(applicationsCommand(accounts, output));
+  program.addCommand(profilesCommand(operatorStores, output, io.stderr));
+  program.addCommand(auditCommand(operatorStores, output));
   program.addCommand(
     usageCommand(
-      async (environment) => openOperatorReadModels(await reachable(existingStore(environment), { eventStore: false }), environment),
+      async (environment) => openOperatorReadModels(await reachable(settings.existing(environment), { eventStore: false }), environment),
       output,
     ),
   );
-  program.addCommand(
-    masterKeyCommand(
-      {
-        keyFile: () => storeConfig().masterKeyFile,
-        async openStores() {
-          for (const environment of environments) existingStore(environment);
-          const config = await reachable(storeConfig(), { eventStore: false });
-          const opened = [];
-          try {
-            for (const environment of environments) opened.push({ name: environment, store: await openWrappedKeys(config, environment) });
-          } catch (error) {
-            for (const { store } of opened) await store.close();
-            throw error;
-          }
-          return opened;
-        },
-      },
-      output,
-    ),
-  );
+  program.addCommand(masterKeyCommand(masterKeyAccess(settings), output));
   // Callers' tools: they reach a server over HTTP with an API key, like any caller, not the stores.
-  program.addCommand(listenCommand(env, output));
-  program.addCommand(triggerCommand(env, output));
-  program.addCommand(mcpCommand(env, io.stderr));
+  program.addCommand(listenCommand(io.env, output));
+  program.addCommand(triggerCommand(io.env, output));
+  program.addCommand(mcpCommand(io.env, io.stderr));
 
   addCommandHelp(program);
-  return { program, loaded: () => loaded };
+  return { program, loaded: settings.loaded };
 }
 
 /** The exit status and the one line that report a failure; `config` names the data directory in a store's problem. */

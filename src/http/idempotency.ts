@@ -54,107 +54,109 @@ export function registerIdempotency(app: FastifyInstance, clock: () => Date): vo
     }
   });
 
-  const checkKey = (request: FastifyRequest): void => {
-    const key = request.headers['idempotency-key'];
-    // Unknown routes (404, 405) run no request, so they hold no key; nor does the dashboard, whose people have no API key.
-    if (!KEYED_METHODS.has(request.method) || key === undefined || request.is404 || request.apiKey === undefined) return;
-    if (request.routeOptions.config.ignoresIdempotencyKey === true) return;
-    if (typeof key !== 'string' || !KEY.test(key)) {
-      throw new ProblemError('validation_failed', 'Idempotency-Key must be 1..255 visible ASCII characters, sent once.', {
-        errors: [
-          {
-            path: '/idempotency-key',
-            in: 'header',
-            message: '`Idempotency-Key` must be 1 to 255 visible ASCII characters, such as a UUID.',
-          },
-        ],
-      });
-    }
-    // A publishable key is in every end user's page: its keys are kept apart per path (the one assessment its
-    // secret opens), so a browser can neither take the caller's server's keys in advance nor another page's.
-    const unscoped = request.apiKey.type === 'pk' ? `pk ${request.url.split('?')[0]} ${key}` : key;
-    // Each API key has its own keys: another key sending the same one is another request, never answered what this
-    // key was (a client_secret, say). A key id has no space, so no scoped key is an unscoped one.
-    request.idempotency = { key: `${request.apiKey.id} ${unscoped}`, unscoped, holder: null, tag: null };
-  };
-
   app.addHook('preHandler', (request, reply, done) => {
     if (request.idempotency === null) return done();
-    claim(request, reply).then(() => done(), done);
+    claimKey(request, reply, clock).then(() => done(), done);
   });
-
-  const claim = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    if (request.idempotency === null) return;
-    const { key, unscoped } = request.idempotency;
-    // Answers stored before keys were scoped (for 24 h after the upgrade) name no API key: the same request replays them.
-    const claimWith = (fingerprint: string) =>
-      request.env.idempotency.claim({
-        key,
-        unscopedKey: unscoped,
-        fingerprint,
-        now: clock(),
-        leaseMs: LEASE_MS,
-        ttlMs: IDEMPOTENCY_TTL_MS,
-      });
-    let fingerprint = fingerprintOf(request.method, request.url, request.body);
-    let claim = await claimWith(fingerprint);
-    // A key first used before fingerprints were canonical (kept 24 h) holds the body's fingerprint in its own key order.
-    if (claim.outcome === 'reused') {
-      fingerprint = orderedFingerprintOf(request.method, request.url, request.body);
-      claim = await claimWith(fingerprint);
-    }
-    switch (claim.outcome) {
-      case 'claimed':
-        // A closed assessment's secret gets only the replay of what it stored (errors.ts answers its 401).
-        if (request.closedSecretRefusal !== null) {
-          await request.env.idempotency.release(key, claim.holder);
-          throw request.closedSecretRefusal;
-        }
-        request.idempotency.holder = claim.holder;
-        request.idempotency.tag = idempotencyTag(key, fingerprint);
-        return;
-      case 'in_use':
-        throw new ProblemError(
-          'idempotency_key_in_use',
-          'A request with this Idempotency-Key is still running; retry when it has finished.',
-          {},
-          { 'retry-after': '1' },
-        );
-      case 'reused':
-        throw new ProblemError(
-          'idempotency_key_reused',
-          'This Idempotency-Key was used for a different request (method, path or body); use a new key.',
-        );
-      case 'replay':
-        await replay(reply, JSON.parse(claim.response) as StoredAnswer, request.env.dataKeys, claim.unscoped ? unscoped : key);
-    }
-  };
 
   app.addHook('onSend', (request, reply, payload, done) => {
     if (!request.idempotency?.holder) return done(null, payload);
     settle(request, reply, payload).then(() => done(null, payload), done);
   });
+}
 
-  /** Stores the answer for replays, or frees the key for a retry. */
-  const settle = async (request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<void> => {
-    if (!request.idempotency?.holder) return;
-    const { key, holder } = request.idempotency;
-    request.idempotency = null;
-    const status = reply.statusCode;
-    if (!(status < 300 || status === 404 || status === 409 || status === 410)) {
-      await request.env.idempotency.release(key, holder);
+/** The request's Idempotency-Key, checked and scoped to its API key, before validation: none on a request that takes none. */
+function checkKey(request: FastifyRequest): void {
+  const key = request.headers['idempotency-key'];
+  // Unknown routes (404, 405) run no request, so they hold no key; nor does the dashboard, whose people have no API key.
+  if (!KEYED_METHODS.has(request.method) || key === undefined || request.is404 || request.apiKey === undefined) return;
+  if (request.routeOptions.config.ignoresIdempotencyKey === true) return;
+  if (typeof key !== 'string' || !KEY.test(key)) {
+    throw new ProblemError('validation_failed', 'Idempotency-Key must be 1..255 visible ASCII characters, sent once.', {
+      errors: [
+        {
+          path: '/idempotency-key',
+          in: 'header',
+          message: '`Idempotency-Key` must be 1 to 255 visible ASCII characters, such as a UUID.',
+        },
+      ],
+    });
+  }
+  // A publishable key is in every end user's page: its keys are kept apart per path (the one assessment its
+  // secret opens), so a browser can neither take the caller's server's keys in advance nor another page's.
+  const unscoped = request.apiKey.type === 'pk' ? `pk ${request.url.split('?')[0]} ${key}` : key;
+  // Each API key has its own keys: another key sending the same one is another request, never answered what this
+  // key was (a client_secret, say). A key id has no space, so no scoped key is an unscoped one.
+  request.idempotency = { key: `${request.apiKey.id} ${unscoped}`, unscoped, holder: null, tag: null };
+}
+
+/** Claims the key for this request, or answers in its stead: the stored answer replayed, or why the key cannot be used now. */
+async function claimKey(request: FastifyRequest, reply: FastifyReply, clock: () => Date): Promise<void> {
+  if (request.idempotency === null) return;
+  const { key, unscoped } = request.idempotency;
+  // Answers stored before keys were scoped (for 24 h after the upgrade) name no API key: the same request replays them.
+  const claimWith = (fingerprint: string) =>
+    request.env.idempotency.claim({
+      key,
+      unscopedKey: unscoped,
+      fingerprint,
+      now: clock(),
+      leaseMs: LEASE_MS,
+      ttlMs: IDEMPOTENCY_TTL_MS,
+    });
+  let fingerprint = fingerprintOf(request.method, request.url, request.body);
+  let claim = await claimWith(fingerprint);
+  // A key first used before fingerprints were canonical (kept 24 h) holds the body's fingerprint in its own key order.
+  if (claim.outcome === 'reused') {
+    fingerprint = orderedFingerprintOf(request.method, request.url, request.body);
+    claim = await claimWith(fingerprint);
+  }
+  switch (claim.outcome) {
+    case 'claimed':
+      // A closed assessment's secret gets only the replay of what it stored (errors.ts answers its 401).
+      if (request.closedSecretRefusal !== null) {
+        await request.env.idempotency.release(key, claim.holder);
+        throw request.closedSecretRefusal;
+      }
+      request.idempotency.holder = claim.holder;
+      request.idempotency.tag = idempotencyTag(key, fingerprint);
       return;
-    }
-    const headers = Object.fromEntries(
-      REPLAYED_HEADERS.flatMap((name) => {
-        const value = reply.getHeader(name);
-        return value === undefined ? [] : [[name, String(value)]];
-      }),
-    );
-    const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : '';
-    const answer = await sealed({ status, headers, body }, request.env.dataKeys, key);
-    await request.env.idempotency.complete(key, holder, JSON.stringify(answer));
-  };
+    case 'in_use':
+      throw new ProblemError(
+        'idempotency_key_in_use',
+        'A request with this Idempotency-Key is still running; retry when it has finished.',
+        {},
+        { 'retry-after': '1' },
+      );
+    case 'reused':
+      throw new ProblemError(
+        'idempotency_key_reused',
+        'This Idempotency-Key was used for a different request (method, path or body); use a new key.',
+      );
+    case 'replay':
+      await replay(reply, JSON.parse(claim.response) as StoredAnswer, request.env.dataKeys, claim.unscoped ? unscoped : key);
+  }
+}
+
+/** Stores the answer for replays, or frees the key for a retry. */
+async function settle(request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<void> {
+  if (!request.idempotency?.holder) return;
+  const { key, holder } = request.idempotency;
+  request.idempotency = null;
+  const status = reply.statusCode;
+  if (!(status < 300 || status === 404 || status === 409 || status === 410)) {
+    await request.env.idempotency.release(key, holder);
+    return;
+  }
+  const headers = Object.fromEntries(
+    REPLAYED_HEADERS.flatMap((name) => {
+      const value = reply.getHeader(name);
+      return value === undefined ? [] : [[name, String(value)]];
+    }),
+  );
+  const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : '';
+  const answer = await sealed({ status, headers, body }, request.env.dataKeys, key);
+  await request.env.idempotency.complete(key, holder, JSON.stringify(answer));
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasProductionAccess } from '../../commands/accounts.js';
 import { KeyRuleError, mintApiKey, revokeApiKey, rotateApiKey } from '../../commands/api-keys.js';
 import { type ApiKeyRecord, type Environment, type KeyType, parseOrigin, type Scope, scopes } from '../../domain/api-keys.js';
@@ -94,95 +94,103 @@ function readForm(body: unknown): { form: KeyForm; origins: string[]; problem?: 
   return { form, origins: origins as string[] };
 }
 
-export function registerKeyPages(scope: FastifyInstance, context: PageContext): void {
-  const approved = (request: FastifyRequest) => hasProductionAccess(context.accounts, actorOf(request));
+type KeyAction = 'rotate' | 'revoke';
+type KeyRequest = FastifyRequest<{ Params: { id: string } }>;
 
-  const listPage = async (
-    request: FastifyRequest,
-    reply: Parameters<typeof sendPage>[0],
-    form: KeyForm,
-    notice: Html | string,
-    status = 200,
-  ) => {
-    const viewer = await viewerOf(context, request, reply);
-    const production = await approved(request);
-    // Production's keys, even their names, are shown only with production access (production-access.ts).
-    const keys = (await context.keys.list()).filter((key) => production || key.environment === 'test');
-    const body = html`${notice}
+export function registerKeyPages(scope: FastifyInstance, context: PageContext): void {
+  scope.get('/keys', (request, reply) => showKeys(context, request, reply));
+  scope.post('/keys', (request, reply) => createKey(context, request, reply));
+  for (const action of ['rotate', 'revoke'] as const) {
+    scope.get<{ Params: { id: string } }>(`/keys/:id/${action}`, (request, reply) => confirmPage(context, action, request, reply));
+    scope.post<{ Params: { id: string } }>(`/keys/:id/${action}`, (request, reply) => changeKey(context, action, request, reply));
+  }
+}
+
+/** The keys the viewer may see, and the form that creates one. */
+async function keysPage(
+  context: PageContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  form: KeyForm,
+  notice: Html | string,
+  status = 200,
+) {
+  const viewer = await viewerOf(context, request, reply);
+  const production = await hasProductionAccess(context.accounts, actorOf(request));
+  // Production's keys, even their names, are shown only with production access (production-access.ts).
+  const keys = (await context.keys.list()).filter((key) => production || key.environment === 'test');
+  const body = html`${notice}
 <p>${production ? 'Keys of both environments' : 'Sandbox keys (production keys are listed once production access is approved)'}. A raw key is shown once, when it is created or rotated: only a hash of it is kept.</p>
 ${keyTable(keys)}
 <h2 id="create">Create a key</h2>
 ${createForm(viewer.csrf, form, production)}`;
-    return sendPage(reply, page('API keys', body, viewer, 'API keys'), status);
-  };
+  return sendPage(reply, page('API keys', body, viewer, 'API keys'), status);
+}
 
-  scope.get('/keys', async (request, reply) =>
-    listPage(request, reply, blankForm, html`${noticeOf(request)}${await revealed(context.forms, request)}`),
-  );
+async function showKeys(context: PageContext, request: FastifyRequest, reply: FastifyReply) {
+  return keysPage(context, request, reply, blankForm, html`${noticeOf(request)}${await revealed(context.forms, request)}`);
+}
 
-  scope.post('/keys', async (request, reply) => {
-    const { form, origins, problem } = readForm(request.body);
-    if (problem !== undefined) return listPage(request, reply, form, errorNotice(problem), 422);
-    try {
-      return await answerOnce(context.forms, request, reply, async () => {
-        const { raw, record } = await mintApiKey(
-          context,
-          actorOf(request),
-          { name: form.name, environment: form.environment, type: form.type, scopes: form.scopes, origins },
-          context.clock(),
-        );
-        const reveal = html`${shownOnce('raw-key', `${environmentName[record.environment]} ${record.type} key "${record.name}" created.`, raw)}
+async function createKey(context: PageContext, request: FastifyRequest, reply: FastifyReply) {
+  const { form, origins, problem } = readForm(request.body);
+  if (problem !== undefined) return keysPage(context, request, reply, form, errorNotice(problem), 422);
+  try {
+    return await answerOnce(context.forms, request, reply, async () => {
+      const { raw, record } = await mintApiKey(
+        context,
+        actorOf(request),
+        { name: form.name, environment: form.environment, type: form.type, scopes: form.scopes, origins },
+        context.clock(),
+      );
+      const reveal = html`${shownOnce('raw-key', `${environmentName[record.environment]} ${record.type} key "${record.name}" created.`, raw)}
 <p>Use it as <code>Authorization: Bearer ${record.environment}_${record.type}_…</code> in requests to the API.</p>`;
-        return { location: '/dashboard/keys', reveal };
-      });
-    } catch (error) {
-      if (error instanceof KeyRuleError) return listPage(request, reply, form, errorNotice(error.message), 422);
-      throw error;
-    }
-  });
+      return { location: '/dashboard/keys', reveal };
+    });
+  } catch (error) {
+    if (error instanceof KeyRuleError) return keysPage(context, request, reply, form, errorNotice(error.message), 422);
+    throw error;
+  }
+}
 
-  for (const action of ['rotate', 'revoke'] as const) {
-    const confirmation =
-      action === 'rotate'
-        ? 'Rotating replaces this key: it stops working at once, and a new raw key with the same name, environment, type, scopes and origins is shown once.'
-        : 'Revoking is permanent: every request with this key gets 401 from now on.';
-
-    scope.get<{ Params: { id: string } }>(`/keys/:id/${action}`, async (request, reply) => {
-      const key = await context.keys.get(request.params.id);
-      const viewer = await viewerOf(context, request, reply);
-      const title = action === 'rotate' ? 'Rotate a key' : 'Revoke a key';
-      if (key === undefined || key.revoked_at !== null) {
-        const gone = html`<div class="notice error" role="alert"><p>There is no active key ${request.params.id}.</p></div><p><a href="/dashboard/keys">Back to the keys</a></p>`;
-        return sendPage(reply, page(title, gone, viewer, 'API keys'), 404);
-      }
-      const body = html`<p>${confirmation}</p>
+/** The page that asks before a key is rotated or revoked; 404 for a key that is not active. */
+async function confirmPage(context: PageContext, action: KeyAction, request: KeyRequest, reply: FastifyReply) {
+  const confirmation =
+    action === 'rotate'
+      ? 'Rotating replaces this key: it stops working at once, and a new raw key with the same name, environment, type, scopes and origins is shown once.'
+      : 'Revoking is permanent: every request with this key gets 401 from now on.';
+  const key = await context.keys.get(request.params.id);
+  const viewer = await viewerOf(context, request, reply);
+  const title = action === 'rotate' ? 'Rotate a key' : 'Revoke a key';
+  if (key === undefined || key.revoked_at !== null) {
+    const gone = html`<div class="notice error" role="alert"><p>There is no active key ${request.params.id}.</p></div><p><a href="/dashboard/keys">Back to the keys</a></p>`;
+    return sendPage(reply, page(title, gone, viewer, 'API keys'), 404);
+  }
+  const body = html`<p>${confirmation}</p>
 <p>Key: <strong>${key.name}</strong> (<code>${shortKey(key)}</code>, ${environmentName[key.environment]})</p>
 <form method="post" action="/dashboard/keys/${key.id}/${action}" class="actions">
 ${formTokens(viewer.csrf)}
 <button type="submit"${action === 'revoke' ? html` class="danger"` : ''}>${action === 'rotate' ? 'Rotate key' : 'Revoke key'}</button>
 <a class="button secondary" href="/dashboard/keys">Cancel</a>
 </form>`;
-      return sendPage(reply, page(title, body, viewer, 'API keys'));
-    });
+  return sendPage(reply, page(title, body, viewer, 'API keys'));
+}
 
-    scope.post<{ Params: { id: string } }>(`/keys/:id/${action}`, async (request, reply) => {
-      formValues({}, request.body);
-      try {
-        return await answerOnce(context.forms, request, reply, async () => {
-          if (action === 'revoke') {
-            await revokeApiKey(context, actorOf(request), request.params.id, context.clock());
-            return { location: '/dashboard/keys?done=revoked' };
-          }
-          const { raw, record } = await rotateApiKey(context, actorOf(request), request.params.id, context.clock());
-          return {
-            location: '/dashboard/keys',
-            reveal: shownOnce('raw-key', `Key "${record.name}" rotated: the old key no longer works.`, raw),
-          };
-        });
-      } catch (error) {
-        if (error instanceof KeyRuleError) return listPage(request, reply, blankForm, errorNotice(error.message), 409);
-        throw error;
+async function changeKey(context: PageContext, action: KeyAction, request: KeyRequest, reply: FastifyReply) {
+  formValues({}, request.body);
+  try {
+    return await answerOnce(context.forms, request, reply, async () => {
+      if (action === 'revoke') {
+        await revokeApiKey(context, actorOf(request), request.params.id, context.clock());
+        return { location: '/dashboard/keys?done=revoked' };
       }
+      const { raw, record } = await rotateApiKey(context, actorOf(request), request.params.id, context.clock());
+      return {
+        location: '/dashboard/keys',
+        reveal: shownOnce('raw-key', `Key "${record.name}" rotated: the old key no longer works.`, raw),
+      };
     });
+  } catch (error) {
+    if (error instanceof KeyRuleError) return keysPage(context, request, reply, blankForm, errorNotice(error.message), 409);
+    throw error;
   }
 }

@@ -85,28 +85,39 @@ const endpointForm = (body: unknown): { url: string; enabled_events: EventType[]
 };
 
 export function registerWebhookPages(scope: FastifyInstance, context: PageContext): void {
-  const envOf = (request: FastifyRequest<{ Params: Partial<Params> }>): EnvironmentServices =>
-    context.envs[environmentOfSegment[segmentParam(request)]];
-  const metadata = (request: FastifyRequest) => ({ request_id: request.id, user_id: request.signedIn!.user.id });
-  const record = (request: FastifyRequest, action: string, target: string, detail: string) =>
-    context.accounts.appendActivity(activity(actorOf(request), action, target, detail, context.clock()));
+  scope.get<{ Params: Partial<Params> }>('/:segment/webhooks', (request, reply) => endpointsPage(context, request, reply, ''));
+  scope.post<{ Params: Partial<Params> }>('/:segment/webhooks', (request, reply) => addEndpoint(context, request, reply));
+  scope.get<{ Params: Params }>('/:segment/webhooks/:id', (request, reply) => showEndpoint(context, request, reply));
+  scope.post<{ Params: Params }>('/:segment/webhooks/:id', (request, reply) => editEndpoint(context, request, reply));
+  scope.post<{ Params: Params }>('/:segment/webhooks/:id/status', (request, reply) => setStatus(context, request, reply));
+  scope.post<{ Params: Params }>('/:segment/webhooks/:id/rotate', (request, reply) => rotateSecret(context, request, reply));
+  scope.post<{ Params: Params }>('/:segment/webhooks/:id/test', (request, reply) => sendTestEvent(context, request, reply));
+}
 
-  const listPage = async (
-    request: FastifyRequest<{ Params: Partial<Params> }>,
-    reply: FastifyReply,
-    notice: Html | string,
-    url = '',
-    status = 200,
-  ) => {
-    const segment = segmentParam(request);
-    const env = envOf(request);
-    const viewer = await viewerOf(context, request, reply);
-    const after = ENDPOINT_ID.test(queryValue(request, 'after')) ? queryValue(request, 'after') : undefined;
-    const { data: endpoints, hasMore } = await env.readModels.list('webhook_endpoints', {
-      limit: ENDPOINTS_PER_PAGE,
-      ...(after !== undefined && { startingAfter: after }),
-    });
-    const body = html`${environmentTabs(segment, 'webhooks')}${notice}
+const envOf = (context: PageContext, request: FastifyRequest<{ Params: Partial<Params> }>): EnvironmentServices =>
+  context.envs[environmentOfSegment[segmentParam(request)]];
+const metadata = (request: FastifyRequest) => ({ request_id: request.id, user_id: request.signedIn!.user.id });
+const record = (context: PageContext, request: FastifyRequest, action: string, target: string, detail: string) =>
+  context.accounts.appendActivity(activity(actorOf(request), action, target, detail, context.clock()));
+
+/** The environment's endpoints, a page at a time, and the form that adds one. */
+async function endpointsPage(
+  context: PageContext,
+  request: FastifyRequest<{ Params: Partial<Params> }>,
+  reply: FastifyReply,
+  notice: Html | string,
+  url = '',
+  status = 200,
+) {
+  const segment = segmentParam(request);
+  const env = envOf(context, request);
+  const viewer = await viewerOf(context, request, reply);
+  const after = ENDPOINT_ID.test(queryValue(request, 'after')) ? queryValue(request, 'after') : undefined;
+  const { data: endpoints, hasMore } = await env.readModels.list('webhook_endpoints', {
+    limit: ENDPOINTS_PER_PAGE,
+    ...(after !== undefined && { startingAfter: after }),
+  });
+  const body = html`${environmentTabs(segment, 'webhooks')}${notice}
 ${endpointList(segment, endpoints)}
 <div class="actions">${after === undefined ? '' : html`<a href="/dashboard/${segment}/webhooks">First endpoints</a>`}${hasMore ? html`<a href="/dashboard/${segment}/webhooks?after=${endpoints.at(-1)!.id}">More endpoints</a>` : ''}</div>
 <h2>Add an endpoint</h2>
@@ -117,19 +128,26 @@ ${formTokens(viewer.csrf)}
 ${eventChoices(['nature.assessment.completed'])}
 <div class="actions"><button type="submit">Add endpoint</button></div>
 </form>`;
-    return sendPage(reply, page('Webhooks', body, viewer, 'Webhooks'), status);
-  };
+  return sendPage(reply, page('Webhooks', body, viewer, 'Webhooks'), status);
+}
 
-  const endpointPage = async (request: FastifyRequest<{ Params: Params }>, reply: FastifyReply, notice: Html | string, status = 200) => {
-    const { segment, id } = request.params;
-    const env = envOf(request);
-    const viewer = await viewerOf(context, request, reply);
-    const endpoint = await requireEndpoint(env.readModels, id);
-    const deliveries = (await env.readModels.list('webhook_deliveries', { limit: DELIVERIES_SHOWN, where: { endpoint_id: id } })).data;
-    const kept = new Set((await env.readModels.getMany('events', [...new Set(deliveries.map((delivery) => delivery.event_id))])).keys());
-    const previous = previousSecretExpiresAt(endpoint, context.clock());
-    const action = (path: string) => `/dashboard/${segment}/webhooks/${id}/${path}`;
-    const body = html`${environmentTabs(segment, 'webhooks')}${notice}
+/** One endpoint: its status and test-event buttons, its edit and rotation forms, and its latest deliveries. */
+async function endpointPage(
+  context: PageContext,
+  request: FastifyRequest<{ Params: Params }>,
+  reply: FastifyReply,
+  notice: Html | string,
+  status = 200,
+) {
+  const { segment, id } = request.params;
+  const env = envOf(context, request);
+  const viewer = await viewerOf(context, request, reply);
+  const endpoint = await requireEndpoint(env.readModels, id);
+  const deliveries = (await env.readModels.list('webhook_deliveries', { limit: DELIVERIES_SHOWN, where: { endpoint_id: id } })).data;
+  const kept = new Set((await env.readModels.getMany('events', [...new Set(deliveries.map((delivery) => delivery.event_id))])).keys());
+  const previous = previousSecretExpiresAt(endpoint, context.clock());
+  const action = (path: string) => `/dashboard/${segment}/webhooks/${id}/${path}`;
+  const body = html`${environmentTabs(segment, 'webhooks')}${notice}
 <p><code>${endpoint.url}</code> ${badge(endpoint.status)}${endpoint.disabled_reason === null ? '' : html` · ${endpoint.disabled_reason}`}</p>
 <p>Events: ${endpoint.enabled_events.join(', ')} · created ${when(endpoint.created_at)}${previous === null ? '' : html` · the previous secret also signs until ${when(previous)}`}</p>
 <div class="actions">
@@ -157,72 +175,76 @@ ${formTokens(viewer.csrf)}
 </form>
 <h2>Deliveries</h2>
 ${deliveryTable(segment, endpoint, deliveries, kept, viewer.csrf)}`;
-    return sendPage(reply, page(`Endpoint ${id}`, body, viewer, 'Webhooks'), status);
-  };
+  return sendPage(reply, page(`Endpoint ${id}`, body, viewer, 'Webhooks'), status);
+}
 
-  scope.get<{ Params: Partial<Params> }>('/:segment/webhooks', (request, reply) => listPage(request, reply, ''));
-
-  scope.post<{ Params: Partial<Params> }>('/:segment/webhooks', async (request, reply) => {
-    const env = envOf(request);
-    const { url, enabled_events } = endpointForm(request.body);
-    const problem = urlProblem(url, env.endpointRules);
-    if (problem !== undefined) return listPage(request, reply, errorNotice(problem), url, 422);
-    return answerOnce(context.forms, request, reply, async () => {
-      const { endpoint } = await createEndpoint(env, { url, enabled_events, description: null }, metadata(request), context.clock());
-      await record(request, 'webhook_endpoint.created', endpoint.id, endpoint.url);
-      const reveal = html`${shownOnce('signing-secret', `Endpoint ${endpoint.url} added. Its signing secret:`, endpoint.secret)}
+async function addEndpoint(context: PageContext, request: FastifyRequest<{ Params: Partial<Params> }>, reply: FastifyReply) {
+  const env = envOf(context, request);
+  const { url, enabled_events } = endpointForm(request.body);
+  const problem = urlProblem(url, env.endpointRules);
+  if (problem !== undefined) return endpointsPage(context, request, reply, errorNotice(problem), url, 422);
+  return answerOnce(context.forms, request, reply, async () => {
+    const { endpoint } = await createEndpoint(env, { url, enabled_events, description: null }, metadata(request), context.clock());
+    await record(context, request, 'webhook_endpoint.created', endpoint.id, endpoint.url);
+    const reveal = html`${shownOnce('signing-secret', `Endpoint ${endpoint.url} added. Its signing secret:`, endpoint.secret)}
 <p>Verify each delivery with it (Standard Webhooks: the <code>webhook-signature</code> header).</p>`;
-      return { location: `/dashboard/${segmentParam(request)}/webhooks/${endpoint.id}`, reveal };
-    });
+    return { location: `/dashboard/${segmentParam(request)}/webhooks/${endpoint.id}`, reveal };
   });
+}
 
-  scope.get<{ Params: Params }>('/:segment/webhooks/:id', async (request, reply) =>
-    endpointPage(request, reply, html`${noticeOf(request)}${await revealed(context.forms, request)}`),
-  );
+async function showEndpoint(context: PageContext, request: FastifyRequest<{ Params: Params }>, reply: FastifyReply) {
+  return endpointPage(context, request, reply, html`${noticeOf(request)}${await revealed(context.forms, request)}`);
+}
 
-  scope.post<{ Params: Params }>('/:segment/webhooks/:id', async (request, reply) => {
-    const env = envOf(request);
-    const { url, enabled_events } = endpointForm(request.body);
-    const problem = urlProblem(url, env.endpointRules);
-    if (problem !== undefined) return endpointPage(request, reply, errorNotice(problem), 422);
-    return answerOnce(context.forms, request, reply, async () => {
-      const { endpoint } = await updateEndpoint(env, request.params.id, { url, enabled_events }, metadata(request), context.clock());
-      await record(request, 'webhook_endpoint.updated', endpoint.id, endpoint.url);
-      return { location: `/dashboard/${request.params.segment}/webhooks/${endpoint.id}?done=saved` };
-    });
+async function editEndpoint(context: PageContext, request: FastifyRequest<{ Params: Params }>, reply: FastifyReply) {
+  const env = envOf(context, request);
+  const { url, enabled_events } = endpointForm(request.body);
+  const problem = urlProblem(url, env.endpointRules);
+  if (problem !== undefined) return endpointPage(context, request, reply, errorNotice(problem), 422);
+  return answerOnce(context.forms, request, reply, async () => {
+    const { endpoint } = await updateEndpoint(env, request.params.id, { url, enabled_events }, metadata(request), context.clock());
+    await record(context, request, 'webhook_endpoint.updated', endpoint.id, endpoint.url);
+    return { location: `/dashboard/${request.params.segment}/webhooks/${endpoint.id}?done=saved` };
   });
+}
 
-  scope.post<{ Params: Params }>('/:segment/webhooks/:id/status', (request, reply) => {
-    const { status } = formValues({ status: oneOf(['enabled', 'disabled']) }, request.body);
-    return answerOnce(context.forms, request, reply, async () => {
-      const { endpoint } = await updateEndpoint(envOf(request), request.params.id, { status }, metadata(request), context.clock());
-      await record(request, `webhook_endpoint.${status}`, endpoint.id, endpoint.url);
-      return { location: `/dashboard/${request.params.segment}/webhooks/${endpoint.id}?done=${status}` };
-    });
+function setStatus(context: PageContext, request: FastifyRequest<{ Params: Params }>, reply: FastifyReply) {
+  const { status } = formValues({ status: oneOf(['enabled', 'disabled']) }, request.body);
+  return answerOnce(context.forms, request, reply, async () => {
+    const { endpoint } = await updateEndpoint(envOf(context, request), request.params.id, { status }, metadata(request), context.clock());
+    await record(context, request, `webhook_endpoint.${status}`, endpoint.id, endpoint.url);
+    return { location: `/dashboard/${request.params.segment}/webhooks/${endpoint.id}?done=${status}` };
   });
+}
 
-  scope.post<{ Params: Params }>('/:segment/webhooks/:id/rotate', (request, reply) => {
-    const overlap = Number(formValues({ overlap: oneOf(overlapValues) }, request.body).overlap);
-    return answerOnce(context.forms, request, reply, async () => {
-      const { endpoint } = await rotateEndpointSecret(envOf(request), request.params.id, overlap, metadata(request), context.clock());
-      await record(request, 'webhook_endpoint.secret_rotated', endpoint.id, endpoint.url);
-      return {
-        location: `/dashboard/${request.params.segment}/webhooks/${endpoint.id}`,
-        reveal: shownOnce('signing-secret', 'The new signing secret:', endpoint.secret),
-      };
-    });
+function rotateSecret(context: PageContext, request: FastifyRequest<{ Params: Params }>, reply: FastifyReply) {
+  const overlap = Number(formValues({ overlap: oneOf(overlapValues) }, request.body).overlap);
+  return answerOnce(context.forms, request, reply, async () => {
+    const { endpoint } = await rotateEndpointSecret(
+      envOf(context, request),
+      request.params.id,
+      overlap,
+      metadata(request),
+      context.clock(),
+    );
+    await record(context, request, 'webhook_endpoint.secret_rotated', endpoint.id, endpoint.url);
+    return {
+      location: `/dashboard/${request.params.segment}/webhooks/${endpoint.id}`,
+      reveal: shownOnce('signing-secret', 'The new signing secret:', endpoint.secret),
+    };
   });
+}
 
-  scope.post<{ Params: Params }>('/:segment/webhooks/:id/test', async (request, reply) => {
-    const env = envOf(request);
-    formValues({}, request.body);
-    if (env.livemode) return endpointPage(request, reply, errorNotice('Test events are sent in the sandbox only.'), 403);
-    return answerOnce(context.forms, request, reply, async () => {
-      const endpoint = await requireEndpoint(env.readModels, request.params.id);
-      const event = testCompletion(context.clock());
-      await queueTestEvent(env.bus, event, endpoint.id);
-      await record(request, 'webhook_endpoint.test_sent', endpoint.id, event.id);
-      return { location: `/dashboard/${request.params.segment}/webhooks/${endpoint.id}?done=test_sent` };
-    });
+/** Sandbox only, as in the API: a sample completion must never reach a live integration. */
+async function sendTestEvent(context: PageContext, request: FastifyRequest<{ Params: Params }>, reply: FastifyReply) {
+  const env = envOf(context, request);
+  formValues({}, request.body);
+  if (env.livemode) return endpointPage(context, request, reply, errorNotice('Test events are sent in the sandbox only.'), 403);
+  return answerOnce(context.forms, request, reply, async () => {
+    const endpoint = await requireEndpoint(env.readModels, request.params.id);
+    const event = testCompletion(context.clock());
+    await queueTestEvent(env.bus, event, endpoint.id);
+    await record(context, request, 'webhook_endpoint.test_sent', endpoint.id, event.id);
+    return { location: `/dashboard/${request.params.segment}/webhooks/${endpoint.id}?done=test_sent` };
   });
 }

@@ -1,84 +1,22 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { z } from 'zod';
-import { granularities, parseUsageRange } from '../../domain/usage.js';
+import { parseUsageRange } from '../../domain/usage.js';
 import { readUsage } from '../../projections/usage.js';
 import { ProblemError } from '../problem.js';
-import { exampleIds, id, problems, success, timestamp } from '../schemas.js';
+import type { Clock, RouteRequest } from '../route-handler.js';
+import { getUsageSchema } from './usage-schemas.js';
 
-/** Checked in the handler (parseUsageRange), the same way the operator command checks it. */
-const instant = z.string().optional();
+export function registerUsageRoutes(app: FastifyInstance, clock: Clock): void {
+  app.withTypeProvider<ZodTypeProvider>().get('/v1/nature/usage', { schema: getUsageSchema }, (request) => getUsage(request, clock));
+}
 
-const usageQuery = z.strictObject({
-  from: instant.describe(
-    'Inclusive. YYYY-MM-DD (midnight UTC) or a UTC timestamp such as 2026-11-22T00:00:00Z. Default: the start of the current UTC month.',
-  ),
-  to: instant.describe(
-    'Exclusive. YYYY-MM-DD (midnight UTC) or a UTC timestamp such as 2026-11-23T00:00:00Z. Default: now. Must be after from.',
-  ),
-  granularity: z.enum(granularities).default('day').describe('day (periods such as 2026-11-22) or month (2026-11), in UTC.'),
-});
-
-const usageResource = z
-  .object({
-    object: z.literal('usage'),
-    livemode: z.boolean().describe("The key's environment: live keys see production usage only, test keys sandbox usage only."),
-    from: timestamp.describe('The inclusive start, as a full timestamp.'),
-    to: timestamp.describe('The exclusive end, as a full timestamp.'),
-    granularity: z.enum(granularities),
-    data: z
-      .array(
-        z.object({
-          key_id: id('key', exampleIds.key, 'The key that sent the batch completing the assessment.').nullable(),
-          period: z
-            .string()
-            .describe('2026-11-22 (day) or 2026-11 (month), UTC.')
-            .meta({ examples: ['2026-11-21'] }),
-          completed_assessments: z
-            .number()
-            .int()
-            .min(1)
-            .meta({ examples: [42] }),
-        }),
-      )
-      .describe('One row per key and period with at least one completion; sorted by period, then key_id.'),
-    total_completed_assessments: z
-      .number()
-      .int()
-      .min(0)
-      .meta({ examples: [42] }),
-  })
-  .meta({ id: 'Usage' });
-
-export function registerUsageRoutes(app: FastifyInstance, clock: () => Date): void {
-  const routes = app.withTypeProvider<ZodTypeProvider>();
-
-  routes.get(
-    '/v1/nature/usage',
-    {
-      schema: {
-        tags: ['usage'],
-        operationId: 'getUsage',
-        summary: 'Completed assessments per key and period',
-        description:
-          "Metered usage of the key's environment: assessments completed in [from, to), per API key (the key that sent the completing " +
-          'batch) and per UTC day or month, from a read model the service keeps from the event log. Counts only: no subject data. Re-scoring does not count. ' +
-          'Needs a secret key with nature:read.',
-        querystring: usageQuery,
-        response: {
-          200: success('Completed assessments per key and period, with their total.', usageResource),
-          ...problems(),
-        },
-      },
-    },
-    async (request) => {
-      const parsed = parseUsageRange(request.query, clock());
-      if ('errors' in parsed) {
-        throw new ProblemError('validation_failed', `The request query has ${parsed.errors.length} invalid field(s).`, {
-          errors: parsed.errors.map(({ field, message }) => ({ path: `/${field}`, in: 'query' as const, message })),
-        });
-      }
-      return readUsage(request.env.readModels, parsed.range, request.env.livemode);
-    },
-  );
+/** The range is checked here, as the operator command checks it (parseUsageRange), not by the schema. */
+async function getUsage(request: RouteRequest<typeof getUsageSchema>, clock: Clock) {
+  const parsed = parseUsageRange(request.query, clock());
+  if ('errors' in parsed) {
+    throw new ProblemError('validation_failed', `The request query has ${parsed.errors.length} invalid field(s).`, {
+      errors: parsed.errors.map(({ field, message }) => ({ path: `/${field}`, in: 'query' as const, message })),
+    });
+  }
+  return readUsage(request.env.readModels, parsed.range, request.env.livemode);
 }

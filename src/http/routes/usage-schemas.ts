@@ -1,0 +1,65 @@
+import type { FastifySchema } from 'fastify';
+import { z } from 'zod';
+import { granularities } from '../../domain/usage.js';
+import { exampleIds, id, problems, success, timestamp } from '../schemas.js';
+
+// The usage route's schema: what it takes and answers, and what the OpenAPI document says of it.
+
+/** Checked in the handler (parseUsageRange), the same way the operator command checks it. */
+const instant = z.string().optional();
+
+const usageQuery = z.strictObject({
+  from: instant.describe(
+    'Inclusive. YYYY-MM-DD (midnight UTC) or a UTC timestamp such as 2026-11-22T00:00:00Z. Default: the start of the current UTC month.',
+  ),
+  to: instant.describe(
+    'Exclusive. YYYY-MM-DD (midnight UTC) or a UTC timestamp such as 2026-11-23T00:00:00Z. Default: now. Must be after from.',
+  ),
+  granularity: z.enum(granularities).default('day').describe('day (periods such as 2026-11-22) or month (2026-11), in UTC.'),
+});
+
+const usageResource = z
+  .object({
+    object: z.literal('usage'),
+    livemode: z.boolean().describe("The key's environment: live keys see production usage only, test keys sandbox usage only."),
+    from: timestamp.describe('The inclusive start, as a full timestamp.'),
+    to: timestamp.describe('The exclusive end, as a full timestamp.'),
+    granularity: z.enum(granularities),
+    data: z
+      .array(
+        z.object({
+          key_id: id('key', exampleIds.key, 'The key that sent the batch completing the assessment.').nullable(),
+          period: z
+            .string()
+            .describe('2026-11-22 (day) or 2026-11 (month), UTC.')
+            .meta({ examples: ['2026-11-21'] }),
+          completed_assessments: z
+            .number()
+            .int()
+            .min(1)
+            .meta({ examples: [42] }),
+        }),
+      )
+      .describe('One row per key and period with at least one completion; sorted by period, then key_id.'),
+    total_completed_assessments: z
+      .number()
+      .int()
+      .min(0)
+      .meta({ examples: [42] }),
+  })
+  .meta({ id: 'Usage' });
+
+export const getUsageSchema = {
+  tags: ['usage'],
+  operationId: 'getUsage',
+  summary: 'Completed assessments per key and period',
+  description:
+    "Metered usage of the key's environment: assessments completed in [from, to), per API key (the key that sent the completing " +
+    'batch) and per UTC day or month, from a read model the service keeps from the event log. Counts only: no subject data. Re-scoring does not count. ' +
+    'Needs a secret key with nature:read.',
+  querystring: usageQuery,
+  response: {
+    200: success('Completed assessments per key and period, with their total.', usageResource),
+    ...problems(),
+  },
+} satisfies FastifySchema;
