@@ -1,4 +1,4 @@
-import { STATUS_CODES } from 'node:http';
+import { type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -174,6 +174,12 @@ const clientProblems: Record<string, { code: ProblemCode; detail: string }> = {
 export function clientErrorHandler(logger: Logger, publicUrl: string | undefined) {
   return (error: NodeJS.ErrnoException, socket: Socket): void => {
     if (error.code === 'ECONNRESET' || socket.destroyed) return;
+    // The request was answered already (refused by the gate, say, for a framing the parser only fails on later):
+    // a second answer on the socket would be read as the reply to a next request. Its own answer closes it.
+    if ((socket as Socket & { _httpMessage?: ServerResponse })._httpMessage?.headersSent) {
+      socket.end();
+      return;
+    }
     const { code, detail } = clientProblems[error.code ?? ''] ?? {
       code: 'malformed_request' as const,
       detail: 'The request is not valid HTTP/1.1.',

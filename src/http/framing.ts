@@ -94,6 +94,25 @@ export function checkHost(request: FastifyRequest): void {
   }
 }
 
+/**
+ * A request body's framing is Content-Length or a Transfer-Encoding whose last coding is chunked (RFC 9112 §6.1):
+ * any other (`gzip` alone, `chunked, gzip`) leaves no way to tell where the body ends, which Node lets through
+ * as a body that runs to the end of the connection. Refused before the route, and the connection closed.
+ */
+export function checkTransferEncoding(request: FastifyRequest): void {
+  const codings = request.headers['transfer-encoding'];
+  if (codings === undefined) return;
+  const last = codings.slice(codings.lastIndexOf(',') + 1).trim().toLowerCase();
+  if (last !== 'chunked') {
+    throw new ProblemError(
+      'malformed_request',
+      `Transfer-Encoding ${JSON.stringify(codings)} does not end in chunked: send the body with Content-Length, or chunked (RFC 9112 §6.1).`,
+      {},
+      { connection: 'close' },
+    );
+  }
+}
+
 /** The charset parameter of a Content-Type, lower-cased and unquoted; undefined without one. */
 function charsetOf(contentType: string): string | undefined {
   const match = /;\s*charset\s*=\s*("([^"]*)"|[^;\s]*)/i.exec(contentType);

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Admission } from './auth.js';
 import type { Cors } from './cors.js';
-import { checkHost } from './framing.js';
+import { checkHost, checkTransferEncoding } from './framing.js';
 import { ProblemError } from './problem.js';
 import type { RateLimiter } from './rate-limit.js';
 import { logArrival } from './request-log.js';
@@ -22,7 +22,7 @@ export interface GateSteps {
  * checked, finishes when its promise does.
  *
  * 1. the security headers (security-headers.ts), first, so that every refusal carries them;
- * 2. exactly one Host (framing.ts); 3. the request id; 4. refused while the server shuts down;
+ * 2. exactly one Host, and a body framing Node can end (framing.ts); 3. the request id; 4. refused while the server shuts down;
  * 5. no empty path segment (strict-input.ts); 6. a preflight counted against its client address;
  * 7. CORS, which answers a preflight itself (cors.ts); 8. authentication, scope and the rate limit (auth.ts).
  */
@@ -37,6 +37,7 @@ export function registerRequestGate(app: FastifyInstance, { limit, cors, authent
   const pass = (request: FastifyRequest, reply: FastifyReply): Admission | 'answered' => {
     reply.headers(SECURITY_HEADERS);
     checkHost(request);
+    checkTransferEncoding(request);
     reply.header('request-id', request.id);
     logArrival(request);
     if (closing) {
