@@ -1,5 +1,5 @@
 import type { ScoringCompleted } from '../domain/assessment.js';
-import { SCORING_VERSIONS_STREAM, type ScoringVersionActivated } from '../domain/scoring-versions.js';
+import { decideActivateScoringVersion, SCORING_VERSIONS_STREAM } from '../domain/scoring-versions.js';
 import type { EventStore, RecordedEvent } from '../ports/event-store.js';
 import type { ReadModelStore } from '../ports/read-models.js';
 import { scoringVersionsAggregate } from './aggregates.js';
@@ -137,15 +137,11 @@ class CompletionScan {
 
 /** Makes `version` the served one; false if it already was. */
 async function activate(events: EventStore, version: string, now: Date): Promise<boolean> {
-  const activated: ScoringVersionActivated = {
-    type: 'ScoringVersionActivated',
-    data: { scoring_version: version, activated_at: now.toISOString() },
-  };
   const result = await handleCommand(
     events,
     SCORING_VERSIONS_STREAM,
     scoringVersionsAggregate,
-    (active) => (active === version ? [] : [activated]),
+    (active) => decideActivateScoringVersion(active, { scoring_version: version, now: now.toISOString() }),
     { causation: 'profile_rebuild' },
     now,
   );

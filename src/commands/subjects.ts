@@ -2,10 +2,10 @@ import { DomainError, subjectErasedError } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
 import {
   type Consent,
+  decideClaimExternalId,
   decideCreateSubject,
   decideEraseSubject,
-  type ExternalIdClaimed,
-  type ExternalIdReleased,
+  decideReleaseExternalId,
   evolveSubject,
   externalIdStream,
   initialSubjectState,
@@ -81,10 +81,10 @@ async function createClaimed(
   now: Date,
 ): Promise<Extract<SubjectState, { status: 'active' }>> {
   const subjectId = newId('sub');
-  const claimed: ExternalIdClaimed = { type: 'ExternalIdClaimed', data: { subject_id: subjectId } };
+  const claimed = decideClaimExternalId(undefined, { subject_id: subjectId });
   const created = decideCreateSubject(initialSubjectState, { subject_id: subjectId, ...input, now: now.toISOString() });
   const [, appended] = await env.events.appendToStreams([
-    { streamName: reservation, events: toNewEvents([claimed], metadata), expected },
+    { streamName: reservation, events: toNewEvents(claimed, metadata), expected },
     { streamName: subjectStream(subjectId), events: toNewEvents(created, metadata), expected: 'no_stream' },
   ]);
   await env.projector.waitFor(appended!.position, READ_YOUR_WRITES_TIMEOUT_MS);
@@ -148,12 +148,11 @@ export async function completeErasure(env: { events: EventStore; dataKeys: DataK
 
 /** Releases the reservation if this subject still holds it. */
 async function releaseReservation(events: EventStore, reservation: string, subjectId: string, now: Date): Promise<void> {
-  const released: ExternalIdReleased = { type: 'ExternalIdReleased', data: { subject_id: subjectId, released_at: now.toISOString() } };
   await handleCommand(
     events,
     reservation,
     reservationAggregate,
-    (holder) => (holder === subjectId ? [released] : []),
+    (holder) => decideReleaseExternalId(holder, { subject_id: subjectId, now: now.toISOString() }),
     { causation: 'erasure' },
     now,
   );

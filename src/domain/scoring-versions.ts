@@ -8,3 +8,12 @@ export type ScoringVersionActivated = {
 };
 
 export const SCORING_VERSIONS_STREAM = 'scoring_versions';
+
+/** Makes `scoring_version` the one served, unless it already is (`active`, the one activated last). */
+export function decideActivateScoringVersion(
+  active: string | undefined,
+  command: { scoring_version: string; now: string },
+): ScoringVersionActivated[] {
+  if (active === command.scoring_version) return [];
+  return [{ type: 'ScoringVersionActivated', data: { scoring_version: command.scoring_version, activated_at: command.now } }];
+}

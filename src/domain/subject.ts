@@ -103,6 +103,18 @@ export function reservationHolder(events: readonly ReservationEvent[]): string |
   return last?.type === 'ExternalIdClaimed' ? last.data.subject_id : undefined;
 }
 
+/** Claims a free external id for a new subject; a held one is claimed by no one else (an empty decision). */
+export function decideClaimExternalId(holder: string | undefined, command: { subject_id: string }): ExternalIdClaimed[] {
+  return holder === undefined ? [{ type: 'ExternalIdClaimed', data: { subject_id: command.subject_id } }] : [];
+}
+
+/** Frees an erased subject's external id; a reservation it no longer holds is left as it is. */
+export function decideReleaseExternalId(holder: string | undefined, command: { subject_id: string; now: string }): ExternalIdReleased[] {
+  return holder === command.subject_id
+    ? [{ type: 'ExternalIdReleased', data: { subject_id: command.subject_id, released_at: command.now } }]
+    : [];
+}
+
 export function evolveSubject(state: SubjectState, event: SubjectEvent): SubjectState {
   switch (event.type) {
     case 'SubjectCreated':

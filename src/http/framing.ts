@@ -102,7 +102,10 @@ export function checkHost(request: FastifyRequest): void {
 export function checkTransferEncoding(request: FastifyRequest): void {
   const codings = request.headers['transfer-encoding'];
   if (codings === undefined) return;
-  const last = codings.slice(codings.lastIndexOf(',') + 1).trim().toLowerCase();
+  const last = codings
+    .slice(codings.lastIndexOf(',') + 1)
+    .trim()
+    .toLowerCase();
   if (last !== 'chunked') {
     throw new ProblemError(
       'malformed_request',
