@@ -11,21 +11,13 @@ import {
 } from '../../src/domain/webhook-endpoint.js';
 import { newSecret } from '../../src/domain/webhook-secrets.js';
 import { signatureHeader } from '../../src/webhooks/signer.js';
+import { endpointCreated } from '../support/endpoint-created.js';
 
 const at = (iso: string) => new Date(iso);
 const t0 = at('2026-11-21T10:00:00.000Z');
 const first = newSecret();
-const created = evolveEndpoint(undefined, {
-  type: 'WebhookEndpointCreated',
-  data: {
-    endpoint_id: 'whe_1',
-    url: 'https://x.example/h',
-    enabled_events: ['nature.assessment.completed'],
-    description: null,
-    secret: first,
-    created_at: t0.toISOString(),
-  },
-})!;
+const created = evolveEndpoint(undefined, endpointCreated(first, t0))!;
+
 /**
  * The endpoint decider's rules read as specifications in webhook-endpoint.test.ts. The one below starts from a
  * state no events fold to (a row projected before rotation existed), so it folds by hand.

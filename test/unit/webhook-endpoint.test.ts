@@ -14,6 +14,7 @@ import {
 } from '../../src/domain/webhook-endpoint.js';
 import { newSecret } from '../../src/domain/webhook-secrets.js';
 import { deciderSpecification, refusal } from '../support/decider-spec.js';
+import { endpointCreated } from '../support/endpoint-created.js';
 
 /** The endpoint's commands. Its creation decides nothing (commands/webhooks.ts writes WebhookEndpointCreated as given). */
 type EndpointCommand =
@@ -41,17 +42,7 @@ const endpoint = deciderSpecification<WebhookEndpointState, WebhookEndpointEvent
 const at = (iso: string) => new Date(iso);
 const t0 = at('2026-11-21T10:00:00.000Z');
 const first = newSecret();
-const created: WebhookEndpointEvent = {
-  type: 'WebhookEndpointCreated',
-  data: {
-    endpoint_id: 'whe_1',
-    url: 'https://x.example/h',
-    enabled_events: ['nature.assessment.completed'],
-    description: null,
-    secret: first,
-    created_at: t0.toISOString(),
-  },
-};
+const created: WebhookEndpointEvent = endpointCreated(first, t0);
 const deleted: WebhookEndpointEvent = { type: 'WebhookEndpointDeleted', data: { endpoint_id: 'whe_1', deleted_at: t0.toISOString() } };
 
 const rotating = (secret: string, overlapSeconds: number, now: Date, endpointId = 'whe_1'): EndpointCommand => ({
