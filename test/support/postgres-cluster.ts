@@ -88,3 +88,26 @@ export async function startPostgresCluster(): Promise<PostgresCluster> {
     },
   };
 }
+
+/**
+ * One cluster for a test file, started by its first use, and one database on it: `stopShared` (in the file's
+ * afterAll) stops the cluster if it was started.
+ */
+export function sharedPostgres() {
+  let cluster: Promise<PostgresCluster> | undefined;
+  let database: Promise<string> | undefined;
+  const started = () => {
+    cluster ??= startPostgresCluster();
+    return cluster;
+  };
+  return {
+    cluster: started,
+    database: () => {
+      database ??= started().then((running) => running.createDatabase());
+      return database;
+    },
+    async stopShared() {
+      if (cluster) await (await cluster).stop();
+    },
+  };
+}
