@@ -1,9 +1,27 @@
 import { existsSync } from 'node:fs';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type PostgresCluster, postgresBinDir, startPostgresCluster } from '../support/postgres-cluster.js';
+import { PostgresEventStore } from '../../src/adapters/postgres/event-store.js';
+import { type PostgresCluster, postgresBinDir, sharedPostgres, startPostgresCluster } from '../support/postgres-cluster.js';
+import { eventStoreContract } from './event-store.contract.js';
 
-describe.skipIf(postgresBinDir === undefined)('postgresql test cluster', () => {
+const missing = postgresBinDir === undefined;
+const shared = sharedPostgres();
+afterAll(() => shared.stopShared());
+
+/** Each test's log in a schema of its own, on the file's one database. */
+let schemas = 0;
+eventStoreContract(
+  'postgres',
+  async () => {
+    schemas += 1;
+    const store = new PostgresEventStore(await shared.database(), `contract_${schemas}`);
+    return { store, cleanup: () => store.close() };
+  },
+  missing,
+);
+
+describe.skipIf(missing)('postgresql test cluster', () => {
   let cluster: PostgresCluster;
   beforeAll(async () => {
     cluster = await startPostgresCluster();
