@@ -55,7 +55,8 @@ const COLUMNS = ['position', 'event_id', 'stream_name', 'stream_revision', 'type
  * (an identity column) are drawn and committed in the same order, and a reader that has seen position n has seen
  * everything before it. Without the lock a sequence's numbers commit out of order, and a catch-up reader that read
  * 11 before 10 committed would skip 10 for ever. What it costs: one append transaction at a time per environment,
- * whatever the number of replicas (the lock is held for the append's few statements and its COMMIT). The other way,
+ * whatever the number of replicas (the lock is held for the append's few statements and its COMMIT, a synchronous
+ * standby's acknowledgement included). The other way,
  * a transaction-id high-water mark (`pg_snapshot_xmin`), lets appends run together but holds every reader back
  * behind the oldest writing transaction of the whole database (a long read-model rebuild, say) and orders the log
  * by (transaction id, position), which a single bigint checkpoint cannot follow.
