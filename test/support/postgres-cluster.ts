@@ -64,7 +64,7 @@ export async function startPostgresCluster(): Promise<PostgresCluster> {
   try {
     // Trust on loopback only: the cluster listens on 127.0.0.1 and its own socket folder, for this run's tests.
     await pgProgram('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C.UTF-8', '--no-sync']);
-    const options = `-p ${port} -k ${dir.path} -c listen_addresses=127.0.0.1 -c max_connections=200 -c fsync=off`;
+    const options = `-p ${port} -k ${dir.path} -c listen_addresses=127.0.0.1 -c max_connections=200 -c shared_buffers=32MB -c fsync=off`;
     await pgProgram('pg_ctl', ['start', '-w', '-D', data, '-l', log, '-o', options]);
   } catch (error) {
     const output = existsSync(log) ? readFileSync(log, 'utf8') : '';
