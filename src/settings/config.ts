@@ -65,7 +65,7 @@ const schema = z.object({
   NATURE_DATA_DIR: z.string().min(1).default('./data'),
   // Wraps the data keys; kept outside the stores, so a copy of them opens nothing (docs/operations.md, "Master key").
   NATURE_MASTER_KEY_FILE: z.string().min(1).optional(),
-  NATURE_EVENT_STORE: z.enum(['sqlite', 'eventstoredb']).default('sqlite'),
+  NATURE_EVENT_STORE: z.enum(['sqlite', 'eventstoredb', 'postgres']).default('sqlite'),
   // The schemes @eventstore/db-client 6 parses; kurrentdb:// and kdb:// are @kurrent/kurrentdb-client's.
   EVENTSTORE_URL: z
     .string()
@@ -77,6 +77,11 @@ const schema = z.object({
   // The longest an append may take, its resends after a lost reply or a leader change included (docs/operations.md, "Production deployment").
   EVENTSTORE_APPEND_RETRY_MS: wholeNumber(1_000, 300_000).default(20_000),
   NATURE_READ_MODELS: z.enum(['sqlite', 'mongodb']).default('sqlite'),
+  // The schemes libpq and the postgres driver read; several hosts (host1,host2) are a failover list.
+  POSTGRES_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\/\S+$/, 'must be a URL such as postgres://nature@127.0.0.1:5432/nature')
+    .optional(),
   MONGODB_URL: z
     .string()
     .regex(/^mongodb(\+srv)?:\/\/\S+$/, 'must be a URL such as mongodb://127.0.0.1:27017')
@@ -150,7 +155,7 @@ export interface Config {
   /** Absolute: the master key that wraps the data keys (NATURE_MASTER_KEY_FILE, else master.key in the data directory). */
   masterKeyFile: string;
   /** On EventStoreDB, an append answers or fails within `appendRetryMs`, resends included. */
-  eventStore: { kind: 'sqlite' } | { kind: 'eventstoredb'; url: string; appendRetryMs: number };
+  eventStore: { kind: 'sqlite' } | { kind: 'eventstoredb'; url: string; appendRetryMs: number } | { kind: 'postgres'; url: string };
   readModels: { kind: 'sqlite' } | { kind: 'mongodb'; url: string };
   /** Whether a standalone MongoDB server is accepted (no failover, no transactions: commits are not fenced atomically). */
   mongodbAllowWeakWrites: boolean;
@@ -234,6 +239,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const settings = parsed.data;
   const required: [boolean, string, string][] = [
     [settings.NATURE_EVENT_STORE === 'eventstoredb', 'EVENTSTORE_URL', 'NATURE_EVENT_STORE=eventstoredb'],
+    [settings.NATURE_EVENT_STORE === 'postgres', 'POSTGRES_URL', 'NATURE_EVENT_STORE=postgres'],
     [settings.NATURE_READ_MODELS === 'mongodb', 'MONGODB_URL', 'NATURE_READ_MODELS=mongodb'],
     [settings.NATURE_BUS === 'nats', 'NATS_URL', 'NATURE_BUS=nats'],
   ];
@@ -254,10 +260,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicUrl: settings.NATURE_PUBLIC_URL,
     dataDir: resolve(settings.NATURE_DATA_DIR),
     masterKeyFile: resolve(settings.NATURE_MASTER_KEY_FILE ?? join(settings.NATURE_DATA_DIR, 'master.key')),
-    eventStore:
-      settings.NATURE_EVENT_STORE === 'eventstoredb'
-        ? { kind: 'eventstoredb', url: settings.EVENTSTORE_URL!, appendRetryMs: settings.EVENTSTORE_APPEND_RETRY_MS }
-        : { kind: 'sqlite' },
+    eventStore: eventStoreOf(settings),
     readModels: settings.NATURE_READ_MODELS === 'mongodb' ? { kind: 'mongodb', url: settings.MONGODB_URL! } : { kind: 'sqlite' },
     mongodbAllowWeakWrites: settings.NATURE_MONGODB_ALLOW_WEAK_WRITES,
     sqliteSynchronous: settings.NATURE_SQLITE_SYNCHRONOUS,
@@ -294,6 +297,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 }
 
 type Settings = z.infer<typeof schema>;
+
+/** Where NATURE_EVENT_STORE keeps the log; its URL is there, loadConfig having checked it. */
+function eventStoreOf(settings: Settings): Config['eventStore'] {
+  switch (settings.NATURE_EVENT_STORE) {
+    case 'eventstoredb':
+      return { kind: 'eventstoredb', url: settings.EVENTSTORE_URL!, appendRetryMs: settings.EVENTSTORE_APPEND_RETRY_MS };
+    case 'postgres':
+      return { kind: 'postgres', url: settings.POSTGRES_URL! };
+    default:
+      return { kind: 'sqlite' };
+  }
+}
 
 /** localhost, a name under it, or a loopback address (127/8, ::1, ::ffff:127.0.0.1): a host only this machine reaches. */
 function isLoopbackHost(host: string): boolean {
@@ -357,6 +372,7 @@ const STORE_SETTINGS = [
   'EVENTSTORE_APPEND_RETRY_MS',
   'NATURE_READ_MODELS',
   'MONGODB_URL',
+  'POSTGRES_URL',
   'NATURE_MONGODB_ALLOW_WEAK_WRITES',
   'NATURE_SQLITE_SYNCHRONOUS',
   'NATURE_BACKEND_TIMEOUT_MS',

@@ -1,6 +1,7 @@
 import { eventStoreDbBackend } from '../adapters/eventstoredb/backend.js';
 import { mongoReadModelBackend } from '../adapters/mongodb/backend.js';
 import { natsBusBackend } from '../adapters/nats/backend.js';
+import { postgresEventStoreBackend } from '../adapters/postgres/backend.js';
 import {
   keysDbFile,
   type SqliteFiles,
@@ -20,6 +21,18 @@ export interface Backends {
 /** Where the SQLite stores are, whichever backends keep the rest: keys.db is read whatever the configuration. */
 export const sqliteFilesOf = (config: Config): SqliteFiles => ({ dataDir: config.dataDir, synchronous: config.sqliteSynchronous });
 
+/** The log's backend NATURE_EVENT_STORE names. */
+function eventStoreBackendOf(config: Config, files: SqliteFiles): EventStoreBackend {
+  switch (config.eventStore.kind) {
+    case 'eventstoredb':
+      return eventStoreDbBackend(config.eventStore, config.backendTimeoutMs);
+    case 'postgres':
+      return postgresEventStoreBackend(config.eventStore, config.backendTimeoutMs);
+    default:
+      return sqliteEventStoreBackend(files);
+  }
+}
+
 /** The backends `config` names (NATURE_READ_MODELS, NATURE_EVENT_STORE, NATURE_BUS): the one place each is chosen. */
 export function backendsOf(config: Config): Backends {
   const files = sqliteFilesOf(config);
@@ -32,8 +45,7 @@ export function backendsOf(config: Config): Backends {
             keysDbFile(files),
           )
         : sqliteReadModelBackend(files),
-    eventStore:
-      config.eventStore.kind === 'eventstoredb' ? eventStoreDbBackend(config.eventStore, timeoutMs) : sqliteEventStoreBackend(files),
+    eventStore: eventStoreBackendOf(config, files),
     bus: config.bus.kind === 'nats' ? natsBusBackend(config.bus, timeoutMs) : sqliteBusBackend(files),
   };
 }

@@ -58,6 +58,21 @@ describe('configuration', () => {
     expect(config.readModels).toEqual({ kind: 'mongodb', url: 'mongodb://mongo:27017/?replicaSet=rs0' });
   });
 
+  it('selects PostgreSQL for the log with its URL, several hosts included', () => {
+    const url = 'postgres://nature@db1:5432,db2:5432/nature?target_session_attrs=read-write';
+    expect(loadConfig({ NATURE_EVENT_STORE: 'postgres', POSTGRES_URL: url }).eventStore).toEqual({ kind: 'postgres', url });
+    expect(loadStoreConfig({ NATURE_EVENT_STORE: 'postgres', POSTGRES_URL: url }).eventStore).toEqual({ kind: 'postgres', url });
+    const refused = (() => {
+      try {
+        loadConfig({ NATURE_EVENT_STORE: 'postgres', POSTGRES_URL: 'pg://nature:s3cret@db/nature' });
+      } catch (error) {
+        return (error as Error).message;
+      }
+    })();
+    expect(refused).toMatch(/^configuration error: POSTGRES_URL="pg:\/\/[^"]*db\/nature" must be/);
+    expect(refused).not.toContain('s3cret');
+  });
+
   it('selects NATS with its URL, and reads a retry schedule of durations', () => {
     const config = loadConfig({
       NATURE_BUS: 'nats',
@@ -100,7 +115,12 @@ describe('configuration', () => {
   it.each([
     [{ PORT: 'http' }, /^configuration error: PORT="http" /],
     [{ PORT: '70000' }, /^configuration error: PORT="70000" /],
-    [{ NATURE_EVENT_STORE: 'postgres' }, /^configuration error: NATURE_EVENT_STORE="postgres" .*sqlite/],
+    [{ NATURE_EVENT_STORE: 'cassandra' }, /^configuration error: NATURE_EVENT_STORE="cassandra" .*sqlite/],
+    [{ NATURE_EVENT_STORE: 'postgres' }, /^configuration error: POSTGRES_URL is required when NATURE_EVENT_STORE=postgres$/],
+    [
+      { NATURE_EVENT_STORE: 'postgres', POSTGRES_URL: 'mysql://db:3306/nature' },
+      /^configuration error: POSTGRES_URL="mysql:\/\/db:3306\/nature" must be a URL such as postgres:\/\//,
+    ],
     [{ NATURE_SCORING_VERSION: 'mn76-v9' }, /^configuration error: NATURE_SCORING_VERSION="mn76-v9" .*mn76-v1.*mn76-v2/],
     [{ NATURE_EVENT_STORE: 'eventstoredb' }, /^configuration error: EVENTSTORE_URL is required when NATURE_EVENT_STORE=eventstoredb$/],
     [{ NATURE_EVENT_STORE: 'eventstoredb', EVENTSTORE_URL: 'http://x:2113' }, /^configuration error: EVENTSTORE_URL="http:\/\/x:2113" /],

@@ -1,0 +1,241 @@
+import {
+  type AppendResult,
+  type EventStore,
+  type ExpectedRevision,
+  type NewEvent,
+  type ReadAllOptions,
+  type ReadStreamOptions,
+  type RecordedEvent,
+  type StreamAppend,
+  type StreamRead,
+  type SubscribeOptions,
+  WrongExpectedRevisionError,
+} from '../../ports/event-store.js';
+import { Wakeup } from '../../support/wakeup.js';
+import { openPostgres, type PostgresOptions, type Sql, type TransactionSql } from './client.js';
+import { EVENTS_STEPS } from './events-schema.js';
+import { migrate } from './migrations.js';
+
+interface EventRow {
+  position: bigint;
+  event_id: string;
+  stream_name: string;
+  stream_revision: bigint;
+  type: string;
+  data: unknown;
+  metadata: RecordedEvent['metadata'];
+  recorded_at: Date;
+}
+
+/** One stream's append with its data and metadata already JSON. */
+interface EncodedAppend {
+  streamName: string;
+  events: { id: string; type: string; data: string; metadata: string }[];
+  expected: ExpectedRevision;
+}
+
+export interface PostgresEventStoreOptions extends PostgresOptions {
+  /**
+   * How often a subscriber reads the log when no notification came, in ms: NOTIFY wakes it at once, this only
+   * covers one lost while its listening connection was down.
+   */
+  pollIntervalMs?: number;
+}
+
+/** Events a subscriber reads at a time. */
+const SUBSCRIPTION_PAGE = 256;
+/** The first key of the advisory lock every append to a schema's log takes (the second: the schema's hash). */
+const APPEND_LOCK = 0x6e_6c_6f_67; // 'nlog'
+
+const COLUMNS = ['position', 'event_id', 'stream_name', 'stream_revision', 'type', 'data', 'metadata', 'recorded_at'];
+
+/**
+ * The log in a PostgreSQL schema (one per environment). Every append's transaction first takes one
+ * transaction-scoped advisory lock on the schema's log, so appends from every process are serialised: positions
+ * (an identity column) are drawn and committed in the same order, and a reader that has seen position n has seen
+ * everything before it. Without the lock a sequence's numbers commit out of order, and a catch-up reader that read
+ * 11 before 10 committed would skip 10 for ever. What it costs: one append transaction at a time per environment,
+ * whatever the number of replicas (the lock is held for the append's few statements and its COMMIT, a synchronous
+ * standby's acknowledgement included). The other way,
+ * a transaction-id high-water mark (`pg_snapshot_xmin`), lets appends run together but holds every reader back
+ * behind the oldest writing transaction of the whole database (a long read-model rebuild, say) and orders the log
+ * by (transaction id, position), which a single bigint checkpoint cannot follow.
+ *
+ * Each append commits with a NOTIFY on the schema's channel, which wakes every subscriber of every process at once.
+ */
+export class PostgresEventStore implements EventStore {
+  private readonly sql: Sql;
+  private readonly ready: Promise<unknown>;
+  private readonly pollIntervalMs: number;
+  private readonly channel: string;
+  private readonly appended = new Wakeup();
+  /** Counts notifications, so one that comes while a subscriber reads is not missed. */
+  private notifications = 0;
+  private listening: Promise<unknown> | undefined;
+  private closed = false;
+
+  constructor(
+    url: string,
+    private readonly schema: string,
+    { pollIntervalMs = 1_000, ...options }: PostgresEventStoreOptions = {},
+  ) {
+    this.sql = openPostgres(url, schema, options);
+    this.pollIntervalMs = pollIntervalMs;
+    this.channel = `nature_events_${schema}`;
+    this.ready = migrate(this.sql, schema, 'events', EVENTS_STEPS);
+    // Awaited by every call; a failure is theirs to report, not an unhandled rejection.
+    this.ready.catch(() => undefined);
+  }
+
+  async appendToStream(streamName: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+    const [result] = await this.appendToStreams([{ streamName, events, expected }]);
+    return result!;
+  }
+
+  /** One command's appends in one transaction under the log's lock: all of them land, or none does. */
+  async appendToStreams(appends: readonly StreamAppend[]): Promise<AppendResult[]> {
+    if (appends.length === 0 || appends.some((append) => append.events.length === 0)) {
+      throw new Error('an append needs at least one event');
+    }
+    if (new Set(appends.map((append) => append.streamName)).size < appends.length) {
+      throw new Error('a unit appends to each stream once');
+    }
+    if (this.closed) throw new Error('the event store is closed');
+    const encoded: EncodedAppend[] = appends.map(({ streamName, events, expected }) => ({
+      streamName,
+      expected,
+      events: events.map((event) => ({
+        id: event.id,
+        type: event.type,
+        data: JSON.stringify(event.data),
+        metadata: JSON.stringify(event.metadata),
+      })),
+    }));
+    await this.ready;
+    return this.sql.begin(async (tx) => {
+      await tx`SELECT pg_advisory_xact_lock(${APPEND_LOCK}, hashtext(${this.schema}))`;
+      const results: AppendResult[] = [];
+      for (const append of encoded) results.push(await appendInTransaction(tx, append));
+      // Delivered at COMMIT, to every listener of every process, and not at all when the transaction rolls back.
+      await tx`SELECT pg_notify(${this.channel}, '')`;
+      return results;
+    });
+  }
+
+  async readStream(streamName: string, { fromRevision = 0n }: ReadStreamOptions = {}): Promise<StreamRead> {
+    await this.ready;
+    const rows = await this.sql<EventRow[]>`
+      SELECT ${this.sql(COLUMNS)} FROM events
+      WHERE stream_name = ${streamName} AND stream_revision >= ${fromRevision.toString()}
+      ORDER BY stream_revision`;
+    const events = rows.map(toRecorded);
+    const revision = events.at(-1)?.revision ?? (fromRevision > 0n ? await streamRevision(this.sql, streamName) : -1n);
+    return { revision, events };
+  }
+
+  async readAll({ after, limit }: ReadAllOptions): Promise<RecordedEvent[]> {
+    await this.ready;
+    const rows = await this.sql<EventRow[]>`
+      SELECT ${this.sql(COLUMNS)} FROM events WHERE position > ${(after ?? 0n).toString()}
+      ORDER BY position LIMIT ${limit}`;
+    return rows.map(toRecorded);
+  }
+
+  async *subscribeToAll({ after, signal }: SubscribeOptions): AsyncIterable<RecordedEvent> {
+    // Listening before the first read, so an append that commits between a read and the wait still wakes it.
+    await this.listen();
+    let cursor = after ?? 0n;
+    while (!signal.aborted) {
+      const seen = this.notifications;
+      const page = await this.readAll({ after: cursor, limit: SUBSCRIPTION_PAGE });
+      for (const event of page) {
+        if (signal.aborted) return;
+        yield event;
+        cursor = event.position;
+      }
+      if (signal.aborted) return;
+      if (page.length < SUBSCRIPTION_PAGE && seen === this.notifications) await this.appended.wait(this.pollIntervalMs, signal);
+    }
+  }
+
+  /** One listening connection per store, shared by its subscribers; the driver listens again after a reconnect. */
+  private listen(): Promise<unknown> {
+    this.listening ??= this.ready.then(() =>
+      this.sql.listen(this.channel, () => {
+        this.notifications += 1;
+        this.appended.wake();
+      }),
+    );
+    return this.listening;
+  }
+
+  async ping(): Promise<void> {
+    await this.sql`SELECT 1`;
+  }
+
+  /** Waits for the appends under way, then closes the pool and the listening connection. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.appended.wake();
+    await this.ready.catch(() => undefined);
+    await this.sql.end({ timeout: 5 });
+  }
+}
+
+/** The revision of the stream's last event, -1n when there is none. */
+async function streamRevision(sql: Sql | TransactionSql, streamName: string): Promise<bigint> {
+  const [row] = await sql<
+    { revision: bigint | null }[]
+  >`SELECT max(stream_revision) AS revision FROM events WHERE stream_name = ${streamName}`;
+  return row?.revision ?? -1n;
+}
+
+/** One stream's append, under the log's lock: its revision is read after every append before it committed. */
+async function appendInTransaction(tx: TransactionSql, { streamName, events, expected }: EncodedAppend): Promise<AppendResult> {
+  const replay = await previousAppend(tx, streamName, events);
+  if (replay) return replay;
+  const current = await streamRevision(tx, streamName);
+  const matches = expected === 'any' || (expected === 'no_stream' ? current === -1n : current === expected);
+  if (!matches) throw new WrongExpectedRevisionError(streamName, expected, current);
+  // One statement for the whole append; ORDER BY n draws the positions in the order the events were given.
+  const rows = await tx<{ position: bigint; stream_revision: bigint }[]>`
+    INSERT INTO events (event_id, stream_name, stream_revision, type, data, metadata)
+    SELECT e.id, ${streamName}, ${current.toString()}::bigint + e.n, e.type, e.data::json, e.metadata::json
+    FROM unnest(${events.map((e) => e.id)}::text[], ${events.map((e) => e.type)}::text[],
+                ${events.map((e) => e.data)}::text[], ${events.map((e) => e.metadata)}::text[])
+         WITH ORDINALITY AS e(id, type, data, metadata, n)
+    ORDER BY e.n
+    RETURNING position, stream_revision`;
+  const last = rows.reduce((a, b) => (b.position > a.position ? b : a));
+  return { nextRevision: last.stream_revision, position: last.position };
+}
+
+/** The same event ids appended again to the same stream (a retried request) are stored once, as on SQLite. */
+async function previousAppend(tx: TransactionSql, streamName: string, events: { id: string }[]): Promise<AppendResult | undefined> {
+  const found = await tx<Pick<EventRow, 'event_id' | 'stream_name' | 'stream_revision' | 'position'>[]>`
+    SELECT event_id, stream_name, stream_revision, position FROM events WHERE event_id = ANY(${events.map((e) => e.id)}::text[])`;
+  if (found.length === 0) return undefined;
+  const byId = new Map(found.map((row) => [row.event_id, row]));
+  const rows = events.map((event) => byId.get(event.id));
+  const first = rows[0];
+  const sameAppend =
+    first !== undefined &&
+    rows.every((row, i) => row?.stream_name === streamName && row.stream_revision === first.stream_revision + BigInt(i));
+  if (!sameAppend) throw new Error(`event ids already used elsewhere in the log (stream ${streamName})`);
+  const last = rows[rows.length - 1]!;
+  return { nextRevision: last.stream_revision, position: last.position };
+}
+
+function toRecorded(row: EventRow): RecordedEvent {
+  return {
+    id: row.event_id,
+    streamName: row.stream_name,
+    revision: row.stream_revision,
+    position: row.position,
+    type: row.type,
+    data: row.data,
+    metadata: row.metadata,
+    recordedAt: row.recorded_at.toISOString(),
+  };
+}
