@@ -12,6 +12,7 @@ import {
   WrongExpectedRevisionError,
 } from '../../ports/event-store.js';
 import { Wakeup } from '../../support/wakeup.js';
+import { type EncodedAppend, encodeUnit, previousAppend, revisionMatches, type StoredId } from '../append-rules.js';
 import { openPostgres, type PostgresOptions, type Sql, type TransactionSql } from './client.js';
 import { EVENTS_STEPS } from './events-schema.js';
 import { migrate } from './migrations.js';
@@ -25,13 +26,6 @@ interface EventRow {
   data: unknown;
   metadata: RecordedEvent['metadata'];
   recorded_at: Date;
-}
-
-/** One stream's append with its data and metadata already JSON. */
-interface EncodedAppend {
-  streamName: string;
-  events: { id: string; type: string; data: string; metadata: string }[];
-  expected: ExpectedRevision;
 }
 
 export interface PostgresEventStoreOptions extends PostgresOptions {
@@ -94,23 +88,8 @@ export class PostgresEventStore implements EventStore {
 
   /** One command's appends in one transaction under the log's lock: all of them land, or none does. */
   async appendToStreams(appends: readonly StreamAppend[]): Promise<AppendResult[]> {
-    if (appends.length === 0 || appends.some((append) => append.events.length === 0)) {
-      throw new Error('an append needs at least one event');
-    }
-    if (new Set(appends.map((append) => append.streamName)).size < appends.length) {
-      throw new Error('a unit appends to each stream once');
-    }
+    const encoded = encodeUnit(appends);
     if (this.closed) throw new Error('the event store is closed');
-    const encoded: EncodedAppend[] = appends.map(({ streamName, events, expected }) => ({
-      streamName,
-      expected,
-      events: events.map((event) => ({
-        id: event.id,
-        type: event.type,
-        data: JSON.stringify(event.data),
-        metadata: JSON.stringify(event.metadata),
-      })),
-    }));
     await this.ready;
     return this.sql.begin(async (tx) => {
       await tx`SELECT pg_advisory_xact_lock(${APPEND_LOCK}, hashtext(${this.schema}))`;
@@ -193,11 +172,10 @@ async function streamRevision(sql: Sql | TransactionSql, streamName: string): Pr
 
 /** One stream's append, under the log's lock: its revision is read after every append before it committed. */
 async function appendInTransaction(tx: TransactionSql, { streamName, events, expected }: EncodedAppend): Promise<AppendResult> {
-  const replay = await previousAppend(tx, streamName, events);
+  const replay = await appendedBefore(tx, streamName, events);
   if (replay) return replay;
   const current = await streamRevision(tx, streamName);
-  const matches = expected === 'any' || (expected === 'no_stream' ? current === -1n : current === expected);
-  if (!matches) throw new WrongExpectedRevisionError(streamName, expected, current);
+  if (!revisionMatches(expected, current)) throw new WrongExpectedRevisionError(streamName, expected, current);
   // One statement for the whole append; ORDER BY n draws the positions in the order the events were given.
   const rows = await tx<{ position: bigint; stream_revision: bigint }[]>`
     INSERT INTO events (event_id, stream_name, stream_revision, type, data, metadata)
@@ -211,20 +189,16 @@ async function appendInTransaction(tx: TransactionSql, { streamName, events, exp
   return { nextRevision: last.stream_revision, position: last.position };
 }
 
-/** The same event ids appended again to the same stream (a retried request) are stored once, as on SQLite. */
-async function previousAppend(tx: TransactionSql, streamName: string, events: { id: string }[]): Promise<AppendResult | undefined> {
-  const found = await tx<Pick<EventRow, 'event_id' | 'stream_name' | 'stream_revision' | 'position'>[]>`
+/** The first append of these event ids, when a retried request brings them again (append-rules.ts). */
+async function appendedBefore(tx: TransactionSql, streamName: string, events: { id: string }[]): Promise<AppendResult | undefined> {
+  const found = await tx<(StoredId & { event_id: string })[]>`
     SELECT event_id, stream_name, stream_revision, position FROM events WHERE event_id = ANY(${events.map((e) => e.id)}::text[])`;
   if (found.length === 0) return undefined;
   const byId = new Map(found.map((row) => [row.event_id, row]));
-  const rows = events.map((event) => byId.get(event.id));
-  const first = rows[0];
-  const sameAppend =
-    first !== undefined &&
-    rows.every((row, i) => row?.stream_name === streamName && row.stream_revision === first.stream_revision + BigInt(i));
-  if (!sameAppend) throw new Error(`event ids already used elsewhere in the log (stream ${streamName})`);
-  const last = rows[rows.length - 1]!;
-  return { nextRevision: last.stream_revision, position: last.position };
+  return previousAppend(
+    streamName,
+    events.map((event) => byId.get(event.id)),
+  );
 }
 
 function toRecorded(row: EventRow): RecordedEvent {

@@ -15,6 +15,7 @@ import {
 import { recordGroupCommit } from '../../support/runtime-figures.js';
 import { TurnBatch } from '../../support/turn-batch.js';
 import { Wakeup } from '../../support/wakeup.js';
+import { type EncodedAppend, encodeUnit, previousAppend, revisionMatches } from '../append-rules.js';
 import { openDatabase, type Synchronous } from './database.js';
 import { EVENTS_FILE_STEPS } from './events-file.js';
 import { migrate } from './migrations.js';
@@ -33,13 +34,6 @@ interface EventRow {
 export interface SqliteEventStoreOptions {
   /** How often subscribers look for events appended by another process, in ms. */
   pollIntervalMs?: number;
-}
-
-/** One stream's append with its data and metadata already JSON. */
-interface EncodedAppend {
-  streamName: string;
-  events: { id: string; type: string; data: string; metadata: string }[];
-  expected: ExpectedRevision;
 }
 
 /** A command's appends (one stream or several) as they wait for the next group commit: all land or none does. */
@@ -114,25 +108,15 @@ export class SqliteEventStore implements EventStore {
   }
 
   appendToStreams(appends: readonly StreamAppend[]): Promise<AppendResult[]> {
-    if (appends.length === 0 || appends.some((append) => append.events.length === 0)) {
-      return Promise.reject(new Error('an append needs at least one event'));
-    }
-    if (new Set(appends.map((append) => append.streamName)).size < appends.length) {
-      return Promise.reject(new Error('a unit appends to each stream once'));
+    let encoded: EncodedAppend[];
+    try {
+      // Serialised now, so data that is not JSON fails its own unit rather than the batch.
+      encoded = encodeUnit(appends);
+    } catch (error) {
+      return Promise.reject(error);
     }
     if (!this.db.open) return Promise.reject(new Error('the event store is closed'));
     return new Promise((resolve, reject) => {
-      // Serialised now, so data that is not JSON fails its own unit rather than the batch.
-      const encoded = appends.map(({ streamName, events, expected }) => ({
-        streamName,
-        expected,
-        events: events.map((event) => ({
-          id: event.id,
-          type: event.type,
-          data: JSON.stringify(event.data),
-          metadata: JSON.stringify(event.metadata),
-        })),
-      }));
       this.queue.add({ appends: encoded, resolve, reject });
     });
   }
@@ -170,11 +154,13 @@ export class SqliteEventStore implements EventStore {
   }
 
   private appendInTransaction({ streamName, events, expected }: EncodedAppend): AppendResult {
-    const replay = this.previousAppend(streamName, events);
+    const replay = previousAppend(
+      streamName,
+      events.map((event) => this.statements.byEventId.get(event.id)),
+    );
     if (replay) return replay;
     const current = this.statements.streamRevision.get(streamName)?.revision ?? -1n;
-    const matches = expected === 'any' || (expected === 'no_stream' ? current === -1n : current === expected);
-    if (!matches) throw new WrongExpectedRevisionError(streamName, expected, current);
+    if (!revisionMatches(expected, current)) throw new WrongExpectedRevisionError(streamName, expected, current);
     const recordedAt = new Date().toISOString();
     let revision = current;
     let position = 0n;
@@ -184,19 +170,6 @@ export class SqliteEventStore implements EventStore {
       position = BigInt(info.lastInsertRowid);
     }
     return { nextRevision: revision, position };
-  }
-
-  /** The same event ids appended again to the same stream (a retried request) are stored once. */
-  private previousAppend(streamName: string, events: { id: string }[]): AppendResult | undefined {
-    const rows = events.map((event) => this.statements.byEventId.get(event.id));
-    if (rows.every((row) => row === undefined)) return undefined;
-    const first = rows[0];
-    const sameAppend =
-      first !== undefined &&
-      rows.every((row, i) => row?.stream_name === streamName && row.stream_revision === first.stream_revision + BigInt(i));
-    if (!sameAppend) throw new Error(`event ids already used elsewhere in the log (stream ${streamName})`);
-    const last = rows[rows.length - 1]!;
-    return { nextRevision: last.stream_revision, position: last.position };
   }
 
   readStream(streamName: string, { fromRevision = 0n }: ReadStreamOptions = {}): Promise<StreamRead> {
