@@ -3,6 +3,7 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresEventStore } from '../../src/adapters/postgres/event-store.js';
 import { PostgresReadModelStore } from '../../src/adapters/postgres/read-model-store.js';
+import { FencedOffError } from '../../src/ports/read-models.js';
 import { type PostgresCluster, postgresBinDir, sharedPostgres, startPostgresCluster } from '../support/postgres-cluster.js';
 import { eventStoreContract } from './event-store.contract.js';
 import { readModelStoreContract } from './read-model-store.contract.js';
@@ -111,5 +112,41 @@ describe.skipIf(missing)('postgresql read models', () => {
     expect(Object.keys(read!)).toEqual(['tag', 'id', 'metadata']);
     expect(Object.keys(read!.metadata as object)).toEqual(['zebra', 'a', 'mm']);
     await store.close();
+  });
+
+  it('checks the fence inside the commit: a commit that meets a takeover under way waits for it, then writes nothing', async () => {
+    const url = await shared.database();
+    const schema = 'read_models_fence';
+    const store = await PostgresReadModelStore.connect(url, schema, things);
+    const token = (await store.acquireLease('leader', 'replica-a', 60_000))!;
+    const other = postgres(url, { max: 2, onnotice: () => undefined });
+    // Another replica's takeover, its UPDATE of the lease done but not yet committed.
+    let commitTakeover!: () => void;
+    const takeover = other.begin(async (tx) => {
+      await tx`UPDATE ${tx(schema)}.leases SET holder = 'replica-b', token = token + 1 WHERE name = 'leader'`;
+      await new Promise<void>((resolve) => {
+        commitTakeover = resolve;
+      });
+    });
+    await expect.poll(() => commitTakeover, { timeout: 5000, interval: 20 }).toBeTypeOf('function');
+    const fenced = store.commit('p', 2n, [{ collection: 'things', id: 'thg_a', doc: { id: 'thg_a', by: 'deposed a' } }], {
+      lease: 'leader',
+      token,
+    });
+    fenced.catch(() => undefined);
+    // The commit waits on the lease row's lock, not on anything else.
+    const waiting = async () =>
+      (
+        await other<{ n: number }[]>`
+        SELECT count(*)::int AS n FROM pg_stat_activity
+        WHERE wait_event_type = 'Lock' AND query LIKE '%FROM leases WHERE name%'`
+      )[0]!.n;
+    await expect.poll(waiting, { timeout: 5000, interval: 20 }).toBe(1);
+    commitTakeover();
+    await takeover;
+    await expect(fenced).rejects.toBeInstanceOf(FencedOffError);
+    expect(await store.get('things', 'thg_a')).toBeUndefined();
+    expect(await store.checkpoint('p')).toBeUndefined();
+    await Promise.all([store.close(), other.end()]);
   });
 });
