@@ -4,9 +4,9 @@ import { loadConfig } from '../../src/settings/config.js';
 import { checkBackends } from '../../src/wiring/backend-checks.js';
 import { client } from '../support/api-client.js';
 import { knownProfile } from '../support/known-answers.js';
-import { postgresBinDir, sharedPostgres } from '../support/postgres-cluster.js';
+import { postgresBinDir, sharedPostgres, startPostgresCluster } from '../support/postgres-cluster.js';
 import { freePort } from '../support/processes.js';
-import { openTestApp, type TestApp } from '../support/test-app.js';
+import { auth, openTestApp, type TestApp } from '../support/test-app.js';
 
 const shared = sharedPostgres();
 
@@ -58,4 +58,23 @@ describe('read models on PostgreSQL at start-up', () => {
     expect(failure?.message).toMatch(/^PostgreSQL at 127\.0\.0\.1:\d+ \(POSTGRES_URL\) did not answer/);
     expect(failure?.message).not.toContain('s3cret-pw');
   });
+});
+
+describe.skipIf(postgresBinDir === undefined)('read models on PostgreSQL when the server goes away', () => {
+  it('answers a read 503 service_unavailable with Retry-After, never 500', async () => {
+    const cluster = await startPostgresCluster();
+    const t = await openTestApp({ NATURE_READ_MODELS: 'postgres', POSTGRES_URL: await cluster.createDatabase() });
+    try {
+      const key = (await t.mint('test', 'sk')).raw;
+      const { subjectId } = await client(t, key).completeAssessment();
+      await cluster.stop();
+      const response = await t.app.inject({ method: 'GET', url: `/v1/nature/subjects/${subjectId}`, headers: auth(key) });
+      expect(response.statusCode).toBe(503);
+      expect(response.headers['retry-after']).toBe('1');
+      expect(response.json()).toMatchObject({ status: 503, code: 'service_unavailable' });
+    } finally {
+      await t.close();
+      await cluster.stop();
+    }
+  }, 60_000);
 });
