@@ -76,7 +76,7 @@ const schema = z.object({
     .optional(),
   // The longest an append may take, its resends after a lost reply or a leader change included (docs/operations.md, "Production deployment").
   EVENTSTORE_APPEND_RETRY_MS: wholeNumber(1_000, 300_000).default(20_000),
-  NATURE_READ_MODELS: z.enum(['sqlite', 'mongodb']).default('sqlite'),
+  NATURE_READ_MODELS: z.enum(['sqlite', 'mongodb', 'postgres']).default('sqlite'),
   // The schemes libpq and the postgres driver read; several hosts (host1,host2) are a failover list.
   POSTGRES_URL: z
     .string()
@@ -156,7 +156,8 @@ export interface Config {
   masterKeyFile: string;
   /** On EventStoreDB, an append answers or fails within `appendRetryMs`, resends included. */
   eventStore: { kind: 'sqlite' } | { kind: 'eventstoredb'; url: string; appendRetryMs: number } | { kind: 'postgres'; url: string };
-  readModels: { kind: 'sqlite' } | { kind: 'mongodb'; url: string };
+  /** On PostgreSQL only the read models themselves, so far: the stores beside them stay in the data directory. */
+  readModels: { kind: 'sqlite' } | { kind: 'mongodb'; url: string } | { kind: 'postgres'; url: string };
   /** Whether a standalone MongoDB server is accepted (no failover, no transactions: commits are not fenced atomically). */
   mongodbAllowWeakWrites: boolean;
   sqliteSynchronous: 'FULL' | 'NORMAL';
@@ -241,6 +242,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     [settings.NATURE_EVENT_STORE === 'eventstoredb', 'EVENTSTORE_URL', 'NATURE_EVENT_STORE=eventstoredb'],
     [settings.NATURE_EVENT_STORE === 'postgres', 'POSTGRES_URL', 'NATURE_EVENT_STORE=postgres'],
     [settings.NATURE_READ_MODELS === 'mongodb', 'MONGODB_URL', 'NATURE_READ_MODELS=mongodb'],
+    [settings.NATURE_READ_MODELS === 'postgres', 'POSTGRES_URL', 'NATURE_READ_MODELS=postgres'],
     [settings.NATURE_BUS === 'nats', 'NATS_URL', 'NATURE_BUS=nats'],
   ];
   for (const [chosen, name, because] of required) {
@@ -261,7 +263,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: resolve(settings.NATURE_DATA_DIR),
     masterKeyFile: resolve(settings.NATURE_MASTER_KEY_FILE ?? join(settings.NATURE_DATA_DIR, 'master.key')),
     eventStore: eventStoreOf(settings),
-    readModels: settings.NATURE_READ_MODELS === 'mongodb' ? { kind: 'mongodb', url: settings.MONGODB_URL! } : { kind: 'sqlite' },
+    readModels: readModelsOf(settings),
     mongodbAllowWeakWrites: settings.NATURE_MONGODB_ALLOW_WEAK_WRITES,
     sqliteSynchronous: settings.NATURE_SQLITE_SYNCHRONOUS,
     backendTimeoutMs: settings.NATURE_BACKEND_TIMEOUT_MS,
@@ -303,6 +305,17 @@ function eventStoreOf(settings: Settings): Config['eventStore'] {
   switch (settings.NATURE_EVENT_STORE) {
     case 'eventstoredb':
       return { kind: 'eventstoredb', url: settings.EVENTSTORE_URL!, appendRetryMs: settings.EVENTSTORE_APPEND_RETRY_MS };
+    case 'postgres':
+      return { kind: 'postgres', url: settings.POSTGRES_URL! };
+    default:
+      return { kind: 'sqlite' };
+  }
+}
+
+function readModelsOf(settings: Settings): Config['readModels'] {
+  switch (settings.NATURE_READ_MODELS) {
+    case 'mongodb':
+      return { kind: 'mongodb', url: settings.MONGODB_URL! };
     case 'postgres':
       return { kind: 'postgres', url: settings.POSTGRES_URL! };
     default:

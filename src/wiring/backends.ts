@@ -1,7 +1,7 @@
 import { eventStoreDbBackend } from '../adapters/eventstoredb/backend.js';
 import { mongoReadModelBackend } from '../adapters/mongodb/backend.js';
 import { natsBusBackend } from '../adapters/nats/backend.js';
-import { postgresEventStoreBackend } from '../adapters/postgres/backend.js';
+import { postgresEventStoreBackend, postgresReadModels } from '../adapters/postgres/backend.js';
 import {
   keysDbFile,
   type SqliteFiles,
@@ -33,19 +33,29 @@ function eventStoreBackendOf(config: Config, files: SqliteFiles): EventStoreBack
   }
 }
 
+/** The read models' backend NATURE_READ_MODELS names, and the stores that follow it. */
+function readModelBackendOf(config: Config, files: SqliteFiles): ReadModelBackend {
+  const timeoutMs = config.backendTimeoutMs;
+  switch (config.readModels.kind) {
+    case 'mongodb':
+      return mongoReadModelBackend(
+        { url: config.readModels.url, timeoutMs, allowWeakWrites: config.mongodbAllowWeakWrites },
+        keysDbFile(files),
+      );
+    case 'postgres':
+      // The stores beside the read models move to PostgreSQL in a later step of issue 42; until then, files.
+      return { ...sqliteReadModelBackend(files), ...postgresReadModels(config.readModels, timeoutMs) };
+    default:
+      return sqliteReadModelBackend(files);
+  }
+}
+
 /** The backends `config` names (NATURE_READ_MODELS, NATURE_EVENT_STORE, NATURE_BUS): the one place each is chosen. */
 export function backendsOf(config: Config): Backends {
   const files = sqliteFilesOf(config);
-  const timeoutMs = config.backendTimeoutMs;
   return {
-    readModels:
-      config.readModels.kind === 'mongodb'
-        ? mongoReadModelBackend(
-            { url: config.readModels.url, timeoutMs, allowWeakWrites: config.mongodbAllowWeakWrites },
-            keysDbFile(files),
-          )
-        : sqliteReadModelBackend(files),
+    readModels: readModelBackendOf(config, files),
     eventStore: eventStoreBackendOf(config, files),
-    bus: config.bus.kind === 'nats' ? natsBusBackend(config.bus, timeoutMs) : sqliteBusBackend(files),
+    bus: config.bus.kind === 'nats' ? natsBusBackend(config.bus, config.backendTimeoutMs) : sqliteBusBackend(files),
   };
 }

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { StoreBehindError } from '../adapters/data-versions.js';
 import { isTransient as isEventStoreUnavailable } from '../adapters/eventstoredb/append-retry.js';
 import { isMongoUnavailable } from '../adapters/mongodb/unavailable.js';
+import { isPostgresUnavailable } from '../adapters/postgres/unavailable.js';
 import { keysDbFile, openKeysDb } from '../adapters/sqlite/backend.js';
 import { READ_YOUR_WRITES_TIMEOUT_MS } from '../commands/context.js';
 import { type Environment, environments } from '../domain/api-keys.js';
@@ -270,11 +271,11 @@ async function openEnvironment(
 }
 
 /**
- * Whether an error means a backend server does not answer now (MongoDB without a primary, EventStoreDB
- * unreachable): the request that met it is worth retrying, and is answered 503, not 500.
+ * Whether an error means a backend server does not answer now (MongoDB without a primary, EventStoreDB or
+ * PostgreSQL unreachable): the request that met it is worth retrying, and is answered 503, not 500.
  */
 export function backendUnavailable(error: unknown): boolean {
-  return isMongoUnavailable(error) || isEventStoreUnavailable(error);
+  return isMongoUnavailable(error) || isEventStoreUnavailable(error) || isPostgresUnavailable(error);
 }
 
 /** The lease, one per environment's read-model store, for the projector's handlers and the dispatcher. */

@@ -62,6 +62,7 @@ describe('configuration', () => {
     const url = 'postgres://nature@db1:5432,db2:5432/nature?target_session_attrs=read-write';
     expect(loadConfig({ NATURE_EVENT_STORE: 'postgres', POSTGRES_URL: url }).eventStore).toEqual({ kind: 'postgres', url });
     expect(loadStoreConfig({ NATURE_EVENT_STORE: 'postgres', POSTGRES_URL: url }).eventStore).toEqual({ kind: 'postgres', url });
+    expect(loadConfig({ NATURE_READ_MODELS: 'postgres', POSTGRES_URL: url }).readModels).toEqual({ kind: 'postgres', url });
     const refused = (() => {
       try {
         loadConfig({ NATURE_EVENT_STORE: 'postgres', POSTGRES_URL: 'pg://nature:s3cret@db/nature' });
@@ -125,6 +126,7 @@ describe('configuration', () => {
     [{ NATURE_EVENT_STORE: 'eventstoredb' }, /^configuration error: EVENTSTORE_URL is required when NATURE_EVENT_STORE=eventstoredb$/],
     [{ NATURE_EVENT_STORE: 'eventstoredb', EVENTSTORE_URL: 'http://x:2113' }, /^configuration error: EVENTSTORE_URL="http:\/\/x:2113" /],
     [{ NATURE_READ_MODELS: 'mongodb' }, /^configuration error: MONGODB_URL is required when NATURE_READ_MODELS=mongodb$/],
+    [{ NATURE_READ_MODELS: 'postgres' }, /^configuration error: POSTGRES_URL is required when NATURE_READ_MODELS=postgres$/],
     [{ NATURE_READ_MODELS: 'redis' }, /^configuration error: NATURE_READ_MODELS="redis" /],
     [{ NATURE_SQLITE_SYNCHRONOUS: 'OFF' }, /^configuration error: NATURE_SQLITE_SYNCHRONOUS="OFF" /],
     [{ LOG_LEVEL: 'loud' }, /^configuration error: LOG_LEVEL="loud" /],

@@ -7,6 +7,17 @@ export type PostgresStep = MigrationStep<(tx: TransactionSql) => Promise<void>>;
 /** The first key of the advisory locks that serialise a schema's migrations (the second: the schema's hash). */
 const MIGRATION_LOCK = 0x6e_6d_69_67; // 'nmig'
 
+/**
+ * Runs `work` in a transaction holding the schema's migration lock (transaction-scoped: gone at its COMMIT), so
+ * that replicas starting together change the schema's tables one at a time.
+ */
+export function underSchemaLock<T>(sql: Sql, schema: string, work: (tx: TransactionSql) => Promise<T>): Promise<T> {
+  return sql.begin(async (tx) => {
+    await tx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK}, hashtext(${schema}))`;
+    return work(tx);
+  }) as Promise<T>;
+}
+
 /** The last step each store of the schema holds; `to_regclass` is null before a first step made it. */
 const versionOf = async (sql: Sql | TransactionSql, store: string): Promise<number> => {
   const [table] = await sql<{ exists: boolean }[]>`SELECT to_regclass('_versions') IS NOT NULL AS exists`;
@@ -31,24 +42,21 @@ export async function migrate(sql: Sql, schema: string, store: string, steps: re
   if (asIs) throw new StoreBehindError(store, found, steps.length);
   let ran = 0;
   for (const step of steps.slice(found)) {
-    await sql
-      .begin(async (tx) => {
-        // One lock per schema: its stores share the schema and the versions table that two replicas may both make.
-        await tx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK}, hashtext(${schema}))`;
-        await tx.unsafe(
-          `CREATE SCHEMA IF NOT EXISTS ${checkedSchema(schema)}; CREATE TABLE IF NOT EXISTS _versions (store text PRIMARY KEY, version integer NOT NULL)`,
-        );
-        const version = await versionOf(tx, store);
-        if (version > steps.length) throw new DataTooNewError(store, version, steps.length);
-        if (version >= step.version) return;
-        await step.run(tx);
-        await tx`INSERT INTO _versions (store, version) VALUES (${store}, ${step.version})
+    // One lock per schema: its stores share the schema and the versions table that two replicas may both make.
+    await underSchemaLock(sql, schema, async (tx) => {
+      await tx.unsafe(
+        `CREATE SCHEMA IF NOT EXISTS ${checkedSchema(schema)}; CREATE TABLE IF NOT EXISTS _versions (store text PRIMARY KEY, version integer NOT NULL)`,
+      );
+      const version = await versionOf(tx, store);
+      if (version > steps.length) throw new DataTooNewError(store, version, steps.length);
+      if (version >= step.version) return;
+      await step.run(tx);
+      await tx`INSERT INTO _versions (store, version) VALUES (${store}, ${step.version})
                  ON CONFLICT (store) DO UPDATE SET version = excluded.version`;
-        ran += 1;
-      })
-      .catch((error: unknown) => {
-        throw stepFailed(store, step, error);
-      });
+      ran += 1;
+    }).catch((error: unknown) => {
+      throw stepFailed(store, step, error);
+    });
   }
   return ran;
 }

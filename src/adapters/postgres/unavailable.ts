@@ -1,0 +1,32 @@
+import postgres from 'postgres';
+
+/** The driver's codes for a connection lost, never made in time, or refused by the network. */
+const CONNECTION_CODES: ReadonlySet<string> = new Set([
+  'CONNECTION_CLOSED',
+  'CONNECTION_DESTROYED',
+  'CONNECT_TIMEOUT',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EPIPE',
+  'EAI_AGAIN',
+]);
+
+/**
+ * The server's SQLSTATEs for "not now": shutting down or crashed (57P01, 57P02), starting or recovering (57P03),
+ * a standby that cannot write yet, as the old primary's connections meet after a failover (25006), and no
+ * connection slot free (53300). Class 08 (connection exceptions) besides.
+ */
+const SERVER_CODES: ReadonlySet<string> = new Set(['57P01', '57P02', '57P03', '25006', '53300']);
+
+/**
+ * Whether a PostgreSQL error means the server does not answer now (down, restarting, failing over, the network),
+ * so the same request may well succeed shortly: answered 503, not 500.
+ */
+export function isPostgresUnavailable(error: unknown): boolean {
+  if (error instanceof postgres.PostgresError) return error.code.startsWith('08') || SERVER_CODES.has(error.code);
+  const code = (error as { code?: unknown } | null)?.code;
+  return error instanceof Error && typeof code === 'string' && CONNECTION_CODES.has(code);
+}
