@@ -3,7 +3,8 @@
  * subject → start → 4 PATCHes of 19 answers, again and again. Measures completed assessments per second
  * against webhooks delivered per second over the run's second half, the time from the last PATCH's answer to the
  * completion webhook's arrival, the server's peak RSS and, on the embedded bus, the bytes each store holds
- * per completed assessment; on the embedded bus and on NATS JetStream. One server per (bus, N), all started first; each round runs
+ * per completed assessment; on the embedded bus, on NATS JetStream, and with the log and read models on PostgreSQL
+ * (bus on NATS). One server per (configuration, N), all started first; each round runs
  * every configuration once, in turn.
  *
  *   cd bench && npm run lifecycle [-- --quick] [-- --rounds N]
@@ -15,6 +16,7 @@ import Database from 'better-sqlite3';
 import { storeNames } from '../src/adapters/store-names.js';
 import { natsServerPath, startNatsServer } from '../test/support/nats-server.js';
 import { answerBatches, subjectBody } from './lib/api.js';
+import { backendsAsked, startBackend } from './lib/backends.js';
 import { expectStatus, type JsonClient, jsonClient } from './lib/client.js';
 import { type NatureServer, startNatureServer } from './lib/nature-server.js';
 import { readOptions } from './lib/options.js';
@@ -27,12 +29,15 @@ const options = readOptions();
 const SECONDS = options.quick ? 2 : 7;
 /** How long to wait after a run for its last webhooks before counting them missing. */
 const DRAIN_MS = 20_000;
-/** BENCH_CALLERS=64 (a comma-separated list) and BENCH_BUS=embedded|nats narrow a run, to profile one configuration. */
+/**
+ * BENCH_CALLERS=64 (a comma-separated list) and BENCH_BUS=embedded|nats|postgres narrow a run, to profile one
+ * configuration; `postgres` is the production stack on servers: the log and read models on PostgreSQL, the bus on NATS.
+ */
 const CALLERS = (process.env.BENCH_CALLERS ?? '4,16,64').split(',').map(Number);
-const BUSES = (process.env.BENCH_BUS ?? 'embedded,nats').split(',');
+const BUSES = (process.env.BENCH_BUS ?? 'embedded,nats,postgres').split(',');
 
 interface Config {
-  bus: 'embedded' | 'NATS';
+  bus: 'embedded' | 'NATS' | 'PostgreSQL + NATS';
   callers: number;
   server: NatureServer;
   client: JsonClient;
@@ -55,6 +60,7 @@ if (natsServerPath === undefined) {
   console.error('\n!!! NATS NOT MEASURED: nats-server is not installed on this machine (apt-get install -y nats-server).\n');
 }
 const receiver = await startReceiver();
+/** NATS servers and PostgreSQL clusters, one per configuration that needs them. */
 const natsServers: { stop(): Promise<void> }[] = [];
 const configs: Config[] = [];
 
@@ -138,6 +144,13 @@ try {
       await addConfig('NATS', callers, { NATURE_BUS: 'nats', NATS_URL: nats.url });
     }
   }
+  if (BUSES.includes('postgres') && backendsAsked().includes('postgres')) {
+    for (const callers of CALLERS) {
+      const backend = await startBackend('postgres');
+      natsServers.push(backend);
+      await addConfig('PostgreSQL + NATS', callers, backend.env);
+    }
+  }
   // Warm-up, not counted: half a second per server (JIT, connections, the first deliveries).
   for (const config of configs) {
     const acks = new Map<string, number>();
@@ -160,7 +173,7 @@ try {
   );
   console.log(
     table(
-      ['bus', 'callers', 'assessments/s', 'delivered / completed', 'webhook p50', 'p99', 'max', 'missing', 'peak RSS'],
+      ['backend', 'callers', 'assessments/s', 'delivered / completed', 'webhook p50', 'p99', 'max', 'missing', 'peak RSS'],
       configs.map((config) => [
         config.bus,
         String(config.callers),
@@ -215,7 +228,7 @@ function reportWritePath(all: Config[]): void {
   console.log(`\nWrite path and event loop, each server's own figures over its whole life; undelivered sampled every 100 ms:\n`);
   console.log(
     table(
-      ['bus', 'callers', ...runtimeColumns, 'undelivered (mean / max)'],
+      ['backend', 'callers', ...runtimeColumns, 'undelivered (mean / max)'],
       all.map((config) => [
         config.bus,
         String(config.callers),

@@ -55,7 +55,10 @@ export async function startNatureServer(env: Record<string, string> = {}, keepDa
   };
 }
 
-/** The HTTP benchmark's anchors (`anchors.ts`) in their own process: the ceilings of a GET and of a durable write. */
-export function startAnchors(itemsFile: string, databaseFile: string): Promise<Process> {
-  return startProcess('bench/lib/anchors.ts', { ANCHOR_ITEMS_FILE: itemsFile, ANCHOR_DB: databaseFile }, '/v1/nature/items');
+/**
+ * The HTTP benchmark's anchors (`anchors.ts`) in their own process: the ceilings of a GET and of a durable write,
+ * the write to the store `store` names (ANCHOR_DB, a file, or ANCHOR_POSTGRES_URL).
+ */
+export function startAnchors(itemsFile: string, store: Record<string, string>): Promise<Process> {
+  return startProcess('bench/lib/anchors.ts', { ANCHOR_ITEMS_FILE: itemsFile, ...store }, '/v1/nature/items');
 }

@@ -46,7 +46,7 @@ export function procCpuMicros(pid: number): number | undefined {
 
 /** The benchmark's environment without the service's settings: a server gets only those it is given. */
 function inherited(): NodeJS.ProcessEnv {
-  const setting = /^(NATURE_\w+|NATS_URL|EVENTSTORE_URL|MONGODB_URL|LOG_LEVEL|PORT|HOST)$/;
+  const setting = /^(NATURE_\w+|NATS_URL|EVENTSTORE_URL|MONGODB_URL|POSTGRES_URL|LOG_LEVEL|PORT|HOST)$/;
   return Object.fromEntries(Object.entries(process.env).filter(([name]) => !setting.test(name)));
 }
 

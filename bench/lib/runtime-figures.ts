@@ -11,14 +11,18 @@ export function runtimeFiguresIn(log: string): RuntimeFigures | undefined {
 
 export const runtimeColumns = ['group commits', 'units per commit (mean / max)', 'commit p50 / p99', 'event-loop delay p50 / p99 / max'];
 
-/** The row those columns describe; dashes when the server logged no figures (it was killed, or predates them). */
+/**
+ * The row those columns describe; dashes when the server logged no figures (it was killed, or predates them), and
+ * in the group-commit columns for a log that makes none (the SQLite log's figures; a PostgreSQL log commits each append).
+ */
 export function runtimeRow(figures: RuntimeFigures | undefined): string[] {
   if (figures === undefined) return runtimeColumns.map(() => '—');
   const { groupCommits: commits, eventLoopDelay: loop } = figures;
+  const grouped = commits.count > 0;
   return [
-    String(commits.count),
-    `${num(commits.unitsMean)} / ${commits.unitsMax}`,
-    `${ms(commits.commitMsP50)} / ${ms(commits.commitMsP99)}`,
+    grouped ? String(commits.count) : '—',
+    grouped ? `${num(commits.unitsMean)} / ${commits.unitsMax}` : '—',
+    grouped ? `${ms(commits.commitMsP50)} / ${ms(commits.commitMsP99)}` : '—',
     loop === undefined ? '—' : `${ms(loop.msP50)} / ${ms(loop.msP99)} / ${ms(loop.msMax)}`,
   ];
 }

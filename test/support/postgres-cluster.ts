@@ -49,8 +49,10 @@ let databases = 0;
 /**
  * A PostgreSQL cluster of its own: initdb into a fresh temporary folder, started by pg_ctl on a free loopback port
  * with its unix socket in that folder, so no system service or other cluster is touched. One per test file.
+ * Tests run it with fsync off (a crash of the machine is not what they test); `durable` keeps PostgreSQL's own
+ * defaults (fsync, full_page_writes), for the benchmarks, whose writes must cost what an operator's would.
  */
-export async function startPostgresCluster(): Promise<PostgresCluster> {
+export async function startPostgresCluster(options: { durable?: boolean } = {}): Promise<PostgresCluster> {
   if (postgresBinDir === undefined) throw new Error('PostgreSQL is not installed');
   const dir = tempDir('nature-pg-');
   if (asRoot) {
@@ -64,8 +66,9 @@ export async function startPostgresCluster(): Promise<PostgresCluster> {
   try {
     // Trust on loopback only: the cluster listens on 127.0.0.1 and its own socket folder, for this run's tests.
     await pgProgram('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C.UTF-8', '--no-sync']);
-    const options = `-p ${port} -k ${dir.path} -c listen_addresses=127.0.0.1 -c max_connections=200 -c shared_buffers=32MB -c fsync=off`;
-    await pgProgram('pg_ctl', ['start', '-w', '-D', data, '-l', log, '-o', options]);
+    const settings = `-p ${port} -k ${dir.path} -c listen_addresses=127.0.0.1 -c max_connections=200`;
+    const sizing = options.durable ? '-c shared_buffers=128MB' : '-c shared_buffers=32MB -c fsync=off';
+    await pgProgram('pg_ctl', ['start', '-w', '-D', data, '-l', log, '-o', `${settings} ${sizing}`]);
   } catch (error) {
     const output = existsSync(log) ? readFileSync(log, 'utf8') : '';
     dir.cleanup();
