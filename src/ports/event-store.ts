@@ -134,6 +134,12 @@ export interface EventStore {
    * projector hands each event to several handlers, so treat events as read-only.
    */
   subscribeToAll(options: SubscribeOptions): AsyncIterable<RecordedEvent>;
+  /**
+   * Only on a log that commits the projections' changes in its appends' own transaction (PostgreSQL with the read
+   * models beside it): whether the event at `position`, appended through this store, was projected so. The projector
+   * then answers a write that waits on it at once, and its lanes pass over what such appends wrote.
+   */
+  projectedWith?(position: bigint): boolean;
   /** Resolves when the store answers; for readiness checks. */
   ping(): Promise<void>;
   close(): Promise<void>;

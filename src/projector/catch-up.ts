@@ -1,5 +1,6 @@
 import type { EventStore, RecordedEvent } from '../ports/event-store.js';
-import { Fold, type ProjectionLane } from './lanes.js';
+import { Fold } from './fold.js';
+import type { ProjectionLane } from './lanes.js';
 
 export interface CatchUpLimits {
   /** Events read per page; a first page shorter than this is no backlog, and the projector pages as usual. */

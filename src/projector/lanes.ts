@@ -1,7 +1,7 @@
-import type { Document } from '../ports/collections.js';
 import type { RecordedEvent } from '../ports/event-store.js';
 import type { Projection, Reactor, Sweep } from '../ports/projection.js';
-import type { CounterWrite, DocumentWrite, Fence, ReadModelStore } from '../ports/read-models.js';
+import type { DocumentWrite, Fence, ReadModelStore } from '../ports/read-models.js';
+import { absorb, Fold, idsToRead } from './fold.js';
 
 /** Events a handler may skip before its checkpoint is moved past them anyway. */
 const IDLE_CHECKPOINT_EVERY = 500;
@@ -70,31 +70,36 @@ export abstract class Lane {
   }
 }
 
-/**
- * What a projection has folded and not committed yet, from the log up to `position`: each document it changed at
- * its newest version, and each counter row with the events it counts.
- */
-export class Fold {
-  readonly docs = new Map<string, { doc: Document | null; position: bigint }>();
-  readonly counted = new Map<string, CounterWrite>();
-  /** Events of the projection's types folded (those its documents already held included): they call for a commit. */
-  handled = 0;
-  constructor(public position: bigint) {}
-}
-
 export class ProjectionLane extends Lane {
   constructor(
     private readonly projection: Projection,
     readModels: ReadModelStore,
+    /** Whether appends may move the checkpoint past this lane (a log that projects in its appends' transactions). */
+    private readonly movedByAppends = false,
   ) {
     super(projection.name, projection.canHandle, readModels);
   }
 
   /** One commit for the page: every document it changes, folded in memory, with the page's last position. */
   async handle(events: RecordedEvent[]): Promise<void> {
-    const fold = await this.take(events, new Fold(this.position));
+    const from = await this.startOf(events);
+    if (from === undefined) return;
+    const fold = await this.take(events, new Fold(from));
     if (fold.handled > 0) await this.commitFold(fold);
     else await this.skipTo(fold.position, events.length);
+  }
+
+  /**
+   * Where the page's fold starts: this lane's position, or the stored checkpoint when appends have moved it further;
+   * undefined when they have moved it past the whole page, which then needs nothing (the lane moves past it).
+   */
+  private async startOf(events: readonly RecordedEvent[]): Promise<bigint | undefined> {
+    if (!this.movedByAppends) return this.position;
+    const stored = (await this.readModels.checkpoint(this.name)) ?? 0n;
+    const last = events.at(-1)?.position ?? this.position;
+    if (stored < last) return stored > this.position ? stored : this.position;
+    this.position = last;
+    return undefined;
   }
 
   /**
@@ -124,39 +129,15 @@ export class ProjectionLane extends Lane {
 
   /** Commits what `fold` holds with its position as the checkpoint, and empties it. */
   async commitFold(fold: Fold): Promise<void> {
-    const { collection } = this.projection;
-    // Counters first: a store without transactions writes in order, and a commit cut short after them is replayed
-    // from the documents, whose events the counter rows then say they have counted already.
-    const writes: DocumentWrite[] = [...fold.counted.values()];
-    for (const [id, { doc, position }] of fold.docs) writes.push({ collection, id, doc, position });
-    await this.commit(fold.position, writes);
-    fold.docs.clear();
-    fold.counted.clear();
-    fold.handled = 0;
+    await this.commit(fold.position, fold.writes(this.projection.collection));
+    fold.clear();
   }
 
   /** Each event evolves its document (as folded, or as stored) and adds to its counter rows. */
   private async absorb(events: RecordedEvent[], fold: Fold): Promise<void> {
     if (events.length === 0) return;
-    fold.handled += events.length;
-    const { collection } = this.projection;
-    const ids = events.map((event) => this.projection.documentId(event));
-    const stored = await this.readModels.getMany(collection, [...new Set(ids.filter((id) => !fold.docs.has(id)))]);
-    events.forEach((event, i) => {
-      const id = ids[i]!;
-      const current = fold.docs.get(id);
-      const version = stored.get(id);
-      // The document (or its tombstone) may hold this event already: a replay after a crash, or another replica's write.
-      if (current === undefined && version?.position !== undefined && event.position <= version.position) return;
-      const before = current === undefined ? version?.doc : (current.doc ?? undefined);
-      for (const { counter, period, key } of this.projection.counts?.(before, event) ?? []) {
-        const row = `${counter}\u0000${period}\u0000${key}`;
-        const write = fold.counted.get(row);
-        if (write === undefined) fold.counted.set(row, { collection, counter, period, key, positions: [event.position] });
-        else write.positions.push(event.position);
-      }
-      fold.docs.set(id, { doc: this.projection.evolve(before, event), position: event.position });
-    });
+    const stored = await this.readModels.getMany(this.projection.collection, idsToRead(this.projection, events, fold));
+    absorb(this.projection, events, stored, fold);
   }
 
   private async commitSweep(position: bigint, { where, keep, set }: Sweep): Promise<void> {

@@ -55,7 +55,9 @@ export class Projector {
   ) {
     // A failure that lasts (a store down) is retried less and less often, replicas apart, up to 30 first waits.
     this.retry = { firstDelayMs: retryDelayMs, maxDelayMs: 30 * retryDelayMs, jitter: 0.2 };
-    const projecting = projections.map((projection) => new ProjectionLane(projection, readModels));
+    // A log that projects in its appends' transactions moves the checkpoints itself: each lane reads its own first.
+    const inline = events.projectedWith !== undefined;
+    const projecting = projections.map((projection) => new ProjectionLane(projection, readModels, inline));
     this.projecting = projecting;
     this.lanes = [...projecting, ...reactors.map((reactor) => new ReactorLane(reactor, readModels))];
     this.reader = new PageReader(events, this.lanes, this.changes, logger, this.retry);
@@ -105,10 +107,11 @@ export class Projector {
 
   /**
    * Resolves true once every projection has handled the event at `position` (read-your-writes for the
-   * caller that appended it), here or, on a replica that does not run them, as the store says; false after
-   * `timeoutMs`.
+   * caller that appended it), here, in the append's own transaction (EventStore.projectedWith) or, on a replica
+   * that does not run them, as the store says; false after `timeoutMs`.
    */
   waitFor(position: bigint, timeoutMs: number): Promise<boolean> {
+    if (this.events.projectedWith?.(position) === true) return Promise.resolve(true);
     if (this.current?.loaded === true && this.progress.processed() >= position) return Promise.resolve(true);
     if (this.stopped) return Promise.resolve(false);
     const reached = this.progress.waitFor(position, timeoutMs);

@@ -10,6 +10,7 @@ import {
   sqliteReadModelBackend,
 } from '../adapters/sqlite/backend.js';
 import type { BusBackend, EventStoreBackend, ReadModelBackend } from '../ports/backends.js';
+import { projections } from '../projections/index.js';
 import type { Config } from '../settings/config.js';
 
 export interface Backends {
@@ -27,7 +28,12 @@ function eventStoreBackendOf(config: Config, files: SqliteFiles): EventStoreBack
     case 'eventstoredb':
       return eventStoreDbBackend(config.eventStore, config.backendTimeoutMs);
     case 'postgres':
-      return postgresEventStoreBackend(config.eventStore, config.backendTimeoutMs);
+      // Read models beside the log, in the same schemas: each command's read-model changes commit with its events.
+      return postgresEventStoreBackend(
+        config.eventStore,
+        config.backendTimeoutMs,
+        config.readModels.kind === 'postgres' && config.readModels.url === config.eventStore.url ? projections : undefined,
+      );
     default:
       return sqliteEventStoreBackend(files);
   }

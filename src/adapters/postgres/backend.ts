@@ -1,4 +1,5 @@
 import type { BackendServer, EventStoreBackend, ReadModelBackend } from '../../ports/backends.js';
+import type { Projection } from '../../ports/projection.js';
 import { storeNames } from '../store-names.js';
 import { PostgresEventStore } from './event-store.js';
 import { probePostgres } from './probe.js';
@@ -7,11 +8,18 @@ import { PostgresReadModelStore } from './read-model-store.js';
 /** Each environment's schema (`nature_sandbox`, `nature_production`), as MongoDB names its databases. */
 export const schemaOf = (environment: keyof typeof storeNames) => `nature_${storeNames[environment]}`;
 
-/** Both environments' logs on one PostgreSQL database, each in its own schema, made by the log's first step. */
-export function postgresEventStoreBackend(settings: { url: string }, timeoutMs: number): EventStoreBackend {
+/**
+ * Both environments' logs on one PostgreSQL database, each in its own schema, made by the log's first step. With
+ * `projections` (the read models are in the same schemas), each append commits their changes in its own transaction.
+ */
+export function postgresEventStoreBackend(
+  settings: { url: string },
+  timeoutMs: number,
+  projections?: readonly Projection[],
+): EventStoreBackend {
   return {
     server: postgresServer(settings.url, timeoutMs),
-    open: (environment) => new PostgresEventStore(settings.url, schemaOf(environment)),
+    open: (environment) => new PostgresEventStore(settings.url, schemaOf(environment), { projections }),
     // Only a SQLite log is rewritten in place: the PostgreSQL log refuses every change to an event.
     file: () => undefined,
   };

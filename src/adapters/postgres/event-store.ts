@@ -11,24 +11,21 @@ import {
   type SubscribeOptions,
   WrongExpectedRevisionError,
 } from '../../ports/event-store.js';
+import type { Projection } from '../../ports/projection.js';
 import { Wakeup } from '../../support/wakeup.js';
 import { type EncodedAppend, encodeUnit, previousAppend, revisionMatches, type StoredId } from '../append-rules.js';
 import { openPostgres, type PostgresOptions, type Sql, type TransactionSql } from './client.js';
+import { EVENT_COLUMNS, type EventRow, toRecorded } from './event-rows.js';
 import { EVENTS_STEPS } from './events-schema.js';
+import { projectInTransaction } from './inline-projections.js';
 import { migrate } from './migrations.js';
 
-interface EventRow {
-  position: bigint;
-  event_id: string;
-  stream_name: string;
-  stream_revision: bigint;
-  type: string;
-  data: unknown;
-  metadata: RecordedEvent['metadata'];
-  recorded_at: Date;
-}
-
 export interface PostgresEventStoreOptions extends PostgresOptions {
+  /**
+   * The projections to fold into each append's own transaction, when the read models are in the same schema of the
+   * same database; without them, the projector alone writes the read models.
+   */
+  projections?: readonly Projection[];
   /**
    * How often a subscriber reads the log when no notification came, in ms: NOTIFY wakes it at once, this only
    * covers one lost while its listening connection was down.
@@ -40,8 +37,6 @@ export interface PostgresEventStoreOptions extends PostgresOptions {
 const SUBSCRIPTION_PAGE = 256;
 /** The first key of the advisory lock every append to a schema's log takes (the second: the schema's hash). */
 const APPEND_LOCK = 0x6e_6c_6f_67; // 'nlog'
-
-const COLUMNS = ['position', 'event_id', 'stream_name', 'stream_revision', 'type', 'data', 'metadata', 'recorded_at'];
 
 /**
  * The log in a PostgreSQL schema (one per environment). Every append's transaction first takes one
@@ -67,12 +62,16 @@ export class PostgresEventStore implements EventStore {
   private notifications = 0;
   private listening: Promise<unknown> | undefined;
   private closed = false;
+  private readonly projections: readonly Projection[] | undefined;
+  /** The last position an append of this store committed with the projections' changes. */
+  private projectedUpTo = -1n;
 
   constructor(
     url: string,
     private readonly schema: string,
-    { pollIntervalMs = 1_000, ...options }: PostgresEventStoreOptions = {},
+    { pollIntervalMs = 1_000, projections, ...options }: PostgresEventStoreOptions = {},
   ) {
+    this.projections = projections;
     this.sql = openPostgres(url, schema, options);
     this.pollIntervalMs = pollIntervalMs;
     this.channel = `nature_events_${schema}`;
@@ -86,25 +85,53 @@ export class PostgresEventStore implements EventStore {
     return result!;
   }
 
-  /** One command's appends in one transaction under the log's lock: all of them land, or none does. */
+  /**
+   * One command's appends in one transaction under the log's lock: all of them land, or none does. With `projections`,
+   * the read models' changes commit in the same transaction when they can (inline-projections.ts).
+   */
   async appendToStreams(appends: readonly StreamAppend[]): Promise<AppendResult[]> {
     const encoded = encodeUnit(appends);
     if (this.closed) throw new Error('the event store is closed');
     await this.ready;
-    return this.sql.begin(async (tx) => {
+    const { results, projected } = await this.sql.begin(async (tx) => {
       await tx`SELECT pg_advisory_xact_lock(${APPEND_LOCK}, hashtext(${this.schema}))`;
       const results: AppendResult[] = [];
-      for (const append of encoded) results.push(await appendInTransaction(tx, append));
+      const inserted: RecordedEvent[] = [];
+      for (const append of encoded) results.push(await appendInTransaction(tx, append, inserted));
+      const projected = inserted.length > 0 && this.projections !== undefined && (await this.projectInline(tx, this.projections, inserted));
       // Delivered at COMMIT, to every listener of every process, and not at all when the transaction rolls back.
       await tx`SELECT pg_notify(${this.channel}, '')`;
-      return results;
+      return { results, projected };
     });
+    const last = results.reduce((max, result) => (result.position > max ? result.position : max), 0n);
+    if (projected && last > this.projectedUpTo) this.projectedUpTo = last;
+    return results;
+  }
+
+  /**
+   * Whether the read models already hold the event at `position`, committed with an append of this store: a command
+   * that appended it need not wait for the projector.
+   */
+  projectedWith(position: bigint): boolean {
+    return position <= this.projectedUpTo;
+  }
+
+  /**
+   * The projections folded in a savepoint: whatever goes wrong there (a deadlock with a projector's commit, say)
+   * undoes only them, and the append commits as it would without them, left to the projector.
+   */
+  private async projectInline(tx: TransactionSql, projections: readonly Projection[], inserted: RecordedEvent[]): Promise<boolean> {
+    try {
+      return await tx.savepoint((inner) => projectInTransaction(inner, projections, inserted));
+    } catch {
+      return false;
+    }
   }
 
   async readStream(streamName: string, { fromRevision = 0n }: ReadStreamOptions = {}): Promise<StreamRead> {
     await this.ready;
     const rows = await this.sql<EventRow[]>`
-      SELECT ${this.sql(COLUMNS)} FROM events
+      SELECT ${this.sql(EVENT_COLUMNS)} FROM events
       WHERE stream_name = ${streamName} AND stream_revision >= ${fromRevision.toString()}
       ORDER BY stream_revision`;
     const events = rows.map(toRecorded);
@@ -115,7 +142,7 @@ export class PostgresEventStore implements EventStore {
   async readAll({ after, limit }: ReadAllOptions): Promise<RecordedEvent[]> {
     await this.ready;
     const rows = await this.sql<EventRow[]>`
-      SELECT ${this.sql(COLUMNS)} FROM events WHERE position > ${(after ?? 0n).toString()}
+      SELECT ${this.sql(EVENT_COLUMNS)} FROM events WHERE position > ${(after ?? 0n).toString()}
       ORDER BY position LIMIT ${limit}`;
     return rows.map(toRecorded);
   }
@@ -170,21 +197,41 @@ async function streamRevision(sql: Sql | TransactionSql, streamName: string): Pr
   return row?.revision ?? -1n;
 }
 
-/** One stream's append, under the log's lock: its revision is read after every append before it committed. */
-async function appendInTransaction(tx: TransactionSql, { streamName, events, expected }: EncodedAppend): Promise<AppendResult> {
+/**
+ * One stream's append, under the log's lock: its revision is read after every append before it committed. The
+ * events it inserts are added to `inserted`, as the log records them (a replay inserts none).
+ */
+async function appendInTransaction(
+  tx: TransactionSql,
+  { streamName, events, expected }: EncodedAppend,
+  inserted: RecordedEvent[],
+): Promise<AppendResult> {
   const replay = await appendedBefore(tx, streamName, events);
   if (replay) return replay;
   const current = await streamRevision(tx, streamName);
   if (!revisionMatches(expected, current)) throw new WrongExpectedRevisionError(streamName, expected, current);
   // One statement for the whole append; ORDER BY n draws the positions in the order the events were given.
-  const rows = await tx<{ position: bigint; stream_revision: bigint }[]>`
+  const rows = await tx<{ position: bigint; stream_revision: bigint; recorded_at: Date }[]>`
     INSERT INTO events (event_id, stream_name, stream_revision, type, data, metadata)
     SELECT e.id, ${streamName}, ${current.toString()}::bigint + e.n, e.type, e.data::json, e.metadata::json
     FROM unnest(${events.map((e) => e.id)}::text[], ${events.map((e) => e.type)}::text[],
                 ${events.map((e) => e.data)}::text[], ${events.map((e) => e.metadata)}::text[])
          WITH ORDINALITY AS e(id, type, data, metadata, n)
     ORDER BY e.n
-    RETURNING position, stream_revision`;
+    RETURNING position, stream_revision, recorded_at`;
+  for (const row of [...rows].sort((a, b) => (a.position < b.position ? -1 : 1))) {
+    const event = events[Number(row.stream_revision - current) - 1]!;
+    inserted.push({
+      id: event.id,
+      streamName,
+      revision: row.stream_revision,
+      position: row.position,
+      type: event.type,
+      data: JSON.parse(event.data) as unknown,
+      metadata: JSON.parse(event.metadata) as RecordedEvent['metadata'],
+      recordedAt: row.recorded_at.toISOString(),
+    });
+  }
   const last = rows.reduce((a, b) => (b.position > a.position ? b : a));
   return { nextRevision: last.stream_revision, position: last.position };
 }
@@ -199,17 +246,4 @@ async function appendedBefore(tx: TransactionSql, streamName: string, events: { 
     streamName,
     events.map((event) => byId.get(event.id)),
   );
-}
-
-function toRecorded(row: EventRow): RecordedEvent {
-  return {
-    id: row.event_id,
-    streamName: row.stream_name,
-    revision: row.stream_revision,
-    position: row.position,
-    type: row.type,
-    data: row.data,
-    metadata: row.metadata,
-    recordedAt: row.recorded_at.toISOString(),
-  };
 }
