@@ -41,6 +41,12 @@ describe('Wakeup', () => {
     wakeup.wake();
     await other;
   });
+
+  it('resolves at once a wait whose signal aborted before it began, with no timeout to end it', async () => {
+    const stop = new AbortController();
+    stop.abort();
+    expect(await settled(new Wakeup().wait(undefined, stop.signal))).toBe(true);
+  });
 });
 
 describe('pause', () => {
