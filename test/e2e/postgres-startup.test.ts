@@ -8,6 +8,7 @@ import { checkBackends } from '../../src/wiring/backend-checks.js';
 import { client } from '../support/api-client.js';
 import { knownProfile } from '../support/known-answers.js';
 import { type PostgresCluster, postgresBinDir, startPostgresCluster } from '../support/postgres-cluster.js';
+import { freePort, runServerToExit } from '../support/processes.js';
 import { tempDir } from '../support/temp-dir.js';
 import { openTestApp } from '../support/test-app.js';
 import { makeTestPki } from '../support/tls.js';
@@ -79,6 +80,27 @@ describe.skipIf(postgresBinDir === undefined)('PostgreSQL start-up checks and TL
       await startupLine({ POSTGRES_URL: urlOf('nature_app', { password: 'wrong-pw-4411' }) }),
       /^PostgreSQL at 127\.0\.0\.1:\d+ \(POSTGRES_URL\) refused the login \(password authentication failed for user "nature_app"\): check the user and password in POSTGRES_URL$/,
     );
+  });
+
+  it('stops the server process in one line when the password file holds a refused password, never printing it', async () => {
+    const wrong = join(dir.path, 'wrong-password');
+    writeFileSync(wrong, 'wrong-pw-4411\n', { mode: 0o600 });
+    const result = runServerToExit({
+      NATURE_DATA_DIR: join(dir.path, 'data'),
+      PORT: String(await freePort()),
+      LOG_LEVEL: 'trace',
+      NATURE_EVENT_STORE: 'postgres',
+      NATURE_READ_MODELS: 'postgres',
+      POSTGRES_URL: urlOf('nature_app', { query: `?sslmode=verify-full&sslrootcert=${pki.caFile}` }),
+      POSTGRES_PASSWORD_FILE: wrong,
+    });
+    expect(result.status, result.stdout + result.stderr).toBe(1);
+    expect(result.stderr.trimEnd().split('\n')).toEqual([
+      expect.stringMatching(
+        /^start-up error: PostgreSQL at 127\.0\.0\.1:\d+ \(POSTGRES_URL\) refused the login \(.*"nature_app"\): check the user and password in POSTGRES_URL and POSTGRES_PASSWORD_FILE$/,
+      ),
+    ]);
+    expect(result.stdout + result.stderr).not.toContain('wrong-pw-4411');
   });
 
   it('stops start-up naming POSTGRES_URL when the URL names no database or no host there is', async () => {
