@@ -49,13 +49,13 @@ describe("the PostgreSQL driver's options from POSTGRES_URL and POSTGRES_PASSWOR
 
   it('refuses what it cannot honour in one line: an unknown mode, client certificates, addresses among several verified hosts', () => {
     expect(failure(() => connectionOptionsOf({ url: 'postgres://db1/n?sslmode=verify' }))).toMatch(
-      /^configuration error: POSTGRES_URL sslmode=verify is not one of disable, allow, prefer, require, verify-ca, verify-full$/,
+      /^POSTGRES_URL sslmode=verify is not one of disable, allow, prefer, require, verify-ca, verify-full$/,
     );
     expect(failure(() => connectionOptionsOf({ url: 'postgres://db1/n?sslcert=/c.pem' }))).toMatch(
-      /^configuration error: POSTGRES_URL sslcert is not supported/,
+      /^POSTGRES_URL sslcert is not supported/,
     );
     expect(failure(() => connectionOptionsOf({ url: 'postgres://10.0.0.1:5432,10.0.0.2:5432/n?sslmode=verify-full' }))).toMatch(
-      /^configuration error: POSTGRES_URL sslmode=verify-full with several hosts needs host names/,
+      /^POSTGRES_URL sslmode=verify-full with several hosts needs host names/,
     );
     expect(connectionOptionsOf({ url: 'postgres://db1:5432,db2:5432/n?sslmode=verify-full' }).ssl).toMatchObject({
       rejectUnauthorized: true,
@@ -65,7 +65,7 @@ describe("the PostgreSQL driver's options from POSTGRES_URL and POSTGRES_PASSWOR
   it('reads the password file once, without its trailing newline, and names it when it cannot', () => {
     expect(connectionOptionsOf({ url: 'postgres://nature@db1/nature', passwordFile: file('pw', 's3cret pw\n') }).pass).toBe('s3cret pw');
     expect(failure(() => connectionOptionsOf({ url: 'postgres://db1/n', passwordFile: file('empty', '\n') }))).toMatch(
-      /^configuration error: POSTGRES_PASSWORD_FILE .*empty is empty$/,
+      /^POSTGRES_PASSWORD_FILE .*empty is empty$/,
     );
     expect(failure(() => connectionOptionsOf({ url: 'postgres://db1/n', passwordFile: join(dir.path, 'none') }))).toMatch(
       /^POSTGRES_PASSWORD_FILE .*none does not exist \(ENOENT\)$/,

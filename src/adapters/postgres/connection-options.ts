@@ -30,7 +30,7 @@ export function connectionOptionsOf(access: PostgresAccess): ConnectionOptionsOf
   const rootCert = parameters.get('sslrootcert');
   for (const parameter of ['sslcert', 'sslkey', 'sslpassword', 'sslcrl'])
     if (parameters.has(parameter))
-      throw new OperatorError(`configuration error: POSTGRES_URL ${parameter} is not supported: the service logs in with a password`);
+      throw new OperatorError(`POSTGRES_URL ${parameter} is not supported: the service logs in with a password`);
   parameters.delete('sslmode');
   parameters.delete('sslrootcert');
   const rest = parameters.toString();
@@ -51,7 +51,7 @@ function splitQuery(url: string): [string, string?] {
 function sslModeOf(given: string | null): SslMode | undefined {
   if (given === null) return undefined;
   if ((SSL_MODES as readonly string[]).includes(given)) return given as SslMode;
-  throw new OperatorError(`configuration error: POSTGRES_URL sslmode=${given} is not one of ${SSL_MODES.join(', ')}`);
+  throw new OperatorError(`POSTGRES_URL sslmode=${given} is not one of ${SSL_MODES.join(', ')}`);
 }
 
 /** TLS as libpq's `sslmode` and `sslrootcert` ask; `system` is Node's own CA list. */
@@ -74,14 +74,14 @@ function verifiedHost(url: string): string {
     .map((host) => host.replace(/:\d*$/, '').replace(/^\[(.*)\]$/, '$1'));
   if (hosts.length > 1 && hosts.some((host) => isIP(host) !== 0))
     throw new OperatorError(
-      'configuration error: POSTGRES_URL sslmode=verify-full with several hosts needs host names, not addresses, for the certificates to be checked against',
+      'POSTGRES_URL sslmode=verify-full with several hosts needs host names, not addresses, for the certificates to be checked against',
     );
   return hosts[0]!;
 }
 
 function readPassword(file: string): string {
   const password = readSetting('POSTGRES_PASSWORD_FILE', file).replace(/(\r?\n)+$/, '');
-  if (password === '') throw new OperatorError(`configuration error: POSTGRES_PASSWORD_FILE ${file} is empty`);
+  if (password === '') throw new OperatorError(`POSTGRES_PASSWORD_FILE ${file} is empty`);
   return password;
 }
 

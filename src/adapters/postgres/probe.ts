@@ -73,6 +73,9 @@ function refusalOf(error: unknown, access: PostgresAccess): BackendRefusal | und
   if (code === '28P01' || code === '28000')
     return new BackendRefusal(`refused the login (${cause}): check the user and password in ${where}`);
   if (code === '3D000') return new BackendRefusal(`has no such database (${cause}): check the database in POSTGRES_URL`);
+  // Node's words when the server answers the TLS request with "no" and the driver goes on with its handshake.
+  if (code === 'ECONNRESET' && cause.includes('before secure TLS connection'))
+    return new BackendRefusal(`does not speak TLS (${cause}): turn ssl on on the server, or check sslmode in POSTGRES_URL`);
   if (typeof code === 'string' && CERTIFICATE_CODES.test(code))
     return new BackendRefusal(
       `presented a certificate this service does not trust (${cause}): check sslrootcert and the host name in POSTGRES_URL`,
