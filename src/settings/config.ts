@@ -81,6 +81,7 @@ const schema = z.object({
   POSTGRES_URL: z
     .string()
     .regex(/^postgres(ql)?:\/\/\S+$/, 'must be a URL such as postgres://nature@127.0.0.1:5432/nature')
+    .refine(isPostgresUrl, 'is not a URL the driver can read: check each host and port, and percent-encode @ : / in a password')
     .optional(),
   // The password in a file of its own (a Docker or Kubernetes secret), so that it is in neither the URL nor the environment.
   POSTGRES_PASSWORD_FILE: z.string().min(1).optional(),
@@ -338,6 +339,23 @@ function postgresAccess(settings: Settings): PostgresAccess {
   if (/^[a-z]+:\/\/[^/?#@]*:[^/?#@]*@/i.test(url!))
     throw new ConfigError('configuration error: POSTGRES_URL has a password and POSTGRES_PASSWORD_FILE gives one: give it in one of them');
   return { url: url!, passwordFile: resolve(passwordFile) };
+}
+
+/**
+ * Whether the driver reads `url`: each host a name or a bracketed address with at most a port up to 65535, and the
+ * URL with its first host alone a URL (the driver parses it so; a bad one would fail on first use as "Invalid URL").
+ */
+function isPostgresUrl(url: string): boolean {
+  const authority = url.slice(url.indexOf('://') + 3).split(/[?/#]/)[0]!;
+  const userinfo = authority.slice(0, authority.lastIndexOf('@') + 1);
+  const hosts = authority.slice(userinfo.length).split(',');
+  const valid = (host: string) => {
+    const match = /^(?:\[[0-9a-f:.]+\]|[^:[\]]+)(?::(\d{1,5}))?$/i.exec(host);
+    return match !== null && Number(match[1] ?? 0) <= 65_535;
+  };
+  // No host at all is libpq's local socket (postgres:///nature).
+  if (!(hosts.length === 1 && hosts[0] === '') && !hosts.every(valid)) return false;
+  return URL.canParse(url.replace(authority, `${userinfo}${hosts[0]}`));
 }
 
 /** localhost, a name under it, or a loopback address (127/8, ::1, ::ffff:127.0.0.1): a host only this machine reaches. */
