@@ -81,7 +81,10 @@ const schema = z.object({
   POSTGRES_URL: z
     .string()
     .regex(/^postgres(ql)?:\/\/\S+$/, 'must be a URL such as postgres://nature@127.0.0.1:5432/nature')
+    .refine(isPostgresUrl, 'is not a URL the driver can read: check each host and port, and percent-encode @ : / in a password')
     .optional(),
+  // The password in a file of its own (a Docker or Kubernetes secret), so that it is in neither the URL nor the environment.
+  POSTGRES_PASSWORD_FILE: z.string().min(1).optional(),
   MONGODB_URL: z
     .string()
     .regex(/^mongodb(\+srv)?:\/\/\S+$/, 'must be a URL such as mongodb://127.0.0.1:27017')
@@ -155,9 +158,9 @@ export interface Config {
   /** Absolute: the master key that wraps the data keys (NATURE_MASTER_KEY_FILE, else master.key in the data directory). */
   masterKeyFile: string;
   /** On EventStoreDB, an append answers or fails within `appendRetryMs`, resends included. */
-  eventStore: { kind: 'sqlite' } | { kind: 'eventstoredb'; url: string; appendRetryMs: number } | { kind: 'postgres'; url: string };
+  eventStore: { kind: 'sqlite' } | { kind: 'eventstoredb'; url: string; appendRetryMs: number } | ({ kind: 'postgres' } & PostgresAccess);
   /** On PostgreSQL only the read models themselves, so far: the stores beside them stay in the data directory. */
-  readModels: { kind: 'sqlite' } | { kind: 'mongodb'; url: string } | { kind: 'postgres'; url: string };
+  readModels: { kind: 'sqlite' } | { kind: 'mongodb'; url: string } | ({ kind: 'postgres' } & PostgresAccess);
   /** Whether a standalone MongoDB server is accepted (no failover, no transactions: commits are not fenced atomically). */
   mongodbAllowWeakWrites: boolean;
   sqliteSynchronous: 'FULL' | 'NORMAL';
@@ -306,7 +309,7 @@ function eventStoreOf(settings: Settings): Config['eventStore'] {
     case 'eventstoredb':
       return { kind: 'eventstoredb', url: settings.EVENTSTORE_URL!, appendRetryMs: settings.EVENTSTORE_APPEND_RETRY_MS };
     case 'postgres':
-      return { kind: 'postgres', url: settings.POSTGRES_URL! };
+      return { kind: 'postgres', ...postgresAccess(settings) };
     default:
       return { kind: 'sqlite' };
   }
@@ -317,10 +320,42 @@ function readModelsOf(settings: Settings): Config['readModels'] {
     case 'mongodb':
       return { kind: 'mongodb', url: settings.MONGODB_URL! };
     case 'postgres':
-      return { kind: 'postgres', url: settings.POSTGRES_URL! };
+      return { kind: 'postgres', ...postgresAccess(settings) };
     default:
       return { kind: 'sqlite' };
   }
+}
+
+/** Where the service finds its PostgreSQL server and how it logs in: POSTGRES_URL, and POSTGRES_PASSWORD_FILE when set. */
+export interface PostgresAccess {
+  url: string;
+  passwordFile?: string;
+}
+
+/** POSTGRES_URL, and the password file when there is one; a password in both is a configuration error. */
+function postgresAccess(settings: Settings): PostgresAccess {
+  const { POSTGRES_URL: url, POSTGRES_PASSWORD_FILE: passwordFile } = settings;
+  if (passwordFile === undefined) return { url: url! };
+  if (/^[a-z]+:\/\/[^/?#@]*:[^/?#@]*@/i.test(url!))
+    throw new ConfigError('configuration error: POSTGRES_URL has a password and POSTGRES_PASSWORD_FILE gives one: give it in one of them');
+  return { url: url!, passwordFile: resolve(passwordFile) };
+}
+
+/**
+ * Whether the driver reads `url`: each host a name or a bracketed address with at most a port up to 65535, and the
+ * URL with its first host alone a URL (the driver parses it so; a bad one would fail on first use as "Invalid URL").
+ */
+function isPostgresUrl(url: string): boolean {
+  const authority = url.slice(url.indexOf('://') + 3).split(/[?/#]/)[0]!;
+  const userinfo = authority.slice(0, authority.lastIndexOf('@') + 1);
+  const hosts = authority.slice(userinfo.length).split(',');
+  const valid = (host: string) => {
+    const match = /^(?:\[[0-9a-f:.]+\]|[^:[\]]+)(?::(\d{1,5}))?$/i.exec(host);
+    return match !== null && Number(match[1] ?? 0) <= 65_535;
+  };
+  // No host at all is libpq's local socket (postgres:///nature).
+  if (!(hosts.length === 1 && hosts[0] === '') && !hosts.every(valid)) return false;
+  return URL.canParse(url.replace(authority, `${userinfo}${hosts[0]}`));
 }
 
 /** localhost, a name under it, or a loopback address (127/8, ::1, ::ffff:127.0.0.1): a host only this machine reaches. */
@@ -386,6 +421,7 @@ const STORE_SETTINGS = [
   'NATURE_READ_MODELS',
   'MONGODB_URL',
   'POSTGRES_URL',
+  'POSTGRES_PASSWORD_FILE',
   'NATURE_MONGODB_ALLOW_WEAK_WRITES',
   'NATURE_SQLITE_SYNCHRONOUS',
   'NATURE_BACKEND_TIMEOUT_MS',

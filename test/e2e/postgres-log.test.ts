@@ -45,4 +45,19 @@ describe.skipIf(postgresBinDir === undefined)('the log on PostgreSQL (NATURE_EVE
     expect(failure?.message).not.toContain('s3cret-pw');
     expect(failure?.message).not.toContain('\n');
   });
+
+  it('stops start-up in one line when POSTGRES_URL asks for TLS and the server has none', async () => {
+    const config = loadConfig({
+      NATURE_EVENT_STORE: 'postgres',
+      POSTGRES_URL: `${url}?sslmode=require`,
+      NATURE_BACKEND_TIMEOUT_MS: '5000',
+    });
+    const failure = await checkBackends(config).then(
+      () => undefined,
+      (error: unknown) => error as Error,
+    );
+    expect(failure?.message).toMatch(
+      /^PostgreSQL at 127\.0\.0\.1:\d+ \(POSTGRES_URL\) does not speak TLS \(.*\): turn ssl on on the server, or check sslmode in POSTGRES_URL$/,
+    );
+  });
 });

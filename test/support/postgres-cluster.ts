@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { chownSync, existsSync, readdirSync, readFileSync } from 'node:fs';
+import { chmodSync, chownSync, copyFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import postgres from 'postgres';
@@ -46,19 +46,52 @@ export interface PostgresCluster {
 
 let databases = 0;
 
+/** How a test's cluster differs from the usual one (trust for every connection, no TLS, on 127.0.0.1 alone). */
+export interface ClusterOptions {
+  /** pg_hba.conf's lines in place of initdb's. */
+  hba?: string[];
+  /** TLS with this certificate and key (copied into the cluster's folder, where the server may read them). */
+  tls?: { certFile: string; keyFile: string };
+  /** listen_addresses, 127.0.0.1 unless given. */
+  listen?: string;
+  /** PostgreSQL's own durability (fsync on), for the benchmarks; tests run with fsync off. */
+  durable?: boolean;
+}
+
+/** The server's -c settings for `options`, its files written into `dir` (the cluster's folder, owned by its user). */
+function clusterSettings(dir: string, data: string, options: ClusterOptions): string {
+  if (options.hba !== undefined) writeFileSync(join(data, 'pg_hba.conf'), `${options.hba.join('\n')}\n`);
+  const settings = [`listen_addresses=${options.listen ?? '127.0.0.1'}`];
+  if (options.tls !== undefined) {
+    // The server refuses a key others may read; as root, the files are the `postgres` user's, as the folder is.
+    const cert = join(dir, 'server.crt');
+    const key = join(dir, 'server.key');
+    copyFileSync(options.tls.certFile, cert);
+    copyFileSync(options.tls.keyFile, key);
+    chmodSync(key, 0o600);
+    if (asRoot) for (const file of [cert, key]) chownSync(file, postgresIds!.uid, postgresIds!.gid);
+    settings.push('ssl=on', `ssl_cert_file=${cert}`, `ssl_key_file=${key}`);
+  }
+  return settings.map((setting) => `-c ${setting}`).join(' ');
+}
+
+/** The `postgres` system user's uid and gid, read once when this process runs as root. */
+let postgresIds: { uid: number; gid: number } | undefined;
+
 /**
  * A PostgreSQL cluster of its own: initdb into a fresh temporary folder, started by pg_ctl on a free loopback port
  * with its unix socket in that folder, so no system service or other cluster is touched. One per test file.
  * Tests run it with fsync off (a crash of the machine is not what they test); `durable` keeps PostgreSQL's own
  * defaults (fsync, full_page_writes), for the benchmarks, whose writes must cost what an operator's would.
  */
-export async function startPostgresCluster(options: { durable?: boolean } = {}): Promise<PostgresCluster> {
+export async function startPostgresCluster(clusterOptions: ClusterOptions = {}): Promise<PostgresCluster> {
   if (postgresBinDir === undefined) throw new Error('PostgreSQL is not installed');
   const dir = tempDir('nature-pg-');
   if (asRoot) {
     const { stdout } = await run('id', ['-u', 'postgres'], { encoding: 'utf8' });
     const { stdout: group } = await run('id', ['-g', 'postgres'], { encoding: 'utf8' });
-    chownSync(dir.path, Number(stdout.trim()), Number(group.trim()));
+    postgresIds = { uid: Number(stdout.trim()), gid: Number(group.trim()) };
+    chownSync(dir.path, postgresIds.uid, postgresIds.gid);
   }
   const data = join(dir.path, 'data');
   const log = join(dir.path, 'server.log');
@@ -66,9 +99,10 @@ export async function startPostgresCluster(options: { durable?: boolean } = {}):
   try {
     // Trust on loopback only: the cluster listens on 127.0.0.1 and its own socket folder, for this run's tests.
     await pgProgram('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C.UTF-8', '--no-sync']);
-    const settings = `-p ${port} -k ${dir.path} -c listen_addresses=127.0.0.1 -c max_connections=200`;
-    const sizing = options.durable ? '-c shared_buffers=128MB' : '-c shared_buffers=32MB -c fsync=off';
-    await pgProgram('pg_ctl', ['start', '-w', '-D', data, '-l', log, '-o', `${settings} ${sizing}`]);
+    const extra = clusterSettings(dir.path, data, clusterOptions);
+    const sizing = clusterOptions.durable ? '-c shared_buffers=128MB' : '-c shared_buffers=32MB -c fsync=off';
+    const options = `-p ${port} -k ${dir.path} ${extra} -c max_connections=200 ${sizing}`;
+    await pgProgram('pg_ctl', ['start', '-w', '-D', data, '-l', log, '-o', options]);
   } catch (error) {
     const output = existsSync(log) ? readFileSync(log, 'utf8') : '';
     dir.cleanup();

@@ -74,6 +74,32 @@ describe('configuration', () => {
     expect(refused).not.toContain('s3cret');
   });
 
+  it('refuses a PostgreSQL URL the driver cannot read, in one line without its password, and takes every usual shape', () => {
+    const refusal = (url: string) => {
+      try {
+        loadConfig({ NATURE_EVENT_STORE: 'postgres', POSTGRES_URL: url });
+      } catch (error) {
+        return (error as Error).message;
+      }
+    };
+    for (const url of [
+      'postgres://nature:s3cret@db1:notaport/nature',
+      'postgres://nature:s3cret@db1:99999/nature',
+      'postgres://nature:s3cret@[::1/nature',
+      'postgres://nature:s3cret@db1:5432,db2:x/nature',
+    ]) {
+      expect(refusal(url), url).toMatch(/^configuration error: POSTGRES_URL="postgres:\/\/[^"@]*" is not a URL the driver can read: /);
+      expect(refusal(url)).not.toContain('s3cret');
+    }
+    for (const url of [
+      'postgres://nature:p%40ss@db1:5432/nature?sslmode=verify-full&sslrootcert=/etc/ca.pem',
+      'postgresql://nature@db1,db2:5433/nature?target_session_attrs=read-write',
+      'postgres://nature@[::1]:5432/nature',
+      'postgres:///nature',
+    ])
+      expect(refusal(url), url).toBeUndefined();
+  });
+
   it('selects NATS with its URL, and reads a retry schedule of durations', () => {
     const config = loadConfig({
       NATURE_BUS: 'nats',

@@ -1,4 +1,5 @@
 import postgres from 'postgres';
+import { connectionOptionsOf } from './connection-options.js';
 
 /** A connection pool to one schema (sandbox and production keep theirs apart), its SQL unqualified. */
 export type Sql = postgres.Sql<{ bigint: bigint }>;
@@ -15,14 +16,19 @@ export function checkedSchema(schema: string): string {
 export interface PostgresOptions {
   /** Connections in the pool; appends hold one each while they wait for the log's lock. */
   max?: number;
+  /** POSTGRES_PASSWORD_FILE: the password, when it is not in the URL. */
+  passwordFile?: string;
 }
 
 /**
  * A pool on `url` whose unqualified names resolve in `schema` (its search_path), reading int8 as bigint: the log's
  * positions and revisions are bigints. The server's notices (CREATE … IF NOT EXISTS that finds one) are not logged.
+ * TLS and the password are as connectionOptionsOf reads them.
  */
-export function openPostgres(url: string, schema: string, { max = 10 }: PostgresOptions = {}): Sql {
-  return postgres(url, {
+export function openPostgres(url: string, schema: string, { max = 10, passwordFile }: PostgresOptions = {}): Sql {
+  const { url: bare, ...access } = connectionOptionsOf({ url, passwordFile });
+  return postgres(bare, {
+    ...access,
     max,
     types: { bigint: postgres.BigInt },
     connection: { search_path: checkedSchema(schema), application_name: 'nature-profile-api' },
