@@ -1,4 +1,5 @@
 import postgres from 'postgres';
+import { hostsOf, multiHostConnecting } from './hosts.js';
 
 /** A connection pool to one schema (sandbox and production keep theirs apart), its SQL unqualified. */
 export type Sql = postgres.Sql<{ bigint: bigint }>;
@@ -20,12 +21,15 @@ export interface PostgresOptions {
 /**
  * A pool on `url` whose unqualified names resolve in `schema` (its search_path), reading int8 as bigint: the log's
  * positions and revisions are bigints. The server's notices (CREATE … IF NOT EXISTS that finds one) are not logged.
+ * A URL naming several hosts connects to the one that accepts writes (hosts.ts), and through a failover.
  */
 export function openPostgres(url: string, schema: string, { max = 10 }: PostgresOptions = {}): Sql {
+  const hosts = hostsOf(url);
   return postgres(url, {
     max,
     types: { bigint: postgres.BigInt },
     connection: { search_path: checkedSchema(schema), application_name: 'nature-profile-api' },
     onnotice: () => undefined,
+    ...(hosts && multiHostConnecting(url, hosts)),
   });
 }
