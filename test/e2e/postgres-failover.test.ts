@@ -122,12 +122,22 @@ async function stored(url: string) {
     const completions = await sql<{ assessment_id: string; id: string }[]>`
       SELECT doc->'data'->>'assessment_id' AS assessment_id, doc->>'id' AS id FROM nature_sandbox.documents
       WHERE collection = 'events' AND doc->>'type' = 'nature.assessment.completed'`;
+    const made = await sql<{ type: string; n: number }[]>`
+      SELECT type, count(*)::int AS n FROM nature_sandbox.events
+      WHERE type IN ('SubjectCreated', 'AssessmentStarted') GROUP BY type`;
     const positions = await sql<{ position: bigint }[]>`SELECT position FROM nature_sandbox.events ORDER BY position`;
     // The service's listening connections (one per environment's log), each idle after its LISTEN.
     const [listening] = await sql<{ n: number }[]>`
       SELECT count(*)::int AS n FROM pg_stat_activity
       WHERE application_name = 'nature-profile-api' AND query ILIKE 'listen %'`;
-    return { scored, profiles, completions, positions: positions.map((row) => row.position), listening: listening!.n };
+    return {
+      scored,
+      profiles,
+      completions,
+      made: Object.fromEntries(made.map((row) => [row.type, row.n])),
+      positions: positions.map((row) => row.position),
+      listening: listening!.n,
+    };
   } finally {
     await sql.end();
   }
@@ -221,6 +231,9 @@ describe.skipIf(postgresBinDir === undefined)('PostgreSQL failover to a synchron
         if (missing) lost.push(`${write.kind} ${write.path}: ${response.status} ${JSON.stringify(body).slice(0, 300)}`);
       }
       expect(lost).toEqual([]);
+      // Nothing done twice by a retry: one subject and one assessment per one the clients were answered.
+      const assessments = CLIENTS * ASSESSMENTS_PER_CLIENT;
+      expect(final.made).toEqual({ SubjectCreated: assessments, AssessmentStarted: assessments });
 
       // Every completion scored exactly once: one ScoringCompleted, one profile, one completion event, the known scores.
       const completedIds = tally.completed.map(({ assessmentId }) => assessmentId).sort();
