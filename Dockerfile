@@ -10,8 +10,10 @@ COPY package.json package-lock.json ./
 # The workspaces' manifests, so npm ci installs their dependencies too (esbuild builds the web component).
 COPY packages/client/package.json ./packages/client/
 COPY packages/embed/package.json ./packages/embed/
-# Scripts wait until the sources are in: `prepare` builds them.
-RUN npm ci --ignore-scripts && npm rebuild better-sqlite3
+COPY patches ./patches
+# Scripts wait until the sources are in: `prepare` builds them. patch-package applies patches/ (fixes to the
+# PostgreSQL driver that a failover needs; `postinstall` does it where scripts run).
+RUN npm ci --ignore-scripts && npm rebuild better-sqlite3 && npx patch-package
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY packages/embed ./packages/embed

@@ -1,5 +1,6 @@
 import postgres from 'postgres';
 import { connectionOptionsOf } from './connection-options.js';
+import { hostsOf, multiHostConnecting } from './hosts.js';
 
 /** A connection pool to one schema (sandbox and production keep theirs apart), its SQL unqualified. */
 export type Sql = postgres.Sql<{ bigint: bigint }>;
@@ -23,15 +24,18 @@ export interface PostgresOptions {
 /**
  * A pool on `url` whose unqualified names resolve in `schema` (its search_path), reading int8 as bigint: the log's
  * positions and revisions are bigints. The server's notices (CREATE … IF NOT EXISTS that finds one) are not logged.
- * TLS and the password are as connectionOptionsOf reads them.
+ * TLS and the password are as connectionOptionsOf reads them. A URL naming several hosts connects to the one that
+ * accepts writes (hosts.ts), and through a failover.
  */
 export function openPostgres(url: string, schema: string, { max = 10, passwordFile }: PostgresOptions = {}): Sql {
   const { url: bare, ...access } = connectionOptionsOf({ url, passwordFile });
+  const hosts = hostsOf(bare);
   return postgres(bare, {
     ...access,
     max,
     types: { bigint: postgres.BigInt },
     connection: { search_path: checkedSchema(schema), application_name: 'nature-profile-api' },
     onnotice: () => undefined,
+    ...(hosts && multiHostConnecting(bare, hosts, access)),
   });
 }

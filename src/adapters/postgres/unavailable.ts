@@ -1,6 +1,7 @@
 import postgres from 'postgres';
+import { NO_WRITABLE_SERVER } from './hosts.js';
 
-/** The driver's codes for a connection lost, never made in time, or refused by the network. */
+/** The driver's codes for a connection lost, never made in time, or refused by the network; no server writable. */
 const CONNECTION_CODES: ReadonlySet<string> = new Set([
   'CONNECTION_CLOSED',
   'CONNECTION_DESTROYED',
@@ -12,6 +13,7 @@ const CONNECTION_CODES: ReadonlySet<string> = new Set([
   'ENETUNREACH',
   'EPIPE',
   'EAI_AGAIN',
+  NO_WRITABLE_SERVER,
 ]);
 
 /**
