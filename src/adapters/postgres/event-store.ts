@@ -13,7 +13,7 @@ import {
 } from '../../ports/event-store.js';
 import { Wakeup } from '../../support/wakeup.js';
 import { type EncodedAppend, encodeUnit, previousAppend, revisionMatches, type StoredId } from '../append-rules.js';
-import { openPostgres, type PostgresOptions, type Sql, type TransactionSql } from './client.js';
+import { type PostgresOptions, type PostgresPool, poolFor, type Sql, type TransactionSql } from './client.js';
 import { EVENTS_STEPS } from './events-schema.js';
 import { migrate } from './migrations.js';
 
@@ -58,6 +58,7 @@ const COLUMNS = ['position', 'event_id', 'stream_name', 'stream_revision', 'type
  * Each append commits with a NOTIFY on the schema's channel, which wakes every subscriber of every process at once.
  */
 export class PostgresEventStore implements EventStore {
+  private readonly pool: PostgresPool;
   private readonly sql: Sql;
   private readonly ready: Promise<unknown>;
   private readonly pollIntervalMs: number;
@@ -65,7 +66,7 @@ export class PostgresEventStore implements EventStore {
   private readonly appended = new Wakeup();
   /** Counts notifications, so one that comes while a subscriber reads is not missed. */
   private notifications = 0;
-  private listening: Promise<unknown> | undefined;
+  private listening: Promise<{ unlisten(): Promise<void> }> | undefined;
   private closed = false;
 
   constructor(
@@ -73,7 +74,8 @@ export class PostgresEventStore implements EventStore {
     private readonly schema: string,
     { pollIntervalMs = 1_000, ...options }: PostgresEventStoreOptions = {},
   ) {
-    this.sql = openPostgres(url, schema, options);
+    this.pool = poolFor(url, schema, options);
+    this.sql = this.pool.sql;
     this.pollIntervalMs = pollIntervalMs;
     this.channel = `nature_events_${schema}`;
     this.ready = migrate(this.sql, schema, 'events', EVENTS_STEPS);
@@ -137,7 +139,7 @@ export class PostgresEventStore implements EventStore {
     }
   }
 
-  /** One listening connection per store, shared by its subscribers; the driver listens again after a reconnect. */
+  /** One listener per store, shared by its subscribers, on its pool's listening connection; the driver listens again after a reconnect. */
   private listen(): Promise<unknown> {
     this.listening ??= this.ready.then(() =>
       this.sql.listen(this.channel, () => {
@@ -152,13 +154,14 @@ export class PostgresEventStore implements EventStore {
     await this.sql`SELECT 1`;
   }
 
-  /** Waits for the appends under way, then closes the pool and the listening connection. */
+  /** Waits for the appends under way, stops listening, then lets the pool go (the last store closes it). */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     this.appended.wake();
     await this.ready.catch(() => undefined);
-    await this.sql.end({ timeout: 5 });
+    await (await this.listening?.catch(() => undefined))?.unlisten();
+    await this.pool.release();
   }
 }
 
