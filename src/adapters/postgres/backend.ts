@@ -1,6 +1,10 @@
 import type { BackendServer, EventStoreBackend, ReadModelBackend } from '../../ports/backends.js';
 import { storeNames } from '../store-names.js';
+import { PostgresAccountStore } from './account-store.js';
+import { PostgresWrappedKeyStore } from './data-key-store.js';
 import { PostgresEventStore } from './event-store.js';
+import { PostgresIdempotencyStore } from './idempotency-store.js';
+import { PostgresKeyStore } from './key-store.js';
 import { probePostgres } from './probe.js';
 import { PostgresReadModelStore } from './read-model-store.js';
 
@@ -26,13 +30,23 @@ const postgresServer = (url: string, timeoutMs: number): BackendServer => ({
 });
 
 /**
- * Both environments' read models on the database, each in its environment's schema beside its log. Only the read
- * models so far: the wiring keeps the stores beside them (idempotency, keys, data keys, accounts) where they were.
+ * Every store on the database, so that every replica reads the same: each environment's read models, idempotency
+ * keys and wrapped data keys in its schema beside its log, the API keys and the account in `nature_keys`. The
+ * stores of a schema share the process's one pool for it (client.ts, poolFor): opened by the first, ended by the
+ * last. `keysDbFile`: keys.db in the data directory, which `nature keys import` copies from.
  */
-export function postgresReadModels(settings: { url: string }, timeoutMs: number): Pick<ReadModelBackend, 'server' | 'openReadModels'> {
+export function postgresReadModelBackend(settings: { url: string }, timeoutMs: number, keysDbFile: string): ReadModelBackend {
+  const { url } = settings;
   return {
-    server: postgresServer(settings.url, timeoutMs),
+    server: postgresServer(url, timeoutMs),
     openReadModels: (environment, { indexedFields }, mode = 'upgrade') =>
-      PostgresReadModelStore.connect(settings.url, schemaOf(environment), indexedFields, { asIs: mode === 'as-is' }),
+      PostgresReadModelStore.connect(url, schemaOf(environment), indexedFields, { asIs: mode === 'as-is' }),
+    openIdempotency: (environment) => PostgresIdempotencyStore.connect(url, schemaOf(environment)),
+    openWrappedKeys: (environment) => PostgresWrappedKeyStore.connect(url, schemaOf(environment)),
+    // Opening makes the tables, empty: nothing is lost by asking.
+    mayHoldWrappedKeys: () => true,
+    openKeyStore: () => PostgresKeyStore.connect(url),
+    openAccountStore: () => PostgresAccountStore.connect(url),
+    keysLeftBehindIn: keysDbFile,
   };
 }
