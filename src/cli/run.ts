@@ -130,7 +130,9 @@ function keyStores(settings: StoreSettings, output: Output): KeyStores {
       const config = settings.config();
       const { server } = backendsOf(config).readModels;
       if (server === undefined)
-        throw new CliError('the keys are kept in keys.db itself (NATURE_READ_MODELS is sqlite): there is nothing to import');
+        throw new CliError(
+          'the keys are kept in keys.db itself (NATURE_READ_MODELS is neither mongodb nor postgres): there is nothing to import',
+        );
       const store = await openKeyStore(settings.existing('keys'), 'keys.db');
       return { store, file: sqliteStoreFile(config, 'keys'), backend: server.name };
     },
