@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import postgres from 'postgres';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PostgresAccountStore } from '../../src/adapters/postgres/account-store.js';
+import { poolFor } from '../../src/adapters/postgres/client.js';
 import { PostgresWrappedKeyStore } from '../../src/adapters/postgres/data-key-store.js';
 import { PostgresIdempotencyStore } from '../../src/adapters/postgres/idempotency-store.js';
 import { PostgresKeyStore } from '../../src/adapters/postgres/key-store.js';
@@ -133,5 +134,22 @@ describe.skipIf(missing)('postgres stores shared by replicas', () => {
     expect([...versions]).toEqual([{ store: 'keys', version: 1 }]);
     await sql.end();
     await Promise.all(stores.map((store) => store.close()));
+  });
+});
+
+describe.skipIf(missing)('postgres pools', () => {
+  it('gives the stores of one URL and schema one pool, ended when the last of them lets it go', async () => {
+    const [url, schema] = [await shared.database(), newSchema()];
+    const [first, second, other] = [poolFor(url, schema), poolFor(url, schema), poolFor(url, newSchema())];
+    expect(second.sql).toBe(first.sql);
+    expect(other.sql).not.toBe(first.sql);
+    await first.release();
+    await first.release(); // a second release by the same user changes nothing
+    expect(await second.sql`SELECT 1 AS one`).toEqual([{ one: 1 }]);
+    await second.release();
+    await expect(second.sql`SELECT 1`).rejects.toThrow();
+    const again = poolFor(url, schema);
+    expect(again.sql).not.toBe(first.sql);
+    await Promise.all([again.release(), other.release()]);
   });
 });

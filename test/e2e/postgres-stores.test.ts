@@ -2,6 +2,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import postgres from 'postgres';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SHARED_POOL_MAX } from '../../src/adapters/postgres/client.js';
 import { runCliInProcess } from '../support/cli.js';
 import { postgresBinDir, sharedPostgres } from '../support/postgres-cluster.js';
 import { runServerToExit, type ServerProcess, startServer } from '../support/processes.js';
@@ -54,14 +55,22 @@ describe.skipIf(postgresBinDir === undefined)(
       expect(replay.headers.get('idempotent-replayed')).toBe('true');
       expect(await replay.text()).toBe(firstBody);
 
+      // Many requests at once, each with a key of its own: the pools grow to their bound, not beyond.
+      const burst = await Promise.all(Array.from({ length: 60 }, (_, i) => post(key, `burst-${i}`)));
+      expect(burst.map((response) => response.status)).toEqual(Array(60).fill(201));
+
       const sql = postgres(url, { max: 1, onnotice: () => undefined });
       const [keys] = await sql<{ ids: string[] }[]>`SELECT array_agg(id) AS ids FROM nature_keys.api_keys`;
       expect(keys!.ids).toEqual([id]);
       const [claims] = await sql<{ n: string }[]>`SELECT count(*) AS n FROM nature_sandbox.idempotency_keys WHERE response IS NOT NULL`;
-      expect(claims!.n).toBe('1');
+      expect(claims!.n).toBe('61');
       // The subject's personal fields were sealed with its data key, kept wrapped by the master key.
       const [dataKeys] = await sql<{ n: string }[]>`SELECT count(*) AS n FROM nature_sandbox.data_keys WHERE key IS NOT NULL`;
       expect(Number(dataKeys!.n)).toBeGreaterThan(0);
+      // One pool per schema (sandbox, production, nature_keys) and a listening connection per environment's log.
+      const [connections] = await sql<{ n: string }[]>`
+      SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'nature-profile-api'`;
+      expect(Number(connections!.n)).toBeLessThanOrEqual(3 * SHARED_POOL_MAX + 2);
       await sql.end();
 
       // All that may be left in the data directory: the master key (kept apart from the keys it wraps, by design) and
