@@ -114,7 +114,7 @@ export class PostgresWrappedKeyStore implements WrappedKeyStore {
   /**
    * VACUUM FULL writes each table anew and drops its old files, so what a blob replaced is no longer in the
    * database's files; WAL archives and backups keep it until they roll over. It locks the two small tables
-   * while it runs: `nature data-keys` runs it once, after rewrapping.
+   * while it runs: opening the store runs it until a master key is recorded (privacy/wrapped-data-keys.ts).
    */
   async compact(): Promise<void> {
     await this.pool.sql`VACUUM FULL data_keys, secrets`;
