@@ -7,6 +7,7 @@ import { PostgresWrappedKeyStore } from '../../src/adapters/postgres/data-key-st
 import { PostgresIdempotencyStore } from '../../src/adapters/postgres/idempotency-store.js';
 import { PostgresKeyStore } from '../../src/adapters/postgres/key-store.js';
 import { ACCOUNT_ID } from '../../src/domain/accounts.js';
+import { eventually } from '../support/eventually.js';
 import { postgresBinDir, sharedPostgres } from '../support/postgres-cluster.js';
 import { tempDir } from '../support/temp-dir.js';
 import { accountStoreContract } from './account-store.contract.js';
@@ -120,6 +121,48 @@ describe.skipIf(missing)('postgres stores shared by replicas', () => {
     expect(new Set(secrets.map(String)).size).toBe(1);
     expect(await stores[0]!.find('subject-1')).toEqual(keys[0]);
     await Promise.all(stores.map((store) => store.close()));
+  });
+
+  it('records a new master key only after a blob another replica is making with the old one committed', async () => {
+    const [recorder, maker] = await replicas(2, PostgresWrappedKeyStore.connect);
+    const url = await shared.database();
+    const schema = recorder!.location.split(' ').at(-1)!;
+    const [oldId, newId] = ['0011223344556677', '8899aabbccddeeff'];
+    const withOld = async () =>
+      (await recorder!.list('subject', undefined, 100)).filter(({ blob }) => blob.toString('hex') === oldId).map(({ name }) => name);
+    await recorder!.recordMasterKeyId(oldId);
+    // Another connection holds an uncommitted row for the subject: the maker, having read the old id, waits on it.
+    const direct = () => postgres(url, { max: 1, onnotice: () => undefined });
+    const [holder, watcher] = [direct(), direct()];
+    const waiting = async (n: number) => {
+      const [row] = await watcher<{ n: number }[]>`
+        SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`;
+      return row!.n >= n ? true : undefined;
+    };
+    let release!: () => void;
+    let inserted!: () => void;
+    const insertedRow = new Promise<void>((resolve) => (inserted = resolve));
+    const held = holder.begin(async (tx) => {
+      await tx.unsafe(`INSERT INTO ${schema}.data_keys (subject_id, key, created_at) VALUES ('sub_1', '\\x00', 'now')`);
+      inserted();
+      await new Promise<void>((resolve) => (release = resolve));
+      throw new Error('rolled back');
+    });
+    await insertedRow;
+    const making = maker!.keyFor('sub_1', (id) => Buffer.from(id, 'hex'));
+    await eventually(() => waiting(1));
+    let recorded = false;
+    const recording = recorder!.recordMasterKeyId(newId).then(() => (recorded = true));
+    // The recorder waits for the maker's lock on the master key record (with no fence, it would be done already).
+    await eventually(async () => (recorded ? true : waiting(2)));
+    expect(recorded).toBe(false);
+    release();
+    await held.catch(() => undefined);
+    await recording;
+    // Stored before the new id counts: a pass over the store from now on sees it (and rewraps it).
+    expect(await withOld()).toEqual(['sub_1']);
+    expect(await making).toEqual(Buffer.from(oldId, 'hex'));
+    await Promise.all([holder.end(), watcher.end(), recorder!.close(), maker!.close()]);
   });
 
   it('makes the keys schema once when replicas open its key and account stores together', async () => {
