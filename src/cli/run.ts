@@ -110,8 +110,9 @@ function storeSettings(program: Command, env: NodeJS.ProcessEnv): StoreSettings 
 }
 
 /**
- * Where the keys are kept, and the dashboard's people and the account's application beside them (keys.db, or MongoDB's
- * nature_keys). Minting or making a user is how a new install starts, so `create` may start the store: it says so.
+ * Where the keys are kept, and the dashboard's people and the account's application beside them (keys.db, or
+ * nature_keys on MongoDB or PostgreSQL). Minting or making a user is how a new install starts, so `create` may
+ * start the store: it says so.
  */
 async function keysHome(settings: StoreSettings, output: Output, create: boolean): Promise<Config> {
   const config = settings.config();
