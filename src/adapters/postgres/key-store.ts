@@ -20,9 +20,6 @@ const COLUMNS = [
   'origins',
 ] as const;
 
-/** Rows come back as records: text[] columns as arrays, the rest as text. */
-type KeyRow = ApiKeyRecord;
-
 /**
  * API keys in the keys schema (`nature_keys.api_keys`), shared by both environments and every replica: SHA-256
  * hashes only, never a raw key. A change and the activity entry recording it commit in one transaction; a
@@ -52,7 +49,7 @@ export class PostgresKeyStore implements KeyStore {
   }
 
   async findByHash(hash: string): Promise<ApiKeyRecord | undefined> {
-    const [row] = await this.pool.sql<KeyRow[]>`SELECT ${this.pool.sql(COLUMNS)} FROM api_keys WHERE hash = ${hash}`;
+    const [row] = await this.pool.sql<ApiKeyRecord[]>`SELECT ${this.pool.sql(COLUMNS)} FROM api_keys WHERE hash = ${hash}`;
     return row && fromRow(row);
   }
 
@@ -61,7 +58,7 @@ export class PostgresKeyStore implements KeyStore {
   }
 
   async list(): Promise<ApiKeyRecord[]> {
-    const rows = await this.pool.sql<KeyRow[]>`SELECT ${this.pool.sql(COLUMNS)} FROM api_keys ORDER BY id`;
+    const rows = await this.pool.sql<ApiKeyRecord[]>`SELECT ${this.pool.sql(COLUMNS)} FROM api_keys ORDER BY id`;
     return rows.map(fromRow);
   }
 
@@ -101,11 +98,11 @@ async function insertKey(tx: TransactionSql, key: ApiKeyRecord): Promise<void> {
 }
 
 async function keyById(sql: Sql | TransactionSql, id: string): Promise<ApiKeyRecord | undefined> {
-  const [row] = await sql<KeyRow[]>`SELECT ${sql(COLUMNS)} FROM api_keys WHERE id = ${id}`;
+  const [row] = await sql<ApiKeyRecord[]>`SELECT ${sql(COLUMNS)} FROM api_keys WHERE id = ${id}`;
   return row && fromRow(row);
 }
 
-/** The record with fresh arrays, as every store answers. */
-function fromRow(row: KeyRow): ApiKeyRecord {
+/** A row as its record (text[] columns come back as arrays), with arrays of its own as every store answers. */
+function fromRow(row: ApiKeyRecord): ApiKeyRecord {
   return { ...row, scopes: [...row.scopes], origins: [...row.origins] };
 }
