@@ -90,8 +90,11 @@ function printMinted(output: Output, json: boolean, record: ApiKeyRecord, raw: s
 export interface KeyStores {
   /** The key store the server reads; only `create` may start a new one, every other command needs it to exist. */
   open(options: { create: boolean }): Promise<KeyStore>;
-  /** keys.db in the data directory when the keys are kept elsewhere (MongoDB), to import from; a CliError otherwise. */
-  openLeftBehind(): Promise<{ store: KeyStore; file: string }>;
+  /**
+   * keys.db in the data directory when the keys are kept elsewhere (MongoDB, PostgreSQL: `backend`), to import from;
+   * a CliError otherwise.
+   */
+  openLeftBehind(): Promise<{ store: KeyStore; file: string; backend: string }>;
   /** The account's store beside the keys, where each change to a key is recorded; opened once the key store was. */
   openAccounts(): Promise<AccountStore>;
 }
@@ -138,7 +141,9 @@ export function keysCommand(stores: KeyStores, output: Output): Command {
     .action((keyId: string, options: { json?: boolean }) => revokeKey(stores, output, keyId, options));
   keys
     .command('import')
-    .description('copy the keys of keys.db into MongoDB, where they are kept with NATURE_READ_MODELS=mongodb (again is harmless)')
+    .description(
+      'copy the keys of keys.db into MongoDB or PostgreSQL, where they are kept with NATURE_READ_MODELS=mongodb or postgres (again is harmless)',
+    )
     .option('--json', 'print the ids imported and how many were there already')
     .action((options: { json?: boolean }) => importKeys(stores, output, options));
   return keys;
@@ -262,9 +267,9 @@ function revokeKey(stores: KeyStores, output: Output, keyId: string, options: { 
   });
 }
 
-/** Copies what keys.db holds into MongoDB, then says the file is no longer read. */
+/** Copies what keys.db holds into the backend that keeps the keys, then says the file is no longer read. */
 async function importKeys(stores: KeyStores, output: Output, options: { json?: boolean }): Promise<void> {
-  const { store: source, file } = await stores.openLeftBehind();
+  const { store: source, file, backend } = await stores.openLeftBehind();
   try {
     await withStore(stores, async (target) => {
       const missing = await keysMissing(source, target);
@@ -272,12 +277,12 @@ async function importKeys(stores: KeyStores, output: Output, options: { json?: b
       for (const record of missing) await target.insert(record);
       const already = (await source.list()).length - missing.length;
       if (options.json) output.out(JSON.stringify({ imported: missing.map((record) => record.id), already_there: already }));
-      else output.out(`imported ${missing.length} key(s) into MongoDB; ${already} were there already`);
+      else output.out(`imported ${missing.length} key(s) into ${backend}; ${already} were there already`);
     });
   } finally {
     await source.close();
   }
-  output.err(`nature: ${file} is no longer read; remove it (the server refuses to start while it holds keys that MongoDB lacks)`);
+  output.err(`nature: ${file} is no longer read; remove it (the server refuses to start while it holds keys that ${backend} lacks)`);
 }
 
 /** The key, unless it does not exist or is no longer active: then the command fails with one line (the operator's wording). */

@@ -9,6 +9,7 @@ import { type Config, ConfigError, loadConfig, loadStoreConfig } from '../settin
 import { checkDataDir } from '../support/data-dir.js';
 import { OperatorError, oneLine, storeProblem } from '../support/operator-errors.js';
 import { checkBackends } from '../wiring/backend-checks.js';
+import { backendsOf } from '../wiring/backends.js';
 import {
   openAccountStore,
   openDataKeys,
@@ -109,12 +110,13 @@ function storeSettings(program: Command, env: NodeJS.ProcessEnv): StoreSettings 
 }
 
 /**
- * Where the keys are kept, and the dashboard's people and the account's application beside them (keys.db, or MongoDB's
- * nature_keys). Minting or making a user is how a new install starts, so `create` may start the store: it says so.
+ * Where the keys are kept, and the dashboard's people and the account's application beside them (keys.db, or
+ * nature_keys on MongoDB or PostgreSQL). Minting or making a user is how a new install starts, so `create` may
+ * start the store: it says so.
  */
 async function keysHome(settings: StoreSettings, output: Output, create: boolean): Promise<Config> {
   const config = settings.config();
-  if (config.readModels.kind === 'mongodb') return reachable(config, { eventStore: false });
+  if (config.readModels.kind !== 'sqlite') return reachable(config, { eventStore: false });
   if (!create) return settings.existing('keys');
   const fresh = !existsSync(sqliteStoreFile(config, 'keys'));
   checkDataDir(config.dataDir, { create: true });
@@ -127,9 +129,13 @@ function keyStores(settings: StoreSettings, output: Output): KeyStores {
     open: async ({ create }) => openKeyStore(await keysHome(settings, output, create)),
     async openLeftBehind() {
       const config = settings.config();
-      if (config.readModels.kind !== 'mongodb')
-        throw new CliError('the keys are kept in keys.db itself (NATURE_READ_MODELS is not mongodb): there is nothing to import');
-      return { store: await openKeyStore(settings.existing('keys'), 'keys.db'), file: sqliteStoreFile(config, 'keys') };
+      const { server } = backendsOf(config).readModels;
+      if (server === undefined)
+        throw new CliError(
+          'the keys are kept in keys.db itself (NATURE_READ_MODELS is neither mongodb nor postgres): there is nothing to import',
+        );
+      const store = await openKeyStore(settings.existing('keys'), 'keys.db');
+      return { store, file: sqliteStoreFile(config, 'keys'), backend: server.name };
     },
     // Asked for once the key store is open, so it is there (and its backend answered).
     openAccounts: () => openAccountStore(settings.config()),

@@ -49,24 +49,25 @@ const logger = createLogger(config.logLevel);
 process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled promise rejection; the server goes on'));
 
 /**
- * Keys minted into keys.db before the keys moved to MongoDB would answer 401 from now on, silently: start-up
+ * Keys minted into keys.db before the keys moved to MongoDB or PostgreSQL would answer 401 from now on, silently: start-up
  * stops and says what to do instead, until `nature keys import` has copied every one of them.
  */
 async function refuseKeysLeftBehind(keys: KeyStore): Promise<void> {
-  const file = backendsOf(config).readModels.keysLeftBehindIn;
+  const { keysLeftBehindIn: file, server } = backendsOf(config).readModels;
   if (file === undefined || !existsSync(file)) return;
+  const backend = server?.name;
   const legacy = await openKeyStore(config, 'keys.db');
   try {
     const missing = await keysMissing(legacy, keys);
     if (missing.length > 0) {
       throw new OperatorError(
-        `${file} holds ${missing.length} API key(s) that are not in MongoDB, where keys are kept with NATURE_READ_MODELS=mongodb: run "nature keys import" once, then remove ${file}`,
+        `${file} holds ${missing.length} API key(s) that are not in ${backend}, where keys are kept with NATURE_READ_MODELS=${config.readModels.kind}: run "nature keys import" once, then remove ${file}`,
       );
     }
   } finally {
     await legacy.close();
   }
-  logger.warn({ file }, 'keys.db is no longer read (every key in it is in MongoDB): remove it');
+  logger.warn({ file }, `keys.db is no longer read (every key in it is in ${backend}): remove it`);
 }
 
 async function openStores() {

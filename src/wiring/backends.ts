@@ -1,7 +1,7 @@
 import { eventStoreDbBackend } from '../adapters/eventstoredb/backend.js';
 import { mongoReadModelBackend } from '../adapters/mongodb/backend.js';
 import { natsBusBackend } from '../adapters/nats/backend.js';
-import { postgresEventStoreBackend, postgresReadModels } from '../adapters/postgres/backend.js';
+import { postgresEventStoreBackend, postgresReadModelBackend } from '../adapters/postgres/backend.js';
 import {
   keysDbFile,
   type SqliteFiles,
@@ -49,8 +49,7 @@ function readModelBackendOf(config: Config, files: SqliteFiles): ReadModelBacken
         keysDbFile(files),
       );
     case 'postgres':
-      // The stores beside the read models move to PostgreSQL in a later step of issue 42; until then, files.
-      return { ...sqliteReadModelBackend(files), ...postgresReadModels(config.readModels, timeoutMs) };
+      return postgresReadModelBackend(config.readModels, timeoutMs, keysDbFile(files));
     default:
       return sqliteReadModelBackend(files);
   }

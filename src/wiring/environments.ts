@@ -316,9 +316,9 @@ export async function closeEnvironments(envs: Environments): Promise<void> {
 }
 
 /**
- * API keys serve both environments, so they live in one store beside them: in MongoDB (`nature_keys`)
- * whenever the read models are there, so every replica reads the same keys; else in keys.db in the data
- * directory. `keys.db` opens that file whatever the configuration (what `nature keys import` copies from).
+ * API keys serve both environments, so they live in one store beside them: in MongoDB or PostgreSQL
+ * (`nature_keys`) whenever the read models are there, so every replica reads the same keys; else in keys.db in
+ * the data directory. `keys.db` opens that file whatever the configuration (what `nature keys import` copies from).
  */
 export async function openKeyStore(config: Config, store: 'configured' | 'keys.db' = 'configured'): Promise<KeyStore> {
   return store === 'keys.db' ? openKeysDb(sqliteFilesOf(config)) : await backendsOf(config).readModels.openKeyStore();

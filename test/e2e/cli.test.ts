@@ -384,7 +384,7 @@ describe('the nature operator command', () => {
     expectFailure(
       await nature(['keys', 'import']),
       1,
-      /^nature: the keys are kept in keys\.db itself \(NATURE_READ_MODELS is not mongodb\): there is nothing to import$/,
+      /^nature: the keys are kept in keys\.db itself \(NATURE_READ_MODELS is neither mongodb nor postgres\): there is nothing to import$/,
     );
   });
 

@@ -2,7 +2,11 @@ import type { BackendServer, EventStoreBackend, ReadModelBackend } from '../../p
 import type { Projection } from '../../ports/projection.js';
 import type { PostgresAccess } from '../../settings/config.js';
 import { storeNames } from '../store-names.js';
+import { PostgresAccountStore } from './account-store.js';
+import { PostgresWrappedKeyStore } from './data-key-store.js';
 import { PostgresEventStore } from './event-store.js';
+import { PostgresIdempotencyStore } from './idempotency-store.js';
+import { PostgresKeyStore } from './key-store.js';
 import { probePostgres } from './probe.js';
 import { PostgresReadModelStore } from './read-model-store.js';
 
@@ -36,16 +40,24 @@ const postgresServer = (access: PostgresAccess, timeoutMs: number): BackendServe
 });
 
 /**
- * Both environments' read models on the database, each in its environment's schema beside its log. Only the read
- * models so far: the wiring keeps the stores beside them (idempotency, keys, data keys, accounts) where they were.
+ * Every store on the database, so that every replica reads the same: each environment's read models, idempotency
+ * keys and wrapped data keys in its schema beside its log, the API keys and the account in `nature_keys`. The
+ * stores of a schema share the process's one pool for it (client.ts, poolFor): opened by the first, ended by the
+ * last. `keysDbFile`: keys.db in the data directory, which `nature keys import` copies from.
  */
-export function postgresReadModels(settings: PostgresAccess, timeoutMs: number): Pick<ReadModelBackend, 'server' | 'openReadModels'> {
+export function postgresReadModelBackend(settings: PostgresAccess, timeoutMs: number, keysDbFile: string): ReadModelBackend {
+  const { url, passwordFile } = settings;
+  const options = { passwordFile };
   return {
     server: postgresServer(settings, timeoutMs),
     openReadModels: (environment, { indexedFields }, mode = 'upgrade') =>
-      PostgresReadModelStore.connect(settings.url, schemaOf(environment), indexedFields, {
-        asIs: mode === 'as-is',
-        passwordFile: settings.passwordFile,
-      }),
+      PostgresReadModelStore.connect(url, schemaOf(environment), indexedFields, { ...options, asIs: mode === 'as-is' }),
+    openIdempotency: (environment) => PostgresIdempotencyStore.connect(url, schemaOf(environment), options),
+    openWrappedKeys: (environment) => PostgresWrappedKeyStore.connect(url, schemaOf(environment), options),
+    // Opening makes the tables, empty: nothing is lost by asking.
+    mayHoldWrappedKeys: () => true,
+    openKeyStore: () => PostgresKeyStore.connect(url, undefined, options),
+    openAccountStore: () => PostgresAccountStore.connect(url, undefined, options),
+    keysLeftBehindIn: keysDbFile,
   };
 }

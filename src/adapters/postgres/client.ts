@@ -15,7 +15,10 @@ export function checkedSchema(schema: string): string {
 }
 
 export interface PostgresOptions {
-  /** Connections in the pool; appends hold one each while they wait for the log's lock. */
+  /**
+   * Connections in a pool of the store's own; appends hold one each while they wait for the log's lock. Without
+   * it the store uses the process's shared pool for its URL and schema (poolFor).
+   */
   max?: number;
   /** POSTGRES_PASSWORD_FILE: the password, when it is not in the URL. */
   passwordFile?: string;
@@ -38,4 +41,53 @@ export function openPostgres(url: string, schema: string, { max = 10, passwordFi
     onnotice: () => undefined,
     ...(hosts && multiHostConnecting(bare, hosts, access)),
   });
+}
+
+/** A store's use of a pool: `release` ends it when no other store of the process still uses it. */
+export interface PostgresPool {
+  readonly sql: Sql;
+  release(): Promise<void>;
+}
+
+/**
+ * Connections in each shared pool. A process has at most three (each environment's schema, and `nature_keys`),
+ * plus one listening connection per environment's log: 3 × 8 + 2 = 26, so four replicas fit under PostgreSQL's
+ * default max_connections (100, 3 kept for superusers) with room for operator commands. More would not help one
+ * process: appends wait for the log's lock one at a time, and one event loop keeps few statements in flight.
+ */
+export const SHARED_POOL_MAX = 8;
+
+const sharedPools = new Map<string, { sql: Sql; users: number }>();
+
+/**
+ * The process's pool for `url` and `schema`, shared by every store of that schema (log, read models, idempotency,
+ * data keys; or the API keys and accounts): opened by the first, ended when the last releases it. A pool's
+ * search_path names its schema, so the schemas cannot share one. With `max`, a pool of the store's own (tests
+ * that race several "replicas" inside one process).
+ */
+export function poolFor(url: string, schema: string, { max, passwordFile }: PostgresOptions = {}): PostgresPool {
+  if (max !== undefined) {
+    const sql = openPostgres(url, schema, { max, passwordFile });
+    return { sql, release: () => sql.end({ timeout: 5 }) };
+  }
+  const key = JSON.stringify([url, schema, passwordFile]);
+  let entry = sharedPools.get(key);
+  if (entry === undefined) {
+    entry = { sql: openPostgres(url, schema, { max: SHARED_POOL_MAX, passwordFile }), users: 0 };
+    sharedPools.set(key, entry);
+  }
+  const used = entry;
+  used.users += 1;
+  let released = false;
+  return {
+    sql: used.sql,
+    async release() {
+      if (released) return;
+      released = true;
+      used.users -= 1;
+      if (used.users > 0) return;
+      if (sharedPools.get(key) === used) sharedPools.delete(key);
+      await used.sql.end({ timeout: 5 });
+    },
+  };
 }

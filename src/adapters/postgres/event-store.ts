@@ -14,7 +14,7 @@ import {
 import type { Projection } from '../../ports/projection.js';
 import { Wakeup } from '../../support/wakeup.js';
 import { type EncodedAppend, encodeUnit, previousAppend, revisionMatches, type StoredId } from '../append-rules.js';
-import { openPostgres, type PostgresOptions, type Sql, type TransactionSql } from './client.js';
+import { type PostgresOptions, type PostgresPool, poolFor, type Sql, type TransactionSql } from './client.js';
 import { EVENT_COLUMNS, type EventRow, toRecorded } from './event-rows.js';
 import { EVENTS_STEPS } from './events-schema.js';
 import { projectInTransaction } from './inline-projections.js';
@@ -53,6 +53,7 @@ const APPEND_LOCK = 0x6e_6c_6f_67; // 'nlog'
  * Each append commits with a NOTIFY on the schema's channel, which wakes every subscriber of every process at once.
  */
 export class PostgresEventStore implements EventStore {
+  private readonly pool: PostgresPool;
   private readonly sql: Sql;
   private readonly ready: Promise<unknown>;
   private readonly pollIntervalMs: number;
@@ -60,7 +61,7 @@ export class PostgresEventStore implements EventStore {
   private readonly appended = new Wakeup();
   /** Counts notifications, so one that comes while a subscriber reads is not missed. */
   private notifications = 0;
-  private listening: Promise<unknown> | undefined;
+  private listening: Promise<{ unlisten(): Promise<void> }> | undefined;
   private closed = false;
   private readonly projections: readonly Projection[] | undefined;
   /** The last position an append of this store committed with the projections' changes. */
@@ -72,7 +73,8 @@ export class PostgresEventStore implements EventStore {
     { pollIntervalMs = 1_000, projections, ...options }: PostgresEventStoreOptions = {},
   ) {
     this.projections = projections;
-    this.sql = openPostgres(url, schema, options);
+    this.pool = poolFor(url, schema, options);
+    this.sql = this.pool.sql;
     this.pollIntervalMs = pollIntervalMs;
     this.channel = `nature_events_${schema}`;
     this.ready = migrate(this.sql, schema, 'events', EVENTS_STEPS);
@@ -164,7 +166,7 @@ export class PostgresEventStore implements EventStore {
     }
   }
 
-  /** One listening connection per store, shared by its subscribers; the driver listens again after a reconnect. */
+  /** One listener per store, shared by its subscribers, on its pool's listening connection; the driver listens again after a reconnect. */
   private listen(): Promise<unknown> {
     this.listening ??= this.ready.then(() =>
       this.sql.listen(this.channel, () => {
@@ -179,13 +181,14 @@ export class PostgresEventStore implements EventStore {
     await this.sql`SELECT 1`;
   }
 
-  /** Waits for the appends under way, then closes the pool and the listening connection. */
+  /** Waits for the appends under way, stops listening, then lets the pool go (the last store closes it). */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     this.appended.wake();
     await this.ready.catch(() => undefined);
-    await this.sql.end({ timeout: 5 });
+    await (await this.listening?.catch(() => undefined))?.unlisten();
+    await this.pool.release();
   }
 }
 

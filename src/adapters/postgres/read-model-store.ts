@@ -10,7 +10,7 @@ import {
   type ReadModelStore,
   type StoredVersion,
 } from '../../ports/read-models.js';
-import { openPostgres, type PostgresOptions, type Sql, type TransactionSql } from './client.js';
+import { type PostgresOptions, type PostgresPool, poolFor, type Sql, type TransactionSql } from './client.js';
 import { migrate, underSchemaLock } from './migrations.js';
 import { applyWrites, checkedName, moveCheckpoints, storedVersions, whereClause } from './read-model-statements.js';
 import { READ_MODEL_STEPS } from './read-models-schema.js';
@@ -29,7 +29,11 @@ export interface PostgresReadModelOptions extends PostgresOptions {
  * row lock, the rule evaluated against the row as the last of them left it.
  */
 export class PostgresReadModelStore implements ReadModelStore {
-  private constructor(private readonly sql: Sql) {}
+  private readonly sql: Sql;
+
+  private constructor(private readonly pool: PostgresPool) {
+    this.sql = pool.sql;
+  }
 
   /** Brings the schema's read models to their last step and makes the list indexes `indexedFields` names. */
   static async connect(
@@ -38,15 +42,16 @@ export class PostgresReadModelStore implements ReadModelStore {
     indexedFields: readonly IndexedField[],
     { asIs = false, ...options }: PostgresReadModelOptions = {},
   ): Promise<PostgresReadModelStore> {
-    const sql = openPostgres(url, schema, options);
+    const pool = poolFor(url, schema, options);
+    const { sql } = pool;
     try {
       await migrate(sql, schema, 'read-models', READ_MODEL_STEPS, asIs);
       if (!asIs) await underSchemaLock(sql, schema, (tx) => keepListIndexes(tx, indexedFields));
     } catch (error) {
-      await sql.end({ timeout: 5 });
+      await pool.release();
       throw error;
     }
-    return new PostgresReadModelStore(sql);
+    return new PostgresReadModelStore(pool);
   }
 
   async checkpoint(projection: string): Promise<bigint | undefined> {
@@ -149,7 +154,7 @@ export class PostgresReadModelStore implements ReadModelStore {
   }
 
   async close(): Promise<void> {
-    await this.sql.end({ timeout: 5 });
+    await this.pool.release();
   }
 }
 

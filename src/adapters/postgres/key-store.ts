@@ -1,0 +1,108 @@
+import type { ActivityRecord } from '../../domain/accounts.js';
+import type { ApiKeyRecord } from '../../domain/api-keys.js';
+import type { KeyStore } from '../../ports/key-store.js';
+import { type PostgresOptions, type PostgresPool, poolFor, type Sql, type TransactionSql } from './client.js';
+import { KEYS_SCHEMA, KEYS_STEPS, KEYS_STORE, recordActivity } from './keys-schema.js';
+import { migrate } from './migrations.js';
+
+const COLUMNS = [
+  'id',
+  'name',
+  'environment',
+  'type',
+  'scopes',
+  'hash',
+  'last4',
+  'created_at',
+  'revoked_at',
+  'revoked_reason',
+  'rotated_from',
+  'origins',
+] as const;
+
+/**
+ * API keys in the keys schema (`nature_keys.api_keys`), shared by both environments and every replica: SHA-256
+ * hashes only, never a raw key. A change and the activity entry recording it commit in one transaction; a
+ * rotation revokes the old key (locked FOR UPDATE, so two rotations of one key cannot both win) and inserts its
+ * replacement in one. There is no cheap change signal across the network (no `version`): keys are looked up on
+ * every request.
+ */
+export class PostgresKeyStore implements KeyStore {
+  private constructor(private readonly pool: PostgresPool) {}
+
+  static async connect(url: string, schema = KEYS_SCHEMA, options?: PostgresOptions): Promise<PostgresKeyStore> {
+    const pool = poolFor(url, schema, options);
+    try {
+      await migrate(pool.sql, schema, KEYS_STORE, KEYS_STEPS);
+    } catch (error) {
+      await pool.release();
+      throw error;
+    }
+    return new PostgresKeyStore(pool);
+  }
+
+  async insert(record: ApiKeyRecord, activity?: ActivityRecord): Promise<void> {
+    await this.pool.sql.begin(async (tx) => {
+      await insertKey(tx, record);
+      await recordActivity(tx, activity);
+    });
+  }
+
+  async findByHash(hash: string): Promise<ApiKeyRecord | undefined> {
+    const [row] = await this.pool.sql<ApiKeyRecord[]>`SELECT ${this.pool.sql(COLUMNS)} FROM api_keys WHERE hash = ${hash}`;
+    return row && fromRow(row);
+  }
+
+  async get(id: string): Promise<ApiKeyRecord | undefined> {
+    return keyById(this.pool.sql, id);
+  }
+
+  async list(): Promise<ApiKeyRecord[]> {
+    const rows = await this.pool.sql<ApiKeyRecord[]>`SELECT ${this.pool.sql(COLUMNS)} FROM api_keys ORDER BY id`;
+    return rows.map(fromRow);
+  }
+
+  async revoke(id: string, at: string, reason: 'revoked' | 'rotated', activity?: ActivityRecord): Promise<ApiKeyRecord | undefined> {
+    return (await this.pool.sql.begin(async (tx) => {
+      const revoked = await tx`
+        UPDATE api_keys SET revoked_at = ${at}, revoked_reason = ${reason} WHERE id = ${id} AND revoked_at IS NULL RETURNING 1`;
+      if (revoked.length === 1) await recordActivity(tx, activity);
+      return keyById(tx, id);
+    })) as ApiKeyRecord | undefined;
+  }
+
+  async rotate(oldId: string, replacement: ApiKeyRecord, at: string, activity?: ActivityRecord): Promise<void> {
+    await this.pool.sql.begin(async (tx) => {
+      const rotated = await tx`
+        UPDATE api_keys SET revoked_at = ${at}, revoked_reason = 'rotated' WHERE id = ${oldId} AND revoked_at IS NULL RETURNING 1`;
+      if (rotated.length !== 1) throw new Error(`key ${oldId} is not an active key`);
+      await insertKey(tx, replacement);
+      await recordActivity(tx, activity);
+    });
+  }
+
+  async ping(): Promise<void> {
+    await this.pool.sql`SELECT 1`;
+  }
+
+  close(): Promise<void> {
+    return this.pool.release();
+  }
+}
+
+async function insertKey(tx: TransactionSql, key: ApiKeyRecord): Promise<void> {
+  await tx`
+    INSERT INTO api_keys (id, name, environment, type, scopes, hash, last4, created_at, revoked_at, revoked_reason, rotated_from, origins)
+    VALUES (${key.id}, ${key.name}, ${key.environment}, ${key.type}, ${key.scopes}::text[],
+      ${key.hash}, ${key.last4}, ${key.created_at}, ${key.revoked_at}, ${key.revoked_reason}, ${key.rotated_from}, ${key.origins}::text[])`;
+}
+
+async function keyById(sql: Sql | TransactionSql, id: string): Promise<ApiKeyRecord | undefined> {
+  const [row] = await sql<ApiKeyRecord[]>`SELECT ${sql(COLUMNS)} FROM api_keys WHERE id = ${id}`;
+  return row && fromRow(row);
+}
+
+/** A row as its record (text[] columns come back as arrays), with arrays of its own as every store answers. */
+function fromRow(row: ApiKeyRecord): ApiKeyRecord {
+  return { ...row, scopes: [...row.scopes], origins: [...row.origins] };
+}
