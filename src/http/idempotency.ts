@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { DataKeyStore } from '../ports/data-keys.js';
-import { IDEMPOTENCY_TTL_MS } from '../ports/idempotency.js';
+import { IDEMPOTENCY_TTL_MS, type IdempotencyStore } from '../ports/idempotency.js';
 import { open, type PiiEnvelope, seal } from '../privacy/pii-envelope.js';
 import { ProblemError } from './problem.js';
 
@@ -105,6 +105,7 @@ async function claimKey(request: FastifyRequest, reply: FastifyReply, clock: () 
       ttlMs: IDEMPOTENCY_TTL_MS,
     });
   let fingerprint = fingerprintOf(request.method, request.url, request.body);
+  await releaseUnreleased(request.env.idempotency, key);
   let claim = await claimWith(fingerprint);
   // A key first used before fingerprints were canonical (kept 24 h) holds the body's fingerprint in its own key order.
   if (claim.outcome === 'reused') {
@@ -138,6 +139,31 @@ async function claimKey(request: FastifyRequest, reply: FastifyReply, clock: () 
   }
 }
 
+/**
+ * Keys this process holds for requests that ended but whose release the store did not take (it did not answer: a
+ * failover under way), by store. The caller's retry comes with the same key: here it releases it first, rather than
+ * meet 409 idempotency_key_in_use until the lease runs out. (A retry that reaches another replica waits for the lease.)
+ */
+const unreleased = new WeakMap<IdempotencyStore, Map<string, string>>();
+const MAX_UNRELEASED = 10_000;
+
+function unreleasedIn(store: IdempotencyStore): Map<string, string> {
+  let keys = unreleased.get(store);
+  if (keys === undefined) {
+    keys = new Map();
+    unreleased.set(store, keys);
+  }
+  return keys;
+}
+
+/** Releases `key` if this process still holds it for a request that has ended; a store that still does not answer throws. */
+async function releaseUnreleased(store: IdempotencyStore, key: string): Promise<void> {
+  const holder = unreleased.get(store)?.get(key);
+  if (holder === undefined) return;
+  await store.release(key, holder);
+  unreleased.get(store)?.delete(key);
+}
+
 /** Stores the answer for replays, or frees the key for a retry. */
 async function settle(request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<void> {
   if (!request.idempotency?.holder) return;
@@ -145,7 +171,14 @@ async function settle(request: FastifyRequest, reply: FastifyReply, payload: unk
   request.idempotency = null;
   const status = reply.statusCode;
   if (!(status < 300 || status === 404 || status === 409 || status === 410)) {
-    await request.env.idempotency.release(key, holder);
+    // The answer (an error) stands whatever comes of this: thrown, a failed release would turn a 503 into a 500.
+    await request.env.idempotency.release(key, holder).catch((error: unknown) => {
+      request.log.warn({ err: error }, 'an Idempotency-Key could not be released; a retry here releases it first');
+      const keys = unreleasedIn(request.env.idempotency);
+      keys.set(key, holder);
+      // Bounded through a long outage: the oldest are left to their leases.
+      if (keys.size > MAX_UNRELEASED) keys.delete(keys.keys().next().value!);
+    });
     return;
   }
   const headers = Object.fromEntries(

@@ -130,6 +130,31 @@ describe('errors as problem+json', () => {
     expect(body.detail).toMatch(/retry shortly/);
     await t.close();
   });
+
+  it('answers a keyed write 503, not 500, when the backend is gone for the key’s release too (a failover under way)', async () => {
+    const t = await openTestApp();
+    const key = (await t.mint('test', 'sk')).raw;
+    const gone = () => Object.assign(new Error('no server of POSTGRES_URL accepts writes now'), { code: 'ECONNREFUSED' });
+    const { events, idempotency } = t.envs.test;
+    const working = { append: events.appendToStreams.bind(events), release: idempotency.release.bind(idempotency) };
+    Object.assign(events, { appendToStreams: () => Promise.reject(gone()) });
+    Object.assign(idempotency, { release: () => Promise.reject(gone()) });
+    const send = () =>
+      t.app.inject({
+        method: 'POST',
+        url: '/v1/nature/subjects',
+        headers: { ...auth(key), 'idempotency-key': 'failover-1' },
+        payload: validSubject('failover-subject'),
+      });
+    const response = await send();
+    await expectProblem(response, 503, 'service_unavailable');
+    expect(response.headers['retry-after']).toBe('1');
+    // The backend back: the retry with the same key runs at once, not 409 idempotency_key_in_use for the lease's 30 s.
+    Object.assign(events, { appendToStreams: working.append });
+    Object.assign(idempotency, { release: working.release });
+    expect((await send()).statusCode).toBe(201);
+    await t.close();
+  });
 });
 
 describe("a problem's type: the URL of its code's entry in the error catalogue", () => {
