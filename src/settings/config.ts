@@ -169,6 +169,7 @@ export interface Config {
    */
   bus:
     | { kind: 'local' }
+    | { kind: 'postgres'; url: string }
     | ({ kind: 'nats' } & NatsAccess & { streamReplicas: number; streamLimits: { maxBytes: number; maxAgeMs: number } });
   /**
    * `allowPrivate`: whether sandbox endpoints may be on loopback (`sandbox`) or must be public like production's
@@ -277,7 +278,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
             streamReplicas: settings.NATS_STREAM_REPLICAS,
             streamLimits: { maxBytes: settings.NATS_STREAM_MAX_BYTES, maxAgeMs: settings.NATS_STREAM_MAX_AGE },
           }
-        : { kind: 'local' },
+        : embeddedBusOf(settings),
     webhooks: {
       retryScheduleMs: settings.NATURE_WEBHOOK_RETRY_SCHEDULE,
       timeoutMs: settings.NATURE_WEBHOOK_TIMEOUT_MS,
@@ -310,6 +311,15 @@ function eventStoreOf(settings: Settings): Config['eventStore'] {
     default:
       return { kind: 'sqlite' };
   }
+}
+
+/**
+ * The bus where NATS is not configured (NATURE_BUS=local): beside the log. On a PostgreSQL log, in its database,
+ * which every replica shares; a queue in each replica's data directory would split the messages between them.
+ */
+function embeddedBusOf(settings: Settings): Config['bus'] {
+  const eventStore = eventStoreOf(settings);
+  return eventStore.kind === 'postgres' ? { kind: 'postgres', url: eventStore.url } : { kind: 'local' };
 }
 
 function readModelsOf(settings: Settings): Config['readModels'] {

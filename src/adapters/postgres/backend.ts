@@ -1,5 +1,6 @@
-import type { BackendServer, EventStoreBackend, ReadModelBackend } from '../../ports/backends.js';
+import type { BackendServer, BusBackend, EventStoreBackend, ReadModelBackend } from '../../ports/backends.js';
 import { storeNames } from '../store-names.js';
+import { PostgresBus } from './bus.js';
 import { PostgresEventStore } from './event-store.js';
 import { probePostgres } from './probe.js';
 import { PostgresReadModelStore } from './read-model-store.js';
@@ -34,5 +35,13 @@ export function postgresReadModels(settings: { url: string }, timeoutMs: number)
     server: postgresServer(settings.url, timeoutMs),
     openReadModels: (environment, { indexedFields }, mode = 'upgrade') =>
       PostgresReadModelStore.connect(settings.url, schemaOf(environment), indexedFields, { asIs: mode === 'as-is' }),
+  };
+}
+
+/** The embedded bus beside the log: each environment's messages in its schema, shared by every replica. */
+export function postgresBusBackend(settings: { url: string }, timeoutMs: number): BusBackend {
+  return {
+    server: postgresServer(settings.url, timeoutMs),
+    open: (environment, { redeliverAfterMs }) => PostgresBus.connect(settings.url, schemaOf(environment), { claimMs: redeliverAfterMs }),
   };
 }
