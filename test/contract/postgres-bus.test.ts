@@ -90,14 +90,30 @@ describe.skipIf(missing)('postgres bus', () => {
     expect(consumers.flatMap((consumer) => consumer.failures)).toEqual([]);
   });
 
-  it('goes on consuming after the server dropped its connections, and a publish after it wakes the consumer', async () => {
+  it('wakes a consumer that never polls by NOTIFY when another replica (another pool) publishes', async () => {
+    const [consuming, publishing] = [await connect('notified', { pollIntervalMs: NEVER_POLLS }), await connect('notified')];
+    const seen: string[] = [];
+    const consumer = consumeAll(consuming, async (id) => {
+      seen.push(id);
+      return { kind: 'ack' };
+    });
+    for (const id of ['one', 'two', 'three']) {
+      await publishing.publish('deliveries', id, {});
+      await expect.poll(() => seen.includes(id)).toBe(true);
+    }
+    await consumer.stop();
+    expect(seen).toEqual(['one', 'two', 'three']);
+  });
+
+  it('goes on consuming after the server dropped its connections, woken by a publish from another replica after it', async () => {
     const bus = await connect('healing', { pollIntervalMs: NEVER_POLLS });
+    const publishing = await connect('healing');
     const seen: string[] = [];
     const consumer = consumeAll(bus, async (id) => {
       seen.push(id);
       return { kind: 'ack' };
     });
-    await bus.publish('deliveries', 'before', {});
+    await publishing.publish('deliveries', 'before', {});
     await expect.poll(() => seen).toEqual(['before']);
     // What a server restart or a failover does to the service's connections, the listening one among them.
     const admin = postgres(await shared.database(), { max: 1, onnotice: () => undefined });
@@ -112,7 +128,7 @@ describe.skipIf(missing)('postgres bus', () => {
     await expect
       .poll(
         () =>
-          bus.publish('deliveries', 'after', {}).then(
+          publishing.publish('deliveries', 'after', {}).then(
             () => 'published',
             () => 'not yet',
           ),
