@@ -9,6 +9,7 @@ import {
   runHandler,
   type Topic,
 } from '../../ports/bus.js';
+import { within } from '../../support/backend-timeout.js';
 import { Wakeup } from '../../support/wakeup.js';
 import { BUS_STEPS } from './bus-schema.js';
 import { openPostgres, type Sql } from './client.js';
@@ -26,6 +27,8 @@ export interface PostgresBusOptions {
   maxDeliver?: number;
   /** How long a done message's id is kept, so a republish of it is dropped, in ms (as on SQLite). */
   duplicateWindowMs?: number;
+  /** The longest each of the bus's statements may take before it counts as failed, in ms. */
+  queryTimeoutMs?: number;
 }
 
 interface ClaimedRow {
@@ -98,17 +101,18 @@ export class PostgresBus implements Bus {
       claimMs: options.claimMs ?? 60_000,
       maxDeliver: options.maxDeliver ?? DEFAULT_MAX_DELIVER,
       duplicateWindowMs: options.duplicateWindowMs ?? DUPLICATE_WINDOW_MS,
+      queryTimeoutMs: options.queryTimeoutMs ?? 15_000,
     });
   }
 
   async publish(topic: Topic, id: string, payload: unknown): Promise<void> {
     // The NOTIFY goes out at COMMIT, and only when the message is new: a republished id wakes nobody. The payload
     // goes as text (a json parameter the driver would encode again), kept as written.
-    await this.sql`
+    await this.bounded(this.sql`
       WITH inserted AS (
         INSERT INTO bus_messages (topic, id, payload) VALUES (${topic}, ${id}, ${JSON.stringify(payload)}::text::json)
         ON CONFLICT (topic, id) DO NOTHING RETURNING topic)
-      SELECT pg_notify(${this.channel}, topic) FROM inserted`;
+      SELECT pg_notify(${this.channel}, topic) FROM inserted`);
     // This process's consumer at once, whether or not its listening connection is up.
     this.changes[topic].note();
   }
@@ -154,7 +158,7 @@ export class PostgresBus implements Bus {
   /** Claims up to `limit` due messages, a lapsed claim's among them, in one statement. */
   private async claim(topic: Topic, limit: number): Promise<Claimed[]> {
     const claim = randomUUID();
-    const rows = await this.sql<ClaimedRow[]>`
+    const rows = await this.bounded(this.sql<ClaimedRow[]>`
       UPDATE bus_messages AS m
       SET claimed_until = now() + ${this.options.claimMs}::double precision * interval '1 millisecond',
           claim = ${claim}, delivery_count = m.delivery_count + 1
@@ -164,7 +168,7 @@ export class PostgresBus implements Bus {
             ORDER BY available_at LIMIT ${limit}
             FOR UPDATE SKIP LOCKED) AS due
       WHERE m.topic = due.topic AND m.id = due.id
-      RETURNING m.id, m.payload, m.delivery_count`;
+      RETURNING m.id, m.payload, m.delivery_count`);
     return rows.map((row) => ({ topic, id: row.id, payload: row.payload, deliveryCount: row.delivery_count, claim }));
   }
 
@@ -173,11 +177,11 @@ export class PostgresBus implements Bus {
    * consumer's own are renewed before then), the poll interval at most.
    */
   private async untilNextDue(topic: Topic): Promise<number> {
-    const [row] = await this.sql<{ ms: number | null }[]>`
+    const [row] = await this.bounded(this.sql<{ ms: number | null }[]>`
       SELECT extract(epoch FROM least(
         (SELECT min(available_at) FROM bus_messages WHERE topic = ${topic} AND state = 'ready' AND claimed_until IS NULL),
         (SELECT min(claimed_until) FROM bus_messages WHERE topic = ${topic} AND state = 'ready' AND claimed_until IS NOT NULL)
-      ) - now())::float8 * 1000 AS ms`;
+      ) - now())::float8 * 1000 AS ms`);
     const ms = row?.ms;
     return ms === null || ms === undefined ? this.options.pollIntervalMs : Math.min(this.options.pollIntervalMs, Math.max(0, ms));
   }
@@ -186,12 +190,12 @@ export class PostgresBus implements Bus {
   private async pruneDone(topic: Topic): Promise<void> {
     const now = Date.now();
     if (now - this.prunedAt[topic] < this.options.duplicateWindowMs / 10) return;
-    const deleted = await this.sql`
+    const deleted = await this.bounded(this.sql`
       DELETE FROM bus_messages WHERE (topic, id) IN (
         SELECT topic, id FROM bus_messages
         WHERE topic = ${topic} AND state = 'done'
           AND settled_at <= now() - ${this.options.duplicateWindowMs}::double precision * interval '1 millisecond'
-        LIMIT ${PRUNE_BATCH} FOR UPDATE SKIP LOCKED)`;
+        LIMIT ${PRUNE_BATCH} FOR UPDATE SKIP LOCKED)`);
     if (deleted.count < PRUNE_BATCH) this.prunedAt[topic] = now;
   }
 
@@ -206,7 +210,7 @@ export class PostgresBus implements Bus {
         : await this.run(message, claim, handler, onError);
     if (this.closed) return;
     try {
-      if (!(await this.settle(message, claim, outcome)))
+      if (!(await this.bounded(this.settle(message, claim, outcome))))
         onError?.(new Error('its claim lapsed before its handler settled it; another consumer has it'), message);
     } catch (error) {
       onError?.(error, message);
@@ -229,9 +233,9 @@ export class PostgresBus implements Bus {
 
   /** Keeps the claim another `claimMs`, if it still holds. */
   private async renew({ topic, id }: BusMessage, claim: string): Promise<void> {
-    await this.sql`
+    await this.bounded(this.sql`
       UPDATE bus_messages SET claimed_until = now() + ${this.options.claimMs}::double precision * interval '1 millisecond'
-      WHERE topic = ${topic} AND id = ${id} AND claim = ${claim} AND state = 'ready'`;
+      WHERE topic = ${topic} AND id = ${id} AND claim = ${claim} AND state = 'ready'`);
   }
 
   /** Records the handler's verdict if the claim still holds; answers whether it did. */
@@ -258,6 +262,16 @@ export class PostgresBus implements Bus {
           UPDATE bus_messages SET state = 'dead', dead_reason = ${outcome.reason}, settled_at = now(), ${released} WHERE ${mine}`;
     }
     return result.count === 1;
+  }
+
+  /**
+   * `query`, or a failure once the query timeout has passed. Postgres.js 3.4.9 can leave a query on a connection the
+   * server dropped unanswered for good (porsager/postgres#1199, #1208): a consumer waiting on it would stop for good,
+   * a handler waiting on its settlement would hold its slot for good. Failed instead, the consumer starts again (the
+   * dispatcher consumes again) on another connection, and an unsettled message comes again when its claim lapses.
+   */
+  private bounded<T>(query: Promise<T>): Promise<T> {
+    return within(this.options.queryTimeoutMs, query);
   }
 
   async deadLetters(topic: Topic): Promise<{ id: string; payload: unknown; reason: string }[]> {
