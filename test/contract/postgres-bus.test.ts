@@ -142,6 +142,25 @@ describe.skipIf(missing)('postgres bus', () => {
     await consumer.stop();
   });
 
+  it('forgets a done message after the duplicate window: the same id published again is delivered again', async () => {
+    const bus = await connect('forgetting', { pollIntervalMs: NEVER_POLLS, duplicateWindowMs: 0 });
+    const seen: string[] = [];
+    const consumer = consumeAll(bus, async (id) => {
+      seen.push(id);
+      return { kind: 'ack' };
+    });
+    await bus.publish('deliveries', 'once', {});
+    await expect.poll(() => seen).toEqual(['once']);
+    // Done, and past its window of nothing: deleted by the consumer's next pass, after which the id is new again.
+    const republished = async () => {
+      await bus.publish('deliveries', 'once', {});
+      return seen.length;
+    };
+    await expect.poll(republished, { timeout: 10_000 }).toBeGreaterThan(1);
+    await consumer.stop();
+    expect(new Set(seen)).toEqual(new Set(['once']));
+  });
+
   it('keeps a message that was delivered as often as allowed without a verdict from coming back: it goes dead', async () => {
     const bus = await connect('crash_loop', { pollIntervalMs: NEVER_POLLS, claimMs: 300, maxDeliver: 2 });
     await bus.publish('deliveries', 'poison', { job: 'kills its process' });
