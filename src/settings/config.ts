@@ -159,7 +159,7 @@ export interface Config {
   masterKeyFile: string;
   /** On EventStoreDB, an append answers or fails within `appendRetryMs`, resends included. */
   eventStore: { kind: 'sqlite' } | { kind: 'eventstoredb'; url: string; appendRetryMs: number } | ({ kind: 'postgres' } & PostgresAccess);
-  /** On PostgreSQL only the read models themselves, so far: the stores beside them stay in the data directory. */
+  /** The read models, and the stores beside them (idempotency, data keys, API keys, the account). */
   readModels: { kind: 'sqlite' } | { kind: 'mongodb'; url: string } | ({ kind: 'postgres' } & PostgresAccess);
   /** Whether a standalone MongoDB server is accepted (no failover, no transactions: commits are not fenced atomically). */
   mongodbAllowWeakWrites: boolean;
@@ -172,6 +172,7 @@ export interface Config {
    */
   bus:
     | { kind: 'local' }
+    | ({ kind: 'postgres' } & PostgresAccess)
     | ({ kind: 'nats' } & NatsAccess & { streamReplicas: number; streamLimits: { maxBytes: number; maxAgeMs: number } });
   /**
    * `allowPrivate`: whether sandbox endpoints may be on loopback (`sandbox`) or must be public like production's
@@ -280,7 +281,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
             streamReplicas: settings.NATS_STREAM_REPLICAS,
             streamLimits: { maxBytes: settings.NATS_STREAM_MAX_BYTES, maxAgeMs: settings.NATS_STREAM_MAX_AGE },
           }
-        : { kind: 'local' },
+        : embeddedBusOf(settings),
     webhooks: {
       retryScheduleMs: settings.NATURE_WEBHOOK_RETRY_SCHEDULE,
       timeoutMs: settings.NATURE_WEBHOOK_TIMEOUT_MS,
@@ -313,6 +314,15 @@ function eventStoreOf(settings: Settings): Config['eventStore'] {
     default:
       return { kind: 'sqlite' };
   }
+}
+
+/**
+ * The bus where NATS is not configured (NATURE_BUS=local): beside the log. On a PostgreSQL log, in its database,
+ * which every replica shares; a queue in each replica's data directory would split the messages between them.
+ */
+function embeddedBusOf(settings: Settings): Config['bus'] {
+  const eventStore = eventStoreOf(settings);
+  return eventStore.kind === 'postgres' ? eventStore : { kind: 'local' };
 }
 
 function readModelsOf(settings: Settings): Config['readModels'] {

@@ -1,7 +1,7 @@
 import { eventStoreDbBackend } from '../adapters/eventstoredb/backend.js';
 import { mongoReadModelBackend } from '../adapters/mongodb/backend.js';
 import { natsBusBackend } from '../adapters/nats/backend.js';
-import { postgresEventStoreBackend, postgresReadModelBackend } from '../adapters/postgres/backend.js';
+import { postgresBusBackend, postgresEventStoreBackend, postgresReadModelBackend } from '../adapters/postgres/backend.js';
 import {
   keysDbFile,
   type SqliteFiles,
@@ -55,12 +55,24 @@ function readModelBackendOf(config: Config, files: SqliteFiles): ReadModelBacken
   }
 }
 
+/** The bus NATURE_BUS names; the embedded one beside the log (config.ts chose PostgreSQL for a PostgreSQL log). */
+function busBackendOf(config: Config, files: SqliteFiles): BusBackend {
+  switch (config.bus.kind) {
+    case 'nats':
+      return natsBusBackend(config.bus, config.backendTimeoutMs);
+    case 'postgres':
+      return postgresBusBackend(config.bus, config.backendTimeoutMs);
+    default:
+      return sqliteBusBackend(files);
+  }
+}
+
 /** The backends `config` names (NATURE_READ_MODELS, NATURE_EVENT_STORE, NATURE_BUS): the one place each is chosen. */
 export function backendsOf(config: Config): Backends {
   const files = sqliteFilesOf(config);
   return {
     readModels: readModelBackendOf(config, files),
     eventStore: eventStoreBackendOf(config, files),
-    bus: config.bus.kind === 'nats' ? natsBusBackend(config.bus, config.backendTimeoutMs) : sqliteBusBackend(files),
+    bus: busBackendOf(config, files),
   };
 }

@@ -5,28 +5,37 @@ import { WebhookDispatcher } from '../../src/webhooks/dispatcher.js';
 import { type Body, client } from '../support/api-client.js';
 import { eventually } from '../support/eventually.js';
 import { type NatsServer, natsServerPath, startNatsServer } from '../support/nats-server.js';
+import { postgresBinDir, sharedPostgres } from '../support/postgres-cluster.js';
 import { type Behaviour, receiverPool } from '../support/receiver.js';
 import { openTestApp, type TestApp, validSubject } from '../support/test-app.js';
 
 /** Short retries so the whole schedule runs in a test; the production default is 5s, 5m, 30m, 2h, 5h, 10h, 10h. */
 const FAST = { NATURE_WEBHOOK_RETRY_SCHEDULE: '50ms,50ms,50ms', NATURE_WEBHOOK_TIMEOUT_MS: '500' };
 
-const buses: [string, boolean][] = [
-  ['the embedded bus', false],
-  ['NATS JetStream (a real nats-server)', true],
+const buses: [string, 'embedded' | 'nats' | 'postgres'][] = [
+  ['the embedded bus', 'embedded'],
+  ['NATS JetStream (a real nats-server)', 'nats'],
+  ['the embedded bus on PostgreSQL (a real cluster, the log and read models there too)', 'postgres'],
 ];
+const cluster = sharedPostgres();
+afterAll(() => cluster.stopShared());
 
-describe.each(buses)('webhook delivery on %s', (_name, nats) => {
+describe.each(buses)('webhook delivery on %s', (_name, bus) => {
   let server: NatsServer | undefined;
   let t: TestApp;
   let api: ReturnType<typeof client>;
   const receivers = receiverPool();
   const receiver = (behaviour?: Behaviour) => receivers.start(behaviour);
-  const skip = nats && natsServerPath === undefined;
+  const skip = (bus === 'nats' && natsServerPath === undefined) || (bus === 'postgres' && postgresBinDir === undefined);
   beforeAll(async () => {
     if (skip) return;
-    server = nats ? await startNatsServer() : undefined;
-    t = await openTestApp({ ...FAST, ...(server && { NATURE_BUS: 'nats', NATS_URL: server.url }) });
+    server = bus === 'nats' ? await startNatsServer() : undefined;
+    const onPostgres = bus === 'postgres' && {
+      NATURE_EVENT_STORE: 'postgres',
+      NATURE_READ_MODELS: 'postgres',
+      POSTGRES_URL: await cluster.database(),
+    };
+    t = await openTestApp({ ...FAST, ...(server && { NATURE_BUS: 'nats', NATS_URL: server.url }), ...onPostgres });
     api = client(t, (await t.mint('test', 'sk')).raw);
   });
   afterEach(async () => {

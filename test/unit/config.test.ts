@@ -63,6 +63,12 @@ describe('configuration', () => {
     expect(loadConfig({ NATURE_EVENT_STORE: 'postgres', POSTGRES_URL: url }).eventStore).toEqual({ kind: 'postgres', url });
     expect(loadStoreConfig({ NATURE_EVENT_STORE: 'postgres', POSTGRES_URL: url }).eventStore).toEqual({ kind: 'postgres', url });
     expect(loadConfig({ NATURE_READ_MODELS: 'postgres', POSTGRES_URL: url }).readModels).toEqual({ kind: 'postgres', url });
+    // The embedded bus goes beside a PostgreSQL log, where replicas share it; NATS, when configured, stays the bus.
+    expect(loadConfig({ NATURE_EVENT_STORE: 'postgres', POSTGRES_URL: url }).bus).toEqual({ kind: 'postgres', url });
+    expect(loadConfig({ NATURE_READ_MODELS: 'postgres', POSTGRES_URL: url }).bus).toEqual({ kind: 'local' });
+    expect(
+      loadConfig({ NATURE_EVENT_STORE: 'postgres', POSTGRES_URL: url, NATURE_BUS: 'nats', NATS_URL: 'nats://127.0.0.1:4222' }).bus,
+    ).toMatchObject({ kind: 'nats' });
     const refused = (() => {
       try {
         loadConfig({ NATURE_EVENT_STORE: 'postgres', POSTGRES_URL: 'pg://nature:s3cret@db/nature' });

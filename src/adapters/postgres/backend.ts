@@ -1,8 +1,9 @@
-import type { BackendServer, EventStoreBackend, ReadModelBackend } from '../../ports/backends.js';
+import type { BackendServer, BusBackend, EventStoreBackend, ReadModelBackend } from '../../ports/backends.js';
 import type { Projection } from '../../ports/projection.js';
 import type { PostgresAccess } from '../../settings/config.js';
 import { storeNames } from '../store-names.js';
 import { PostgresAccountStore } from './account-store.js';
+import { PostgresBus } from './bus.js';
 import { PostgresWrappedKeyStore } from './data-key-store.js';
 import { PostgresEventStore } from './event-store.js';
 import { PostgresIdempotencyStore } from './idempotency-store.js';
@@ -59,5 +60,14 @@ export function postgresReadModelBackend(settings: PostgresAccess, timeoutMs: nu
     openKeyStore: () => PostgresKeyStore.connect(url, undefined, options),
     openAccountStore: () => PostgresAccountStore.connect(url, undefined, options),
     keysLeftBehindIn: keysDbFile,
+  };
+}
+
+/** The embedded bus beside the log: each environment's messages in its schema, shared by every replica. */
+export function postgresBusBackend(settings: PostgresAccess, timeoutMs: number): BusBackend {
+  return {
+    server: postgresServer(settings, timeoutMs),
+    open: (environment, { redeliverAfterMs }) =>
+      PostgresBus.connect(settings.url, schemaOf(environment), { claimMs: redeliverAfterMs, passwordFile: settings.passwordFile }),
   };
 }
