@@ -140,20 +140,22 @@ async function claimKey(request: FastifyRequest, reply: FastifyReply, clock: () 
 }
 
 /**
- * Keys this process holds for requests that ended but whose release the store did not take (it did not answer: a
- * failover under way), by store. The caller's retry comes with the same key: here it releases it first, rather than
+ * Keys this process holds for requests that ended but whose release or answer the store did not take (it did not
+ * answer: a failover under way), by store. The caller's retry comes with the same key: here it releases it first, rather than
  * meet 409 idempotency_key_in_use until the lease runs out. (A retry that reaches another replica waits for the lease.)
  */
 const unreleased = new WeakMap<IdempotencyStore, Map<string, string>>();
 const MAX_UNRELEASED = 10_000;
 
-function unreleasedIn(store: IdempotencyStore): Map<string, string> {
+function keepUnreleased(store: IdempotencyStore, key: string, holder: string): void {
   let keys = unreleased.get(store);
   if (keys === undefined) {
     keys = new Map();
     unreleased.set(store, keys);
   }
-  return keys;
+  keys.set(key, holder);
+  // Bounded through a long outage: the oldest are left to their leases.
+  if (keys.size > MAX_UNRELEASED) keys.delete(keys.keys().next().value!);
 }
 
 /** Releases `key` if this process still holds it for a request that has ended; a store that still does not answer throws. */
@@ -174,10 +176,7 @@ async function settle(request: FastifyRequest, reply: FastifyReply, payload: unk
     // The answer (an error) stands whatever comes of this: thrown, a failed release would turn a 503 into a 500.
     await request.env.idempotency.release(key, holder).catch((error: unknown) => {
       request.log.warn({ err: error }, 'an Idempotency-Key could not be released; a retry here releases it first');
-      const keys = unreleasedIn(request.env.idempotency);
-      keys.set(key, holder);
-      // Bounded through a long outage: the oldest are left to their leases.
-      if (keys.size > MAX_UNRELEASED) keys.delete(keys.keys().next().value!);
+      keepUnreleased(request.env.idempotency, key, holder);
     });
     return;
   }
@@ -188,8 +187,15 @@ async function settle(request: FastifyRequest, reply: FastifyReply, payload: unk
     }),
   );
   const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : '';
-  const answer = await sealed({ status, headers, body }, request.env.dataKeys, key);
-  await request.env.idempotency.complete(key, holder, JSON.stringify(answer));
+  try {
+    const answer = await sealed({ status, headers, body }, request.env.dataKeys, key);
+    await request.env.idempotency.complete(key, holder, JSON.stringify(answer));
+  } catch (error) {
+    // Answered as an error instead (503 when the store does not answer): the retry here releases the key, runs the
+    // request again, and finds its events in the log by their tag, answered as first decided.
+    keepUnreleased(request.env.idempotency, key, holder);
+    throw error;
+  }
 }
 
 /**

@@ -131,6 +131,29 @@ describe('errors as problem+json', () => {
     await t.close();
   });
 
+  it('answers a keyed write 503 when its answer cannot be stored, and its retry the same subject, made once', async () => {
+    const t = await openTestApp();
+    const key = (await t.mint('test', 'sk')).raw;
+    const gone = () => Object.assign(new Error('no server of POSTGRES_URL accepts writes now'), { code: 'ECONNREFUSED' });
+    const { idempotency } = t.envs.test;
+    const complete = idempotency.complete.bind(idempotency);
+    Object.assign(idempotency, { complete: () => Promise.reject(gone()) });
+    const send = () =>
+      t.app.inject({
+        method: 'POST',
+        url: '/v1/nature/subjects',
+        headers: { ...auth(key), 'idempotency-key': 'failover-2' },
+        payload: validSubject('failover-answer'),
+      });
+    await expectProblem(await send(), 503, 'service_unavailable');
+    Object.assign(idempotency, { complete });
+    const retried = await send();
+    expect(retried.statusCode).toBe(201);
+    const listed = await t.app.inject({ url: '/v1/nature/subjects?external_subject_id=failover-answer', headers: auth(key) });
+    expect((listed.json() as { data: { id: string }[] }).data.map((subject) => subject.id)).toEqual([retried.json().id]);
+    await t.close();
+  });
+
   it('answers a keyed write 503, not 500, when the backend is gone for the key’s release too (a failover under way)', async () => {
     const t = await openTestApp();
     const key = (await t.mint('test', 'sk')).raw;
