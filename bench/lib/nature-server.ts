@@ -28,6 +28,14 @@ export async function startNatureServer(env: Record<string, string> = {}, keepDa
   const data = keepDataIn === undefined ? tempDir('nature-bench-data-') : { path: keepDataIn, cleanup: () => undefined };
   const [raw] = await mintKeysInto(data.path, [{ environment: 'test', type: 'sk', scopes: ['nature:read', 'nature:write'] }]);
   buildServer();
+  // Where the API keys are kept on PostgreSQL, the key goes there as an operator moves keys.db's (`nature keys import`).
+  if (env.NATURE_READ_MODELS === 'postgres') {
+    execFileSync(process.execPath, ['bin/nature.js', 'keys', 'import'], {
+      cwd: root,
+      env: { ...process.env, NATURE_DATA_DIR: data.path, ...env },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+  }
   const server = await startProcess(
     'dist/src/server/main.js',
     {

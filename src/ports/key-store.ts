@@ -13,10 +13,11 @@ export interface KeyStore {
    * A number that changes whenever a key may have changed, cheap enough to read on every request, for callers that
    * keep found keys while it stays the same (the HTTP layer's key cache). It moves at once with this store's own
    * writes; a write by another process may go unseen for the rest of the current event-loop turn (the SQLite store
-   * asks its file once per turn), never longer. Absent where there is no cheap signal (a server across the
-   * network): keys are then looked up on every request.
+   * asks its file once per turn), never longer; PostgreSQL's is notified, and moves once a second besides. Absent,
+   * or undefined for now, where there is no cheap signal (a server across the network that does not notify, a
+   * store not yet listening): keys are then looked up on every request.
    */
-  version?(): number;
+  version?(): number | undefined;
   get(id: string): Promise<ApiKeyRecord | undefined>;
   list(): Promise<ApiKeyRecord[]>;
   /** Marks the key revoked at `at` unless it already is; returns the record as it now stands. */

@@ -7,6 +7,8 @@ import { PostgresWrappedKeyStore } from '../../src/adapters/postgres/data-key-st
 import { PostgresIdempotencyStore } from '../../src/adapters/postgres/idempotency-store.js';
 import { PostgresKeyStore } from '../../src/adapters/postgres/key-store.js';
 import { ACCOUNT_ID } from '../../src/domain/accounts.js';
+import { mintKey } from '../../src/domain/api-keys.js';
+import { KeyCache } from '../../src/http/key-cache.js';
 import { eventually } from '../support/eventually.js';
 import { postgresBinDir, sharedPostgres } from '../support/postgres-cluster.js';
 import { tempDir } from '../support/temp-dir.js';
@@ -163,6 +165,24 @@ describe.skipIf(missing)('postgres stores shared by replicas', () => {
     expect(await withOld()).toEqual(['sub_1']);
     expect(await making).toEqual(Buffer.from(oldId, 'hex'));
     await Promise.all([holder.end(), watcher.end(), recorder!.close(), maker!.close()]);
+  });
+
+  it('refuses, through the key cache, a key another replica revoked: its change moves this store’s version', async () => {
+    const [url, schema] = [await shared.database(), newSchema()];
+    const [here, there] = [
+      await PostgresKeyStore.connect(url, schema, { max: 1 }),
+      await PostgresKeyStore.connect(url, schema, { max: 1 }),
+    ];
+    const { raw, record } = mintKey({ name: 'replicas', environment: 'test', type: 'sk', scopes: ['nature:read'] }, new Date());
+    await there.insert(record);
+    const cache = new KeyCache(here);
+    await eventually(async () => (here.version() === undefined ? undefined : true));
+    expect((await cache.find(raw))?.revoked_at).toBeNull();
+    await there.revoke(record.id, new Date().toISOString(), 'revoked');
+    // Until its version moves the cache answers what it found; then it asks again, and finds the key revoked.
+    await eventually(async () => (cache.cached(raw) === undefined ? true : undefined));
+    expect((await cache.find(raw))?.revoked_at).not.toBeNull();
+    await Promise.all([here.close(), there.close()]);
   });
 
   it('makes the keys schema once when replicas open its key and account stores together', async () => {

@@ -24,10 +24,20 @@ const COLUMNS = [
  * API keys in the keys schema (`nature_keys.api_keys`), shared by both environments and every replica: SHA-256
  * hashes only, never a raw key. A change and the activity entry recording it commit in one transaction; a
  * rotation revokes the old key (locked FOR UPDATE, so two rotations of one key cannot both win) and inserts its
- * replacement in one. There is no cheap change signal across the network (no `version`): keys are looked up on
- * every request.
+ * replacement in one.
+ *
+ * Every change also notifies (NOTIFY at its COMMIT) every process listening, which moves their `version`: the HTTP
+ * layer's key cache then asks again. A notification lost while a listening connection was down is covered by the
+ * version also moving once a second: a revocation made by another replica is seen at once, and a second later at
+ * worst. Before the first LISTEN has answered there is no version: keys are looked up on every request.
  */
 export class PostgresKeyStore implements KeyStore {
+  /** Moves on each change notified (or made here), on each LISTEN (again), and once a second. */
+  private changes = 0;
+  private second = 0;
+  private listening = false;
+  private listener: { unlisten(): Promise<void> } | undefined;
+
   private constructor(private readonly pool: PostgresPool) {}
 
   static async connect(url: string, schema = KEYS_SCHEMA, options?: PostgresOptions): Promise<PostgresKeyStore> {
@@ -38,14 +48,40 @@ export class PostgresKeyStore implements KeyStore {
       await pool.release();
       throw error;
     }
-    return new PostgresKeyStore(pool);
+    const store = new PostgresKeyStore(pool);
+    await store.listen();
+    return store;
+  }
+
+  private async listen(): Promise<void> {
+    this.listener = await this.pool.sql.listen(
+      KEYS_CHANNEL,
+      () => this.changes++,
+      () => {
+        // Listening (again, after a reconnect): whatever changed meanwhile, the cache asks again.
+        this.changes++;
+        this.listening = true;
+      },
+    );
+  }
+
+  version(): number | undefined {
+    if (!this.listening) return undefined;
+    const second = Math.floor(Date.now() / 1000);
+    if (second !== this.second) {
+      this.second = second;
+      this.changes++;
+    }
+    return this.changes;
   }
 
   async insert(record: ApiKeyRecord, activity?: ActivityRecord): Promise<void> {
     await this.pool.sql.begin(async (tx) => {
       await insertKey(tx, record);
       await recordActivity(tx, activity);
+      await notifyChange(tx);
     });
+    this.changes++;
   }
 
   async findByHash(hash: string): Promise<ApiKeyRecord | undefined> {
@@ -63,12 +99,17 @@ export class PostgresKeyStore implements KeyStore {
   }
 
   async revoke(id: string, at: string, reason: 'revoked' | 'rotated', activity?: ActivityRecord): Promise<ApiKeyRecord | undefined> {
-    return (await this.pool.sql.begin(async (tx) => {
+    const record = (await this.pool.sql.begin(async (tx) => {
       const revoked = await tx`
         UPDATE api_keys SET revoked_at = ${at}, revoked_reason = ${reason} WHERE id = ${id} AND revoked_at IS NULL RETURNING 1`;
-      if (revoked.length === 1) await recordActivity(tx, activity);
+      if (revoked.length === 1) {
+        await recordActivity(tx, activity);
+        await notifyChange(tx);
+      }
       return keyById(tx, id);
     })) as ApiKeyRecord | undefined;
+    this.changes++;
+    return record;
   }
 
   async rotate(oldId: string, replacement: ApiKeyRecord, at: string, activity?: ActivityRecord): Promise<void> {
@@ -78,16 +119,28 @@ export class PostgresKeyStore implements KeyStore {
       if (rotated.length !== 1) throw new Error(`key ${oldId} is not an active key`);
       await insertKey(tx, replacement);
       await recordActivity(tx, activity);
+      await notifyChange(tx);
     });
+    this.changes++;
   }
 
   async ping(): Promise<void> {
     await this.pool.sql`SELECT 1`;
   }
 
-  close(): Promise<void> {
-    return this.pool.release();
+  async close(): Promise<void> {
+    this.listening = false;
+    await this.listener?.unlisten().catch(() => undefined);
+    await this.pool.release();
   }
+}
+
+/** The channel every process's key store listens on for changes to the keys. */
+const KEYS_CHANNEL = 'nature_keys_changed';
+
+/** Delivered at COMMIT, to every listener, and not at all when the change rolls back. */
+async function notifyChange(tx: TransactionSql): Promise<void> {
+  await tx`SELECT pg_notify(${KEYS_CHANNEL}, '')`;
 }
 
 async function insertKey(tx: TransactionSql, key: ApiKeyRecord): Promise<void> {
