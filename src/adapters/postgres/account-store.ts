@@ -1,8 +1,8 @@
 import type { ActivityRecord, ApplicationRecord, SessionRecord, UserRecord } from '../../domain/accounts.js';
 import type { AccountStore } from '../../ports/account-store.js';
-import { type PostgresOptions, type PostgresPool, poolFor } from './client.js';
+import type { PostgresOptions, PostgresPool } from './client.js';
 import { KEYS_SCHEMA, KEYS_STEPS, KEYS_STORE, recordActivity } from './keys-schema.js';
-import { migrate } from './migrations.js';
+import { migratedPool } from './migrations.js';
 
 /** Rows come back as records: `email_sealed` (json) parsed, the rest text. */
 const USER_COLUMNS = 'id, account_id, role, email_sealed, email_index, password_hash, setup_token_hash, setup_expires_at, created_at';
@@ -16,13 +16,7 @@ export class PostgresAccountStore implements AccountStore {
   private constructor(private readonly pool: PostgresPool) {}
 
   static async connect(url: string, schema = KEYS_SCHEMA, options?: PostgresOptions): Promise<PostgresAccountStore> {
-    const pool = poolFor(url, schema, options);
-    try {
-      await migrate(pool.sql, schema, KEYS_STORE, KEYS_STEPS);
-    } catch (error) {
-      await pool.release();
-      throw error;
-    }
+    const pool = await migratedPool(url, schema, KEYS_STORE, KEYS_STEPS, options);
     return new PostgresAccountStore(pool);
   }
 

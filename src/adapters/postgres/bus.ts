@@ -12,8 +12,8 @@ import {
 import { within } from '../../support/backend-timeout.js';
 import { Wakeup } from '../../support/wakeup.js';
 import { BUS_STEPS } from './bus-schema.js';
-import { type PostgresOptions, type PostgresPool, poolFor, type Sql } from './client.js';
-import { migrate } from './migrations.js';
+import type { PostgresOptions, PostgresPool, Sql } from './client.js';
+import { migratedPool } from './migrations.js';
 
 export interface PostgresBusOptions {
   /**
@@ -90,13 +90,7 @@ export class PostgresBus implements Bus {
   /** A bus in `schema`, its table made or brought up to date first. */
   static async connect(url: string, schema: string, options: PostgresBusOptions & PostgresOptions = {}): Promise<PostgresBus> {
     // The schema's pool, shared with the log and the other stores of the process (client.ts, poolFor).
-    const pool = poolFor(url, schema, { passwordFile: options.passwordFile, max: options.max });
-    try {
-      await migrate(pool.sql, schema, 'bus', BUS_STEPS);
-    } catch (error) {
-      await pool.release();
-      throw error;
-    }
+    const pool = await migratedPool(url, schema, 'bus', BUS_STEPS, { passwordFile: options.passwordFile, max: options.max });
     return new PostgresBus(pool, schema, {
       pollIntervalMs: options.pollIntervalMs ?? 1_000,
       claimMs: options.claimMs ?? 60_000,

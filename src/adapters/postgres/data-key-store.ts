@@ -1,6 +1,6 @@
 import { type BlobKind, type Rewrap, type StoredBlob, SubjectErasedError, type WrappedKeyStore } from '../../ports/data-keys.js';
-import { type PostgresOptions, type PostgresPool, poolFor, type Sql, type TransactionSql } from './client.js';
-import { migrate, type PostgresStep } from './migrations.js';
+import type { PostgresOptions, PostgresPool, Sql, TransactionSql } from './client.js';
+import { migratedPool, type PostgresStep } from './migrations.js';
 
 /** The steps of an environment's wrapped data keys (its schema's `data-keys` store). */
 export const DATA_KEYS_STEPS: PostgresStep[] = [
@@ -48,13 +48,7 @@ export class PostgresWrappedKeyStore implements WrappedKeyStore {
   }
 
   static async connect(url: string, schema: string, options?: PostgresOptions): Promise<PostgresWrappedKeyStore> {
-    const pool = poolFor(url, schema, options);
-    try {
-      await migrate(pool.sql, schema, 'data-keys', DATA_KEYS_STEPS);
-    } catch (error) {
-      await pool.release();
-      throw error;
-    }
+    const pool = await migratedPool(url, schema, 'data-keys', DATA_KEYS_STEPS, options);
     return new PostgresWrappedKeyStore(pool, schema);
   }
 

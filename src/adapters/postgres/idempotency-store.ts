@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Claim, ClaimRequest, IdempotencyStore } from '../../ports/idempotency.js';
-import { type PostgresOptions, type PostgresPool, poolFor, type TransactionSql } from './client.js';
-import { migrate, type PostgresStep } from './migrations.js';
+import type { PostgresOptions, PostgresPool, TransactionSql } from './client.js';
+import { migratedPool, type PostgresStep } from './migrations.js';
 
 /** The steps of an environment's idempotency keys (its schema's `idempotency` store); times in ms since the epoch. */
 export const IDEMPOTENCY_STEPS: PostgresStep[] = [
@@ -56,13 +56,7 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
   private constructor(private readonly pool: PostgresPool) {}
 
   static async connect(url: string, schema: string, options?: PostgresOptions): Promise<PostgresIdempotencyStore> {
-    const pool = poolFor(url, schema, options);
-    try {
-      await migrate(pool.sql, schema, 'idempotency', IDEMPOTENCY_STEPS);
-    } catch (error) {
-      await pool.release();
-      throw error;
-    }
+    const pool = await migratedPool(url, schema, 'idempotency', IDEMPOTENCY_STEPS, options);
     return new PostgresIdempotencyStore(pool);
   }
 

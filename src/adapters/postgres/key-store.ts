@@ -1,9 +1,9 @@
 import type { ActivityRecord } from '../../domain/accounts.js';
 import type { ApiKeyRecord } from '../../domain/api-keys.js';
 import type { KeyStore } from '../../ports/key-store.js';
-import { type PostgresOptions, type PostgresPool, poolFor, type Sql, type TransactionSql } from './client.js';
+import type { PostgresOptions, PostgresPool, Sql, TransactionSql } from './client.js';
 import { KEYS_SCHEMA, KEYS_STEPS, KEYS_STORE, recordActivity } from './keys-schema.js';
-import { migrate } from './migrations.js';
+import { migratedPool } from './migrations.js';
 
 const COLUMNS = [
   'id',
@@ -41,13 +41,7 @@ export class PostgresKeyStore implements KeyStore {
   private constructor(private readonly pool: PostgresPool) {}
 
   static async connect(url: string, schema = KEYS_SCHEMA, options?: PostgresOptions): Promise<PostgresKeyStore> {
-    const pool = poolFor(url, schema, options);
-    try {
-      await migrate(pool.sql, schema, KEYS_STORE, KEYS_STEPS);
-    } catch (error) {
-      await pool.release();
-      throw error;
-    }
+    const pool = await migratedPool(url, schema, KEYS_STORE, KEYS_STEPS, options);
     const store = new PostgresKeyStore(pool);
     await store.listen();
     return store;

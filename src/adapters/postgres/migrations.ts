@@ -1,5 +1,5 @@
 import { checkNumbering, DataTooNewError, type MigrationStep, StoreBehindError, stepFailed } from '../data-versions.js';
-import { checkedSchema, type Sql, type TransactionSql } from './client.js';
+import { checkedSchema, type PostgresOptions, type PostgresPool, poolFor, type Sql, type TransactionSql } from './client.js';
 
 /** A change to one store's tables in its schema; runs in the transaction that records its number. */
 export type PostgresStep = MigrationStep<(tx: TransactionSql) => Promise<void>>;
@@ -59,4 +59,22 @@ export async function migrate(sql: Sql, schema: string, store: string, steps: re
     });
   }
   return ran;
+}
+
+/** The schema's shared pool (client.ts, poolFor) with `store` brought to its last step; let go again when a step fails. */
+export async function migratedPool(
+  url: string,
+  schema: string,
+  store: string,
+  steps: readonly PostgresStep[],
+  options?: PostgresOptions,
+): Promise<PostgresPool> {
+  const pool = poolFor(url, schema, options);
+  try {
+    await migrate(pool.sql, schema, store, steps);
+  } catch (error) {
+    await pool.release();
+    throw error;
+  }
+  return pool;
 }
