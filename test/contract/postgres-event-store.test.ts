@@ -86,6 +86,36 @@ describe.skipIf(postgresBinDir === undefined)('postgres event store', () => {
     await store.close();
   });
 
+  it('commits units that come together in one transaction, each landing or refused on its own', async () => {
+    const url = await shared.database();
+    const schema = newSchema();
+    const store = new PostgresEventStore(url, schema);
+    await store.appendToStream('taken', [event()], 'no_stream');
+    // Sent in one turn: the first commits alone, the others wait for it and then share one transaction.
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 24 }, (_, i) =>
+        i % 3 === 0
+          ? store.appendToStreams([
+              { streamName: `undone-${i}`, events: [event()], expected: 'no_stream' },
+              { streamName: 'taken', events: [event()], expected: 'no_stream' },
+            ])
+          : store.appendToStream(`new-${i}`, [event(), event()], 'no_stream'),
+      ),
+    );
+    const refused = outcomes.flatMap((outcome, i) => (outcome.status === 'rejected' ? [i] : []));
+    expect(refused).toEqual(Array.from({ length: 8 }, (_, k) => k * 3));
+    for (const i of refused) expect((outcomes[i] as PromiseRejectedResult).reason).toBeInstanceOf(WrongExpectedRevisionError);
+    // Nothing of a refused unit landed, everything of the others did, in fewer transactions than units.
+    const log = await store.readAll({ limit: 100 });
+    expect(log.filter((e) => e.streamName.startsWith('undone-'))).toEqual([]);
+    expect(log.filter((e) => e.streamName.startsWith('new-'))).toHaveLength(32);
+    const direct = postgres(url, { max: 1, connection: { search_path: schema }, onnotice: () => undefined });
+    const [row] = await direct<{ n: number }[]>`SELECT count(DISTINCT xmin::text)::int AS n FROM events WHERE stream_name LIKE 'new-%'`;
+    expect(row?.n).toBeLessThan(16);
+    await direct.end();
+    await store.close();
+  });
+
   it('refuses ids used elsewhere in the log, and data that is not JSON, landing nothing of either', async () => {
     const store = new PostgresEventStore(await shared.database(), newSchema());
     const used = event();

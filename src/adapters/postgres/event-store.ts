@@ -1,24 +1,26 @@
-import {
-  type AppendResult,
-  type EventStore,
-  type ExpectedRevision,
-  type NewEvent,
-  type ReadAllOptions,
-  type ReadStreamOptions,
-  type RecordedEvent,
-  type StreamAppend,
-  type StreamRead,
-  type SubscribeOptions,
-  WrongExpectedRevisionError,
+import postgres from 'postgres';
+import type {
+  AppendResult,
+  EventStore,
+  ExpectedRevision,
+  NewEvent,
+  ReadAllOptions,
+  ReadStreamOptions,
+  RecordedEvent,
+  StreamAppend,
+  StreamRead,
+  SubscribeOptions,
 } from '../../ports/event-store.js';
 import type { Projection } from '../../ports/projection.js';
 import { Wakeup } from '../../support/wakeup.js';
-import { type EncodedAppend, encodeUnit, previousAppend, revisionMatches, type StoredId } from '../append-rules.js';
+import { type EncodedAppend, encodeUnit } from '../append-rules.js';
+import { appendUnit, streamRevision } from './append-unit.js';
 import { type PostgresOptions, type PostgresPool, poolFor, type Sql, type TransactionSql } from './client.js';
 import { EVENT_COLUMNS, type EventRow, toRecorded } from './event-rows.js';
 import { EVENTS_STEPS } from './events-schema.js';
 import { projectInTransaction } from './inline-projections.js';
 import { migrate } from './migrations.js';
+import { isPostgresUnavailable } from './unavailable.js';
 
 export interface PostgresEventStoreOptions extends PostgresOptions {
   /**
@@ -64,6 +66,9 @@ export class PostgresEventStore implements EventStore {
   private listening: Promise<{ unlisten(): Promise<void> }> | undefined;
   private closed = false;
   private readonly projections: readonly Projection[] | undefined;
+  /** Units waiting for the next commit, and the commits under way (undefined when none is). */
+  private readonly waiting: WaitingUnit[] = [];
+  private committing: Promise<void> | undefined;
   /** The last position an append of this store committed with the projections' changes. */
   private projectedUpTo = -1n;
 
@@ -88,26 +93,64 @@ export class PostgresEventStore implements EventStore {
   }
 
   /**
-   * One command's appends in one transaction under the log's lock: all of them land, or none does. With `projections`,
-   * the read models' changes commit in the same transaction when they can (inline-projections.ts).
+   * One command's appends: all of them land, or none does. Units that come while a commit is under way wait for the
+   * next, which takes them all (up to MAX_UNITS_PER_COMMIT) in one transaction under the log's lock: one lock and one
+   * WAL flush (a synchronous standby's acknowledgement included) for a burst, as the SQLite log's group commit. With
+   * `projections`, the read models' changes commit in the same transaction when they can (inline-projections.ts).
    */
   async appendToStreams(appends: readonly StreamAppend[]): Promise<AppendResult[]> {
-    const encoded = encodeUnit(appends);
+    const unit = encodeUnit(appends);
     if (this.closed) throw new Error('the event store is closed');
     await this.ready;
-    const { results, projected } = await this.sql.begin(async (tx) => {
+    return new Promise((resolve, reject) => {
+      this.waiting.push({ unit, resolve, reject });
+      this.committing ??= this.commitWaiting().finally(() => {
+        this.committing = undefined;
+      });
+    });
+  }
+
+  /** Commits the units waiting, a transaction at a time, until none is left. */
+  private async commitWaiting(): Promise<void> {
+    while (this.waiting.length > 0) await this.commitGroup(this.waiting.splice(0, MAX_UNITS_PER_COMMIT));
+  }
+
+  /**
+   * Settles each unit of the group with its results or its own refusal (a revision not met). A statement that failed
+   * aborts the transaction for all: then each unit is tried alone, so that only its own unit fails; a server that
+   * does not answer fails them all.
+   */
+  private async commitGroup(group: WaitingUnit[]): Promise<void> {
+    let outcomes: Outcome[];
+    try {
+      outcomes = await this.commitTogether(group);
+    } catch (error) {
+      if (group.length === 1 || isPostgresUnavailable(error)) for (const waiting of group) waiting.reject(error);
+      else for (const waiting of group) await this.commitGroup([waiting]);
+      return;
+    }
+    for (const [i, outcome] of outcomes.entries()) {
+      if ('results' in outcome) group[i]!.resolve(outcome.results);
+      else group[i]!.reject(outcome.error);
+    }
+  }
+
+  private async commitTogether(group: readonly WaitingUnit[]): Promise<Outcome[]> {
+    const inserted: RecordedEvent[] = [];
+    let projected = false;
+    const outcomes = await this.sql.begin(async (tx) => {
       await tx`SELECT pg_advisory_xact_lock(${APPEND_LOCK}, hashtext(${this.schema}))`;
-      const results: AppendResult[] = [];
-      const inserted: RecordedEvent[] = [];
-      for (const append of encoded) results.push(await appendInTransaction(tx, append, inserted));
-      const projected = inserted.length > 0 && this.projections !== undefined && (await this.projectInline(tx, this.projections, inserted));
+      const outcomes: Outcome[] = [];
+      for (const { unit } of group) outcomes.push(await unitOutcome(tx, unit, inserted));
+      if (inserted.length === 0) return outcomes;
+      projected = this.projections !== undefined && (await this.projectInline(tx, this.projections, inserted));
       // Delivered at COMMIT, to every listener of every process, and not at all when the transaction rolls back.
       await tx`SELECT pg_notify(${this.channel}, '')`;
-      return { results, projected };
+      return outcomes;
     });
-    const last = results.reduce((max, result) => (result.position > max ? result.position : max), 0n);
-    if (projected && last > this.projectedUpTo) this.projectedUpTo = last;
-    return results;
+    const last = inserted.at(-1)?.position;
+    if (projected && last !== undefined && last > this.projectedUpTo) this.projectedUpTo = last;
+    return outcomes;
   }
 
   /**
@@ -187,66 +230,30 @@ export class PostgresEventStore implements EventStore {
     this.closed = true;
     this.appended.wake();
     await this.ready.catch(() => undefined);
+    await this.committing;
     await (await this.listening?.catch(() => undefined))?.unlisten();
     await this.pool.release();
   }
 }
 
-/** The revision of the stream's last event, -1n when there is none. */
-async function streamRevision(sql: Sql | TransactionSql, streamName: string): Promise<bigint> {
-  const [row] = await sql<
-    { revision: bigint | null }[]
-  >`SELECT max(stream_revision) AS revision FROM events WHERE stream_name = ${streamName}`;
-  return row?.revision ?? -1n;
+/** Units a group commit takes at most: bounds the time the log's lock is held, and the transaction's size. */
+const MAX_UNITS_PER_COMMIT = 64;
+
+interface WaitingUnit {
+  unit: EncodedAppend[];
+  resolve(results: AppendResult[]): void;
+  reject(error: unknown): void;
 }
 
-/**
- * One stream's append, under the log's lock: its revision is read after every append before it committed. The
- * events it inserts are added to `inserted`, as the log records them (a replay inserts none).
- */
-async function appendInTransaction(
-  tx: TransactionSql,
-  { streamName, events, expected }: EncodedAppend,
-  inserted: RecordedEvent[],
-): Promise<AppendResult> {
-  const replay = await appendedBefore(tx, streamName, events);
-  if (replay) return replay;
-  const current = await streamRevision(tx, streamName);
-  if (!revisionMatches(expected, current)) throw new WrongExpectedRevisionError(streamName, expected, current);
-  // One statement for the whole append; ORDER BY n draws the positions in the order the events were given.
-  const rows = await tx<{ position: bigint; stream_revision: bigint; recorded_at: Date }[]>`
-    INSERT INTO events (event_id, stream_name, stream_revision, type, data, metadata)
-    SELECT e.id, ${streamName}, ${current.toString()}::bigint + e.n, e.type, e.data::json, e.metadata::json
-    FROM unnest(${events.map((e) => e.id)}::text[], ${events.map((e) => e.type)}::text[],
-                ${events.map((e) => e.data)}::text[], ${events.map((e) => e.metadata)}::text[])
-         WITH ORDINALITY AS e(id, type, data, metadata, n)
-    ORDER BY e.n
-    RETURNING position, stream_revision, recorded_at`;
-  for (const row of [...rows].sort((a, b) => (a.position < b.position ? -1 : 1))) {
-    const event = events[Number(row.stream_revision - current) - 1]!;
-    inserted.push({
-      id: event.id,
-      streamName,
-      revision: row.stream_revision,
-      position: row.position,
-      type: event.type,
-      data: JSON.parse(event.data) as unknown,
-      metadata: JSON.parse(event.metadata) as RecordedEvent['metadata'],
-      recordedAt: row.recorded_at.toISOString(),
-    });
+/** What a unit of a group commit came to: its results, or its own refusal, which leaves the others their commit. */
+type Outcome = { results: AppendResult[] } | { error: unknown };
+
+/** A unit's refusal (a revision not met, ids used elsewhere) is its own; a failed statement or a lost server is the group's. */
+async function unitOutcome(tx: TransactionSql, unit: readonly EncodedAppend[], inserted: RecordedEvent[]): Promise<Outcome> {
+  try {
+    return { results: await appendUnit(tx, unit, inserted) };
+  } catch (error) {
+    if (error instanceof postgres.PostgresError || isPostgresUnavailable(error)) throw error;
+    return { error };
   }
-  const last = rows.reduce((a, b) => (b.position > a.position ? b : a));
-  return { nextRevision: last.stream_revision, position: last.position };
-}
-
-/** The first append of these event ids, when a retried request brings them again (append-rules.ts). */
-async function appendedBefore(tx: TransactionSql, streamName: string, events: { id: string }[]): Promise<AppendResult | undefined> {
-  const found = await tx<(StoredId & { event_id: string })[]>`
-    SELECT event_id, stream_name, stream_revision, position FROM events WHERE event_id = ANY(${events.map((e) => e.id)}::text[])`;
-  if (found.length === 0) return undefined;
-  const byId = new Map(found.map((row) => [row.event_id, row]));
-  return previousAppend(
-    streamName,
-    events.map((event) => byId.get(event.id)),
-  );
 }
