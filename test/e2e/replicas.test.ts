@@ -1,8 +1,11 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import postgres from 'postgres';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCliInProcess } from '../support/cli.js';
 import { eventually } from '../support/eventually.js';
 import { mintKeysInto } from '../support/keys.js';
 import { batches, knownProfile } from '../support/known-answers.js';
 import { type NatsServer, natsServerPath, startNatsServer } from '../support/nats-server.js';
+import { postgresBinDir, sharedPostgres } from '../support/postgres-cluster.js';
 import { type ServerProcess, serverPool } from '../support/processes.js';
 import { type Received, receiverPool } from '../support/receiver.js';
 import { StoreReader } from '../support/stores.js';
@@ -166,16 +169,21 @@ async function onEach(replicas: Replicas, key: string, path: string): Promise<An
   );
 }
 
-function replicaSuite(bus: 'local' | 'nats') {
+/** `postgres`: every store on one PostgreSQL (the log, the read models, the keys, the bus), nothing shared on disk but the master key. */
+function replicaSuite(bus: 'local' | 'nats' | 'postgres') {
   let dir: ReturnType<typeof tempDir>;
   let nats: NatsServer | undefined;
+  let postgresUrl: string | undefined;
   let env: Record<string, string>;
+  const cluster = bus === 'postgres' ? sharedPostgres() : undefined;
+  afterAll(() => cluster?.stopShared());
   const pool = serverPool(() => env);
   const receivers = receiverPool();
 
   beforeEach(async () => {
     dir = tempDir();
     nats = bus === 'nats' ? await startNatsServer() : undefined;
+    postgresUrl = cluster === undefined ? undefined : await (await cluster.cluster()).createDatabase();
     env = {
       NATURE_DATA_DIR: dir.path,
       // A replica killed with SIGKILL keeps the lease this long; the other takes over within it and a third more.
@@ -185,6 +193,7 @@ function replicaSuite(bus: 'local' | 'nats') {
       NATURE_RATE_LIMIT_PER_SECOND: '100000',
       NATURE_RATE_LIMIT_BURST: '100000',
       ...(nats !== undefined && { NATURE_BUS: 'nats', NATS_URL: nats.url }),
+      ...(postgresUrl !== undefined && { NATURE_EVENT_STORE: 'postgres', NATURE_READ_MODELS: 'postgres', POSTGRES_URL: postgresUrl }),
     };
   });
   afterEach(async () => {
@@ -197,6 +206,8 @@ function replicaSuite(bus: 'local' | 'nats') {
   /** Two replicas on the same stores, a webhook endpoint, and an endpoint deleted before the workload. */
   async function setUp() {
     const [key] = await mintKeysInto(dir.path, [{ environment: 'test', type: 'sk', scopes: ['nature:read', 'nature:write'] }]);
+    // On PostgreSQL the keys are kept there: the key minted into keys.db moves as an operator moves it.
+    if (postgresUrl !== undefined) expect((await runCliInProcess(['keys', 'import'], env)).status).toBe(0);
     const servers = await Promise.all([pool.start(), pool.start()]);
     const replicas = new Replicas(servers, key!);
     const receiver = await receivers.start();
@@ -235,9 +246,9 @@ function replicaSuite(bus: 'local' | 'nats') {
       }
     }
 
-    const reader = new StoreReader(dir.path);
-    try {
-      const log = reader.log('sandbox');
+    const stored = await storedOutcome();
+    {
+      const { log } = stored;
       const scorings = log.filter((row) => row.type === 'ScoringCompleted');
       const assessments = workload.subjects.map((s) => `assessment-${s.assessmentId}`).sort();
       expect(scorings.map((row) => row.stream_name).sort()).toEqual(assessments);
@@ -245,7 +256,7 @@ function replicaSuite(bus: 'local' | 'nats') {
       const publications = log.filter((row) => row.type === 'NotificationPublished').map((row) => row.data.event_id as string);
       expect(publications.sort()).toEqual(completionIds);
       // The deleted endpoint stays deleted: no replica brought it back.
-      expect(reader.documents('sandbox', 'webhook_endpoints').has(removedEndpointId)).toBe(false);
+      expect(stored.endpointIds.has(removedEndpointId)).toBe(false);
 
       await eventually(
         async () => (new Set(receiver.received.map((r) => r.headers['webhook-id'])).size >= completionIds.length ? true : undefined),
@@ -258,6 +269,29 @@ function replicaSuite(bus: 'local' | 'nats') {
       expect([...deliveries.keys()].sort()).toEqual(completionIds);
       expect(removed.received).toEqual([]);
       return deliveries;
+    }
+  }
+
+  /** The sandbox's log and its webhook endpoints' ids, as the stores hold them (the files, or the PostgreSQL schema). */
+  async function storedOutcome(): Promise<{
+    log: { type: string; stream_name: string; data: Record<string, any> }[];
+    endpointIds: Set<string>;
+  }> {
+    if (postgresUrl !== undefined) {
+      const sql = postgres(postgresUrl, { max: 1, onnotice: () => undefined });
+      try {
+        const log = await sql<{ type: string; stream_name: string; data: Record<string, any> }[]>`
+          SELECT type, stream_name, data FROM nature_sandbox.events ORDER BY position`;
+        const endpoints = await sql<{ id: string }[]>`
+          SELECT id FROM nature_sandbox.documents WHERE collection = 'webhook_endpoints' AND doc IS NOT NULL`;
+        return { log: [...log], endpointIds: new Set(endpoints.map((row) => row.id)) };
+      } finally {
+        await sql.end();
+      }
+    }
+    const reader = new StoreReader(dir.path);
+    try {
+      return { log: reader.log('sandbox'), endpointIds: new Set(reader.documents('sandbox', 'webhook_endpoints').keys()) };
     } finally {
       reader.close();
     }
@@ -334,4 +368,8 @@ if (natsServerPath === undefined)
   console.error('\n!!! REPLICA TESTS ON NATS SKIPPED: nats-server is not installed (apt-get install -y nats-server).\n');
 describe.skipIf(natsServerPath === undefined)('two replicas on NATS (a real nats-server) and one data directory', () => {
   replicaSuite('nats');
+});
+
+describe.skipIf(postgresBinDir === undefined)('two replicas on one PostgreSQL (every store, the bus too)', () => {
+  replicaSuite('postgres');
 });
