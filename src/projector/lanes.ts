@@ -74,8 +74,11 @@ export class ProjectionLane extends Lane {
   constructor(
     private readonly projection: Projection,
     readModels: ReadModelStore,
-    /** Whether appends may move the checkpoint past this lane (a log that projects in its appends' transactions). */
-    private readonly movedByAppends = false,
+    /**
+     * On a log that projects in its appends' transactions (EventStore.projectedWith), which may move the checkpoint
+     * past this lane: whether this process's own appends have projected everything up to a position.
+     */
+    private readonly projectedByAppends?: (position: bigint) => boolean,
   ) {
     super(projection.name, projection.canHandle, readModels);
   }
@@ -94,9 +97,10 @@ export class ProjectionLane extends Lane {
    * undefined when they have moved it past the whole page, which then needs nothing (the lane moves past it).
    */
   private async startOf(events: readonly RecordedEvent[]): Promise<bigint | undefined> {
-    if (!this.movedByAppends) return this.position;
-    const stored = (await this.readModels.checkpoint(this.name)) ?? 0n;
+    if (this.projectedByAppends === undefined) return this.position;
     const last = events.at(-1)?.position ?? this.position;
+    // This process's appends projected the whole page (the usual case): no need to ask the store where it stands.
+    const stored = this.projectedByAppends(last) ? last : ((await this.readModels.checkpoint(this.name)) ?? 0n);
     if (stored < last) return stored > this.position ? stored : this.position;
     this.position = last;
     return undefined;

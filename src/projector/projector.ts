@@ -56,7 +56,7 @@ export class Projector {
     // A failure that lasts (a store down) is retried less and less often, replicas apart, up to 30 first waits.
     this.retry = { firstDelayMs: retryDelayMs, maxDelayMs: 30 * retryDelayMs, jitter: 0.2 };
     // A log that projects in its appends' transactions moves the checkpoints itself: each lane reads its own first.
-    const inline = events.projectedWith !== undefined;
+    const inline = events.projectedWith === undefined ? undefined : (position: bigint) => events.projectedWith?.(position) === true;
     const projecting = projections.map((projection) => new ProjectionLane(projection, readModels, inline));
     this.projecting = projecting;
     this.lanes = [...projecting, ...reactors.map((reactor) => new ReactorLane(reactor, readModels))];

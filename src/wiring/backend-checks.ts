@@ -4,11 +4,15 @@ import { within } from '../support/backend-timeout.js';
 import { backendProblem, OperatorError } from '../support/operator-errors.js';
 import { backendsOf } from './backends.js';
 
-/** The backend servers `config` names that a process uses: the operator command never uses the bus, its key commands no event store. */
+/**
+ * The backend servers `config` names that a process uses: the operator command never uses the bus, its key commands
+ * no event store. Each once: the log, the read models and the bus on one PostgreSQL are one server to ask.
+ */
 function serversOf(config: Config, uses: Uses): BackendServer[] {
   const { eventStore, readModels, bus } = backendsOf(config);
   const used = [uses.eventStore ? eventStore.server : undefined, readModels.server, uses.bus ? bus.server : undefined];
-  return used.filter((server) => server !== undefined);
+  const distinct = new Map(used.filter((server) => server !== undefined).map((server) => [`${server.variable} ${server.url}`, server]));
+  return [...distinct.values()];
 }
 
 /**
