@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import postgres from 'postgres';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PostgresEventStore } from '../../src/adapters/postgres/event-store.js';
+import { isPostgresUnavailable } from '../../src/adapters/postgres/unavailable.js';
 import { type NewEvent, type RecordedEvent, WrongExpectedRevisionError } from '../../src/ports/event-store.js';
 import { postgresBinDir, sharedPostgres } from '../support/postgres-cluster.js';
 
@@ -150,5 +151,29 @@ describe.skipIf(postgresBinDir === undefined)('postgres event store', () => {
     expect(await production.readAll({ limit: 10 })).toEqual([]);
     expect((await production.appendToStream('s', [event()], 'no_stream')).nextRevision).toBe(0n);
     await Promise.all([sandbox.close(), production.close()]);
+  });
+  it('fails an append the server leaves unanswered as unavailable, and takes appends again once it answers', async () => {
+    const url = await shared.database();
+    const schema = newSchema();
+    const store = new PostgresEventStore(url, schema, { answerWithinMs: 300 });
+    await store.appendToStream('before', [event()], 'no_stream');
+    // Another session holds the log's lock (event-store.ts, APPEND_LOCK 'nlog'), as a commit held by a gone
+    // synchronous standby would: the append waits for it.
+    const holder = postgres(url, { max: 1, onnotice: () => undefined });
+    await holder`SELECT pg_advisory_lock(${0x6e_6c_6f_67}, hashtext(${schema}))`;
+    // The second comes while the first commits, so it waits for the next commit: it is answered too.
+    const outcomes = await Promise.all(
+      ['held', 'queued'].map((stream) => store.appendToStream(stream, [event()], 'no_stream').catch((error: unknown) => error)),
+    );
+    for (const outcome of outcomes) expect(isPostgresUnavailable(outcome), String(outcome)).toBe(true);
+    await holder`SELECT pg_advisory_unlock_all()`;
+    await holder.end();
+    expect((await store.appendToStream('after', [event()], 'no_stream')).nextRevision).toBe(0n);
+    // What was left unanswered may still land (a retry with the same Idempotency-Key then finds it), once each.
+    const streams = (await store.readAll({ limit: 10 })).map((e) => e.streamName);
+    expect(streams.slice(0, 1)).toEqual(['before']);
+    expect(streams).toContain('after');
+    expect(new Set(streams).size).toBe(streams.length);
+    await store.close();
   });
 });

@@ -26,7 +26,11 @@ export function postgresEventStoreBackend(
   return {
     server: postgresServer(settings, timeoutMs),
     open: (environment) =>
-      new PostgresEventStore(settings.url, schemaOf(environment), { passwordFile: settings.passwordFile, projections }),
+      new PostgresEventStore(settings.url, schemaOf(environment), {
+        passwordFile: settings.passwordFile,
+        answerWithinMs: timeoutMs,
+        projections,
+      }),
     // Only a SQLite log is rewritten in place: the PostgreSQL log refuses every change to an event.
     file: () => undefined,
   };
@@ -48,7 +52,7 @@ const postgresServer = (access: PostgresAccess, timeoutMs: number): BackendServe
  */
 export function postgresReadModelBackend(settings: PostgresAccess, timeoutMs: number, keysDbFile: string): ReadModelBackend {
   const { url, passwordFile } = settings;
-  const options = { passwordFile };
+  const options = { passwordFile, answerWithinMs: timeoutMs };
   return {
     server: postgresServer(settings, timeoutMs),
     openReadModels: (environment, { indexedFields }, mode = 'upgrade') =>

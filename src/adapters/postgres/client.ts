@@ -1,6 +1,7 @@
 import postgres from 'postgres';
 import { connectionOptionsOf } from './connection-options.js';
 import { hostsOf, multiHostConnecting } from './hosts.js';
+import { answeredWithin } from './unavailable.js';
 
 /** A connection pool to one schema (sandbox and production keep theirs apart), its SQL unqualified. */
 export type Sql = postgres.Sql<{ bigint: bigint }>;
@@ -22,6 +23,8 @@ export interface PostgresOptions {
   max?: number;
   /** POSTGRES_PASSWORD_FILE: the password, when it is not in the URL. */
   passwordFile?: string;
+  /** NATURE_BACKEND_TIMEOUT_MS: how long a request's statements may go unanswered (`answered`), 10 s unless said. */
+  answerWithinMs?: number;
 }
 
 /**
@@ -46,8 +49,17 @@ export function openPostgres(url: string, schema: string, { max = 10, passwordFi
 /** A store's use of a pool: `release` ends it when no other store of the process still uses it. */
 export interface PostgresPool {
   readonly sql: Sql;
+  /**
+   * `work` (a request's statement or transaction), or a failure that reads as "unavailable" (503) once the pool's
+   * answerWithinMs has passed. Postgres.js 3.4.9 can leave a query unanswered for good after its connection was
+   * lost (porsager/postgres#1193, #1195), and a primary whose synchronous standby is gone holds each COMMIT until
+   * it comes back: the request is answered, and the work is left to finish or fail on its own.
+   */
+  answered<T>(work: Promise<T>): Promise<T>;
   release(): Promise<void>;
 }
+
+const DEFAULT_ANSWER_WITHIN_MS = 10_000;
 
 /**
  * Connections in each shared pool. A process has at most three (each environment's schema, and `nature_keys`),
@@ -65,10 +77,12 @@ const sharedPools = new Map<string, { sql: Sql; users: number }>();
  * search_path names its schema, so the schemas cannot share one. With `max`, a pool of the store's own (tests
  * that race several "replicas" inside one process).
  */
-export function poolFor(url: string, schema: string, { max, passwordFile }: PostgresOptions = {}): PostgresPool {
+export function poolFor(url: string, schema: string, { max, passwordFile, answerWithinMs }: PostgresOptions = {}): PostgresPool {
+  const bound = answerWithinMs ?? DEFAULT_ANSWER_WITHIN_MS;
+  const answered = <T>(work: Promise<T>) => answeredWithin(bound, work);
   if (max !== undefined) {
     const sql = openPostgres(url, schema, { max, passwordFile });
-    return { sql, release: () => sql.end({ timeout: 5 }) };
+    return { sql, answered, release: () => sql.end({ timeout: 5 }) };
   }
   const key = JSON.stringify([url, schema, passwordFile]);
   let entry = sharedPools.get(key);
@@ -81,6 +95,7 @@ export function poolFor(url: string, schema: string, { max, passwordFile }: Post
   let released = false;
   return {
     sql: used.sql,
+    answered,
     async release() {
       if (released) return;
       released = true;

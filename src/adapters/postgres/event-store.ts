@@ -138,16 +138,19 @@ export class PostgresEventStore implements EventStore {
   private async commitTogether(group: readonly WaitingUnit[]): Promise<Outcome[]> {
     const inserted: RecordedEvent[] = [];
     let projected = false;
-    const outcomes = await this.sql.begin(async (tx) => {
-      await tx`SELECT pg_advisory_xact_lock(${APPEND_LOCK}, hashtext(${this.schema}))`;
-      const outcomes: Outcome[] = [];
-      for (const { unit } of group) outcomes.push(await unitOutcome(tx, unit, inserted));
-      if (inserted.length === 0) return outcomes;
-      projected = this.projections !== undefined && (await this.projectInline(tx, this.projections, inserted));
-      // Delivered at COMMIT, to every listener of every process, and not at all when the transaction rolls back.
-      await tx`SELECT pg_notify(${this.channel}, '')`;
-      return outcomes;
-    });
+    // Bounded: every later append waits for this one, so one left unanswered would stop the log's writes for good.
+    const outcomes = await this.pool.answered(
+      this.sql.begin(async (tx) => {
+        await tx`SELECT pg_advisory_xact_lock(${APPEND_LOCK}, hashtext(${this.schema}))`;
+        const outcomes: Outcome[] = [];
+        for (const { unit } of group) outcomes.push(await unitOutcome(tx, unit, inserted));
+        if (inserted.length === 0) return outcomes;
+        projected = this.projections !== undefined && (await this.projectInline(tx, this.projections, inserted));
+        // Delivered at COMMIT, to every listener of every process, and not at all when the transaction rolls back.
+        await tx`SELECT pg_notify(${this.channel}, '')`;
+        return outcomes;
+      }),
+    );
     const last = inserted.at(-1)?.position;
     if (projected && last !== undefined && last > this.projectedUpTo) this.projectedUpTo = last;
     return outcomes;

@@ -1,5 +1,6 @@
 import { connect, Socket } from 'node:net';
 import postgres from 'postgres';
+import { within } from '../../support/backend-timeout.js';
 import type { ConnectionOptionsOf } from './connection-options.js';
 
 /** One server of a multi-host URL (`postgres://user@db1:5432,db2:5432/nature`). */
@@ -52,13 +53,15 @@ export function multiHostConnecting(url: string, hosts: readonly HostPort[], acc
       target_session_attrs: 'primary',
       onnotice: () => undefined,
     });
+    // Both bounded: the pool's connection waits for this answer before its own connect_timeout starts, and the
+    // driver can leave a query or its end unanswered after a server closed on it (porsager/postgres#1193, #1097).
     try {
-      await probe`SELECT 1`;
+      await within(CONNECT_TIMEOUT_S * 1000, probe`SELECT 1`);
       return true;
     } catch {
       return false;
     } finally {
-      await probe.end({ timeout: 1 });
+      await within(2_000, probe.end({ timeout: 1 })).catch(() => undefined);
     }
   };
   return {

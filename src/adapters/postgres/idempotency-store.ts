@@ -64,14 +64,15 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
     const at = now.getTime();
     await this.purge(at);
     const holder = randomUUID();
-    return (await this.pool.sql.begin(async (tx) => {
-      if (unscopedKey !== undefined) {
-        const [before] = await tx<Row[]>`
+    return (await this.pool.answered(
+      this.pool.sql.begin(async (tx) => {
+        if (unscopedKey !== undefined) {
+          const [before] = await tx<Row[]>`
           SELECT fingerprint, response, locked_until::text FROM idempotency_keys WHERE key = ${unscopedKey} AND expires_at > ${at}`;
-        const honoured = before && heldBy(before, fingerprint, at, true);
-        if (honoured) return honoured;
-      }
-      const taken = await tx`
+          const honoured = before && heldBy(before, fingerprint, at, true);
+          if (honoured) return honoured;
+        }
+        const taken = await tx`
         INSERT INTO idempotency_keys (key, fingerprint, holder, response, locked_until, expires_at)
         VALUES (${key}, ${fingerprint}, ${holder}, NULL, ${at + leaseMs}, ${at + ttlMs})
         ON CONFLICT (key) DO UPDATE SET fingerprint = excluded.fingerprint, holder = excluded.holder, response = NULL,
@@ -80,22 +81,23 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
            OR (idempotency_keys.fingerprint = excluded.fingerprint AND idempotency_keys.response IS NULL
                AND idempotency_keys.locked_until <= ${at})
         RETURNING 1`;
-      if (taken.length === 1) return { outcome: 'claimed', holder };
-      return heldNow(tx, key, fingerprint, at);
-    })) as Claim;
+        if (taken.length === 1) return { outcome: 'claimed', holder };
+        return heldNow(tx, key, fingerprint, at);
+      }),
+    )) as Claim;
   }
 
   async complete(key: string, holder: string, response: string): Promise<void> {
-    await this.pool.sql`
-      UPDATE idempotency_keys SET response = ${response}, locked_until = 0 WHERE key = ${key} AND holder = ${holder} AND response IS NULL`;
+    await this.pool.answered(this.pool.sql`
+      UPDATE idempotency_keys SET response = ${response}, locked_until = 0 WHERE key = ${key} AND holder = ${holder} AND response IS NULL`);
   }
 
   async release(key: string, holder: string): Promise<void> {
-    await this.pool.sql`DELETE FROM idempotency_keys WHERE key = ${key} AND holder = ${holder} AND response IS NULL`;
+    await this.pool.answered(this.pool.sql`DELETE FROM idempotency_keys WHERE key = ${key} AND holder = ${holder} AND response IS NULL`);
   }
 
   async ping(): Promise<void> {
-    await this.pool.sql`SELECT 1`;
+    await this.pool.answered(this.pool.sql`SELECT 1`);
   }
 
   close(): Promise<void> {
@@ -106,9 +108,9 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
   private async purge(at: number): Promise<void> {
     if (performance.now() - this.purgedAt < PURGE_EVERY_MS) return;
     this.purgedAt = performance.now();
-    await this.pool.sql`
+    await this.pool.answered(this.pool.sql`
       DELETE FROM idempotency_keys WHERE key IN (
-        SELECT key FROM idempotency_keys WHERE expires_at <= ${at} LIMIT ${PURGE_BATCH} FOR UPDATE SKIP LOCKED)`;
+        SELECT key FROM idempotency_keys WHERE expires_at <= ${at} LIMIT ${PURGE_BATCH} FOR UPDATE SKIP LOCKED)`);
   }
 }
 

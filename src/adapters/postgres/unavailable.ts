@@ -1,5 +1,9 @@
 import postgres from 'postgres';
+import { BackendTimeoutError, within } from '../../support/backend-timeout.js';
 import { NO_WRITABLE_SERVER } from './hosts.js';
+
+/** The code of the error a statement meets when the server has not answered it in time (answeredWithin). */
+export const NO_ANSWER = 'NATURE_POSTGRES_NO_ANSWER';
 
 /** The driver's codes for a connection lost, never made in time, or refused by the network; no server writable. */
 const CONNECTION_CODES: ReadonlySet<string> = new Set([
@@ -14,6 +18,7 @@ const CONNECTION_CODES: ReadonlySet<string> = new Set([
   'EPIPE',
   'EAI_AGAIN',
   NO_WRITABLE_SERVER,
+  NO_ANSWER,
 ]);
 
 /**
@@ -31,4 +36,14 @@ export function isPostgresUnavailable(error: unknown): boolean {
   if (error instanceof postgres.PostgresError) return error.code.startsWith('08') || SERVER_CODES.has(error.code);
   const code = (error as { code?: unknown } | null)?.code;
   return error instanceof Error && typeof code === 'string' && CONNECTION_CODES.has(code);
+}
+
+/** `work`, or an error coded NO_ANSWER (so unavailable: 503) once `timeoutMs` have passed without its answer. */
+export async function answeredWithin<T>(timeoutMs: number, work: Promise<T>): Promise<T> {
+  try {
+    return await within(timeoutMs, work);
+  } catch (error) {
+    if (!(error instanceof BackendTimeoutError)) throw error;
+    throw Object.assign(new Error(`PostgreSQL did not answer within ${timeoutMs} ms`), { code: NO_ANSWER });
+  }
 }
