@@ -55,3 +55,33 @@ export interface Catalogue {
 /** What every careers response carries as `catalogue_version`: `onet-27.0/careers-map-v1`. */
 export const catalogueVersion = (catalogue: Pick<Catalogue, 'release' | 'mapping'>): string =>
   `onet-${catalogue.release}/${catalogue.mapping}`;
+
+/** What `GET /v1/careers` filters by; every part optional. */
+export interface SearchQuery {
+  query?: string;
+  jobZones?: readonly JobZone[];
+  occupationCode?: string;
+}
+
+/** How one construct counts in a match: the person's score, the occupation's demand, and its share of the fit. */
+export interface ConstructContribution {
+  person: number;
+  demand: number;
+  contribution: number;
+}
+
+export interface OccupationMatch {
+  occupation: Occupation;
+  /** 0..1, deterministic. */
+  fit: number;
+  explanation: {
+    natures: Record<Nature, ConstructContribution>;
+    intelligences: Record<Intelligence, ConstructContribution>;
+  };
+}
+
+export interface MatchOptions {
+  jobZones?: readonly JobZone[];
+  /** 1..100. */
+  limit: number;
+}
