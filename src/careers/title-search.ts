@@ -11,7 +11,8 @@ import type { Career, Catalogue, JobZone, SearchQuery, TitleKind } from './catal
  * - for a query word of 5 or more letters, with one typo: one letter inserted, deleted, replaced or two adjacent
  *   letters swapped turns the query word into the title word ("enginer" and "Engineer") or into its beginning
  *   ("nurce" and "Nurses"). Shorter words get no typo: at 4 letters one edit reaches too many unrelated words.
- * A query with no letters or digits is no query: every career matching the filters, in title order.
+ * A word repeated in a query counts once. A query with no letters or digits is no query: every career matching the
+ * filters, in title order.
  *
  * Ranking, each rule breaking the ties of the one before:
  * 1. fewer query words matched only through a typo;
@@ -245,7 +246,7 @@ export function titleSearch(catalogue: Catalogue): (query: SearchQuery) => reado
   const index = buildIndex(catalogue);
   const recent = new Map<string, readonly Career[]>();
   return (query) => {
-    const words = searchWords(query.query ?? '');
+    const words = [...new Set(searchWords(query.query ?? ''))];
     const zones = query.jobZones === undefined ? null : [...new Set<JobZone>(query.jobZones)].sort();
     const key = JSON.stringify([words, zones, query.occupationCode ?? null]);
     const known = recent.get(key);

@@ -103,6 +103,19 @@ describe('title search: what matches', () => {
     expect(idsOf(titles, { query: 'sfotwaer' })).toEqual([]);
   });
 
+  it('counts a repeated query word once, in matching and in ranking', () => {
+    // Counted twice, "night" exact would outweigh "nurse" exact and put Night Nurses first.
+    const nights = {
+      ...titles,
+      careers: [
+        career('car_night_nurses', 'Night Nurses', 'reported', '29-0001.00'),
+        career('car_nights_nurse', 'Nights Nurse', 'alternate', '29-0001.00'),
+      ],
+    };
+    expect(idsOf(nights, { query: 'night nurse' })).toEqual(['car_nights_nurse', 'car_night_nurses']);
+    expect(idsOf(nights, { query: 'night NURSE Night' })).toEqual(['car_nights_nurse', 'car_night_nurses']);
+  });
+
   it('answers an empty list when nothing matches', () => {
     expect(titleSearch(titles)({ query: 'astronaut' })).toEqual([]);
     expect(titleSearch(titles)({ query: 'nurse', occupationCode: '15-0007.00' })).toEqual([]);
