@@ -41,12 +41,18 @@ const TYPO_MIN_LENGTH = 5;
 const KIND_ORDER: Record<TitleKind, number> = { occupation: 0, alternate: 1, reported: 2 };
 const RECENT_ANSWERS = 32;
 
-/** Text as search compares it: compatibility-decomposed, marks dropped, lower case. */
-const foldText = (text: string): string => text.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase();
+/**
+ * Text as search compares it: lower case, then compatibility-decomposed with its marks dropped (in that order, as
+ * lowering "İ" adds a mark). Printable ASCII, most titles, only needs lowering.
+ */
+function foldText(text: string): string {
+  const lower = text.toLowerCase();
+  return /^[ -~]*$/.test(lower) ? lower : lower.normalize('NFKD').replace(/\p{M}/gu, '');
+}
 
-/** The words search sees in a title or a query. */
-const searchWords = (text: string): string[] =>
-  foldText(text)
+/** The words search sees in text already folded. */
+const wordsOfFolded = (folded: string): string[] =>
+  folded
     .replace(/['\u2019]/g, '')
     .split(/[^\p{L}\p{N}]+/u)
     .filter((word) => word !== '');
@@ -82,7 +88,10 @@ const compareCodeUnits = (a: string, b: string): number => (a < b ? -1 : a > b ?
 /** The careers in title order (see the module's comment), each with its words. */
 function inTitleOrder(careers: readonly Career[]): { career: Career; words: string[] }[] {
   return careers
-    .map((career) => ({ career, key: foldText(career.title), words: [...new Set(searchWords(career.title))] }))
+    .map((career) => {
+      const key = foldText(career.title);
+      return { career, key, words: [...new Set(wordsOfFolded(key))] };
+    })
     .sort(
       (a, b) =>
         compareCodeUnits(a.key, b.key) || compareCodeUnits(a.career.title, b.career.title) || compareCodeUnits(a.career.id, b.career.id),
@@ -246,7 +255,7 @@ export function titleSearch(catalogue: Catalogue): (query: SearchQuery) => reado
   const index = buildIndex(catalogue);
   const recent = new Map<string, readonly Career[]>();
   return (query) => {
-    const words = [...new Set(searchWords(query.query ?? ''))];
+    const words = [...new Set(wordsOfFolded(foldText(query.query ?? '')))];
     const zones = query.jobZones === undefined ? null : [...new Set<JobZone>(query.jobZones)].sort();
     const key = JSON.stringify([words, zones, query.occupationCode ?? null]);
     const known = recent.get(key);

@@ -69,6 +69,9 @@ describe('title search: what matches', () => {
     expect(idsOf(titles, { query: 'resume' })).toEqual(['car_resume', 'car_resume_typist']);
     expect(idsOf(titles, { query: 'RÉSUMÉ' })).toEqual(['car_resume', 'car_resume_typist']);
     expect(idsOf(smallCatalogue(), { query: 'chantéuse' })).toEqual(['car_chanteuse']);
+    const dotted = { ...titles, careers: [career('car_izmir', 'İzmir Tour Guide', 'reported', '13-0002.00')] };
+    expect(idsOf(dotted, { query: 'izmir' })).toEqual(['car_izmir']);
+    expect(idsOf(dotted, { query: 'İZMİR' })).toEqual(['car_izmir']);
   });
 
   it('matches a query word at the beginning of a title word, never inside it', () => {
