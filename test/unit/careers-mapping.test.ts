@@ -37,7 +37,8 @@ function release(specs: Spec[]): Map<string, string> {
         specs.flatMap((s) =>
           Object.entries(s.skills ?? {}).flatMap(([id, [im, lv]]) => [
             [s.code, id, 'IM', im, ''],
-            [s.code, id, 'LV', lv, lv === 0 ? 'Y' : 'N'],
+            // Hand-written convention: a level under 1 is one O*NET marks not relevant.
+            [s.code, id, 'LV', lv, lv < 1 ? 'Y' : 'N'],
           ]),
         ),
       ),
@@ -59,7 +60,7 @@ function release(specs: Spec[]): Map<string, string> {
   ]);
 }
 
-const rated = {
+const everyRating = {
   interests: { '1.B.1.a': 3 },
   styles: { '1.C.6': 3 },
   values: { '1.B.2.d': 4 },
@@ -67,21 +68,21 @@ const rated = {
 };
 const musician: Spec = {
   code: '27-0001.00',
-  ...rated,
+  ...everyRating,
   interests: { '1.B.1.c': 7, '1.B.1.f': 1 },
   dwas: ['4.A.4.a.8.I01.D03', '4.A.2.b.2.I25.D01', '4.A.1.a.1.I01.D02'],
   zone: 3,
 };
 const farmer: Spec = {
   code: '45-0001.00',
-  ...rated,
+  ...everyRating,
   interests: { '1.B.1.a': 7, '1.B.1.c': 1, '1.B.1.f': 2 },
   dwas: ['4.A.4.a.5.I04.D01', '4.A.3.a.1.I17.D02', '4.A.3.a.1.I07.D01'],
   zone: 2,
 };
 const clerk: Spec = {
   code: '43-0001.00',
-  ...rated,
+  ...everyRating,
   interests: { '1.B.1.c': 2, '1.B.1.f': 7 },
   styles: { '1.C.5.b': 5, '1.C.5.a': 5 },
   dwas: ['4.A.4.c.1.I01.D01', '4.A.3.b.6.I08.D01'],
@@ -147,6 +148,20 @@ describe('deriveProfiles', () => {
       { code: unrated.code, reason: 'missing from Work Styles' },
       { code: '99-0001.00', reason: 'missing from Interests, Work Styles, Work Values, Skills, Tasks to DWAs' },
     ]);
+  });
+
+  it('weighs a skill by importance × level, a level marked not relevant counting as 0', () => {
+    const skilled = (code: string, importance: number, level: number): Spec => ({
+      ...clerk,
+      code,
+      skills: { '2.A.1.c': [importance, level] },
+    });
+    const [irrelevant, slight, practised] = [skilled('43-0002.00', 5, 0.5), skilled('43-0003.00', 1, 1), skilled('43-0004.00', 2, 5)];
+    const codes = [irrelevant.code, slight.code, practised.code];
+    const derived = deriveProfiles(release([irrelevant, slight, practised]), codes).profiles;
+    const linguistic = codes.map((code) => derived.get(code)!.intelligences.linguistic);
+    expect(linguistic).toEqual([0, expect.any(Number), 1]);
+    expect(linguistic[1]).toBeGreaterThan(0);
   });
 
   it('names the file or the column a release lacks', () => {
