@@ -1,10 +1,8 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { buildCatalogue } from '../../src/careers/build-catalogue.js';
 import { occupationMatcher } from '../../src/careers/matching.js';
 import { profileOf } from '../support/careers-fixture.js';
+import { onetFiles, onetMissing } from '../support/onet-release.js';
 import { archetypes } from './archetypes.js';
 
 /**
@@ -16,28 +14,8 @@ import { archetypes } from './archetypes.js';
  */
 const HIT_FLOOR = 30;
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
-const releaseDir = resolve(root, process.env.NATURE_ONET_DIR ?? '../shared/data/onet-27.0');
-const missing = !existsSync(join(releaseDir, 'Occupation Data.txt'));
-
-if (missing) {
-  const message =
-    `\n!!! CAREERS VALIDITY TEST SKIPPED: no O*NET release at ${releaseDir}. Set NATURE_ONET_DIR to a release's text\n` +
-    '!!! folder (27.0 or later) and run it again. The skipped test is reported as skipped, never as passed.\n';
-  // CI provides the release: there a missing copy is a broken run, not a reason to skip.
-  if (process.env.CI) throw new Error(message);
-  console.error(message);
-}
-
-describe.skipIf(missing)('careers-map-v1 matched against the archetypes on the O*NET release', () => {
-  const files = new Map(
-    missing
-      ? []
-      : readdirSync(releaseDir)
-          .filter((name) => name.endsWith('.txt'))
-          .map((name) => [name, readFileSync(join(releaseDir, name), 'utf8')]),
-  );
-  const catalogue = missing ? undefined : buildCatalogue(files, '27.0');
+describe.skipIf(onetMissing)('careers-map-v1 matched against the archetypes on the O*NET release', () => {
+  const catalogue = onetMissing ? undefined : buildCatalogue(onetFiles(), '27.0');
   const match = catalogue === undefined ? undefined : occupationMatcher(catalogue);
 
   it(`puts an expected occupation group in the top 10 for at least ${HIT_FLOOR} of ${archetypes.length} archetypes`, () => {
