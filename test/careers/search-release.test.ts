@@ -1,31 +1,10 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { buildCatalogue } from '../../src/careers/build-catalogue.js';
-import type { Catalogue } from '../../src/careers/catalogue.js';
 import { titleSearch } from '../../src/careers/title-search.js';
+import { onetFiles, onetMissing } from '../support/onet-release.js';
 
-/** The shared O*NET release (never committed): NATURE_ONET_DIR, or ../shared/data/onet-27.0 from the repository. */
-const releaseDir = resolve(fileURLToPath(new URL('../..', import.meta.url)), process.env.NATURE_ONET_DIR ?? '../shared/data/onet-27.0');
-const present = existsSync(join(releaseDir, 'Occupation Data.txt'));
-
-if (!present) {
-  const message =
-    `\n!!! CAREERS RELEASE TESTS SKIPPED: no O*NET release at ${releaseDir}. Set NATURE_ONET_DIR to a release's text\n` +
-    '!!! folder (27.0 or later) and run them again. The skipped tests are reported as skipped, never as passed.\n';
-  // CI has the shared copy: there a missing release is a broken run, not a reason to skip.
-  if (process.env.CI) throw new Error(message);
-  console.error(message);
-}
-
-function releaseCatalogue(): Catalogue {
-  const names = readdirSync(releaseDir).filter((name) => name.endsWith('.txt'));
-  return buildCatalogue(new Map(names.map((name) => [name, readFileSync(join(releaseDir, name), 'utf8')])), '27.0');
-}
-
-describe.skipIf(!present)('title search over the O*NET release', () => {
-  const catalogue = present ? releaseCatalogue() : undefined;
+describe.skipIf(onetMissing)('title search over the O*NET release', () => {
+  const catalogue = onetMissing ? undefined : buildCatalogue(onetFiles(), '27.0');
   const search = catalogue === undefined ? () => [] : titleSearch(catalogue);
   const titles = (query: string, count = 10) =>
     search({ query })
