@@ -1,10 +1,11 @@
 import { execFileSync } from 'node:child_process';
+import type { Scope } from '../../src/domain/api-keys.js';
 import { mintKeysInto } from '../../test/support/keys.js';
 import { root, tempDir } from './paths.js';
 import { type Process, startProcess } from './processes.js';
 
 export interface NatureServer extends Process {
-  /** A sandbox secret key with read and write. */
+  /** A sandbox secret key: nature:read and nature:write unless other scopes were asked for. */
   key: string;
   dataDir: string;
 }
@@ -23,10 +24,14 @@ function buildServer(): void {
  * runs it: the default log level (one line per request, to a file here), synchronous=FULL, a rate limit it never
  * reaches. The key is minted straight into keys.db, as `nature keys create` does, before the server opens it.
  */
-export async function startNatureServer(env: Record<string, string> = {}, keepDataIn?: string): Promise<NatureServer> {
+export async function startNatureServer(
+  env: Record<string, string> = {},
+  keepDataIn?: string,
+  scopes: Scope[] = ['nature:read', 'nature:write'],
+): Promise<NatureServer> {
   // A data directory the caller gives is the caller's to remove (to read the stores after the server stops).
   const data = keepDataIn === undefined ? tempDir('nature-bench-data-') : { path: keepDataIn, cleanup: () => undefined };
-  const [raw] = await mintKeysInto(data.path, [{ environment: 'test', type: 'sk', scopes: ['nature:read', 'nature:write'] }]);
+  const [raw] = await mintKeysInto(data.path, [{ environment: 'test', type: 'sk', scopes }]);
   buildServer();
   // Where the API keys are kept on PostgreSQL, the key goes there as an operator moves keys.db's (`nature keys import`).
   if (env.NATURE_READ_MODELS === 'postgres') {

@@ -1,0 +1,186 @@
+/**
+ * The Careers API's speed goals (issue 43), in one run on this machine, against the O*NET release at NATURE_ONET_DIR
+ * (default: the shared copy beside the checkout; it is reference data, never committed):
+ *
+ * - import: `nature careers import` of the release, as an operator runs it, beside a running server (< 60 s);
+ * - memory: the server's resident set once it picked the catalogue up, against the same server before (≤ +80 MB);
+ * - search: GET /v1/careers?query=… against GET /v1/nature/items, requests per second (≥ 0.5);
+ * - match: POST /v1/careers/matches over every occupation, server CPU per request (≤ 2 ms at p50); and in process,
+ *   the match alone, CPU per call at p50 and p99.
+ *
+ * Search queries are made at run time from the release's own titles: word beginnings and one-typo words, a few
+ * hundred distinct ones in turn, so the server's cache of recent answers does not answer them all.
+ *
+ *   cd bench && npm run careers [-- --quick] [-- --rounds N]
+ */
+
+import { execFileSync } from 'node:child_process';
+import { buildCatalogue } from '../src/careers/build-catalogue.js';
+import { indexCatalogue } from '../src/careers/careers-index.js';
+import { intelligences, natures } from '../src/scoring/constructs.js';
+import { onetDir, onetFiles, onetMissing } from '../test/support/onet-release.js';
+import { CONNECTIONS, type CpuSample, load, withCpu } from './lib/load.js';
+import { startNatureServer } from './lib/nature-server.js';
+import { readOptions } from './lib/options.js';
+import { root } from './lib/paths.js';
+import { procStatusKb } from './lib/processes.js';
+import { heading, median, ms, num, quantile, ratio, table } from './lib/report.js';
+
+const options = readOptions();
+const SECONDS = options.quick ? 1 : 3;
+const QUERIES = 400;
+const PROFILES = 200;
+const IN_PROCESS_MATCHES = options.quick ? 500 : 3000;
+
+if (onetMissing) {
+  console.error(`careers bench: no O*NET release at ${onetDir}; set NATURE_ONET_DIR to a release's text folder`);
+  process.exit(1);
+}
+
+/** A deterministic stream of numbers in [0, 1): the same queries and profiles in every run. */
+function seeded(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (Math.imul(state, 1_664_525) + 1_013_904_223) >>> 0;
+    return state / 2 ** 32;
+  };
+}
+
+/** Queries as a caller types them: the start of a title word, a whole word with one letter dropped, two words. */
+function searchQueries(titles: readonly string[]): string[] {
+  const random = seeded(43);
+  const words = [...new Set(titles.flatMap((title) => title.toLowerCase().match(/[a-z]{5,}/g) ?? []))];
+  const pick = () => words[Math.floor(random() * words.length)]!;
+  const queries = new Set<string>();
+  while (queries.size < QUERIES) {
+    const word = pick();
+    const kind = queries.size % 3;
+    if (kind === 0) queries.add(word.slice(0, 3 + Math.floor(random() * 3)));
+    else if (kind === 1) {
+      const at = 1 + Math.floor(random() * (word.length - 2));
+      queries.add(word.slice(0, at) + word.slice(at + 1));
+    } else queries.add(`${pick().slice(0, 4)} ${word}`);
+  }
+  return [...queries];
+}
+
+/** Profiles as the scorer makes them: each score a multiple of 0.0625. */
+function randomProfiles(count: number) {
+  const random = seeded(7);
+  const scores = <K extends string>(names: readonly K[]) =>
+    Object.fromEntries(names.map((name) => [name, Math.floor(random() * 17) / 16])) as Record<K, number>;
+  return Array.from({ length: count }, () => ({ natures: scores(natures), intelligences: scores(intelligences) }));
+}
+
+/** The match alone, in this process: CPU time per call (process.cpuUsage, µs). */
+function inProcessMatch() {
+  const started = performance.now();
+  const index = indexCatalogue(buildCatalogue(onetFiles(), '27.0'));
+  const built = performance.now() - started;
+  const profiles = randomProfiles(PROFILES);
+  for (let i = 0; i < 200; i++) index.match(profiles[i % PROFILES]!, { limit: 20 });
+  const micros: number[] = [];
+  for (let i = 0; i < IN_PROCESS_MATCHES; i++) {
+    const before = process.cpuUsage();
+    index.match(profiles[i % PROFILES]!, { limit: 20 });
+    const spent = process.cpuUsage(before);
+    micros.push(spent.user + spent.system);
+  }
+  const titles = index.search({}).map((career) => career.title);
+  return { built, p50: quantile(micros, 0.5), p99: quantile(micros, 0.99), titles };
+}
+
+const inProcess = inProcessMatch();
+const queries = searchQueries(inProcess.titles);
+const profileBodies = randomProfiles(PROFILES).map((profile) => JSON.stringify({ profile, limit: 20 }));
+
+const server = await startNatureServer({}, undefined, ['careers:read', 'nature:read']);
+const headers = { authorization: `Bearer ${server.key}`, 'content-type': 'application/json' };
+const rss = () => procStatusKb(server.pid, 'VmRSS');
+const samples = { items: [] as CpuSample[], search: [] as CpuSample[], match: [] as CpuSample[] };
+let figures: { importSeconds: number; rssBefore?: number; rssAfter?: number };
+try {
+  await load({ url: `${server.url}/v1/nature/items`, headers, duration: 1 });
+  const rssBefore = rss();
+  const importStarted = performance.now();
+  execFileSync(process.execPath, ['bin/nature.js', 'careers', 'import', onetDir], {
+    cwd: root,
+    env: { ...process.env, NATURE_DATA_DIR: server.dataDir },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const importSeconds = (performance.now() - importStarted) / 1000;
+  // The server picks the new catalogue up by itself: until then the careers routes answer 503.
+  while ((await fetch(`${server.url}/v1/careers?limit=1`, { headers })).status !== 200) await new Promise((r) => setTimeout(r, 200));
+  let query = 0;
+  let body = 0;
+  const search = () =>
+    load({
+      url: server.url,
+      headers,
+      duration: SECONDS,
+      requests: [{ setupRequest: (request) => ({ ...request, path: `/v1/careers?limit=20&query=${encodeURIComponent(queries[query++ % QUERIES]!)}` }) }],
+    });
+  const match = () =>
+    load({
+      url: server.url,
+      headers,
+      duration: SECONDS,
+      requests: [{ method: 'POST', path: '/v1/careers/matches', setupRequest: (request) => ({ ...request, body: profileBodies[body++ % PROFILES] }) }],
+    });
+  // Warm-up of both careers routes, not counted.
+  await search();
+  await match();
+  figures = { importSeconds, rssBefore, rssAfter: rss() };
+  for (let round = 0; round < options.rounds; round++) {
+    samples.items.push(await withCpu(server, () => load({ url: `${server.url}/v1/nature/items`, headers, duration: SECONDS })));
+    samples.search.push(await withCpu(server, search));
+    samples.match.push(await withCpu(server, match));
+    process.stderr.write(`careers: round ${round + 1}/${options.rounds} done\n`);
+  }
+} finally {
+  await server.stop();
+}
+
+const rate = (row: keyof typeof samples) => median(samples[row].map((sample) => sample.perSecond));
+const cpu = (row: keyof typeof samples) => median(samples[row].map((sample) => sample.cpuMicrosPerRequest));
+const mb = (kb: number | undefined) => (kb === undefined ? '—' : `${num(kb / 1024)} MB`);
+console.log(
+  heading(
+    'Careers API: import, memory, search and matching',
+    `The O*NET release at ${onetDir}; the real server, compiled, on the SQLite default; autocannon, ${CONNECTIONS} connections, ` +
+      `${SECONDS} s per route, median of ${options.rounds} round(s); ${QUERIES} distinct search queries and ${PROFILES} profiles in turn. ` +
+      `Server CPU per request: the process's user + system time (/proc, 10 ms ticks) over the run, per 2xx response.`,
+  ),
+);
+console.log(
+  table(
+    ['route', 'req/s', 'server CPU per request', 'p50', 'p99', 'non-2xx / errors'],
+    (['items', 'search', 'match'] as const).map((row) => [
+      { items: 'GET /v1/nature/items', search: 'GET /v1/careers?query=…', match: 'POST /v1/careers/matches (inline profile)' }[row],
+      num(rate(row)),
+      `${num(cpu(row))} µs`,
+      ms(median(samples[row].map((sample) => sample.p50))),
+      ms(median(samples[row].map((sample) => sample.p99))),
+      `${samples[row].reduce((sum, s) => sum + s.non2xx, 0)} / ${samples[row].reduce((sum, s) => sum + s.errors, 0)}`,
+    ]),
+  ),
+);
+console.log();
+console.log(
+  table(
+    ['figure', 'measured', 'goal'],
+    [
+      ['search req/s / item bank req/s', ratio(rate('search'), rate('items')), '≥ 0.5'],
+      ['match: server CPU per request (mean, HTTP included)', `${num(cpu('match') / 1000)} ms`, '≤ 2 ms at p50'],
+      ['match alone, in process: CPU per call p50 / p99', `${num(inProcess.p50 / 1000)} / ${num(inProcess.p99 / 1000)} ms`, ''],
+      ['import of the release (wall time, CLI process)', `${num(figures.importSeconds)} s`, '< 60 s'],
+      ['server RSS: before import → catalogue loaded', `${mb(figures.rssBefore)} → ${mb(figures.rssAfter)}`, ''],
+      [
+        'server RSS growth with the catalogue loaded',
+        figures.rssBefore === undefined || figures.rssAfter === undefined ? '—' : mb(figures.rssAfter - figures.rssBefore),
+        '≤ +80 MB',
+      ],
+      ['build + index in process (parse, derive, index)', `${num(inProcess.built / 1000)} s`, ''],
+    ],
+  ),
+);
