@@ -439,6 +439,8 @@ const STORE_SETTINGS = [
   'NATURE_MONGODB_ALLOW_WEAK_WRITES',
   'NATURE_SQLITE_SYNCHRONOUS',
   'NATURE_BACKEND_TIMEOUT_MS',
+  // Read by `nature careers import` to say when servers pick a new catalogue up.
+  'NATURE_CAREERS_CHECK_MS',
 ] as const;
 
 /**
