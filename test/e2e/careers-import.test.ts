@@ -1,8 +1,8 @@
 import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { zipSync } from 'fflate';
-import { afterAll, describe, expect, it } from 'vitest';
-import { runCliProcess, spawnFromSource } from '../support/processes.js';
+import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
+import { runCliProcess, spawnFromSource, startServer, waitForOutput } from '../support/processes.js';
 import { tempDir } from '../support/temp-dir.js';
 
 // The O*NET 27.0 release is reference data outside the repository (issue 43): read where NATURE_ONET_DIR says.
@@ -22,7 +22,14 @@ const dataDir = join(dir.path, 'data');
 const nature = (...args: string[]) => runCliProcess(['--data-dir', dataDir, ...args], { NATURE_READ_MODELS: 'sqlite' });
 
 describe.skipIf(missing)('nature careers import, on the shared O*NET release', () => {
-  it('leaves nothing installed when killed half-way, then imports to the end and prints the counts', async () => {
+  it('leaves nothing installed when killed half-way, then imports to the end, picked up by a running server', async () => {
+    // A server on the same data directory all along, checking for a new catalogue often.
+    const server = await startServer({ NATURE_DATA_DIR: dataDir, NATURE_READ_MODELS: 'sqlite', NATURE_CAREERS_CHECK_MS: '200' });
+    onTestFinished(async () => {
+      server.process.kill('SIGTERM');
+      await server.exited;
+    });
+    expect(server.output()).toContain('no careers catalogue installed');
     const run = spawnFromSource(['src/cli/main.ts', '--data-dir', dataDir, 'careers', 'import', onetDir], { NATURE_READ_MODELS: 'sqlite' });
     // Killed as it starts building, before anything is installed.
     await new Promise<void>((done) => {
@@ -47,6 +54,9 @@ describe.skipIf(missing)('nature careers import, on the shared O*NET release', (
 
     const status = nature('careers', 'status', '--json');
     expect(JSON.parse(status.stdout)).toMatchObject({ installed: { version: 'onet-27.0/careers-map-v1', occupations: 1016 } });
+    // Picked up without a restart.
+    await waitForOutput(server, /careers catalogue loaded/);
+    expect(server.output()).toContain(JSON.parse(status.stdout).installed.id);
   });
 
   it('changes nothing when the same release is imported again', () => {
