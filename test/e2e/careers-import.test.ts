@@ -97,11 +97,16 @@ describe.skipIf(missing)('nature careers import, on the shared O*NET release', (
     expect(nature('careers', 'status').stdout).toBe(before);
   });
 
-  it('refuses a path that is no release', () => {
+  it('refuses a path that is no release, and a file that is no zip', () => {
     const refused = nature('careers', 'import', join(dir.path, 'nowhere'));
     expect(refused.status).toBe(1);
     expect(refused.stderr.split('\n').filter((line) => line.startsWith('nature: '))).toEqual([
       `nature: no such folder or zip: ${join(dir.path, 'nowhere')}`,
     ]);
+    const notZip = join(dir.path, 'notes.zip');
+    writeFileSync(notZip, 'not a zip at all');
+    const unreadable = nature('careers', 'import', notZip);
+    expect(unreadable.status).toBe(1);
+    expect(unreadable.stderr).toMatch(new RegExp(`\\nnature: ${notZip} is neither a folder nor a zip that can be read: .+\\n$`));
   });
 });
