@@ -1,10 +1,8 @@
 import { createHash } from 'node:crypto';
+import { careersMapVersion } from './careers-map-v1.js';
 import type { Career, Catalogue, JobZone, Occupation, TitleKind } from './catalogue.js';
 import { deriveProfiles } from './occupation-profiles.js';
 import { ReleaseError, type ReleaseFiles, readTable } from './release-tables.js';
-
-/** The mapping this version derives profiles with (careers-map-v1.ts). */
-export const CAREERS_MAPPING = 'careers-map-v1';
 
 /** The oldest release whose files and columns this import reads. */
 const OLDEST_RELEASE = [27, 0] as const;
@@ -70,7 +68,7 @@ export function buildCatalogue(files: ReleaseFiles, release: string): Catalogue 
       profile: profiles.get(row[CODE]) ?? null,
     }))
     .sort((a, b) => compare(a.code, b.code));
-  return { release, mapping: CAREERS_MAPPING, occupations, careers: careersOf(files, occupations), unprofiled };
+  return { release, mapping: careersMapVersion, occupations, careers: careersOf(files, occupations), unprofiled };
 }
 
 function jobZonesOf(files: ReleaseFiles): Map<string, JobZone> {

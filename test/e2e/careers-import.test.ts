@@ -1,27 +1,18 @@
-import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { zipSync } from 'fflate';
 import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
+import { onetDir, onetMissing } from '../support/onet-release.js';
 import { runCliProcess, spawnFromSource, startServer, waitForOutput } from '../support/processes.js';
 import { tempDir } from '../support/temp-dir.js';
 
-// The O*NET 27.0 release is reference data outside the repository (issue 43): read where NATURE_ONET_DIR says.
-const onetDir = resolve(new URL('../..', import.meta.url).pathname, process.env.NATURE_ONET_DIR ?? '../shared/data/onet-27.0');
-const missing = !existsSync(join(onetDir, 'Occupation Data.txt'));
-if (missing) {
-  const message =
-    `\n!!! CAREERS IMPORT TESTS SKIPPED: no O*NET release at ${onetDir}. Point NATURE_ONET_DIR at a release's text folder\n` +
-    '!!! (download it from https://www.onetcenter.org/database.html). Skipped, never counted as passed.\n';
-  if (process.env.CI) throw new Error(message);
-  console.error(message);
-}
-
+// The O*NET release is reference data outside the repository (issue 43): found, or skipped loudly, by onet-release.ts.
 const dir = tempDir();
 afterAll(() => dir.cleanup());
 const dataDir = join(dir.path, 'data');
 const nature = (...args: string[]) => runCliProcess(['--data-dir', dataDir, ...args], { NATURE_READ_MODELS: 'sqlite' });
 
-describe.skipIf(missing)('nature careers import, on the shared O*NET release', () => {
+describe.skipIf(onetMissing)('nature careers import, on the shared O*NET release', () => {
   it('leaves nothing installed when killed half-way, then imports to the end, picked up by a running server', async () => {
     // A server on the same data directory all along, checking for a new catalogue often.
     const server = await startServer({ NATURE_DATA_DIR: dataDir, NATURE_READ_MODELS: 'sqlite', NATURE_CAREERS_CHECK_MS: '200' });
