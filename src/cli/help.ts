@@ -19,6 +19,8 @@ const examples: Record<string, string> = {
   audit: 'nature audit sub_01M7ZRVYPSC40AR17Y7WS0FTK0 --env test --json',
   usage: 'nature usage --env live --from 2026-11-01 --to 2026-12-01 --granularity month',
   'master-key rotate': 'nature master-key rotate --data-dir /srv/nature',
+  'careers import': 'nature careers import ~/Downloads/db_27_0_text.zip',
+  'careers status': 'nature careers status',
   listen: 'NATURE_API_KEY=test_sk_… nature listen --forward-to http://localhost:3000/webhooks',
   trigger: 'NATURE_API_KEY=test_sk_… nature trigger nature.assessment.completed',
   mcp: 'NATURE_API_KEY=test_sk_… nature mcp --base-url https://nature.example.com',

@@ -10,6 +10,7 @@ import { checkDataDir } from '../support/data-dir.js';
 import { OperatorError, oneLine, storeProblem } from '../support/operator-errors.js';
 import { checkBackends } from '../wiring/backend-checks.js';
 import { backendsOf } from '../wiring/backends.js';
+import { careersDbFileOf, openCatalogueStore } from '../wiring/careers-source.js';
 import {
   openAccountStore,
   openDataKeys,
@@ -21,6 +22,7 @@ import {
 } from '../wiring/environments.js';
 import { type AccountStores, applicationsCommand, usersCommand } from './accounts.js';
 import { auditCommand } from './audit.js';
+import { type CatalogueAccess, careersCommand } from './careers.js';
 import { CliError, exitStatus, UsageError } from './errors.js';
 import { addCommandHelp } from './help.js';
 import { type KeyStores, keysCommand, type Output } from './keys.js';
@@ -156,6 +158,28 @@ function accountStores(settings: StoreSettings, io: CliIo, output: Output): Acco
   };
 }
 
+/**
+ * The careers catalogue, shared by both environments like the keys (careers.db, or beside the keys on a server). An
+ * import may start careers.db; `status` never does.
+ */
+function catalogueAccess(settings: StoreSettings): CatalogueAccess {
+  const home = async (): Promise<Config> => {
+    const config = settings.config();
+    if (careersDbFileOf(config) === undefined) return reachable(config, { eventStore: false });
+    checkDataDir(config.dataDir, { create: true });
+    return config;
+  };
+  return {
+    open: async () => openCatalogueStore(await home()),
+    async openExisting() {
+      const file = careersDbFileOf(settings.config());
+      if (file !== undefined && !existsSync(file)) return undefined;
+      return openCatalogueStore(await home());
+    },
+    checkEveryMs: () => settings.config().careersCheckMs,
+  };
+}
+
 function masterKeyAccess(settings: StoreSettings): MasterKeyAccess {
   return {
     keyFile: () => settings.config().masterKeyFile,
@@ -201,6 +225,7 @@ function commandLine(io: CliIo, output: Output) {
     ),
   );
   program.addCommand(masterKeyCommand(masterKeyAccess(settings), output));
+  program.addCommand(careersCommand(catalogueAccess(settings), output));
   // Callers' tools: they reach a server over HTTP with an API key, like any caller, not the stores.
   program.addCommand(listenCommand(io.env, output));
   program.addCommand(triggerCommand(io.env, output));

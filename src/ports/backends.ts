@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Environment } from '../domain/api-keys.js';
 import type { AccountStore } from './account-store.js';
 import type { Bus } from './bus.js';
+import type { CatalogueStore } from './careers-catalogue.js';
 import type { WrappedKeyStore } from './data-keys.js';
 import type { EventStore } from './event-store.js';
 import type { IdempotencyStore } from './idempotency.js';
@@ -37,6 +38,8 @@ export interface ReadModelBackend {
   openKeyStore(): Promise<KeyStore>;
   /** The account's users, sessions, application and activity, beside the API keys. */
   openAccountStore(): Promise<AccountStore>;
+  /** The careers catalogue, shared by both environments like the API keys (careers.db, or beside the keys on a server). */
+  openCatalogueStore(): Promise<CatalogueStore>;
   /** keys.db in the data directory, when the API keys are kept elsewhere: keys minted into it before they moved. */
   readonly keysLeftBehindIn: string | undefined;
 }

@@ -13,6 +13,7 @@ import { runtimeFigures, watchEventLoop } from '../support/runtime-figures.js';
 import { stopOnSignals } from '../support/shutdown.js';
 import { checkBackends } from '../wiring/backend-checks.js';
 import { backendsOf } from '../wiring/backends.js';
+import { openConfiguredCareersSource } from '../wiring/careers-source.js';
 import {
   backendUnavailable,
   closeEnvironments,
@@ -76,9 +77,15 @@ async function openStores() {
   await checkBackends(config);
   const keys = await openKeyStore(config);
   await refuseKeysLeftBehind(keys);
-  return { keys, accounts: await openAccountStore(config), envs: await openEnvironments(config, logger) };
+  return {
+    keys,
+    accounts: await openAccountStore(config),
+    envs: await openEnvironments(config, logger),
+    // The careers catalogue, picked up again whenever `nature careers import` installs a new one (the careers routes').
+    careers: await openConfiguredCareersSource(config, logger),
+  };
 }
-const { keys, accounts, envs } = await openStores().catch((error: unknown) => {
+const { keys, accounts, envs, careers } = await openStores().catch((error: unknown) => {
   const problem = storeProblem(error, config.dataDir);
   if (problem !== undefined) return fail(`start-up error: ${problem}`, logger);
   // A backend that cannot be reached: its driver's message names it.
@@ -121,6 +128,7 @@ stopOnSignals(async () => {
   await closeEnvironments(envs);
   await keys.close();
   await accounts.close();
+  await careers.close();
   logger.info(runtimeFigures(), 'runtime figures');
 }, logger);
 logger.info(

@@ -125,6 +125,7 @@ const schema = z.object({
   NATS_STREAM_MAX_AGE: duration.prefault('7d'),
   NATURE_SQLITE_SYNCHRONOUS: z.enum(['FULL', 'NORMAL']).default('FULL'),
   NATURE_BACKEND_TIMEOUT_MS: wholeNumber(100, 300_000).default(10_000),
+  NATURE_CAREERS_CHECK_MS: wholeNumber(100, 3_600_000).default(5000),
   NATURE_WEBHOOK_RETRY_SCHEDULE: durations.prefault('5s,5m,30m,2h,5h,10h,10h'),
   NATURE_WEBHOOK_TIMEOUT_MS: wholeNumber(100, 60_000).default(10_000),
   // Unset, it follows where the server is (webhookAllowPrivate): docs/operations.md, "Configuration".
@@ -166,6 +167,8 @@ export interface Config {
   sqliteSynchronous: 'FULL' | 'NORMAL';
   /** How long each backend server may take to answer at start-up before the process gives up on it. */
   backendTimeoutMs: number;
+  /** How often a server asks whether `nature careers import` installed a new catalogue. */
+  careersCheckMs: number;
   /**
    * On NATS: how to reach and log in to it, `streamReplicas` copies of each stream (1 on a single server; 3 is
    * usual in a cluster), and the bounds of the work-queue streams.
@@ -271,6 +274,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mongodbAllowWeakWrites: settings.NATURE_MONGODB_ALLOW_WEAK_WRITES,
     sqliteSynchronous: settings.NATURE_SQLITE_SYNCHRONOUS,
     backendTimeoutMs: settings.NATURE_BACKEND_TIMEOUT_MS,
+    careersCheckMs: settings.NATURE_CAREERS_CHECK_MS,
     bus:
       settings.NATURE_BUS === 'nats'
         ? {
@@ -435,6 +439,8 @@ const STORE_SETTINGS = [
   'NATURE_MONGODB_ALLOW_WEAK_WRITES',
   'NATURE_SQLITE_SYNCHRONOUS',
   'NATURE_BACKEND_TIMEOUT_MS',
+  // Read by `nature careers import` to say when servers pick a new catalogue up.
+  'NATURE_CAREERS_CHECK_MS',
 ] as const;
 
 /**

@@ -45,7 +45,7 @@ describe('the nature operator command', () => {
     expect(result.stderr).toBe('');
     const lines = result.stdout.split('\n');
     const listed = lines.flatMap((line, index) => {
-      const command = /^ {2}nature ((?:keys |users |applications |profiles |master-key )?[a-z]+)\b/.exec(line)?.[1];
+      const command = /^ {2}nature ((?:keys |users |applications |profiles |master-key |careers )?[a-z]+)\b/.exec(line)?.[1];
       return command === undefined ? [] : [{ command, description: lines[index + 1]!, example: lines[index + 2]! }];
     });
     expect(listed.map((entry) => entry.command)).toEqual([
@@ -66,6 +66,8 @@ describe('the nature operator command', () => {
       'audit',
       'usage',
       'master-key rotate',
+      'careers import',
+      'careers status',
       'listen',
       'trigger',
       'mcp',

@@ -14,6 +14,7 @@ describe('configuration', () => {
       mongodbAllowWeakWrites: false,
       sqliteSynchronous: 'FULL',
       backendTimeoutMs: 10_000,
+      careersCheckMs: 5000,
       bus: { kind: 'local' },
       webhooks: {
         retryScheduleMs: [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
@@ -374,6 +375,11 @@ describe('configuration', () => {
     it('reads NATURE_BACKEND_TIMEOUT_MS, for the server and for operator commands', () => {
       expect(loadConfig({ NATURE_BACKEND_TIMEOUT_MS: '2500' }).backendTimeoutMs).toBe(2500);
       expect(loadStoreConfig({ NATURE_BACKEND_TIMEOUT_MS: '2500' }).backendTimeoutMs).toBe(2500);
+    });
+
+    it('reads NATURE_CAREERS_CHECK_MS, how often a server looks for a new careers catalogue', () => {
+      expect(loadConfig({ NATURE_CAREERS_CHECK_MS: '1000' }).careersCheckMs).toBe(1000);
+      expect(refusal({ NATURE_CAREERS_CHECK_MS: '5' })).toMatch(/^configuration error: NATURE_CAREERS_CHECK_MS="5" /);
     });
   });
 });

@@ -2,6 +2,7 @@ import type { Environment } from '../../domain/api-keys.js';
 import type { ReadModelBackend } from '../../ports/backends.js';
 import { storeNames } from '../store-names.js';
 import { MongoAccountStore } from './account-store.js';
+import { MongoCatalogueStore } from './catalogue-store.js';
 import type { MongoSettings } from './client.js';
 import { MongoWrappedKeyStore } from './data-key-store.js';
 import { MongoIdempotencyStore } from './idempotency-store.js';
@@ -28,6 +29,7 @@ export function mongoReadModelBackend(settings: MongoSettings, keysDbFile: strin
     mayHoldWrappedKeys: () => true,
     openKeyStore: () => MongoKeyStore.connect(settings),
     openAccountStore: () => MongoAccountStore.connect(settings),
+    openCatalogueStore: () => MongoCatalogueStore.connect(settings),
     keysLeftBehindIn: keysDbFile,
   };
 }

@@ -4,6 +4,7 @@ import type { PostgresAccess } from '../../settings/config.js';
 import { storeNames } from '../store-names.js';
 import { PostgresAccountStore } from './account-store.js';
 import { PostgresBus } from './bus.js';
+import { PostgresCatalogueStore } from './catalogue-store.js';
 import { PostgresWrappedKeyStore } from './data-key-store.js';
 import { PostgresEventStore } from './event-store.js';
 import { PostgresIdempotencyStore } from './idempotency-store.js';
@@ -63,6 +64,7 @@ export function postgresReadModelBackend(settings: PostgresAccess, timeoutMs: nu
     mayHoldWrappedKeys: () => true,
     openKeyStore: () => PostgresKeyStore.connect(url, undefined, options),
     openAccountStore: () => PostgresAccountStore.connect(url, undefined, options),
+    openCatalogueStore: () => PostgresCatalogueStore.connect(url, undefined, options),
     keysLeftBehindIn: keysDbFile,
   };
 }

@@ -6,6 +6,7 @@ import type { KeyStore } from '../../ports/key-store.js';
 import { storeNames } from '../store-names.js';
 import { SqliteAccountStore } from './account-store.js';
 import { SqliteBus } from './bus.js';
+import { SqliteCatalogueStore } from './catalogue-store.js';
 import { SqliteWrappedKeyStore } from './data-key-store.js';
 import type { Synchronous } from './database.js';
 import { SqliteEventStore } from './event-store.js';
@@ -25,6 +26,9 @@ const fileOf = ({ dataDir }: SqliteFiles, environment: Environment, suffix: stri
 
 /** The file of the API keys, shared by both environments. */
 export const keysDbFile = ({ dataDir }: SqliteFiles) => join(dataDir, 'keys.db');
+
+/** The file of the careers catalogue, shared by both environments. */
+export const careersDbFile = ({ dataDir }: SqliteFiles) => join(dataDir, 'careers.db');
 
 /** The API keys in keys.db, whatever the configuration: what `nature keys import` copies from. */
 export function openKeysDb(files: SqliteFiles): KeyStore {
@@ -47,6 +51,7 @@ export function sqliteReadModelBackend(files: SqliteFiles): ReadModelBackend {
     mayHoldWrappedKeys: (environment) => existsSync(fileOf(files, environment, 'data-keys.db')),
     openKeyStore: async () => openKeysDb(files),
     openAccountStore: async () => new SqliteAccountStore(keysDbFile(files), files.synchronous),
+    openCatalogueStore: async () => new SqliteCatalogueStore(careersDbFile(files), files.synchronous),
     keysLeftBehindIn: undefined,
   };
 }
