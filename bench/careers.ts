@@ -118,14 +118,27 @@ try {
       url: server.url,
       headers,
       duration: SECONDS,
-      requests: [{ setupRequest: (request) => ({ ...request, path: `/v1/careers?limit=20&query=${encodeURIComponent(queries[query++ % QUERIES]!)}` }) }],
+      requests: [
+        {
+          setupRequest: (request) => ({
+            ...request,
+            path: `/v1/careers?limit=20&query=${encodeURIComponent(queries[query++ % QUERIES]!)}`,
+          }),
+        },
+      ],
     });
   const match = () =>
     load({
       url: server.url,
       headers,
       duration: SECONDS,
-      requests: [{ method: 'POST', path: '/v1/careers/matches', setupRequest: (request) => ({ ...request, body: profileBodies[body++ % PROFILES] }) }],
+      requests: [
+        {
+          method: 'POST',
+          path: '/v1/careers/matches',
+          setupRequest: (request) => ({ ...request, body: profileBodies[body++ % PROFILES] }),
+        },
+      ],
     });
   // Warm-up of both careers routes, not counted.
   await search();
