@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { indexCatalogue } from '../../src/careers/careers-index.js';
+import { careersMapV1 } from '../../src/careers/careers-map-v1.js';
 import { intelligences, natures } from '../../src/scoring/constructs.js';
 import { type Body, client } from '../support/api-client.js';
 import { profileOf, smallCatalogue } from '../support/careers-fixture.js';
+import { decodeHtml } from '../support/html-text.js';
 import { expectProblem } from '../support/problems.js';
 import { auth, openTestApp, type TestApp } from '../support/test-app.js';
 
@@ -162,6 +164,29 @@ describe('the careers routes, with a catalogue', () => {
     const pk = (await t.mint('test', 'pk', ['nature:read'])).raw;
     expectProblem(await get('/v1/careers/car_rn', pk), 403, 'insufficient_scope');
     expectProblem(await t.app.inject({ url: '/v1/careers' }), 401, 'unauthenticated');
+  });
+});
+
+describe('the careers guide', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await openTestApp();
+  });
+  afterAll(() => t.close());
+
+  it("serves /docs/careers with O*NET's attribution, its licence link and every row of the mapping table", async () => {
+    const response = await t.app.inject({ url: '/docs/careers' });
+    expect(response.statusCode).toBe(200);
+    const text = decodeHtml(response.body.replace(/<[^>]+>/g, ''));
+    expect(text).toMatch(
+      /includes information from the O\*NET Database by the U\.S\. Department of Labor,\s+Employment and Training Administration \(USDOL\/ETA\), used under the\s+CC BY 4\.0 license/,
+    );
+    expect(response.body).toContain('href="https://www.onetcenter.org/license_db.html"');
+    for (const row of careersMapV1) {
+      expect(text).toContain(row.standIn);
+      for (const term of row.terms) expect(text).toContain(term.reason);
+    }
+    expect(text).not.toContain('{{');
   });
 });
 

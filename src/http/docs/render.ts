@@ -14,6 +14,7 @@ export const guides = [
   { slug: 'embedding', title: 'Embedding the assessment' },
   { slug: 'client', title: 'TypeScript client' },
   { slug: 'mcp', title: 'MCP for agents' },
+  { slug: 'careers', title: 'Careers' },
   { slug: 'privacy', title: 'Personal data' },
   { slug: 'usage', title: 'Usage' },
   { slug: 'errors', title: 'Errors' },
