@@ -88,6 +88,7 @@ export async function openTestApp(
     clock,
     publicUrl: config.publicUrl,
     unavailable: backendUnavailable,
+    ...(careers !== undefined && { careers }),
   });
   const testApp: TestApp = {
     app,
