@@ -1,10 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createNatureClient, isNatureApiError } from '../../packages/client/src/index.js';
 import { indexCatalogue } from '../../src/careers/careers-index.js';
 import { careersMapV1 } from '../../src/careers/careers-map-v1.js';
 import { intelligences, natures } from '../../src/scoring/constructs.js';
 import { type Body, client } from '../support/api-client.js';
 import { profileOf, smallCatalogue } from '../support/careers-fixture.js';
 import { decodeHtml } from '../support/html-text.js';
+import { injectFetch } from '../support/inject-fetch.js';
 import { expectProblem } from '../support/problems.js';
 import { auth, openTestApp, type TestApp } from '../support/test-app.js';
 
@@ -154,6 +156,19 @@ describe('the careers routes, with a catalogue', () => {
 
     expect((await api.call('DELETE', `/v1/nature/subjects/${subjectId}`)).status).toBe(200);
     expect(expectProblem(await match({ profile_id: profile.id }), 410, 'subject_erased').subject_id).toBe(subjectId);
+  });
+
+  it('is what the typed client searches, gets and matches, its errors typed', async () => {
+    const inProcess = injectFetch(t.app);
+    const nature = createNatureClient({ apiKey: key, baseUrl: 'http://127.0.0.1', fetch: (request: Request) => inProcess(request) });
+    const titles: string[] = [];
+    for await (const career of nature.careers.search({ query: 'nurse', limit: 1 })) titles.push(career.title);
+    expect(titles.sort()).toEqual(['Emergency Room Nurse', 'Registered Nurses']);
+    expect((await nature.careers.get('car_rn')).occupation.riasec).toBe('SIC');
+    const matches = await nature.careers.match({ profile: nurseLike, job_zone: [3], limit: 1 });
+    expect(matches.data.map((match) => match.occupation.code)).toEqual(['29-1141.00']);
+    const refused = await nature.careers.get('car_nowhere').catch((error: unknown) => error);
+    expect(isNatureApiError(refused, 'career_not_found')).toBe(true);
   });
 
   it('refuses keys without careers:read, publishable keys and no key', async () => {
