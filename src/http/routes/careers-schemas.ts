@@ -28,7 +28,10 @@ const constructProfile = z.object({
 
 const jobZone = z.number().int().min(1).max(5).describe("O*NET's job zone: 1 (little or no preparation) .. 5 (extensive preparation).");
 
-const careerId = z.string().meta({ pattern: '^car_[0-9a-z_]+$', examples: ['car_3f9a1c0b2d4e5f60'] });
+const careerId = z
+  .string()
+  .meta({ pattern: '^car_', examples: ['car_3f9a1c0b2d4e5f60'] })
+  .describe('car_ and a part that stays the same across imports of the same occupation and title.');
 
 const occupationResource = z
   .object({
