@@ -33,6 +33,15 @@ const careerId = z
   .meta({ pattern: '^car_', examples: ['car_3f9a1c0b2d4e5f60'] })
   .describe('car_ and a part that stays the same across imports of the same occupation and title.');
 
+const exampleOccupation = {
+  code: '29-1141.00',
+  title: 'Registered Nurses',
+  description: 'Assess patient health problems and needs, develop and implement nursing care plans, and maintain medical records.',
+  job_zone: 3,
+  riasec: 'SIC',
+  related: ['29-1171.00'],
+};
+
 const occupationResource = z
   .object({
     code: z
@@ -48,19 +57,11 @@ const occupationResource = z
       .describe('Its highest RIASEC interests, highest first.'),
     related: z.array(z.string()).describe('Codes of related occupations, in the release’s order.'),
   })
-  .meta({ id: 'Occupation' });
+  .meta({ id: 'Occupation', examples: [exampleOccupation] });
 
 const exampleProfile = {
   natures: Object.fromEntries(natures.map((name) => [name, name === 'healing' ? 0.95 : 0.3])),
   intelligences: Object.fromEntries(intelligences.map((name) => [name, name === 'interpersonal' ? 0.85 : 0.3])),
-};
-const exampleOccupation = {
-  code: '29-1141.00',
-  title: 'Registered Nurses',
-  description: 'Assess patient health problems and needs, develop and implement nursing care plans, and maintain medical records.',
-  job_zone: 3,
-  riasec: 'SIC',
-  related: ['29-1171.00'],
 };
 const exampleCareer = {
   id: 'car_3f9a1c0b2d4e5f60',
@@ -101,6 +102,24 @@ const contribution = z.object({
 const explained = <K extends string>(names: readonly K[]) =>
   z.object(Object.fromEntries(names.map((name) => [name, contribution])) as Record<K, typeof contribution>);
 
+/** A nurse-like person against Registered Nurses, as the example of a match: the shares and 0.5 add up to the fit. */
+function exampleMatch() {
+  const explain = (family: Record<string, number>) =>
+    Object.fromEntries(
+      Object.entries(family).map(([name, demand]) => [name, { person: demand, demand, contribution: demand > 0.5 ? 0.115 : 0.01 }]),
+    );
+  return {
+    object: 'career_match',
+    occupation: exampleOccupation,
+    titles: [
+      { id: 'car_9b2e4d1a7c3f5e80', title: 'Registered Nurses', title_kind: 'occupation' },
+      { id: 'car_3f9a1c0b2d4e5f60', title: 'Emergency Room Nurse', title_kind: 'alternate' },
+    ],
+    fit: 0.9,
+    explanation: { natures: explain(exampleProfile.natures), intelligences: explain(exampleProfile.intelligences) },
+  };
+}
+
 const titleRef = z.object({ id: careerId, title: z.string(), title_kind: careerFields.title_kind }).meta({ id: 'CareerTitle' });
 
 const careerMatch = z
@@ -116,7 +135,7 @@ const careerMatch = z
       .object({ natures: explained(natures), intelligences: explained(intelligences) })
       .describe('Per construct, alphabetical: the person’s score, the occupation’s demand, and its contribution to the fit.'),
   })
-  .meta({ id: 'CareerMatch' });
+  .meta({ id: 'CareerMatch', examples: [exampleMatch()] });
 
 export type CareerMatchResource = z.infer<typeof careerMatch>;
 
