@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { buildCatalogue } from '../../src/careers/build-catalogue.js';
+import { titleSearch } from '../../src/careers/title-search.js';
+import { onetFiles, onetMissing } from '../support/onet-release.js';
+
+describe.skipIf(onetMissing)('title search over the O*NET release', () => {
+  const catalogue = onetMissing ? undefined : buildCatalogue(onetFiles(), '27.0');
+  const search = catalogue === undefined ? () => [] : titleSearch(catalogue);
+  const titles = (query: string, count = 10) =>
+    search({ query })
+      .slice(0, count)
+      .map(({ title }) => title);
+
+  it('finds the registered nurses\' occupation among the first results of "nur"', () => {
+    const first = search({ query: 'nur' }).slice(0, 10);
+    expect(first).toContainEqual(
+      expect.objectContaining({ title: 'Registered Nurses', titleKind: 'occupation', occupationCode: '29-1141.00' }),
+    );
+  });
+
+  it('finds the word a query misspells by one letter, ahead of the other matches', () => {
+    for (const title of titles('enginer')) expect(title).toMatch(/\bengineer/i);
+    for (const title of titles('softwre develper')) expect(title).toMatch(/\bsoftware\b.*\bdeveloper|\bdeveloper.*\bsoftware\b/i);
+    expect(titles('regstered nurses', 3)).toContain('Registered Nurses');
+  });
+
+  it('finds a title without its accents from a query with them', () => {
+    const accented = search({ query: 'résumé writer' });
+    expect(accented.length).toBeGreaterThan(0);
+    for (const career of accented) expect(career.title).toMatch(/\bresume writer/i);
+    expect(accented).toEqual(search({ query: 'RESUME WRITER' }));
+  });
+
+  it('keeps to the filters, and lists every title without a query', () => {
+    const zones = new Map(catalogue?.occupations.map((occupation) => [occupation.code, occupation.jobZone]));
+    const zoned = search({ query: 'nur', jobZones: [3] });
+    expect(zoned.length).toBeGreaterThan(0);
+    for (const career of zoned) expect(zones.get(career.occupationCode)).toBe(3);
+    const nurses = search({ occupationCode: '29-1141.00' });
+    expect(nurses.length).toBeGreaterThan(10);
+    for (const career of nurses) expect(career.occupationCode).toBe('29-1141.00');
+    expect(search({})).toHaveLength(catalogue?.careers.length ?? 0);
+  });
+});
