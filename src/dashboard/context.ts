@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { emailOf } from '../commands/accounts.js';
 import type { Actor } from '../domain/accounts.js';
 import type { Environment } from '../domain/api-keys.js';
+import type { CareersCatalogue } from '../http/routes/careers.js';
 import type { AccountStore } from '../ports/account-store.js';
 import type { KeyStore } from '../ports/key-store.js';
 import type { Environments } from '../wiring/environments.js';
@@ -28,6 +29,8 @@ export interface DashboardContext {
   publicUrl?: string | undefined;
   /** Whether an error means a backend does not answer now (environments.ts's backendUnavailable): a 503 page. */
   unavailable: (error: unknown) => boolean;
+  /** The careers catalogue the API serves (the app's own), whose version the keys page shows; none: not imported. */
+  careers?: CareersCatalogue;
 }
 
 /** The environments as the dashboard's addresses name them. */

@@ -9,8 +9,8 @@ export type Environment = (typeof environments)[number];
 export const keyTypes = ['pk', 'sk'] as const;
 export type KeyType = (typeof keyTypes)[number];
 
-/** The only scopes that can be minted at v1 (other products' scopes exist but are not launched). */
-export const scopes = ['nature:read', 'nature:write'] as const;
+/** The scopes that can be minted: Nature's and, since v1.0.5, Careers' (other products' scopes are not launched). */
+export const scopes = ['careers:read', 'nature:read', 'nature:write'] as const;
 export type Scope = (typeof scopes)[number];
 
 export interface ApiKeyRecord {
@@ -104,6 +104,9 @@ export function mintProblem(request: MintRequest): string | undefined {
   // A pk key writes only with an assessment's client secret: a write scope of its own would be a leak.
   if (request.type === 'pk' && request.scopes.includes('nature:write'))
     return 'A pk (publishable) key cannot have nature:write; mint an sk key for writes.';
+  // pk keys never reach the careers routes (contract, "Careers"): the scope would only mislead.
+  if (request.type === 'pk' && request.scopes.includes('careers:read'))
+    return 'A pk (publishable) key cannot have careers:read; careers are read from your server with an sk key.';
   // An sk key never runs in a browser, so it has no origins to allow.
   if (request.type === 'sk' && (request.origins?.length ?? 0) > 0)
     return 'Allowed origins are for pk (publishable) keys only; sk keys are never used from a browser.';

@@ -18,6 +18,7 @@ import { createRateLimiter, type RateLimitSettings } from './rate-limit.js';
 import { registerRequestGate } from './request-gate.js';
 import { registerRequestLog } from './request-log.js';
 import { registerAssessmentRoutes } from './routes/assessments.js';
+import { type CareersCatalogue, noCareersCatalogue, registerCareerRoutes } from './routes/careers.js';
 import { registerDocsRoutes } from './routes/docs.js';
 import { registerEmbedRoutes } from './routes/embed.js';
 import { registerEventRoutes } from './routes/events.js';
@@ -52,6 +53,8 @@ export interface AppDependencies {
   mcp?: McpSettings;
   /** How long a client may take to send a request and keep a connection; their defaults otherwise. */
   timeouts?: HttpTimeouts;
+  /** The careers catalogue served now (src/wiring/careers-source.ts); none: the careers routes answer 503 until one is imported. */
+  careers?: CareersCatalogue;
 }
 
 const BODY_LIMIT_BYTES = 64 * 1024;
@@ -68,6 +71,7 @@ export async function buildApp({
   publicUrl,
   mcp = { liveKeys: false },
   timeouts = loadConfig({}).httpTimeouts,
+  careers = noCareersCatalogue,
 }: AppDependencies): Promise<FastifyInstance> {
   const app: FastifyInstance = Fastify({
     // pino's Logger is a FastifyBaseLogger; typing the instance plainly keeps route modules generic-free.
@@ -123,6 +127,7 @@ export async function buildApp({
   registerWebhookEndpointRoutes(app, clock);
   registerEventRoutes(app);
   registerUsageRoutes(app, clock);
+  registerCareerRoutes(app, careers);
   registerDocsRoutes(app, webhooks, publicUrl);
   registerEmbedRoutes(app);
   registerMcpRoute(app, mcp, publicUrl);

@@ -25,6 +25,8 @@ declare module 'fastify' {
     resultSecret?: boolean;
     /** Any scope will do: the route checks each operation's own (the MCP endpoint, whose tools follow the key's scopes). */
     anyScope?: boolean;
+    /** The scope the route needs, where it is not the method's (nature:read to read, nature:write to write): careers:read. */
+    scope?: Scope;
     /** A JSON-RPC endpoint (MCP): a body it cannot read is answered as the protocol's parse error (errors.ts). */
     jsonRpc?: boolean;
   }
@@ -34,9 +36,9 @@ const PUBLIC_PATHS = /^\/(v1\/openapi\.json|v1\/docs(\/.*)?|v1\/embed\/nature-as
 /** The dashboard signs its people in with its own sessions (dashboard/sessions.ts): API keys play no part there. */
 const DASHBOARD_PATHS = /^\/dashboard(\/|\?|$)/;
 
-/** The scope a method needs, as the specification's scope rules say. */
-function scopeFor(method: string): Scope {
-  return method === 'GET' || method === 'HEAD' ? 'nature:read' : 'nature:write';
+/** The scope a route needs, as the specification's scope rules say: its own, else its method's. */
+function scopeFor(method: string, config: RouteConfig): Scope {
+  return config.scope ?? (method === 'GET' || method === 'HEAD' ? 'nature:read' : 'nature:write');
 }
 
 /** What a request passes to reach its route: nothing to wait for (a known key), or a promise (a lookup, a secret). */
@@ -85,7 +87,7 @@ export function registerAuth(
       }
     }
     if (config.anyScope === true) return undefined;
-    const needed = scopeFor(request.method);
+    const needed = scopeFor(request.method, config);
     if (!key.scopes.includes(needed)) {
       throw new ProblemError(
         'insufficient_scope',

@@ -1,4 +1,5 @@
-import { type ProblemCode, problemBody, problemCodes, problemType } from './problem.js';
+import { scopes } from '../domain/api-keys.js';
+import { CATALOGUE_MISSING_DETAIL, type ProblemCode, problemBody, problemCodes, problemType } from './problem.js';
 import { exampleIds } from './schemas.js';
 
 /** JSON as the document holds it. */
@@ -70,7 +71,7 @@ const meanings: Record<ProblemCode, { when: string; detail: string }> = {
     detail: 'Send your API key as Authorization: Bearer <API key>.',
   },
   insufficient_scope: {
-    when: 'The key lacks the scope the method needs (`required_scope`); or a publishable key called anything but the item bank and one assessment with its client secret, or came from an origin it was not minted for.',
+    when: 'The key lacks the scope the operation needs (`required_scope`); or a publishable key called anything but the item bank and one assessment with its client secret, or came from an origin it was not minted for.',
     detail: 'This operation needs the nature:write scope; the key has nature:read.',
   },
   sandbox_only: {
@@ -86,6 +87,7 @@ const meanings: Record<ProblemCode, { when: string; detail: string }> = {
     when: 'No such profile, or the subject has no completed assessment yet.',
     detail: 'The subject has no completed assessment yet.',
   },
+  career_not_found: { when: 'No career with this id in the catalogue now served.', detail: 'No career car_3f9a1c0b2d4e5f60.' },
   product_not_available: { when: 'The product is not available at v1.', detail: 'This product is not available at v1.' },
   method_not_allowed: {
     when: 'The path exists, but not for this method: `Allow` lists the methods it takes.',
@@ -142,6 +144,10 @@ const meanings: Record<ProblemCode, { when: string; detail: string }> = {
     when: 'The server is shutting down or a backend does not answer: retry shortly.',
     detail: 'The server is shutting down; retry shortly.',
   },
+  careers_catalogue_missing: {
+    when: 'No careers catalogue is imported on this server yet: its operator runs `nature careers import PATH` once (waiting does not help).',
+    detail: CATALOGUE_MISSING_DETAIL,
+  },
 };
 
 const pascal = (code: string) => code.replace(/(^|_)([a-z])/g, (_match, _sep, letter: string) => letter.toUpperCase());
@@ -150,6 +156,12 @@ const pascal = (code: string) => code.replace(/(^|_)([a-z])/g, (_match, _sep, le
 export const responseName = (codes: readonly ProblemCode[]) => codes.map(pascal).join('Or');
 
 const header = (name: string) => ({ $ref: `#/components/headers/${name}` });
+
+/** Retry-After's entry: required where every code of the status sends it; a missing catalogue waits for its operator. */
+function retryAfterOf(codes: readonly ProblemCode[]): string {
+  if (codes.includes('careers_catalogue_missing')) return 'RetryAfterUnlessCatalogueMissing';
+  return codes.length === 1 ? 'RetryAfter' : 'RetryAfterWhenInUse';
+}
 
 /** Headers of an error response; RateLimit ones only once the request was counted (after framing checks). */
 function headersOf(status: number, codes: readonly ProblemCode[]): Json {
@@ -160,7 +172,7 @@ function headersOf(status: number, codes: readonly ProblemCode[]): Json {
       RateLimit: header('RateLimit'),
     }),
     ...((status === 429 || status === 503 || codes.includes('idempotency_key_in_use')) && {
-      'Retry-After': header(codes.length === 1 ? 'RetryAfter' : 'RetryAfterWhenInUse'),
+      'Retry-After': header(retryAfterOf(codes)),
     }),
     ...(status === 405 && { Allow: header('Allow') }),
   };
@@ -237,7 +249,7 @@ const problemProperties: Record<string, Json> = {
     description:
       'assessment_not_open: the status the assessment has; unauthenticated, to the holder of a client secret whose assessment closed: the same.',
   },
-  required_scope: { type: 'string', enum: ['nature:read', 'nature:write'], description: 'insufficient_scope: the scope the method needs.' },
+  required_scope: { type: 'string', enum: [...scopes], description: 'insufficient_scope: the scope the operation needs.' },
 };
 
 /** components.schemas.Problem and what it refers to. */
@@ -294,6 +306,12 @@ export const headers: Json = {
   RetryAfter: { description: 'Seconds to wait before retrying.', required: true, schema: { type: 'integer', minimum: 0 }, example: 1 },
   RetryAfterWhenInUse: {
     description: 'With idempotency_key_in_use: seconds to wait before retrying.',
+    schema: { type: 'integer', minimum: 0 },
+    example: 1,
+  },
+  RetryAfterUnlessCatalogueMissing: {
+    description:
+      'With service_unavailable: seconds to wait before retrying. careers_catalogue_missing has none: an operator must import a catalogue.',
     schema: { type: 'integer', minimum: 0 },
     example: 1,
   },

@@ -12,6 +12,7 @@ import { webhooks } from './openapi-webhooks.js';
 import { originOf } from './origin.js';
 import type { ProblemCode } from './problem.js';
 import { problemCodes } from './problem.js';
+import { ONET_ATTRIBUTION } from './routes/careers-schemas.js';
 import { problemCodesOf } from './schemas.js';
 import { apiReferencePolicy } from './security-headers.js';
 
@@ -19,7 +20,8 @@ const description = `Subjects, the 76-item Multiple Natures / Multiple Intellige
 
 Authenticate every request with \`Authorization: Bearer <API key>\`. The key's prefix picks the store: \`test_\` keys
 the sandbox, \`live_\` keys production; a resource of the other environment answers 404. Secret (\`sk\`) keys may do what
-their scopes allow (\`GET\` needs \`nature:read\`; \`POST\`, \`PATCH\`, \`DELETE\` need \`nature:write\`); publishable (\`pk\`)
+their scopes allow (\`GET\` needs \`nature:read\`; \`POST\`, \`PATCH\`, \`DELETE\` need \`nature:write\`; the careers routes
+need \`careers:read\`); publishable (\`pk\`)
 keys, for browsers, may read the item bank, and read and answer one assessment with its client secret in the
 \`Nature-Client-Secret\` header (and, when the assessment was started with \`result_visible_to_subject\`, read its
 profile and the profile's chart for 24 hours after completion).
@@ -36,6 +38,10 @@ const tags = [
   { name: 'profiles', description: 'Scored profiles: 9 Nature and 10 Intelligence scores with short narratives, and their charts.' },
   { name: 'webhooks', description: 'Webhook endpoints, their delivery attempts, and the events they are sent.' },
   { name: 'usage', description: 'Metered usage: completed assessments per key and period.' },
+  {
+    name: 'careers',
+    description: `O*NET occupations and their titles, searched and matched to a profile (scope careers:read). ${ONET_ATTRIBUTION}`,
+  },
 ];
 
 declare module 'fastify' {

@@ -11,6 +11,7 @@ export const problemCodes = {
   mcp_live_keys_disabled: { status: 403, title: 'Live keys disabled for MCP' },
   not_found: { status: 404, title: 'Not found' },
   profile_not_found: { status: 404, title: 'Profile not found' },
+  career_not_found: { status: 404, title: 'Career not found' },
   product_not_available: { status: 404, title: 'Product not available' },
   method_not_allowed: { status: 405, title: 'Method not allowed' },
   subject_exists: { status: 409, title: 'Subject exists' },
@@ -28,9 +29,14 @@ export const problemCodes = {
   header_fields_too_large: { status: 431, title: 'Request header fields too large' },
   internal_error: { status: 500, title: 'Internal error' },
   service_unavailable: { status: 503, title: 'Service unavailable' },
+  careers_catalogue_missing: { status: 503, title: 'Careers catalogue missing' },
 } as const;
 
 export type ProblemCode = keyof typeof problemCodes;
+
+/** What careers_catalogue_missing says: the operator's command that installs one (a wait would not). */
+export const CATALOGUE_MISSING_DETAIL =
+  'No careers catalogue is imported on this server yet; its operator imports an O*NET release with `nature careers import PATH`.';
 
 export interface FieldError {
   /** JSON Pointer to the field, within the part of the request named by `in`. */

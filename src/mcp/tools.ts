@@ -101,6 +101,13 @@ const profileOutput = {
   intelligences: z.record(z.string(), z.number()),
 };
 
+const careerListOutput = {
+  object: z.literal('list'),
+  data: z.array(z.object({ id: z.string(), title: z.string(), occupation: z.object({ code: z.string() }).loose() }).loose()),
+  has_more: z.boolean(),
+  catalogue_version: z.string(),
+};
+
 /** Every tool, each one API operation. */
 export const tools: readonly NatureTool[] = [
   tool({
@@ -264,6 +271,52 @@ export const tools: readonly NatureTool[] = [
     },
     output: { object: z.literal('list'), data: z.array(z.object({ id: z.string(), type: z.string() }).loose()), has_more: z.boolean() },
     run: (call, { limit, starting_after }) => call({ method: 'GET', path: '/v1/nature/events', query: { limit, starting_after } }),
+  }),
+  tool({
+    name: 'search_careers',
+    title: 'Search careers',
+    description:
+      'Searches the O*NET careers, every title of every occupation (GET /v1/careers): by words of a title (accents, case and one typo forgiven), ' +
+      'job zones and occupation code. One page per call; pass the last id as starting_after for the next. ' +
+      'Includes information from the O*NET Database by USDOL/ETA, used under CC BY 4.0.',
+    scope: 'careers:read',
+    annotations: READ,
+    input: {
+      query: z.string().optional().describe('Words of a title, such as "nurse".'),
+      job_zone: z.array(z.number().int()).optional().describe('Job zones 1..5 (preparation needed, little to extensive).'),
+      occupation_code: z.string().optional().describe('One occupation, as an O*NET-SOC code such as 29-1141.00.'),
+      limit: z.number().int().min(1).max(100).optional().describe('1..100 (default 10).'),
+      starting_after: z.string().optional().describe('The id of the last career of the page before.'),
+    },
+    output: careerListOutput,
+    run: (call, { job_zone, ...query }) => call({ method: 'GET', path: '/v1/careers', query: { ...query, job_zone: job_zone?.join(',') } }),
+  }),
+  tool({
+    name: 'match_careers',
+    title: 'Match careers to a profile',
+    description:
+      'The O*NET occupations that best fit a profile (POST /v1/careers/matches), by profile_id (needs nature:read too) or by the 19 scores given inline: ' +
+      "ordered by fit, each with up to 5 titles and, per construct, how the person's score and the occupation's demand count. " +
+      'Present them as possibilities to explore, not as a verdict. Includes information from the O*NET Database by USDOL/ETA, used under CC BY 4.0.',
+    scope: 'careers:read',
+    annotations: READ,
+    input: {
+      profile_id: idOf('prf', 'The profile id (prf_…).').optional(),
+      profile: z
+        .strictObject({ natures: z.record(z.string(), z.number()), intelligences: z.record(z.string(), z.number()) })
+        .optional()
+        .describe('Or the scores themselves: all 9 natures and 10 intelligences, 0..1.'),
+      job_zone: z.array(z.number().int()).optional().describe('Only occupations in these job zones 1..5.'),
+      limit: z.number().int().min(1).max(100).optional().describe('1..100 (default 20).'),
+    },
+    output: {
+      object: z.literal('list'),
+      data: z.array(z.object({ occupation: z.object({ code: z.string(), title: z.string() }).loose(), fit: z.number() }).loose()),
+      catalogue_version: z.string(),
+      profile_id: z.string().nullable(),
+    },
+    // Reads only: the API stores nothing for a match, so no Idempotency-Key.
+    run: (call, body) => call({ method: 'POST', path: '/v1/careers/matches', body }),
   }),
   tool({
     name: 'erase_subject',

@@ -102,6 +102,7 @@ const app = await buildApp({
   unavailable: backendUnavailable,
   mcp: { liveKeys: config.mcpLiveKeys },
   timeouts: config.httpTimeouts,
+  careers,
 });
 // The developer dashboard under /dashboard, on the same stores as the API and the operator's command line.
 await registerDashboard(app, {
@@ -111,6 +112,7 @@ await registerDashboard(app, {
   clock: () => new Date(),
   publicUrl: config.publicUrl,
   unavailable: backendUnavailable,
+  careers,
 });
 // A data directory that turned read-only would fail every write: readiness says so.
 addReadinessCheck(app, 'data_dir', async () => checkDataDirWritable(config.dataDir));

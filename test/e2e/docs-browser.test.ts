@@ -76,6 +76,8 @@ describe.skipIf(skipped)('the docs in headless Chromium', () => {
         'Embedding the assessment',
         'TypeScript client',
         'MCP for agents',
+        'Careers',
+        'How careers are matched',
         'Personal data',
         'Usage',
         'Errors',
@@ -189,8 +191,8 @@ describe.skipIf(skipped)('the docs in headless Chromium', () => {
             await target.close();
           }
         }
-        // Links elsewhere are only to the Standard Webhooks and Model Context Protocol sites, over https.
-        const elsewhere = ['https://www.standardwebhooks.com', 'https://modelcontextprotocol.io'];
+        // Links elsewhere are only to the Standard Webhooks, Model Context Protocol and O*NET sites, over https.
+        const elsewhere = ['https://www.standardwebhooks.com', 'https://modelcontextprotocol.io', 'https://www.onetcenter.org'];
         expect(
           links.filter((href) => !href.startsWith(server.url)).filter((href) => !elsewhere.some((site) => href.startsWith(site))),
         ).toEqual([]);

@@ -3,8 +3,10 @@ import { connect } from 'node:net';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type CareersIndex, indexCatalogue } from '../../src/careers/careers-index.js';
 import { fingerprintOf } from '../../src/http/idempotency.js';
 import { client } from '../support/api-client.js';
+import { profileOf, smallCatalogue } from '../support/careers-fixture.js';
 import { eventually } from '../support/eventually.js';
 import { auth, openTestApp, type TestApp, validSubject } from '../support/test-app.js';
 
@@ -76,12 +78,15 @@ describe('the OpenAPI document matches what the server answers', () => {
       socket.write(`${method} ${url} HTTP/1.1\r\nAuthorization: Bearer ${keys.sk}\r\nConnection: close\r\n\r\n`);
     });
 
+  // Served from the start; the 503 case takes it away for one request.
+  let careers: CareersIndex | undefined = indexCatalogue(smallCatalogue());
+
   beforeAll(async () => {
-    t = await openTestApp();
+    t = await openTestApp({}, { careers: { current: () => careers } });
     limited = await openTestApp({ NATURE_RATE_LIMIT_PER_SECOND: '1', NATURE_RATE_LIMIT_BURST: '30' });
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     port = (t.app.server.address() as AddressInfo).port;
-    keys.sk = (await t.mint('test', 'sk')).raw;
+    keys.sk = (await t.mint('test', 'sk', ['careers:read', 'nature:read', 'nature:write'])).raw;
     keys.read = (await t.mint('test', 'sk', ['nature:read'])).raw;
     keys.write = (await t.mint('test', 'sk', ['nature:write'])).raw;
     keys.live = (await t.mint('live', 'sk')).raw;
@@ -272,6 +277,28 @@ describe('the OpenAPI document matches what the server answers', () => {
         )(),
       404: call('DELETE', `/v1/nature/webhook_endpoints/${unknown.whe}`),
     },
+    listCareers: {
+      200: call('GET', '/v1/careers?query=nurse&job_zone=3&limit=1'),
+      400: call('GET', '/v1/careers?starting_after=car_nowhere'),
+    },
+    getCareer: { 200: call('GET', '/v1/careers/car_rn'), 404: call('GET', '/v1/careers/car_nowhere') },
+    matchCareers: {
+      200: call('POST', '/v1/careers/matches', { profile_id: ids.profile, job_zone: [3, 4], limit: 2 }),
+      404: call('POST', '/v1/careers/matches', { profile_id: unknown.prf }),
+      409: async () => {
+        // As validated (the fingerprint's), with limit's default.
+        const payload = { profile: profileOf(0.5), limit: 20 };
+        await t.envs.test.idempotency.claim({
+          key: 'held-match',
+          fingerprint: fingerprintOf('POST', '/v1/careers/matches', payload),
+          now: new Date(),
+          leaseMs: 30_000,
+          ttlMs: 60_000,
+        });
+        return call('POST', '/v1/careers/matches', payload, { 'idempotency-key': 'held-match' })();
+      },
+      410: call('POST', '/v1/careers/matches', { profile_id: ids.erasedProfile }),
+    },
     listWebhookDeliveries: {
       200: call('GET', `/v1/nature/webhook_endpoints/${ids.endpoint}/deliveries`),
       404: call('GET', `/v1/nature/webhook_endpoints/${unknown.whe}/deliveries`),
@@ -281,6 +308,7 @@ describe('the OpenAPI document matches what the server answers', () => {
   /** The path with ids that exist (or at least look right) filled in. */
   const concrete = (path: string) =>
     path
+      .replace('/careers/{id}', '/careers/car_rn')
       .replace('{assessment_id}', ids.openAssessment!)
       .replace(/\/(subjects|profiles|events|webhook_endpoints)\/\{id\}/, (_match, kind: string) => {
         const id = { subjects: ids.open, profiles: ids.profile, events: ids.event, webhook_endpoints: ids.endpoint }[kind];
@@ -412,6 +440,25 @@ describe('the OpenAPI document matches what the server answers', () => {
       'getProfileChart /v1/nature/profiles/{id}/chart.svg',
       `submitResponses ${path}`,
     ]);
+  });
+
+  it("documents the careers routes' 503 before a catalogue is imported, without Retry-After", async () => {
+    const served = careers;
+    careers = undefined;
+    try {
+      for (const [path, method, payload] of [
+        ['/v1/careers', 'get', undefined],
+        ['/v1/careers/{id}', 'get', undefined],
+        ['/v1/careers/matches', 'post', { profile: profileOf(0.5) }],
+      ] as const) {
+        const answer = await call(method.toUpperCase(), concrete(path), payload)();
+        expect(answer.status, answer.body).toBe(503);
+        expect(JSON.parse(answer.body).code).toBe('careers_catalogue_missing');
+        check(answer, doc.paths[path][method].responses['503'], `#/paths/${pointer(path)}/${method}/responses/503`);
+      }
+    } finally {
+      careers = served;
+    }
   });
 
   it('documents a replayed write with idempotent-replayed, as the server sends it', async () => {

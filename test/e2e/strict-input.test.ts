@@ -1,14 +1,17 @@
 import type { AddressInfo } from 'node:net';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { indexCatalogue } from '../../src/careers/careers-index.js';
+import { profileOf, smallCatalogue } from '../support/careers-fixture.js';
 import { expectProblem } from '../support/problems.js';
 import { auth, logLength, openTestApp, type TestApp, validSubject } from '../support/test-app.js';
 
 let t: TestApp;
 let key: string;
 beforeAll(async () => {
-  t = await openTestApp();
-  key = (await t.mint('test', 'sk')).raw;
+  const careers = indexCatalogue(smallCatalogue());
+  t = await openTestApp({}, { careers: { current: () => careers } });
+  key = (await t.mint('test', 'sk', ['careers:read', 'nature:read', 'nature:write'])).raw;
 });
 afterAll(async () => {
   await t.close();
@@ -22,6 +25,7 @@ const validBodies: Record<string, unknown> = {
   'POST /v1/nature/subjects': validSubject('emp-strict'),
   'PATCH /v1/nature/subjects/{id}/assessments/{assessment_id}': { responses: [{ item_id: 'mn_001', value: 3 }] },
   'POST /v1/nature/webhook_endpoints': { url: 'http://127.0.0.1:9/h' },
+  'POST /v1/careers/matches': { profile: profileOf(0.5) },
 };
 
 describe('strict input on every route', () => {
@@ -294,7 +298,7 @@ describe('clear 404s', () => {
   it('answers an unknown route 404 without a key, an unknown product 404 product_not_available', async () => {
     expectProblem(await t.app.inject({ url: '/v1/nature/nothing' }), 404, 'not_found');
     expectProblem(await t.app.inject({ url: '/nothing/at/all' }), 404, 'not_found');
-    expectProblem(await t.app.inject({ url: '/v1/careers/jobs' }), 404, 'product_not_available');
+    expectProblem(await t.app.inject({ url: '/v1/content/articles' }), 404, 'product_not_available');
   });
 });
 

@@ -4,6 +4,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { type DashboardRoute, registerDashboard } from '../../src/dashboard/plugin.js';
 import { type Environment, type KeyType, mintKey, type Scope } from '../../src/domain/api-keys.js';
 import { buildApp } from '../../src/http/app.js';
+import type { CareersCatalogue } from '../../src/http/routes/careers.js';
 import type { AccountStore } from '../../src/ports/account-store.js';
 import type { KeyStore } from '../../src/ports/key-store.js';
 import { loadConfig } from '../../src/settings/config.js';
@@ -40,8 +41,14 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-/** The whole app on a fresh data directory, driven in-process with app.inject; `settings` as in the environment. */
-export async function openTestApp(settings: Record<string, string> = {}): Promise<TestApp> {
+/**
+ * The whole app on a fresh data directory, driven in-process with app.inject; `settings` as in the environment,
+ * `careers` the catalogue it serves (none by default, as before an import).
+ */
+export async function openTestApp(
+  settings: Record<string, string> = {},
+  { careers }: { careers?: CareersCatalogue } = {},
+): Promise<TestApp> {
   const dir = tempDir();
   // The tests' receivers listen on loopback: sandbox deliveries may go there, as on a developer's machine.
   const config = loadConfig({ NATURE_DATA_DIR: dir.path, LOG_LEVEL: 'debug', NATURE_WEBHOOK_ALLOW_PRIVATE: 'sandbox', ...settings });
@@ -72,6 +79,7 @@ export async function openTestApp(settings: Record<string, string> = {}): Promis
     publicUrl: config.publicUrl,
     mcp: { liveKeys: config.mcpLiveKeys },
     timeouts: config.httpTimeouts,
+    ...(careers !== undefined && { careers }),
   });
   const dashboardRoutes = await registerDashboard(app, {
     accounts,
@@ -80,6 +88,7 @@ export async function openTestApp(settings: Record<string, string> = {}): Promis
     clock,
     publicUrl: config.publicUrl,
     unavailable: backendUnavailable,
+    ...(careers !== undefined && { careers }),
   });
   const testApp: TestApp = {
     app,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hashKey, mintKey, parseRawKey } from '../../src/domain/api-keys.js';
+import { hashKey, mintKey, mintProblem, parseRawKey } from '../../src/domain/api-keys.js';
 
 describe('API keys', () => {
   it.each([
@@ -33,5 +33,10 @@ describe('API keys', () => {
     `TEST_SK_${'a'.repeat(40)}`,
   ])('refuses the malformed key %j', (raw) => {
     expect(parseRawKey(raw)).toBeUndefined();
+  });
+
+  it('mints careers:read for sk keys only', () => {
+    expect(mintProblem({ name: 'n', environment: 'live', type: 'sk', scopes: ['careers:read', 'nature:read'] })).toBeUndefined();
+    expect(mintProblem({ name: 'n', environment: 'test', type: 'pk', scopes: ['careers:read'] })).toMatch(/pk .*careers:read/);
   });
 });

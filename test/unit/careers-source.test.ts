@@ -36,7 +36,7 @@ describe('careers source', () => {
     expect(await eventually(async () => source.current()?.version)).toBe('onet-27.0/careers-map-v1');
     await operator.install({ ...smallCatalogue(), release: '28.0' });
     expect(await eventually(async () => (source.current()?.version === 'onet-28.0/careers-map-v1' ? true : undefined))).toBe(true);
-    expect(source.current()?.catalogue.release).toBe('28.0');
+    expect(source.current()?.release).toBe('28.0');
     await operator.close();
   });
 

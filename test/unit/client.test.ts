@@ -259,6 +259,9 @@ describe('client resources', () => {
     await nature.events.get('evt_1');
     await nature.events.redeliver('evt_1');
     await nature.usage.get({ granularity: 'month' });
+    await nature.careers.search({ query: 'nurse', job_zone: '3,4' });
+    await nature.careers.get('car_rn');
+    await nature.careers.match({ profile_id: 'prf_1', limit: 5 });
     expect(sent.map(({ method, path, body }) => [method, path, body])).toEqual([
       ['POST', '/v1/nature/subjects', { external_subject_id: 'e', consent }],
       ['GET', '/v1/nature/subjects/sub_1', undefined],
@@ -286,6 +289,9 @@ describe('client resources', () => {
       ['GET', '/v1/nature/events/evt_1', undefined],
       ['POST', '/v1/nature/events/evt_1/redeliver', {}],
       ['GET', '/v1/nature/usage?granularity=month', undefined],
+      ['GET', '/v1/careers?query=nurse&job_zone=3%2C4', undefined],
+      ['GET', '/v1/careers/car_rn', undefined],
+      ['POST', '/v1/careers/matches', { profile_id: 'prf_1', limit: 5 }],
     ]);
   });
 

@@ -46,6 +46,9 @@ const events = '/v1/nature/events';
 const event = '/v1/nature/events/{id}';
 const redeliver = '/v1/nature/events/{id}/redeliver';
 const usage = '/v1/nature/usage';
+const careers = '/v1/careers';
+const career = '/v1/careers/{id}';
+const careerMatches = '/v1/careers/matches';
 
 type Paged<P extends ListPath> = ListResult<ResponseOf<'get', P> & Page>;
 
@@ -115,6 +118,14 @@ export interface NatureResources {
     /** Completed assessments per key and UTC day or month. */
     get(query?: QueryOf<typeof usage>, options?: RequestOptions): Promise<ResponseOf<'get', typeof usage>>;
   };
+  /** O*NET careers (scope careers:read): every answer names the catalogue it came from in `catalogue_version`. */
+  careers: {
+    /** Careers by words of their titles (`query`), job zones (`job_zone: '3,4'`) and occupation code. */
+    search(query?: QueryOf<typeof careers>, options?: RequestOptions): Paged<typeof careers>;
+    get(id: string, options?: RequestOptions): Promise<ResponseOf<'get', typeof career>>;
+    /** Occupations by fit to a stored profile (`profile_id`, which needs nature:read too) or to scores given inline (`profile`). */
+    match(body: BodyOf<'post', typeof careerMatches>, options?: RequestOptions): Promise<ResponseOf<'post', typeof careerMatches>>;
+  };
 }
 
 /**
@@ -171,6 +182,11 @@ export function natureResources(send: Send): NatureResources {
     },
     usage: {
       get: (query, options) => send('GET', usage, { params: { query: { ...query } } }, options),
+    },
+    careers: {
+      search: (query, options) => list(careers, undefined, query, options),
+      get: (id, options) => send('GET', career, { params: path(id) }, options),
+      match: (body, options) => send('POST', careerMatches, { body }, options),
     },
   } as NatureResources;
 }

@@ -65,7 +65,7 @@ ${approved ? '' : html`<p id="live-hint" class="hint">Production keys need appro
 </fieldset>
 <fieldset><legend>Scopes</legend>
 ${scopes.map((scope) => html`<label><input type="checkbox" name="scopes" value="${scope}"${checked(form.scopes.includes(scope))}> ${scope}</label>`)}
-<p class="hint">A publishable key reads only; it writes with an assessment's client secret, never with nature:write.</p>
+<p class="hint">A publishable key reads only; it writes with an assessment's client secret, never with nature:write. careers:read is for secret keys.</p>
 </fieldset>
 <label for="origins">Allowed origins <span class="hint">(publishable keys only: one per line, such as https://app.example.com; none allows any)</span></label>
 <textarea id="origins" name="origins" rows="3">${form.origins}</textarea>
@@ -93,6 +93,20 @@ function readForm(body: unknown): { form: KeyForm; origins: string[]; problem?: 
     };
   return { form, origins: origins as string[] };
 }
+
+/** Which careers catalogue careers:read keys reach, and the attribution O*NET's licence asks for wherever its data is offered. */
+function careersSection(version: string | undefined): Html {
+  const catalogue =
+    version === undefined
+      ? html`<p>No careers catalogue imported: until the server's operator runs <code>nature careers import PATH</code>, the careers routes answer 503 careers_catalogue_missing.</p>`
+      : html`<p>Catalogue <code>${version}</code>, for keys with careers:read (<a href="/docs/careers">Careers guide</a>).</p>`;
+  return html`<h2 id="careers">Careers catalogue</h2>
+${catalogue}
+<p class="hint">This service includes information from the ${version === undefined ? 'O*NET Database' : html`O*NET ${releaseOf(version)} Database`} by USDOL/ETA, used under <a href="https://www.onetcenter.org/license_db.html">CC BY 4.0</a>.</p>`;
+}
+
+/** "onet-27.0/careers-map-v1" → "27.0". */
+const releaseOf = (version: string) => version.slice('onet-'.length, version.indexOf('/'));
 
 type KeyAction = 'rotate' | 'revoke';
 type KeyRequest = FastifyRequest<{ Params: { id: string } }>;
@@ -123,7 +137,8 @@ async function keysPage(
 <p>${production ? 'Keys of both environments' : 'Sandbox keys (production keys are listed once production access is approved)'}. A raw key is shown once, when it is created or rotated: only a hash of it is kept.</p>
 ${keyTable(keys)}
 <h2 id="create">Create a key</h2>
-${createForm(viewer.csrf, form, production)}`;
+${createForm(viewer.csrf, form, production)}
+${careersSection(context.careers?.current()?.version)}`;
   return sendPage(reply, page('API keys', body, viewer, 'API keys'), status);
 }
 

@@ -14,6 +14,8 @@ export const guides = [
   { slug: 'embedding', title: 'Embedding the assessment' },
   { slug: 'client', title: 'TypeScript client' },
   { slug: 'mcp', title: 'MCP for agents' },
+  { slug: 'careers', title: 'Careers' },
+  { slug: 'careers-matching', title: 'How careers are matched' },
   { slug: 'privacy', title: 'Personal data' },
   { slug: 'usage', title: 'Usage' },
   { slug: 'errors', title: 'Errors' },
