@@ -42,7 +42,7 @@ const exampleOccupation = {
   related: ['29-1171.00'],
 };
 
-const occupationResource = z
+export const occupationResource = z
   .object({
     code: z
       .string()
@@ -87,7 +87,7 @@ const careerFields = {
     ),
 };
 
-const careerResource = z.object(careerFields).meta({ id: 'Career', examples: [exampleCareer] });
+export const careerResource = z.object(careerFields).meta({ id: 'Career', examples: [exampleCareer] });
 const retrievedCareer = z
   .object({ ...careerFields, catalogue_version: catalogueVersion })
   .meta({ id: 'RetrievedCareer', examples: [{ ...exampleCareer, catalogue_version: EXAMPLE_VERSION }] });
@@ -120,7 +120,7 @@ function exampleMatch() {
   };
 }
 
-const titleRef = z.object({ id: careerId, title: z.string(), title_kind: careerFields.title_kind }).meta({ id: 'CareerTitle' });
+export const titleRef = z.object({ id: careerId, title: z.string(), title_kind: careerFields.title_kind }).meta({ id: 'CareerTitle' });
 
 const careerMatch = z
   .object({

@@ -1,16 +1,19 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import type { CareersIndex } from '../../careers/careers-index.js';
 import type { Career, ConstructProfile, Occupation, OccupationMatch } from '../../careers/catalogue.js';
 import { pageOf } from '../lists.js';
 import { CATALOGUE_MISSING_DETAIL, ProblemError } from '../problem.js';
 import type { RouteRequest } from '../route-handler.js';
 import {
-  type CareerMatchResource,
   type CareerResource,
+  careerResource,
   getCareerSchema,
   listCareersSchema,
   matchCareersSchema,
+  occupationResource,
+  titleRef,
 } from './careers-schemas.js';
 import { profileById } from './profiles.js';
 
@@ -38,12 +41,47 @@ export function registerCareerRoutes(app: FastifyInstance, careers: CareersCatal
   };
   const config = { scope: 'careers:read' as const };
   const routes = app.withTypeProvider<ZodTypeProvider>();
-  routes.get('/v1/careers', { schema: listCareersSchema, config, preValidation }, (request) => listCareers(served(), request));
-  routes.get('/v1/careers/:id', { schema: getCareerSchema, config, preValidation }, (request) => getCareer(served(), request.params.id));
-  routes.post('/v1/careers/matches', { schema: matchCareersSchema, config, preValidation }, (request) => matchCareers(served(), request));
+  routes.get('/v1/careers', { schema: listCareersSchema, config, preValidation }, (request, reply) =>
+    sendJson(reply, listCareers(served(), request)),
+  );
+  routes.get('/v1/careers/:id', { schema: getCareerSchema, config, preValidation }, (request, reply) =>
+    sendJson(reply, getCareer(served(), request.params.id)),
+  );
+  // Not an async handler: one that resolves undefined after sending would be answered a second time.
+  routes.post('/v1/careers/matches', { schema: matchCareersSchema, config, preValidation }, (request, reply) => {
+    matchCareers(served(), request).then(
+      (json) => sendJson(reply, json),
+      // An error goes to the app's error handler, as a thrown one does (the reply's type names only the 200).
+      (error: unknown) => reply.send(error as never),
+    );
+  });
 }
 
-function listCareers(index: CareersIndex, request: RouteRequest<typeof listCareersSchema>) {
+/**
+ * The answer's bytes as they are. The careers answers are put together from each career's and occupation's JSON,
+ * made and checked against its schema once per catalogue (below): serialising and checking twenty careers with their
+ * profiles on every request cost several times the search itself.
+ */
+function sendJson(reply: FastifyReply, json: string): void {
+  reply.type('application/json; charset=utf-8').send(Buffer.from(json));
+}
+
+/** JSON made once per catalogue object (they live as long as the catalogue), checked against its schema then. */
+function memoJson<K extends object, S extends z.ZodType>(schema: S, make: (key: K) => z.input<S>) {
+  const made = new WeakMap<K, string>();
+  return (key: K): string => {
+    let json = made.get(key);
+    if (json === undefined) {
+      json = JSON.stringify(schema.parse(make(key)));
+      made.set(key, json);
+    }
+    return json;
+  };
+}
+
+const versionJson = (index: CareersIndex) => JSON.stringify(index.version);
+
+function listCareers(index: CareersIndex, request: RouteRequest<typeof listCareersSchema>): string {
   const { query, job_zone, occupation_code } = request.query;
   const found = index.search({
     ...(query !== undefined && { query }),
@@ -51,31 +89,22 @@ function listCareers(index: CareersIndex, request: RouteRequest<typeof listCaree
     ...(occupation_code !== undefined && { occupationCode: occupation_code }),
   });
   const page = pageOf(found, request.query);
-  return {
-    object: 'list' as const,
-    data: page.data.map((career) => careerOf(index, career)),
-    has_more: page.has_more,
-    catalogue_version: index.version,
-  };
+  const data = page.data.map((career) => careerJson(index)(career)).join(',');
+  return `{"object":"list","data":[${data}],"has_more":${page.has_more},"catalogue_version":${versionJson(index)}}`;
 }
 
-function getCareer(index: CareersIndex, id: string) {
+function getCareer(index: CareersIndex, id: string): string {
   const career = index.career(id);
   if (career === undefined) throw new ProblemError('career_not_found', `No career ${id}.`);
-  return { ...careerOf(index, career), catalogue_version: index.version };
+  return `${careerJson(index)(career).slice(0, -1)},"catalogue_version":${versionJson(index)}}`;
 }
 
-async function matchCareers(index: CareersIndex, request: RouteRequest<typeof matchCareersSchema>) {
+async function matchCareers(index: CareersIndex, request: RouteRequest<typeof matchCareersSchema>): Promise<string> {
   const { profile_id: profileId, profile, job_zone, limit } = request.body;
   const person = profileId === undefined ? profile! : await profileScores(request, profileId);
   const matches = index.match(person, { limit, ...(job_zone !== undefined && { jobZones: job_zone }) });
-  return {
-    object: 'list' as const,
-    data: matches.map((match) => matchOf(index, match)),
-    has_more: false as const,
-    catalogue_version: index.version,
-    profile_id: profileId ?? null,
-  };
+  const data = matches.map((match) => matchJson(index, match)).join(',');
+  return `{"object":"list","data":[${data}],"has_more":false,"catalogue_version":${versionJson(index)},"profile_id":${JSON.stringify(profileId ?? null)}}`;
 }
 
 /** A stored profile's scores, read as GET /v1/nature/profiles/{id} reads it: that route's scope, 404 and 410 too. */
@@ -92,32 +121,53 @@ async function profileScores(request: RouteRequest<typeof matchCareersSchema>, i
   return { natures, intelligences } as ConstructProfile;
 }
 
-function occupationOf(occupation: Occupation): CareerResource['occupation'] {
-  const { code, title, description, jobZone, riasec, related } = occupation;
-  return { code, title, description, job_zone: jobZone, riasec, related };
+const occupationJson = memoJson(occupationResource, ({ code, title, description, jobZone, riasec, related }: Occupation) => ({
+  code,
+  title,
+  description,
+  job_zone: jobZone,
+  riasec,
+  related,
+}));
+
+/** Each index's careers' JSON: a career's answer names its occupation, which the index holds. */
+const careerJsonOf = new WeakMap<CareersIndex, (career: Career) => string>();
+function careerJson(index: CareersIndex): (career: Career) => string {
+  let json = careerJsonOf.get(index);
+  if (json === undefined) {
+    json = memoJson(careerResource, (career: Career): CareerResource => {
+      const occupation = index.occupation(career.occupationCode)!;
+      return {
+        id: career.id,
+        object: 'career',
+        title: career.title,
+        title_kind: career.titleKind,
+        occupation: JSON.parse(occupationJson(occupation)) as CareerResource['occupation'],
+        profile: occupation.profile,
+      };
+    });
+    careerJsonOf.set(index, json);
+  }
+  return json;
 }
 
-function careerOf(index: CareersIndex, career: Career): CareerResource {
-  const occupation = index.occupation(career.occupationCode)!;
-  return {
-    id: career.id,
-    object: 'career',
-    title: career.title,
-    title_kind: career.titleKind,
-    occupation: occupationOf(occupation),
-    profile: occupation.profile,
-  };
+/** The titles a match shows of each occupation, made once per index. */
+const titlesJsonOf = new WeakMap<CareersIndex, (occupation: Occupation) => string>();
+function titlesJson(index: CareersIndex): (occupation: Occupation) => string {
+  let json = titlesJsonOf.get(index);
+  if (json === undefined) {
+    json = memoJson(z.array(titleRef).max(TITLES_PER_MATCH), (occupation: Occupation) =>
+      index
+        .titlesOf(occupation.code)
+        .slice(0, TITLES_PER_MATCH)
+        .map(({ id, title, titleKind }) => ({ id, title, title_kind: titleKind })),
+    );
+    titlesJsonOf.set(index, json);
+  }
+  return json;
 }
 
-function matchOf(index: CareersIndex, { occupation, fit, explanation }: OccupationMatch): CareerMatchResource {
-  return {
-    object: 'career_match',
-    occupation: occupationOf(occupation),
-    titles: index
-      .titlesOf(occupation.code)
-      .slice(0, TITLES_PER_MATCH)
-      .map(({ id, title, titleKind }) => ({ id, title, title_kind: titleKind })),
-    fit,
-    explanation,
-  };
+/** A match: its occupation's parts made once; the fit and the explanation are the matcher's, numbers in 0..1. */
+function matchJson(index: CareersIndex, { occupation, fit, explanation }: OccupationMatch): string {
+  return `{"object":"career_match","occupation":${occupationJson(occupation)},"titles":${titlesJson(index)(occupation)},"fit":${JSON.stringify(fit)},"explanation":${JSON.stringify(explanation)}}`;
 }
