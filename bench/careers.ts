@@ -29,6 +29,8 @@ import { heading, median, ms, num, quantile, ratio, table } from './lib/report.j
 const options = readOptions();
 const SECONDS = options.quick ? 1 : 3;
 const QUERIES = 400;
+/** Queries a caller's users repeat (the first of QUERIES): fewer than the server's cache of recent answers holds. */
+const REPEATED = 10;
 const PROFILES = 200;
 const IN_PROCESS_MATCHES = options.quick ? 500 : 3000;
 
@@ -97,7 +99,7 @@ const profileBodies = randomProfiles(PROFILES).map((profile) => JSON.stringify({
 const server = await startNatureServer({}, undefined, ['careers:read', 'nature:read']);
 const headers = { authorization: `Bearer ${server.key}`, 'content-type': 'application/json' };
 const rss = () => procStatusKb(server.pid, 'VmRSS');
-const samples = { items: [] as CpuSample[], search: [] as CpuSample[], match: [] as CpuSample[] };
+const samples = { items: [] as CpuSample[], search: [] as CpuSample[], repeated: [] as CpuSample[], match: [] as CpuSample[] };
 let figures: { importSeconds: number; rssBefore?: number; rssAfter?: number };
 try {
   await load({ url: `${server.url}/v1/nature/items`, headers, duration: 1 });
@@ -113,7 +115,8 @@ try {
   while ((await fetch(`${server.url}/v1/careers?limit=1`, { headers })).status !== 200) await new Promise((r) => setTimeout(r, 200));
   let query = 0;
   let body = 0;
-  const search = () =>
+  // `distinct` queries in turn: all of them, or the first few, which the server's cache of recent answers then holds.
+  const search = (distinct: number) => () =>
     load({
       url: server.url,
       headers,
@@ -122,7 +125,7 @@ try {
         {
           setupRequest: (request) => ({
             ...request,
-            path: `/v1/careers?query=${encodeURIComponent(queries[query++ % QUERIES]!)}`,
+            path: `/v1/careers?query=${encodeURIComponent(queries[query++ % distinct]!)}`,
           }),
         },
       ],
@@ -141,12 +144,13 @@ try {
       ],
     });
   // Warm-up of both careers routes, not counted.
-  await search();
+  await search(QUERIES)();
   await match();
   figures = { importSeconds, rssBefore, rssAfter: rss() };
   for (let round = 0; round < options.rounds; round++) {
     samples.items.push(await withCpu(server, () => load({ url: `${server.url}/v1/nature/items`, headers, duration: SECONDS })));
-    samples.search.push(await withCpu(server, search));
+    samples.search.push(await withCpu(server, search(QUERIES)));
+    samples.repeated.push(await withCpu(server, search(REPEATED)));
     samples.match.push(await withCpu(server, match));
     process.stderr.write(`careers: round ${round + 1}/${options.rounds} done\n`);
   }
@@ -168,8 +172,13 @@ console.log(
 console.log(
   table(
     ['route', 'req/s', 'server CPU per request', 'p50', 'p99', 'non-2xx / errors'],
-    (['items', 'search', 'match'] as const).map((row) => [
-      { items: 'GET /v1/nature/items', search: 'GET /v1/careers?query=…', match: 'POST /v1/careers/matches (inline profile)' }[row],
+    (['items', 'search', 'repeated', 'match'] as const).map((row) => [
+      {
+        items: 'GET /v1/nature/items',
+        search: `GET /v1/careers?query=…, ${QUERIES} distinct queries`,
+        repeated: `GET /v1/careers?query=…, ${REPEATED} queries repeated`,
+        match: 'POST /v1/careers/matches (inline profile)',
+      }[row],
       num(rate(row)),
       `${num(cpu(row))} µs`,
       ms(median(samples[row].map((sample) => sample.p50))),
@@ -183,7 +192,8 @@ console.log(
   table(
     ['figure', 'measured', 'goal'],
     [
-      ['search req/s / item bank req/s', ratio(rate('search'), rate('items')), '≥ 0.5'],
+      [`search req/s / item bank req/s, ${QUERIES} distinct queries`, ratio(rate('search'), rate('items')), '≥ 0.5'],
+      [`search req/s / item bank req/s, ${REPEATED} queries repeated`, ratio(rate('repeated'), rate('items')), '≥ 0.5'],
       ['match: server CPU per request (mean, HTTP included)', `${num(cpu('match') / 1000)} ms`, '≤ 2 ms at p50'],
       ['match alone, in process: CPU per call p50 / p99', `${num(inProcess.p50 / 1000)} / ${num(inProcess.p99 / 1000)} ms`, ''],
       ['import of the release (wall time, CLI process)', `${num(figures.importSeconds)} s`, '< 60 s'],
