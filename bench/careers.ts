@@ -24,7 +24,7 @@ import { startNatureServer } from './lib/nature-server.js';
 import { readOptions } from './lib/options.js';
 import { root } from './lib/paths.js';
 import { procStatusKb } from './lib/processes.js';
-import { heading, median, ms, num, quantile, ratio, table } from './lib/report.js';
+import { heading, median, num, quantile, ratio, routeColumns, routeHeader, table } from './lib/report.js';
 
 const options = readOptions();
 const SECONDS = options.quick ? 1 : 3;
@@ -171,7 +171,7 @@ console.log(
 );
 console.log(
   table(
-    ['route', 'req/s', 'server CPU per request', 'p50', 'p99', 'non-2xx / errors'],
+    routeHeader,
     (['items', 'search', 'repeated', 'match'] as const).map((row) => [
       {
         items: 'GET /v1/nature/items',
@@ -179,11 +179,7 @@ console.log(
         repeated: `GET /v1/careers?query=…, ${REPEATED} queries repeated`,
         match: 'POST /v1/careers/matches (inline profile)',
       }[row],
-      num(rate(row)),
-      `${num(cpu(row))} µs`,
-      ms(median(samples[row].map((sample) => sample.p50))),
-      ms(median(samples[row].map((sample) => sample.p99))),
-      `${samples[row].reduce((sum, s) => sum + s.non2xx, 0)} / ${samples[row].reduce((sum, s) => sum + s.errors, 0)}`,
+      ...routeColumns(samples[row]),
     ]),
   ),
 );

@@ -19,7 +19,7 @@ import { type NatureServer, startAnchors, startNatureServer } from './lib/nature
 import { readOptions } from './lib/options.js';
 import { tempDir } from './lib/paths.js';
 import type { Process } from './lib/processes.js';
-import { heading, median, ms, num, ratio, table } from './lib/report.js';
+import { heading, median, ratio, routeColumns, routeHeader, table } from './lib/report.js';
 import { type RuntimeFigures, runtimeColumns, runtimeFiguresIn, runtimeRow } from './lib/runtime-figures.js';
 
 const options = readOptions();
@@ -142,7 +142,6 @@ async function measureRound({ server, anchors, headers, client, subject, samples
 function report({ backend, samples, figures }: Measured): void {
   const rate = (row: Row) => median(samples[row].map((sample) => sample.perSecond));
   const cpu = (row: Row) => median(samples[row].map((sample) => sample.cpuMicrosPerRequest));
-  const micros = (value: number) => (Number.isFinite(value) ? `${num(value)} µs` : '—');
   console.log(
     heading(
       `HTTP on ${backend}: requests per second and latency (autocannon)`,
@@ -156,15 +155,8 @@ function report({ backend, samples, figures }: Measured): void {
   );
   console.log(
     table(
-      ['route', 'req/s', 'server CPU per request', 'p50', 'p99', 'non-2xx / errors'],
-      rows.map((row) => [
-        labels[row],
-        num(rate(row)),
-        micros(cpu(row)),
-        ms(median(samples[row].map((sample) => sample.p50))),
-        ms(median(samples[row].map((sample) => sample.p99))),
-        `${samples[row].reduce((sum, sample) => sum + sample.non2xx, 0)} / ${samples[row].reduce((sum, sample) => sum + sample.errors, 0)}`,
-      ]),
+      routeHeader,
+      rows.map((row) => [labels[row], ...routeColumns(samples[row])]),
     ),
   );
   console.log();

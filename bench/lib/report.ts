@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { availableParallelism, loadavg } from 'node:os';
+import type { CpuSample } from './load.js';
 import { root } from './paths.js';
 
 /** The median of samples (the mean of the middle two for an even count); NaN when there are none. */
@@ -76,4 +77,18 @@ export function machineLine(): string {
 /** The heading every benchmark prints before its table. */
 export function heading(title: string, details: string): string {
   return `### ${title}\n\n${machineLine()}  \n${details}\n`;
+}
+
+/** The columns of a route's row in the HTTP tables, after its label: medians over the rounds' samples. */
+export const routeHeader = ['route', 'req/s', 'server CPU per request', 'p50', 'p99', 'non-2xx / errors'];
+
+export function routeColumns(samples: readonly CpuSample[]): string[] {
+  const cpu = median(samples.map((sample) => sample.cpuMicrosPerRequest));
+  return [
+    num(median(samples.map((sample) => sample.perSecond))),
+    Number.isFinite(cpu) ? `${num(cpu)} µs` : '—',
+    ms(median(samples.map((sample) => sample.p50))),
+    ms(median(samples.map((sample) => sample.p99))),
+    `${samples.reduce((sum, sample) => sum + sample.non2xx, 0)} / ${samples.reduce((sum, sample) => sum + sample.errors, 0)}`,
+  ];
 }
