@@ -69,9 +69,8 @@ interface TitleIndex {
   /** Careers containing vocabulary[w]: postings[offsets[w] .. offsets[w + 1]). */
   offsets: Int32Array;
   postings: Int32Array;
-  /** Every character of the vocabulary: the only ones a typo's insertion or replacement can usefully bring. */
-  alphabet: string[];
   longestWord: number;
+  trie: WordTrie;
   /** Per place, what one query counts, zeroed again after it: allocated once, as queries run one at a time. */
   scratch: { matched: Uint16Array; best: Uint8Array; scores: Int32Array; typos: Uint16Array };
 }
@@ -114,6 +113,7 @@ function buildIndex(catalogue: Catalogue): TitleIndex {
   ordered.forEach(({ words }, place) => {
     for (const word of words) postings[filled[wordId.get(word)!]!++] = place;
   });
+  const longestWord = vocabulary.reduce((longest, word) => Math.max(longest, word.length), 0);
   return {
     careers: ordered.map(({ career }) => career),
     kinds: Uint8Array.from(ordered, ({ career }) => KIND_ORDER[career.titleKind]),
@@ -122,8 +122,8 @@ function buildIndex(catalogue: Catalogue): TitleIndex {
     vocabulary,
     offsets,
     postings,
-    alphabet: [...new Set(vocabulary.join(''))].sort(),
-    longestWord: vocabulary.reduce((longest, word) => Math.max(longest, word.length), 0),
+    longestWord,
+    trie: buildTrie(vocabulary, longestWord),
     scratch: { matched: new Uint16Array(count), best: new Uint8Array(count), scores: new Int32Array(count), typos: new Uint16Array(count) },
   };
 }
@@ -145,39 +145,112 @@ function beginningWith(vocabulary: readonly string[], prefix: string, from: numb
 }
 
 /**
- * Calls `visit` with each one-edit variant of `word` (insertion, deletion, replacement, adjacent swap, with letters of
- * `alphabet`) and the range of the vocabulary its first `at` letters begin, as long as that range is not empty: a
- * variant's words all lie in it, and once no word begins with the query's first letters no later variant matches.
+ * The vocabulary as a trie, for typos: node 0 is the root; a node's children are in code-unit order, as are the
+ * words, so the words below a node are one range of the vocabulary, [from, to). Typed arrays, built once.
  */
-function eachOneEditAway(index: TitleIndex, word: string, visit: (variant: string, from: number, to: number) => void): void {
-  let [from, to] = [0, index.vocabulary.length];
-  for (let at = 0; at <= word.length; at++) {
-    const [head, tail] = [word.slice(0, at), word.slice(at)];
-    [from, to] = beginningWith(index.vocabulary, head, from, to);
-    if (from === to) return;
-    for (const letter of index.alphabet) visit(head + letter + tail, from, to);
-    if (tail === '') continue;
-    visit(head + tail.slice(1), from, to);
-    for (const letter of index.alphabet) if (letter !== tail[0]) visit(head + letter + tail.slice(1), from, to);
-    if (tail.length > 1 && tail[0] !== tail[1]) visit(head + tail[1] + tail[0] + tail.slice(2), from, to);
+interface WordTrie {
+  firstChild: Int32Array;
+  nextSibling: Int32Array;
+  /** The code unit leading to a node from its parent. */
+  unit: Uint16Array;
+  from: Int32Array;
+  to: Int32Array;
+  /** Edit-distance rows, one per depth, `width` cells each: allocated once, as queries run one at a time. */
+  rows: Uint8Array;
+  width: number;
+}
+
+const commonPrefixLength = (a: string, b: string): number => {
+  let length = 0;
+  while (length < a.length && length < b.length && a.charCodeAt(length) === b.charCodeAt(length)) length++;
+  return length;
+};
+
+/** Builds the trie of a vocabulary sorted by code unit, whose words each extend the path of the one before. */
+function buildTrie(vocabulary: readonly string[], longestWord: number): WordTrie {
+  const size = 1 + vocabulary.reduce((nodes, word, id) => nodes + word.length - commonPrefixLength(word, vocabulary[id - 1] ?? ''), 0);
+  const trie: WordTrie = {
+    firstChild: new Int32Array(size).fill(-1),
+    nextSibling: new Int32Array(size).fill(-1),
+    unit: new Uint16Array(size),
+    from: new Int32Array(size),
+    to: new Int32Array(size),
+    width: longestWord + 2,
+    rows: new Uint8Array((longestWord + 3) * (longestWord + 2)),
+  };
+  // path[d]: the node of the previous word's first d units, so path[d + 1] is the last child of path[d] so far.
+  const path = [0];
+  let nodes = 1;
+  vocabulary.forEach((word, id) => {
+    const shared = commonPrefixLength(word, vocabulary[id - 1] ?? '');
+    for (let depth = shared + 1; depth <= word.length; depth++) {
+      const [node, parent] = [nodes++, path[depth - 1]!];
+      trie.unit[node] = word.charCodeAt(depth - 1);
+      trie.from[node] = id;
+      if (depth < path.length) trie.nextSibling[path[depth]!] = node;
+      else trie.firstChild[parent] = node;
+      path.length = depth;
+      path.push(node);
+    }
+    path.length = word.length + 1;
+    for (const node of path) trie.to[node] = id + 1;
+  });
+  return trie;
+}
+/**
+ * Walks the trie below `node` (at `depth`) with the optimal string alignment distance to `queryWord`: row d, cell j is
+ * the distance between the node's first d units and the query word's first j. A branch whose row is all above 1 can
+ * reach no word one edit away. A node at distance 1 from the whole query word begins a typo of it: every word below
+ * matches (`covered` once marked), and the word the node ends, if any, is a typo of the whole word.
+ */
+function walkTypos(
+  index: TitleIndex,
+  queryWord: string,
+  matches: Map<number, number>,
+  node: number,
+  depth: number,
+  covered: boolean,
+): void {
+  const { trie, vocabulary } = index;
+  const { rows, width, unit } = trie;
+  const last = queryWord.length;
+  const [row, above, twoAbove] = [depth * width, (depth - 1) * width, (depth - 2) * width];
+  const here = unit[node]!;
+  // The unit before this node's: every word below shares the node's path.
+  const before = depth > 1 ? vocabulary[trie.from[node]!]!.charCodeAt(depth - 2) : -1;
+  rows[row] = depth;
+  let least = depth;
+  for (let j = 1; j <= last; j++) {
+    const unitJ = queryWord.charCodeAt(j - 1);
+    let cell = Math.min(rows[above + j]! + 1, rows[row + j - 1]! + 1, rows[above + j - 1]! + (unitJ === here ? 0 : 1));
+    if (j > 1 && here === queryWord.charCodeAt(j - 2) && before === unitJ) cell = Math.min(cell, rows[twoAbove + j - 2]! + 1);
+    rows[row + j] = cell;
+    if (cell < least) least = cell;
+  }
+  // At distance 0 the node is the query word: every word below already matched as a beginning.
+  if (least > 1 || rows[row + last] === 0) return;
+  if (rows[row + last] === 1) {
+    const [from, to] = [trie.from[node]!, trie.to[node]!];
+    if (!covered) for (let id = from; id < to; id++) if (!matches.has(id)) matches.set(id, TYPO_BEGINNING);
+    if (vocabulary[from]!.length === depth && (matches.get(from) ?? 0) < TYPO_WORD) matches.set(from, TYPO_WORD);
+    covered = true;
+  }
+  for (let child = trie.firstChild[node]!; child !== -1; child = trie.nextSibling[child]!) {
+    walkTypos(index, queryWord, matches, child, depth + 1, covered);
   }
 }
 
 /** The vocabulary's words a query word matches, each with how well (its best way). */
 function wordMatches(index: TitleIndex, queryWord: string): Map<number, number> {
-  const { vocabulary } = index;
+  const { vocabulary, trie } = index;
   const matches = new Map<number, number>();
   const [from, to] = beginningWith(vocabulary, queryWord, 0, vocabulary.length);
   for (let id = from; id < to; id++) matches.set(id, vocabulary[id] === queryWord ? EXACT : BEGINNING);
   // A word longer than any title word by two or more cannot be one edit from a beginning of one.
   if (queryWord.length < TYPO_MIN_LENGTH || queryWord.length > index.longestWord + 1) return matches;
-  eachOneEditAway(index, queryWord, (variant, within, until) => {
-    // Most variants begin no word: one search and one comparison settle them, where a second search would not.
-    for (let id = lowerBound(vocabulary, variant, within, until); id < until && vocabulary[id]!.startsWith(variant); id++) {
-      const quality = vocabulary[id] === variant ? TYPO_WORD : TYPO_BEGINNING;
-      if (quality > (matches.get(id) ?? 0)) matches.set(id, quality);
-    }
-  });
+  for (let j = 0; j <= queryWord.length; j++) trie.rows[j] = j;
+  for (let child = trie.firstChild[0]!; child !== -1; child = trie.nextSibling[child]!)
+    walkTypos(index, queryWord, matches, child, 1, false);
   return matches;
 }
 

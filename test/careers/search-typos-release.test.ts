@@ -1,0 +1,103 @@
+import { describe, expect, it } from 'vitest';
+import { buildCatalogue } from '../../src/careers/build-catalogue.js';
+import { titleSearch } from '../../src/careers/title-search.js';
+import { onetFiles, onetMissing } from '../support/onet-release.js';
+
+/** Words as search sees them (the module's comment): lower case, accents dropped, apostrophes dropped. */
+const wordsOf = (title: string): string[] =>
+  title
+    .toLowerCase()
+    .normalize('NFKD')
+    .replace(/\p{M}/gu, '')
+    .replace(/['\u2019]/g, '')
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((word) => word !== '');
+
+/** Optimal string alignment distances, the textbook table: from `a` to each beginning of `b` (its last row). */
+function distances(a: string, b: string): Uint8Array {
+  const width = b.length + 1;
+  const table = new Uint8Array((a.length + 1) * width);
+  for (let j = 0; j < width; j++) table[j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    table[i * width] = i;
+    for (let j = 1; j <= b.length; j++) {
+      let cell = Math.min(
+        table[(i - 1) * width + j]! + 1,
+        table[i * width + j - 1]! + 1,
+        table[(i - 1) * width + j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) cell = Math.min(cell, table[(i - 2) * width + j - 2]! + 1);
+      table[i * width + j] = cell;
+    }
+  }
+  return table.subarray(a.length * width);
+}
+
+/** How a title word matches a query word of 5+ letters: 4 exact, 3 beginning, 2 typo, 1 typo on a beginning, 0 none. */
+function quality(query: string, word: string): number {
+  if (word === query) return 4;
+  if (word.startsWith(query)) return 3;
+  // A beginning within one edit has at least query.length - 1 letters and at most query.length + 1.
+  if (word.length < query.length - 1) return 0;
+  const row = distances(query, word.slice(0, query.length + 1));
+  if (word.length <= query.length + 1 && row[word.length] === 1) return 2;
+  return row.some((cell, length) => length >= query.length - 1 && cell <= 1) ? 1 : 0;
+}
+
+/** A seeded generator (mulberry32), so the queries are the same on every run. */
+function seeded(seed: number): (below: number) => number {
+  let state = seed;
+  return (below) => {
+    state = (state + 0x6d2b79f5) | 0;
+    let t = Math.imul(state ^ (state >>> 15), 1 | state);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return Math.floor((((t ^ (t >>> 14)) >>> 0) / 2 ** 32) * below);
+  };
+}
+
+/** A word with one random edit: a letter inserted, deleted, replaced, or two adjacent letters swapped. */
+function misspelt(word: string, random: (below: number) => number): string {
+  const letter = 'abcdefghijklmnopqrstuvwxyz'[random(26)]!;
+  const at = random(word.length);
+  const edits = [
+    () => word.slice(0, at) + letter + word.slice(at),
+    () => word.slice(0, at) + word.slice(at + 1),
+    () => word.slice(0, at) + letter + word.slice(at + 1),
+    () => (at + 1 < word.length ? word.slice(0, at) + word[at + 1] + word[at] + word.slice(at + 2) : word + letter),
+  ];
+  return edits[random(edits.length)]!();
+}
+
+describe.skipIf(onetMissing)('title search typos over the O*NET release, against a brute-force reference', () => {
+  const catalogue = onetMissing ? undefined : buildCatalogue(onetFiles(), '27.0');
+  const search = catalogue === undefined ? () => [] : titleSearch(catalogue);
+  const titleWords = new Map(catalogue?.careers.map((career) => [career.id, [...new Set(wordsOf(career.title))]]));
+  const vocabulary = [...new Set([...titleWords.values()].flat())].sort();
+  const wordIds = new Map(vocabulary.map((word, id) => [word, id]));
+  const titleWordIds = new Map([...titleWords].map(([id, words]) => [id, words.map((word) => wordIds.get(word)!)]));
+  const random = seeded(43);
+  const long = vocabulary.filter((word) => word.length >= 5 && /^[a-z]+$/.test(word));
+  const queries = Array.from({ length: 300 }, () => misspelt(long[random(long.length)]!, random)).filter(
+    (query) => query.length >= 5 && /^[a-z]+$/.test(query),
+  );
+
+  it('finds exactly the titles with a word within one edit of the query word or of its beginning, best first', () => {
+    expect(queries.length).toBeGreaterThan(250);
+    for (const query of queries) {
+      const qualities = Uint8Array.from(vocabulary, (word) => quality(query, word));
+      const best = (id: string) => titleWordIds.get(id)!.reduce((most, word) => Math.max(most, qualities[word]!), 0);
+      const expected = catalogue!.careers.filter(({ id }) => best(id) > 0).map(({ id }) => id);
+      const found = search({ query });
+      expect(found.map(({ id }) => id).sort(), query).toEqual(expected.sort());
+      // Ranking rules 1 to 3 for one query word: no typo before a typo, then fewer words, then a better match.
+      const keys = found.map(({ id }) => [best(id) < 3 ? 1 : 0, titleWords.get(id)!.length, 4 - best(id)]);
+      const unordered = keys.findIndex(
+        ([typo, words, worse], i) =>
+          i > 0 &&
+          (keys[i - 1]![0]! > typo! ||
+            (keys[i - 1]![0] === typo && (keys[i - 1]![1]! > words! || (keys[i - 1]![1] === words && keys[i - 1]![2]! > worse!)))),
+      );
+      expect(unordered, query).toBe(-1);
+    }
+  });
+});
