@@ -220,7 +220,12 @@ function walkTypos(
   const before = depth > 1 ? vocabulary[trie.from[node]!]!.charCodeAt(depth - 2) : -1;
   rows[row] = depth;
   let least = depth;
-  for (let j = 1; j <= last; j++) {
+  // Only cells within one of the diagonal can be 1 or less; the cells either side of that band are set to 2, any
+  // value above 1 serving the same, as the next rows read them.
+  const [low, high] = [Math.max(1, depth - 1), Math.min(last, depth + 1)];
+  if (low > 1) rows[row + low - 1] = 2;
+  if (high < last) rows[row + high + 1] = 2;
+  for (let j = low; j <= high; j++) {
     const unitJ = queryWord.charCodeAt(j - 1);
     let cell = Math.min(rows[above + j]! + 1, rows[row + j - 1]! + 1, rows[above + j - 1]! + (unitJ === here ? 0 : 1));
     if (j > 1 && here === queryWord.charCodeAt(j - 2) && before === unitJ) cell = Math.min(cell, rows[twoAbove + j - 2]! + 1);
@@ -228,8 +233,9 @@ function walkTypos(
     if (cell < least) least = cell;
   }
   // At distance 0 the node is the query word: every word below already matched as a beginning.
-  if (least > 1 || rows[row + last] === 0) return;
-  if (rows[row + last] === 1) {
+  const whole = low <= last && high === last ? rows[row + last]! : 2;
+  if (least > 1 || whole === 0) return;
+  if (whole === 1) {
     const [from, to] = [trie.from[node]!, trie.to[node]!];
     if (!covered) for (let id = from; id < to; id++) if (!matches.has(id)) matches.set(id, TYPO_BEGINNING);
     if (vocabulary[from]!.length === depth && (matches.get(from) ?? 0) < TYPO_WORD) matches.set(from, TYPO_WORD);
