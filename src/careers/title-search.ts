@@ -27,9 +27,9 @@ import type { Career, Catalogue, JobZone, SearchQuery, TitleKind } from './catal
  * Filters: `jobZones` keeps careers whose occupation's job zone is among them (none when the list is empty, and
  * never an occupation without a job zone); `occupationCode` keeps one occupation's careers.
  *
- * The index is a sorted vocabulary of folded words (a beginning is a range found by binary search; a typo is one of
- * the few hundred one-edit variants of the query word, each looked up as a range the same way, so nothing is
- * stored for typos) and, per word, the careers it occurs in as one typed array. The routes page the same list once
+ * The index is a sorted vocabulary of folded words (a beginning is a range found by binary search; typos are found
+ * by walking a trie of the vocabulary with the query word's edit-distance row, pruned where it exceeds one edit) and,
+ * per word, the careers it occurs in as one typed array. The routes page the same list once
  * per request, so recent answers are kept (LRU).
  */
 
