@@ -66,5 +66,24 @@ export function catalogueStoreContract(adapter: string, open: () => Promise<Cata
       expect(back.installed.digest).toBe(first.installed.digest);
       expect(back.installed.id).not.toBe(first.installed.id);
     });
+
+    it('leaves one whole catalogue current when two imports install at once', async () => {
+      await fixture.store.install(smallCatalogue());
+      const other = await fixture.another();
+      try {
+        const outcomes = await Promise.allSettled([
+          fixture.store.install({ ...smallCatalogue(), release: '28.0' }),
+          other.install({ ...smallCatalogue(), release: '29.0' }),
+        ]);
+        const won = outcomes.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value.installed] : []));
+        expect(won.length).toBeGreaterThanOrEqual(1);
+        // Whichever landed last is current, and it loads whole: a loser's clean-up never took the winner's data.
+        const current = (await other.current())!;
+        expect(won.map((installed) => installed.id)).toContain(current.id);
+        expect(['28.0', '29.0']).toContain((await fixture.store.load(current.id)).release);
+      } finally {
+        await other.close();
+      }
+    });
   });
 }

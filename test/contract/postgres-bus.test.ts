@@ -107,7 +107,7 @@ describe.skipIf(missing)('postgres bus', () => {
 
   it('goes on consuming after the server dropped its connections, woken by a publish from another replica after it', async () => {
     // A query the driver leaves unanswered on a dropped connection fails after 5 s, and the consumer starts again.
-    const bus = await connect('healing', { pollIntervalMs: NEVER_POLLS, queryTimeoutMs: 5_000 });
+    const bus = await connect('healing', { pollIntervalMs: NEVER_POLLS, answerWithinMs: 5_000 });
     const publishing = await connect('healing');
     const seen: string[] = [];
     const consumer = consumeAll(bus, async (id) => {

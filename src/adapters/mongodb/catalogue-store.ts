@@ -1,4 +1,4 @@
-import { Binary, type Collection } from 'mongodb';
+import { Binary, type Collection, MongoServerError } from 'mongodb';
 import type { Catalogue } from '../../careers/catalogue.js';
 import type { CatalogueStore, InstalledCatalogue } from '../../ports/careers-catalogue.js';
 import { CatalogueGoneError, decodeCatalogue, encodeCatalogue, newInstall } from '../catalogue-codec.js';
@@ -17,13 +17,15 @@ interface ChunkDocument {
 type PointerDocument = { _id: 'current' } & InstalledCatalogue;
 
 const CHUNK_BYTES = 4 * 1024 * 1024;
+const DUPLICATE_KEY = 11000;
 
 /**
  * The careers catalogue in `nature_keys`, beside the API keys: an install writes the new catalogue's chunks
- * under its new id, then replaces the one pointer document (`careers_current`), the moment it is swapped in,
- * then removes every other catalogue's chunks. A crash before the pointer moved leaves the previous catalogue
- * current (and chunks nobody points at, removed by the next install); no transaction is needed. Two imports at
- * once are not expected of an operator: the last pointer written wins.
+ * under its new id, then moves the one pointer document (`careers_current`) from the catalogue it read, the
+ * moment it is swapped in, then removes the chunks of every older catalogue (ids are ULIDs: an import begun after
+ * this one keeps its chunks). A crash before the pointer moved leaves the previous catalogue current (and chunks
+ * nobody points at, removed by the next install); no transaction is needed. Of two imports at once, the pointer
+ * moves for one: the other finds it moved, removes its own chunks and says so.
  */
 export class MongoCatalogueStore implements CatalogueStore {
   private constructor(
@@ -68,9 +70,24 @@ export class MongoCatalogueStore implements CatalogueStore {
         data: new Binary(encoded.body.subarray(at, at + CHUNK_BYTES)),
       });
     await this.chunks.insertMany(documents);
-    await this.pointer.replaceOne({ _id: 'current' }, installed, { upsert: true });
-    await this.chunks.deleteMany({ catalogue: { $ne: installed.id } });
+    if (!(await this.movePointer(previous, installed))) {
+      await this.chunks.deleteMany({ catalogue: installed.id });
+      throw new Error('another import installed a careers catalogue meanwhile; run this one again if it should win');
+    }
+    await this.chunks.deleteMany({ catalogue: { $lt: installed.id } });
     return { changed: true, installed };
+  }
+
+  /** Points at `installed` if the pointer still names `previous` (or nothing, as it did): whether it moved. */
+  private async movePointer(previous: InstalledCatalogue | undefined, installed: InstalledCatalogue): Promise<boolean> {
+    if (previous !== undefined) return (await this.pointer.replaceOne({ _id: 'current', id: previous.id }, installed)).matchedCount === 1;
+    try {
+      await this.pointer.insertOne({ _id: 'current', ...installed });
+      return true;
+    } catch (error) {
+      if (error instanceof MongoServerError && error.code === DUPLICATE_KEY) return false;
+      throw error;
+    }
   }
 
   async close(): Promise<void> {

@@ -74,6 +74,10 @@ export function postgresBusBackend(settings: PostgresAccess, timeoutMs: number):
   return {
     server: postgresServer(settings, timeoutMs),
     open: (environment, { redeliverAfterMs }) =>
-      PostgresBus.connect(settings.url, schemaOf(environment), { claimMs: redeliverAfterMs, passwordFile: settings.passwordFile }),
+      PostgresBus.connect(settings.url, schemaOf(environment), {
+        claimMs: redeliverAfterMs,
+        passwordFile: settings.passwordFile,
+        answerWithinMs: timeoutMs,
+      }),
   };
 }

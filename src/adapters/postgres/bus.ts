@@ -9,7 +9,6 @@ import {
   runHandler,
   type Topic,
 } from '../../ports/bus.js';
-import { within } from '../../support/backend-timeout.js';
 import { Wakeup } from '../../support/wakeup.js';
 import { BUS_STEPS } from './bus-schema.js';
 import type { PostgresOptions, PostgresPool, Sql } from './client.js';
@@ -27,8 +26,6 @@ export interface PostgresBusOptions {
   maxDeliver?: number;
   /** How long a done message's id is kept, so a republish of it is dropped, in ms (as on SQLite). */
   duplicateWindowMs?: number;
-  /** The longest each of the bus's statements may take before it counts as failed, in ms. */
-  queryTimeoutMs?: number;
 }
 
 interface ClaimedRow {
@@ -90,13 +87,13 @@ export class PostgresBus implements Bus {
   /** A bus in `schema`, its table made or brought up to date first. */
   static async connect(url: string, schema: string, options: PostgresBusOptions & PostgresOptions = {}): Promise<PostgresBus> {
     // The schema's pool, shared with the log and the other stores of the process (client.ts, poolFor).
-    const pool = await migratedPool(url, schema, 'bus', BUS_STEPS, { passwordFile: options.passwordFile, max: options.max });
+    const { passwordFile, max, answerWithinMs } = options;
+    const pool = await migratedPool(url, schema, 'bus', BUS_STEPS, { passwordFile, max, answerWithinMs });
     return new PostgresBus(pool, schema, {
       pollIntervalMs: options.pollIntervalMs ?? 1_000,
       claimMs: options.claimMs ?? 60_000,
       maxDeliver: options.maxDeliver ?? DEFAULT_MAX_DELIVER,
       duplicateWindowMs: options.duplicateWindowMs ?? DUPLICATE_WINDOW_MS,
-      queryTimeoutMs: options.queryTimeoutMs ?? 15_000,
     });
   }
 
@@ -260,13 +257,14 @@ export class PostgresBus implements Bus {
   }
 
   /**
-   * `query`, or a failure once the query timeout has passed. Postgres.js 3.4.9 can leave a query on a connection the
-   * server dropped unanswered for good (porsager/postgres#1199, #1208): a consumer waiting on it would stop for good,
-   * a handler waiting on its settlement would hold its slot for good. Failed instead, the consumer starts again (the
-   * dispatcher consumes again) on another connection, and an unsettled message comes again when its claim lapses.
+   * `query`, or a failure once the pool's answerWithinMs has passed. Postgres.js 3.4.9 can leave a query on a
+   * connection the server dropped unanswered for good (porsager/postgres#1199, #1208): a consumer waiting on it would
+   * stop for good, a handler waiting on its settlement would hold its slot for good. Failed instead, the consumer
+   * starts again (the dispatcher consumes again) on another connection, and an unsettled message comes again when
+   * its claim lapses.
    */
   private bounded<T>(query: Promise<T>): Promise<T> {
-    return within(this.options.queryTimeoutMs, query);
+    return this.pool.answered(query);
   }
 
   async deadLetters(topic: Topic): Promise<{ id: string; payload: unknown; reason: string }[]> {

@@ -126,12 +126,31 @@ export class PostgresEventStore implements EventStore {
       outcomes = await this.commitTogether(group);
     } catch (error) {
       if (group.length === 1 || isPostgresUnavailable(error)) for (const waiting of group) waiting.reject(error);
-      else for (const waiting of group) await this.commitGroup([waiting]);
+      else await this.commitEachAlone(group);
       return;
     }
     for (const [i, outcome] of outcomes.entries()) {
       if ('results' in outcome) group[i]!.resolve(outcome.results);
       else group[i]!.reject(outcome.error);
+    }
+  }
+
+  /**
+   * Each unit in a transaction of its own. Once the server stops answering, the units left fail with that at once:
+   * each would otherwise wait the whole bound in turn, and every later append behind them.
+   */
+  private async commitEachAlone(group: WaitingUnit[]): Promise<void> {
+    for (const [i, waiting] of group.entries()) {
+      try {
+        const [outcome] = await this.commitTogether([waiting]);
+        if ('results' in outcome!) waiting.resolve(outcome.results);
+        else waiting.reject(outcome!.error);
+      } catch (error) {
+        waiting.reject(error);
+        if (!isPostgresUnavailable(error)) continue;
+        for (const rest of group.slice(i + 1)) rest.reject(error);
+        return;
+      }
     }
   }
 
