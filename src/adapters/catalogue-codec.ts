@@ -9,7 +9,7 @@ import type { InstalledCatalogue } from '../ports/careers-catalogue.js';
  * read and parsed in well under a second), and the SHA-256 of that JSON, by which an install of the same content
  * is told apart from a new one.
  */
-export interface EncodedCatalogue {
+interface EncodedCatalogue {
   body: Buffer;
   digest: string;
   version: string;

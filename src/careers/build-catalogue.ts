@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { compareCodeUnits as compare } from '../support/code-units.js';
 import { careersMapVersion } from './careers-map-v1.js';
 import type { Career, Catalogue, JobZone, Occupation, TitleKind } from './catalogue.js';
 import { deriveProfiles } from './occupation-profiles.js';
@@ -148,4 +149,3 @@ export const careerId = (code: string, normalisedTitle: string): string =>
 const tidy = (text: string): string => text.trim().replace(/\s+/g, ' ');
 
 /** Code-unit order: the same on every machine, whatever its locale. */
-const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);

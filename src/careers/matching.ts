@@ -1,4 +1,5 @@
 import { type Intelligence, intelligences, type Nature, natures } from '../scoring/constructs.js';
+import { compareCodeUnits } from '../support/code-units.js';
 import type { Catalogue, ConstructContribution, ConstructProfile, MatchOptions, Occupation, OccupationMatch } from './catalogue.js';
 
 /**
@@ -73,7 +74,7 @@ function explain(
 export function occupationMatcher(catalogue: Catalogue): (person: ConstructProfile, options: MatchOptions) => OccupationMatch[] {
   const profiled = catalogue.occupations
     .filter((occupation): occupation is Occupation & { profile: ConstructProfile } => occupation.profile !== null)
-    .sort((a, b) => (a.code < b.code ? -1 : a.code > b.code ? 1 : 0));
+    .sort((a, b) => compareCodeUnits(a.code, b.code));
   const demands = profiled.map((occupation) => unitCentred(vectorOf(occupation.profile)));
   return (person, options) => {
     const unit = unitCentred(vectorOf(person));

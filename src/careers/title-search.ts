@@ -1,3 +1,4 @@
+import { compareCodeUnits } from '../support/code-units.js';
 import type { Career, Catalogue, JobZone, SearchQuery, TitleKind } from './catalogue.js';
 
 /**
@@ -81,8 +82,6 @@ const PLACES = 2 ** 24;
 /** One number whose numeric order is the ranking (rules 1 to 5; rule 5 is the place in title order), 52 bits. */
 const rankKey = (typos: number, wordCount: number, score: number, kind: number, place: number): number =>
   (((Math.min(typos, 255) * 256 + wordCount) * 1024 + (1023 - Math.min(score, 1023))) * 4 + kind) * PLACES + place;
-
-const compareCodeUnits = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /** The careers in title order (see the module's comment), each with its words. */
 function inTitleOrder(careers: readonly Career[]): { career: Career; words: string[] }[] {

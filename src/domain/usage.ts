@@ -1,3 +1,4 @@
+import { compareCodeUnits as compare } from '../support/code-units.js';
 import { parseInstant } from './instant.js';
 
 /**
@@ -161,7 +162,6 @@ export function usageReport(range: UsageRange, rows: Iterable<UsageCountRow>, li
   };
 }
 
-const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 export interface UsageRangeInput {
   from?: string | undefined;
   to?: string | undefined;

@@ -58,7 +58,7 @@ export async function openCareersSource(store: CatalogueStore, logger: Logger, c
 
 /** The server's source, on the catalogue store the configuration names, checked every NATURE_CAREERS_CHECK_MS. */
 export async function openConfiguredCareersSource(config: Config, logger: Logger): Promise<CareersSource> {
-  return openCareersSource(await backendsOf(config).readModels.openCatalogueStore(), logger, config.careersCheckMs);
+  return openCareersSource(await openCatalogueStore(config), logger, config.careersCheckMs);
 }
 
 /** The catalogue store the configuration names, for the operator's `nature careers`. */

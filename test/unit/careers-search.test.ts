@@ -192,10 +192,13 @@ describe('title search: no query and the filters', () => {
     expect(idsOf(titles, { occupationCode: '23-0003' })).toEqual([]);
   });
 
-  it('answers a repeated query the same, however the query is spelled', () => {
+  it('answers a repeated query from its recent answers, however the query is spelled', () => {
     const search = titleSearch(titles);
     const first = search({ query: 'nur', jobZones: [3, 4] });
-    expect(search({ query: '  NUR ', jobZones: [4, 3] })).toEqual(first);
-    expect(search({ query: 'nur', jobZones: [3, 4] })).toEqual(first);
+    expect(first.length).toBeGreaterThan(0);
+    // The very answer, not one ranked again: the spelling and the zones' order make the same key.
+    expect(search({ query: '  NUR ', jobZones: [4, 3] })).toBe(first);
+    expect(search({ query: 'nur', jobZones: [3, 4] })).toBe(first);
+    expect(search({ query: 'nur', jobZones: [3] })).not.toBe(first);
   });
 });

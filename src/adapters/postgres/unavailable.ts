@@ -3,7 +3,7 @@ import { BackendTimeoutError, within } from '../../support/backend-timeout.js';
 import { NO_WRITABLE_SERVER } from './hosts.js';
 
 /** The code of the error a statement meets when the server has not answered it in time (answeredWithin). */
-export const NO_ANSWER = 'NATURE_POSTGRES_NO_ANSWER';
+const NO_ANSWER = 'NATURE_POSTGRES_NO_ANSWER';
 
 /** The driver's codes for a connection lost, never made in time, or refused by the network; no server writable. */
 const CONNECTION_CODES: ReadonlySet<string> = new Set([

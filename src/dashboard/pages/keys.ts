@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { CareersIndex } from '../../careers/careers-index.js';
 import { hasProductionAccess } from '../../commands/accounts.js';
 import { KeyRuleError, mintApiKey, revokeApiKey, rotateApiKey } from '../../commands/api-keys.js';
 import { type ApiKeyRecord, type Environment, type KeyType, parseOrigin, type Scope, scopes } from '../../domain/api-keys.js';
@@ -95,18 +96,16 @@ function readForm(body: unknown): { form: KeyForm; origins: string[]; problem?: 
 }
 
 /** Which careers catalogue careers:read keys reach, and the attribution O*NET's licence asks for wherever its data is offered. */
-function careersSection(version: string | undefined): Html {
-  const catalogue =
+function careersSection(catalogue: CareersIndex | undefined): Html {
+  const version = catalogue?.version;
+  const installed =
     version === undefined
       ? html`<p>No careers catalogue imported: until the server's operator runs <code>nature careers import PATH</code>, the careers routes answer 503 careers_catalogue_missing.</p>`
       : html`<p>Catalogue <code>${version}</code>, for keys with careers:read (<a href="/docs/careers">Careers guide</a>).</p>`;
   return html`<h2 id="careers">Careers catalogue</h2>
-${catalogue}
-<p class="hint">This service includes information from the ${version === undefined ? 'O*NET Database' : html`O*NET ${releaseOf(version)} Database`} by USDOL/ETA, used under <a href="https://www.onetcenter.org/license_db.html">CC BY 4.0</a>.</p>`;
+${installed}
+<p class="hint">This service includes information from the ${catalogue === undefined ? 'O*NET Database' : html`O*NET ${catalogue.release} Database`} by USDOL/ETA, used under <a href="https://www.onetcenter.org/license_db.html">CC BY 4.0</a>.</p>`;
 }
-
-/** "onet-27.0/careers-map-v1" → "27.0". */
-const releaseOf = (version: string) => version.slice('onet-'.length, version.indexOf('/'));
 
 type KeyAction = 'rotate' | 'revoke';
 type KeyRequest = FastifyRequest<{ Params: { id: string } }>;
@@ -138,7 +137,7 @@ async function keysPage(
 ${keyTable(keys)}
 <h2 id="create">Create a key</h2>
 ${createForm(viewer.csrf, form, production)}
-${careersSection(context.careers?.current()?.version)}`;
+${careersSection(context.careers?.current())}`;
   return sendPage(reply, page('API keys', body, viewer, 'API keys'), status);
 }
 

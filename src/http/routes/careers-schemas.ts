@@ -12,6 +12,9 @@ import { exampleIds, problems, success } from '../schemas.js';
 export const ONET_ATTRIBUTION =
   'This service includes information from the O*NET Database (the release each response names in `catalogue_version`) by USDOL/ETA, used under CC BY 4.0 (https://www.onetcenter.org/license_db.html).';
 
+/** How many of an occupation's titles a match shows. */
+export const TITLES_PER_MATCH = 5;
+
 const EXAMPLE_VERSION = 'onet-27.0/careers-map-v1';
 const catalogueVersion = z
   .string()
@@ -128,16 +131,14 @@ const careerMatch = z
     occupation: occupationResource,
     titles: z
       .array(titleRef)
-      .max(5)
-      .describe("Up to 5 of the occupation's careers, its own title first: fetch one with GET /v1/careers/{id}."),
+      .max(TITLES_PER_MATCH)
+      .describe(`Up to ${TITLES_PER_MATCH} of the occupation's careers, its own title first: fetch one with GET /v1/careers/{id}.`),
     fit: score.describe('How well the profile fits the occupation, 0..1 (0.5: no better than chance); deterministic.'),
     explanation: z
       .object({ natures: explained(natures), intelligences: explained(intelligences) })
       .describe('Per construct, alphabetical: the person’s score, the occupation’s demand, and its contribution to the fit.'),
   })
   .meta({ id: 'CareerMatch', examples: [exampleMatch()] });
-
-export type CareerMatchResource = z.infer<typeof careerMatch>;
 
 const JOB_ZONES = /^[1-5](,[1-5])*$/;
 

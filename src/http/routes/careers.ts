@@ -13,6 +13,7 @@ import {
   listCareersSchema,
   matchCareersSchema,
   occupationResource,
+  TITLES_PER_MATCH,
   titleRef,
 } from './careers-schemas.js';
 import { profileById } from './profiles.js';
@@ -24,9 +25,6 @@ export interface CareersCatalogue {
 
 /** A server nobody gave a catalogue source: every careers route answers 503 careers_catalogue_missing. */
 export const noCareersCatalogue: CareersCatalogue = { current: () => undefined };
-
-/** How many of an occupation's titles a match shows. */
-const TITLES_PER_MATCH = 5;
 
 export function registerCareerRoutes(app: FastifyInstance, careers: CareersCatalogue): void {
   const served = (): CareersIndex => {
