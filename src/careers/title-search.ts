@@ -28,9 +28,9 @@ import type { Career, Catalogue, JobZone, SearchQuery, TitleKind } from './catal
  * Filters: `jobZones` keeps careers whose occupation's job zone is among them (none when the list is empty, and
  * never an occupation without a job zone); `occupationCode` keeps one occupation's careers.
  *
- * The index is a sorted vocabulary of folded words (a beginning is a range found by binary search; typos are found
- * by walking a trie of the vocabulary with the query word's edit-distance row, pruned where it exceeds one edit) and,
- * per word, the careers it occurs in as one typed array. The routes page the same list once
+ * The index is a sorted vocabulary of folded words (a beginning is a range found by binary search; typos are looked
+ * up by the deletions they share with the words' beginnings, see TypoTable) and, per word, the careers it occurs in
+ * as one typed array. The routes page the same list once
  * per request, so recent answers are kept (LRU).
  */
 
@@ -71,9 +71,12 @@ interface TitleIndex {
   offsets: Int32Array;
   postings: Int32Array;
   longestWord: number;
-  trie: WordTrie;
-  /** Per place, what one query counts, zeroed again after it: allocated once, as queries run one at a time. */
-  scratch: { matched: Uint16Array; best: Uint8Array; scores: Int32Array; typos: Uint16Array };
+  typos: TypoTable;
+  /**
+   * Per place (and `wordQuality` per vocabulary word), what one query counts, zeroed again after it: allocated once,
+   * as queries run one at a time.
+   */
+  scratch: { matched: Uint16Array; best: Uint8Array; scores: Int32Array; typos: Uint16Array; wordQuality: Uint8Array };
 }
 
 /** Rule 5's share of a rank key: catalogues up to 16 million titles (O*NET has about 50,000). */
@@ -122,8 +125,14 @@ function buildIndex(catalogue: Catalogue): TitleIndex {
     offsets,
     postings,
     longestWord,
-    trie: buildTrie(vocabulary, longestWord),
-    scratch: { matched: new Uint16Array(count), best: new Uint8Array(count), scores: new Int32Array(count), typos: new Uint16Array(count) },
+    typos: buildTypoTable(vocabulary),
+    scratch: {
+      matched: new Uint16Array(count),
+      best: new Uint8Array(count),
+      scores: new Int32Array(count),
+      typos: new Uint16Array(count),
+      wordQuality: new Uint8Array(vocabulary.length),
+    },
   };
 }
 
@@ -144,19 +153,29 @@ function beginningWith(vocabulary: readonly string[], prefix: string, from: numb
 }
 
 /**
- * The vocabulary as a trie, for typos: node 0 is the root; a node's children are in code-unit order, as are the
- * words, so the words below a node are one range of the vocabulary, [from, to). Typed arrays, built once.
+ * The beginnings of the vocabulary's words that a typo can reach, found by deletion (as SymSpell finds words). Two
+ * strings one edit apart are, after deleting at most one letter from each, the same string: the shorter is the longer
+ * with a letter deleted, or each with one letter deleted is the same. So every beginning of a vocabulary word of
+ * TYPO_MIN_LENGTH - 1 letters or more (the shortest one edit from a query word that gets typos) is filed by the hash
+ * of itself and of each string one deletion makes of it; a query word looks up the hash of itself and of each of its
+ * deletions, and checks each beginning found, as two strings can share a hash, or a deletion, and be two edits
+ * apart. Typed arrays, built once.
  */
-interface WordTrie {
-  firstChild: Int32Array;
-  nextSibling: Int32Array;
-  /** The code unit leading to a node from its parent. */
-  unit: Uint16Array;
+interface TypoTable {
+  /** Hashes, ascending, each with the beginning filed under it (an index of the arrays below). */
+  hashes: Uint32Array;
+  beginningOf: Int32Array;
+  /** A beginning is the first `length` units of the vocabulary's words [from, to), all the words that begin so. */
   from: Int32Array;
   to: Int32Array;
-  /** Edit-distance rows, one per depth, `width` cells each: allocated once, as queries run one at a time. */
-  rows: Uint8Array;
-  width: number;
+  length: Uint8Array;
+}
+
+/** FNV-1a of a word's first `length` code units, leaving out the one at `skip` (-1: none). */
+function hashWithout(word: string, length: number, skip: number): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < length; i++) if (i !== skip) hash = Math.imul(hash ^ word.charCodeAt(i), 0x01000193);
+  return hash >>> 0;
 }
 
 const commonPrefixLength = (a: string, b: string): number => {
@@ -165,97 +184,107 @@ const commonPrefixLength = (a: string, b: string): number => {
   return length;
 };
 
-/** Builds the trie of a vocabulary sorted by code unit, whose words each extend the path of the one before. */
-function buildTrie(vocabulary: readonly string[], longestWord: number): WordTrie {
-  const size = 1 + vocabulary.reduce((nodes, word, id) => nodes + word.length - commonPrefixLength(word, vocabulary[id - 1] ?? ''), 0);
-  const trie: WordTrie = {
-    firstChild: new Int32Array(size).fill(-1),
-    nextSibling: new Int32Array(size).fill(-1),
-    unit: new Uint16Array(size),
-    from: new Int32Array(size),
-    to: new Int32Array(size),
-    width: longestWord + 2,
-    rows: new Uint8Array((longestWord + 3) * (longestWord + 2)),
-  };
-  // path[d]: the node of the previous word's first d units, so path[d + 1] is the last child of path[d] so far.
-  const path = [0];
-  let nodes = 1;
+/** Deleting either of two equal letters side by side makes the same string: the second is skipped. */
+const sameDeletion = (word: string, skip: number): boolean => skip > 0 && word.charCodeAt(skip) === word.charCodeAt(skip - 1);
+
+/** Files every beginning long enough for a typo of a vocabulary sorted by code unit (each beginning once). */
+function buildTypoTable(vocabulary: readonly string[]): TypoTable {
+  const [from, to, length]: [number[], number[], number[]] = [[], [], []];
+  const [hashes, beginningOf]: [number[], number[]] = [[], []];
   vocabulary.forEach((word, id) => {
+    // Beginnings the word shares with the word before it were filed with that word.
     const shared = commonPrefixLength(word, vocabulary[id - 1] ?? '');
-    for (let depth = shared + 1; depth <= word.length; depth++) {
-      const [node, parent] = [nodes++, path[depth - 1]!];
-      trie.unit[node] = word.charCodeAt(depth - 1);
-      trie.from[node] = id;
-      if (depth < path.length) trie.nextSibling[path[depth]!] = node;
-      else trie.firstChild[parent] = node;
-      path.length = depth;
-      path.push(node);
+    for (let units = Math.max(shared + 1, TYPO_MIN_LENGTH - 1); units <= word.length; units++) {
+      const beginning = from.length;
+      from.push(id);
+      to.push(lowerBound(vocabulary, `${word.slice(0, units)}\uffff`, id, vocabulary.length));
+      length.push(units);
+      for (let skip = -1; skip < units; skip++) {
+        if (sameDeletion(word, skip)) continue;
+        hashes.push(hashWithout(word, units, skip));
+        beginningOf.push(beginning);
+      }
     }
-    path.length = word.length + 1;
-    for (const node of path) trie.to[node] = id + 1;
   });
-  return trie;
+  const order = Array.from(hashes, (_, entry) => entry).sort((a, b) => hashes[a]! - hashes[b]!);
+  return {
+    hashes: Uint32Array.from(order, (entry) => hashes[entry]!),
+    beginningOf: Int32Array.from(order, (entry) => beginningOf[entry]!),
+    from: Int32Array.from(from),
+    to: Int32Array.from(to),
+    length: Uint8Array.from(length),
+  };
 }
-/**
- * Walks the trie below `node` (at `depth`) with the optimal string alignment distance to `queryWord`: row d, cell j is
- * the distance between the node's first d units and the query word's first j. A branch whose row is all above 1 can
- * reach no word one edit away. A node at distance 1 from the whole query word begins a typo of it: every word below
- * matches (`covered` once marked), and the word the node ends, if any, is a typo of the whole word.
- */
-function walkTypos(
-  index: TitleIndex,
-  queryWord: string,
-  matches: Map<number, number>,
-  node: number,
-  depth: number,
-  covered: boolean,
-): void {
-  const { trie, vocabulary } = index;
-  const { rows, width, unit } = trie;
+
+/** Whether `a` and the first `bLength` units of `b` are exactly one edit apart (as the module's comment counts edits). */
+function oneEditApart(a: string, b: string, bLength: number): boolean {
+  let same = 0;
+  while (same < a.length && same < bLength && a.charCodeAt(same) === b.charCodeAt(same)) same++;
+  const restEqual = (i: number, j: number): boolean => {
+    for (; i < a.length; i++, j++) if (a.charCodeAt(i) !== b.charCodeAt(j)) return false;
+    return j === bLength;
+  };
+  if (a.length === bLength) {
+    if (same === bLength) return false;
+    const swapped = a.charCodeAt(same) === b.charCodeAt(same + 1) && a.charCodeAt(same + 1) === b.charCodeAt(same);
+    return restEqual(same + 1, same + 1) || (swapped && restEqual(same + 2, same + 2));
+  }
+  if (bLength === a.length + 1) return restEqual(same, same + 1);
+  return a.length === bLength + 1 && restEqual(same + 1, same);
+}
+
+/** The first place of the sorted hashes not below `hash`. */
+function firstHash(hashes: Uint32Array, hash: number): number {
+  let [low, high] = [0, hashes.length];
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (hashes[middle]! < hash) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
+/** The vocabulary's words a query word matches so far: how well each (0: not yet), and which they are. */
+interface WordMatches {
+  quality: Uint8Array;
+  ids: number[];
+}
+
+/** Raises how well a word matches to `quality`, if that is better. */
+function raise(matches: WordMatches, id: number, quality: number): void {
+  if (matches.quality[id] === 0) matches.ids.push(id);
+  if (matches.quality[id]! < quality) matches.quality[id] = quality;
+}
+
+/** Adds the vocabulary's words one typo from `queryWord`, or whose beginning is, to its matches. */
+function typoMatches(index: TitleIndex, queryWord: string, matches: WordMatches): void {
+  const { vocabulary, typos } = index;
   const last = queryWord.length;
-  const [row, above, twoAbove] = [depth * width, (depth - 1) * width, (depth - 2) * width];
-  const here = unit[node]!;
-  // The unit before this node's: every word below shares the node's path.
-  const before = depth > 1 ? vocabulary[trie.from[node]!]!.charCodeAt(depth - 2) : -1;
-  rows[row] = depth;
-  let least = depth;
-  // Only cells within one of the diagonal can be 1 or less; the cells either side of that band are set to 2, any
-  // value above 1 serving the same, as the next rows read them.
-  const [low, high] = [Math.max(1, depth - 1), Math.min(last, depth + 1)];
-  if (low > 1) rows[row + low - 1] = 2;
-  if (high < last) rows[row + high + 1] = 2;
-  for (let j = low; j <= high; j++) {
-    const unitJ = queryWord.charCodeAt(j - 1);
-    let cell = Math.min(rows[above + j]! + 1, rows[row + j - 1]! + 1, rows[above + j - 1]! + (unitJ === here ? 0 : 1));
-    if (j > 1 && here === queryWord.charCodeAt(j - 2) && before === unitJ) cell = Math.min(cell, rows[twoAbove + j - 2]! + 1);
-    rows[row + j] = cell;
-    if (cell < least) least = cell;
-  }
-  // At distance 0 the node is the query word: every word below already matched as a beginning.
-  const whole = low <= last && high === last ? rows[row + last]! : 2;
-  if (least > 1 || whole === 0) return;
-  if (whole === 1) {
-    const [from, to] = [trie.from[node]!, trie.to[node]!];
-    if (!covered) for (let id = from; id < to; id++) if (!matches.has(id)) matches.set(id, TYPO_BEGINNING);
-    if (vocabulary[from]!.length === depth && (matches.get(from) ?? 0) < TYPO_WORD) matches.set(from, TYPO_WORD);
-    covered = true;
-  }
-  for (let child = trie.firstChild[node]!; child !== -1; child = trie.nextSibling[child]!) {
-    walkTypos(index, queryWord, matches, child, depth + 1, covered);
+  for (let skip = -1; skip < last; skip++) {
+    if (sameDeletion(queryWord, skip)) continue;
+    const hash = hashWithout(queryWord, last, skip);
+    for (let at = firstHash(typos.hashes, hash); at < typos.hashes.length && typos.hashes[at] === hash; at++) {
+      const beginning = typos.beginningOf[at]!;
+      const [from, length] = [typos.from[beginning]!, typos.length[beginning]!];
+      if (!oneEditApart(queryWord, vocabulary[from]!, length)) continue;
+      for (let id = from; id < typos.to[beginning]!; id++) raise(matches, id, TYPO_BEGINNING);
+      // The range's first word is the beginning itself when it is that long: a typo of the whole word.
+      if (vocabulary[from]!.length === length) raise(matches, from, TYPO_WORD);
+    }
   }
 }
 
-/** The vocabulary's words a query word matches, each with how well (its best way). */
-function wordMatches(index: TitleIndex, queryWord: string): Map<number, number> {
-  const { vocabulary, trie } = index;
-  const matches = new Map<number, number>();
+/**
+ * The vocabulary's words a query word matches, each with how well (its best way), in the index's scratch: the
+ * caller reads `quality` of each of `ids` and sets it back to 0 before the next word.
+ */
+function wordMatches(index: TitleIndex, queryWord: string): WordMatches {
+  const { vocabulary } = index;
+  const matches: WordMatches = { quality: index.scratch.wordQuality, ids: [] };
   const [from, to] = beginningWith(vocabulary, queryWord, 0, vocabulary.length);
-  for (let id = from; id < to; id++) matches.set(id, vocabulary[id] === queryWord ? EXACT : BEGINNING);
+  for (let id = from; id < to; id++) raise(matches, id, vocabulary[id] === queryWord ? EXACT : BEGINNING);
   // A word longer than any title word by two or more cannot be one edit from a beginning of one.
-  if (queryWord.length < TYPO_MIN_LENGTH || queryWord.length > index.longestWord + 1) return matches;
-  for (let j = 0; j <= queryWord.length; j++) trie.rows[j] = j;
-  for (let child = trie.firstChild[0]!; child !== -1; child = trie.nextSibling[child]!)
-    walkTypos(index, queryWord, matches, child, 1, false);
+  if (queryWord.length >= TYPO_MIN_LENGTH && queryWord.length <= index.longestWord + 1) typoMatches(index, queryWord, matches);
   return matches;
 }
 
@@ -269,7 +298,10 @@ function matchingCareers(index: TitleIndex, words: readonly string[]): { places:
   let touched: number[] = [];
   for (let k = 0; k < words.length; k++) {
     places = [];
-    for (const [id, quality] of wordMatches(index, words[k]!)) {
+    const matches = wordMatches(index, words[k]!);
+    for (const id of matches.ids) {
+      const quality = matches.quality[id]!;
+      matches.quality[id] = 0;
       for (let at = index.offsets[id]!; at < index.offsets[id + 1]!; at++) {
         const place = index.postings[at]!;
         if (matched[place] !== k) continue;
