@@ -7,6 +7,7 @@ import {
   type Occupation,
   type OccupationMatch,
   type SearchQuery,
+  type SearchResults,
 } from './catalogue.js';
 import { occupationMatcher } from './matching.js';
 import { titleSearch } from './title-search.js';
@@ -21,7 +22,7 @@ export interface CareersIndex {
   occupation(code: string): Occupation | undefined;
   /** An occupation's careers, its occupation title first (the catalogue's order). */
   titlesOf(code: string): readonly Career[];
-  search(query: SearchQuery): readonly Career[];
+  search(query: SearchQuery): SearchResults;
   match(person: ConstructProfile, options: MatchOptions): OccupationMatch[];
 }
 

@@ -63,6 +63,27 @@ export interface SearchQuery {
   occupationCode?: string;
 }
 
+/** Which page of a search's results: up to `limit` careers after the career `after` (from the first without one), or before `before`. */
+export interface ResultsPageRequest {
+  limit: number;
+  after?: string;
+  before?: string;
+}
+
+/** A page of a search's results, and whether more lie beyond it the way it was read. */
+export interface ResultsPage {
+  careers: Career[];
+  hasMore: boolean;
+}
+
+/**
+ * The careers a search found, in its order, read a page at a time: only the page asked for is put in order. A page
+ * next to a career that is not among the results is undefined.
+ */
+export interface SearchResults {
+  page(request: ResultsPageRequest): ResultsPage | undefined;
+}
+
 /** How one construct counts in a match: the person's score, the occupation's demand, and its share of the fit. */
 export interface ConstructContribution {
   person: number;

@@ -1,5 +1,6 @@
 import { compareCodeUnits } from '../support/code-units.js';
-import type { Career, Catalogue, JobZone, SearchQuery, TitleKind } from './catalogue.js';
+import type { Career, Catalogue, JobZone, SearchQuery, SearchResults, TitleKind } from './catalogue.js';
+import { type KeyedCareers, resultsByKey } from './results-pages.js';
 
 /**
  * Search over every title of the catalogue (`GET /v1/careers`), built once per catalogue and then read only.
@@ -30,8 +31,8 @@ import type { Career, Catalogue, JobZone, SearchQuery, TitleKind } from './catal
  *
  * The index is a sorted vocabulary of folded words (a beginning is a range found by binary search; typos are looked
  * up by the deletions they share with the words' beginnings, see TypoTable) and, per word, the careers it occurs in
- * as one typed array. The routes page the same list once
- * per request, so recent answers are kept (LRU).
+ * as one typed array. An answer is the matching careers' rank keys, in no order: each page puts only its own in
+ * order (results-pages.ts). A caller pages the same answer once per request, so recent answers are kept (LRU).
  */
 
 const EXACT = 4;
@@ -61,6 +62,9 @@ const wordsOfFolded = (folded: string): string[] =>
 interface TitleIndex {
   /** The careers in title order; every other array is indexed by a career's place here. */
   careers: readonly Career[];
+  placeOfId: Map<string, number>;
+  /** 0, 1, 2…: every place, the keys of a search without a query. */
+  everyPlace: Float64Array;
   kinds: Uint8Array;
   wordCounts: Uint8Array;
   /** The occupation's job zone, 0 when it has none. */
@@ -118,6 +122,8 @@ function buildIndex(catalogue: Catalogue): TitleIndex {
   const longestWord = vocabulary.reduce((longest, word) => Math.max(longest, word.length), 0);
   return {
     careers: ordered.map(({ career }) => career),
+    placeOfId: new Map(ordered.map(({ career }, place) => [career.id, place])),
+    everyPlace: Float64Array.from(ordered, (_, place) => place),
     kinds: Uint8Array.from(ordered, ({ career }) => KIND_ORDER[career.titleKind]),
     wordCounts: Uint8Array.from(ordered, ({ words }) => Math.min(words.length, 255)),
     jobZones: Uint8Array.from(ordered, ({ career }) => zoneOf.get(career.occupationCode) ?? 0),
@@ -333,37 +339,39 @@ function passesFilters(index: TitleIndex, query: SearchQuery): (place: number) =
     (zones === undefined || zones.has(index.jobZones[place]!)) && (code === undefined || index.careers[place]!.occupationCode === code);
 }
 
-function ranked(index: TitleIndex, words: readonly string[], query: SearchQuery): Career[] {
+/** The matching careers' rank keys, in no order: a page puts its own in order. */
+function ranked(index: TitleIndex, words: readonly string[], query: SearchQuery): Float64Array {
   const keep = passesFilters(index, query);
   const { places, touched } = matchingCareers(index, words);
   const { scores, typos } = index.scratch;
   const kept = places.filter(keep);
-  // Plain loops over typed arrays: sorting numbers is several times faster than sorting by a comparator.
   const keys = new Float64Array(kept.length);
   for (let i = 0; i < kept.length; i++) {
     const place = kept[i]!;
     keys[i] = rankKey(typos[place]!, index.wordCounts[place]!, scores[place]!, index.kinds[place]!, place);
   }
-  keys.sort();
   clearScratch(index, touched);
-  const careers = new Array<Career>(keys.length);
-  for (let i = 0; i < keys.length; i++) careers[i] = index.careers[keys[i]! - Math.floor(keys[i]! / PLACES) * PLACES]!;
-  return careers;
+  return keys;
 }
 
-function filtered(index: TitleIndex, query: SearchQuery): readonly Career[] {
-  if (query.jobZones === undefined && query.occupationCode === undefined) return index.careers;
-  const keep = passesFilters(index, query);
-  return index.careers.filter((_, place) => keep(place));
+/** Every career passing the filters, in title order: its place is its key. */
+function filtered(index: TitleIndex, query: SearchQuery): Float64Array {
+  if (query.jobZones === undefined && query.occupationCode === undefined) return index.everyPlace;
+  return index.everyPlace.filter(passesFilters(index, query));
 }
 
 /**
  * The search of one catalogue: indexes its titles now (once), then answers each query with the matching careers
- * ranked as the module's comment says. Answers are shared between callers: read them, never change them.
+ * ranked as the module's comment says, a page at a time.
  */
-export function titleSearch(catalogue: Catalogue): (query: SearchQuery) => readonly Career[] {
+export function titleSearch(catalogue: Catalogue): (query: SearchQuery) => SearchResults {
   const index = buildIndex(catalogue);
-  const recent = new Map<string, readonly Career[]>();
+  const careers: KeyedCareers = {
+    placeOfKey: (key) => key % PLACES,
+    career: (place) => index.careers[place]!,
+    placeOfId: (id) => index.placeOfId.get(id),
+  };
+  const recent = new Map<string, SearchResults>();
   return (query) => {
     const words = [...new Set(wordsOfFolded(foldText(query.query ?? '')))];
     const zones = query.jobZones === undefined ? null : [...new Set<JobZone>(query.jobZones)].sort();
@@ -374,7 +382,8 @@ export function titleSearch(catalogue: Catalogue): (query: SearchQuery) => reado
       recent.set(key, known);
       return known;
     }
-    const answer = words.length === 0 ? filtered(index, query) : ranked(index, words, query);
+    const answer =
+      words.length === 0 ? resultsByKey(filtered(index, query), true, careers) : resultsByKey(ranked(index, words, query), false, careers);
     recent.set(key, answer);
     if (recent.size > RECENT_ANSWERS) recent.delete(recent.keys().next().value!);
     return answer;

@@ -26,7 +26,7 @@ export function listOf<T extends z.ZodType>(item: T) {
   return z.object({ object: z.literal('list'), data: z.array(item), has_more: z.boolean() });
 }
 
-interface ListParams {
+export interface ListParams {
   limit: number;
   starting_after?: string | undefined;
   ending_before?: string | undefined;
@@ -37,7 +37,7 @@ export function pageOf<T extends { id: string }>(items: readonly T[], params: Li
   assertOneCursor(params);
   const cursor = params.starting_after ?? params.ending_before;
   const at = cursor === undefined ? -1 : items.findIndex((item) => item.id === cursor);
-  if (cursor !== undefined && at === -1) throw new ProblemError('invalid_cursor', `The cursor ${cursor} names no item of this list.`);
+  if (cursor !== undefined && at === -1) throw invalidCursor(cursor);
   if (params.ending_before !== undefined) {
     const start = Math.max(0, at - params.limit);
     return { data: items.slice(start, at), has_more: start > 0 };
@@ -46,7 +46,10 @@ export function pageOf<T extends { id: string }>(items: readonly T[], params: Li
   return { data: items.slice(start, start + params.limit), has_more: start + params.limit < items.length };
 }
 
-function assertOneCursor(params: ListParams): void {
+export const invalidCursor = (cursor: string): ProblemError =>
+  new ProblemError('invalid_cursor', `The cursor ${cursor} names no item of this list.`);
+
+export function assertOneCursor(params: ListParams): void {
   if (params.starting_after !== undefined && params.ending_before !== undefined) {
     throw new ProblemError('validation_failed', 'Give starting_after or ending_before, not both.', {
       errors: [fieldError('query', ['ending_before'], 'cannot be combined with `starting_after`: give one of them.')],
@@ -68,7 +71,7 @@ export async function listPage<C extends Collection, T>(
     const item = await store.get(collection, cursor);
     const fields = new Map(Object.entries(item ?? {}));
     if (item === undefined || !Object.entries(where).every(([field, value]) => fields.get(field) === value)) {
-      throw new ProblemError('invalid_cursor', `The cursor ${cursor} names no item of this list.`);
+      throw invalidCursor(cursor);
     }
   }
   const page = await store.list(collection, {

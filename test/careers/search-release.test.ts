@@ -1,11 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { buildCatalogue } from '../../src/careers/build-catalogue.js';
+import type { SearchQuery } from '../../src/careers/catalogue.js';
 import { titleSearch } from '../../src/careers/title-search.js';
 import { onetFiles, onetMissing } from '../support/onet-release.js';
+import { everyResult } from '../support/search-results.js';
 
 describe.skipIf(onetMissing)('title search over the O*NET release', () => {
   const catalogue = onetMissing ? undefined : buildCatalogue(onetFiles(), '27.0');
-  const search = catalogue === undefined ? () => [] : titleSearch(catalogue);
+  const searchOf = catalogue === undefined ? undefined : titleSearch(catalogue);
+  const search = (query: SearchQuery) => (searchOf === undefined ? [] : everyResult(searchOf(query)));
   const titles = (query: string, count = 10) =>
     search({ query })
       .slice(0, count)

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { buildCatalogue } from '../../src/careers/build-catalogue.js';
+import type { SearchQuery } from '../../src/careers/catalogue.js';
 import { titleSearch } from '../../src/careers/title-search.js';
 import { onetFiles, onetMissing } from '../support/onet-release.js';
+import { everyResult } from '../support/search-results.js';
 
 /** Words as search sees them (the module's comment): lower case, accents dropped, apostrophes dropped. */
 const wordsOf = (title: string): string[] =>
@@ -70,7 +72,8 @@ function misspelt(word: string, random: (below: number) => number): string {
 
 describe.skipIf(onetMissing)('title search typos over the O*NET release, against a brute-force reference', () => {
   const catalogue = onetMissing ? undefined : buildCatalogue(onetFiles(), '27.0');
-  const search = catalogue === undefined ? () => [] : titleSearch(catalogue);
+  const searchOf = catalogue === undefined ? undefined : titleSearch(catalogue);
+  const search = (query: SearchQuery) => (searchOf === undefined ? [] : everyResult(searchOf(query)));
   const titleWords = new Map(catalogue?.careers.map((career) => [career.id, [...new Set(wordsOf(career.title))]]));
   const vocabulary = [...new Set([...titleWords.values()].flat())].sort();
   const wordIds = new Map(vocabulary.map((word, id) => [word, id]));

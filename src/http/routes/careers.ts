@@ -2,8 +2,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { CareersIndex } from '../../careers/careers-index.js';
-import type { Career, ConstructProfile, Occupation, OccupationMatch } from '../../careers/catalogue.js';
-import { pageOf } from '../lists.js';
+import type { Career, ConstructProfile, Occupation, OccupationMatch, ResultsPage, SearchResults } from '../../careers/catalogue.js';
+import { assertOneCursor, invalidCursor, type ListParams } from '../lists.js';
 import { CATALOGUE_MISSING_DETAIL, ProblemError } from '../problem.js';
 import type { RouteRequest } from '../route-handler.js';
 import {
@@ -60,41 +60,60 @@ export function registerCareerRoutes(app: FastifyInstance, careers: CareersCatal
  * made and checked against its schema once per catalogue (below): serialising and checking twenty careers with their
  * profiles on every request cost several times the search itself.
  */
-function sendJson(reply: FastifyReply, json: string): void {
-  reply.type('application/json; charset=utf-8').send(Buffer.from(json));
+function sendJson(reply: FastifyReply, json: string | Buffer): void {
+  reply.type('application/json; charset=utf-8').send(typeof json === 'string' ? Buffer.from(json) : json);
 }
 
 /** JSON made once per catalogue object (they live as long as the catalogue), checked against its schema then. */
 function memoJson<K extends object, S extends z.ZodType>(schema: S, make: (key: K) => z.input<S>) {
-  const made = new WeakMap<K, string>();
-  return (key: K): string => {
-    let json = made.get(key);
-    if (json === undefined) {
-      json = JSON.stringify(schema.parse(make(key)));
-      made.set(key, json);
+  return memo((key: K) => JSON.stringify(schema.parse(make(key))));
+}
+
+function memo<K extends object, V>(make: (key: K) => V): (key: K) => V {
+  const made = new WeakMap<K, V>();
+  return (key) => {
+    let value = made.get(key);
+    if (value === undefined) {
+      value = make(key);
+      made.set(key, value);
     }
-    return json;
+    return value;
   };
 }
 
 const versionJson = (index: CareersIndex) => JSON.stringify(index.version);
 
-function listCareers(index: CareersIndex, request: RouteRequest<typeof listCareersSchema>): string {
+function listCareers(index: CareersIndex, request: RouteRequest<typeof listCareersSchema>): Buffer {
   const { query, job_zone, occupation_code } = request.query;
   const found = index.search({
     ...(query !== undefined && { query }),
     ...(job_zone !== undefined && { jobZones: job_zone }),
     ...(occupation_code !== undefined && { occupationCode: occupation_code }),
   });
-  const page = pageOf(found, request.query);
-  const data = page.data.map((career) => careerJson(index)(career)).join(',');
-  return `{"object":"list","data":[${data}],"has_more":${page.has_more},"catalogue_version":${versionJson(index)}}`;
+  const page = resultsPage(found, request.query);
+  const careerBytes = careerJson(index);
+  // A page's careers' bytes as made once, copied together: no text to encode again.
+  const data = page.careers.flatMap((career, i) => (i === 0 ? [careerBytes(career)] : [COMMA, careerBytes(career)]));
+  return Buffer.concat([LIST_START, ...data, Buffer.from(`],"has_more":${page.hasMore},"catalogue_version":${versionJson(index)}}`)]);
 }
 
-function getCareer(index: CareersIndex, id: string): string {
+const LIST_START = Buffer.from('{"object":"list","data":[');
+const COMMA = Buffer.from(',');
+
+/** The page a list request asks for, as every list reads its cursors. */
+function resultsPage(results: SearchResults, params: ListParams): ResultsPage {
+  assertOneCursor(params);
+  const { limit, starting_after: after, ending_before: before } = params;
+  const page = results.page({ limit, ...(after !== undefined && { after }), ...(before !== undefined && { before }) });
+  if (page === undefined) throw invalidCursor((after ?? before)!);
+  return page;
+}
+
+function getCareer(index: CareersIndex, id: string): Buffer {
   const career = index.career(id);
   if (career === undefined) throw new ProblemError('career_not_found', `No career ${id}.`);
-  return `${careerJson(index)(career).slice(0, -1)},"catalogue_version":${versionJson(index)}}`;
+  const bytes = careerJson(index)(career);
+  return Buffer.concat([bytes.subarray(0, -1), Buffer.from(`,"catalogue_version":${versionJson(index)}}`)]);
 }
 
 async function matchCareers(index: CareersIndex, request: RouteRequest<typeof matchCareersSchema>): Promise<string> {
@@ -128,14 +147,14 @@ const occupationJson = memoJson(occupationResource, ({ code, title, description,
   related,
 }));
 
-/** Each index's careers' JSON: a career's answer names its occupation, which the index holds. */
-const careerJsonOf = new WeakMap<CareersIndex, (career: Career) => string>();
-function careerJson(index: CareersIndex): (career: Career) => string {
+/** Each index's careers' JSON, as UTF-8: a career's answer names its occupation, which the index holds. */
+const careerJsonOf = new WeakMap<CareersIndex, (career: Career) => Buffer>();
+function careerJson(index: CareersIndex): (career: Career) => Buffer {
   let json = careerJsonOf.get(index);
   if (json === undefined) {
-    json = memoJson(careerResource, (career: Career): CareerResource => {
+    json = memo((career: Career) => {
       const occupation = index.occupation(career.occupationCode)!;
-      return {
+      const resource: CareerResource = {
         id: career.id,
         object: 'career',
         title: career.title,
@@ -143,6 +162,7 @@ function careerJson(index: CareersIndex): (career: Career) => string {
         occupation: JSON.parse(occupationJson(occupation)) as CareerResource['occupation'],
         profile: occupation.profile,
       };
+      return Buffer.from(JSON.stringify(careerResource.parse(resource)));
     });
     careerJsonOf.set(index, json);
   }
