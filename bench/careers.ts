@@ -101,7 +101,9 @@ const profileBodies = randomProfiles(PROFILES).map((profile) => JSON.stringify({
 const server = await startNatureServer({}, undefined, ['careers:read', 'nature:read']);
 const headers = { authorization: `Bearer ${server.key}`, 'content-type': 'application/json' };
 const rss = () => procStatusKb(server.pid, 'VmRSS');
-const samples = { items: [] as CpuSample[], search: [] as CpuSample[], repeated: [] as CpuSample[], match: [] as CpuSample[] };
+const routeSamples = () => ({ items: [] as CpuSample[], search: [] as CpuSample[], repeated: [] as CpuSample[], match: [] as CpuSample[] });
+const samples = routeSamples();
+const firstRound = routeSamples();
 let figures: { importSeconds: number; rssBefore?: number; rssAfter?: number };
 try {
   await load({ url: `${server.url}/v1/nature/items`, headers, duration: 1 });
@@ -145,16 +147,19 @@ try {
         },
       ],
     });
-  // Warm-up of both careers routes, not counted.
-  await search(QUERIES)();
-  await match();
+  const round = async (into: typeof samples) => {
+    into.items.push(await withCpu(server, () => load({ url: `${server.url}/v1/nature/items`, headers, duration: SECONDS })));
+    into.search.push(await withCpu(server, search(QUERIES)));
+    into.repeated.push(await withCpu(server, search(REPEATED)));
+    into.match.push(await withCpu(server, match));
+  };
+  // A first round, not counted: the server's first seconds with a new catalogue run slower (its code is compiled, its
+  // answers' JSON made, its heap grows), and the goals are about a server that has run a while. Reported apart.
+  await round(firstRound);
   figures = { importSeconds, rssBefore, rssAfter: rss() };
-  for (let round = 0; round < options.rounds; round++) {
-    samples.items.push(await withCpu(server, () => load({ url: `${server.url}/v1/nature/items`, headers, duration: SECONDS })));
-    samples.search.push(await withCpu(server, search(QUERIES)));
-    samples.repeated.push(await withCpu(server, search(REPEATED)));
-    samples.match.push(await withCpu(server, match));
-    process.stderr.write(`careers: round ${round + 1}/${options.rounds} done\n`);
+  for (let counted = 0; counted < options.rounds; counted++) {
+    await round(samples);
+    process.stderr.write(`careers: round ${counted + 1}/${options.rounds} done\n`);
   }
 } finally {
   await server.stop();
@@ -167,7 +172,7 @@ console.log(
   heading(
     'Careers API: import, memory, search and matching',
     `The O*NET release at ${onetDir}; the real server, compiled, on the SQLite default; autocannon, ${CONNECTIONS} connections, ` +
-      `${SECONDS} s per route, median of ${options.rounds} round(s); ${QUERIES} distinct search queries (the default page of 10) and ${PROFILES} profiles (limit 20) in turn. ` +
+      `${SECONDS} s per route, median of ${options.rounds} round(s) after one not counted; ${QUERIES} distinct search queries (the default page of 10) and ${PROFILES} profiles (limit 20) in turn. ` +
       `Server CPU per request: the process's user + system time (/proc, 10 ms ticks) over the run, per 2xx response.`,
   ),
 );
@@ -192,6 +197,11 @@ console.log(
     [
       [`search req/s / item bank req/s, ${QUERIES} distinct queries`, ratio(rate('search'), rate('items')), '≥ 0.5'],
       [`search req/s / item bank req/s, ${REPEATED} queries repeated`, ratio(rate('repeated'), rate('items')), '≥ 0.5'],
+      [
+        `the same, ${QUERIES} distinct queries, in the first round after the import (not counted)`,
+        ratio(firstRound.search[0]!.perSecond, firstRound.items[0]!.perSecond),
+        '',
+      ],
       ['match: server CPU per request (mean, HTTP included)', `${num(cpu('match') / 1000)} ms`, '≤ 2 ms at p50'],
       ['match alone, in process: CPU per call p50 / p99', `${num(inProcess.p50 / 1000)} / ${num(inProcess.p99 / 1000)} ms`, ''],
       ['import of the release (wall time, CLI process)', `${num(figures.importSeconds)} s`, '< 60 s'],

@@ -344,7 +344,7 @@ function ranked(index: TitleIndex, words: readonly string[], query: SearchQuery)
   const keep = passesFilters(index, query);
   const { places, touched } = matchingCareers(index, words);
   const { scores, typos } = index.scratch;
-  const kept = places.filter(keep);
+  const kept = query.jobZones === undefined && query.occupationCode === undefined ? places : places.filter(keep);
   const keys = new Float64Array(kept.length);
   for (let i = 0; i < kept.length; i++) {
     const place = kept[i]!;
@@ -374,8 +374,9 @@ export function titleSearch(catalogue: Catalogue): (query: SearchQuery) => Searc
   const recent = new Map<string, SearchResults>();
   return (query) => {
     const words = [...new Set(wordsOfFolded(foldText(query.query ?? '')))];
-    const zones = query.jobZones === undefined ? null : [...new Set<JobZone>(query.jobZones)].sort();
-    const key = JSON.stringify([words, zones, query.occupationCode ?? null]);
+    const zones = query.jobZones === undefined ? '*' : [...new Set<JobZone>(query.jobZones)].sort().join();
+    // Words hold letters and digits only and zones digits: the tabs keep the parts apart.
+    const key = `${words.join(' ')}\t${zones}\t${JSON.stringify(query.occupationCode ?? null)}`;
     const known = recent.get(key);
     if (known !== undefined) {
       recent.delete(key);
