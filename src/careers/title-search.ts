@@ -29,8 +29,8 @@ import { type KeyedCareers, resultsByKey } from './results-pages.js';
  * Filters: `jobZones` keeps careers whose occupation's job zone is among them (none when the list is empty, and
  * never an occupation without a job zone); `occupationCode` keeps one occupation's careers.
  *
- * The index is a sorted vocabulary of folded words (a beginning is a range found by binary search; typos are looked
- * up by the deletions they share with the words' beginnings, see TypoTable) and, per word, the careers it occurs in
+ * The index is a sorted vocabulary of folded words (a beginning is a range of it, looked up by hash; typos are looked
+ * up by the deletions they share with the words' beginnings, see BeginningTable) and, per word, the careers it occurs in
  * as one typed array. An answer is the matching careers' rank keys, in no order: each page puts only its own in
  * order (results-pages.ts). A caller pages the same answer once per request, so recent answers are kept (LRU).
  */
@@ -75,7 +75,7 @@ interface TitleIndex {
   offsets: Int32Array;
   postings: Int32Array;
   longestWord: number;
-  typos: TypoTable;
+  beginnings: BeginningTable;
   /**
    * Per place (and `wordQuality` per vocabulary word), what one query counts, zeroed again after it: allocated once,
    * as queries run one at a time.
@@ -131,7 +131,7 @@ function buildIndex(catalogue: Catalogue): TitleIndex {
     offsets,
     postings,
     longestWord,
-    typos: buildTypoTable(vocabulary),
+    beginnings: buildBeginningTable(vocabulary),
     scratch: {
       matched: new Uint16Array(count),
       best: new Uint8Array(count),
@@ -153,28 +153,27 @@ function lowerBound(vocabulary: readonly string[], word: string, from: number, t
   return low;
 }
 
-/** The places of the vocabulary's words that begin with `prefix`, [start, end), looked for within [from, to). */
-function beginningWith(vocabulary: readonly string[], prefix: string, from: number, to: number): [number, number] {
-  return [lowerBound(vocabulary, prefix, from, to), lowerBound(vocabulary, `${prefix}\uffff`, from, to)];
-}
-
 /**
- * The beginnings of the vocabulary's words that a typo can reach, found by deletion (as SymSpell finds words). Two
- * strings one edit apart are, after deleting at most one letter from each, the same string: the shorter is the longer
- * with a letter deleted, or each with one letter deleted is the same. So every beginning of a vocabulary word of
- * TYPO_MIN_LENGTH - 1 letters or more (the shortest one edit from a query word that gets typos) is filed by the hash
- * of itself and of each string one deletion makes of it; a query word looks up the hash of itself and of each of its
- * deletions, and checks each beginning found, as two strings can share a hash, or a deletion, and be two edits
- * apart. Typed arrays, built once.
+ * Every beginning of the vocabulary's words (each the range of words that begin with it), filed by hash: a query
+ * word's beginnings are looked up, not searched for in the sorted vocabulary, as a search there reads a dozen words
+ * far apart. Typos are found by deletion (as SymSpell finds words): two strings one edit apart are, after deleting at
+ * most one letter from each, the same string; the shorter is the longer with a letter deleted, or each with one
+ * letter deleted is the same. So a beginning of TYPO_MIN_LENGTH - 1 letters or more (the shortest one edit from a
+ * query word that gets typos) is also filed by the hash of each string one deletion makes of it; a query word looks
+ * up the hash of itself and of each of its deletions. Two strings can share a hash, or a deletion, and be two edits
+ * apart: each beginning found is checked. Typed arrays, built once.
  */
-interface TypoTable {
+interface BeginningTable {
   /** Hashes, ascending, each with the beginning filed under it (an index of the arrays below). */
   hashes: Uint32Array;
   beginningOf: Int32Array;
+  /** The hashes whose top bits are b are [bucketStart[b], bucketStart[b + 1]): `hash >>> shift` is b. */
+  bucketStart: Int32Array;
+  shift: number;
   /** A beginning is the first `length` units of the vocabulary's words [from, to), all the words that begin so. */
   from: Int32Array;
   to: Int32Array;
-  length: Uint8Array;
+  length: Uint16Array;
 }
 
 /** FNV-1a of a word's first `length` code units, leaving out the one at `skip` (-1: none). */
@@ -193,19 +192,19 @@ const commonPrefixLength = (a: string, b: string): number => {
 /** Deleting either of two equal letters side by side makes the same string: the second is skipped. */
 const sameDeletion = (word: string, skip: number): boolean => skip > 0 && word.charCodeAt(skip) === word.charCodeAt(skip - 1);
 
-/** Files every beginning long enough for a typo of a vocabulary sorted by code unit (each beginning once). */
-function buildTypoTable(vocabulary: readonly string[]): TypoTable {
+/** Files every beginning of a vocabulary sorted by code unit (each once), and its deletions where a typo can reach it. */
+function buildBeginningTable(vocabulary: readonly string[]): BeginningTable {
   const [from, to, length]: [number[], number[], number[]] = [[], [], []];
   const [hashes, beginningOf]: [number[], number[]] = [[], []];
   vocabulary.forEach((word, id) => {
     // Beginnings the word shares with the word before it were filed with that word.
-    const shared = commonPrefixLength(word, vocabulary[id - 1] ?? '');
-    for (let units = Math.max(shared + 1, TYPO_MIN_LENGTH - 1); units <= word.length; units++) {
+    for (let units = commonPrefixLength(word, vocabulary[id - 1] ?? '') + 1; units <= word.length; units++) {
       const beginning = from.length;
       from.push(id);
       to.push(lowerBound(vocabulary, `${word.slice(0, units)}\uffff`, id, vocabulary.length));
       length.push(units);
-      for (let skip = -1; skip < units; skip++) {
+      const lastSkip = units >= TYPO_MIN_LENGTH - 1 ? units - 1 : -1;
+      for (let skip = -1; skip <= lastSkip; skip++) {
         if (sameDeletion(word, skip)) continue;
         hashes.push(hashWithout(word, units, skip));
         beginningOf.push(beginning);
@@ -213,13 +212,40 @@ function buildTypoTable(vocabulary: readonly string[]): TypoTable {
     }
   });
   const order = Array.from(hashes, (_, entry) => entry).sort((a, b) => hashes[a]! - hashes[b]!);
+  const sorted = Uint32Array.from(order, (entry) => hashes[entry]!);
+  // About one hash a bucket: a lookup reads two bounds and a hash or two, all near each other.
+  const bits = Math.max(1, Math.ceil(Math.log2(sorted.length + 1)));
+  const bucketStart = new Int32Array(2 ** bits + 1);
+  for (const hash of sorted) bucketStart[(hash >>> (32 - bits)) + 1]!++;
+  for (let bucket = 0; bucket < 2 ** bits; bucket++) bucketStart[bucket + 1]! += bucketStart[bucket]!;
   return {
-    hashes: Uint32Array.from(order, (entry) => hashes[entry]!),
+    hashes: sorted,
     beginningOf: Int32Array.from(order, (entry) => beginningOf[entry]!),
+    bucketStart,
+    shift: 32 - bits,
     from: Int32Array.from(from),
     to: Int32Array.from(to),
-    length: Uint8Array.from(length),
+    length: Uint16Array.from(length),
   };
+}
+
+/** The beginnings filed under a hash: each one's index is passed to `visit`. */
+function forEachFiled(table: BeginningTable, hash: number, visit: (beginning: number) => void): void {
+  const bucket = hash >>> table.shift;
+  for (let at = table.bucketStart[bucket]!; at < table.bucketStart[bucket + 1]!; at++) {
+    if (table.hashes[at] === hash) visit(table.beginningOf[at]!);
+  }
+}
+
+/** The vocabulary's words that begin with `word`, [from, to) (empty: none). */
+function beginningWith(index: TitleIndex, word: string): [number, number] {
+  const { beginnings, vocabulary } = index;
+  let range: [number, number] = [0, 0];
+  forEachFiled(beginnings, hashWithout(word, word.length, -1), (beginning) => {
+    const from = beginnings.from[beginning]!;
+    if (beginnings.length[beginning] === word.length && vocabulary[from]!.startsWith(word)) range = [from, beginnings.to[beginning]!];
+  });
+  return range;
 }
 
 /** Whether `a` and the first `bLength` units of `b` are exactly one edit apart (as the module's comment counts edits). */
@@ -239,17 +265,6 @@ function oneEditApart(a: string, b: string, bLength: number): boolean {
   return a.length === bLength + 1 && restEqual(same + 1, same);
 }
 
-/** The first place of the sorted hashes not below `hash`. */
-function firstHash(hashes: Uint32Array, hash: number): number {
-  let [low, high] = [0, hashes.length];
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (hashes[middle]! < hash) low = middle + 1;
-    else high = middle;
-  }
-  return low;
-}
-
 /** The vocabulary's words a query word matches so far: how well each (0: not yet), and which they are. */
 interface WordMatches {
   quality: Uint8Array;
@@ -264,19 +279,16 @@ function raise(matches: WordMatches, id: number, quality: number): void {
 
 /** Adds the vocabulary's words one typo from `queryWord`, or whose beginning is, to its matches. */
 function typoMatches(index: TitleIndex, queryWord: string, matches: WordMatches): void {
-  const { vocabulary, typos } = index;
-  const last = queryWord.length;
-  for (let skip = -1; skip < last; skip++) {
-    if (sameDeletion(queryWord, skip)) continue;
-    const hash = hashWithout(queryWord, last, skip);
-    for (let at = firstHash(typos.hashes, hash); at < typos.hashes.length && typos.hashes[at] === hash; at++) {
-      const beginning = typos.beginningOf[at]!;
-      const [from, length] = [typos.from[beginning]!, typos.length[beginning]!];
-      if (!oneEditApart(queryWord, vocabulary[from]!, length)) continue;
-      for (let id = from; id < typos.to[beginning]!; id++) raise(matches, id, TYPO_BEGINNING);
-      // The range's first word is the beginning itself when it is that long: a typo of the whole word.
-      if (vocabulary[from]!.length === length) raise(matches, from, TYPO_WORD);
-    }
+  const { vocabulary, beginnings } = index;
+  const typo = (beginning: number) => {
+    const [from, length] = [beginnings.from[beginning]!, beginnings.length[beginning]!];
+    if (!oneEditApart(queryWord, vocabulary[from]!, length)) return;
+    for (let id = from; id < beginnings.to[beginning]!; id++) raise(matches, id, TYPO_BEGINNING);
+    // The range's first word is the beginning itself when it is that long: a typo of the whole word.
+    if (vocabulary[from]!.length === length) raise(matches, from, TYPO_WORD);
+  };
+  for (let skip = -1; skip < queryWord.length; skip++) {
+    if (!sameDeletion(queryWord, skip)) forEachFiled(beginnings, hashWithout(queryWord, queryWord.length, skip), typo);
   }
 }
 
@@ -287,7 +299,7 @@ function typoMatches(index: TitleIndex, queryWord: string, matches: WordMatches)
 function wordMatches(index: TitleIndex, queryWord: string): WordMatches {
   const { vocabulary } = index;
   const matches: WordMatches = { quality: index.scratch.wordQuality, ids: [] };
-  const [from, to] = beginningWith(vocabulary, queryWord, 0, vocabulary.length);
+  const [from, to] = beginningWith(index, queryWord);
   for (let id = from; id < to; id++) raise(matches, id, vocabulary[id] === queryWord ? EXACT : BEGINNING);
   // A word longer than any title word by two or more cannot be one edit from a beginning of one.
   if (queryWord.length >= TYPO_MIN_LENGTH && queryWord.length <= index.longestWord + 1) typoMatches(index, queryWord, matches);
