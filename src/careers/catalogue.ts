@@ -77,8 +77,8 @@ export interface ResultsPage {
 }
 
 /**
- * The careers a search found, in its order, read a page at a time: only the page asked for is put in order. A page
- * next to a career that is not among the results is undefined.
+ * The careers a search found, in its order, read a page at a time: the first page is put in order alone, as most
+ * callers read no further. A page next to a career that is not among the results is undefined.
  */
 export interface SearchResults {
   page(request: ResultsPageRequest): ResultsPage | undefined;

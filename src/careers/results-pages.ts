@@ -1,6 +1,6 @@
 import type { Career, ResultsPage, ResultsPageRequest, SearchResults } from './catalogue.js';
 
-/**
+/*
  * Search results as rank keys, read a page at a time. A key is a number whose ascending order is the results' order
  * and which names a career's place in the index (keys are distinct). A query can match thousands of titles and a
  * caller mostly reads the first ten: sorting them all was most of a broad query's time. So the first page moves its
@@ -8,6 +8,8 @@ import type { Career, ResultsPage, ResultsPageRequest, SearchResults } from './c
  * from there, and only a page further on (a cursor) sorts them all, once. A page reorders the keys in place, which
  * changes nothing the results answer: their order is the keys' own.
  */
+
+/** How keys name careers: `placeOfKey` answers the place a key names, `career` the career at a place. */
 export interface KeyedCareers {
   placeOfKey(key: number): number;
   career(place: number): Career;
@@ -15,17 +17,20 @@ export interface KeyedCareers {
   placeOfId(id: string): number | undefined;
 }
 
-/** Results whose keys are in any order, or `ascending` already. */
+/**
+ * Results whose keys are in any order, or `ascending` already: those are never reordered, so the index may share one
+ * array of them between results.
+ */
 export function resultsByKey(keys: Float64Array, ascending: boolean, careers: KeyedCareers): SearchResults {
   // keys[0 .. inOrder) are the smallest keys, in order.
   let inOrder = ascending ? keys.length : 0;
   return {
     page({ limit, after, before }: ResultsPageRequest): ResultsPage | undefined {
       const cursor = after ?? before;
-      if (cursor === undefined && inOrder < Math.min(limit, keys.length)) inOrder = sortSmallest(keys, limit);
-      else if (cursor !== undefined && inOrder < keys.length) inOrder = keys.sort().length;
       const bound = cursor === undefined ? undefined : keyOf(keys, careers, cursor);
       if (cursor !== undefined && bound === undefined) return undefined;
+      if (cursor === undefined && inOrder < Math.min(limit, keys.length)) inOrder = sortSmallest(keys, limit);
+      else if (cursor !== undefined && inOrder < keys.length) inOrder = keys.sort().length;
       const page = slicePage(keys, bound, limit, before !== undefined);
       return { careers: Array.from(page.keys, (key) => careers.career(careers.placeOfKey(key))), hasMore: page.hasMore };
     },

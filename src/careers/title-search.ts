@@ -63,7 +63,7 @@ interface TitleIndex {
   /** The careers in title order; every other array is indexed by a career's place here. */
   careers: readonly Career[];
   placeOfId: Map<string, number>;
-  /** 0, 1, 2…: every place, the keys of a search without a query. */
+  /** 0, 1, 2…: every place, the keys of a search without a query or filters (shared by its results, never reordered). */
   everyPlace: Float64Array;
   kinds: Uint8Array;
   wordCounts: Uint8Array;
@@ -170,10 +170,10 @@ interface BeginningTable {
   /** The hashes whose top bits are b are [bucketStart[b], bucketStart[b + 1]): `hash >>> shift` is b. */
   bucketStart: Int32Array;
   shift: number;
-  /** A beginning is the first `length` units of the vocabulary's words [from, to), all the words that begin so. */
+  /** A beginning is the first `units` code units of the vocabulary's words [from, to), all the words that begin so. */
   from: Int32Array;
   to: Int32Array;
-  length: Uint16Array;
+  units: Uint16Array;
 }
 
 /** FNV-1a of a word's first `length` code units, leaving out the one at `skip` (-1: none). */
@@ -194,7 +194,7 @@ const sameDeletion = (word: string, skip: number): boolean => skip > 0 && word.c
 
 /** Files every beginning of a vocabulary sorted by code unit (each once), and its deletions where a typo can reach it. */
 function buildBeginningTable(vocabulary: readonly string[]): BeginningTable {
-  const [from, to, length]: [number[], number[], number[]] = [[], [], []];
+  const [from, to, unitsOf]: [number[], number[], number[]] = [[], [], []];
   const [hashes, beginningOf]: [number[], number[]] = [[], []];
   vocabulary.forEach((word, id) => {
     // Beginnings the word shares with the word before it were filed with that word.
@@ -202,7 +202,7 @@ function buildBeginningTable(vocabulary: readonly string[]): BeginningTable {
       const beginning = from.length;
       from.push(id);
       to.push(lowerBound(vocabulary, `${word.slice(0, units)}\uffff`, id, vocabulary.length));
-      length.push(units);
+      unitsOf.push(units);
       const lastSkip = units >= TYPO_MIN_LENGTH - 1 ? units - 1 : -1;
       for (let skip = -1; skip <= lastSkip; skip++) {
         if (sameDeletion(word, skip)) continue;
@@ -225,7 +225,7 @@ function buildBeginningTable(vocabulary: readonly string[]): BeginningTable {
     shift: 32 - bits,
     from: Int32Array.from(from),
     to: Int32Array.from(to),
-    length: Uint16Array.from(length),
+    units: Uint16Array.from(unitsOf),
   };
 }
 
@@ -243,7 +243,7 @@ function beginningWith(index: TitleIndex, word: string): [number, number] {
   let range: [number, number] = [0, 0];
   forEachFiled(beginnings, hashWithout(word, word.length, -1), (beginning) => {
     const from = beginnings.from[beginning]!;
-    if (beginnings.length[beginning] === word.length && vocabulary[from]!.startsWith(word)) range = [from, beginnings.to[beginning]!];
+    if (beginnings.units[beginning] === word.length && vocabulary[from]!.startsWith(word)) range = [from, beginnings.to[beginning]!];
   });
   return range;
 }
@@ -281,11 +281,11 @@ function raise(matches: WordMatches, id: number, quality: number): void {
 function typoMatches(index: TitleIndex, queryWord: string, matches: WordMatches): void {
   const { vocabulary, beginnings } = index;
   const typo = (beginning: number) => {
-    const [from, length] = [beginnings.from[beginning]!, beginnings.length[beginning]!];
-    if (!oneEditApart(queryWord, vocabulary[from]!, length)) return;
+    const [from, units] = [beginnings.from[beginning]!, beginnings.units[beginning]!];
+    if (!oneEditApart(queryWord, vocabulary[from]!, units)) return;
     for (let id = from; id < beginnings.to[beginning]!; id++) raise(matches, id, TYPO_BEGINNING);
     // The range's first word is the beginning itself when it is that long: a typo of the whole word.
-    if (vocabulary[from]!.length === length) raise(matches, from, TYPO_WORD);
+    if (vocabulary[from]!.length === units) raise(matches, from, TYPO_WORD);
   };
   for (let skip = -1; skip < queryWord.length; skip++) {
     if (!sameDeletion(queryWord, skip)) forEachFiled(beginnings, hashWithout(queryWord, queryWord.length, skip), typo);

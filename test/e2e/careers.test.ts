@@ -77,6 +77,21 @@ describe('the careers routes, with a catalogue', () => {
     expectProblem(await get('/v1/careers?starting_after=car_nowhere'), 400, 'invalid_cursor');
   });
 
+  it('pages a search with a cursor, and refuses a career that is not among its results', async () => {
+    const all = (await get('/v1/careers?query=nurse&limit=100')).json().data.map((career: Body) => career.id);
+    expect(all.length).toBeGreaterThan(1);
+    const first = (await get('/v1/careers?query=nurse&limit=1')).json();
+    expect(first).toMatchObject({ has_more: true, data: [{ id: all[0] }] });
+    const rest = (await get(`/v1/careers?query=nurse&limit=100&starting_after=${all[0]}`)).json();
+    expect(rest).toMatchObject({ has_more: false });
+    expect(rest.data.map((career: Body) => career.id)).toEqual(all.slice(1));
+    const back = (await get(`/v1/careers?query=nurse&limit=100&ending_before=${all.at(-1)}`)).json();
+    expect(back.data.map((career: Body) => career.id)).toEqual(all.slice(0, -1));
+    // A career of the catalogue, but not one this search found.
+    expectProblem(await get('/v1/careers?query=nurse&starting_after=car_musician'), 400, 'invalid_cursor');
+    expectProblem(await get('/v1/careers?occupation_code=27-2042.00&ending_before=car_rn'), 400, 'invalid_cursor');
+  });
+
   it('answers a career by id with its occupation and profile, and null for an unprofiled one', async () => {
     const response = await get('/v1/careers/car_nurse_er');
     expect(response.json()).toMatchObject({ id: 'car_nurse_er', title_kind: 'alternate', catalogue_version: VERSION });

@@ -28,26 +28,33 @@ function shuffledKeys(count: number, seed: number): Float64Array {
 
 const idsOf = (keys: Iterable<number>) => [...keys].map((key) => `car_${key % PLACES}`);
 
-/** Every page forwards, then every page backwards from the last career: the ids in order, and where has_more said so. */
+/**
+ * Every page forwards, then every page backwards from the last career: the ids in order. Every page but the last
+ * each way is full and says it has more; the last says it has not.
+ */
 function pageThrough(results: SearchResults, limit: number) {
   const forwards: string[][] = [];
   let page = results.page({ limit })!;
   forwards.push(page.careers.map(({ id }) => id));
   // At most one page per career: a cursor that led nowhere new would page for ever.
   while (page.hasMore && forwards.length <= PLACES) {
+    expect(page.careers).toHaveLength(limit);
     page = results.page({ limit, after: forwards.at(-1)!.at(-1)! })!;
     forwards.push(page.careers.map(({ id }) => id));
   }
+  if (forwards.flat().length > 0) expect(page.careers.length).toBeGreaterThan(0);
   const last = forwards.flat().at(-1);
   const backwards: string[][] = [];
   if (last !== undefined) {
     page = { careers: [], hasMore: true };
     let before = last;
     while (page.hasMore && backwards.length <= PLACES) {
+      if (backwards.length > 0) expect(page.careers).toHaveLength(limit);
       page = results.page({ limit, before })!;
       backwards.unshift(page.careers.map(({ id }) => id));
       before = page.careers[0]?.id ?? before;
     }
+    if (backwards.flat().length > 0) expect(page.careers.length).toBeGreaterThan(0);
   }
   return { forwards, backwards };
 }
