@@ -74,13 +74,16 @@ interface TitleIndex {
   /** Careers containing vocabulary[w]: postings[offsets[w] .. offsets[w + 1]). */
   offsets: Int32Array;
   postings: Int32Array;
+  /** The other way, the words of the career at place p: titleWords[titleWordOffsets[p] .. titleWordOffsets[p + 1]). */
+  titleWordOffsets: Int32Array;
+  titleWords: Int32Array;
   longestWord: number;
   beginnings: BeginningTable;
   /**
    * Per place (and `wordQuality` per vocabulary word), what one query counts, zeroed again after it: allocated once,
    * as queries run one at a time.
    */
-  scratch: { matched: Uint16Array; best: Uint8Array; scores: Int32Array; typos: Uint16Array; wordQuality: Uint8Array };
+  scratch: { best: Uint8Array; scores: Int32Array; typos: Uint16Array; wordQuality: Uint8Array };
 }
 
 /** Rule 5's share of a rank key: catalogues up to 16 million titles (O*NET has about 50,000). */
@@ -119,6 +122,10 @@ function buildIndex(catalogue: Catalogue): TitleIndex {
   ordered.forEach(({ words }, place) => {
     for (const word of words) postings[filled[wordId.get(word)!]!++] = place;
   });
+  const titleWordOffsets = new Int32Array(count + 1);
+  ordered.forEach(({ words }, place) => {
+    titleWordOffsets[place + 1] = titleWordOffsets[place]! + words.length;
+  });
   const longestWord = vocabulary.reduce((longest, word) => Math.max(longest, word.length), 0);
   return {
     careers: ordered.map(({ career }) => career),
@@ -130,10 +137,14 @@ function buildIndex(catalogue: Catalogue): TitleIndex {
     vocabulary,
     offsets,
     postings,
+    titleWordOffsets,
+    titleWords: Int32Array.from(
+      ordered.flatMap(({ words }) => words),
+      (word) => wordId.get(word)!,
+    ),
     longestWord,
     beginnings: buildBeginningTable(vocabulary),
     scratch: {
-      matched: new Uint16Array(count),
       best: new Uint8Array(count),
       scores: new Int32Array(count),
       typos: new Uint16Array(count),
@@ -306,42 +317,75 @@ function wordMatches(index: TitleIndex, queryWord: string): WordMatches {
   return matches;
 }
 
+/** A query word's matches, copied out of the scratch: the vocabulary's words, how well each, how many postings. */
+interface QueryWord {
+  ids: number[];
+  qualities: number[];
+  postings: number;
+}
+
+function queryWordOf(index: TitleIndex, word: string): QueryWord {
+  const matches = wordMatches(index, word);
+  const qualities = matches.ids.map((id) => matches.quality[id]!);
+  let postings = 0;
+  for (const id of matches.ids) {
+    postings += index.offsets[id + 1]! - index.offsets[id]!;
+    matches.quality[id] = 0;
+  }
+  return { ids: matches.ids, qualities, postings };
+}
+
 /**
  * Counts in the scratch arrays, for every career, how well its title matches the query words. Answers the places (in
  * title order) whose title matches them all, and every place it wrote to, for `clearScratch`.
+ *
+ * The query word with the fewest postings is read first, from its postings: the careers it finds are all that a
+ * later word can keep. A later word is then checked against those careers' own words, a few each, not through its
+ * postings: a word beginning such as "mana" has thousands, a two-word query rarely leaves more than a few dozen.
  */
 function matchingCareers(index: TitleIndex, words: readonly string[]): { places: number[]; touched: number[] } {
-  const { matched, best, scores, typos } = index.scratch;
+  const { best, wordQuality } = index.scratch;
+  const [rarest, ...others] = words.map((word) => queryWordOf(index, word)).sort((a, b) => a.postings - b.postings);
   let places: number[] = [];
-  let touched: number[] = [];
-  for (let k = 0; k < words.length; k++) {
-    places = [];
-    const matches = wordMatches(index, words[k]!);
-    for (const id of matches.ids) {
-      const quality = matches.quality[id]!;
-      matches.quality[id] = 0;
-      for (let at = index.offsets[id]!; at < index.offsets[id + 1]!; at++) {
-        const place = index.postings[at]!;
-        if (matched[place] !== k) continue;
-        if (best[place] === 0) places.push(place);
-        if (quality > best[place]!) best[place] = quality;
-      }
+  rarest!.ids.forEach((id, i) => {
+    const quality = rarest!.qualities[i]!;
+    for (let at = index.offsets[id]!; at < index.offsets[id + 1]!; at++) {
+      const place = index.postings[at]!;
+      if (best[place] === 0) places.push(place);
+      if (quality > best[place]!) best[place] = quality;
     }
-    for (const place of places) {
-      matched[place] = k + 1;
-      scores[place]! += best[place]!;
-      if (best[place]! < BEGINNING) typos[place]!++;
-      best[place] = 0;
-    }
-    // Places matching a later word matched the first: the first word's places are all that was written.
-    if (k === 0) touched = places;
+  });
+  for (const place of places) {
+    count(index, place, best[place]!);
+    best[place] = 0;
+  }
+  const touched = places;
+  for (const word of others) {
     if (places.length === 0) break;
+    word.ids.forEach((id, i) => {
+      wordQuality[id] = word.qualities[i]!;
+    });
+    places = places.filter((place) => {
+      let quality = 0;
+      for (let at = index.titleWordOffsets[place]!; at < index.titleWordOffsets[place + 1]!; at++) {
+        quality = Math.max(quality, wordQuality[index.titleWords[at]!]!);
+      }
+      if (quality > 0) count(index, place, quality);
+      return quality > 0;
+    });
+    for (const id of word.ids) wordQuality[id] = 0;
   }
   return { places, touched };
 }
 
+/** Adds how well one query word matched a career's title to its counts. */
+function count({ scratch }: TitleIndex, place: number, quality: number): void {
+  scratch.scores[place]! += quality;
+  if (quality < BEGINNING) scratch.typos[place]!++;
+}
+
 function clearScratch({ scratch }: TitleIndex, touched: readonly number[]): void {
-  for (const place of touched) scratch.matched[place] = scratch.scores[place] = scratch.typos[place] = 0;
+  for (const place of touched) scratch.scores[place] = scratch.typos[place] = 0;
 }
 
 function passesFilters(index: TitleIndex, query: SearchQuery): (place: number) => boolean {

@@ -103,4 +103,34 @@ describe.skipIf(onetMissing)('title search typos over the O*NET release, against
       expect(unordered, query).toBe(-1);
     }
   });
+
+  it('finds exactly the titles matching both words of a two-word query, the beginning of one and a typo of another', () => {
+    const pairs = catalogue!.careers
+      .map(({ id }) => titleWords.get(id)!.filter((word) => /^[a-z]{5,}$/.test(word)))
+      .filter((words) => words.length >= 2);
+    for (let checked = 0; checked < 150; ) {
+      const words = pairs[random(pairs.length)]!;
+      const [first, second] = [words[0]!.slice(0, 3 + random(3)), misspelt(words[1]!, random)];
+      // A deletion can leave a word too short for a typo: then it is not the query this test is about.
+      if (second.length < 5) continue;
+      checked++;
+      // A query word of 4 letters or fewer matches exactly or as a beginning only.
+      const of = (word: string) =>
+        Uint8Array.from(vocabulary, (title) =>
+          word.length >= 5 ? quality(word, title) : title === word ? 4 : title.startsWith(word) ? 3 : 0,
+        );
+      const [firstQualities, secondQualities] = [of(first), of(second)];
+      const both = (id: string) =>
+        titleWordIds.get(id)!.some((word) => firstQualities[word]! > 0) && titleWordIds.get(id)!.some((word) => secondQualities[word]! > 0);
+      const expected = catalogue!.careers.filter(({ id }) => both(id)).map(({ id }) => id);
+      expect(expected.length).toBeGreaterThan(0);
+      const query = `${first} ${second}`;
+      expect(
+        search({ query })
+          .map(({ id }) => id)
+          .sort(),
+        query,
+      ).toEqual(expected.sort());
+    }
+  });
 });
