@@ -13,7 +13,7 @@ const dataDir = join(dir.path, 'data');
 const nature = (...args: string[]) => runCliProcess(['--data-dir', dataDir, ...args], { NATURE_READ_MODELS: 'sqlite' });
 
 describe.skipIf(onetMissing)('nature careers import, on the shared O*NET release', () => {
-  it('leaves nothing installed when killed half-way, then imports to the end, picked up by a running server', async () => {
+  it('installs all or nothing when killed while installing, then imports to the end, picked up by a running server', async () => {
     // A server on the same data directory all along, checking for a new catalogue often.
     const server = await startServer({ NATURE_DATA_DIR: dataDir, NATURE_READ_MODELS: 'sqlite', NATURE_CAREERS_CHECK_MS: '200' });
     onTestFinished(async () => {
@@ -22,22 +22,28 @@ describe.skipIf(onetMissing)('nature careers import, on the shared O*NET release
     });
     expect(server.output()).toContain('no careers catalogue installed');
     const run = spawnFromSource(['src/cli/main.ts', '--data-dir', dataDir, 'careers', 'import', onetDir], { NATURE_READ_MODELS: 'sqlite' });
-    // Killed as it starts building, before anything is installed.
+    // Killed as it starts installing: the store then holds nothing, or the whole catalogue, which loads; never a part.
     await new Promise<void>((done) => {
       const check = () => {
-        if (/building the catalogue/.test(run.output())) done();
+        if (/installing onet/.test(run.output())) done();
       };
       run.process.stderr.on('data', check);
     });
     run.process.kill('SIGKILL');
     expect(await run.exited).toBe('SIGKILL');
-    expect(nature('careers', 'status').stdout).toBe('no careers catalogue installed: import one with "nature careers import PATH"\n');
+    const killed = nature('careers', 'status', '--json');
+    expect(killed.status, killed.stderr).toBe(0);
+    const { installed } = JSON.parse(killed.stdout) as { installed: { version: string; occupations: number } | null };
+    if (installed !== null) expect(installed).toMatchObject({ version: 'onet-27.0/careers-map-v1', occupations: 1016 });
 
     const imported = nature('careers', 'import', onetDir);
     expect(imported.status, imported.stderr).toBe(0);
     expect(imported.stderr).toMatch(/reading .*\n.*building the catalogue of O\*NET 27\.0.*\n.*installing onet-27\.0\/careers-map-v1/);
+    // Installed now, or found installed whole already when the kill came after the commit.
     expect(imported.stdout).toMatch(
-      /^careers catalogue onet-27\.0\/careers-map-v1 installed as cat_\w+; running servers pick it up within 5 s\n/,
+      installed === null
+        ? /^careers catalogue onet-27\.0\/careers-map-v1 installed as cat_\w+; running servers pick it up within 5 s\n/
+        : /^nothing changed: careers catalogue onet-27\.0\/careers-map-v1 is installed already/,
     );
     expect(imported.stdout).toContain('  occupations: 1016\n');
     expect(imported.stdout).toMatch(/ {2}titles: \d{5} careers \(4\d{4} distinct titles/);
