@@ -147,5 +147,3 @@ export const careerId = (code: string, normalisedTitle: string): string =>
 
 /** A title as shown: trimmed, runs of spaces made one. */
 const tidy = (text: string): string => text.trim().replace(/\s+/g, ' ');
-
-/** Code-unit order: the same on every machine, whatever its locale. */

@@ -66,7 +66,6 @@ interface TitleIndex {
   /** 0, 1, 2…: every place, the keys of a search without a query or filters (shared by its results, never reordered). */
   everyPlace: Float64Array;
   kinds: Uint8Array;
-  wordCounts: Uint8Array;
   /** The occupation's job zone, 0 when it has none. */
   jobZones: Uint8Array;
   /** Distinct folded words, sorted by code unit. */
@@ -132,7 +131,6 @@ function buildIndex(catalogue: Catalogue): TitleIndex {
     placeOfId: new Map(ordered.map(({ career }, place) => [career.id, place])),
     everyPlace: Float64Array.from(ordered, (_, place) => place),
     kinds: Uint8Array.from(ordered, ({ career }) => KIND_ORDER[career.titleKind]),
-    wordCounts: Uint8Array.from(ordered, ({ words }) => Math.min(words.length, 255)),
     jobZones: Uint8Array.from(ordered, ({ career }) => zoneOf.get(career.occupationCode) ?? 0),
     vocabulary,
     offsets,
@@ -404,7 +402,8 @@ function ranked(index: TitleIndex, words: readonly string[], query: SearchQuery)
   const keys = new Float64Array(kept.length);
   for (let i = 0; i < kept.length; i++) {
     const place = kept[i]!;
-    keys[i] = rankKey(typos[place]!, index.wordCounts[place]!, scores[place]!, index.kinds[place]!, place);
+    const wordCount = index.titleWordOffsets[place + 1]! - index.titleWordOffsets[place]!;
+    keys[i] = rankKey(typos[place]!, Math.min(wordCount, 255), scores[place]!, index.kinds[place]!, place);
   }
   clearScratch(index, touched);
   return keys;

@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { DataKeyStore } from '../ports/data-keys.js';
 import { IDEMPOTENCY_TTL_MS, type IdempotencyStore } from '../ports/idempotency.js';
 import { open, type PiiEnvelope, seal } from '../privacy/pii-envelope.js';
+import { compareCodeUnits } from '../support/code-units.js';
 import { ProblemError } from './problem.js';
 
 declare module 'fastify' {
@@ -228,7 +229,7 @@ function orderedFingerprintOf(method: string, url: string, body: unknown): strin
 function canonical(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(canonical);
   if (typeof value !== 'object' || value === null) return value;
-  const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const entries = Object.entries(value).sort(([a], [b]) => compareCodeUnits(a, b));
   return Object.fromEntries(entries.map(([name, member]) => [name, canonical(member)]));
 }
 

@@ -4,6 +4,7 @@ import type { SearchQuery } from '../../src/careers/catalogue.js';
 import { titleSearch } from '../../src/careers/title-search.js';
 import { onetFiles, onetMissing } from '../support/onet-release.js';
 import { everyResult } from '../support/search-results.js';
+import { seeded } from '../support/seeded.js';
 
 /** Words as search sees them (the module's comment): lower case, accents dropped, apostrophes dropped. */
 const wordsOf = (title: string): string[] =>
@@ -46,15 +47,10 @@ function quality(query: string, word: string): number {
   return row.some((cell, length) => length >= query.length - 1 && cell <= 1) ? 1 : 0;
 }
 
-/** A seeded generator (mulberry32), so the queries are the same on every run. */
-function seeded(seed: number): (below: number) => number {
-  let state = seed;
-  return (below) => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return Math.floor((((t ^ (t >>> 14)) >>> 0) / 2 ** 32) * below);
-  };
+/** Whole numbers below `below` from the shared seeded generator, so the queries are the same on every run. */
+function seededBelow(seed: number): (below: number) => number {
+  const next = seeded(seed);
+  return (below) => Math.floor(next() * below);
 }
 
 /** A word with one random edit: a letter inserted, deleted, replaced, or two adjacent letters swapped. */
@@ -78,7 +74,7 @@ describe.skipIf(onetMissing)('title search typos over the O*NET release, against
   const vocabulary = [...new Set([...titleWords.values()].flat())].sort();
   const wordIds = new Map(vocabulary.map((word, id) => [word, id]));
   const titleWordIds = new Map([...titleWords].map(([id, words]) => [id, words.map((word) => wordIds.get(word)!)]));
-  const random = seeded(43);
+  const random = seededBelow(43);
   const long = vocabulary.filter((word) => word.length >= 5 && /^[a-z]+$/.test(word));
   const queries = Array.from({ length: 300 }, () => misspelt(long[random(long.length)]!, random)).filter(
     (query) => query.length >= 5 && /^[a-z]+$/.test(query),

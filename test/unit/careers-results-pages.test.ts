@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Career, SearchResults } from '../../src/careers/catalogue.js';
 import { type KeyedCareers, resultsByKey } from '../../src/careers/results-pages.js';
+import { seeded } from '../support/seeded.js';
 
 /** Careers at places 0..999; a key is its rank times 1000 plus the place, as the search's keys name places. */
 const PLACES = 1000;
@@ -12,11 +13,8 @@ const careers: KeyedCareers = {
 
 /** `count` distinct keys on distinct places, shuffled by a seeded generator. */
 function shuffledKeys(count: number, seed: number): Float64Array {
-  let state = seed;
-  const next = () => {
-    state = (Math.imul(state, 1_664_525) + 1_013_904_223) >>> 0;
-    return state;
-  };
+  const random = seeded(seed);
+  const next = () => Math.floor(random() * 2 ** 32);
   const places = Array.from({ length: PLACES }, (_, place) => place);
   for (let i = places.length - 1; i > 0; i--) {
     const j = next() % (i + 1);

@@ -1,5 +1,6 @@
 import type { DocumentOf, JsonDocument } from '../../ports/collections.js';
 import type { CounterWrite, DocumentWrite, StoredVersion } from '../../ports/read-models.js';
+import { compareCodeUnits } from '../../support/code-units.js';
 import type { Sql, TransactionSql } from './client.js';
 
 // The read models' statements that run inside a transaction: a projection's commit, or the projections a log folds
@@ -74,7 +75,7 @@ async function putDocuments(tx: TransactionSql, writes: readonly DocumentPut[], 
     if (held === undefined || position > held.position) last.set(key, { write, position });
   }
   // In key order: two transactions writing the same documents lock their rows in the same order, never each other's first.
-  const rows = [...last.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, held]) => held);
+  const rows = [...last.entries()].sort(([a], [b]) => compareCodeUnits(a, b)).map(([, held]) => held);
   await tx`
     INSERT INTO documents (collection, id, doc, position)
     SELECT w.collection, w.id, w.doc::json, w.position::numeric
