@@ -10,9 +10,9 @@ import { checkDataDir } from '../support/data-dir.js';
 import { OperatorError, oneLine, storeProblem } from '../support/operator-errors.js';
 import { checkBackends } from '../wiring/backend-checks.js';
 import { backendsOf } from '../wiring/backends.js';
-import { careersDbFileOf, openCatalogueStore } from '../wiring/careers-source.js';
 import {
   openAccountStore,
+  openCatalogueStore,
   openDataKeys,
   openKeyStore,
   openOperatorReadModels,
@@ -165,15 +165,15 @@ function accountStores(settings: StoreSettings, io: CliIo, output: Output): Acco
 function catalogueAccess(settings: StoreSettings): CatalogueAccess {
   const home = async (): Promise<Config> => {
     const config = settings.config();
-    if (careersDbFileOf(config) === undefined) return reachable(config, { eventStore: false });
+    if (config.readModels.kind !== 'sqlite') return reachable(config, { eventStore: false });
     checkDataDir(config.dataDir, { create: true });
     return config;
   };
   return {
     open: async () => openCatalogueStore(await home()),
     async openExisting() {
-      const file = careersDbFileOf(settings.config());
-      if (file !== undefined && !existsSync(file)) return undefined;
+      const config = settings.config();
+      if (config.readModels.kind === 'sqlite' && !existsSync(sqliteStoreFile(config, 'careers'))) return undefined;
       return openCatalogueStore(await home());
     },
     checkEveryMs: () => settings.config().careersCheckMs,

@@ -1,9 +1,8 @@
 import type { Logger } from 'pino';
-import { careersDbFile } from '../adapters/sqlite/backend.js';
 import { type CareersIndex, indexCatalogue } from '../careers/careers-index.js';
 import type { CatalogueStore } from '../ports/careers-catalogue.js';
 import type { Config } from '../settings/config.js';
-import { backendsOf, sqliteFilesOf } from './backends.js';
+import { openCatalogueStore } from './environments.js';
 
 /** The careers catalogue a server answers from: swapped for a new one once `nature careers import` installed it. */
 export interface CareersSource {
@@ -60,10 +59,3 @@ export async function openCareersSource(store: CatalogueStore, logger: Logger, c
 export async function openConfiguredCareersSource(config: Config, logger: Logger): Promise<CareersSource> {
   return openCareersSource(await openCatalogueStore(config), logger, config.careersCheckMs);
 }
-
-/** The catalogue store the configuration names, for the operator's `nature careers`. */
-export const openCatalogueStore = (config: Config): Promise<CatalogueStore> => backendsOf(config).readModels.openCatalogueStore();
-
-/** careers.db in the data directory, where the catalogue is kept there (NATURE_READ_MODELS=sqlite). */
-export const careersDbFileOf = (config: Config): string | undefined =>
-  config.readModels.kind === 'sqlite' ? careersDbFile(sqliteFilesOf(config)) : undefined;

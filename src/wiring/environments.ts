@@ -5,12 +5,13 @@ import { StoreBehindError } from '../adapters/data-versions.js';
 import { isTransient as isEventStoreUnavailable } from '../adapters/eventstoredb/append-retry.js';
 import { isMongoUnavailable } from '../adapters/mongodb/unavailable.js';
 import { isPostgresUnavailable } from '../adapters/postgres/unavailable.js';
-import { keysDbFile, openKeysDb } from '../adapters/sqlite/backend.js';
+import { careersDbFile, keysDbFile, openKeysDb } from '../adapters/sqlite/backend.js';
 import { READ_YOUR_WRITES_TIMEOUT_MS } from '../commands/context.js';
 import { type Environment, environments } from '../domain/api-keys.js';
 import type { AccountStore } from '../ports/account-store.js';
 import type { ReadModelBackend } from '../ports/backends.js';
 import type { Bus } from '../ports/bus.js';
+import type { CatalogueStore } from '../ports/careers-catalogue.js';
 import type { DataKeyStore, WrappedKeyStore } from '../ports/data-keys.js';
 import type { EventStore } from '../ports/event-store.js';
 import type { IdempotencyStore } from '../ports/idempotency.js';
@@ -329,12 +330,19 @@ export function openAccountStore(config: Config): Promise<AccountStore> {
   return backendsOf(config).readModels.openAccountStore();
 }
 
+/** The careers catalogue, shared by both environments: careers.db, or beside the API keys on a server. */
+export function openCatalogueStore(config: Config): Promise<CatalogueStore> {
+  return backendsOf(config).readModels.openCatalogueStore();
+}
+
 /**
- * The file that holds the key store, or an environment's log on the SQLite default (undefined on
- * EventStoreDB): operator commands that read a store check that it exists rather than create it empty.
+ * The file that holds the key store, the careers catalogue, or an environment's log on the SQLite default (undefined
+ * on EventStoreDB): operator commands that read a store check that it exists rather than create it empty.
  */
-export function sqliteStoreFile(config: Config, store: 'keys'): string;
-export function sqliteStoreFile(config: Config, store: 'keys' | Environment): string | undefined;
-export function sqliteStoreFile(config: Config, store: 'keys' | Environment): string | undefined {
-  return store === 'keys' ? keysDbFile(sqliteFilesOf(config)) : backendsOf(config).eventStore.file(store);
+export function sqliteStoreFile(config: Config, store: 'keys' | 'careers'): string;
+export function sqliteStoreFile(config: Config, store: 'keys' | 'careers' | Environment): string | undefined;
+export function sqliteStoreFile(config: Config, store: 'keys' | 'careers' | Environment): string | undefined {
+  if (store === 'keys') return keysDbFile(sqliteFilesOf(config));
+  if (store === 'careers') return careersDbFile(sqliteFilesOf(config));
+  return backendsOf(config).eventStore.file(store);
 }
