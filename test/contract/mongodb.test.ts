@@ -4,6 +4,7 @@ import { MongoDBContainer } from '@testcontainers/mongodb';
 import { MongoClient } from 'mongodb';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MongoAccountStore } from '../../src/adapters/mongodb/account-store.js';
+import { MongoCatalogueStore } from '../../src/adapters/mongodb/catalogue-store.js';
 import { connectMongo } from '../../src/adapters/mongodb/client.js';
 import { MongoWrappedKeyStore } from '../../src/adapters/mongodb/data-key-store.js';
 import { MongoIdempotencyStore } from '../../src/adapters/mongodb/idempotency-store.js';
@@ -14,6 +15,7 @@ import { hashKey, mintKey } from '../../src/domain/api-keys.js';
 import { serverTarget } from '../support/backend-servers.js';
 import { tempDir } from '../support/temp-dir.js';
 import { accountStoreContract } from './account-store.contract.js';
+import { catalogueStoreContract } from './catalogue-store.contract.js';
 import { dataKeyStoreContract, wrappedDataKeys, wrappedKeyStoreContract } from './data-key-store.contract.js';
 import { idempotencyStoreContract } from './idempotency-store.contract.js';
 import { keyStoreContract } from './key-store.contract.js';
@@ -117,6 +119,23 @@ idempotencyStoreContract(
       },
     };
     return fixture;
+  },
+  target.url === undefined,
+);
+
+catalogueStoreContract(
+  `mongodb (${target.url !== undefined ? target.source : 'skipped'})`,
+  async () => {
+    const database = `nature_catalogue_${randomUUID().slice(0, 8)}`;
+    const store = await MongoCatalogueStore.connect(settings(), database);
+    return {
+      store,
+      another: () => MongoCatalogueStore.connect(settings(), database),
+      async cleanup() {
+        await store.close();
+        await dropDatabase(database);
+      },
+    };
   },
   target.url === undefined,
 );

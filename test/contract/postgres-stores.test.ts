@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import postgres from 'postgres';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PostgresAccountStore } from '../../src/adapters/postgres/account-store.js';
+import { PostgresCatalogueStore } from '../../src/adapters/postgres/catalogue-store.js';
 import { poolFor } from '../../src/adapters/postgres/client.js';
 import { PostgresWrappedKeyStore } from '../../src/adapters/postgres/data-key-store.js';
 import { PostgresIdempotencyStore } from '../../src/adapters/postgres/idempotency-store.js';
@@ -13,6 +14,7 @@ import { eventually } from '../support/eventually.js';
 import { postgresBinDir, sharedPostgres } from '../support/postgres-cluster.js';
 import { tempDir } from '../support/temp-dir.js';
 import { accountStoreContract } from './account-store.contract.js';
+import { catalogueStoreContract } from './catalogue-store.contract.js';
 import { dataKeyStoreContract, wrappedDataKeys, wrappedKeyStoreContract } from './data-key-store.contract.js';
 import { idempotencyStoreContract } from './idempotency-store.contract.js';
 import { keyStoreContract } from './key-store.contract.js';
@@ -65,6 +67,14 @@ dataKeyStoreContract(
 wrappedKeyStoreContract('postgres', () => reopenable(PostgresWrappedKeyStore.connect), missing);
 idempotencyStoreContract('postgres', () => reopenable(PostgresIdempotencyStore.connect), missing);
 accountStoreContract('postgres', () => reopenable(PostgresAccountStore.connect), missing);
+catalogueStoreContract(
+  'postgres',
+  async () => {
+    const fixture = await reopenable(PostgresCatalogueStore.connect);
+    return { ...fixture, another: () => PostgresCatalogueStore.connect(fixture.url, fixture.schema, { max: 1 }) };
+  },
+  missing,
+);
 
 keyStoreContract(
   'postgres',
