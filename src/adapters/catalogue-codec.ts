@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { ulid } from 'ulid';
 import { type Catalogue, catalogueVersion } from '../careers/catalogue.js';
+import { newId } from '../domain/ids.js';
 import type { InstalledCatalogue } from '../ports/careers-catalogue.js';
 
 /**
@@ -28,10 +28,25 @@ export const decodeCatalogue = (body: Uint8Array): Catalogue => JSON.parse(gunzi
 
 /** What a store records for a new install: a fresh id, so servers see a change even back to earlier content. */
 export const newInstall = (encoded: EncodedCatalogue, now = new Date()): InstalledCatalogue => ({
-  id: `cat_${ulid()}`,
+  id: newId('cat'),
   version: encoded.version,
   digest: encoded.digest,
   installedAt: now.toISOString(),
+});
+
+/** The install record as the SQL stores keep it, one row. */
+export interface CatalogueRow {
+  id: string;
+  version: string;
+  digest: string;
+  installed_at: string;
+}
+
+export const installedOf = (row: CatalogueRow): InstalledCatalogue => ({
+  id: row.id,
+  version: row.version,
+  digest: row.digest,
+  installedAt: row.installed_at,
 });
 
 /** Thrown by `load` for an id that is no longer (or never was) installed: a newer install replaced it. */

@@ -1,6 +1,6 @@
 import type { Catalogue } from '../../careers/catalogue.js';
 import type { CatalogueStore, InstalledCatalogue } from '../../ports/careers-catalogue.js';
-import { CatalogueGoneError, decodeCatalogue, encodeCatalogue, newInstall } from '../catalogue-codec.js';
+import { CatalogueGoneError, type CatalogueRow, decodeCatalogue, encodeCatalogue, installedOf, newInstall } from '../catalogue-codec.js';
 import type { PostgresOptions, PostgresPool } from './client.js';
 import { KEYS_SCHEMA } from './keys-schema.js';
 import { migratedPool, type PostgresStep } from './migrations.js';
@@ -26,13 +26,6 @@ const CAREERS_STEPS: PostgresStep[] = [
   },
 ];
 
-interface Row {
-  id: string;
-  version: string;
-  digest: string;
-  installed_at: string;
-}
-
 /**
  * The careers catalogue in `nature_keys.careers_catalogue`, beside the API keys and shared like them by both
  * environments and every replica: one row replaced in one transaction, so a crash half-way leaves the previous
@@ -46,8 +39,8 @@ export class PostgresCatalogueStore implements CatalogueStore {
   }
 
   async current(): Promise<InstalledCatalogue | undefined> {
-    const [row] = await this.pool.answered(this.pool.sql<Row[]>`SELECT id, version, digest, installed_at FROM careers_catalogue`);
-    return row === undefined ? undefined : fromRow(row);
+    const [row] = await this.pool.answered(this.pool.sql<CatalogueRow[]>`SELECT id, version, digest, installed_at FROM careers_catalogue`);
+    return row === undefined ? undefined : installedOf(row);
   }
 
   async load(id: string): Promise<Catalogue> {
@@ -60,8 +53,8 @@ export class PostgresCatalogueStore implements CatalogueStore {
     const encoded = encodeCatalogue(catalogue);
     return this.pool.sql.begin(async (tx) => {
       await tx`LOCK TABLE careers_catalogue IN SHARE ROW EXCLUSIVE MODE`;
-      const [row] = await tx<Row[]>`SELECT id, version, digest, installed_at FROM careers_catalogue`;
-      if (row !== undefined && row.digest === encoded.digest) return { changed: false, installed: fromRow(row) };
+      const [row] = await tx<CatalogueRow[]>`SELECT id, version, digest, installed_at FROM careers_catalogue`;
+      if (row !== undefined && row.digest === encoded.digest) return { changed: false, installed: installedOf(row) };
       const installed = newInstall(encoded);
       await tx`
         INSERT INTO careers_catalogue (one, id, version, digest, installed_at, body)
@@ -76,10 +69,3 @@ export class PostgresCatalogueStore implements CatalogueStore {
     await this.pool.release();
   }
 }
-
-const fromRow = (row: Row): InstalledCatalogue => ({
-  id: row.id,
-  version: row.version,
-  digest: row.digest,
-  installedAt: row.installed_at,
-});

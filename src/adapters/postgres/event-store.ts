@@ -54,6 +54,12 @@ const APPEND_LOCK = 0x6e_6c_6f_67; // 'nlog'
  *
  * Each append commits with a NOTIFY on the schema's channel, which wakes every subscriber of every process at once.
  */
+/** A unit's caller gets its results, or its own refusal. */
+function settle(waiting: WaitingUnit, outcome: Outcome): void {
+  if ('results' in outcome) waiting.resolve(outcome.results);
+  else waiting.reject(outcome.error);
+}
+
 export class PostgresEventStore implements EventStore {
   private readonly pool: PostgresPool;
   private readonly sql: Sql;
@@ -129,10 +135,7 @@ export class PostgresEventStore implements EventStore {
       else await this.commitEachAlone(group);
       return;
     }
-    for (const [i, outcome] of outcomes.entries()) {
-      if ('results' in outcome) group[i]!.resolve(outcome.results);
-      else group[i]!.reject(outcome.error);
-    }
+    for (const [i, outcome] of outcomes.entries()) settle(group[i]!, outcome);
   }
 
   /**
@@ -143,8 +146,7 @@ export class PostgresEventStore implements EventStore {
     for (const [i, waiting] of group.entries()) {
       try {
         const [outcome] = await this.commitTogether([waiting]);
-        if ('results' in outcome!) waiting.resolve(outcome.results);
-        else waiting.reject(outcome!.error);
+        settle(waiting, outcome!);
       } catch (error) {
         waiting.reject(error);
         if (!isPostgresUnavailable(error)) continue;

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { Catalogue } from '../../careers/catalogue.js';
 import type { CatalogueStore, InstalledCatalogue } from '../../ports/careers-catalogue.js';
-import { CatalogueGoneError, decodeCatalogue, encodeCatalogue, newInstall } from '../catalogue-codec.js';
+import { CatalogueGoneError, type CatalogueRow, decodeCatalogue, encodeCatalogue, installedOf, newInstall } from '../catalogue-codec.js';
 import { openDatabase, type Synchronous } from './database.js';
 import { migrate, type SqliteStep } from './migrations.js';
 
@@ -23,13 +23,6 @@ const CAREERS_FILE_STEPS: SqliteStep[] = [
   },
 ];
 
-interface Row {
-  id: string;
-  version: string;
-  digest: string;
-  installed_at: string;
-}
-
 /**
  * The careers catalogue in careers.db, shared by both environments. An install replaces the one row in one IMMEDIATE
  * transaction (at synchronous FULL when so configured): a process killed half-way leaves the previous catalogue,
@@ -43,7 +36,7 @@ export class SqliteCatalogueStore implements CatalogueStore {
     this.db = openDatabase(path, synchronous);
     migrate(this.db, path, CAREERS_FILE_STEPS);
     this.statements = {
-      current: this.db.prepare<[], Row>('SELECT id, version, digest, installed_at FROM catalogue'),
+      current: this.db.prepare<[], CatalogueRow>('SELECT id, version, digest, installed_at FROM catalogue'),
       body: this.db.prepare<[string], Buffer>('SELECT body FROM catalogue WHERE id = ?').pluck(),
       replace: this.db.prepare<[string, string, string, string, Buffer]>(
         'INSERT OR REPLACE INTO catalogue (one, id, version, digest, installed_at, body) VALUES (1, ?, ?, ?, ?, ?)',
@@ -53,7 +46,7 @@ export class SqliteCatalogueStore implements CatalogueStore {
 
   async current(): Promise<InstalledCatalogue | undefined> {
     const row = this.statements.current.get();
-    return row === undefined ? undefined : fromRow(row);
+    return row === undefined ? undefined : installedOf(row);
   }
 
   async load(id: string): Promise<Catalogue> {
@@ -67,7 +60,7 @@ export class SqliteCatalogueStore implements CatalogueStore {
     return this.db
       .transaction(() => {
         const row = this.statements.current.get();
-        if (row !== undefined && row.digest === encoded.digest) return { changed: false, installed: fromRow(row) };
+        if (row !== undefined && row.digest === encoded.digest) return { changed: false, installed: installedOf(row) };
         const installed = newInstall(encoded);
         this.statements.replace.run(installed.id, installed.version, installed.digest, installed.installedAt, encoded.body);
         return { changed: true, installed };
@@ -79,10 +72,3 @@ export class SqliteCatalogueStore implements CatalogueStore {
     this.db.close();
   }
 }
-
-const fromRow = (row: Row): InstalledCatalogue => ({
-  id: row.id,
-  version: row.version,
-  digest: row.digest,
-  installedAt: row.installed_at,
-});
