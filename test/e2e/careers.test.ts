@@ -50,6 +50,8 @@ describe('the careers routes, with a catalogue', () => {
     });
     expect(Object.keys(nurse.profile.natures)).toEqual([...natures]);
     expect(Object.keys(nurse.profile.intelligences)).toEqual([...intelligences]);
+    const none = await get('/v1/careers?query=zzyzx');
+    expect(none.json()).toEqual({ object: 'list', data: [], has_more: false, catalogue_version: VERSION });
   });
 
   it('filters by job zones (comma-separated) and occupation code', async () => {
