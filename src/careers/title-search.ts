@@ -65,7 +65,8 @@ interface TitleIndex {
   placeOfId: Map<string, number>;
   /** 0, 1, 2…: every place, the keys of a search without a query or filters (shared by its results, never reordered). */
   everyPlace: Float64Array;
-  kinds: Uint8Array;
+  /** Per place, the part of its rank key its title fixes (rules 2, 4 and 5): one read per matching career. */
+  fixedRanks: Float64Array;
   /** The occupation's job zone, 0 when it has none. */
   jobZones: Uint8Array;
   /** Distinct folded words, sorted by code unit. */
@@ -82,15 +83,30 @@ interface TitleIndex {
    * Per place (and `wordQuality` per vocabulary word), what one query counts, zeroed again after it: allocated once,
    * as queries run one at a time.
    */
-  scratch: { best: Uint8Array; scores: Int32Array; typos: Uint16Array; wordQuality: Uint8Array };
+  scratch: { best: Uint8Array; tallies: Int32Array; wordQuality: Uint8Array };
 }
 
 /** Rule 5's share of a rank key: catalogues up to 16 million titles (O*NET has about 50,000). */
 const PLACES = 2 ** 24;
 
-/** One number whose numeric order is the ranking (rules 1 to 5; rule 5 is the place in title order), 52 bits. */
-const rankKey = (typos: number, wordCount: number, score: number, kind: number, place: number): number =>
-  (((Math.min(typos, 255) * 256 + wordCount) * 1024 + (1023 - Math.min(score, 1023))) * 4 + kind) * PLACES + place;
+/**
+ * A rank key is one number whose numeric order is the ranking, 52 bits: from the most significant, typos (rule 1, 8
+ * bits), title words (rule 2, 8 bits), 1023 − score (rule 3, 10 bits), kind (rule 4, 2 bits), place (rule 5, 24 bits).
+ */
+const KIND_UNIT = PLACES;
+const SCORE_UNIT = 4 * KIND_UNIT;
+const WORDS_UNIT = 1024 * SCORE_UNIT;
+const TYPOS_UNIT = 256 * WORDS_UNIT;
+
+/** The part of a career's rank key its title fixes. */
+const fixedRank = (wordCount: number, kind: number, place: number): number =>
+  Math.min(wordCount, 255) * WORDS_UNIT + kind * KIND_UNIT + place;
+
+const rankKey = (typos: number, score: number, fixed: number): number =>
+  Math.min(typos, 255) * TYPOS_UNIT + (1023 - Math.min(score, 1023)) * SCORE_UNIT + fixed;
+
+/** A query's tally of a career in one number, so one read: its score, and its query words matched only through a typo. */
+const TYPO_TALLY = 2 ** 16;
 
 /** The careers in title order (see the module's comment), each with its words. */
 function inTitleOrder(careers: readonly Career[]): { career: Career; words: string[] }[] {
@@ -130,7 +146,7 @@ function buildIndex(catalogue: Catalogue): TitleIndex {
     careers: ordered.map(({ career }) => career),
     placeOfId: new Map(ordered.map(({ career }, place) => [career.id, place])),
     everyPlace: Float64Array.from(ordered, (_, place) => place),
-    kinds: Uint8Array.from(ordered, ({ career }) => KIND_ORDER[career.titleKind]),
+    fixedRanks: Float64Array.from(ordered, ({ career, words }, place) => fixedRank(words.length, KIND_ORDER[career.titleKind], place)),
     jobZones: Uint8Array.from(ordered, ({ career }) => zoneOf.get(career.occupationCode) ?? 0),
     vocabulary,
     offsets,
@@ -144,8 +160,7 @@ function buildIndex(catalogue: Catalogue): TitleIndex {
     beginnings: buildBeginningTable(vocabulary),
     scratch: {
       best: new Uint8Array(count),
-      scores: new Int32Array(count),
-      typos: new Uint16Array(count),
+      tallies: new Int32Array(count),
       wordQuality: new Uint8Array(vocabulary.length),
     },
   };
@@ -378,14 +393,13 @@ function matchingCareers(index: TitleIndex, words: readonly string[]): { places:
   return { places, touched };
 }
 
-/** Adds how well one query word matched a career's title to its counts. */
+/** Adds how well one query word matched a career's title to its tally. */
 function count({ scratch }: TitleIndex, place: number, quality: number): void {
-  scratch.scores[place]! += quality;
-  if (quality < BEGINNING) scratch.typos[place]!++;
+  scratch.tallies[place]! += quality < BEGINNING ? quality + TYPO_TALLY : quality;
 }
 
 function clearScratch({ scratch }: TitleIndex, touched: readonly number[]): void {
-  for (const place of touched) scratch.scores[place] = scratch.typos[place] = 0;
+  for (const place of touched) scratch.tallies[place] = 0;
 }
 
 function passesFilters(index: TitleIndex, query: SearchQuery): (place: number) => boolean {
@@ -399,13 +413,13 @@ function passesFilters(index: TitleIndex, query: SearchQuery): (place: number) =
 function ranked(index: TitleIndex, words: readonly string[], query: SearchQuery): Float64Array {
   const keep = passesFilters(index, query);
   const { places, touched } = matchingCareers(index, words);
-  const { scores, typos } = index.scratch;
+  const { tallies } = index.scratch;
   const kept = query.jobZones === undefined && query.occupationCode === undefined ? places : places.filter(keep);
   const keys = new Float64Array(kept.length);
   for (let i = 0; i < kept.length; i++) {
     const place = kept[i]!;
-    const wordCount = index.titleWordOffsets[place + 1]! - index.titleWordOffsets[place]!;
-    keys[i] = rankKey(typos[place]!, Math.min(wordCount, 255), scores[place]!, index.kinds[place]!, place);
+    const tally = tallies[place]!;
+    keys[i] = rankKey(Math.floor(tally / TYPO_TALLY), tally % TYPO_TALLY, index.fixedRanks[place]!);
   }
   clearScratch(index, touched);
   return keys;
