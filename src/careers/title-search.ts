@@ -83,7 +83,7 @@ interface TitleIndex {
    * Per place (and `wordQuality` per vocabulary word), what one query counts, zeroed again after it: allocated once,
    * as queries run one at a time.
    */
-  scratch: { best: Uint8Array; tallies: Int32Array; wordQuality: Uint8Array };
+  scratch: { tallies: Int32Array; wordQuality: Uint8Array };
 }
 
 /** Rule 5's share of a rank key: catalogues up to 16 million titles (O*NET has about 50,000). */
@@ -105,8 +105,12 @@ const fixedRank = (wordCount: number, kind: number, place: number): number =>
 const rankKey = (typos: number, score: number, fixed: number): number =>
   Math.min(typos, 255) * TYPOS_UNIT + (1023 - Math.min(score, 1023)) * SCORE_UNIT + fixed;
 
-/** A query's tally of a career in one number, so one read: its score, and its query words matched only through a typo. */
-const TYPO_TALLY = 2 ** 16;
+/**
+ * A query's tally of a career, one number so one read: its score, plus CLEAN_TALLY for each query word matched without
+ * a typo. A word's tally grows with how well it matched, so the best of a word's matches is the largest tally.
+ */
+const CLEAN_TALLY = 2 ** 16;
+const tallyOf = (quality: number): number => (quality >= BEGINNING ? quality + CLEAN_TALLY : quality);
 
 /** The careers in title order (see the module's comment), each with its words. */
 function inTitleOrder(careers: readonly Career[]): { career: Career; words: string[] }[] {
@@ -159,7 +163,6 @@ function buildIndex(catalogue: Catalogue): TitleIndex {
     longestWord,
     beginnings: buildBeginningTable(vocabulary),
     scratch: {
-      best: new Uint8Array(count),
       tallies: new Int32Array(count),
       wordQuality: new Uint8Array(vocabulary.length),
     },
@@ -358,21 +361,18 @@ function queryWordOf(index: TitleIndex, word: string): QueryWord {
  * postings: a word beginning such as "mana" has thousands, a two-word query rarely leaves more than a few dozen.
  */
 function matchingCareers(index: TitleIndex, words: readonly string[]): { places: number[]; touched: number[] } {
-  const { best, wordQuality } = index.scratch;
+  const { tallies, wordQuality } = index.scratch;
   const [rarest, ...others] = words.map((word) => queryWordOf(index, word)).sort((a, b) => a.postings - b.postings);
   let places: number[] = [];
   rarest!.ids.forEach((id, i) => {
-    const quality = rarest!.qualities[i]!;
+    const tally = tallyOf(rarest!.qualities[i]!);
     for (let at = index.offsets[id]!; at < index.offsets[id + 1]!; at++) {
       const place = index.postings[at]!;
-      if (best[place] === 0) places.push(place);
-      if (quality > best[place]!) best[place] = quality;
+      const before = tallies[place]!;
+      if (before === 0) places.push(place);
+      if (tally > before) tallies[place] = tally;
     }
   });
-  for (const place of places) {
-    count(index, place, best[place]!);
-    best[place] = 0;
-  }
   const touched = places;
   for (const word of others) {
     if (places.length === 0) break;
@@ -384,17 +384,12 @@ function matchingCareers(index: TitleIndex, words: readonly string[]): { places:
       for (let at = index.titleWordOffsets[place]!; at < index.titleWordOffsets[place + 1]!; at++) {
         quality = Math.max(quality, wordQuality[index.titleWords[at]!]!);
       }
-      if (quality > 0) count(index, place, quality);
+      if (quality > 0) tallies[place]! += tallyOf(quality);
       return quality > 0;
     });
     for (const id of word.ids) wordQuality[id] = 0;
   }
   return { places, touched };
-}
-
-/** Adds how well one query word matched a career's title to its tally. */
-function count({ scratch }: TitleIndex, place: number, quality: number): void {
-  scratch.tallies[place]! += quality < BEGINNING ? quality + TYPO_TALLY : quality;
 }
 
 function clearScratch({ scratch }: TitleIndex, touched: readonly number[]): void {
@@ -418,7 +413,7 @@ function ranked(index: TitleIndex, words: readonly string[], query: SearchQuery)
   for (let i = 0; i < kept.length; i++) {
     const place = kept[i]!;
     const tally = tallies[place]!;
-    keys[i] = rankKey(Math.floor(tally / TYPO_TALLY), tally % TYPO_TALLY, index.fixedRanks[place]!);
+    keys[i] = rankKey(words.length - Math.floor(tally / CLEAN_TALLY), tally % CLEAN_TALLY, index.fixedRanks[place]!);
   }
   clearScratch(index, touched);
   return keys;
