@@ -32,7 +32,9 @@ export function resultsByKey(keys: Float64Array, ascending: boolean, careers: Ke
       if (cursor === undefined && inOrder < Math.min(limit, keys.length)) inOrder = sortSmallest(keys, limit);
       else if (cursor !== undefined && inOrder < keys.length) inOrder = keys.sort().length;
       const page = slicePage(keys, bound, limit, before !== undefined);
-      return { careers: Array.from(page.keys, (key) => careers.career(careers.placeOfKey(key))), hasMore: page.hasMore };
+      const found: Career[] = [];
+      for (let i = 0; i < page.keys.length; i++) found.push(careers.career(careers.placeOfKey(page.keys[i]!)));
+      return { careers: found, hasMore: page.hasMore };
     },
   };
 }

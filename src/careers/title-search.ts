@@ -65,8 +65,6 @@ interface TitleIndex {
   placeOfId: Map<string, number>;
   /** 0, 1, 2…: every place, the keys of a search without a query or filters (shared by its results, never reordered). */
   everyPlace: Float64Array;
-  /** Per place, the part of its rank key its title fixes (rules 2, 4 and 5): one read per matching career. */
-  fixedRanks: Float64Array;
   /** The occupation's job zone, 0 when it has none. */
   jobZones: Uint8Array;
   /** Distinct folded words, sorted by code unit. */
@@ -80,10 +78,13 @@ interface TitleIndex {
   longestWord: number;
   beginnings: BeginningTable;
   /**
-   * Per place (and `wordQuality` per vocabulary word), what one query counts, zeroed again after it: allocated once,
-   * as queries run one at a time.
+   * Per place p, two numbers side by side, as a query reads both of each career it matches (each read elsewhere was a
+   * cache miss in a server): slots[2p] is the query's tally (see tallyOf), zeroed again after each query, which run one
+   * at a time; slots[2p + 1] is what the title gives the ranking (see titleRank).
    */
-  scratch: { tallies: Int32Array; wordQuality: Uint8Array };
+  slots: Int32Array;
+  /** Per vocabulary word, how well the query word being checked matches it (0: not), zeroed again after it. */
+  wordQuality: Uint8Array;
 }
 
 /** Rule 5's share of a rank key: catalogues up to 16 million titles (O*NET has about 50,000). */
@@ -98,12 +99,15 @@ const SCORE_UNIT = 4 * KIND_UNIT;
 const WORDS_UNIT = 1024 * SCORE_UNIT;
 const TYPOS_UNIT = 256 * WORDS_UNIT;
 
-/** The part of a career's rank key its title fixes. */
-const fixedRank = (wordCount: number, kind: number, place: number): number =>
-  Math.min(wordCount, 255) * WORDS_UNIT + kind * KIND_UNIT + place;
+/** What a title gives the ranking, rules 2 and 4: its word count and its kind, in one number. */
+const titleRank = (wordCount: number, kind: number): number => Math.min(wordCount, 255) * 4 + kind;
 
-const rankKey = (typos: number, score: number, fixed: number): number =>
-  Math.min(typos, 255) * TYPOS_UNIT + (1023 - Math.min(score, 1023)) * SCORE_UNIT + fixed;
+const rankKey = (typos: number, score: number, title: number, place: number): number =>
+  Math.min(typos, 255) * TYPOS_UNIT +
+  (title >>> 2) * WORDS_UNIT +
+  (1023 - Math.min(score, 1023)) * SCORE_UNIT +
+  (title & 3) * KIND_UNIT +
+  place;
 
 /**
  * A query's tally of a career, one number so one read: its score, plus CLEAN_TALLY for each query word matched without
@@ -150,7 +154,6 @@ function buildIndex(catalogue: Catalogue): TitleIndex {
     careers: ordered.map(({ career }) => career),
     placeOfId: new Map(ordered.map(({ career }, place) => [career.id, place])),
     everyPlace: Float64Array.from(ordered, (_, place) => place),
-    fixedRanks: Float64Array.from(ordered, ({ career, words }, place) => fixedRank(words.length, KIND_ORDER[career.titleKind], place)),
     jobZones: Uint8Array.from(ordered, ({ career }) => zoneOf.get(career.occupationCode) ?? 0),
     vocabulary,
     offsets,
@@ -162,10 +165,10 @@ function buildIndex(catalogue: Catalogue): TitleIndex {
     ),
     longestWord,
     beginnings: buildBeginningTable(vocabulary),
-    scratch: {
-      tallies: new Int32Array(count),
-      wordQuality: new Uint8Array(vocabulary.length),
-    },
+    slots: Int32Array.from({ length: 2 * count }, (_, slot) =>
+      slot % 2 === 0 ? 0 : titleRank(ordered[slot >> 1]!.words.length, KIND_ORDER[ordered[slot >> 1]!.career.titleKind]),
+    ),
+    wordQuality: new Uint8Array(vocabulary.length),
   };
 }
 
@@ -319,12 +322,12 @@ function typoMatches(index: TitleIndex, queryWord: string, matches: WordMatches)
 }
 
 /**
- * The vocabulary's words a query word matches, each with how well (its best way), in the index's scratch: the
+ * The vocabulary's words a query word matches, each with how well (its best way), in the index's `wordQuality`: the
  * caller reads `quality` of each of `ids` and sets it back to 0 before the next word.
  */
 function wordMatches(index: TitleIndex, queryWord: string): WordMatches {
   const { vocabulary } = index;
-  const matches: WordMatches = { quality: index.scratch.wordQuality, ids: [] };
+  const matches: WordMatches = { quality: index.wordQuality, ids: [] };
   const [from, to] = beginningWith(index, queryWord);
   // Only the range's first word can be the query word itself (they are sorted): reading each word was a cache miss.
   for (let id = from; id < to; id++) raise(matches, id, BEGINNING);
@@ -334,7 +337,7 @@ function wordMatches(index: TitleIndex, queryWord: string): WordMatches {
   return matches;
 }
 
-/** A query word's matches, copied out of the scratch: the vocabulary's words, how well each, how many postings. */
+/** A query word's matches, copied out of `wordQuality`: the vocabulary's words, how well each, how many postings. */
 interface QueryWord {
   ids: number[];
   qualities: number[];
@@ -353,24 +356,24 @@ function queryWordOf(index: TitleIndex, word: string): QueryWord {
 }
 
 /**
- * Counts in the scratch arrays, for every career, how well its title matches the query words. Answers the places (in
- * title order) whose title matches them all, and every place it wrote to, for `clearScratch`.
+ * Tallies in the index's slots, for every career, how well its title matches the query words. Answers the places
+ * whose title matches them all, and every place it wrote to, for `clearTallies`.
  *
  * The query word with the fewest postings is read first, from its postings: the careers it finds are all that a
  * later word can keep. A later word is then checked against those careers' own words, a few each, not through its
  * postings: a word beginning such as "mana" has thousands, a two-word query rarely leaves more than a few dozen.
  */
 function matchingCareers(index: TitleIndex, words: readonly string[]): { places: number[]; touched: number[] } {
-  const { tallies, wordQuality } = index.scratch;
+  const { slots, wordQuality } = index;
   const [rarest, ...others] = words.map((word) => queryWordOf(index, word)).sort((a, b) => a.postings - b.postings);
   let places: number[] = [];
   rarest!.ids.forEach((id, i) => {
     const tally = tallyOf(rarest!.qualities[i]!);
     for (let at = index.offsets[id]!; at < index.offsets[id + 1]!; at++) {
       const place = index.postings[at]!;
-      const before = tallies[place]!;
+      const before = slots[2 * place]!;
       if (before === 0) places.push(place);
-      if (tally > before) tallies[place] = tally;
+      if (tally > before) slots[2 * place] = tally;
     }
   });
   const touched = places;
@@ -384,7 +387,7 @@ function matchingCareers(index: TitleIndex, words: readonly string[]): { places:
       for (let at = index.titleWordOffsets[place]!; at < index.titleWordOffsets[place + 1]!; at++) {
         quality = Math.max(quality, wordQuality[index.titleWords[at]!]!);
       }
-      if (quality > 0) tallies[place]! += tallyOf(quality);
+      if (quality > 0) slots[2 * place]! += tallyOf(quality);
       return quality > 0;
     });
     for (const id of word.ids) wordQuality[id] = 0;
@@ -392,8 +395,8 @@ function matchingCareers(index: TitleIndex, words: readonly string[]): { places:
   return { places, touched };
 }
 
-function clearScratch({ scratch }: TitleIndex, touched: readonly number[]): void {
-  for (const place of touched) scratch.tallies[place] = 0;
+function clearTallies({ slots }: TitleIndex, touched: readonly number[]): void {
+  for (const place of touched) slots[2 * place] = 0;
 }
 
 function passesFilters(index: TitleIndex, query: SearchQuery): (place: number) => boolean {
@@ -407,15 +410,15 @@ function passesFilters(index: TitleIndex, query: SearchQuery): (place: number) =
 function ranked(index: TitleIndex, words: readonly string[], query: SearchQuery): Float64Array {
   const keep = passesFilters(index, query);
   const { places, touched } = matchingCareers(index, words);
-  const { tallies } = index.scratch;
+  const { slots } = index;
   const kept = query.jobZones === undefined && query.occupationCode === undefined ? places : places.filter(keep);
   const keys = new Float64Array(kept.length);
   for (let i = 0; i < kept.length; i++) {
     const place = kept[i]!;
-    const tally = tallies[place]!;
-    keys[i] = rankKey(words.length - Math.floor(tally / CLEAN_TALLY), tally % CLEAN_TALLY, index.fixedRanks[place]!);
+    const tally = slots[2 * place]!;
+    keys[i] = rankKey(words.length - Math.floor(tally / CLEAN_TALLY), tally % CLEAN_TALLY, slots[2 * place + 1]!, place);
   }
-  clearScratch(index, touched);
+  clearTallies(index, touched);
   return keys;
 }
 
