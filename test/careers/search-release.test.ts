@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildCatalogue } from '../../src/careers/build-catalogue.js';
 import type { SearchQuery } from '../../src/careers/catalogue.js';
-import { titleSearch } from '../../src/careers/title-search.js';
+import { BROAD_ANSWER, titleSearch } from '../../src/careers/title-search.js';
 import { onetFiles, onetMissing } from '../support/onet-release.js';
 import { everyResult } from '../support/search-results.js';
 
@@ -45,5 +45,28 @@ describe.skipIf(onetMissing)('title search over the O*NET release', () => {
     expect(nurses.length).toBeGreaterThan(10);
     for (const career of nurses) expect(career.occupationCode).toBe('29-1141.00');
     expect(search({})).toHaveLength(catalogue?.careers.length ?? 0);
+  });
+
+  it('answers the broad one-word queries made with the index exactly as when they are asked, pages and all', () => {
+    // The same catalogue searched with no answers made beforehand: each query is ranked when asked.
+    const asked = catalogue === undefined ? undefined : titleSearch(catalogue, Number.POSITIVE_INFINITY);
+    const words = new Set(catalogue?.careers.flatMap(({ title }) => title.toLowerCase().match(/[a-z]+/g) ?? []));
+    const beginnings = [...new Set([...words].flatMap((word) => [1, 2, 3, 4].map((units) => word.slice(0, units))))];
+    const ids = (careers: readonly { id: string }[]) => careers.map(({ id }) => id);
+    let broad = 0;
+    for (const query of beginnings) {
+      const made = search({ query });
+      expect(ids(made), query).toEqual(ids(everyResult(asked!({ query }))));
+      if (made.length >= BROAD_ANSWER) broad++;
+    }
+    expect(broad).toBeGreaterThan(500);
+    // A cursor in an answer made beforehand, which its results share: read forwards and back, it stays as it was.
+    const man = searchOf!({ query: 'man' });
+    // Made beforehand, not kept among the recent answers: each search answers new results over the one shared answer.
+    expect(searchOf!({ query: 'man' })).not.toBe(man);
+    const tenth = man.page({ limit: 10 })!.careers[9]!.id;
+    const next = man.page({ limit: 5, after: tenth })!;
+    expect(man.page({ limit: 5, before: next.careers[0]!.id })!.careers.at(-1)!.id).toBe(tenth);
+    expect(ids(everyResult(searchOf!({ query: 'man' })))).toEqual(ids(everyResult(asked!({ query: 'man' }))));
   });
 });

@@ -196,6 +196,16 @@ describe('title search: no query and the filters', () => {
     expect(idsOf(titles, { occupationCode: '23-0003' })).toEqual([]);
   });
 
+  it('answers the one-word queries it made beforehand as it answers them when asked', () => {
+    // Every answer of two careers or more made beforehand, against none.
+    const [made, asked] = [titleSearch(titles, 2), titleSearch(titles, Number.POSITIVE_INFINITY)];
+    const words = titles.careers.flatMap(({ title }) => title.toLowerCase().match(/[a-z]+/g) ?? []);
+    for (const query of new Set(words.flatMap((word) => [1, 2, 3, 4].map((units) => word.slice(0, units))))) {
+      expect(everyResult(made({ query })), query).toEqual(everyResult(asked({ query })));
+    }
+    expect(everyResult(made({ query: 'eng' })).length).toBeGreaterThan(2);
+  });
+
   it('answers a repeated query from its recent answers, however the query is spelled', () => {
     const search = titleSearch(titles);
     const first = search({ query: 'nur', jobZones: [3, 4] });
