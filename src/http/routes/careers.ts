@@ -51,12 +51,14 @@ export function registerCareerRoutes(app: FastifyInstance, careers: CareersCatal
 }
 
 /**
- * The answer's bytes as they are. The careers answers are put together from each occupation's JSON, made and checked
- * against its schema once per catalogue (below), and each career's few own fields: serialising and checking twenty
- * careers with their profiles on every request cost several times the search itself.
+ * The answer's JSON as it is (fastify sends a string of JSON unchanged). The careers answers are put together from
+ * each occupation's JSON, made and checked against its schema once per catalogue (below), and each career's few own
+ * fields: serialising and checking twenty careers with their profiles on every request cost several times the search
+ * itself. A string, not a Buffer: Node writes it to the socket with the headers, where a page's Buffer was one more
+ * allocation and copy.
  */
-function sendJson(reply: FastifyReply, json: string | Buffer): void {
-  reply.type('application/json; charset=utf-8').send(typeof json === 'string' ? Buffer.from(json) : json);
+function sendJson(reply: FastifyReply, json: string): void {
+  reply.type('application/json; charset=utf-8').send(json);
 }
 
 /** JSON made once per catalogue object (they live as long as the catalogue), checked against its schema then. */
@@ -78,7 +80,7 @@ function memo<K extends object, V>(make: (key: K) => V): (key: K) => V {
 
 const versionJson = (index: CareersIndex) => JSON.stringify(index.version);
 
-function listCareers(index: CareersIndex, request: RouteRequest<typeof listCareersSchema>): Buffer {
+function listCareers(index: CareersIndex, request: RouteRequest<typeof listCareersSchema>): string {
   const { query, job_zone, occupation_code } = request.query;
   const found = index.search({
     ...(query !== undefined && { query }),
@@ -86,22 +88,11 @@ function listCareers(index: CareersIndex, request: RouteRequest<typeof listCaree
     ...(occupation_code !== undefined && { occupationCode: occupation_code }),
   });
   const page = resultsPage(found, request.query);
-  const pieces: (string | Buffer)[] = ['{"object":"list","data":['];
+  let json = '{"object":"list","data":[';
   page.careers.forEach((career, i) => {
-    pieces.push(`${i === 0 ? '' : '},'}${ownFields(career)}`, occupationPart(index, career));
+    json += `${i === 0 ? '' : '},'}${ownFields(career)}${occupationPart(index, career)}`;
   });
-  pieces.push(`${page.careers.length === 0 ? '' : '}'}],"has_more":${page.hasMore},"catalogue_version":${versionJson(index)}}`);
-  return joined(pieces);
-}
-
-/** Pieces of JSON, some made once as UTF-8, in one buffer: sized first, then each piece copied in once. */
-function joined(pieces: readonly (string | Buffer)[]): Buffer {
-  let size = 0;
-  for (const piece of pieces) size += typeof piece === 'string' ? Buffer.byteLength(piece) : piece.length;
-  const bytes = Buffer.allocUnsafe(size);
-  let at = 0;
-  for (const piece of pieces) at += typeof piece === 'string' ? bytes.write(piece, at) : piece.copy(bytes, at);
-  return bytes;
+  return `${json}${page.careers.length === 0 ? '' : '}'}],"has_more":${page.hasMore},"catalogue_version":${versionJson(index)}}`;
 }
 
 /** The page a list request asks for, as every list reads its cursors. */
@@ -113,10 +104,10 @@ function resultsPage(results: SearchResults, params: ListParams): ResultsPage {
   return page;
 }
 
-function getCareer(index: CareersIndex, id: string): Buffer {
+function getCareer(index: CareersIndex, id: string): string {
   const career = index.career(id);
   if (career === undefined) throw new ProblemError('career_not_found', `No career ${id}.`);
-  return joined([ownFields(career), occupationPart(index, career), `,"catalogue_version":${versionJson(index)}}`]);
+  return `${ownFields(career)}${occupationPart(index, career)},"catalogue_version":${versionJson(index)}}`;
 }
 
 async function matchCareers(index: CareersIndex, request: RouteRequest<typeof matchCareersSchema>): Promise<string> {
@@ -159,12 +150,11 @@ function ownFields({ id, title, titleKind }: Career): string {
   return `{"id":"${id}","object":"career","title":${JSON.stringify(title)},"title_kind":"${titleKind}",`;
 }
 
-const occupationPart = (index: CareersIndex, career: Career): Buffer => occupationBytes(index.occupation(career.occupationCode)!);
+const occupationPart = (index: CareersIndex, career: Career): string => occupationAndProfile(index.occupation(career.occupationCode)!);
 
-const occupationBytes = memo((occupation: Occupation) =>
-  Buffer.from(
+const occupationAndProfile = memo(
+  (occupation: Occupation) =>
     `"occupation":${occupationJson(occupation)},"profile":${JSON.stringify(careerResource.shape.profile.parse(occupation.profile))}`,
-  ),
 );
 
 /** The titles a match shows of each occupation, made once per index. */
