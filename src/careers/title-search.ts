@@ -42,7 +42,7 @@ const TYPO_BEGINNING = 1;
 const TYPO_MIN_LENGTH = 5;
 const KIND_ORDER: Record<TitleKind, number> = { occupation: 0, alternate: 1, reported: 2 };
 const RECENT_ANSWERS = 32;
-/** How many careers a one-word query without typos must match to have its answer made with the index (broadAnswers). */
+/** How many careers a one-word query must match to have its answer made with the index (broadAnswers). */
 export const BROAD_ANSWER = 64;
 
 /**
@@ -431,18 +431,19 @@ function filtered(index: TitleIndex, query: SearchQuery): Float64Array {
 }
 
 /**
- * The answers, in order, of the one-word queries too short for typos that match `atLeast` careers or more, made with
- * the index: the broadest queries ("man" matches thousands of titles), whose ranking was most of the search's time
- * in a server, and they are few (for O*NET 27.0 some 1,000 beginnings, 480,000 keys, 4 MB). Each is ranked by the
- * same code as any query; being in order, it is shared by its results and never reordered (results-pages.ts).
+ * The answers, in order, of the one-word queries that begin title words and match `atLeast` careers or more, made
+ * with the index: the broadest queries ("man" matches thousands of titles), whose ranking was most of the search's
+ * time in a server, and they are few (for O*NET 27.0 some 2,000 beginnings, 860,000 keys, 7 MB). A one-word answer
+ * depends on the word alone, typos included. Each is ranked by the same code as any query; being in order, it is
+ * shared by its results and never reordered (results-pages.ts).
  */
 function broadAnswers(index: TitleIndex, atLeast: number): Map<string, Float64Array> {
   const answers = new Map<string, Float64Array>();
   const { spans } = index.beginnings;
   for (let beginning = 0; beginning < spans.length / 3; beginning++) {
     const [from, to, units] = [spans[3 * beginning]!, spans[3 * beginning + 1]!, spans[3 * beginning + 2]!];
-    // The postings of the words beginning so count each career at least once: fewer cannot make enough careers.
-    if (units >= TYPO_MIN_LENGTH || index.offsets[to]! - index.offsets[from]! < atLeast) continue;
+    // Fewer postings of the words beginning so, and the query is narrow: typos may add a few careers, ranked when asked.
+    if (index.offsets[to]! - index.offsets[from]! < atLeast) continue;
     const word = index.vocabulary[from]!.slice(0, units);
     const keys = ranked(index, [word], {});
     if (keys.length >= atLeast) answers.set(word, keys.sort());
