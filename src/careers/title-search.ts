@@ -32,7 +32,8 @@ import { type KeyedCareers, resultsByKey } from './results-pages.js';
  * The index is a sorted vocabulary of folded words (a beginning is a range of it, looked up by hash; typos are looked
  * up by the deletions they share with the words' beginnings, see BeginningTable) and, per word, the careers it occurs in
  * as one typed array. An answer is the matching careers' rank keys, in no order: each page puts only its own in
- * order (results-pages.ts). A caller pages the same answer once per request, so recent answers are kept (LRU).
+ * order (results-pages.ts). A caller pages the same answer once per request, so recent answers are kept (LRU). The
+ * broadest one-word answers are made, in order, when the index is built (broadAnswers) and are not kept there.
  */
 
 const EXACT = 4;
@@ -113,7 +114,8 @@ const rankKey = (typos: number, score: number, title: number, place: number): nu
 
 /**
  * A query's tally of a career, one number so one read: its score, plus CLEAN_TALLY for each query word matched without
- * a typo. A word's tally grows with how well it matched, so the best of a word's matches is the largest tally.
+ * a typo. A word's tally grows with how well it matched, so the best of a word's matches is the largest tally. Exact
+ * for queries under 16,384 words, whose scores stay below CLEAN_TALLY (the route takes 200 characters).
  */
 const CLEAN_TALLY = 2 ** 16;
 const tallyOf = (quality: number): number => (quality >= BEGINNING ? quality + CLEAN_TALLY : quality);

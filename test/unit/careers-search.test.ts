@@ -196,14 +196,24 @@ describe('title search: no query and the filters', () => {
     expect(idsOf(titles, { occupationCode: '23-0003' })).toEqual([]);
   });
 
-  it('answers the one-word queries it made beforehand as it answers them when asked', () => {
-    // Every answer of two careers or more made beforehand, against none.
+  it('answers the one-word queries it made beforehand as it answers them when asked, pages and all', () => {
+    // Every answer of two careers or more made beforehand, against none: every beginning of every title word.
     const [made, asked] = [titleSearch(titles, 2), titleSearch(titles, Number.POSITIVE_INFINITY)];
     const words = titles.careers.flatMap(({ title }) => title.toLowerCase().match(/[a-z]+/g) ?? []);
-    for (const query of new Set(words.flatMap((word) => [1, 2, 3, 4].map((units) => word.slice(0, units))))) {
+    for (const query of new Set(words.flatMap((word) => Array.from(word, (_, units) => word.slice(0, units + 1))))) {
       expect(everyResult(made({ query })), query).toEqual(everyResult(asked({ query })));
     }
-    expect(everyResult(made({ query: 'eng' })).length).toBeGreaterThan(2);
+    // "engineer" (eight letters, so typos count too) was made beforehand: not a recent answer, new results over it.
+    const engineer = made({ query: 'engineer' });
+    expect(made({ query: 'engineer' })).not.toBe(engineer);
+    expect(asked({ query: 'engineer' })).toBe(asked({ query: 'engineer' }));
+    const all = everyResult(engineer).map(({ id }) => id);
+    expect(all.length).toBeGreaterThan(2);
+    const [first, second] = [engineer.page({ limit: 1 })!, engineer.page({ limit: 10, after: all[0]! })!];
+    expect(first.careers.map(({ id }) => id)).toEqual([all[0]]);
+    expect(second.careers.map(({ id }) => id)).toEqual(all.slice(1));
+    expect(engineer.page({ limit: 10, before: all[1]! })!.careers.map(({ id }) => id)).toEqual([all[0]]);
+    expect(everyResult(made({ query: 'engineer' })).map(({ id }) => id)).toEqual(all);
   });
 
   it('answers a repeated query from its recent answers, however the query is spelled', () => {

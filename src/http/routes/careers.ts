@@ -146,8 +146,7 @@ const occupationJson = memoJson(occupationResource, ({ code, title, description,
  * (kept per career, they came to some 56 MB for O*NET's 53,767 titles); without its closing brace.
  */
 function ownFields({ id, title, titleKind }: Career): string {
-  // The id (car_ and hex digits) and the kind (a word) need no escaping; the title may.
-  return `{"id":"${id}","object":"career","title":${JSON.stringify(title)},"title_kind":"${titleKind}",`;
+  return `{"id":${JSON.stringify(id)},"object":"career","title":${JSON.stringify(title)},"title_kind":${JSON.stringify(titleKind)},`;
 }
 
 const occupationPart = (index: CareersIndex, career: Career): string => occupationAndProfile(index.occupation(career.occupationCode)!);
