@@ -31,8 +31,8 @@ const options = readOptions();
 /**
  * Short loads, many rounds: each route runs 1 s at a time, the four in turn, so a change in what else this shared
  * machine runs falls on every route alike; each figure is the median over the rounds. A search ratio is taken within
- * each round, the search against the item bank loaded just before it, then the median of those: the machine's load
- * swings from one second to the next, and a ratio of two medians would set a busy round's search against a quiet
+ * each round, the search against the item bank loaded earlier in that round, then the median of those: the machine's
+ * load swings from one second to the next, and a ratio of two medians would set a busy round's search against a quiet
  * round's item bank.
  */
 const SECONDS = 1;
@@ -181,7 +181,7 @@ try {
 
 /** A route's rate over the item bank's in the same round: the median over the rounds, and the lowest and highest. */
 const perItemBank = (row: 'search' | 'repeated') => {
-  const ratios = samples[row].map((sample, round) => sample.perSecond / samples.items[round]!.perSecond);
+  const ratios = samples[row].map((sample, round) => sample.perSecond / samples.items[round]!.perSecond).filter(Number.isFinite);
   return `${ratio(median(ratios), 1)} (rounds ${ratio(Math.min(...ratios), 1)}–${ratio(Math.max(...ratios), 1)})`;
 };
 const cpu = (row: keyof typeof samples) => median(samples[row].map((sample) => sample.cpuMicrosPerRequest));
