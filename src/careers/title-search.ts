@@ -150,8 +150,10 @@ function buildIndex(catalogue: Catalogue): TitleIndex {
     for (const word of words) postings[filled[wordId.get(word)!]!++] = place;
   });
   const titleWordOffsets = new Int32Array(count + 1);
-  ordered.forEach(({ words }, place) => {
+  const slots = new Int32Array(2 * count);
+  ordered.forEach(({ career, words }, place) => {
     titleWordOffsets[place + 1] = titleWordOffsets[place]! + words.length;
+    slots[2 * place + 1] = titleRank(words.length, KIND_ORDER[career.titleKind]);
   });
   const longestWord = vocabulary.reduce((longest, word) => Math.max(longest, word.length), 0);
   return {
@@ -169,9 +171,7 @@ function buildIndex(catalogue: Catalogue): TitleIndex {
     ),
     longestWord,
     beginnings: buildBeginningTable(vocabulary),
-    slots: Int32Array.from({ length: 2 * count }, (_, slot) =>
-      slot % 2 === 0 ? 0 : titleRank(ordered[slot >> 1]!.words.length, KIND_ORDER[ordered[slot >> 1]!.career.titleKind]),
-    ),
+    slots,
     wordQuality: new Uint8Array(vocabulary.length),
   };
 }
@@ -403,6 +403,8 @@ function clearTallies({ slots }: TitleIndex, touched: readonly number[]): void {
   for (const place of touched) slots[2 * place] = 0;
 }
 
+const unfiltered = (query: SearchQuery): boolean => query.jobZones === undefined && query.occupationCode === undefined;
+
 function passesFilters(index: TitleIndex, query: SearchQuery): (place: number) => boolean {
   const zones = query.jobZones === undefined ? undefined : new Set<number>(query.jobZones);
   const code = query.occupationCode;
@@ -412,10 +414,9 @@ function passesFilters(index: TitleIndex, query: SearchQuery): (place: number) =
 
 /** The matching careers' rank keys, in no order: a page puts its own in order. */
 function ranked(index: TitleIndex, words: readonly string[], query: SearchQuery): Float64Array {
-  const keep = passesFilters(index, query);
   const { places, touched } = matchingCareers(index, words);
   const { slots } = index;
-  const kept = query.jobZones === undefined && query.occupationCode === undefined ? places : places.filter(keep);
+  const kept = unfiltered(query) ? places : places.filter(passesFilters(index, query));
   const keys = new Float64Array(kept.length);
   for (let i = 0; i < kept.length; i++) {
     const place = kept[i]!;
@@ -428,8 +429,7 @@ function ranked(index: TitleIndex, words: readonly string[], query: SearchQuery)
 
 /** Every career passing the filters, in title order: its place is its key. */
 function filtered(index: TitleIndex, query: SearchQuery): Float64Array {
-  if (query.jobZones === undefined && query.occupationCode === undefined) return index.everyPlace;
-  return index.everyPlace.filter(passesFilters(index, query));
+  return unfiltered(query) ? index.everyPlace : index.everyPlace.filter(passesFilters(index, query));
 }
 
 /**
@@ -469,8 +469,7 @@ export function titleSearch(catalogue: Catalogue, broadAnswerAtLeast = BROAD_ANS
   const recent = new Map<string, SearchResults>();
   return (query) => {
     const words = [...new Set(wordsOfFolded(foldText(query.query ?? '')))];
-    const unfiltered = query.jobZones === undefined && query.occupationCode === undefined;
-    const made = words.length === 1 && unfiltered ? broad.get(words[0]!) : undefined;
+    const made = words.length === 1 && unfiltered(query) ? broad.get(words[0]!) : undefined;
     if (made !== undefined) return resultsByKey(made, true, careers);
     const zones = query.jobZones === undefined ? '*' : [...new Set<JobZone>(query.jobZones)].sort().join();
     // Words hold letters and digits only and zones digits: the tabs keep the parts apart.

@@ -40,6 +40,12 @@ const SUBSCRIPTION_PAGE = 256;
 /** The first key of the advisory lock every append to a schema's log takes (the second: the schema's hash). */
 const APPEND_LOCK = 0x6e_6c_6f_67; // 'nlog'
 
+/** A unit's caller gets its results, or its own refusal. */
+function settle(waiting: WaitingUnit, outcome: Outcome): void {
+  if ('results' in outcome) waiting.resolve(outcome.results);
+  else waiting.reject(outcome.error);
+}
+
 /**
  * The log in a PostgreSQL schema (one per environment). Every append's transaction first takes one
  * transaction-scoped advisory lock on the schema's log, so appends from every process are serialised: positions
@@ -54,12 +60,6 @@ const APPEND_LOCK = 0x6e_6c_6f_67; // 'nlog'
  *
  * Each append commits with a NOTIFY on the schema's channel, which wakes every subscriber of every process at once.
  */
-/** A unit's caller gets its results, or its own refusal. */
-function settle(waiting: WaitingUnit, outcome: Outcome): void {
-  if ('results' in outcome) waiting.resolve(outcome.results);
-  else waiting.reject(outcome.error);
-}
-
 export class PostgresEventStore implements EventStore {
   private readonly pool: PostgresPool;
   private readonly sql: Sql;
