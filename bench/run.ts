@@ -14,7 +14,7 @@ if (!existsSync(`${here}node_modules/autocannon`)) {
 }
 
 const failed: string[] = [];
-for (const name of ['store', 'http', 'lifecycle', 'rebuild', 'scale', 'careers']) {
+for (const name of ['store', 'http', 'lifecycle', 'rebuild', 'scale', 'careers', 'situational']) {
   const result = spawnSync(process.execPath, ['--import', 'tsx', `${name}.ts`, ...process.argv.slice(2)], { cwd: here, stdio: 'inherit' });
   if (result.status !== 0) failed.push(name);
   console.log();

@@ -10,7 +10,10 @@ import { describe, expect, it } from 'vitest';
  */
 const LAYERS: readonly { name: string; holds: readonly string[] }[] = [
   { name: 'support: helpers that know nothing of natures or stores', holds: ['support'] },
-  { name: 'domain: pure decide/evolve rules, scoring and the careers catalogue', holds: ['scoring', 'domain', 'careers'] },
+  {
+    name: 'domain: pure decide/evolve rules, scoring, the careers catalogue and the reading of situations',
+    holds: ['scoring', 'domain', 'careers', 'situational'],
+  },
   { name: 'views: pure renderings of domain values (the profile chart)', holds: ['charts'] },
   { name: 'ports: what the core asks of the world outside', holds: ['ports'] },
   { name: 'settings: the configuration, read once', holds: ['settings'] },

@@ -1,0 +1,123 @@
+/**
+ * How well situations are read (issue 44): the labelled set `situations.json` (each text with the 1–3 constructs a
+ * careful rater says it draws on most), read by the method (src/situational/reading.ts) and by a baseline, a plain
+ * keyword match of the same lexicons' words (whole words only, every one counting 1: no beginnings, phrases, weights,
+ * negation or intensity), each naming up to three constructs by the same rule. Figures:
+ * - precision@3: of the constructs a reader names, the share the rater named (goal ≥ 0.6, above the baseline);
+ * - recall@3: per situation, the share of the rater's constructs the reader names, averaged;
+ * - unread: situations a reader names nothing for;
+ * - CPU per reading, in this process (goal ≤ 20 ms).
+ */
+import { readFileSync } from 'node:fs';
+import { type Construct, intelligences, natures } from '../src/scoring/constructs.js';
+import type { Language } from '../src/scoring/languages.js';
+import { foldedWords, type Lexicon } from '../src/situational/lexicon.js';
+import { englishLexicon } from '../src/situational/lexicon-en.js';
+import { frenchLexicon } from '../src/situational/lexicon-fr.js';
+import { drawsOnMost, readSituation } from '../src/situational/reading.js';
+import { heading, num, quantile, table } from './lib/report.js';
+
+interface Situation {
+  id: string;
+  language: Language;
+  text: string;
+  constructs: Construct[];
+}
+
+const situations = JSON.parse(readFileSync(new URL('situations.json', import.meta.url), 'utf8')) as Situation[];
+
+/** The baseline's keywords: each lexicon's one-word terms as whole words. */
+function keywordsOf(lexicon: Lexicon): Map<string, Construct[]> {
+  const keywords = new Map<string, Construct[]>();
+  for (const construct of [...natures, ...intelligences]) {
+    for (const term of [...lexicon[construct].strong, ...lexicon[construct].related]) {
+      const words = foldedWords(term.replace(/\*$/, ''));
+      if (words.length !== 1) continue;
+      keywords.set(words[0]!, [...(keywords.get(words[0]!) ?? []), construct]);
+    }
+  }
+  return keywords;
+}
+
+const keywords: Record<Language, Map<string, Construct[]>> = { en: keywordsOf(englishLexicon), fr: keywordsOf(frenchLexicon) };
+
+function baseline(text: string, language: Language): Construct[] {
+  const counts = Object.fromEntries([...natures, ...intelligences].map((construct) => [construct, 0])) as Record<Construct, number>;
+  for (const word of foldedWords(text)) for (const construct of keywords[language].get(word) ?? []) counts[construct]++;
+  return drawsOnMost(counts);
+}
+
+interface Figures {
+  precision: number;
+  recall: number;
+  unread: number;
+  count: number;
+}
+
+function score(named: (situation: Situation) => Construct[], among: readonly Situation[]): Figures {
+  let [right, given, recall, unread] = [0, 0, 0, 0];
+  for (const situation of among) {
+    const names = named(situation);
+    const hits = names.filter((construct) => situation.constructs.includes(construct)).length;
+    right += hits;
+    given += names.length;
+    recall += hits / situation.constructs.length;
+    if (names.length === 0) unread++;
+  }
+  return { precision: given === 0 ? 0 : right / given, recall: recall / among.length, unread, count: among.length };
+}
+
+const method = (situation: Situation) => readSituation(situation.text, situation.language).drawsOnMost;
+const plain = (situation: Situation) => baseline(situation.text, situation.language);
+
+const rows: string[][] = [];
+for (const language of ['en', 'fr', undefined] as const) {
+  const among = situations.filter((situation) => language === undefined || situation.language === language);
+  for (const [name, reader] of [
+    ['situational-v1 (lexicons, negation, intensity)', method],
+    ['baseline: plain keyword match', plain],
+  ] as const) {
+    const figures = score(reader, among);
+    rows.push([
+      language ?? 'both',
+      String(figures.count),
+      name,
+      figures.precision.toFixed(2),
+      figures.recall.toFixed(2),
+      String(figures.unread),
+    ]);
+  }
+}
+
+// CPU per reading: every situation read 20 times, the longest text too.
+for (const situation of situations) readSituation(situation.text, situation.language);
+const micros: number[] = [];
+for (let round = 0; round < 20; round++) {
+  for (const situation of situations) {
+    const before = process.cpuUsage();
+    readSituation(situation.text, situation.language);
+    const spent = process.cpuUsage(before);
+    micros.push(spent.user + spent.system);
+  }
+}
+const longest = 'Leading a team of nurses through a night shift, calming frightened patients and their families. '.repeat(40);
+const before = process.cpuUsage();
+for (let i = 0; i < 50; i++) readSituation(longest.slice(0, 4000), 'en');
+const longestCpu = process.cpuUsage(before);
+
+console.log(
+  heading(
+    'Situational reading: the labelled set',
+    `${situations.length} labelled situations (bench/situations.json); a reader names up to 3 constructs, each at least 0.6 of the highest demand (the baseline: count), as drawsOnMost does.`,
+  ),
+);
+console.log(table(['language', 'situations', 'reader', 'precision@3', 'recall@3', 'unread'], rows));
+console.log(
+  table(
+    ['figure', 'measured', 'goal'],
+    [
+      ['CPU per reading, the labelled texts: p50 / p99', `${num(quantile(micros, 0.5))} / ${num(quantile(micros, 0.99))} µs`, ''],
+      ['CPU per reading, a 4,000-character text', `${num((longestCpu.user + longestCpu.system) / 50)} µs`, '≤ 20 ms'],
+    ],
+  ),
+);
