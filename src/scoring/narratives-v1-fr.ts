@@ -18,7 +18,7 @@ const levelOf: Partial<Record<Band, (noun: string) => string>> = {
   very_high: (noun) => `Une très forte ${noun}`,
 };
 
-const natureAdjectives: Record<Nature, string> = {
+export const natureAdjectives: Record<Nature, string> = {
   administrative: 'administrative',
   adventurous: 'aventureuse',
   creative: 'créative',
@@ -43,7 +43,7 @@ const natureClauses: Record<Nature, string> = {
   providing: "le goût de veiller à ce que les autres aient ce qu'il leur faut",
 };
 
-const intelligenceAdjectives: Record<Intelligence, string> = {
+export const intelligenceAdjectives: Record<Intelligence, string> = {
   bodily_fine_motor: 'corporelle (motricité fine)',
   bodily_gross_motor: 'corporelle (motricité globale)',
   interpersonal: 'interpersonnelle',
