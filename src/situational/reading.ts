@@ -15,8 +15,8 @@ import { frenchLexicon } from './lexicon-fr.js';
 
 const SATURATION = 1.5;
 const NEGATION_REACH = 5;
-const INTENSITY_BEFORE = 4;
-const INTENSITY_AFTER = 3;
+const INTENSITY_REACH_AHEAD = 4;
+const INTENSITY_REACH_BACK = 3;
 const INTENSE = 1.5;
 const SOFTENED = 0.5;
 /**
@@ -66,7 +66,8 @@ const cues: Record<Language, Cues> = {
     breaks: new Set(['but', 'however', 'although', 'though', 'whereas', 'yet']),
   },
   fr: {
-    negations: new Set(['ne', 'n', 'pas', 'jamais', 'sans', 'aucun', 'aucune', 'ni', 'nullement', 'guere', 'rien']),
+    // Not "ne": "il ne fait que chanter" (he only sings) keeps it; French negation has its second word ("pas") anyway.
+    negations: new Set(['pas', 'jamais', 'sans', 'aucun', 'aucune', 'ni', 'nullement', 'guere', 'rien']),
     intense: [
       'sans arret',
       'sans cesse',
@@ -86,7 +87,7 @@ const cues: Record<Language, Cues> = {
       'intensement',
     ],
     softened: ['parfois', 'rarement', 'un peu', 'peu', 'occasionnellement', 'de temps en temps', 'de temps a autre', 'legerement'],
-    breaks: new Set(['mais', 'cependant', 'pourtant', 'toutefois', 'tandis', 'alors que']),
+    breaks: new Set(['mais', 'cependant', 'pourtant', 'toutefois', 'tandis']),
   },
 };
 
@@ -131,7 +132,7 @@ function factors(words: readonly string[], language: Language): number[] {
     const length = intenseLength || softLength;
     if (length > 0) {
       const by = intenseLength > 0 ? INTENSE : SOFTENED;
-      const [from, to] = [Math.max(0, at - INTENSITY_AFTER), Math.min(words.length, at + length + INTENSITY_BEFORE)];
+      const [from, to] = [Math.max(0, at - INTENSITY_REACH_BACK), Math.min(words.length, at + length + INTENSITY_REACH_AHEAD)];
       for (let i = from; i < to; i++) if (factor[i] !== 0) factor[i] = by;
       at += length - 1;
       continue;

@@ -38,6 +38,8 @@ describe('reading a situation', () => {
     expect(plain).toBeGreaterThan(0);
     expect(readSituation("Accorder sans arrêt le piano de l'église.", 'fr').demand.musical).toBeGreaterThan(plain);
     expect(readSituation('Le poste est sans piano ni chant.', 'fr').demand.musical).toBe(0);
+    // "ne … que" is "only", not a negation.
+    expect(readSituation("Elle ne fait qu'accorder le piano de l'église.", 'fr').demand.musical).toBe(plain);
     expect(readSituation('Elle soigne les patients blessés.', 'fr').drawsOnMost).toContain('healing');
   });
 
