@@ -2,7 +2,8 @@
  * How well situations are read (issue 44): the labelled set `situations.json` (each text with the 1–3 constructs a
  * careful rater says it draws on most), read by the method (src/situational/reading.ts) and by a baseline, a plain
  * keyword match of the same lexicons' words (whole words only, every one counting 1: no beginnings, phrases, weights,
- * negation or intensity), each naming up to three constructs by the same rule. Figures:
+ * negation or intensity), each naming up to three constructs by the same rule; and two variants of the method whose
+ * English lexicon is expanded through WordNet (lib/wordnet.ts). Figures:
  * - precision@3: of the constructs a reader names, the share the rater named (goal ≥ 0.6, above the baseline);
  * - recall@3: per situation, the share of the rater's constructs the reader names, averaged;
  * - unread: situations a reader names nothing for;
@@ -11,11 +12,12 @@
 import { readFileSync } from 'node:fs';
 import { type Construct, intelligences, natures } from '../src/scoring/constructs.js';
 import type { Language } from '../src/scoring/languages.js';
-import { foldedWords, type Lexicon } from '../src/situational/lexicon.js';
+import { compileLexicon, foldedWords, type Lexicon } from '../src/situational/lexicon.js';
 import { englishLexicon } from '../src/situational/lexicon-en.js';
 import { frenchLexicon } from '../src/situational/lexicon-fr.js';
-import { drawsOnMost, readSituation } from '../src/situational/reading.js';
+import { drawsOnMost, readSituation, readWith } from '../src/situational/reading.js';
 import { heading, num, quantile, table } from './lib/report.js';
+import { synonyms } from './lib/wordnet.js';
 
 interface Situation {
   id: string;
@@ -39,6 +41,9 @@ function keywordsOf(lexicon: Lexicon): Map<string, Construct[]> {
   return keywords;
 }
 
+const method = (situation: Situation) => readSituation(situation.text, situation.language).drawsOnMost;
+const plain = (situation: Situation) => baseline(situation.text, situation.language);
+
 const keywords: Record<Language, Map<string, Construct[]>> = { en: keywordsOf(englishLexicon), fr: keywordsOf(frenchLexicon) };
 
 function baseline(text: string, language: Language): Construct[] {
@@ -46,6 +51,40 @@ function baseline(text: string, language: Language): Construct[] {
   for (const word of foldedWords(text)) for (const construct of keywords[language].get(word) ?? []) counts[construct]++;
   return drawsOnMost(counts);
 }
+
+/**
+ * A variant: the English lexicon with, for each of its whole words (and each beginning that is a word itself), the
+ * WordNet synonyms of its `senses` most frequent senses added as related terms of the same construct, unless a
+ * lexicon already has them.
+ */
+function expandedThroughWordNet(lexicon: Lexicon, senses: number): Lexicon {
+  const known = new Set(
+    Object.values(lexicon).flatMap(({ strong, related }) => [...strong, ...related].map((term) => term.replace(/\*$/, ''))),
+  );
+  const expanded = structuredClone(lexicon) as Record<Construct, { strong: string[]; related: string[] }>;
+  for (const construct of [...natures, ...intelligences]) {
+    for (const term of [...lexicon[construct].strong, ...lexicon[construct].related]) {
+      for (const synonym of synonyms(term.replace(/\*$/, ''), senses)) {
+        if (known.has(synonym) || !/^[a-z]+( [a-z]+){0,2}$/.test(synonym)) continue;
+        known.add(synonym);
+        expanded[construct].related.push(synonym);
+      }
+    }
+  }
+  return expanded;
+}
+
+const termCount = (lexicon: Lexicon) =>
+  Object.values(lexicon).reduce((sum, { strong, related }) => sum + strong.length + related.length, 0);
+
+const wordNetReaders = [1, 2].map((senses) => {
+  const expanded = expandedThroughWordNet(englishLexicon, senses);
+  const compiled = compileLexicon(expanded);
+  const added = termCount(expanded) - termCount(englishLexicon);
+  const reader = (situation: Situation) =>
+    situation.language === 'en' ? readWith(compiled, situation.text, 'en').drawsOnMost : method(situation);
+  return [`the same, English lexicon + ${added} WordNet synonyms (${senses} sense${senses === 1 ? '' : 's'})`, reader] as const;
+});
 
 interface Figures {
   precision: number;
@@ -67,14 +106,12 @@ function score(named: (situation: Situation) => Construct[], among: readonly Sit
   return { precision: given === 0 ? 0 : right / given, recall: recall / among.length, unread, count: among.length };
 }
 
-const method = (situation: Situation) => readSituation(situation.text, situation.language).drawsOnMost;
-const plain = (situation: Situation) => baseline(situation.text, situation.language);
-
 const rows: string[][] = [];
 for (const language of ['en', 'fr', undefined] as const) {
   const among = situations.filter((situation) => language === undefined || situation.language === language);
   for (const [name, reader] of [
     ['situational-v1 (lexicons, negation, intensity)', method],
+    ...wordNetReaders,
     ['baseline: plain keyword match', plain],
   ] as const) {
     const figures = score(reader, among);
