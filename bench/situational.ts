@@ -15,8 +15,9 @@ import type { Language } from '../src/scoring/languages.js';
 import { compileLexicon, foldedWords, type Lexicon } from '../src/situational/lexicon.js';
 import { englishLexicon } from '../src/situational/lexicon-en.js';
 import { frenchLexicon } from '../src/situational/lexicon-fr.js';
-import { drawsOnMost, readSituation, readWith } from '../src/situational/reading.js';
+import { drawsOnMost, readSituation, readWith, SATURATION } from '../src/situational/reading.js';
 import { heading, num, quantile, table } from './lib/report.js';
+import { cosine, loadWordVectors } from './lib/word-vectors.js';
 import { synonyms } from './lib/wordnet.js';
 
 interface Situation {
@@ -86,6 +87,72 @@ const wordNetReaders = [1, 2].map((senses) => {
   return [`the same, English lexicon + ${added} WordNet synonyms (${senses} sense${senses === 1 ? '' : 's'})`, reader] as const;
 });
 
+/**
+ * Variants with English word vectors: each construct's centroid is the mean of its lexicon words' vectors (related
+ * ones at half weight); a word of the text, not among the 300 most frequent, whose vector's cosine with a centroid
+ * reaches `threshold` adds `weight` × cosine to that construct's sum, beside the lexicon's (before the saturation;
+ * negation and intensity do not act on these).
+ */
+const allConstructs: Construct[] = [...natures, ...intelligences];
+const termWords = (lexicon: Lexicon, construct: Construct, tier: 'strong' | 'related') =>
+  lexicon[construct][tier].flatMap((term) => foldedWords(term.replace(/\*$/, '')));
+const vectors = loadWordVectors(
+  new Set([
+    ...situations.flatMap((situation) => (situation.language === 'en' ? foldedWords(situation.text) : [])),
+    ...allConstructs.flatMap((construct) => [
+      ...termWords(englishLexicon, construct, 'strong'),
+      ...termWords(englishLexicon, construct, 'related'),
+    ]),
+  ]),
+  300,
+);
+const centroids = new Map(
+  allConstructs.map((construct) => {
+    const sum = new Float32Array(100);
+    for (const [tier, weight] of [
+      ['strong', 1],
+      ['related', 0.5],
+    ] as const) {
+      for (const word of termWords(englishLexicon, construct, tier)) {
+        const vector = vectors.vector(word);
+        if (vector !== undefined) for (let i = 0; i < sum.length; i++) sum[i]! += weight * vector[i]!;
+      }
+    }
+    const length = Math.hypot(...sum);
+    return [construct, sum.map((value) => value / length)] as const;
+  }),
+);
+
+function withVectors(threshold: number, weight: number) {
+  return (situation: Situation): Construct[] => {
+    if (situation.language !== 'en') return method(situation);
+    const { demand } = readSituation(situation.text, 'en');
+    const sums = new Map(allConstructs.map((c) => [c, -SATURATION * Math.log(Math.max(1e-9, 1 - demand[c]))]));
+    for (const word of foldedWords(situation.text)) {
+      const vector = vectors.common.has(word) ? undefined : vectors.vector(word);
+      if (vector === undefined) continue;
+      for (const [construct, centroid] of centroids) {
+        const similarity = cosine(vector, centroid);
+        if (similarity >= threshold) sums.set(construct, sums.get(construct)! + weight * similarity);
+      }
+    }
+    return drawsOnMost(
+      Object.fromEntries(allConstructs.map((c) => [c, 1 - Math.exp(-sums.get(c)! / SATURATION)])) as Record<Construct, number>,
+    );
+  };
+}
+
+const vectorReaders = (
+  [
+    [0.5, 0.5],
+    [0.6, 0.2],
+    [0.7, 0.2],
+  ] as const
+).map(
+  ([threshold, weight]) =>
+    [`the same + English word vectors (cosine ≥ ${threshold}, weight ${weight})`, withVectors(threshold, weight)] as const,
+);
+
 interface Figures {
   precision: number;
   recall: number;
@@ -112,6 +179,7 @@ for (const language of ['en', 'fr', undefined] as const) {
   for (const [name, reader] of [
     ['situational-v1 (lexicons, negation, intensity)', method],
     ...wordNetReaders,
+    ...vectorReaders,
     ['baseline: plain keyword match', plain],
   ] as const) {
     const figures = score(reader, among);

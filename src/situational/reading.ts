@@ -13,7 +13,7 @@ import { frenchLexicon } from './lexicon-fr.js';
  * Cues act within a clause: the text is cut at punctuation and at "but" / "mais" first.
  */
 
-const SATURATION = 1.5;
+export const SATURATION = 1.5;
 const NEGATION_REACH = 5;
 const INTENSITY_REACH_AHEAD = 4;
 const INTENSITY_REACH_BACK = 3;
