@@ -18,7 +18,7 @@ export interface Alignment {
  * asks meets it in full (more capacity than a situation needs is not a misfit); a shortfall costs what it falls short
  * by. A construct the situation does not draw on (demand 0) is met in full and, in `overall`, weighs nothing: overall
  * is the mean of the alignments weighted by demand. A reading with no demand at all has no alignment (the caller
- * refuses it as unclear first): this throws.
+ * refuses it as unclear first): this throws. Scores are the profile's, all 19 in 0..1: the caller's to give.
  */
 export function alignmentOf(demand: Record<Construct, number>, scores: PersonScores): Alignment {
   const all: Construct[] = [...natures, ...intelligences];

@@ -6,7 +6,8 @@ import type { Alignment } from './alignment.js';
 
 /**
  * The narrative of a situational result, 3 to 5 sentences from templates: what the situation draws on most, then for
- * each of those constructs (alphabetical) how the profile meets it, then the overall alignment. It describes the fit
+ * each of those constructs (in the alphabetical order of their ids, in both languages) how the profile meets it, then
+ * the overall alignment. It describes the fit
  * between a profile and a situation in words of degree, never numbers, and never orders the person's own constructs.
  */
 
@@ -63,7 +64,7 @@ const templates: Record<Language, Templates> = { en: english, fr: french };
 
 const capitalised = (text: string): string => text.charAt(0).toUpperCase() + text.slice(1);
 
-/** `drawsOnMost`: the constructs the situation draws on most (one to three); they are told in alphabetical order. */
+/** `drawsOnMost`: the constructs the situation draws on most (one to three); told in their ids' alphabetical order. */
 export function situationalNarrative(drawsOnMost: readonly Construct[], alignment: Alignment, language: Language): string {
   if (drawsOnMost.length === 0) throw new RangeError('a narrative needs at least one construct the situation draws on');
   const t = templates[language];

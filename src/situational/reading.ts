@@ -10,11 +10,16 @@ import { frenchLexicon } from './lexicon-fr.js';
  * more, one near a softening word ("now and then") less; the sum per construct becomes a demand in 0..1 that
  * saturates (1 − e^(−sum / SATURATION)), so a construct the text never mentions demands 0.
  *
- * Cues act within a clause: the text is cut at punctuation and at "but" / "mais" first.
+ * Cues act within a clause: the text is cut at punctuation and at contrast words ("but", "however", "mais"…) first.
+ * Set phrases that hold a negation word without negating ("no doubt", "not only", "pas à pas", "sans abri") are
+ * read whole first, as are lexicon terms that begin with one ("never been"). French "ne" negates with its second word
+ * ("ne soigne pas": from "ne" to "pas" and on), never alone ("ne fait que chanter": only sings).
  */
 
 export const SATURATION = 1.5;
 const NEGATION_REACH = 5;
+/** How far after French "ne" its second word may stand ("ne soigne plus guère"). */
+const NE_REACH = 3;
 const INTENSITY_REACH_AHEAD = 4;
 const INTENSITY_REACH_BACK = 3;
 const INTENSE = 1.5;
@@ -29,6 +34,10 @@ const MOST = 3;
 
 interface Cues {
   negations: ReadonlySet<string>;
+  /** Phrases that hold a negation word and do not negate. */
+  notNegating: readonly string[];
+  /** French "ne" and the second words that make it a negation, within NE_REACH words. */
+  secondWords?: ReadonlySet<string>;
   /** Words and phrases (folded, spaces between words) that make what is near them count more, or less. */
   intense: readonly string[];
   softened: readonly string[];
@@ -38,8 +47,9 @@ interface Cues {
 
 const cues: Record<Language, Cues> = {
   en: {
-    // "t" is what is left of "n't" once the text is split at apostrophes.
+    // "t" is what is left of "n't" once the text is split at apostrophes (only after a word ending in n: "don t").
     negations: new Set(['no', 'not', 'never', 'without', 'nor', 'neither', 'none', 'nobody', 'nothing', 't', 'cannot', 'hardly']),
+    notNegating: ['no doubt', 'not only', 'no nonsense', 'without fail', 'not least', 'no matter'],
     intense: [
       'constantly',
       'constant',
@@ -63,11 +73,12 @@ const cues: Record<Language, Cues> = {
       'heavily',
     ],
     softened: ['occasionally', 'sometimes', 'rarely', 'a little', 'slightly', 'now and then', 'once in a while', 'a bit'],
-    breaks: new Set(['but', 'however', 'although', 'though', 'whereas', 'yet']),
+    breaks: new Set(['but', 'however', 'although', 'though', 'whereas']),
   },
   fr: {
-    // Not "ne": "il ne fait que chanter" (he only sings) keeps it; French negation has its second word ("pas") anyway.
     negations: new Set(['pas', 'jamais', 'sans', 'aucun', 'aucune', 'ni', 'nullement', 'guere', 'rien']),
+    notNegating: ['sans doute', 'pas mal', 'pas a pas', 'sans abri', 'sans relache', 'ne pas que'],
+    secondWords: new Set(['pas', 'jamais', 'plus', 'rien', 'guere', 'aucun', 'aucune', 'personne', 'point', 'nullement']),
     intense: [
       'sans arret',
       'sans cesse',
@@ -97,11 +108,14 @@ const lexicons: Record<Language, CompiledLexicon> = {
 };
 
 /**
- * A text is too thin to read (`situation_unclear`) when the lexicons match fewer of its words than this. One: on the
- * labelled set, 6 of 132 situations match none; 24 more match one word, and refusing them (two) would refuse
- * situations a rater reads without trouble.
+ * A text is too thin to read (`situation_unclear`) when the lexicons match fewer of its words than this, or when all
+ * it matched was negated. One: on the labelled set 6 of 132 situations match no word and 24 match one, which a rater
+ * reads without trouble; refusing those (two) would refuse a quarter of them.
  */
 export const MIN_KNOWN_WORDS = 1;
+
+/** Whether a reading is too thin to go on with: nothing it read demands anything. */
+export const unclear = (reading: SituationReading): boolean => reading.knownWords < MIN_KNOWN_WORDS || reading.drawsOnMost.length === 0;
 
 export interface SituationReading {
   /** What the situation draws on, 0..1 per construct. */
@@ -120,16 +134,46 @@ function phraseAt(phrases: readonly string[][], words: readonly string[], at: nu
   return 0;
 }
 
+/** A language's cue phrases, each split into its words once. */
+const cuePhrases = Object.fromEntries(
+  Object.entries(cues).map(([language, { intense, softened, notNegating }]) => [
+    language,
+    { intense: intense.map(splitPhrase), softened: softened.map(splitPhrase), notNegating: notNegating.map(splitPhrase) },
+  ]),
+) as Record<Language, { intense: string[][]; softened: string[][]; notNegating: string[][] }>;
+
+function splitPhrase(phrase: string): string[] {
+  return phrase.split(' ');
+}
+
+/** Where a negation at `at` starts to act, or -1 when the word there does not negate. */
+function negationAt(words: readonly string[], at: number, language: Language, lexicon: CompiledLexicon): number {
+  const { negations, secondWords } = cues[language];
+  const word = words[at]!;
+  if (secondWords !== undefined && (word === 'ne' || word === 'n')) {
+    // From "ne" itself through its second word, which then negates what follows it as any negation does.
+    for (let i = at + 1; i <= Math.min(words.length - 1, at + NE_REACH); i++) if (secondWords.has(words[i]!)) return at + 1;
+    return -1;
+  }
+  if (!negations.has(word) || termsAt(lexicon, words, at).length > 0) return -1;
+  if (word === 't' && !(words[at - 1] ?? '').endsWith('n')) return -1;
+  return at + 1;
+}
+
 /** Per word of a clause: the factor its cues give a term starting there (0 negated, INTENSE, SOFTENED or 1). */
-function factors(words: readonly string[], language: Language): number[] {
-  const { negations, intense, softened } = cues[language];
-  const [intensePhrases, softPhrases] = [intense, softened].map((list) => list.map((cue) => cue.split(' ')));
+function factors(words: readonly string[], language: Language, lexicon: CompiledLexicon): number[] {
+  const phrases = cuePhrases[language];
   const factor = words.map(() => 1);
+  let negatedTo = -1;
   for (let at = 0; at < words.length; at++) {
-    // An intensity phrase may hold a negation word ("sans arrêt"): it is read first, and as a whole.
-    const intenseLength = phraseAt(intensePhrases!, words, at);
-    const softLength = intenseLength === 0 ? phraseAt(softPhrases!, words, at) : 0;
-    const length = intenseLength || softLength;
+    // Set phrases are read whole first: "sans arrêt" is intensity, "sans doute" nothing, though both hold "sans".
+    const skipped = phraseAt(phrases.notNegating, words, at);
+    if (skipped > 0) {
+      at += skipped - 1;
+      continue;
+    }
+    const intenseLength = phraseAt(phrases.intense, words, at);
+    const length = intenseLength || phraseAt(phrases.softened, words, at);
     if (length > 0) {
       const by = intenseLength > 0 ? INTENSE : SOFTENED;
       const [from, to] = [Math.max(0, at - INTENSITY_REACH_BACK), Math.min(words.length, at + length + INTENSITY_REACH_AHEAD)];
@@ -137,9 +181,13 @@ function factors(words: readonly string[], language: Language): number[] {
       at += length - 1;
       continue;
     }
-    if (negations.has(words[at]!)) {
-      for (let i = at + 1; i <= Math.min(words.length - 1, at + NEGATION_REACH); i++) factor[i] = 0;
-    }
+    const from = negationAt(words, at, language, lexicon);
+    if (from === -1) continue;
+    // "ne … pas": the reach counts from the second word, as the French negation ends there.
+    const second = words.slice(from).findIndex((word) => cues[language].negations.has(word) || cues[language].secondWords?.has(word));
+    const reachFrom = words[at] === 'ne' || words[at] === 'n' ? from + Math.max(0, second) : from;
+    negatedTo = Math.max(negatedTo, Math.min(words.length - 1, reachFrom + NEGATION_REACH));
+    for (let i = from; i <= negatedTo; i++) factor[i] = 0;
   }
   return factor;
 }
@@ -148,13 +196,14 @@ function factors(words: readonly string[], language: Language): number[] {
 function clausesOf(text: string, language: Language): string[][] {
   const { breaks } = cues[language];
   const clauses: string[][] = [];
-  for (const part of text.split(/[.;:!?,()\n\u2014\u2013]+/u)) {
+  for (const part of text.split(/[.;:!?,()[\]"«»\u201c\u201d\u2026/\n\u2014\u2013]+|\s-\s/u)) {
     let clause: string[] = [];
     for (const word of foldedWords(part)) {
-      if (breaks.has(word) && clause.length > 0) {
+      if (!breaks.has(word)) clause.push(word);
+      else if (clause.length > 0) {
         clauses.push(clause);
         clause = [];
-      } else clause.push(word);
+      }
     }
     if (clause.length > 0) clauses.push(clause);
   }
@@ -183,7 +232,7 @@ export function readWith(lexicon: CompiledLexicon, text: string, language: Langu
   const sums = new Map<Construct, number>();
   let knownWords = 0;
   for (const words of clausesOf(text, language)) {
-    const factor = factors(words, language);
+    const factor = factors(words, language, lexicon);
     for (let at = 0; at < words.length; ) {
       const terms = termsAt(lexicon, words, at);
       if (terms.length === 0) {

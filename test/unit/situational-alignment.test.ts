@@ -49,6 +49,10 @@ describe('the situational narrative', () => {
     );
   });
 
+  it('tells one construct in three sentences', () => {
+    expect(situationalNarrative(['healing'], alignment, 'en').split('. ')).toHaveLength(3);
+  });
+
   it('keeps to 3–5 sentences without a number, and needs a construct to tell', () => {
     const text = situationalNarrative(['healing', 'logical', 'musical'], alignment, 'en');
     expect(text.split('. ')).toHaveLength(5);

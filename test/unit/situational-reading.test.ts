@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { intelligences, natures } from '../../src/scoring/constructs.js';
-import { readSituation } from '../../src/situational/reading.js';
+import { readSituation, unclear } from '../../src/situational/reading.js';
 
 describe('reading a situation', () => {
   it('finds what a plain text draws on, and nothing it never mentions', () => {
@@ -24,6 +24,21 @@ describe('reading a situation', () => {
     expect(readSituation("You don't need public speaking here.", 'en').demand.linguistic).toBe(0);
   });
 
+  it('reads set phrases that hold a negation word as they mean, and "t" only after a word ending in n', () => {
+    const taught = readSituation('She teaches children to read.', 'en').demand.educative;
+    expect(taught).toBeGreaterThan(0);
+    expect(readSituation('No doubt she teaches children to read.', 'en').demand.educative).toBe(taught);
+    expect(readSituation('Not only she teaches children to read.', 'en').demand.educative).toBe(taught);
+    expect(readSituation('T shirt: she teaches children to read.', 'en').demand.educative).toBe(taught);
+    expect(readSituation('Sans doute elle enseigne aux enfants.', 'fr').demand.educative).toBeGreaterThan(0);
+  });
+
+  it('negates from French "ne" through its second word, the verb between them included', () => {
+    expect(readSituation('Il soigne les patients.', 'fr').demand.healing).toBeGreaterThan(0);
+    expect(readSituation('Il ne soigne pas les patients.', 'fr').demand.healing).toBe(0);
+    expect(readSituation("Elle n'enseigne jamais.", 'fr').demand.educative).toBe(0);
+  });
+
   it('counts a term near an intensity word more, near a softening word less', () => {
     const plain = readSituation('Calming patients on the ward.', 'en').demand.healing;
     const intense = readSituation('Constantly calming patients on the ward.', 'en').demand.healing;
@@ -41,6 +56,12 @@ describe('reading a situation', () => {
     // "ne … que" is "only", not a negation.
     expect(readSituation("Elle ne fait qu'accorder le piano de l'église.", 'fr').demand.musical).toBe(plain);
     expect(readSituation('Elle soigne les patients blessés.', 'fr').drawsOnMost).toContain('healing');
+  });
+
+  it('finds a text unclear when it reads nothing, or only what is negated', () => {
+    expect(unclear(readSituation('Lorem ipsum dolor sit amet, consectetur adipiscing elit.', 'en'))).toBe(true);
+    expect(unclear(readSituation('There is no speech to give.', 'en'))).toBe(true);
+    expect(unclear(readSituation('Tuning an old upright piano.', 'en'))).toBe(false);
   });
 
   it('says how much of a text it could read', () => {
