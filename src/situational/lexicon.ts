@@ -70,7 +70,8 @@ export function termAt(term: Term, words: readonly string[], at: number): boolea
     const word = words[at + i];
     if (word === undefined) return false;
     const wanted = term.words[i]!;
-    if (i === last && term.stem ? !word.startsWith(wanted) : word !== wanted) return false;
+    const beginning = i === last && term.stem;
+    if (beginning ? !word.startsWith(wanted) : word !== wanted) return false;
   }
   return true;
 }
