@@ -10,7 +10,7 @@
  * - CPU per reading, in this process (goal ≤ 20 ms).
  */
 import { readFileSync } from 'node:fs';
-import { type Construct, intelligences, natures } from '../src/scoring/constructs.js';
+import { type Construct, constructs } from '../src/scoring/constructs.js';
 import type { Language } from '../src/scoring/languages.js';
 import { compileLexicon, foldedWords, type Lexicon } from '../src/situational/lexicon.js';
 import { englishLexicon } from '../src/situational/lexicon-en.js';
@@ -32,7 +32,7 @@ const situations = JSON.parse(readFileSync(new URL('situations.json', import.met
 /** The baseline's keywords: each lexicon's one-word terms as whole words. */
 function keywordsOf(lexicon: Lexicon): Map<string, Construct[]> {
   const keywords = new Map<string, Construct[]>();
-  for (const construct of [...natures, ...intelligences]) {
+  for (const construct of constructs) {
     for (const term of [...lexicon[construct].strong, ...lexicon[construct].related]) {
       const words = foldedWords(term.replace(/\*$/, ''));
       if (words.length !== 1) continue;
@@ -48,7 +48,7 @@ const plain = (situation: Situation) => baseline(situation.text, situation.langu
 const keywords: Record<Language, Map<string, Construct[]>> = { en: keywordsOf(englishLexicon), fr: keywordsOf(frenchLexicon) };
 
 function baseline(text: string, language: Language): Construct[] {
-  const counts = Object.fromEntries([...natures, ...intelligences].map((construct) => [construct, 0])) as Record<Construct, number>;
+  const counts = Object.fromEntries(constructs.map((construct) => [construct, 0])) as Record<Construct, number>;
   for (const word of foldedWords(text)) for (const construct of keywords[language].get(word) ?? []) counts[construct]++;
   return drawsOnMost(counts);
 }
@@ -63,7 +63,7 @@ function expandedThroughWordNet(lexicon: Lexicon, senses: number): Lexicon {
     Object.values(lexicon).flatMap(({ strong, related }) => [...strong, ...related].map((term) => term.replace(/\*$/, ''))),
   );
   const expanded = structuredClone(lexicon) as Record<Construct, { strong: string[]; related: string[] }>;
-  for (const construct of [...natures, ...intelligences]) {
+  for (const construct of constructs) {
     for (const term of [...lexicon[construct].strong, ...lexicon[construct].related]) {
       // WordNet writes a phrase with underscores.
       for (const synonym of synonyms(term.replace(/\*$/, '').replaceAll(' ', '_'), senses)) {
@@ -94,13 +94,12 @@ const wordNetReaders = [1, 2].map((senses) => {
  * reaches `threshold` adds `weight` × cosine to that construct's sum, beside the lexicon's (before the saturation;
  * negation and intensity do not act on these).
  */
-const allConstructs: Construct[] = [...natures, ...intelligences];
 const termWords = (lexicon: Lexicon, construct: Construct, tier: 'strong' | 'related') =>
   lexicon[construct][tier].flatMap((term) => foldedWords(term.replace(/\*$/, '')));
 const vectors = loadWordVectors(
   new Set([
     ...situations.flatMap((situation) => (situation.language === 'en' ? foldedWords(situation.text) : [])),
-    ...allConstructs.flatMap((construct) => [
+    ...constructs.flatMap((construct) => [
       ...termWords(englishLexicon, construct, 'strong'),
       ...termWords(englishLexicon, construct, 'related'),
     ]),
@@ -108,7 +107,7 @@ const vectors = loadWordVectors(
   300,
 );
 const centroids = new Map(
-  allConstructs.map((construct) => {
+  constructs.map((construct) => {
     const sum = new Float32Array(100);
     for (const [tier, weight] of [
       ['strong', 1],
@@ -129,7 +128,7 @@ function withVectors(threshold: number, weight: number) {
   return (situation: Situation): Construct[] => {
     if (situation.language !== 'en') return method(situation);
     const { demand } = readSituation(situation.text, 'en');
-    const sums = new Map(allConstructs.map((c) => [c, -SATURATION * Math.log(Math.max(1e-9, 1 - demand[c]))]));
+    const sums = new Map(constructs.map((c) => [c, -SATURATION * Math.log(Math.max(1e-9, 1 - demand[c]))]));
     for (const word of foldedWords(situation.text)) {
       const vector = vectors.common.has(word) ? undefined : vectors.vector(word);
       if (vector === undefined) continue;
@@ -139,7 +138,7 @@ function withVectors(threshold: number, weight: number) {
       }
     }
     return drawsOnMost(
-      Object.fromEntries(allConstructs.map((c) => [c, 1 - Math.exp(-sums.get(c)! / SATURATION)])) as Record<Construct, number>,
+      Object.fromEntries(constructs.map((c) => [c, 1 - Math.exp(-sums.get(c)! / SATURATION)])) as Record<Construct, number>,
     );
   };
 }

@@ -27,6 +27,9 @@ export const intelligences = [
 export type Nature = (typeof natures)[number];
 export type Intelligence = (typeof intelligences)[number];
 export type Construct = Nature | Intelligence;
+
+/** All 19: the natures, then the intelligences. */
+export const constructs: readonly Construct[] = [...natures, ...intelligences];
 export type Family = 'natures' | 'intelligences';
 
 /** Tie-break order of the contract when choosing which constructs get a narrative. Never an output order. */

@@ -1,4 +1,4 @@
-import { type Construct, intelligences, natures } from './constructs.js';
+import { type Construct, constructs } from './constructs.js';
 import { frenchScaleLabels, frenchStatements } from './item-bank-fr.js';
 import type { Language } from './languages.js';
 
@@ -142,8 +142,6 @@ export interface Item {
   text: string;
   construct: Construct;
 }
-
-const constructs: readonly Construct[] = [...natures, ...intelligences];
 
 /**
  * mn_001..mn_076. Constructs rotate item by item (mn_001 the first construct, mn_020 the first again),

@@ -1,3 +1,4 @@
+import { toThousandths } from '../support/thousandths.js';
 import type { Construct } from './constructs.js';
 import { items } from './item-bank.js';
 
@@ -60,8 +61,6 @@ export const QUALITY = {
   /** Flagged when the first-to-last span is shorter than this (about 1.6 s per item). */
   completionSeconds: 120,
 } as const;
-
-const round = (value: number) => Math.round(value * 1000) / 1000;
 
 /** The longest run of one answer in item order (mn_001..mn_076). */
 export function longestIdenticalRun(values: readonly number[]): number {
@@ -142,7 +141,7 @@ export function assessQuality(
   const values = items.map((item) => answers[item.id]!);
   /** The value, rounded as shown, with its threshold; flagged as `beyond` says (never when there is no value). */
   const indicator = (value: number | null, threshold: number, beyond: (value: number, threshold: number) => boolean): Indicator => {
-    const shown = value === null ? null : round(value);
+    const shown = value === null ? null : toThousandths(value);
     return { value: shown, threshold, flagged: shown !== null && beyond(shown, threshold) };
   };
   const atLeast = (value: number, threshold: number) => value >= threshold;

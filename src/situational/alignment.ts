@@ -1,4 +1,5 @@
-import { type Construct, intelligences, natures } from '../scoring/constructs.js';
+import { constructs as all, type Construct } from '../scoring/constructs.js';
+import { toThousandths } from '../support/thousandths.js';
 
 /** The method a situational result names: the lexicons, the reading's rules, this formula and the narratives. */
 export const SITUATIONAL_METHOD_VERSION = 'situational-v1';
@@ -21,13 +22,12 @@ export interface Alignment {
  * refuses it as unclear first): this throws. Scores are the profile's, all 19 in 0..1: the caller's to give.
  */
 export function alignmentOf(demand: Record<Construct, number>, scores: PersonScores): Alignment {
-  const all: Construct[] = [...natures, ...intelligences];
-  const constructs = Object.fromEntries(all.map((c) => [c, round(1 - Math.max(0, demand[c] - scores[c]))])) as Record<Construct, number>;
+  const constructs = Object.fromEntries(all.map((c) => [c, toThousandths(1 - Math.max(0, demand[c] - scores[c]))])) as Record<
+    Construct,
+    number
+  >;
   const weight = all.reduce((sum, c) => sum + demand[c], 0);
   if (weight === 0) throw new RangeError('a situation that draws on no construct has no alignment');
   const overall = all.reduce((sum, c) => sum + demand[c] * constructs[c], 0) / weight;
-  return { overall: round(overall), constructs };
+  return { overall: toThousandths(overall), constructs };
 }
-
-/** Three decimals, as the demands: the same inputs give the same figures on every machine. */
-const round = (value: number): number => Math.round(value * 1000) / 1000;

@@ -1,4 +1,4 @@
-import { type Construct, intelligences, natures } from '../scoring/constructs.js';
+import { type Construct, constructs } from '../scoring/constructs.js';
 
 /**
  * What a situation's words say it draws on, per construct: `strong` terms signal the construct clearly, `related`
@@ -45,7 +45,7 @@ export function compileLexicon(lexicon: Lexicon): CompiledLexicon {
   const byWord = new Map<string, Term[]>();
   const byBeginning = new Map<string, Term[]>();
   let shortestBeginning = Number.POSITIVE_INFINITY;
-  for (const construct of [...natures, ...intelligences]) {
+  for (const construct of constructs) {
     const { strong, related } = lexicon[construct];
     const terms = [...strong.map((text) => [text, STRONG] as const), ...related.map((text) => [text, RELATED] as const)];
     for (const [text, weight] of terms) {
