@@ -1,5 +1,6 @@
-import { type Construct, intelligences, natures } from '../scoring/constructs.js';
+import { type Construct, constructs } from '../scoring/constructs.js';
 import type { Language } from '../scoring/languages.js';
+import { toThousandths } from '../support/thousandths.js';
 import { type CompiledLexicon, candidatesAt, compileLexicon, foldedWords, type Term, termAt } from './lexicon.js';
 import { englishLexicon } from './lexicon-en.js';
 import { frenchLexicon } from './lexicon-fr.js';
@@ -136,35 +137,32 @@ function phraseAt(phrases: readonly string[][], words: readonly string[], at: nu
 
 /** A language's cue phrases, each split into its words once. */
 const cuePhrases = Object.fromEntries(
-  Object.entries(cues).map(([language, { intense, softened, notNegating }]) => [
-    language,
-    { intense: intense.map(splitPhrase), softened: softened.map(splitPhrase), notNegating: notNegating.map(splitPhrase) },
-  ]),
+  Object.entries(cues).map(([language, { intense, softened, notNegating }]) => {
+    const split = (phrases: readonly string[]) => phrases.map((phrase) => phrase.split(' '));
+    return [language, { intense: split(intense), softened: split(softened), notNegating: split(notNegating) }];
+  }),
 ) as Record<Language, { intense: string[][]; softened: string[][]; notNegating: string[][] }>;
 
-function splitPhrase(phrase: string): string[] {
-  return phrase.split(' ');
-}
-
-/** Where a negation at `at` starts to act, or -1 when the word there does not negate. */
-function negationAt(words: readonly string[], at: number, language: Language, lexicon: CompiledLexicon): number {
+/**
+ * The last word of a negation starting at `at`, from which its reach counts, or -1 when the word there does not
+ * negate: the word itself, or for French "ne" its second word ("ne soigne pas": "pas").
+ */
+function negationEnd(words: readonly string[], at: number, language: Language, lexicon: CompiledLexicon): number {
   const { negations, secondWords } = cues[language];
   const word = words[at]!;
   if (secondWords !== undefined && (word === 'ne' || word === 'n')) {
-    // From "ne" itself through its second word, which then negates what follows it as any negation does.
-    for (let i = at + 1; i <= Math.min(words.length - 1, at + NE_REACH); i++) if (secondWords.has(words[i]!)) return at + 1;
+    for (let i = at + 1; i <= Math.min(words.length - 1, at + NE_REACH); i++) if (secondWords.has(words[i]!)) return i;
     return -1;
   }
   if (!negations.has(word) || termsAt(lexicon, words, at).length > 0) return -1;
   if (word === 't' && !(words[at - 1] ?? '').endsWith('n')) return -1;
-  return at + 1;
+  return at;
 }
 
 /** Per word of a clause: the factor its cues give a term starting there (0 negated, INTENSE, SOFTENED or 1). */
 function factors(words: readonly string[], language: Language, lexicon: CompiledLexicon): number[] {
   const phrases = cuePhrases[language];
   const factor = words.map(() => 1);
-  let negatedTo = -1;
   for (let at = 0; at < words.length; at++) {
     // Set phrases are read whole first: "sans arrêt" is intensity, "sans doute" nothing, though both hold "sans".
     const skipped = phraseAt(phrases.notNegating, words, at);
@@ -181,13 +179,9 @@ function factors(words: readonly string[], language: Language, lexicon: Compiled
       at += length - 1;
       continue;
     }
-    const from = negationAt(words, at, language, lexicon);
-    if (from === -1) continue;
-    // "ne … pas": the reach counts from the second word, as the French negation ends there.
-    const second = words.slice(from).findIndex((word) => cues[language].negations.has(word) || cues[language].secondWords?.has(word));
-    const reachFrom = words[at] === 'ne' || words[at] === 'n' ? from + Math.max(0, second) : from;
-    negatedTo = Math.max(negatedTo, Math.min(words.length - 1, reachFrom + NEGATION_REACH));
-    for (let i = from; i <= negatedTo; i++) factor[i] = 0;
+    const end = negationEnd(words, at, language, lexicon);
+    if (end === -1) continue;
+    for (let i = at + 1; i <= Math.min(words.length - 1, end + NEGATION_REACH); i++) factor[i] = 0;
   }
   return factor;
 }
@@ -245,11 +239,8 @@ export function readWith(lexicon: CompiledLexicon, text: string, language: Langu
       at += length;
     }
   }
-  const demandOf = (construct: Construct) => round(1 - Math.exp(-(sums.get(construct) ?? 0) / SATURATION));
-  const demand = Object.fromEntries([...natures, ...intelligences].map((construct) => [construct, demandOf(construct)])) as Record<
-    Construct,
-    number
-  >;
+  const demandOf = (construct: Construct) => toThousandths(1 - Math.exp(-(sums.get(construct) ?? 0) / SATURATION));
+  const demand = Object.fromEntries(constructs.map((construct) => [construct, demandOf(construct)])) as Record<Construct, number>;
   return { demand, knownWords, drawsOnMost: drawsOnMost(demand) };
 }
 
@@ -264,6 +255,3 @@ export function drawsOnMost(demand: Record<Construct, number>): Construct[] {
     .slice(0, MOST)
     .map(([construct]) => construct);
 }
-
-/** Three decimals: the same text reads the same on every machine, whatever its last bits of floating point. */
-const round = (value: number): number => Math.round(value * 1000) / 1000;
