@@ -132,10 +132,16 @@ async function profileScores(request: RouteRequest<typeof matchCareersSchema>, i
   return { natures, intelligences } as ConstructProfile;
 }
 
-const occupationObject = ({ code, title, description, jobZone, riasec, related }: Occupation) =>
-  occupationResource.parse({ code, title, description, job_zone: jobZone, riasec, related });
+const occupationFields = ({ code, title, description, jobZone, riasec, related }: Occupation) => ({
+  code,
+  title,
+  description,
+  job_zone: jobZone,
+  riasec,
+  related,
+});
 
-const occupationJson = memo((occupation: Occupation) => JSON.stringify(occupationObject(occupation)));
+const occupationJson = memoJson(occupationResource, occupationFields);
 
 /**
  * An object's members as JSON, without its braces (`"a":1,"b":2`): one flat string, JSON.stringify's own. A page
@@ -155,7 +161,10 @@ const ownFields = memo(({ id, title, titleKind }: Career) => membersJson({ id, o
 const occupationPart = (index: CareersIndex, career: Career): string => occupationAndProfile(index.occupation(career.occupationCode)!);
 
 const occupationAndProfile = memo((occupation: Occupation) =>
-  membersJson({ occupation: occupationObject(occupation), profile: careerResource.shape.profile.parse(occupation.profile) }),
+  membersJson({
+    occupation: occupationResource.parse(occupationFields(occupation)),
+    profile: careerResource.shape.profile.parse(occupation.profile),
+  }),
 );
 
 /** The titles a match shows of each occupation, made once per index. */
