@@ -7,8 +7,8 @@ import { type Construct, constructs } from '../scoring/constructs.js';
  */
 export type Lexicon = Record<Construct, { strong: readonly string[]; related: readonly string[] }>;
 
-export const STRONG = 1;
-export const RELATED = 0.5;
+const STRONG = 1;
+const RELATED = 0.5;
 
 /** One term of a lexicon, ready to be matched: its words, whether the last is a beginning, its construct, its weight. */
 export interface Term {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { intelligences, natures } from '../../src/scoring/constructs.js';
-import { candidatesAt, compileLexicon, foldedWords, type Lexicon, RELATED, STRONG, termAt } from '../../src/situational/lexicon.js';
+import { candidatesAt, compileLexicon, foldedWords, type Lexicon, termAt } from '../../src/situational/lexicon.js';
 
 /** A lexicon with a few terms for two constructs, none for the others. */
 function tinyLexicon(terms: Partial<Lexicon>): Lexicon {
@@ -46,11 +46,6 @@ describe('the lexicons', () => {
 
   it('match French stems across accents', () => {
     expect(found('Elle soignait les blessés')[1]).toEqual(['healing/1']);
-  });
-
-  it('weigh strong terms above related ones', () => {
-    expect(STRONG).toBeGreaterThan(RELATED);
-    expect(RELATED).toBeGreaterThan(0);
   });
 
   it('refuse a term of more than three words, naming it', () => {
