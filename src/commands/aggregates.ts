@@ -1,6 +1,12 @@
 import { type AssessmentEvent, type AssessmentState, evolveAssessment } from '../domain/assessment.js';
 import type { ScoringVersionActivated } from '../domain/scoring-versions.js';
 import {
+  evolveSituational,
+  type SituationalAssessmentEvent,
+  type SituationalAssessmentIdChosen,
+  type SituationalAssessmentState,
+} from '../domain/situational-assessment.js';
+import {
   evolveSubject,
   initialSubjectState,
   type ReservationEvent,
@@ -70,6 +76,19 @@ export const scoringVersionsAggregate: Aggregate<string | undefined, ScoringVers
   initial: undefined,
   evolve: (_active, event) => event.data.scoring_version,
   types: { ScoringVersionActivated: true },
+};
+
+export const situationalAggregate: Aggregate<SituationalAssessmentState, SituationalAssessmentEvent> = {
+  initial: undefined,
+  evolve: evolveSituational,
+  types: { SituationalAssessmentRequested: true, SituationalAssessmentCompleted: true },
+};
+
+/** The situational assessment id a keyed request chose (see requestSituationalAssessment). */
+export const situationalChoiceAggregate: Aggregate<string | undefined, SituationalAssessmentIdChosen> = {
+  initial: undefined,
+  evolve: (_chosen, event) => event.data.situational_assessment_id,
+  types: { SituationalAssessmentIdChosen: true },
 };
 
 /** A delivery's attempts: read, never folded (the dispatcher counts them and looks at the last). */

@@ -9,8 +9,8 @@ export type Environment = (typeof environments)[number];
 export const keyTypes = ['pk', 'sk'] as const;
 export type KeyType = (typeof keyTypes)[number];
 
-/** The scopes that can be minted: Nature's and, since v1.0.5, Careers' (other products' scopes are not launched). */
-export const scopes = ['careers:read', 'nature:read', 'nature:write'] as const;
+/** The scopes that can be minted: Nature's, Careers' (v1.0.5) and Situational's (v1.1); other products' scopes are not launched. */
+export const scopes = ['careers:read', 'nature:read', 'nature:write', 'situational:read', 'situational:write'] as const;
 export type Scope = (typeof scopes)[number];
 
 export interface ApiKeyRecord {
@@ -107,6 +107,9 @@ export function mintProblem(request: MintRequest): string | undefined {
   // pk keys never reach the careers routes (contract, "Careers"): the scope would only mislead.
   if (request.type === 'pk' && request.scopes.includes('careers:read'))
     return 'A pk (publishable) key cannot have careers:read; careers are read from your server with an sk key.';
+  // A situation is told from the caller's server, and its result is the person's: never from a browser.
+  if (request.type === 'pk' && request.scopes.some((scope) => scope.startsWith('situational:')))
+    return 'A pk (publishable) key cannot have situational scopes; situational assessments are made and read from your server with an sk key.';
   // An sk key never runs in a browser, so it has no origins to allow.
   if (request.type === 'sk' && (request.origins?.length ?? 0) > 0)
     return 'Allowed origins are for pk (publishable) keys only; sk keys are never used from a browser.';

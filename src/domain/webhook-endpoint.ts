@@ -1,7 +1,7 @@
 import { DomainError } from './errors.js';
 
-/** nature.profile.updated comes only from profile rebuilds, so endpoints opt in to it. */
-export const eventTypes = ['nature.assessment.completed', 'nature.profile.updated'] as const;
+/** nature.profile.updated comes only from profile rebuilds, and situational.assessment.completed from v1.1 on, so endpoints opt in to them. */
+export const eventTypes = ['nature.assessment.completed', 'nature.profile.updated', 'situational.assessment.completed'] as const;
 export type EventType = (typeof eventTypes)[number];
 
 export type WebhookEndpointCreated = {

@@ -27,6 +27,7 @@ import { registerItemRoutes } from './routes/items.js';
 import { type McpSettings, registerMcpRoute } from './routes/mcp.js';
 import { registerProfileChartRoute } from './routes/profile-chart.js';
 import { registerProfileRoutes } from './routes/profiles.js';
+import { registerSituationalRoutes } from './routes/situational.js';
 import { registerSubjectRoutes } from './routes/subjects.js';
 import { registerUsageRoutes } from './routes/usage.js';
 import { registerWebhookEndpointRoutes } from './routes/webhook-endpoints.js';
@@ -128,6 +129,7 @@ export async function buildApp({
   registerEventRoutes(app);
   registerUsageRoutes(app, clock);
   registerCareerRoutes(app, careers);
+  registerSituationalRoutes(app, clock);
   registerDocsRoutes(app, webhooks, publicUrl);
   registerEmbedRoutes(app);
   registerMcpRoute(app, mcp, publicUrl);

@@ -22,7 +22,7 @@ const fastifyCodes: Record<string, ProblemCode> = {
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'invalid_json',
 };
 
-const UNLAUNCHED_PRODUCT = /^\/v1\/(situational|content)(\/|$)/;
+const UNLAUNCHED_PRODUCT = /^\/v1\/content(\/|$)/;
 const METHODS = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'] as const;
 
 /**

@@ -12,16 +12,27 @@ export const eventResource = z
     type: z.enum(eventTypes),
     created_at: timestamp,
     livemode: z.boolean(),
-    data: z.object({
-      profile_id: id('prf', exampleIds.profile),
-      assessment_id: id('asm', exampleIds.assessment),
-      subject_id: id('sub', exampleIds.subject),
-      previous_profile_id: id('prf', exampleIds.previousProfile, 'nature.profile.updated: the profile it replaces.').optional(),
-      scoring_version: z
-        .string()
-        .optional()
-        .describe('nature.profile.updated: the scoring version of the new profile.')
-        .meta({ examples: ['mn76-v2'] }),
-    }),
+    data: z.union([
+      z
+        .object({
+          profile_id: id('prf', exampleIds.profile),
+          assessment_id: id('asm', exampleIds.assessment),
+          subject_id: id('sub', exampleIds.subject),
+          previous_profile_id: id('prf', exampleIds.previousProfile, 'nature.profile.updated: the profile it replaces.').optional(),
+          scoring_version: z
+            .string()
+            .optional()
+            .describe('nature.profile.updated: the scoring version of the new profile.')
+            .meta({ examples: ['mn76-v2'] }),
+        })
+        .describe('nature.assessment.completed and nature.profile.updated.'),
+      z
+        .object({
+          id: id('sit', exampleIds.situational, 'The situational assessment.'),
+          subject_id: id('sub', exampleIds.subject),
+          status: z.enum(['completed', 'failed']).describe('How it ended: GET the situational assessment for its result or failure_code.'),
+        })
+        .describe('situational.assessment.completed.'),
+    ]),
   })
   .meta({ id: 'Event' });

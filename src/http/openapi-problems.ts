@@ -109,6 +109,10 @@ const meanings: Record<ProblemCode, { when: string; detail: string }> = {
     when: 'A request with this Idempotency-Key is still running: retry after `Retry-After` seconds.',
     detail: 'A request with this Idempotency-Key is still running; retry when it has finished.',
   },
+  profile_required: {
+    when: 'The subject has no completed assessment yet: a situation is read against its latest profile.',
+    detail: `The subject ${exampleIds.subject} has no completed assessment yet; a situational assessment needs its profile.`,
+  },
   subject_erased: {
     when: 'The subject (`subject_id`) was erased: its data is gone for good.',
     detail: `The subject ${exampleIds.subject} was erased at 2026-11-21T19:20:57.021Z; its personal data is gone for good.`,

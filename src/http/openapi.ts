@@ -42,6 +42,11 @@ const tags = [
     name: 'careers',
     description: `O*NET occupations and their titles, searched and matched to a profile (scope careers:read). ${ONET_ATTRIBUTION}`,
   },
+  {
+    name: 'situational',
+    description:
+      "How a subject's profile meets a situation told in free text, read offline (scopes situational:read and situational:write).",
+  },
 ];
 
 declare module 'fastify' {

@@ -18,6 +18,7 @@ export const problemCodes = {
   assessment_in_progress: { status: 409, title: 'Assessment in progress' },
   assessment_not_open: { status: 409, title: 'Assessment not open' },
   idempotency_key_in_use: { status: 409, title: 'Idempotency key in use' },
+  profile_required: { status: 409, title: 'Profile required' },
   subject_erased: { status: 410, title: 'Subject erased' },
   request_timeout: { status: 408, title: 'Request timeout' },
   payload_too_large: { status: 413, title: 'Payload too large' },

@@ -71,6 +71,7 @@ export const exampleIds = {
   delivery: 'whd_01JD4ZB7P4S6V8XZ1B3D5F7H9K',
   key: 'key_01JD4Z6K2M4P6R8T0V2X4Z6B8D',
   request: 'req_01JD4ZB6G8N3Q7TV1X5Z9C3F7K',
+  situational: 'sit_01JD4ZC2K5N7Q9SV3X6Z8B1D4F',
 } as const;
 
 /** Length in Unicode code points: what a person counts as characters, the same everywhere in the API. */

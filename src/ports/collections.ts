@@ -75,8 +75,8 @@ export type ErasedProfile = Pick<
   'id' | 'subject_id' | 'assessment_id' | 'scoring_version' | 'origin' | 'completed_at' | 'created_at'
 > & { erased: true };
 
-/** What an event's data holds: ids only, never personal data. */
-export interface EventData {
+/** What an assessment's event's data holds: ids only, never personal data. */
+export interface AssessmentEventData {
   profile_id: string;
   assessment_id: string;
   subject_id: string;
@@ -85,14 +85,46 @@ export interface EventData {
   scoring_version?: string;
 }
 
+/** What situational.assessment.completed's data holds: the situational assessment's id and how it ended. */
+export interface SituationalEventData {
+  id: string;
+  subject_id: string;
+  status: 'completed' | 'failed';
+}
+
 /**
  * An event as the `events` read model holds it and as bus messages carry it: the event object without
  * the environment's `object` and `livemode`.
  */
-export type WebhookEvent = { id: string; type: EventType; created_at: string; data: EventData };
+export type WebhookEvent =
+  | { id: string; type: Exclude<EventType, 'situational.assessment.completed'>; created_at: string; data: AssessmentEventData }
+  | { id: string; type: 'situational.assessment.completed'; created_at: string; data: SituationalEventData };
 
 /** One delivery attempt, as the log records it. */
 export type WebhookDelivery = { id: string } & Omit<WebhookDeliveryAttempted['data'], 'delivery_id'>;
+
+/**
+ * A situational assessment: pending until the leader reads it, then completed (its result sealed under the subject's
+ * key, as `pii`) or failed for good. The situation's text stays in the log only.
+ */
+export interface SituationalAssessmentDocument {
+  id: string;
+  subject_id: string;
+  profile_id: string;
+  language: Language;
+  status: 'pending' | 'completed' | 'failed';
+  failure_code?: 'situation_unclear';
+  method_version?: string;
+  created_at: string;
+  completed_at?: string;
+  pii?: SealedPart;
+}
+
+/** A situational assessment of an erased subject: that there was one and how it ended. */
+export type ErasedSituationalAssessment = Pick<
+  SituationalAssessmentDocument,
+  'id' | 'subject_id' | 'status' | 'created_at' | 'completed_at'
+> & { erased: true };
 
 /** The one document `current`: the scoring version served and every one ever activated. */
 export interface ScoringVersions {
@@ -114,6 +146,7 @@ export interface Collections {
   webhook_endpoints: WebhookEndpoint;
   webhook_deliveries: WebhookDelivery;
   scoring_versions: ScoringVersions;
+  situational_assessments: SituationalAssessmentDocument | ErasedSituationalAssessment;
   /** Its completions are counted in the collection's counters (domain/usage.ts). */
   usage: UsageOpenAssessment;
 }

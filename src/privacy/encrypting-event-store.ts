@@ -28,9 +28,9 @@ function personal(data: unknown): data is PersonalData {
  * The event types whose personal data anything reads back from the log: decisions (an erasure needs the
  * external id, scoring and rescoring the answers) and the audit. A profile's scores are read from the read
  * models, which keep them sealed, so a ScoringCompleted or ProfileRescored read from the log keeps its `pii`
- * sealed: a rebuild's rescoring opens the answers and nothing else.
+ * sealed: a rebuild's rescoring opens the answers and nothing else. A situation's text is opened for the leader to read it.
  */
-export const OPENED_FROM_LOG: ReadonlySet<string> = new Set(['SubjectCreated', 'ResponsesSubmitted']);
+export const OPENED_FROM_LOG: ReadonlySet<string> = new Set(['SubjectCreated', 'ResponsesSubmitted', 'SituationalAssessmentRequested']);
 
 /** An event whose personal data is held opened: read from the log with its subject's key. */
 function holdsOpened(event: RecordedEvent): event is RecordedEvent & { data: PersonalData } {

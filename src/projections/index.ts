@@ -4,6 +4,7 @@ import { assessmentsProjection } from './assessments.js';
 import { eventsProjection } from './events.js';
 import { profilesProjection } from './profiles.js';
 import { scoringVersionsProjection } from './scoring-versions.js';
+import { situationalAssessmentsProjection } from './situational-assessments.js';
 import { subjectsProjection } from './subjects.js';
 import { usageProjection } from './usage.js';
 import { webhookDeliveriesProjection } from './webhook-deliveries.js';
@@ -18,6 +19,7 @@ export const projections: Projection[] = [
   webhookDeliveriesProjection,
   scoringVersionsProjection,
   usageProjection,
+  situationalAssessmentsProjection,
 ];
 
 /** Fields that lists filter on; each read-model adapter indexes them. */
@@ -31,4 +33,5 @@ export const indexedFields: { [C in Collection]: { collection: C; field: FieldOf
   { collection: 'webhook_deliveries', field: 'endpoint_id' },
   // The dashboard's events list filters by type.
   { collection: 'events', field: 'type' },
+  { collection: 'situational_assessments', field: 'subject_id' },
 ];

@@ -1,5 +1,6 @@
 import { appendOnce } from '../commands/append-once.js';
 import type { ProfileUpdated, ScoringCompleted } from '../domain/assessment.js';
+import type { SituationalAssessmentCompleted } from '../domain/situational-assessment.js';
 import type { Bus } from '../ports/bus.js';
 import type { EventStore, Recorded } from '../ports/event-store.js';
 import type { Reactor } from '../ports/projection.js';
@@ -13,10 +14,11 @@ export function notificationStream(eventId: string): string {
   return `notification-${eventId}`;
 }
 
-type Notified = Recorded<ScoringCompleted | ProfileUpdated>;
+type Announced = ScoringCompleted | ProfileUpdated | SituationalAssessmentCompleted;
+type Notified = Recorded<Announced>;
 
 /**
- * Publishes each completion and profile update to the bus (message id = event id), once: the publication is recorded in the
+ * Publishes each completion, profile update and situational outcome to the bus (message id = event id), once: the publication is recorded in the
  * log, so neither a replay nor a rebuild of the read models (where this reactor's checkpoint lives)
  * publishes it again. A crash between the publish and the record publishes twice, which the bus's
  * duplicate window absorbs and receivers dedupe on webhook-id.
@@ -27,7 +29,7 @@ type Notified = Recorded<ScoringCompleted | ProfileUpdated>;
  * The message carries the event object and its log position, so the dispatcher can deliver at once,
  * whether or not the projector has written the `events` document yet.
  */
-export function publisherReactor(events: EventStore, bus: Bus): Reactor<ScoringCompleted | ProfileUpdated> {
+export function publisherReactor(events: EventStore, bus: Bus): Reactor<Announced> {
   const unpublished = async (event: Notified) => (await events.readStream(notificationStream(event.data.event_id))).revision === -1n;
   const publishAll = async (page: Notified[]): Promise<void> => {
     const seen = await Promise.all(page.map(unpublished));
@@ -50,7 +52,7 @@ export function publisherReactor(events: EventStore, bus: Bus): Reactor<ScoringC
   };
   return {
     name: 'publisher',
-    canHandle: ['ScoringCompleted', 'ProfileUpdated'],
+    canHandle: ['ScoringCompleted', 'ProfileUpdated', 'SituationalAssessmentCompleted'],
     react: (event) => publishAll([event]),
     reactAll: publishAll,
   };

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { deliveryRecord, disableEndpoint, recordAttempt } from '../commands/webhooks.js';
 import { assessmentStream } from '../domain/assessment.js';
 import { newId } from '../domain/ids.js';
+import { situationalStream } from '../domain/situational-assessment.js';
 import { type AttemptOutcome, judgeAttempt, judgeTestAttempt } from '../domain/webhook-delivery.js';
 import { endpointStream, signingSecrets, subscribes, type WebhookEndpoint } from '../domain/webhook-endpoint.js';
 import type { Bus, BusMessage, Handler, Outcome, Topic } from '../ports/bus.js';
@@ -190,16 +191,17 @@ export class WebhookDispatcher {
 
   /**
    * An event a message names only (a redelivery, or a message queued before messages carried events): its
-   * document, and its position from the ScoringCompleted or ProfileUpdated in its assessment's stream.
+   * document, and its position from the event that recorded it: a ScoringCompleted or ProfileUpdated in its
+   * assessment's stream, or a SituationalAssessmentCompleted in its situational assessment's.
    */
   private async lookUp(eventId: string): Promise<{ event: WebhookEvent; position: bigint } | undefined> {
     const event = await this.projectedEvent(eventId);
     if (!event) return undefined;
-    const { events } = await this.services.events.readStream(assessmentStream(event.data.assessment_id));
-    const recorded = events.find(
-      (e) => (e.type === 'ScoringCompleted' || e.type === 'ProfileUpdated') && (e.data as { event_id: string }).event_id === eventId,
-    );
-    if (!recorded) throw new Error(`event ${eventId} is not in its assessment's stream`);
+    const stream =
+      event.type === 'situational.assessment.completed' ? situationalStream(event.data.id) : assessmentStream(event.data.assessment_id);
+    const { events } = await this.services.events.readStream(stream);
+    const recorded = events.find((e) => (e.data as { event_id?: string }).event_id === eventId);
+    if (!recorded) throw new Error(`event ${eventId} is not in its stream ${stream}`);
     return { event, position: recorded.position };
   }
 

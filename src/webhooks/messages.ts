@@ -7,13 +7,16 @@ const webhookEvent = z.looseObject({
   id: z.string().min(1),
   type: z.enum(eventTypes),
   created_at: z.string(),
-  data: z.looseObject({
-    profile_id: z.string(),
-    assessment_id: z.string(),
-    subject_id: z.string(),
-    previous_profile_id: z.string().optional(),
-    scoring_version: z.string().optional(),
-  }),
+  data: z.union([
+    z.looseObject({
+      profile_id: z.string(),
+      assessment_id: z.string(),
+      subject_id: z.string(),
+      previous_profile_id: z.string().optional(),
+      scoring_version: z.string().optional(),
+    }),
+    z.looseObject({ id: z.string(), subject_id: z.string(), status: z.enum(['completed', 'failed']) }),
+  ]),
 });
 
 /**

@@ -27,6 +27,7 @@ import { indexedFields, projections } from '../projections/index.js';
 import { publisherReactor } from '../projections/publisher.js';
 import { rescoringReactor } from '../projections/rescoring.js';
 import { scoringReactor } from '../projections/scoring.js';
+import { situationalReactor } from '../projections/situational.js';
 import { usageProjection } from '../projections/usage.js';
 import { Leadership } from '../projector/leadership.js';
 import { PROJECTED } from '../projector/progress.js';
@@ -226,6 +227,7 @@ async function openEnvironment(
   const reactors = [
     scoringReactor(events, config.scoringVersion, clock),
     rescoringReactor(events, clock),
+    situationalReactor({ events, dataKeys }, clock),
     publisherReactor(events, bus),
     erasureReactor({ events, dataKeys }),
   ];

@@ -67,12 +67,9 @@ describe('errors as problem+json', () => {
     await expectProblem(await send('GET', undefined, undefined, '/v2/nature/subjects'), 404, 'not_found');
   });
 
-  it.each(['/v1/situational/assessments', '/v1/situational/assessments/x', '/v1/content/articles', '/v1/content'])(
-    'answers the unlaunched product path %s with 404 product_not_available',
-    async (url) => {
-      await expectProblem(await send('GET', undefined, undefined, url), 404, 'product_not_available');
-    },
-  );
+  it.each(['/v1/content/articles', '/v1/content'])('answers the unlaunched product path %s with 404 product_not_available', async (url) => {
+    await expectProblem(await send('GET', undefined, undefined, url), 404, 'product_not_available');
+  });
 
   it('gives every response a request-id header, successes included, each one new', async () => {
     const a = await send('GET', undefined);

@@ -86,7 +86,7 @@ describe('the OpenAPI document matches what the server answers', () => {
     limited = await openTestApp({ NATURE_RATE_LIMIT_PER_SECOND: '1', NATURE_RATE_LIMIT_BURST: '30' });
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     port = (t.app.server.address() as AddressInfo).port;
-    keys.sk = (await t.mint('test', 'sk', ['careers:read', 'nature:read', 'nature:write'])).raw;
+    keys.sk = (await t.mint('test', 'sk', ['careers:read', 'nature:read', 'nature:write', 'situational:read', 'situational:write'])).raw;
     keys.read = (await t.mint('test', 'sk', ['nature:read'])).raw;
     keys.write = (await t.mint('test', 'sk', ['nature:write'])).raw;
     keys.live = (await t.mint('live', 'sk')).raw;
@@ -109,6 +109,13 @@ describe('the OpenAPI document matches what the server answers', () => {
       return events.find((event) => event.data.subject_id === erased.subjectId)?.id as string | undefined;
     });
     ids.erasedAssessment = erased.assessmentId;
+    const situation = 'Planning a team meeting and explaining the new schedule to everyone.';
+    ids.situational = (
+      await api.call('POST', '/v1/situational/assessments', { subject_id: ids.subject, situation_context: situation })
+    ).body.id;
+    ids.erasedSituational = (
+      await api.call('POST', '/v1/situational/assessments', { subject_id: erased.subjectId, situation_context: situation })
+    ).body.id;
     ids.erased = erased.subjectId;
     ids.open = (await api.call('POST', '/v1/nature/subjects', validSubject())).body.id;
     ids.openAssessment = (await api.call('POST', `/v1/nature/subjects/${ids.open}/assessments`)).body.id;
@@ -299,6 +306,35 @@ describe('the OpenAPI document matches what the server answers', () => {
       },
       410: call('POST', '/v1/careers/matches', { profile_id: ids.erasedProfile }),
     },
+    createSituationalAssessment: {
+      202: call('POST', '/v1/situational/assessments', {
+        subject_id: ids.subject,
+        situation_context: 'Tuning a piano by ear before a concert.',
+      }),
+      404: call('POST', '/v1/situational/assessments', {
+        subject_id: unknown.sub,
+        situation_context: 'Tuning a piano by ear before a concert.',
+      }),
+      409: call('POST', '/v1/situational/assessments', {
+        subject_id: ids.open,
+        situation_context: 'Tuning a piano by ear before a concert.',
+      }),
+      410: call('POST', '/v1/situational/assessments', {
+        subject_id: ids.erased,
+        situation_context: 'Tuning a piano by ear before a concert.',
+      }),
+    },
+    getSituationalAssessment: {
+      200: call('GET', `/v1/situational/assessments/${ids.situational}`),
+      404: call('GET', '/v1/situational/assessments/sit_01JD4Z8Q3V6N2XK7M5T9B1C0ZZ'),
+      410: call('GET', `/v1/situational/assessments/${ids.erasedSituational}`),
+    },
+    listSituationalAssessments: {
+      200: call('GET', `/v1/situational/assessments?subject_id=${ids.subject}`),
+      400: call('GET', '/v1/situational/assessments?starting_after=sit_01JD4Z8Q3V6N2XK7M5T9B1C0ZZ'),
+      404: call('GET', `/v1/situational/assessments?subject_id=${unknown.sub}`),
+      410: call('GET', `/v1/situational/assessments?subject_id=${ids.erased}`),
+    },
     listWebhookDeliveries: {
       200: call('GET', `/v1/nature/webhook_endpoints/${ids.endpoint}/deliveries`),
       404: call('GET', `/v1/nature/webhook_endpoints/${unknown.whe}/deliveries`),
@@ -309,6 +345,7 @@ describe('the OpenAPI document matches what the server answers', () => {
   const concrete = (path: string) =>
     path
       .replace('/careers/{id}', '/careers/car_rn')
+      .replace('/situational/assessments/{id}', `/situational/assessments/${ids.situational}`)
       .replace('{assessment_id}', ids.openAssessment!)
       .replace(/\/(subjects|profiles|events|webhook_endpoints)\/\{id\}/, (_match, kind: string) => {
         const id = { subjects: ids.open, profiles: ids.profile, events: ids.event, webhook_endpoints: ids.endpoint }[kind];

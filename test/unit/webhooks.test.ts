@@ -12,7 +12,7 @@ import { deliveryStream, judgeAttempt } from '../../src/domain/webhook-delivery.
 import { endpointStream, type WebhookEndpointCreated } from '../../src/domain/webhook-endpoint.js';
 import { newSecret } from '../../src/domain/webhook-secrets.js';
 import type { Bus, Topic } from '../../src/ports/bus.js';
-import type { WebhookEvent } from '../../src/ports/collections.js';
+import type { AssessmentEventData, WebhookEvent } from '../../src/ports/collections.js';
 import type { Recorded } from '../../src/ports/event-store.js';
 import { type EventStore, StreamDeletedError } from '../../src/ports/event-store.js';
 import { FencedOffError, type ReadModelStore } from '../../src/ports/read-models.js';
@@ -238,8 +238,8 @@ describe('webhook dispatcher', () => {
   });
 
   /** A completion in the log and its webhook event, queued to no endpoint (none is registered before it). */
-  async function completedEvent(): Promise<WebhookEvent> {
-    return eventsProjection.evolve(undefined, await complete())!;
+  async function completedEvent(): Promise<Extract<WebhookEvent, { data: AssessmentEventData }>> {
+    return eventsProjection.evolve(undefined, await complete()) as Extract<WebhookEvent, { data: AssessmentEventData }>;
   }
 
   /** A completion, a projected endpoint with its receiver, and the successful attempt a delivery of it records. */

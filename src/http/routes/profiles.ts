@@ -104,6 +104,14 @@ async function getLatestProfile(request: RouteRequest<typeof getLatestProfileSch
   const { id } = request.params;
   const { readModels, livemode } = request.env;
   await requireSubject(readModels, id);
+  const latest = await latestProfile(readModels, id);
+  if (!latest) throw new ProblemError('profile_not_found', 'The subject has no completed assessment yet.');
+  if (request.resultOf !== null && latest.assessment_id !== request.resultOf) throw resultRefused();
+  return toProfileResource(latest, latest, request.env.dataKeys, livemode);
+}
+
+/** The profile served for the subject's most recently completed assessment, if it has one. */
+export async function latestProfile(readModels: ReadModelStore, id: string): Promise<Profile | undefined> {
   const [docs, versions] = await Promise.all([profilesWhere(readModels, { subject_id: id }), serving(readModels)]);
   const assessments = new Set(docs.map((doc) => doc.assessment_id));
   const served = [...assessments].flatMap(
@@ -114,8 +122,5 @@ async function getLatestProfile(request: RouteRequest<typeof getLatestProfileSch
       ) ?? [],
   );
   const completion = (doc: Profile) => `${doc.completed_at ?? doc.created_at} ${doc.assessment_id}`;
-  const latest = served.sort((a, b) => (completion(a) < completion(b) ? 1 : -1))[0];
-  if (!latest) throw new ProblemError('profile_not_found', 'The subject has no completed assessment yet.');
-  if (request.resultOf !== null && latest.assessment_id !== request.resultOf) throw resultRefused();
-  return toProfileResource(latest, latest, request.env.dataKeys, livemode);
+  return served.sort((a, b) => (completion(a) < completion(b) ? 1 : -1))[0];
 }

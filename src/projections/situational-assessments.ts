@@ -1,0 +1,31 @@
+import type { SituationalAssessmentEvent } from '../domain/situational-assessment.js';
+import type { CollectionProjection } from '../ports/projection.js';
+import { sealedPart } from '../privacy/sealed-part.js';
+import { erasureSweep } from './erasure-sweep.js';
+
+/** The `situational_assessments` collection: each request and how it ended; a result stays sealed as the log holds it. */
+export const situationalAssessmentsProjection: CollectionProjection<SituationalAssessmentEvent, 'situational_assessments'> = {
+  name: 'situational_assessments',
+  collection: 'situational_assessments',
+  canHandle: ['SituationalAssessmentRequested', 'SituationalAssessmentCompleted'],
+  documentId: (event) => event.data.situational_assessment_id,
+  // What stays once the subject is erased: that there was one and how it ended.
+  sweep: erasureSweep<'situational_assessments'>(['id', 'subject_id', 'status', 'created_at', 'completed_at']),
+  evolve(current, event) {
+    if (current !== undefined && 'erased' in current) return current;
+    if (event.type === 'SituationalAssessmentRequested') {
+      const { situational_assessment_id: id, subject_id, profile_id, language, created_at } = event.data;
+      return { id, subject_id, profile_id, language, status: 'pending', created_at };
+    }
+    if (current === undefined) return null;
+    const { status, failure_code, method_version, completed_at, pii } = event.data;
+    return {
+      ...current,
+      status,
+      ...(failure_code !== undefined && { failure_code }),
+      method_version,
+      completed_at,
+      ...(pii !== null && { pii: sealedPart(event) }),
+    };
+  },
+};
