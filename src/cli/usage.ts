@@ -28,10 +28,12 @@ export function usageCommand(openReadModels: (environment: Environment) => Promi
         const report = await readUsage(readModels, parsed.range, options.env === 'live');
         if (options.json) return output.out(JSON.stringify(report));
         output.err(
-          `${environmentNames[options.env]}: completed assessments per key and ${report.granularity}, from ${report.from} (inclusive) to ${report.to} (exclusive)`,
+          `${environmentNames[options.env]}: completed assessments (and situational assessments) per key and ${report.granularity}, from ${report.from} (inclusive) to ${report.to} (exclusive)`,
         );
-        for (const row of report.data) output.out(`${row.period}  ${row.key_id ?? '-'}  ${row.completed_assessments}`);
-        output.out(`total  ${report.total_completed_assessments}`);
+        for (const row of report.data) {
+          output.out(`${row.period}  ${row.key_id ?? '-'}  ${row.completed_assessments}  ${row.completed_situational_assessments}`);
+        }
+        output.out(`total  ${report.total_completed_assessments}  ${report.total_completed_situational_assessments}`);
       } finally {
         await readModels.close();
       }

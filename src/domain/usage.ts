@@ -2,15 +2,26 @@ import { compareCodeUnits as compare } from '../support/code-units.js';
 import { parseInstant } from './instant.js';
 
 /**
- * Usage metering: completed assessments per API key and per UTC day or month, from the usage read model
- * (projections/usage.ts keeps it from the log).
+ * Usage metering: completed assessments (and, from v1.1, completed situational assessments) per API key and per UTC
+ * day or month, from the usage read model (projections/usage.ts keeps it from the log).
  *
  * A completion is a `ScoringCompleted` event, at its `data.completed_at`. It is billed to the key that
  * sent the batch that completed the assessment: the `metadata.key_id` of the last `ResponsesSubmitted`
  * on the same assessment stream before it. Only event types, stream names, metadata and the
  * non-personal `data.completed_at` are read, never `data.pii`, so the counts survive erasure and carry
  * no subject data. Every other event type (a later re-scoring included) counts nothing.
+ *
+ * A completed situational assessment is a `SituationalAssessmentCompleted` with status `completed` (a failed one,
+ * `situation_unclear`, is not billed), billed to the key that sent its request, counted apart.
  */
+
+/** What is metered: each counted in counters of its own. */
+export const meteredItems = ['completed_assessments', 'completed_situational_assessments'] as const;
+export type MeteredItem = (typeof meteredItems)[number];
+
+/** The counter of `item` for one unit: assessments' keep the names they had before situational assessments came. */
+export const counterName = (item: MeteredItem, counter: UsageCounter): string =>
+  item === 'completed_assessments' ? counter : `situational_${counter}`;
 
 export const granularities = ['day', 'month'] as const;
 export type Granularity = (typeof granularities)[number];
@@ -29,6 +40,7 @@ export interface UsageRow {
   /** `2026-11-22` (day) or `2026-11` (month), in UTC. */
   period: string;
   completed_assessments: number;
+  completed_situational_assessments: number;
 }
 
 export interface UsageReport {
@@ -40,6 +52,7 @@ export interface UsageReport {
   /** Only key/period pairs with completions; sorted by period, then key_id. */
   data: UsageRow[];
   total_completed_assessments: number;
+  total_completed_situational_assessments: number;
 }
 
 /**
@@ -55,9 +68,9 @@ export interface UsageReport {
 export const usageCounters = ['month', 'day', 'hour', 'minute', 'instant'] as const;
 export type UsageCounter = (typeof usageCounters)[number];
 
-/** One completion to count: in `counter`, the row of `period` and `key` (the key id, '' for none). */
+/** One completion to count: in `counter` (counterName's), the row of `period` and `key` (the key id, '' for none). */
 export interface UsageCount {
-  counter: UsageCounter;
+  counter: string;
   period: string;
   key: string;
 }
@@ -69,8 +82,9 @@ export interface UsageSpan {
   to: string;
 }
 
-/** A counter row as read: the completions billed to `key` ('' for none) in `period`. */
+/** A counter row as read: the completions of `item` billed to `key` ('' for none) in `period`. */
 export interface UsageCountRow {
+  item: MeteredItem;
   period: string;
   key: string;
   n: number;
@@ -108,9 +122,9 @@ const INSTANT = units.at(-1)!;
 
 const periodName = (at: number, unit: Unit) => new Date(at).toISOString().slice(0, unit.length);
 
-/** The rows a completion at `at`, billed to `keyId`, adds one to: its month, day, hour, minute and instant. */
-export function countsOf(at: Date, keyId: string | null): UsageCount[] {
-  return units.map((unit) => ({ counter: unit.counter, period: periodName(at.getTime(), unit), key: keyId ?? '' }));
+/** The rows a completion of `item` at `at`, billed to `keyId`, adds one to: its month, day, hour, minute and instant. */
+export function countsOf(at: Date, keyId: string | null, item: MeteredItem = 'completed_assessments'): UsageCount[] {
+  return units.map((unit) => ({ counter: counterName(item, unit.counter), period: periodName(at.getTime(), unit), key: keyId ?? '' }));
 }
 
 /** The spans that cover the range: whole months (by month) or days, then hours, minutes, and the instants at its ends. */
@@ -143,12 +157,15 @@ function cover(from: number, to: number, level: number, spans: UsageSpan[]): voi
 /** The report from the rows of the spans `usageSpans` named, as the read model holds them (only rows with completions). */
 export function usageReport(range: UsageRange, rows: Iterable<UsageCountRow>, livemode: boolean): UsageReport {
   const counts = new Map<string, UsageRow>();
-  for (const { period: name, key, n } of rows) {
+  for (const { item, period: name, key, n } of rows) {
     const period = name.slice(0, range.granularity === 'day' ? 10 : 7);
     const row = `${period}\u0000${key}`;
-    const counted = counts.get(row);
-    if (counted) counted.completed_assessments += n;
-    else counts.set(row, { key_id: key === '' ? null : key, period, completed_assessments: n });
+    let counted = counts.get(row);
+    if (counted === undefined) {
+      counted = { key_id: key === '' ? null : key, period, completed_assessments: 0, completed_situational_assessments: 0 };
+      counts.set(row, counted);
+    }
+    counted[item] += n;
   }
   const data = [...counts.values()].sort((a, b) => compare(a.period, b.period) || compare(a.key_id ?? '', b.key_id ?? ''));
   return {
@@ -159,6 +176,7 @@ export function usageReport(range: UsageRange, rows: Iterable<UsageCountRow>, li
     granularity: range.granularity,
     data,
     total_completed_assessments: data.reduce((sum, row) => sum + row.completed_assessments, 0),
+    total_completed_situational_assessments: data.reduce((sum, row) => sum + row.completed_situational_assessments, 0),
   };
 }
 

@@ -1,41 +1,82 @@
 import type { AssessmentAbandoned, ResponsesSubmitted, ScoringCompleted } from '../domain/assessment.js';
 import { EARLIEST, LATEST } from '../domain/instant.js';
-import { countsOf, type UsageCountRow, type UsageRange, type UsageReport, usageReport, usageSpans } from '../domain/usage.js';
+import type { SituationalAssessmentCompleted, SituationalAssessmentRequested } from '../domain/situational-assessment.js';
+import {
+  counterName,
+  countsOf,
+  type MeteredItem,
+  meteredItems,
+  type UsageCountRow,
+  type UsageRange,
+  type UsageReport,
+  usageReport,
+  usageSpans,
+} from '../domain/usage.js';
 import type { CollectionProjection } from '../ports/projection.js';
 
 /**
- * The usage read model (domain/usage.ts says what is billed): in one collection, the key of each open assessment,
- * and in its counters the completions per key and period (month, day, hour, minute, instant). Event types, stream
- * names, metadata and `completed_at` only: no personal data, so erasure leaves it as it is.
+ * The usage read model (domain/usage.ts says what is billed): in one collection, the key of each open assessment (and
+ * pending situational assessment), and in its counters the completions per key and period (month, day, hour, minute,
+ * instant). Event types, stream names, metadata and `completed_at` only: no personal data, so erasure leaves it as it is.
  */
 
 const USAGE = 'usage';
 
-export const usageProjection: CollectionProjection<ResponsesSubmitted | ScoringCompleted | AssessmentAbandoned, 'usage'> = {
+type Metered =
+  | ResponsesSubmitted
+  | ScoringCompleted
+  | AssessmentAbandoned
+  | SituationalAssessmentRequested
+  | SituationalAssessmentCompleted;
+
+/** A completion's instant, unless it is outside the years a range can name (or not a time at all): never reported. */
+function reportable(completedAt: string): Date | undefined {
+  const at = new Date(Date.parse(completedAt));
+  return Number.isNaN(at.getTime()) || at < EARLIEST || at >= LATEST ? undefined : at;
+}
+
+export const usageProjection: CollectionProjection<Metered, 'usage'> = {
   name: USAGE,
   collection: USAGE,
-  canHandle: ['ResponsesSubmitted', 'ScoringCompleted', 'AssessmentAbandoned'],
+  canHandle: [
+    'ResponsesSubmitted',
+    'ScoringCompleted',
+    'AssessmentAbandoned',
+    'SituationalAssessmentRequested',
+    'SituationalAssessmentCompleted',
+  ],
   documentId: (event) => event.streamName,
   // An assessment completes once: its document goes with its completion, and nothing later on its stream is billed.
-  // An abandoned one is never billed, so its document goes too.
+  // An abandoned one is never billed, so its document goes too. A situational assessment is billed to its request's key.
   evolve: (_current, event) =>
-    event.type === 'ResponsesSubmitted' ? { id: event.streamName, key_id: event.metadata.key_id ?? null } : null,
+    event.type === 'ResponsesSubmitted' || event.type === 'SituationalAssessmentRequested'
+      ? { id: event.streamName, key_id: event.metadata.key_id ?? null }
+      : null,
   counts(own, event) {
-    if (event.type !== 'ScoringCompleted') return [];
-    const at = new Date(Date.parse(event.data.completed_at));
-    // A completion outside the years a range can name (or not a time at all) is never reported.
-    if (Number.isNaN(at.getTime()) || at < EARLIEST || at >= LATEST) return [];
-    return countsOf(at, own?.key_id ?? null);
+    if (event.type === 'ScoringCompleted') {
+      const at = reportable(event.data.completed_at);
+      return at === undefined ? [] : countsOf(at, own?.key_id ?? null);
+    }
+    if (event.type === 'SituationalAssessmentCompleted' && event.data.status === 'completed') {
+      const at = reportable(event.data.completed_at);
+      return at === undefined ? [] : countsOf(at, own?.key_id ?? null, 'completed_situational_assessments');
+    }
+    return [];
   },
 };
 
 /** The usage of `range`, from the counter rows of the few spans that cover it: never the log. */
 export async function readUsage(
-  readModels: { counts(collection: 'usage', counter: string, from: string, to: string): Promise<UsageCountRow[]> },
+  readModels: { counts(collection: 'usage', counter: string, from: string, to: string): Promise<Omit<UsageCountRow, 'item'>[]> },
   range: UsageRange,
   livemode: boolean,
 ): Promise<UsageReport> {
   const rows: UsageCountRow[] = [];
-  for (const { counter, from, to } of usageSpans(range)) rows.push(...(await readModels.counts(USAGE, counter, from, to)));
+  const read = async (item: MeteredItem) => {
+    for (const { counter, from, to } of usageSpans(range)) {
+      for (const row of await readModels.counts(USAGE, counterName(item, counter), from, to)) rows.push({ ...row, item });
+    }
+  };
+  for (const item of meteredItems) await read(item);
   return usageReport(range, rows, livemode);
 }

@@ -191,6 +191,24 @@ describe('situational assessments over HTTP', () => {
     expect(list.body.data.map((a: Body) => a.id)).toEqual([first.json().id]);
   });
 
+  it('meters completed situational assessments for the key that asked for them, failed ones not', async () => {
+    const own = (await t.mint('test', 'sk', ['nature:read', 'nature:write', 'situational:read', 'situational:write'])).raw;
+    const mine = client(t, own);
+    const { subjectId } = await mine.completeAssessment();
+    await mine.profileOf(subjectId);
+    const ask = async (situation_context: string) =>
+      settled((await mine.call('POST', '/v1/situational/assessments', { subject_id: subjectId, situation_context })).body.id);
+    expect((await ask(SITUATION)).status).toBe('completed');
+    expect((await ask('zxqv blorf wibble quux frobnicate')).status).toBe('failed');
+    const keyId = (await t.keys.list()).find((record) => own.endsWith(record.last4) && record.scopes.includes('situational:write'))!.id;
+    const usage = await eventually(async () => {
+      const report = (await mine.call('GET', '/v1/nature/usage?granularity=month')).body;
+      const row = report.data.find((r: Body) => r.key_id === keyId);
+      return row?.completed_situational_assessments === 1 ? row : undefined;
+    });
+    expect(usage).toMatchObject({ completed_assessments: 1, completed_situational_assessments: 1 });
+  });
+
   it('answers 410 once the subject is erased, and leaves the text unreadable in the log', async () => {
     const { subjectId } = await api.completeAssessment();
     await api.profileOf(subjectId);

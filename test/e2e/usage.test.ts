@@ -11,6 +11,7 @@ interface Row {
   key_id: string | null;
   period: string;
   completed_assessments: number;
+  completed_situational_assessments: number;
 }
 
 describe('usage metering (GET /v1/nature/usage and nature usage)', () => {
@@ -53,7 +54,12 @@ describe('usage metering (GET /v1/nature/usage and nature usage)', () => {
     const counts = new Map<string, Row>();
     for (const c of completions.filter((c) => c.environment === environment)) {
       const period = c.completed_at.slice(0, granularity === 'day' ? 10 : 7);
-      const row = counts.get(`${period} ${c.key_id}`) ?? { key_id: c.key_id, period, completed_assessments: 0 };
+      const row = counts.get(`${period} ${c.key_id}`) ?? {
+        key_id: c.key_id,
+        period,
+        completed_assessments: 0,
+        completed_situational_assessments: 0,
+      };
       row.completed_assessments += 1;
       counts.set(`${period} ${c.key_id}`, row);
     }
@@ -110,6 +116,7 @@ describe('usage metering (GET /v1/nature/usage and nature usage)', () => {
       granularity: 'day',
       data: expectedRows('test', 'day'),
       total_completed_assessments: 5,
+      total_completed_situational_assessments: 0,
     });
     expect(perKey(usage.data)).toEqual({ [keys.alice.id]: 3, [keys.bob.id]: 2 });
     expect(usage.data.every((row: Row) => /^\d{4}-\d{2}-\d{2}$/.test(row.period))).toBe(true);
@@ -169,17 +176,28 @@ describe('usage metering (GET /v1/nature/usage and nature usage)', () => {
 
   it('counts nothing outside [from, to)', async () => {
     const before = await get(usageUrl({ from: '2020-01-01', to: startedAt }));
-    expect(before.json()).toMatchObject({ data: [], total_completed_assessments: 0 });
+    expect(before.json()).toMatchObject({ data: [], total_completed_assessments: 0, total_completed_situational_assessments: 0 });
     const firstOnly = await get(usageUrl({ from: startedAt, to: new Date(Date.parse(completions[0]!.completed_at) + 1).toISOString() }));
     expect(firstOnly.json().total_completed_assessments).toBe(1);
     expect(firstOnly.json().data).toEqual([
-      { key_id: keys.alice.id, period: completions[0]!.completed_at.slice(0, 10), completed_assessments: 1 },
+      {
+        key_id: keys.alice.id,
+        period: completions[0]!.completed_at.slice(0, 10),
+        completed_assessments: 1,
+        completed_situational_assessments: 0,
+      },
     ]);
   });
 
   it('shows a live key production usage only, and a test key none of it', async () => {
     const live = (await get(usageUrl(range), keys.live.raw)).json();
-    expect(live).toMatchObject({ object: 'usage', livemode: true, data: expectedRows('live', 'day'), total_completed_assessments: 1 });
+    expect(live).toMatchObject({
+      object: 'usage',
+      livemode: true,
+      data: expectedRows('live', 'day'),
+      total_completed_assessments: 1,
+      total_completed_situational_assessments: 0,
+    });
     expect(perKey(live.data)).toEqual({ [keys.live.id]: 1 });
     const sandbox = (await get(usageUrl(range))).json();
     expect(sandbox.data.map((row: Row) => row.key_id)).not.toContain(keys.live.id);
@@ -253,11 +271,11 @@ describe('usage metering (GET /v1/nature/usage and nature usage)', () => {
       expect(perKey(sandbox.data)).toEqual({ [keys.alice.id]: 3, [keys.bob.id]: 2 });
     });
 
-    it('prints one line per period and key, then the total', async () => {
+    it('prints one line per period and key (assessments, then situational assessments), then the totals', async () => {
       const result = await cli(['--env', 'test', '--from', range.from, '--to', range.to, '--granularity', 'month']);
       expect(result.status).toBe(0);
-      const rows = expectedRows('test', 'month').map((row) => `${row.period}  ${row.key_id}  ${row.completed_assessments}`);
-      expect(result.stdout).toBe([...rows, 'total  5', ''].join('\n'));
+      const rows = expectedRows('test', 'month').map((row) => `${row.period}  ${row.key_id}  ${row.completed_assessments}  0`);
+      expect(result.stdout).toBe([...rows, 'total  5  0', ''].join('\n'));
     });
 
     it.each([

@@ -48,6 +48,7 @@ describe('usage projection, run by the projector on SQLite', () => {
       key_id: `key_${day % 2}`,
       period: `2026-11-${String(day + 1).padStart(2, '0')}`,
       completed_assessments: 70,
+      completed_situational_assessments: 0,
     }));
 
     await project(events, readModels, position);
@@ -117,7 +118,7 @@ describe('usage projection, run by the projector on SQLite', () => {
     // More completions, then a restart: the replay runs past what the cut commit wrote.
     await project(events, readModels, await complete(40, 50));
     expect((await readUsage(readModels, november, false)).data).toEqual([
-      { key_id: 'key_a', period: '2026-11-05', completed_assessments: 50 },
+      { key_id: 'key_a', period: '2026-11-05', completed_assessments: 50, completed_situational_assessments: 0 },
     ]);
     await events.close();
     await readModels.close();

@@ -84,7 +84,7 @@ const november: UsageRange = { from: new Date('2026-11-01T00:00:00Z'), to: new D
 /** The usage read model kept from `events`: its documents and counter rows, each event folded as the projector folds it, in log order. */
 function project(events: RecordedEvent[]) {
   const docs = new Map<string, UsageDocument>();
-  const counters = new Map<string, UsageCountRow & { counter: string }>();
+  const counters = new Map<string, Omit<UsageCountRow, 'item'> & { counter: string }>();
   for (const event of events) {
     if (!projection.canHandle.includes(event.type)) continue;
     const id = projection.documentId(event);
@@ -133,8 +133,8 @@ describe('usage read model', () => {
       .batch('asm_c', 'key_alice')
       .completed('asm_c', '2026-11-20T12:00:00.000Z');
     expect(await rows(log.events)).toEqual([
-      { key_id: 'key_alice', period: '2026-11-20', completed_assessments: 1 },
-      { key_id: 'key_bob', period: '2026-11-20', completed_assessments: 2 },
+      { key_id: 'key_alice', period: '2026-11-20', completed_assessments: 1, completed_situational_assessments: 0 },
+      { key_id: 'key_bob', period: '2026-11-20', completed_assessments: 2, completed_situational_assessments: 0 },
     ]);
   });
 
@@ -147,8 +147,8 @@ describe('usage read model', () => {
       .completed('asm_b', '2026-11-05T00:00:00.000Z')
       .completed('asm_c', '2026-11-05T00:00:00.000Z');
     expect(await rows(log.events)).toEqual([
-      { key_id: 'key_alice', period: '2026-11-05', completed_assessments: 2 },
-      { key_id: 'key_bob', period: '2026-11-05', completed_assessments: 1 },
+      { key_id: 'key_alice', period: '2026-11-05', completed_assessments: 2, completed_situational_assessments: 0 },
+      { key_id: 'key_bob', period: '2026-11-05', completed_assessments: 1, completed_situational_assessments: 0 },
     ]);
   });
 
@@ -161,8 +161,8 @@ describe('usage read model', () => {
       .batch('asm_c', 'key_alice')
       .completed('asm_c', '2026-11-22T00:00:00.001Z');
     expect(await rows(log.events)).toEqual([
-      { key_id: 'key_alice', period: '2026-11-21', completed_assessments: 1 },
-      { key_id: 'key_alice', period: '2026-11-22', completed_assessments: 2 },
+      { key_id: 'key_alice', period: '2026-11-21', completed_assessments: 1, completed_situational_assessments: 0 },
+      { key_id: 'key_alice', period: '2026-11-22', completed_assessments: 2, completed_situational_assessments: 0 },
     ]);
   });
 
@@ -178,10 +178,10 @@ describe('usage read model', () => {
       .completed('asm_d', '2026-10-31T23:59:59.999Z');
     const range: UsageRange = { from: new Date('2026-10-01T00:00:00Z'), to: new Date('2027-01-01T00:00:00Z'), granularity: 'month' };
     expect(await rows(log.events, range)).toEqual([
-      { key_id: 'key_amy', period: '2026-10', completed_assessments: 1 },
-      { key_id: 'key_zed', period: '2026-11', completed_assessments: 1 },
-      { key_id: 'key_amy', period: '2026-12', completed_assessments: 1 },
-      { key_id: 'key_zed', period: '2026-12', completed_assessments: 1 },
+      { key_id: 'key_amy', period: '2026-10', completed_assessments: 1, completed_situational_assessments: 0 },
+      { key_id: 'key_zed', period: '2026-11', completed_assessments: 1, completed_situational_assessments: 0 },
+      { key_id: 'key_amy', period: '2026-12', completed_assessments: 1, completed_situational_assessments: 0 },
+      { key_id: 'key_zed', period: '2026-12', completed_assessments: 1, completed_situational_assessments: 0 },
     ]);
   });
 
@@ -197,8 +197,8 @@ describe('usage read model', () => {
       .completed('asm_late', '2026-12-01T00:00:00.000Z');
     const { report } = await usage(log.events);
     expect(report.data).toEqual([
-      { key_id: 'key_alice', period: '2026-11-01', completed_assessments: 1 },
-      { key_id: 'key_alice', period: '2026-11-30', completed_assessments: 1 },
+      { key_id: 'key_alice', period: '2026-11-01', completed_assessments: 1, completed_situational_assessments: 0 },
+      { key_id: 'key_alice', period: '2026-11-30', completed_assessments: 1, completed_situational_assessments: 0 },
     ]);
     expect(report.total_completed_assessments).toBe(2);
   });
@@ -219,8 +219,9 @@ describe('usage read model', () => {
       from: '2026-11-01T00:00:00.000Z',
       to: '2026-12-01T00:00:00.000Z',
       granularity: 'day',
-      data: [{ key_id: 'key_alice', period: '2026-11-10', completed_assessments: 1 }],
+      data: [{ key_id: 'key_alice', period: '2026-11-10', completed_assessments: 1, completed_situational_assessments: 0 }],
       total_completed_assessments: 1,
+      total_completed_situational_assessments: 0,
     });
     // Only the counts remain: an assessment's document goes with its completion.
     const kept = project(log.events);
@@ -241,7 +242,9 @@ describe('usage read model', () => {
 
   it('reports a completion whose batch carries no key id under key_id null, still counted', async () => {
     const log = logOf().batch('asm_a', undefined).completed('asm_a', '2026-11-10T00:00:00.000Z');
-    expect(await rows(log.events)).toEqual([{ key_id: null, period: '2026-11-10', completed_assessments: 1 }]);
+    expect(await rows(log.events)).toEqual([
+      { key_id: null, period: '2026-11-10', completed_assessments: 1, completed_situational_assessments: 0 },
+    ]);
   });
 
   it('reads one span of rows per counter, however long the log or the range: a thousand completions a day cost the same as one', async () => {
@@ -254,12 +257,12 @@ describe('usage read model', () => {
     expect(report.data).toEqual(reference(log.events, november));
     expect(report.total_completed_assessments).toBe(1500);
     expect(report.data.filter((row) => row.key_id === 'key_a').reduce((sum, row) => sum + row.completed_assessments, 0)).toBe(500);
-    // November by day: its 30 days, in one read.
-    expect(reads).toEqual(['day 2026-11-01 2026-12-01']);
-    // A century by month: its 1200 months, in one read.
+    // November by day: its 30 days, in one read per metered item.
+    expect(reads).toEqual(['day 2026-11-01 2026-12-01', 'situational_day 2026-11-01 2026-12-01']);
+    // A century by month: its 1200 months, in one read per metered item.
     const century = await usage(log.events, { from: new Date('2000-01-01'), to: new Date('2100-01-01'), granularity: 'month' });
     expect(century.report.data).toEqual(reference(log.events, century.report));
-    expect(century.reads).toEqual(['month 2000-01 2100-01']);
+    expect(century.reads).toEqual(['month 2000-01 2100-01', 'situational_month 2000-01 2100-01']);
   });
 
   it('gives, for any range to the millisecond, what counting every completion in it gives', async () => {
@@ -302,7 +305,7 @@ function reference(events: RecordedEvent[], range: { from: Date | string; to: Da
     if (at < from || at >= to) continue;
     const key_id = keys.get(event.streamName) ?? null;
     const period = new Date(at).toISOString().slice(0, range.granularity === 'day' ? 10 : 7);
-    const row = counts.get(`${period} ${key_id}`) ?? { key_id, period, completed_assessments: 0 };
+    const row = counts.get(`${period} ${key_id}`) ?? { key_id, period, completed_assessments: 0, completed_situational_assessments: 0 };
     row.completed_assessments += 1;
     counts.set(`${period} ${key_id}`, row);
   }

@@ -74,8 +74,11 @@ export function registerUsagePage(scope: FastifyInstance, context: DashboardCont
     const rows = chosen === undefined ? report.data : report.data.filter((row) => row.key_id === chosen);
     const perDay = new Map<string, number>();
     for (const row of rows) perDay.set(row.period, (perDay.get(row.period) ?? 0) + row.completed_assessments);
-    const perKey = new Map<string | null, number>();
-    for (const row of report.data) perKey.set(row.key_id, (perKey.get(row.key_id) ?? 0) + row.completed_assessments);
+    const perKey = new Map<string | null, [number, number]>();
+    for (const row of report.data) {
+      const [assessments, situational] = perKey.get(row.key_id) ?? [0, 0];
+      perKey.set(row.key_id, [assessments + row.completed_assessments, situational + row.completed_situational_assessments]);
+    }
     const keyLabel = (id: string | null, key: ApiKeyRecord | undefined) =>
       key === undefined ? (id ?? 'no key') : `${key.name} (${key.environment}_${key.type}_…${key.last4})`;
     const caption =
@@ -84,8 +87,8 @@ export function registerUsagePage(scope: FastifyInstance, context: DashboardCont
         : `Completed assessments per day, key ${keyLabel(chosen, keys.get(chosen))}`;
     const viewer = await viewerOf(context, request, reply);
     const keyRows = [...perKey].map(
-      ([id, count]: [string | null, number]) =>
-        html`<tr><td>${id === null ? keyLabel(id, undefined) : html`<a href="/dashboard/${segment}/usage?key=${id}"${id === chosen ? html` aria-current="true"` : ''}>${keyLabel(id, keys.get(id))}</a>`}</td><td>${count}</td></tr>`,
+      ([id, [count, situational]]: [string | null, [number, number]]) =>
+        html`<tr><td>${id === null ? keyLabel(id, undefined) : html`<a href="/dashboard/${segment}/usage?key=${id}"${id === chosen ? html` aria-current="true"` : ''}>${keyLabel(id, keys.get(id))}</a>`}</td><td>${count}</td><td>${situational}</td></tr>`,
     );
     const body = html`${environmentTabs(segment, 'usage')}
 ${dayChart(days, perDay, caption)}
@@ -93,9 +96,9 @@ ${dayChart(days, perDay, caption)}
 ${
   keyRows.length === 0
     ? html`<p>No completed assessments in this environment in the last ${DAYS} days.</p>`
-    : html`<div class="scroll" tabindex="0"><table><thead><tr><th scope="col">Key</th><th scope="col">Completed</th></tr></thead><tbody>${keyRows}</tbody></table></div>${chosen === undefined ? '' : html`<p><a href="/dashboard/${segment}/usage">Every key</a></p>`}`
+    : html`<div class="scroll" tabindex="0"><table><thead><tr><th scope="col">Key</th><th scope="col">Completed</th><th scope="col">Situational</th></tr></thead><tbody>${keyRows}</tbody></table></div>${chosen === undefined ? '' : html`<p><a href="/dashboard/${segment}/usage">Every key</a></p>`}`
 }
-<p class="hint">A completion counts for the key that sent the last answers of the assessment, on the UTC day it was scored (the same figures as <code>GET /v1/nature/usage</code>).</p>`;
+<p class="hint">A completion counts for the key that sent the last answers of the assessment, on the UTC day it was scored; a situational assessment for the key that asked for it, once it is completed (the same figures as <code>GET /v1/nature/usage</code>).</p>`;
     return sendPage(reply, page('Usage', body, viewer, 'Usage'));
   });
 }

@@ -36,16 +36,27 @@ const usageResource = z
           completed_assessments: z
             .number()
             .int()
-            .min(1)
+            .min(0)
             .meta({ examples: [42] }),
+          completed_situational_assessments: z
+            .number()
+            .int()
+            .min(0)
+            .describe('Situational assessments completed (failed ones are not counted), billed to the key that asked for them.')
+            .meta({ examples: [3] }),
         }),
       )
-      .describe('One row per key and period with at least one completion; sorted by period, then key_id.'),
+      .describe('One row per key and period with at least one completion of either kind; sorted by period, then key_id.'),
     total_completed_assessments: z
       .number()
       .int()
       .min(0)
       .meta({ examples: [42] }),
+    total_completed_situational_assessments: z
+      .number()
+      .int()
+      .min(0)
+      .meta({ examples: [3] }),
   })
   .meta({ id: 'Usage' });
 
@@ -55,7 +66,7 @@ export const getUsageSchema = {
   summary: 'Completed assessments per key and period',
   description:
     "Metered usage of the key's environment: assessments completed in [from, to), per API key (the key that sent the completing " +
-    'batch) and per UTC day or month, from a read model the service keeps from the event log. Counts only: no subject data. Re-scoring does not count. ' +
+    'batch), and situational assessments completed (per the key that asked for them), per UTC day or month, from a read model the service keeps from the event log. Counts only: no subject data. Re-scoring does not count. ' +
     'Needs a secret key with nature:read.',
   querystring: usageQuery,
   response: {
