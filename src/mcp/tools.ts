@@ -108,6 +108,20 @@ const careerListOutput = {
   catalogue_version: z.string(),
 };
 
+const situationalOutput = {
+  id: z.string(),
+  object: z.literal('situational_assessment'),
+  status: z.enum(['pending', 'completed', 'failed']),
+  subject_id: z.string(),
+  profile_id: z.string(),
+  language,
+};
+const situationalId = idOf('sit', 'The situational assessment id (sit_…).');
+/** What every situational tool tells an agent: the answer comes later, and the text is the person's. */
+const SITUATIONAL_NOTES =
+  'Asynchronous: a new one is pending for a few seconds; call get_situational_assessment until status is completed (situation, alignment, narrative) or failed (failure_code), both final. ' +
+  'The situation text is personal data: sealed at rest, never logged, erased with the subject; keep it out of anything you store or share.';
+
 /** Every tool, each one API operation. */
 export const tools: readonly NatureTool[] = [
   tool({
@@ -317,6 +331,64 @@ export const tools: readonly NatureTool[] = [
     },
     // Reads only: the API stores nothing for a match, so no Idempotency-Key.
     run: (call, body) => call({ method: 'POST', path: '/v1/careers/matches', body }),
+  }),
+  tool({
+    name: 'create_situational_assessment',
+    keyed: true,
+    title: 'Assess a situation',
+    description:
+      "Asks how a subject's latest completed profile meets a situation told in free text (POST /v1/situational/assessments): " +
+      'a task, a role, a moment at work or at home, 20..4000 characters, in English or French. ' +
+      'A subject without a completed assessment answers profile_required: finish the assessment first. ' +
+      SITUATIONAL_NOTES +
+      ' The narrative never ranks the person: do not either.',
+    scope: 'situational:write',
+    // Each call reads the situation anew: a second one is a second assessment.
+    annotations: { ...WRITE, idempotentHint: false },
+    input: {
+      subject_id: subjectId,
+      situation_context: z
+        .string()
+        .describe('The situation, 20..4000 characters, in the words the person used: personal data, sealed and never logged.'),
+      language: language.optional().describe("en or fr: the language of the narrative (default: the subject's latest assessment's)."),
+    },
+    output: situationalOutput,
+    run: (call, body, idempotencyKey) => call({ method: 'POST', path: '/v1/situational/assessments', body, idempotencyKey }),
+  }),
+  tool({
+    name: 'get_situational_assessment',
+    title: 'Get a situational assessment',
+    description:
+      'Reads a situational assessment (GET /v1/situational/assessments/{id}): pending; completed with situation (what it draws on, 0..1 per construct), ' +
+      'alignment (overall and per construct, 0..1) and a narrative; or failed with failure_code (situation_unclear: too little of the text could be read). ' +
+      SITUATIONAL_NOTES,
+    scope: 'situational:read',
+    annotations: READ,
+    input: { situational_assessment_id: situationalId },
+    output: situationalOutput,
+    run: (call, { situational_assessment_id }) =>
+      call({ method: 'GET', path: pathOf`/v1/situational/assessments/${situational_assessment_id}` }),
+  }),
+  tool({
+    name: 'list_situational_assessments',
+    title: 'List situational assessments',
+    description:
+      'The situational assessments of this environment, or of one subject with subject_id, newest first (GET /v1/situational/assessments); those of erased subjects are left out. ' +
+      'One page per call; pass the last id as starting_after for the next. ' +
+      SITUATIONAL_NOTES,
+    scope: 'situational:read',
+    annotations: READ,
+    input: {
+      subject_id: subjectId.optional().describe("A subject id (sub_…), for that subject's only."),
+      limit: z.number().int().min(1).max(100).optional().describe('1..100 (default 10).'),
+      starting_after: idOf('sit', 'The id of the last situational assessment of the page before.').optional(),
+    },
+    output: {
+      object: z.literal('list'),
+      data: z.array(z.object({ id: z.string(), status: z.string(), subject_id: z.string() }).loose()),
+      has_more: z.boolean(),
+    },
+    run: (call, query) => call({ method: 'GET', path: '/v1/situational/assessments', query }),
   }),
   tool({
     name: 'erase_subject',
