@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { CareersIndex } from '../../careers/careers-index.js';
 import { hasProductionAccess } from '../../commands/accounts.js';
 import { KeyRuleError, mintApiKey, revokeApiKey, rotateApiKey } from '../../commands/api-keys.js';
-import { type ApiKeyRecord, type Environment, type KeyType, parseOrigin, type Scope, scopes } from '../../domain/api-keys.js';
+import { type ApiKeyRecord, type Environment, type KeyType, mintProblem, parseOrigin, type Scope, scopes } from '../../domain/api-keys.js';
 import { actorOf, noticeOf, sendPage, viewerOf } from '../context.js';
 import { answerOnce, type PageContext, revealed } from '../form-once.js';
 import { formValues, oneOf, someOf, text } from '../form-values.js';
@@ -20,6 +20,9 @@ interface KeyForm {
   scopes: Scope[];
   origins: string;
 }
+
+/** A scope the rules of keys (mintProblem) refuse on a pk key: marked "sk only" on the form. */
+const secretOnly = (scope: Scope) => mintProblem({ name: 'pk', environment: 'test', type: 'pk', scopes: [scope] }) !== undefined;
 
 const blankForm: KeyForm = { name: '', environment: 'test', type: 'sk', scopes: ['nature:read', 'nature:write'], origins: '' };
 
@@ -64,9 +67,9 @@ ${approved ? '' : html`<p id="live-hint" class="hint">Production keys need appro
 <label><input type="radio" name="type" value="sk"${checked(form.type === 'sk')}> Secret (sk): for your server</label>
 <label><input type="radio" name="type" value="pk"${checked(form.type === 'pk')}> Publishable (pk): for browsers, with an assessment's client secret</label>
 </fieldset>
-<fieldset><legend>Scopes</legend>
-${scopes.map((scope) => html`<label><input type="checkbox" name="scopes" value="${scope}"${checked(form.scopes.includes(scope))}> ${scope}</label>`)}
-<p class="hint">A publishable key reads only; it writes with an assessment's client secret, never with nature:write. careers:read is for secret keys.</p>
+<fieldset aria-describedby="scopes-hint"><legend>Scopes</legend>
+${scopes.map((scope) => html`<label><input type="checkbox" name="scopes" value="${scope}"${checked(form.scopes.includes(scope))}> ${scope}${secretOnly(scope) ? html` <span class="hint">(sk only)</span>` : ''}</label>`)}
+<p id="scopes-hint" class="hint">Scopes marked sk only are refused on publishable (pk) keys: a publishable key reads only, and writes with an assessment's client secret; careers and situational assessments are reached from your server, with a secret key.</p>
 </fieldset>
 <label for="origins">Allowed origins <span class="hint">(publishable keys only: one per line, such as https://app.example.com; none allows any)</span></label>
 <textarea id="origins" name="origins" rows="3">${form.origins}</textarea>
