@@ -78,6 +78,7 @@ describe.skipIf(skipped)('the docs in headless Chromium', () => {
         'MCP for agents',
         'Careers',
         'How careers are matched',
+        'Situational assessments',
         'Personal data',
         'Usage',
         'Errors',

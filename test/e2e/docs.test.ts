@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { problemCodes } from '../../src/http/problem.js';
 import { openTestApp, type TestApp } from '../support/test-app.js';
 
-const pages = ['/docs', '/docs/getting-started', '/docs/errors', '/docs/webhooks', '/docs/embedding', '/docs/quality'];
+const pages = ['/docs', '/docs/getting-started', '/docs/errors', '/docs/webhooks', '/docs/embedding', '/docs/quality', '/docs/situational'];
 
 describe('the docs pages under /docs', () => {
   let t: TestApp;

@@ -16,6 +16,7 @@ export const guides = [
   { slug: 'mcp', title: 'MCP for agents' },
   { slug: 'careers', title: 'Careers' },
   { slug: 'careers-matching', title: 'How careers are matched' },
+  { slug: 'situational', title: 'Situational assessments' },
   { slug: 'privacy', title: 'Personal data' },
   { slug: 'usage', title: 'Usage' },
   { slug: 'errors', title: 'Errors' },
