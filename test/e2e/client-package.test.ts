@@ -3,9 +3,14 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createNatureClient, isNatureApiError, type NatureEvent } from '../../packages/client/src/index.js';
+import { client } from '../support/api-client.js';
 import { keyCreateArgs, runCliInProcess } from '../support/cli.js';
+import { eventually } from '../support/eventually.js';
+import { injectFetch } from '../support/inject-fetch.js';
 import { envOutsideNpm, serverPool } from '../support/processes.js';
 import { tempDir } from '../support/temp-dir.js';
+import { openTestApp, type TestApp, validSubject } from '../support/test-app.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const clientDir = join(root, 'packages/client');
@@ -203,4 +208,74 @@ describe('@nature-profile/client as an integrator installs it from its tarball',
       data.cleanup();
     }
   }, 180_000);
+});
+
+describe('nature.situational, against the in-process app', () => {
+  const situation =
+    'Leading a small team through a hard deadline: planning the work, keeping everyone calm and explaining the changes to the client.';
+  let t: TestApp;
+  let key: string;
+  beforeAll(async () => {
+    t = await openTestApp();
+    key = (await t.mint('test', 'sk', ['nature:read', 'nature:write', 'situational:read', 'situational:write'])).raw;
+  });
+  afterAll(() => t.close());
+
+  const typedClient = () => {
+    const inProcess = injectFetch(t.app);
+    return createNatureClient({ apiKey: key, baseUrl: 'http://127.0.0.1', fetch: (request: Request) => inProcess(request) });
+  };
+
+  it('creates (Idempotency-Key kept), gets until completed, lists a subject’s page by page; the event is typed by its type', async () => {
+    const nature = typedClient();
+    const api = client(t, key);
+    const { subjectId } = await api.completeAssessment();
+    const profile = await api.profileOf(subjectId);
+
+    const body = { subject_id: subjectId, situation_context: situation };
+    const accepted = await nature.situational.create(body, { idempotencyKey: 'situation-1' });
+    expect(accepted).toMatchObject({ object: 'situational_assessment', subject_id: subjectId, profile_id: profile.id, language: 'en' });
+    expect(accepted.id).toMatch(/^sit_/);
+    expect(['pending', 'completed']).toContain(accepted.status);
+    expect((await nature.situational.create(body, { idempotencyKey: 'situation-1' })).id).toBe(accepted.id);
+
+    const done = await eventually(async () => {
+      const read = await nature.situational.get(accepted.id);
+      return read.status === 'pending' ? undefined : read;
+    });
+    expect(done).toMatchObject({ id: accepted.id, status: 'completed', method_version: 'situational-v1' });
+    expect(done.alignment!.overall).toBeGreaterThanOrEqual(0);
+    expect(done.alignment!.overall).toBeLessThanOrEqual(1);
+    expect(done.situation!.intelligences.interpersonal).toBeGreaterThan(0);
+    expect(done.narrative).toEqual(expect.any(String));
+
+    const second = await nature.situational.create(body);
+    const first = await nature.situational.list({ subject_id: subjectId, limit: 1 });
+    expect(first).toMatchObject({ object: 'list', has_more: true });
+    expect(first.data.map((listed) => listed.id)).toEqual([second.id]);
+    const every: string[] = [];
+    for await (const listed of nature.situational.list({ subject_id: subjectId, limit: 1 })) every.push(listed.id);
+    expect(every).toEqual([second.id, accepted.id]);
+
+    const announced = await eventually(async () => {
+      for await (const event of nature.events.list({ limit: 100 })) {
+        if (event.type === 'situational.assessment.completed' && event.data.id === accepted.id) return event;
+      }
+      return undefined;
+    });
+    const data: Extract<NatureEvent, { type: 'situational.assessment.completed' }>['data'] = announced.data;
+    expect(data).toEqual({ id: accepted.id, subject_id: subjectId, status: 'completed' });
+    expect(await nature.events.get(announced.id)).toEqual(announced);
+  });
+
+  it('rejects a subject without a completed assessment with a NatureApiError narrowed to profile_required (409)', async () => {
+    const nature = typedClient();
+    const subject = await nature.subjects.create(validSubject());
+    const refused = await nature.situational
+      .create({ subject_id: subject.id, situation_context: situation })
+      .catch((error: unknown) => error);
+    if (!isNatureApiError(refused, 'profile_required')) throw refused;
+    expect(refused).toMatchObject({ status: 409, code: 'profile_required', request_id: expect.stringMatching(/^req_/) });
+    expect((await nature.situational.list({ subject_id: subject.id })).data).toEqual([]);
+  });
 });

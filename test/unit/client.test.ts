@@ -262,6 +262,11 @@ describe('client resources', () => {
     await nature.careers.search({ query: 'nurse', job_zone: '3,4' });
     await nature.careers.get('car_rn');
     await nature.careers.match({ profile_id: 'prf_1', limit: 5 });
+    await nature.situational.create({ subject_id: 'sub_1', situation_context: 'Planning a move with the whole team.' });
+    await nature.situational.create({ subject_id: 'sub_1', situation_context: 'Planning a move with the whole team.', language: 'fr' });
+    await nature.situational.get('sit_1');
+    await nature.situational.list({ subject_id: 'sub_1', limit: 2 });
+    await nature.situational.list();
     expect(sent.map(({ method, path, body }) => [method, path, body])).toEqual([
       ['POST', '/v1/nature/subjects', { external_subject_id: 'e', consent }],
       ['GET', '/v1/nature/subjects/sub_1', undefined],
@@ -292,6 +297,15 @@ describe('client resources', () => {
       ['GET', '/v1/careers?query=nurse&job_zone=3%2C4', undefined],
       ['GET', '/v1/careers/car_rn', undefined],
       ['POST', '/v1/careers/matches', { profile_id: 'prf_1', limit: 5 }],
+      ['POST', '/v1/situational/assessments', { subject_id: 'sub_1', situation_context: 'Planning a move with the whole team.' }],
+      [
+        'POST',
+        '/v1/situational/assessments',
+        { subject_id: 'sub_1', situation_context: 'Planning a move with the whole team.', language: 'fr' },
+      ],
+      ['GET', '/v1/situational/assessments/sit_1', undefined],
+      ['GET', '/v1/situational/assessments?subject_id=sub_1&limit=2', undefined],
+      ['GET', '/v1/situational/assessments', undefined],
     ]);
   });
 
@@ -409,6 +423,20 @@ describe('verifyWebhook', () => {
     expect(verifyWebhook(new TextEncoder().encode(body), new Headers(headers), secret)).toEqual(event);
     const shouted = Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toUpperCase(), value]));
     expect(verifyWebhook(body, shouted, secret)).toEqual(event);
+  });
+
+  it('returns a situational.assessment.completed event, its data narrowed by its type', () => {
+    const situational = {
+      ...event,
+      type: 'situational.assessment.completed',
+      data: { id: 'sit_1', subject_id: 'sub_1', status: 'completed' },
+    };
+    const payload = JSON.stringify(situational);
+    const verified = verifyWebhook(payload, signed(payload), secret);
+    expect(verified).toEqual(situational);
+    // Compiles only while comparing `type` narrows `data`: the situational assessment's id, not a profile's.
+    if (verified.type !== 'situational.assessment.completed') throw new Error(`not narrowed: ${verified.type}`);
+    expect([verified.data.id, verified.data.status]).toEqual(['sit_1', 'completed']);
   });
 
   it('throws WebhookVerificationError on a changed body, another secret or a stale timestamp', () => {

@@ -33,5 +33,20 @@ type ErrorBodies<R> = Values<{
 export type Problem = Operation extends infer O ? (O extends { responses: infer R } ? ErrorBodies<R> : never) : never;
 export type ProblemCode = Problem extends { code: infer C } ? C : never;
 
-/** An event, as `GET /v1/nature/events/{id}` answers and as a webhook delivers it. */
-export type NatureEvent = ResponseOf<'get', '/v1/nature/events/{id}'>;
+type EventAnswer = ResponseOf<'get', '/v1/nature/events/{id}'>;
+type EventType = EventAnswer['type'];
+type EventData = EventAnswer['data'];
+/**
+ * What an event of type T carries: a situational.* event the situational assessment's `id`, `subject_id` and
+ * `status`; the others the profile's, assessment's and subject's ids. The document gives `data` as a union of
+ * both without saying which type carries which.
+ */
+type DataOf<T extends EventType> = T extends `situational.${string}`
+  ? Extract<EventData, { status: unknown }>
+  : Exclude<EventData, { status: unknown }>;
+
+/**
+ * An event, as `GET /v1/nature/events/{id}` answers and as a webhook delivers it: a union by `type`, so that
+ * comparing `type` narrows `data` (`event.data.profile_id` after `event.type === 'nature.assessment.completed'`).
+ */
+export type NatureEvent = Values<{ [T in EventType]: Omit<EventAnswer, 'type' | 'data'> & { type: T; data: DataOf<T> } }>;

@@ -1,4 +1,4 @@
-import type { paths, ResponseOf } from './api.js';
+import type { NatureEvent, paths, ResponseOf } from './api.js';
 import { type ListPath, type ListResult, listResult, type Page } from './pagination.js';
 
 /** What any one call may set beyond the route's own parameters. */
@@ -49,8 +49,12 @@ const usage = '/v1/nature/usage';
 const careers = '/v1/careers';
 const career = '/v1/careers/{id}';
 const careerMatches = '/v1/careers/matches';
+const situationalAssessments = '/v1/situational/assessments';
+const situationalAssessment = '/v1/situational/assessments/{id}';
 
 type Paged<P extends ListPath> = ListResult<ResponseOf<'get', P> & Page>;
+/** A page of events, each narrowed by its `type` (NatureEvent). */
+type EventsPage = Omit<ResponseOf<'get', typeof events>, 'data'> & { data: NatureEvent[] };
 
 /**
  * The API by resource: `nature.subjects.create({ … })`. Each call resolves with the 2xx body, typed by the
@@ -110,8 +114,8 @@ export interface NatureResources {
     deliveries(id: string, query?: QueryOf<typeof deliveries>, options?: RequestOptions): Paged<typeof deliveries>;
   };
   events: {
-    list(query?: QueryOf<typeof events>, options?: RequestOptions): Paged<typeof events>;
-    get(id: string, options?: RequestOptions): Promise<ResponseOf<'get', typeof event>>;
+    list(query?: QueryOf<typeof events>, options?: RequestOptions): ListResult<EventsPage>;
+    get(id: string, options?: RequestOptions): Promise<NatureEvent>;
     redeliver(id: string, body?: BodyOf<'post', typeof redeliver>, options?: RequestOptions): Promise<ResponseOf<'post', typeof redeliver>>;
   };
   usage: {
@@ -125,6 +129,24 @@ export interface NatureResources {
     get(id: string, options?: RequestOptions): Promise<ResponseOf<'get', typeof career>>;
     /** Occupations by fit to a stored profile (`profile_id`, which needs nature:read too) or to scores given inline (`profile`). */
     match(body: BodyOf<'post', typeof careerMatches>, options?: RequestOptions): Promise<ResponseOf<'post', typeof careerMatches>>;
+  };
+  /**
+   * How a subject's latest completed profile meets a situation told in free text (scopes situational:read and
+   * situational:write; sk keys only).
+   */
+  situational: {
+    /**
+     * Answers at once (202) with a `pending` assessment, read within seconds: `get` it until its status is
+     * `completed` or `failed`, or listen for situational.assessment.completed. A subject with no completed
+     * assessment yet rejects with 409 profile_required.
+     */
+    create(
+      body: BodyOf<'post', typeof situationalAssessments>,
+      options?: RequestOptions,
+    ): Promise<ResponseOf<'post', typeof situationalAssessments>>;
+    get(id: string, options?: RequestOptions): Promise<ResponseOf<'get', typeof situationalAssessment>>;
+    /** Newest first; one subject's with `subject_id`. */
+    list(query?: QueryOf<typeof situationalAssessments>, options?: RequestOptions): Paged<typeof situationalAssessments>;
   };
 }
 
@@ -187,6 +209,11 @@ export function natureResources(send: Send): NatureResources {
       search: (query, options) => list(careers, undefined, query, options),
       get: (id, options) => send('GET', career, { params: path(id) }, options),
       match: (body, options) => send('POST', careerMatches, { body }, options),
+    },
+    situational: {
+      create: (body, options) => send('POST', situationalAssessments, { body }, options),
+      get: (id, options) => send('GET', situationalAssessment, { params: path(id) }, options),
+      list: (query, options) => list(situationalAssessments, undefined, query, options),
     },
   } as NatureResources;
 }
