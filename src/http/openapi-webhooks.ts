@@ -8,11 +8,14 @@ import { exampleIds } from './schemas.js';
 const summaries: Record<string, string> = {
   'nature.assessment.completed': 'An assessment was completed and scored: `data.profile_id` is its profile.',
   'nature.profile.updated': 'A profile rebuild re-scored a completed assessment: `data.profile_id` replaces `data.previous_profile_id`.',
+  'situational.assessment.completed':
+    'A situational assessment was read: `data.status` is completed or failed; GET /v1/situational/assessments/{data.id} has its result. Endpoints opt in to it.',
 };
 
 const operationIds: Record<string, string> = {
   'nature.assessment.completed': 'assessmentCompleted',
   'nature.profile.updated': 'profileUpdated',
+  'situational.assessment.completed': 'situationalAssessmentCompleted',
 };
 
 const signatureHeaders: Json[] = [
@@ -54,6 +57,7 @@ const examples: Record<string, Json> = {
     previous_profile_id: exampleIds.previousProfile,
     scoring_version: 'mn76-v2',
   },
+  'situational.assessment.completed': { id: exampleIds.situational, subject_id: exampleIds.subject, status: 'completed' },
 };
 
 /** The document's `webhooks`: one signed POST per event type, its body the event object of GET /v1/nature/events/{id}. */
