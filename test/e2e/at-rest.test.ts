@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Body, client } from '../support/api-client.js';
 import { filesContaining } from '../support/byte-scan.js';
+import { eventually } from '../support/eventually.js';
 import { openTestApp, type TestApp, validSubject } from '../support/test-app.js';
 
 const consent = validSubject().consent;
@@ -32,7 +33,7 @@ describe('personal data at rest', () => {
     await t?.close();
   });
 
-  it('is nowhere in plain text in the data directory, while the server runs and after it stops', async () => {
+  it('is nowhere in plain text in the data directory (a situation told about a subject included), while the server runs and after it stops', async () => {
     t = await openTestApp();
     const api = client(t, (await t.mint('test', 'sk')).raw);
     const subjects = Array.from({ length: SUBJECTS }, (_, i) => ({ ext: `ATREST-EXT-${i}-7f3a9c`, meta: `ATREST-META-${i}-b81d2e` }));
@@ -53,7 +54,25 @@ describe('personal data at rest', () => {
     expect((await api.call('GET', `/v1/nature/subjects?external_subject_id=${subjects[2]!.ext}`)).body.data.map((s: Body) => s.id)).toEqual(
       [done[2]!.subjectId],
     );
-    const forms = plainForms(subjects, profile);
+    // A situation told about the last subject, read against its profile: its text and its result are personal data too.
+    const situationKey = client(t, (await t.mint('test', 'sk', ['situational:read', 'situational:write'])).raw);
+    const situation = `Calming a frightened horse ATREST-SITUATION-4c1e during a storm, then teaching the stable team to do it.`;
+    const asked = await situationKey.call('POST', '/v1/situational/assessments', {
+      subject_id: done.at(-1)!.subjectId,
+      situation_context: situation,
+    });
+    const read = await eventually(async () => {
+      const { body } = await situationKey.call('GET', `/v1/situational/assessments/${asked.body.id}`);
+      return body.status === 'completed' ? body : undefined;
+    });
+    const forms = [
+      ...plainForms(subjects, profile),
+      situation,
+      'ATREST-SITUATION-4c1e',
+      read.narrative,
+      '"situation_context":"',
+      '"alignment":{',
+    ];
 
     // Running: every file, WAL and SHM included, as it is on disk now.
     expect(filesContaining(t.dataDir, forms)).toEqual([]);

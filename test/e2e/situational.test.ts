@@ -77,6 +77,9 @@ describe('situational assessments over HTTP', () => {
     // The event is listed and fetched as every event is; nothing personal in it.
     expect((await api.call('GET', `/v1/nature/events/${event.id}`)).body).toEqual(event);
     expect(delivery!.body).not.toContain('deadline');
+    // Never logged, at debug level either: neither the text nor the narrative.
+    expect(t.logs.join('')).not.toContain('hard deadline');
+    expect(t.logs.join('')).not.toContain(done.narrative);
     await receiver.close();
     await api.deleteEndpoints();
   });
