@@ -2,6 +2,7 @@ import { Command, Option } from 'commander';
 import { subjectHistory } from '../commands/audit.js';
 import { type Environment, environments } from '../domain/api-keys.js';
 import { DomainError } from '../domain/errors.js';
+import { situationalIdsOf } from '../projections/situational-assessments.js';
 import type { openOperatorStores } from '../wiring/environments.js';
 import { CliError } from './errors.js';
 import type { Output } from './keys.js';
@@ -18,7 +19,8 @@ export function auditCommand(openStores: (environment: Environment) => Promise<O
     .action(async (subjectId: string, options: { env: Environment; json?: boolean }) => {
       const stores = await openStores(options.env);
       try {
-        const entries = await subjectHistory(stores.events, subjectId, new Date()).catch((error: unknown) => {
+        const situational = await situationalIdsOf(stores.readModels, subjectId);
+        const entries = await subjectHistory(stores.events, subjectId, new Date(), situational).catch((error: unknown) => {
           if (error instanceof DomainError)
             throw new CliError(`no subject ${subjectId} in ${options.env === 'live' ? 'production' : 'sandbox'}`);
           throw error;

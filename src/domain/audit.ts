@@ -1,5 +1,6 @@
 import type { AssessmentEvent } from './assessment.js';
 import { type Assessment, statusAt } from './assessment.js';
+import type { SituationalAssessmentEvent } from './situational-assessment.js';
 import type { SubjectEvent } from './subject.js';
 
 /** One line of a subject's history, as the audit shows it. */
@@ -27,6 +28,8 @@ export const auditTypes = [
   'assessment.scored',
   'profile.rescored',
   'profile.updated',
+  'situational.requested',
+  'situational.completed',
   'subject.erased',
 ] as const;
 
@@ -56,9 +59,16 @@ const assessmentEventTypes: readonly string[] = [
   'ProfileUpdated',
 ] satisfies AssessmentEvent['type'][];
 
+const situationalEventTypes: readonly string[] = [
+  'SituationalAssessmentRequested',
+  'SituationalAssessmentCompleted',
+] satisfies SituationalAssessmentEvent['type'][];
+
 /** Told by its type: the data of a logged event is what the domain decided for that type. */
 const isSubjectEvent = (source: AuditSource): source is AuditSource & SubjectEvent => subjectEventTypes.includes(source.type);
 const isAssessmentEvent = (source: AuditSource): source is AuditSource & AssessmentEvent => assessmentEventTypes.includes(source.type);
+const isSituationalEvent = (source: AuditSource): source is AuditSource & SituationalAssessmentEvent =>
+  situationalEventTypes.includes(source.type);
 
 function entry(
   source: AuditSource,
@@ -130,6 +140,28 @@ export function assessmentAudit(source: AuditSource): AuditEntry | undefined {
       return entry(source, 'profile.updated', id, { scoring_version, profile_id, previous_profile_id, event_id });
     }
   }
+}
+
+/**
+ * A situational assessment's events as audit entries: the request with its text (personal data, as answers are), and
+ * how it ended. Its result is not repeated here: GET /v1/situational/assessments/{id} shows it.
+ */
+export function situationalAudit(source: AuditSource): AuditEntry | undefined {
+  if (!isSituationalEvent(source)) return undefined;
+  const { situational_assessment_id } = source.data;
+  if (source.type === 'SituationalAssessmentRequested') {
+    const { profile_id, language, pii } = source.data;
+    const data = { situational_assessment_id, profile_id, language, situation_context: pii?.situation_context ?? null };
+    return entry(source, 'situational.requested', null, data, pii);
+  }
+  const { status, failure_code, method_version, event_id } = source.data;
+  return entry(source, 'situational.completed', null, {
+    situational_assessment_id,
+    status,
+    ...(failure_code !== undefined && { failure_code }),
+    method_version,
+    event_id,
+  });
 }
 
 /** An open assessment past its expiry, as of `now`: the clock expired it at expires_at. */

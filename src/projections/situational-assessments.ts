@@ -1,5 +1,6 @@
 import type { SituationalAssessmentEvent } from '../domain/situational-assessment.js';
 import type { CollectionProjection } from '../ports/projection.js';
+import type { ReadModelStore } from '../ports/read-models.js';
 import { sealedPart } from '../privacy/sealed-part.js';
 import { erasureSweep } from './erasure-sweep.js';
 
@@ -29,3 +30,13 @@ export const situationalAssessmentsProjection: CollectionProjection<SituationalA
     };
   },
 };
+
+/** The ids of every situational assessment of a subject, erased ones included (for its audit). */
+export async function situationalIdsOf(readModels: ReadModelStore, subjectId: string): Promise<string[]> {
+  const ids: string[] = [];
+  for (let page = await readModels.list('situational_assessments', { where: { subject_id: subjectId }, limit: 100 }); ; ) {
+    ids.push(...page.data.map((doc) => doc.id));
+    if (!page.hasMore) return ids;
+    page = await readModels.list('situational_assessments', { where: { subject_id: subjectId }, limit: 100, startingAfter: ids.at(-1)! });
+  }
+}

@@ -212,14 +212,35 @@ describe('situational assessments over HTTP', () => {
     expect(usage).toMatchObject({ completed_assessments: 1, completed_situational_assessments: 1 });
   });
 
-  it('answers 410 once the subject is erased, and leaves the text unreadable in the log', async () => {
+  it('keeps the request and outcome in the audit, then answers 410 once the subject is erased, the text unreadable in the log', async () => {
     const { subjectId } = await api.completeAssessment();
     await api.profileOf(subjectId);
     const id = (await create({ subject_id: subjectId, situation_context: SITUATION })).json().id;
     await settled(id);
     const [request] = (await t.envs.test.events.readStream(situationalStream(id))).events;
     expect(request!.data).toMatchObject({ pii: { situation_context: SITUATION } });
+    const audited = async () =>
+      ((await api.call('GET', `/v1/nature/subjects/${subjectId}/audit?limit=100`)).body.data as Body[]).filter((entry) =>
+        entry.type.startsWith('situational.'),
+      );
+    expect(await audited()).toEqual([
+      expect.objectContaining({
+        type: 'situational.requested',
+        personal_data: 'present',
+        data: expect.objectContaining({ situational_assessment_id: id, language: 'en', situation_context: SITUATION }),
+      }),
+      expect.objectContaining({
+        type: 'situational.completed',
+        request_id: null,
+        data: expect.objectContaining({ situational_assessment_id: id, status: 'completed', method_version: 'situational-v1' }),
+      }),
+    ]);
     expect((await api.call('DELETE', `/v1/nature/subjects/${subjectId}`)).status).toBe(200);
+    // The audit still tells what happened, the text gone.
+    expect((await audited()).map(({ type, personal_data, data }) => [type, personal_data, data.situation_context])).toEqual([
+      ['situational.requested', 'erased', null],
+      ['situational.completed', 'none', undefined],
+    ]);
     expect((await api.call('GET', `/v1/situational/assessments/${id}`)).body).toMatchObject({ status: 410, code: 'subject_erased' });
     expect((await api.call('GET', `/v1/situational/assessments?subject_id=${subjectId}`)).body).toMatchObject({ status: 410 });
     expect((await api.call('GET', '/v1/situational/assessments?limit=100')).body.data.map((a: Body) => a.id)).not.toContain(id);

@@ -7,6 +7,7 @@ import { externalIdRef, type SubjectPii } from '../../domain/subject.js';
 import type { SubjectDocument } from '../../ports/collections.js';
 import type { DataKeyStore } from '../../ports/data-keys.js';
 import type { ReadModelStore } from '../../ports/read-models.js';
+import { situationalIdsOf } from '../../projections/situational-assessments.js';
 import { eventMetadata } from '../event-metadata.js';
 import { listPage, pageOf } from '../lists.js';
 import { openSealed } from '../personal-data.js';
@@ -101,7 +102,8 @@ async function eraseSubject(request: RouteRequest<typeof eraseSubjectSchema>, cl
 }
 
 async function listAuditEntries(request: RouteRequest<typeof listAuditEntriesSchema>, clock: Clock) {
-  const entries = await subjectHistory(request.env.auditLog, request.params.id, clock());
+  const situational = await situationalIdsOf(request.env.readModels, request.params.id);
+  const entries = await subjectHistory(request.env.auditLog, request.params.id, clock(), situational);
   return { object: 'list' as const, ...pageOf(entries, request.query) };
 }
 
