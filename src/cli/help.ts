@@ -17,6 +17,7 @@ const examples: Record<string, string> = {
   'applications reject': 'nature applications reject acct_default --reason "Tell us which product the assessments are for."',
   'profiles rebuild': 'nature profiles rebuild --scoring-version mn76-v2 --env live',
   audit: 'nature audit sub_01M7ZRVYPSC40AR17Y7WS0FTK0 --env test --json',
+  'situational rebuild': 'nature situational rebuild --method-version situational-v1 --env live',
   usage: 'nature usage --env live --from 2026-11-01 --to 2026-12-01 --granularity month',
   'master-key rotate': 'nature master-key rotate --data-dir /srv/nature',
   'careers import': 'nature careers import ~/Downloads/db_27_0_text.zip',

@@ -30,6 +30,7 @@ import { listenCommand } from './listen.js';
 import { type MasterKeyAccess, masterKeyCommand } from './master-key.js';
 import { mcpCommand } from './mcp.js';
 import { profilesCommand } from './profiles.js';
+import { situationalCommand } from './situational.js';
 import { triggerCommand } from './trigger.js';
 import { usageCommand } from './usage.js';
 
@@ -218,6 +219,7 @@ function commandLine(io: CliIo, output: Output) {
   program.addCommand(applicationsCommand(accounts, output));
   program.addCommand(profilesCommand(operatorStores, output, io.stderr));
   program.addCommand(auditCommand(operatorStores, output));
+  program.addCommand(situationalCommand(operatorStores, output, io.stderr));
   program.addCommand(
     usageCommand(
       async (environment) => openOperatorReadModels(await reachable(settings.existing(environment), { eventStore: false }), environment),

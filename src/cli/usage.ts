@@ -11,7 +11,9 @@ const environmentNames = { test: 'sandbox', live: 'production' } as const;
 /** `nature usage`: completed assessments per key and UTC day or month, from the usage read model the server keeps. */
 export function usageCommand(openReadModels: (environment: Environment) => Promise<ReadModelStore>, output: Output): Command {
   return new Command('usage')
-    .description('completed assessments per API key and per UTC day or month, from the usage read model (counts only, for billing)')
+    .description(
+      'completed assessments and situational assessments per API key and per UTC day or month, from the usage read model (counts only, for billing)',
+    )
     .addOption(new Option('--env <env>', 'test (sandbox) or live (production)').choices(environments).makeOptionMandatory())
     .option(
       '--from <date>',

@@ -81,7 +81,7 @@ export const scoringVersionsAggregate: Aggregate<string | undefined, ScoringVers
 export const situationalAggregate: Aggregate<SituationalAssessmentState, SituationalAssessmentEvent> = {
   initial: undefined,
   evolve: evolveSituational,
-  types: { SituationalAssessmentRequested: true, SituationalAssessmentCompleted: true },
+  types: { SituationalAssessmentRequested: true, SituationalAssessmentCompleted: true, SituationalAssessmentRecomputed: true },
 };
 
 /** The situational assessment id a keyed request chose (see requestSituationalAssessment). */

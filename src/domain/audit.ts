@@ -30,6 +30,7 @@ export const auditTypes = [
   'profile.updated',
   'situational.requested',
   'situational.completed',
+  'situational.recomputed',
   'subject.erased',
 ] as const;
 
@@ -62,6 +63,7 @@ const assessmentEventTypes: readonly string[] = [
 const situationalEventTypes: readonly string[] = [
   'SituationalAssessmentRequested',
   'SituationalAssessmentCompleted',
+  'SituationalAssessmentRecomputed',
 ] satisfies SituationalAssessmentEvent['type'][];
 
 /** Told by its type: the data of a logged event is what the domain decided for that type. */
@@ -144,7 +146,8 @@ export function assessmentAudit(source: AuditSource): AuditEntry | undefined {
 
 /**
  * A situational assessment's events as audit entries: the request with its text (personal data, as answers are), and
- * how it ended. Its result is not repeated here: GET /v1/situational/assessments/{id} shows it.
+ * how it ended (read again by a rebuild's method version, too). Its result is not repeated here: GET
+ * /v1/situational/assessments/{id} shows it.
  */
 export function situationalAudit(source: AuditSource): AuditEntry | undefined {
   if (!isSituationalEvent(source)) return undefined;
@@ -154,14 +157,10 @@ export function situationalAudit(source: AuditSource): AuditEntry | undefined {
     const data = { situational_assessment_id, profile_id, language, situation_context: pii?.situation_context ?? null };
     return entry(source, 'situational.requested', null, data, pii);
   }
-  const { status, failure_code, method_version, event_id } = source.data;
-  return entry(source, 'situational.completed', null, {
-    situational_assessment_id,
-    status,
-    ...(failure_code !== undefined && { failure_code }),
-    method_version,
-    event_id,
-  });
+  const { status, failure_code, method_version } = source.data;
+  const outcome = { situational_assessment_id, status, ...(failure_code !== undefined && { failure_code }), method_version };
+  if (source.type === 'SituationalAssessmentRecomputed') return entry(source, 'situational.recomputed', null, outcome);
+  return entry(source, 'situational.completed', null, { ...outcome, event_id: source.data.event_id });
 }
 
 /** An open assessment past its expiry, as of `now`: the clock expired it at expires_at. */

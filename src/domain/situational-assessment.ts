@@ -46,10 +46,27 @@ export type SituationalAssessmentCompleted = {
   };
 };
 
+/**
+ * The outcome read again by another method version (`nature situational rebuild`): it replaces the one shown, and is
+ * never announced (the request was answered once, by situational.assessment.completed).
+ */
+export type SituationalAssessmentRecomputed = {
+  type: 'SituationalAssessmentRecomputed';
+  data: {
+    situational_assessment_id: string;
+    subject_id: string;
+    status: 'completed' | 'failed';
+    failure_code?: FailureCode;
+    method_version: string;
+    recomputed_at: string;
+    pii: { result: SituationalResult } | null;
+  };
+};
+
 /** The id a keyed request chose, on a stream named by its Idempotency-Key's tag: a retry after a crash finds it. */
 export type SituationalAssessmentIdChosen = { type: 'SituationalAssessmentIdChosen'; data: { situational_assessment_id: string } };
 
-export type SituationalAssessmentEvent = SituationalAssessmentRequested | SituationalAssessmentCompleted;
+export type SituationalAssessmentEvent = SituationalAssessmentRequested | SituationalAssessmentCompleted | SituationalAssessmentRecomputed;
 
 export interface SituationalAssessment {
   id: string;
@@ -59,6 +76,8 @@ export interface SituationalAssessment {
   language: Language;
   status: 'pending' | 'completed' | 'failed';
   created_at: string;
+  /** The method of the outcome shown; none while pending. */
+  method_version?: string;
 }
 
 /** Undefined before the request. */
@@ -77,12 +96,20 @@ export function evolveSituational(state: SituationalAssessmentState, event: Situ
     const { situational_assessment_id, subject_id, profile_id, assessment_id, language, created_at } = event.data;
     return { id: situational_assessment_id, subject_id, profile_id, assessment_id, language, status: 'pending', created_at };
   }
-  return state === undefined ? state : { ...state, status: event.data.status };
+  return state === undefined ? state : { ...state, status: event.data.status, method_version: event.data.method_version };
 }
 
 /** A request is made once: a stream that holds one decides nothing more. */
 export function decideRequest(state: SituationalAssessmentState, request: SituationalAssessmentRequested): SituationalAssessmentEvent[] {
   return state === undefined ? [request] : [];
+}
+
+/** An outcome is read again only when it was read by another method version. */
+export function decideRecompute(
+  state: SituationalAssessmentState,
+  recomputed: SituationalAssessmentRecomputed,
+): SituationalAssessmentEvent[] {
+  return state !== undefined && state.status !== 'pending' && state.method_version !== recomputed.data.method_version ? [recomputed] : [];
 }
 
 /** The outcome is recorded once, for a pending request only. */

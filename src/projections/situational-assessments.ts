@@ -8,7 +8,7 @@ import { erasureSweep } from './erasure-sweep.js';
 export const situationalAssessmentsProjection: CollectionProjection<SituationalAssessmentEvent, 'situational_assessments'> = {
   name: 'situational_assessments',
   collection: 'situational_assessments',
-  canHandle: ['SituationalAssessmentRequested', 'SituationalAssessmentCompleted'],
+  canHandle: ['SituationalAssessmentRequested', 'SituationalAssessmentCompleted', 'SituationalAssessmentRecomputed'],
   documentId: (event) => event.data.situational_assessment_id,
   // What stays once the subject is erased: that there was one and how it ended.
   sweep: erasureSweep<'situational_assessments'>(['id', 'subject_id', 'status', 'created_at', 'completed_at']),
@@ -19,13 +19,16 @@ export const situationalAssessmentsProjection: CollectionProjection<SituationalA
       return { id, subject_id, profile_id, language, status: 'pending', created_at };
     }
     if (current === undefined) return null;
-    const { status, failure_code, method_version, completed_at, pii } = event.data;
+    // A recomputed outcome replaces the one shown whole; it keeps when the request was first read.
+    const { failure_code: _before, pii: _result, ...kept } = current;
+    const { status, failure_code, method_version, pii } = event.data;
     return {
-      ...current,
+      ...kept,
       status,
       ...(failure_code !== undefined && { failure_code }),
       method_version,
-      completed_at,
+      completed_at:
+        event.type === 'SituationalAssessmentCompleted' ? event.data.completed_at : (current.completed_at ?? event.data.recomputed_at),
       ...(pii !== null && { pii: sealedPart(event) }),
     };
   },

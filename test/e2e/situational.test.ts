@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toNewEvents } from '../../src/commands/handle-command.js';
+import { newId } from '../../src/domain/ids.js';
 import { situationalStream } from '../../src/domain/situational-assessment.js';
 import { type Body, client } from '../support/api-client.js';
+import { runCliInProcess } from '../support/cli.js';
 import { eventually } from '../support/eventually.js';
 import { startReceiver } from '../support/receiver.js';
 import { auth, logLength, openTestApp, type TestApp } from '../support/test-app.js';
@@ -210,6 +213,62 @@ describe('situational assessments over HTTP', () => {
       return row?.completed_situational_assessments === 1 ? row : undefined;
     });
     expect(usage).toMatchObject({ completed_assessments: 1, completed_situational_assessments: 1 });
+  });
+
+  it('reads outcomes of an earlier method again with the current one (nature situational rebuild), announcing nothing', async () => {
+    const { subjectId, assessmentId } = await api.completeAssessment();
+    const profile = await api.profileOf(subjectId);
+    const current = await settled((await create({ subject_id: subjectId, situation_context: SITUATION })).json().id);
+    // An outcome an earlier method recorded, as a server of that version left it in the log: read as unclear.
+    const id = newId('sit');
+    const at = new Date().toISOString();
+    const earlier = [
+      {
+        type: 'SituationalAssessmentRequested',
+        data: {
+          situational_assessment_id: id,
+          ...{ subject_id: subjectId, profile_id: profile.id, assessment_id: assessmentId, language: 'en', created_at: at },
+          pii: { situation_context: SITUATION },
+        },
+      },
+      {
+        type: 'SituationalAssessmentCompleted',
+        data: {
+          ...{ situational_assessment_id: id, subject_id: subjectId, event_id: newId('evt'), status: 'failed' },
+          ...{ failure_code: 'situation_unclear', method_version: 'situational-v0', completed_at: at, pii: null },
+        },
+      },
+    ];
+    await t.envs.test.events.appendToStream(situationalStream(id), toNewEvents(earlier, {}), 'no_stream');
+    const announced = () =>
+      api.call('GET', '/v1/nature/events?limit=100').then(({ body }) => (body.data as Body[]).filter((event) => event.data.id === id));
+    await eventually(async () => ((await announced()).length === 1 ? true : undefined));
+    expect(await settled(id)).toMatchObject({ status: 'failed', method_version: 'situational-v0' });
+
+    const rebuild = () =>
+      runCliInProcess(['situational', 'rebuild', '--method-version', 'situational-v1', '--env', 'test', '--json'], {
+        NATURE_DATA_DIR: t.dataDir,
+      });
+    const first = await rebuild();
+    expect(first.status, first.stderr).toBe(0);
+    expect(JSON.parse(first.stdout)).toMatchObject({ method_version: 'situational-v1', recomputed: 1 });
+    const after = await eventually(async () => {
+      const { body } = await api.call('GET', `/v1/situational/assessments/${id}`);
+      return body.method_version === 'situational-v1' ? body : undefined;
+    });
+    // What the current method reads in that text for that profile; the request was answered when it was first read.
+    const { situation, alignment, narrative } = current;
+    expect(after).toMatchObject({ status: 'completed', situation, alignment, narrative, completed_at: at });
+    expect(after).not.toHaveProperty('failure_code');
+    expect(await announced()).toHaveLength(1);
+    // Again: everything is read with the version already.
+    expect(JSON.parse((await rebuild()).stdout)).toMatchObject({ recomputed: 0 });
+    const audit = (await api.call('GET', `/v1/nature/subjects/${subjectId}/audit?limit=100`)).body.data as Body[];
+    expect(audit.filter((entry) => entry.data.situational_assessment_id === id).map((entry) => entry.type)).toEqual([
+      'situational.requested',
+      'situational.completed',
+      'situational.recomputed',
+    ]);
   });
 
   it('keeps the request and outcome in the audit, then answers 410 once the subject is erased, the text unreadable in the log', async () => {
