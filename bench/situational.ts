@@ -7,8 +7,11 @@
  * - precision@3: of the constructs a reader names, the share the rater named (goal ≥ 0.6, above the baseline);
  * - recall@3: per situation, the share of the rater's constructs the reader names, averaged;
  * - unread: situations a reader names nothing for;
- * - CPU per reading, in this process (goal ≤ 20 ms).
+ * - CPU per reading, in this process (goal ≤ 20 ms);
+ * - what loading the method costs a fresh process: resident memory once both lexicons are compiled (goal ≤ +150 MB),
+ *   and the CPU of each language's first reading, which compiles its lexicon.
  */
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { type Construct, constructs } from '../src/scoring/constructs.js';
 import type { Language } from '../src/scoring/languages.js';
@@ -217,6 +220,29 @@ const before = process.cpuUsage();
 for (let i = 0; i < 50; i++) readSituation(longest, 'en');
 const longestCpu = process.cpuUsage(before);
 
+// Loading, in a fresh process: what the server pays on its first situational request (lexicons compile lazily).
+const loading = spawnSync(
+  process.execPath,
+  [
+    '--import',
+    'tsx',
+    '--expose-gc',
+    '--input-type=module',
+    '-e',
+    `globalThis.gc();
+const before = process.memoryUsage().rss;
+const { readSituation } = await import('../src/situational/reading.js');
+const cpu = (read) => { const start = process.cpuUsage(); read(); const spent = process.cpuUsage(start); return (spent.user + spent.system) / 1000; };
+const en = cpu(() => readSituation('Teaching a child to swim in a cold lake.', 'en'));
+const fr = cpu(() => readSituation('Apprendre à nager à un enfant qui a peur.', 'fr'));
+globalThis.gc();
+console.log(JSON.stringify({ rss: (process.memoryUsage().rss - before) / 1e6, en, fr }));`,
+  ],
+  { cwd: new URL('.', import.meta.url), encoding: 'utf8' },
+);
+if (loading.status !== 0) throw new Error(`the loading probe failed: ${loading.stderr}`);
+const load = JSON.parse(loading.stdout) as { rss: number; en: number; fr: number };
+
 console.log(
   heading(
     'Situational reading: the labelled set',
@@ -230,6 +256,8 @@ console.log(
     [
       ['CPU per reading, the labelled texts: p50 / p99', `${num(quantile(micros, 0.5))} / ${num(quantile(micros, 0.99))} µs`, ''],
       ['CPU per reading, a 4,000-character text', `${num((longestCpu.user + longestCpu.system) / 50)} µs`, '≤ 20 ms'],
+      ['CPU of the first reading, English / French (compiles its lexicon)', `${load.en.toFixed(1)} / ${load.fr.toFixed(1)} ms`, '≤ 20 ms'],
+      ['resident memory once both lexicons are loaded (a fresh process)', `+${load.rss.toFixed(1)} MB`, '≤ +150 MB'],
     ],
   ),
 );
