@@ -49,7 +49,7 @@ export async function requestSituationalAssessment(
   request: SituationalRequest,
   metadata: EventMetadata,
   now: Date,
-): Promise<{ assessment: SituationalAssessment; replayedAt?: Date }> {
+): Promise<SituationalAssessment> {
   const id = metadata.idempotency === undefined ? newId('sit') : await chosenId(env.events, metadata.idempotency, metadata, now);
   const requested: SituationalAssessmentRequested = {
     type: 'SituationalAssessmentRequested',
@@ -72,7 +72,7 @@ export async function requestSituationalAssessment(
     now,
   );
   if (result.appended) await env.projector.waitFor(result.appended.position, READ_YOUR_WRITES_TIMEOUT_MS);
-  return { assessment: result.state!, ...(result.replayedAt && { replayedAt: result.replayedAt }) };
+  return result.state!;
 }
 
 async function chosenId(events: EventStore, tag: string, metadata: EventMetadata, now: Date): Promise<string> {

@@ -11,7 +11,9 @@ const INSTRUCTIONS =
   'The Nature Profile API: subjects (people), the 76-item Multiple Natures / Multiple Intelligences assessment, and the profiles it is scored into. ' +
   'To assess someone: create_subject, start_assessment, get_item_bank, then submit_responses in batches until all 76 are answered, then get_profile. ' +
   'The administer_assessment prompt says how to give it in conversation. Profiles list the 9 Natures and 10 Intelligences in alphabetical order: ' +
-  'never rank them (the explain_profile prompt). Errors are the API problem details: read code and detail, and fix what they name.';
+  'never rank them (the explain_profile prompt). With the situational scopes, create_situational_assessment reads a situation told in free text ' +
+  "against a subject's latest profile: poll get_situational_assessment until it is completed or failed. " +
+  'Errors are the API problem details: read code and detail, and fix what they name.';
 
 /**
  * The MCP server for one API key: only the tools, resources and prompts its scopes allow are listed at all, and each

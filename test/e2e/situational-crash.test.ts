@@ -68,7 +68,7 @@ describe('situational assessments across SIGKILL', () => {
     // One more accepted while no server runs to read it: in the log, the request and nothing after it, as a server
     // killed between its 202 and the read leaves it.
     const stores = await openOperatorStores(loadConfig({ NATURE_DATA_DIR: dir.path }), 'test');
-    const { assessment: waiting } = await requestSituationalAssessment(
+    const waiting = await requestSituationalAssessment(
       { events: stores.events, dataKeys: stores.dataKeys, projector: { waitFor: async () => true } },
       { subjectId: subject.id, profileId: profile.id, assessmentId: assessment.id, language: 'en', text: SITUATION },
       { request_id: 'req_crash' },

@@ -35,6 +35,13 @@ describe('API keys', () => {
     expect(parseRawKey(raw)).toBeUndefined();
   });
 
+  it('mints the situational scopes for sk keys only', () => {
+    expect(mintProblem({ name: 'n', environment: 'live', type: 'sk', scopes: ['situational:read', 'situational:write'] })).toBeUndefined();
+    for (const scope of ['situational:read', 'situational:write'] as const) {
+      expect(mintProblem({ name: 'n', environment: 'test', type: 'pk', scopes: ['nature:read', scope] })).toMatch(/pk .*situational/);
+    }
+  });
+
   it('mints careers:read for sk keys only', () => {
     expect(mintProblem({ name: 'n', environment: 'live', type: 'sk', scopes: ['careers:read', 'nature:read'] })).toBeUndefined();
     expect(mintProblem({ name: 'n', environment: 'test', type: 'pk', scopes: ['careers:read'] })).toMatch(/pk .*careers:read/);

@@ -68,7 +68,7 @@ async function createSituational(
     );
   }
   const now = clock();
-  const { assessment } = await requestSituationalAssessment(
+  const assessment = await requestSituationalAssessment(
     request.env,
     {
       subjectId: subject_id,
