@@ -10,6 +10,9 @@ import {
   type MintRequest,
   mintProblem,
   parseOrigin,
+  type RollExpiry,
+  rollExpiryNames,
+  rollingAt,
   scopes,
 } from '../domain/api-keys.js';
 import type { AccountStore } from '../ports/account-store.js';
@@ -65,7 +68,8 @@ function describe(record: ApiKeyRecord) {
     type: record.type,
     scopes: record.scopes,
     ends_with: record.last4,
-    status: record.revoked_at === null ? 'active' : (record.revoked_reason ?? 'revoked'),
+    // A rolled key in its grace period works until revoked_at: "expiring".
+    status: record.revoked_at === null ? 'active' : rollingAt(record, new Date()) ? 'expiring' : (record.revoked_reason ?? 'revoked'),
     created_at: record.created_at,
     revoked_at: record.revoked_at,
     rotated_from: record.rotated_from,
@@ -129,10 +133,13 @@ export function keysCommand(stores: KeyStores, output: Output): Command {
     .action((keyId: string, options: { json?: boolean }) => showKey(stores, output, keyId, options));
   keys
     .command('rotate')
-    .description('replace a key: the old one stops working at once, the new raw key is printed once')
+    .description('replace a key: the new raw key is printed once; the old one stops working at once, or after --expires-in')
     .argument('<key_id>')
+    .addOption(
+      new Option('--expires-in <when>', 'how long the old key keeps working beside the new one').choices(rollExpiryNames).default('now'),
+    )
     .option('--json', 'print one JSON object with id and key')
-    .action((keyId: string, options: { json?: boolean }) => rotateKey(stores, output, keyId, options));
+    .action((keyId: string, options: { expiresIn: RollExpiry; json?: boolean }) => rotateKey(stores, output, keyId, options));
   keys
     .command('revoke')
     .description('revoke a key for good: later requests with it get 401')
@@ -250,17 +257,21 @@ function showKey(stores: KeyStores, output: Output, keyId: string, options: { js
   });
 }
 
-function rotateKey(stores: KeyStores, output: Output, keyId: string, options: { json?: boolean }): Promise<void> {
+function rotateKey(stores: KeyStores, output: Output, keyId: string, options: { expiresIn: RollExpiry; json?: boolean }): Promise<void> {
   return withKeyContext(stores, async (context) => {
     await activeKey(context.keys, keyId);
-    const { raw, record } = await rotateApiKey(context, operator, keyId, new Date());
+    const { raw, record } = await rotateApiKey(context, operator, keyId, new Date(), options.expiresIn);
     printMinted(output, options.json === true, record, raw);
+    const old = (await context.keys.get(keyId))!;
+    output.err(options.expiresIn === 'now' ? `${keyId} no longer works` : `${keyId} works until ${old.revoked_at}, beside the new key`);
   });
 }
 
 function revokeKey(stores: KeyStores, output: Output, keyId: string, options: { json?: boolean }): Promise<void> {
   return withKeyContext(stores, async (context) => {
-    await activeKey(context.keys, keyId);
+    // A key rolled with an expiry may be revoked before it comes.
+    const key = await context.keys.get(keyId);
+    if (key === undefined || !rollingAt(key, new Date())) await activeKey(context.keys, keyId);
     const revoked = await revokeApiKey(context, operator, keyId, new Date());
     if (options.json) return output.out(JSON.stringify(describe(revoked)));
     output.out(`${keyId} revoked`);

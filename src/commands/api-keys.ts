@@ -1,5 +1,5 @@
 import { type Actor, activity } from '../domain/accounts.js';
-import { type ApiKeyRecord, type MintRequest, mintKey, mintProblem } from '../domain/api-keys.js';
+import { type ApiKeyRecord, type MintRequest, mintKey, mintProblem, type RollExpiry, rollExpiries, rollingAt } from '../domain/api-keys.js';
 import type { AccountStore } from '../ports/account-store.js';
 import type { KeyStore } from '../ports/key-store.js';
 import { hasProductionAccess } from './accounts.js';
@@ -40,22 +40,28 @@ export async function activeKey(keys: KeyStore, keyId: string): Promise<ApiKeyRe
   return key;
 }
 
-/** Replaces an active key: the old one stops working at once; the new raw key is returned once. */
-export async function rotateApiKey(context: KeyContext, actor: Actor, keyId: string, now: Date) {
+/**
+ * Replaces an active key: the new raw key is returned once; the old one stops working at once, or, rolled with an
+ * expiry, when it comes (both work until then). A key already rolled is not rolled again.
+ */
+export async function rotateApiKey(context: KeyContext, actor: Actor, keyId: string, now: Date, expiresIn: RollExpiry = 'now') {
   const old = await activeKey(context.keys, keyId);
   await requireAccessTo(context, actor, old.environment);
   const minted = mintKey(old, now, old.id);
+  const expiresAt = new Date(now.getTime() + rollExpiries[expiresIn]).toISOString();
+  const expiry = expiresIn === 'now' ? '' : `, the old key working until ${expiresAt}`;
   // Another rotation or a revocation got there first (a double click): the key is no longer active.
-  const entry = activity(actor, 'key.rotated', old.id, `${described(old)} → ${minted.record.id}`, now);
-  await context.keys.rotate(old.id, minted.record, minted.record.created_at, entry).catch(() => {
+  const entry = activity(actor, 'key.rotated', old.id, `${described(old)} → ${minted.record.id}${expiry}`, now);
+  await context.keys.rotate(old.id, minted.record, expiresAt, entry).catch(() => {
     throw new KeyRuleError(`Key ${keyId} is no longer active: it was rotated or revoked a moment ago.`);
   });
   return minted;
 }
 
-/** Revokes an active key for good. */
+/** Revokes an active key for good: one never rotated, or a rolled one still in its grace period (it expires now). */
 export async function revokeApiKey(context: KeyContext, actor: Actor, keyId: string, now: Date): Promise<ApiKeyRecord> {
-  const key = await activeKey(context.keys, keyId);
+  const rolling = await context.keys.get(keyId);
+  const key = rolling !== undefined && rollingAt(rolling, now) ? rolling : await activeKey(context.keys, keyId);
   await requireAccessTo(context, actor, key.environment);
   return (await context.keys.revoke(keyId, now.toISOString(), 'revoked', activity(actor, 'key.revoked', keyId, described(key), now)))!;
 }

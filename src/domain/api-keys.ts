@@ -32,6 +32,20 @@ export interface ApiKeyRecord {
   origins: string[];
 }
 
+/**
+ * How long a rotated key keeps working beside its replacement, as Stripe's "roll key" offers: `now` ends it at once.
+ * Its `revoked_at` is then that moment, in the future until it comes.
+ */
+export const rollExpiries = { now: 0, '1h': 3_600_000, '24h': 86_400_000, '3d': 3 * 86_400_000, '7d': 7 * 86_400_000 } as const;
+export type RollExpiry = keyof typeof rollExpiries;
+export const rollExpiryNames = Object.keys(rollExpiries) as [RollExpiry, ...RollExpiry[]];
+
+/** Whether the key is accepted at `now`: never revoked, or rotated with an expiry still to come. */
+export const keyWorksAt = (key: ApiKeyRecord, now: Date): boolean => key.revoked_at === null || Date.parse(key.revoked_at) > now.getTime();
+
+/** A rotated key in its grace period: it still works, until `revoked_at`. */
+export const rollingAt = (key: ApiKeyRecord, now: Date): boolean => key.revoked_at !== null && keyWorksAt(key, now);
+
 export const RANDOM_LENGTH = 40;
 /** Base62 random characters: the secret part of raw API keys and client secrets. */
 export const KEY_ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { type ApiKeyRecord, parseRawKey, type Scope } from '../domain/api-keys.js';
+import { type ApiKeyRecord, keyWorksAt, parseRawKey, type Scope } from '../domain/api-keys.js';
 import type { KeyStore } from '../ports/key-store.js';
 import type { EnvironmentServices, Environments } from '../wiring/environments.js';
 import { checkClientSecret, checkResultSecret } from './client-secret.js';
@@ -66,7 +66,7 @@ export function registerAuth(
   const cache = new KeyCache(keys);
 
   const admit = (request: FastifyRequest, reply: FastifyReply, config: RouteConfig, key: ApiKeyRecord | undefined): Admission => {
-    if (key === undefined || key.revoked_at !== null) {
+    if (key === undefined || !keyWorksAt(key, clock())) {
       limit.address(reply, request.ip);
       throw key === undefined
         ? new ProblemError('unauthenticated', 'No such API key.')

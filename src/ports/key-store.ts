@@ -20,9 +20,15 @@ export interface KeyStore {
   version?(): number | undefined;
   get(id: string): Promise<ApiKeyRecord | undefined>;
   list(): Promise<ApiKeyRecord[]>;
-  /** Marks the key revoked at `at` unless it already is; returns the record as it now stands. */
+  /**
+   * Marks the key revoked at `at` unless it already is: a rotated key whose expiry is after `at` (rolled with a grace
+   * period) is revoked too, at `at`. Returns the record as it now stands.
+   */
   revoke(id: string, at: string, reason: 'revoked' | 'rotated', activity?: ActivityRecord): Promise<ApiKeyRecord | undefined>;
-  /** Revokes `oldId` as rotated and inserts `replacement`, atomically; throws, changing nothing, unless `oldId` is active. */
+  /**
+   * Revokes `oldId` as rotated at `at` (now, or later: it works until then) and inserts `replacement`, atomically;
+   * throws, changing nothing, unless `oldId` was never revoked.
+   */
   rotate(oldId: string, replacement: ApiKeyRecord, at: string, activity?: ActivityRecord): Promise<void>;
   /** Resolves when the store answers; for readiness checks. */
   ping(): Promise<void>;

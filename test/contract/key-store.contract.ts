@@ -99,6 +99,25 @@ export function keyStoreContract(adapter: string, open: () => Promise<KeyStoreFi
       expect((await fixture.store.list()).map((record) => record.id)).toEqual([old.record.id, next.record.id].sort());
     });
 
+    it('rolls a key with an expiry: revoking it before the expiry ends it then; after, or rolling it again, changes nothing', async () => {
+      const old = minted();
+      await fixture.store.insert(old.record);
+      // Rotated at second 7 with the old key working until second 40.
+      await fixture.store.rotate(old.record.id, mintKey(old.record, new Date(at(7)), old.record.id).record, at(40));
+      expect(await fixture.store.get(old.record.id)).toMatchObject({ revoked_at: at(40), revoked_reason: 'rotated' });
+      await expect(fixture.store.rotate(old.record.id, mintKey(old.record, new Date(at(8)), old.record.id).record, at(50))).rejects.toThrow(
+        /not an active key/,
+      );
+      expect(await fixture.store.revoke(old.record.id, at(20), 'revoked')).toMatchObject({ revoked_at: at(20), revoked_reason: 'revoked' });
+      const late = minted('late');
+      await fixture.store.insert(late.record);
+      await fixture.store.rotate(late.record.id, mintKey(late.record, new Date(at(7)), late.record.id).record, at(10));
+      expect(await fixture.store.revoke(late.record.id, at(20), 'revoked')).toMatchObject({
+        revoked_at: at(10),
+        revoked_reason: 'rotated',
+      });
+    });
+
     it('refuses to rotate a key that is revoked or unknown, and keeps nothing of the replacement', async () => {
       const revoked = minted();
       await fixture.store.insert(revoked.record);

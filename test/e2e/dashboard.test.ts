@@ -85,7 +85,7 @@ describe('the developer dashboard', () => {
 
     const confirm = await browser.get(`/dashboard/keys/${keyId}/rotate`);
     expect(confirm.body).toContain('stops working at once');
-    const rotated = await browser.follow(await browser.post(`/dashboard/keys/${keyId}/rotate`, {}));
+    const rotated = await browser.follow(await browser.post(`/dashboard/keys/${keyId}/rotate`, { expires_in: 'now' }));
     const replacement = shownSecret(rotated.body, RAW_KEY);
     expect(await apiStatus(raw)).toBe(401);
     expect(await apiStatus(replacement)).toBe(200);
@@ -325,7 +325,9 @@ describe('the dashboard under load and behind a proxy', () => {
     const keyId = (await t.keys.list()).find((key) => key.last4 === raw.slice(-4))!.id;
     // Two tabs: two confirmation pages, each form with its own one-time token.
     const tabs = [(await browser.get(`/dashboard/keys/${keyId}/rotate`)).body, (await browser.get(`/dashboard/keys/${keyId}/rotate`)).body];
-    const [first, second] = await Promise.all(tabs.map((tab) => browser.post(`/dashboard/keys/${keyId}/rotate`, {}, csrfOf(tab), tab)));
+    const [first, second] = await Promise.all(
+      tabs.map((tab) => browser.post(`/dashboard/keys/${keyId}/rotate`, { expires_in: 'now' }, csrfOf(tab), tab)),
+    );
     expect([first!.statusCode, second!.statusCode].sort()).toEqual([303, 409]);
     expect([first!.body, second!.body].join()).toMatch(/no longer active|already rotated/);
   });

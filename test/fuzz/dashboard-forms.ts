@@ -49,7 +49,12 @@ const forms: DashboardForm[] = [
       origins: {},
     },
   },
-  { route: 'POST /dashboard/keys/:id/rotate', action: (refs) => `/dashboard/keys/${refs.keyId}/rotate`, valid: {}, fields: {} },
+  {
+    route: 'POST /dashboard/keys/:id/rotate',
+    action: (refs) => `/dashboard/keys/${refs.keyId}/rotate`,
+    valid: { expires_in: 'now' },
+    fields: { expires_in: { offered: ['now', '1h', '24h', '3d', '7d'] } },
+  },
   { route: 'POST /dashboard/keys/:id/revoke', action: (refs) => `/dashboard/keys/${refs.keyId}/revoke`, valid: {}, fields: {} },
   {
     route: 'POST /dashboard/production',

@@ -65,7 +65,8 @@ export class MongoKeyStore implements KeyStore {
     if ((await this.get(id)) === undefined) return undefined;
     await atomically(this.connection, async (session) => {
       const revoked = await this.keys.updateOne(
-        { _id: id, revoked_at: null },
+        // A rolled key still in its grace period (its expiry after `at`, as ISO strings compare) is revoked too.
+        { _id: id, $or: [{ revoked_at: null }, { revoked_reason: 'rotated', revoked_at: { $gt: at } }] },
         { $set: { revoked_at: at, revoked_reason: reason }, $unset: { pending: '' } },
         { session },
       );

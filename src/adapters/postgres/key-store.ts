@@ -95,7 +95,8 @@ export class PostgresKeyStore implements KeyStore {
   async revoke(id: string, at: string, reason: 'revoked' | 'rotated', activity?: ActivityRecord): Promise<ApiKeyRecord | undefined> {
     const record = (await this.pool.sql.begin(async (tx) => {
       const revoked = await tx`
-        UPDATE api_keys SET revoked_at = ${at}, revoked_reason = ${reason} WHERE id = ${id} AND revoked_at IS NULL RETURNING 1`;
+        UPDATE api_keys SET revoked_at = ${at}, revoked_reason = ${reason}
+        WHERE id = ${id} AND (revoked_at IS NULL OR (revoked_reason = 'rotated' AND revoked_at > ${at})) RETURNING 1`;
       if (revoked.length === 1) {
         await recordActivity(tx, activity);
         await notifyChange(tx);

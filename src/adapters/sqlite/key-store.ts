@@ -44,8 +44,12 @@ export class SqliteKeyStore implements KeyStore {
       byId: this.db.prepare<[string], Row>('SELECT * FROM api_keys WHERE id = ?'),
       all: this.db.prepare<[], Row>('SELECT * FROM api_keys ORDER BY id'),
       dataVersion: this.db.prepare<[], number>('PRAGMA data_version').pluck(),
-      revoke: this.db.prepare<[string, string, string]>(
-        'UPDATE api_keys SET revoked_at = ?, revoked_reason = ? WHERE id = ? AND revoked_at IS NULL',
+      // A rolled key still in its grace period (its expiry after `at`, as ISO strings compare) is revoked too.
+      revoke: this.db.prepare<{ at: string; reason: string; id: string }>(
+        "UPDATE api_keys SET revoked_at = @at, revoked_reason = @reason WHERE id = @id AND (revoked_at IS NULL OR (revoked_reason = 'rotated' AND revoked_at > @at))",
+      ),
+      retire: this.db.prepare<[string, string]>(
+        "UPDATE api_keys SET revoked_at = ?, revoked_reason = 'rotated' WHERE id = ? AND revoked_at IS NULL",
       ),
       // The activity table is the account store's, in the same file: a change and its entry commit together.
       appendActivity: activityAppender(this.db),
@@ -114,7 +118,7 @@ export class SqliteKeyStore implements KeyStore {
     this.written();
     this.db
       .transaction(() => {
-        const changed = this.statements.revoke.run(at, reason, id).changes;
+        const changed = this.statements.revoke.run({ at, reason, id }).changes;
         if (changed === 1 && activity) this.statements.appendActivity(activity);
       })
       .immediate();
@@ -125,7 +129,7 @@ export class SqliteKeyStore implements KeyStore {
     this.written();
     this.db
       .transaction(() => {
-        const changed = this.statements.revoke.run(at, 'rotated', oldId).changes;
+        const changed = this.statements.retire.run(at, oldId).changes;
         if (changed !== 1) throw new Error(`key ${oldId} is not an active key`);
         this.statements.insert.run(toRow(replacement));
         if (activity) this.statements.appendActivity(activity);

@@ -2,7 +2,18 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { CareersIndex } from '../../careers/careers-index.js';
 import { hasProductionAccess } from '../../commands/accounts.js';
 import { KeyRuleError, mintApiKey, revokeApiKey, rotateApiKey } from '../../commands/api-keys.js';
-import { type ApiKeyRecord, type Environment, type KeyType, mintProblem, parseOrigin, type Scope, scopes } from '../../domain/api-keys.js';
+import {
+  type ApiKeyRecord,
+  type Environment,
+  type KeyType,
+  mintProblem,
+  parseOrigin,
+  type RollExpiry,
+  rollExpiryNames,
+  rollingAt,
+  type Scope,
+  scopes,
+} from '../../domain/api-keys.js';
 import { actorOf, noticeOf, sendPage, viewerOf } from '../context.js';
 import { answerOnce, type PageContext, revealed } from '../form-once.js';
 import { formValues, oneOf, someOf, text } from '../form-values.js';
@@ -10,7 +21,17 @@ import { type Html, html } from '../html.js';
 import { badge, errorNotice, formTokens, page, shownOnce, when } from '../layout.js';
 
 const environmentName = { test: 'Sandbox', live: 'Production' } as const;
-const statusOf = (key: ApiKeyRecord) => (key.revoked_at === null ? 'active' : (key.revoked_reason ?? 'revoked'));
+/** A rolled key in its grace period is "expiring": it works until its revoked_at. */
+const statusOf = (key: ApiKeyRecord, now: Date) =>
+  key.revoked_at === null ? 'active' : rollingAt(key, now) ? 'expiring' : (key.revoked_reason ?? 'revoked');
+
+const rollChoices: Record<RollExpiry, string> = {
+  now: 'stops working now',
+  '1h': 'keeps working for 1 hour',
+  '24h': 'keeps working for 24 hours',
+  '3d': 'keeps working for 3 days',
+  '7d': 'keeps working for 7 days',
+};
 const shortKey = (key: ApiKeyRecord) => `${key.environment}_${key.type}_…${key.last4}`;
 
 interface KeyForm {
@@ -26,7 +47,7 @@ const secretOnly = (scope: Scope) => mintProblem({ name: 'pk', environment: 'tes
 
 const blankForm: KeyForm = { name: '', environment: 'test', type: 'sk', scopes: ['nature:read', 'nature:write'], origins: '' };
 
-function keyTable(keys: ApiKeyRecord[]): Html {
+function keyTable(keys: ApiKeyRecord[], now: Date): Html {
   if (keys.length === 0) return html`<p>No keys yet: create one below.</p>`;
   const rows = [...keys].reverse().map(
     (key) => html`<tr>
@@ -37,11 +58,13 @@ function keyTable(keys: ApiKeyRecord[]): Html {
 <td>${key.scopes.join(', ')}</td>
 <td class="wide">${key.type === 'sk' ? '–' : key.origins.length === 0 ? 'any' : key.origins.join(', ')}</td>
 <td class="wide">${when(key.created_at)}</td>
-<td>${badge(statusOf(key))}</td>
+<td>${badge(statusOf(key, now))}</td>
 <td>${
       key.revoked_at === null
         ? html`<a href="/dashboard/keys/${key.id}/rotate">Rotate<span class="visually-hidden"> ${key.name}</span></a> · <a href="/dashboard/keys/${key.id}/revoke">Revoke<span class="visually-hidden"> ${key.name}</span></a>`
-        : html`${when(key.revoked_at)}`
+        : rollingAt(key, now)
+          ? html`works until ${when(key.revoked_at)} · <a href="/dashboard/keys/${key.id}/revoke">Revoke now<span class="visually-hidden"> ${key.name}</span></a>`
+          : html`${when(key.revoked_at)}`
     }</td>
 </tr>`,
   );
@@ -137,7 +160,7 @@ async function keysPage(
   const keys = (await context.keys.list()).filter((key) => production || key.environment === 'test');
   const body = html`${notice}
 <p>${production ? 'Keys of both environments' : 'Sandbox keys (production keys are listed once production access is approved)'}. A raw key is shown once, when it is created or rotated: only a hash of it is kept.</p>
-${keyTable(keys)}
+${keyTable(keys, context.clock())}
 <h2 id="create">Create a key</h2>
 ${createForm(viewer.csrf, form, production)}
 ${careersSection(context.careers?.current())}`;
@@ -173,12 +196,14 @@ async function createKey(context: PageContext, request: FastifyRequest, reply: F
 async function confirmPage(context: PageContext, action: KeyAction, request: KeyRequest, reply: FastifyReply) {
   const confirmation =
     action === 'rotate'
-      ? 'Rotating replaces this key: it stops working at once, and a new raw key with the same name, environment, type, scopes and origins is shown once.'
+      ? 'Rotating replaces this key: a new raw key with the same name, environment, type, scopes and origins is shown once. The old key stops working at once, or keeps working beside the new one for the time you choose, so you can deploy the new one first.'
       : 'Revoking is permanent: every request with this key gets 401 from now on.';
   const key = await context.keys.get(request.params.id);
   const viewer = await viewerOf(context, request, reply);
   const title = action === 'rotate' ? 'Rotate a key' : 'Revoke a key';
-  if (key === undefined || key.revoked_at !== null) {
+  // A rolled key still working may be revoked before its expiry, not rotated again.
+  const changeable = key !== undefined && (key.revoked_at === null || (action === 'revoke' && rollingAt(key, context.clock())));
+  if (!changeable) {
     const gone = html`<div class="notice error" role="alert"><p>There is no active key ${request.params.id}.</p></div><p><a href="/dashboard/keys">Back to the keys</a></p>`;
     return sendPage(reply, page(title, gone, viewer, 'API keys'), 404);
   }
@@ -186,6 +211,12 @@ async function confirmPage(context: PageContext, action: KeyAction, request: Key
 <p>Key: <strong>${key.name}</strong> (<code>${shortKey(key)}</code>, ${environmentName[key.environment]})</p>
 <form method="post" action="/dashboard/keys/${key.id}/${action}" class="actions">
 ${formTokens(viewer.csrf)}
+${
+  action === 'rotate'
+    ? html`<label for="expires_in">The old key</label>
+<select id="expires_in" name="expires_in">${rollExpiryNames.map((name) => html`<option value="${name}"${name === 'now' ? html` selected` : ''}>${rollChoices[name]}</option>`)}</select>`
+    : ''
+}
 <button type="submit"${action === 'revoke' ? html` class="danger"` : ''}>${action === 'rotate' ? 'Rotate key' : 'Revoke key'}</button>
 <a class="button secondary" href="/dashboard/keys">Cancel</a>
 </form>`;
@@ -193,18 +224,18 @@ ${formTokens(viewer.csrf)}
 }
 
 async function changeKey(context: PageContext, action: KeyAction, request: KeyRequest, reply: FastifyReply) {
-  formValues({}, request.body);
+  // A rotation's form says how long the old key keeps working; a revocation's has no field.
+  const expiresIn = action === 'rotate' ? formValues({ expires_in: oneOf(rollExpiryNames) }, request.body).expires_in : undefined;
+  if (action === 'revoke') formValues({}, request.body);
   try {
     return await answerOnce(context.forms, request, reply, async () => {
       if (action === 'revoke') {
         await revokeApiKey(context, actorOf(request), request.params.id, context.clock());
         return { location: '/dashboard/keys?done=revoked' };
       }
-      const { raw, record } = await rotateApiKey(context, actorOf(request), request.params.id, context.clock());
-      return {
-        location: '/dashboard/keys',
-        reveal: shownOnce('raw-key', `Key "${record.name}" rotated: the old key no longer works.`, raw),
-      };
+      const { raw, record } = await rotateApiKey(context, actorOf(request), request.params.id, context.clock(), expiresIn);
+      const old = expiresIn === undefined || expiresIn === 'now' ? 'the old key no longer works' : `the old key ${rollChoices[expiresIn]}`;
+      return { location: '/dashboard/keys', reveal: shownOnce('raw-key', `Key "${record.name}" rotated: ${old}.`, raw) };
     });
   } catch (error) {
     if (error instanceof KeyRuleError) return keysPage(context, request, reply, blankForm, errorNotice(error.message), 409);
