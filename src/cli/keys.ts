@@ -74,6 +74,7 @@ function describe(record: ApiKeyRecord) {
     revoked_at: record.revoked_at,
     rotated_from: record.rotated_from,
     origins: record.origins,
+    last_used_at: record.last_used_at,
   };
 }
 
@@ -222,10 +223,11 @@ function listKeys(stores: KeyStores, output: Output, options: { json?: boolean }
       key.status,
       key.scopes.join(','),
       key.created_at,
+      key.last_used_at ?? 'never',
       originsCell(key.origins),
       key.name,
     ]);
-    for (const line of table(['ID', 'KEY', 'STATUS', 'SCOPES', 'CREATED', 'ORIGINS', 'NAME'], rows)) output.out(line);
+    for (const line of table(['ID', 'KEY', 'STATUS', 'SCOPES', 'CREATED', 'LAST USED', 'ORIGINS', 'NAME'], rows)) output.out(line);
     if (all.length === 0) output.err('nature: no keys yet: mint one with nature keys create');
   });
 }
@@ -250,6 +252,7 @@ function showKey(stores: KeyStores, output: Output, keyId: string, options: { js
       ['status', shown.status],
       ['created_at', shown.created_at],
       ['revoked_at', shown.revoked_at ?? '-'],
+      ['last_used_at', shown.last_used_at ?? 'never (to the hour)'],
       ['rotated_from', shown.rotated_from ?? '-'],
       ['rotated_to', shown.rotated_to ?? '-'],
     ];

@@ -30,7 +30,12 @@ export interface ApiKeyRecord {
   rotated_from: string | null;
   /** A pk key's allowed browser origins (scheme://host[:port]); empty: any origin. Always empty for sk keys. */
   origins: string[];
+  /** The start of the last hour (UTC) a request used the key in; null before its first. Written in batches, not per request. */
+  last_used_at: string | null;
 }
+
+/** The hour `now` falls in, as a key's `last_used_at` names it: `2026-11-29T14:00:00.000Z`. */
+export const usedHour = (now: Date): string => `${now.toISOString().slice(0, 13)}:00:00.000Z`;
 
 /**
  * How long a rotated key keeps working beside its replacement, as Stripe's "roll key" offers: `now` ends it at once.
@@ -101,6 +106,7 @@ export function mintKey(request: MintRequest, now: Date, rotatedFrom: string | n
     revoked_reason: null,
     rotated_from: rotatedFrom,
     origins: [...new Set(request.origins ?? [])],
+    last_used_at: null,
   };
   return { raw, record };
 }

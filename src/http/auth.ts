@@ -5,6 +5,7 @@ import type { EnvironmentServices, Environments } from '../wiring/environments.j
 import { checkClientSecret, checkResultSecret } from './client-secret.js';
 import { refuseOtherOrigin } from './cors.js';
 import { KeyCache } from './key-cache.js';
+import { KeyUsage } from './key-usage.js';
 import { ProblemError } from './problem.js';
 import type { RateLimiter } from './rate-limit.js';
 import type { RouteConfig } from './route-config.js';
@@ -64,14 +65,18 @@ export function registerAuth(
   app.decorateRequest('closedSecretRefusal', null);
   app.decorateRequest('resultOf', null);
   const cache = new KeyCache(keys);
+  const usage = new KeyUsage(keys, app.log);
+  app.addHook('onClose', () => usage.flush());
 
   const admit = (request: FastifyRequest, reply: FastifyReply, config: RouteConfig, key: ApiKeyRecord | undefined): Admission => {
-    if (key === undefined || !keyWorksAt(key, clock())) {
+    const now = clock();
+    if (key === undefined || !keyWorksAt(key, now)) {
       limit.address(reply, request.ip);
       throw key === undefined
         ? new ProblemError('unauthenticated', 'No such API key.')
         : new ProblemError('unauthenticated', `This API key was ${key.revoked_reason} and no longer works.`);
     }
+    usage.seen(key, now);
     limit.key(reply, key.id);
     request.apiKey = key;
     request.env = envs[key.environment];

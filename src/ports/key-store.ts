@@ -30,6 +30,11 @@ export interface KeyStore {
    * throws, changing nothing, unless `oldId` was never revoked.
    */
   rotate(oldId: string, replacement: ApiKeyRecord, at: string, activity?: ActivityRecord): Promise<void>;
+  /**
+   * Records when keys were last used: for each key id, its `last_used_at` becomes the hour given unless it already
+   * holds that hour or a later one. Batched by the caller (an hour per key per process, at most), so no request writes.
+   */
+  markUsed(hours: ReadonlyMap<string, string>): Promise<void>;
   /** Resolves when the store answers; for readiness checks. */
   ping(): Promise<void>;
   close(): Promise<void>;

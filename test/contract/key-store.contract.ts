@@ -118,6 +118,37 @@ export function keyStoreContract(adapter: string, open: () => Promise<KeyStoreFi
       });
     });
 
+    it("keeps each key's last use to the hour: a later hour replaces it, an earlier or the same one changes nothing", async () => {
+      const [a, b] = [minted('a'), minted('b')];
+      await fixture.store.insert(a.record);
+      await fixture.store.insert(b.record);
+      expect((await fixture.store.get(a.record.id))!.last_used_at).toBeNull();
+      const hour = (h: number) => new Date(Date.UTC(2026, 10, 21, h)).toISOString();
+      await fixture.store.markUsed(
+        new Map([
+          [a.record.id, hour(10)],
+          [b.record.id, hour(11)],
+          ['key_01M00000000000000000000000', hour(9)],
+        ]),
+      );
+      await fixture.store.markUsed(
+        new Map([
+          [a.record.id, hour(9)],
+          [b.record.id, hour(12)],
+        ]),
+      );
+      expect((await fixture.store.list()).map((record) => [record.id, record.last_used_at])).toEqual(
+        [
+          [a.record.id, hour(10)],
+          [b.record.id, hour(12)],
+        ].sort(),
+      );
+      expect(await fixture.store.findByHash(hashKey(b.raw))).toMatchObject({ revoked_at: null });
+      await fixture.store.markUsed(new Map());
+      await fixture.reopen();
+      expect((await fixture.store.get(b.record.id))!.last_used_at).toBe(hour(12));
+    });
+
     it('refuses to rotate a key that is revoked or unknown, and keeps nothing of the replacement', async () => {
       const revoked = minted();
       await fixture.store.insert(revoked.record);

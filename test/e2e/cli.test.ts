@@ -110,6 +110,7 @@ describe('the nature operator command', () => {
       revoked_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
       rotated_from: null,
       origins: [],
+      last_used_at: null,
       rotated_to: rotated.id,
     });
     expect((await nature(['keys', 'show', rotated.id])).stdout).toMatch(new RegExp(`^rotated_from +${minted.id}$`, 'm'));
@@ -128,13 +129,13 @@ describe('the nature operator command', () => {
     const result = await nature(['keys', 'list']);
     expect(result.status, result.stderr).toBe(0);
     const [header, ...rows] = result.stdout.trimEnd().split('\n');
-    expect(header).toMatch(/^ID +KEY +STATUS +SCOPES +CREATED +ORIGINS +NAME$/);
+    expect(header).toMatch(/^ID +KEY +STATUS +SCOPES +CREATED +LAST USED +ORIGINS +NAME$/);
     expect(rows).toEqual([
-      expect.stringMatching(new RegExp(`^${first.id} +test_sk_…${first.key.slice(-4)} +active +nature:read +\\S+ +\\* +first$`)),
-      expect.stringMatching(new RegExp(`^${second.id} +live_pk_…${second.key.slice(-4)} +revoked +nature:read +\\S+ +\\* +widget$`)),
+      expect.stringMatching(new RegExp(`^${first.id} +test_sk_…${first.key.slice(-4)} +active +nature:read +\\S+ +never +\\* +first$`)),
+      expect.stringMatching(new RegExp(`^${second.id} +live_pk_…${second.key.slice(-4)} +revoked +nature:read +\\S+ +never +\\* +widget$`)),
     ]);
     // Every column starts where its heading does.
-    for (const heading of ['KEY', 'STATUS', 'SCOPES', 'CREATED', 'ORIGINS', 'NAME']) {
+    for (const heading of ['KEY', 'STATUS', 'SCOPES', 'CREATED', 'LAST USED', 'ORIGINS', 'NAME']) {
       const column = header!.indexOf(heading);
       for (const row of rows) expect(row[column - 1], heading).toBe(' ');
       for (const row of rows) expect(row[column], heading).not.toBe(' ');

@@ -45,7 +45,9 @@ describe('dashboard forms sent twice (a double click, a reload, a second tab)', 
     await browser.post('/dashboard/keys', newKeyForm('Rotated twice'));
     const keyId = (await t.keys.list()).find((key) => key.name === 'Rotated twice')!.id;
     const form = (await browser.get(`/dashboard/keys/${keyId}/rotate`)).body;
-    const [first, second] = await Promise.all([1, 2].map(() => browser.post(`/dashboard/keys/${keyId}/rotate`, { expires_in: 'now' }, csrfOf(form), form)));
+    const [first, second] = await Promise.all(
+      [1, 2].map(() => browser.post(`/dashboard/keys/${keyId}/rotate`, { expires_in: 'now' }, csrfOf(form), form)),
+    );
     expect((await t.keys.list()).filter((key) => key.rotated_from === keyId)).toHaveLength(1);
     expect([first!.statusCode, second!.statusCode]).toEqual([303, 303]);
     expect(second!.headers.location).toBe(first!.headers.location);

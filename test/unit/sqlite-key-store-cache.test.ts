@@ -17,6 +17,7 @@ const key = (id: string, raw: string): ApiKeyRecord => ({
   revoked_reason: null,
   rotated_from: null,
   origins: [],
+  last_used_at: null,
 });
 
 // The server looks each request's key up in a cache; these are the changes it must see at once.

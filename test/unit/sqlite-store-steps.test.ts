@@ -122,14 +122,18 @@ describe('each SQLite store, opened on a file the version before its last step w
   });
 
   describe('keys.db', () => {
-    it('of data-v1 keeps its keys and gains the account tables (step 2)', async () => {
+    it("of data-v1 keeps its keys and gains the account tables (step 2) and the keys' last use (step 3)", async () => {
       const path = copy(v1, 'keys.db');
       const keys = new SqliteKeyStore(path, 'FULL');
-      expect(await keys.findByHash(hashKey('test_sk_yYTUOTsGCxvPgk6DQGUyzZYgoWpsvSoS9STv0c5n'))).toMatchObject({ type: 'sk', origins: [] });
+      expect(await keys.findByHash(hashKey('test_sk_yYTUOTsGCxvPgk6DQGUyzZYgoWpsvSoS9STv0c5n'))).toMatchObject({
+        type: 'sk',
+        origins: [],
+        last_used_at: null,
+      });
       await keys.close();
       const accounts = new SqliteAccountStore(path, 'FULL');
       await accounts.close();
-      expect(versionOf(path)).toBe(2);
+      expect(versionOf(path)).toBe(3);
       expect(query(path, "SELECT name FROM sqlite_master WHERE name = 'users'")).toEqual([{ name: 'users' }]);
     });
 

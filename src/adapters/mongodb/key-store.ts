@@ -99,6 +99,19 @@ export class MongoKeyStore implements KeyStore {
     return this.connection.ping();
   }
 
+  async markUsed(hours: ReadonlyMap<string, string>): Promise<void> {
+    if (hours.size === 0) return;
+    await this.keys.bulkWrite(
+      [...hours].map(([id, at]) => ({
+        updateOne: {
+          filter: { _id: id, $or: [{ last_used_at: null }, { last_used_at: { $exists: false } }, { last_used_at: { $lt: at } }] },
+          update: { $set: { last_used_at: at } },
+        },
+      })),
+      { ordered: false },
+    );
+  }
+
   close(): Promise<void> {
     return this.connection.release();
   }
@@ -119,5 +132,6 @@ function toDocument({ id, ...rest }: ApiKeyRecord): KeyDocument {
 }
 
 function fromDocument({ _id, pending: _pending, rotated_to: _rotatedTo, ...rest }: KeyDocument): ApiKeyRecord {
-  return { id: _id, ...rest, scopes: [...rest.scopes], origins: [...(rest.origins ?? [])] };
+  // Keys stored before last use was kept have no last_used_at.
+  return { id: _id, ...rest, scopes: [...rest.scopes], origins: [...(rest.origins ?? [])], last_used_at: rest.last_used_at ?? null };
 }

@@ -18,6 +18,7 @@ const COLUMNS = [
   'revoked_reason',
   'rotated_from',
   'origins',
+  'last_used_at',
 ] as const;
 
 /**
@@ -96,7 +97,7 @@ export class PostgresKeyStore implements KeyStore {
     const record = (await this.pool.sql.begin(async (tx) => {
       const revoked = await tx`
         UPDATE api_keys SET revoked_at = ${at}, revoked_reason = ${reason}
-        WHERE id = ${id} AND (revoked_at IS NULL OR (revoked_reason = 'rotated' AND revoked_at > ${at})) RETURNING 1`;
+        WHERE id = ${id} AND (revoked_at IS NULL OR (revoked_reason = 'rotated' AND revoked_at COLLATE "C" > ${at})) RETURNING 1`;
       if (revoked.length === 1) {
         await recordActivity(tx, activity);
         await notifyChange(tx);
@@ -117,6 +118,17 @@ export class PostgresKeyStore implements KeyStore {
       await notifyChange(tx);
     });
     this.changes++;
+  }
+
+  /** Not a change of any key's standing: nothing is notified, so no process's key cache is emptied for it. */
+  async markUsed(hours: ReadonlyMap<string, string>): Promise<void> {
+    if (hours.size === 0) return;
+    const ids = [...hours.keys()];
+    const ats = [...hours.values()];
+    await this.pool.sql`
+      UPDATE api_keys SET last_used_at = used.at
+      FROM unnest(${ids}::text[], ${ats}::text[]) AS used(id, at)
+      WHERE api_keys.id = used.id AND (api_keys.last_used_at IS NULL OR api_keys.last_used_at < used.at)`;
   }
 
   async ping(): Promise<void> {
@@ -140,9 +152,10 @@ async function notifyChange(tx: TransactionSql): Promise<void> {
 
 async function insertKey(tx: TransactionSql, key: ApiKeyRecord): Promise<void> {
   await tx`
-    INSERT INTO api_keys (id, name, environment, type, scopes, hash, last4, created_at, revoked_at, revoked_reason, rotated_from, origins)
+    INSERT INTO api_keys (id, name, environment, type, scopes, hash, last4, created_at, revoked_at, revoked_reason, rotated_from, origins, last_used_at)
     VALUES (${key.id}, ${key.name}, ${key.environment}, ${key.type}, ${key.scopes}::text[],
-      ${key.hash}, ${key.last4}, ${key.created_at}, ${key.revoked_at}, ${key.revoked_reason}, ${key.rotated_from}, ${key.origins}::text[])`;
+      ${key.hash}, ${key.last4}, ${key.created_at}, ${key.revoked_at}, ${key.revoked_reason}, ${key.rotated_from}, ${key.origins}::text[],
+      ${key.last_used_at})`;
 }
 
 async function keyById(sql: Sql | TransactionSql, id: string): Promise<ApiKeyRecord | undefined> {

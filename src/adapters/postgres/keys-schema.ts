@@ -59,6 +59,13 @@ export const KEYS_STEPS: PostgresStep[] = [
         CREATE INDEX activity_by_account ON activity (account_id, id);`);
     },
   },
+  {
+    version: 2,
+    does: "API keys' last use, to the hour",
+    async run(tx) {
+      await tx.unsafe('ALTER TABLE api_keys ADD COLUMN last_used_at text COLLATE "C"');
+    },
+  },
 ];
 
 /** Appends `entry` (when there is one) in the transaction of the change it records. */

@@ -37,8 +37,8 @@ export class SqliteKeyStore implements KeyStore {
     migrate(this.db, path, KEYS_FILE_STEPS);
     this.statements = {
       insert: this.db.prepare<Row>(
-        `INSERT INTO api_keys (id, name, environment, type, scopes, hash, last4, created_at, revoked_at, revoked_reason, rotated_from, origins)
-         VALUES (@id, @name, @environment, @type, @scopes, @hash, @last4, @created_at, @revoked_at, @revoked_reason, @rotated_from, @origins)`,
+        `INSERT INTO api_keys (id, name, environment, type, scopes, hash, last4, created_at, revoked_at, revoked_reason, rotated_from, origins, last_used_at)
+         VALUES (@id, @name, @environment, @type, @scopes, @hash, @last4, @created_at, @revoked_at, @revoked_reason, @rotated_from, @origins, @last_used_at)`,
       ),
       byHash: this.db.prepare<[string], Row>('SELECT * FROM api_keys WHERE hash = ?'),
       byId: this.db.prepare<[string], Row>('SELECT * FROM api_keys WHERE id = ?'),
@@ -47,6 +47,9 @@ export class SqliteKeyStore implements KeyStore {
       // A rolled key still in its grace period (its expiry after `at`, as ISO strings compare) is revoked too.
       revoke: this.db.prepare<{ at: string; reason: string; id: string }>(
         "UPDATE api_keys SET revoked_at = @at, revoked_reason = @reason WHERE id = @id AND (revoked_at IS NULL OR (revoked_reason = 'rotated' AND revoked_at > @at))",
+      ),
+      used: this.db.prepare<{ id: string; at: string }>(
+        'UPDATE api_keys SET last_used_at = @at WHERE id = @id AND (last_used_at IS NULL OR last_used_at < @at)',
       ),
       retire: this.db.prepare<[string, string]>(
         "UPDATE api_keys SET revoked_at = ?, revoked_reason = 'rotated' WHERE id = ? AND revoked_at IS NULL",
@@ -141,6 +144,19 @@ export class SqliteKeyStore implements KeyStore {
   private written(): void {
     this.generation += 1;
     this.cache.clear();
+  }
+
+  /**
+   * Not a change of any key's standing, so the keys found stay found (no `written`): their `last_used_at` may lag in
+   * what findByHash answers, which reads it nowhere; `get` and `list` read the file.
+   */
+  async markUsed(hours: ReadonlyMap<string, string>): Promise<void> {
+    if (hours.size === 0) return;
+    this.db
+      .transaction(() => {
+        for (const [id, at] of hours) this.statements.used.run({ id, at });
+      })
+      .immediate();
   }
 
   async ping(): Promise<void> {

@@ -72,4 +72,5 @@ export const KEYS_FILE_STEPS: SqliteStep[] = [
     },
   },
   { version: 2, does: 'accounts: users, sessions, sign-in failures, applications, activity', run: (db) => db.exec(ACCOUNTS) },
+  { version: 3, does: "API keys' last use, to the hour", run: (db) => db.exec('ALTER TABLE api_keys ADD COLUMN last_used_at TEXT') },
 ];

@@ -25,6 +25,9 @@ const environmentName = { test: 'Sandbox', live: 'Production' } as const;
 const statusOf = (key: ApiKeyRecord, now: Date) =>
   key.revoked_at === null ? 'active' : rollingAt(key, now) ? 'expiring' : (key.revoked_reason ?? 'revoked');
 
+/** A key's last use is kept to the hour: `2026-11-29 14:00 UTC` (the hour it falls in). */
+const hourOf = (hour: string) => `${hour.slice(0, 10)} ${hour.slice(11, 16)} UTC`;
+
 const rollChoices: Record<RollExpiry, string> = {
   now: 'stops working now',
   '1h': 'keeps working for 1 hour',
@@ -58,6 +61,7 @@ function keyTable(keys: ApiKeyRecord[], now: Date): Html {
 <td>${key.scopes.join(', ')}</td>
 <td class="wide">${key.type === 'sk' ? '–' : key.origins.length === 0 ? 'any' : key.origins.join(', ')}</td>
 <td class="wide">${when(key.created_at)}</td>
+<td>${key.last_used_at === null ? 'never' : hourOf(key.last_used_at)}</td>
 <td>${badge(statusOf(key, now))}</td>
 <td>${
       key.revoked_at === null
@@ -70,7 +74,7 @@ function keyTable(keys: ApiKeyRecord[], now: Date): Html {
   );
   return html`<div class="scroll" tabindex="0"><table>
 <caption class="visually-hidden">API keys, newest first</caption>
-<thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Environment</th><th scope="col">Type</th><th scope="col">Scopes</th><th scope="col" class="wide">Allowed origins</th><th scope="col" class="wide">Created</th><th scope="col">Status</th><th scope="col">Actions</th></tr></thead>
+<thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Environment</th><th scope="col">Type</th><th scope="col">Scopes</th><th scope="col" class="wide">Allowed origins</th><th scope="col" class="wide">Created</th><th scope="col">Last used</th><th scope="col">Status</th><th scope="col">Actions</th></tr></thead>
 <tbody>${rows}</tbody>
 </table></div>`;
 }

@@ -1,12 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { usedHour } from '../../src/domain/api-keys.js';
 import { runCliInProcess } from '../support/cli.js';
 import { Browser, csrfOf, dashboardUser, shownSecret } from '../support/dashboard.js';
+import { eventually } from '../support/eventually.js';
 import { auth, openTestApp, type TestApp } from '../support/test-app.js';
 
 const RAW_KEY = /(test|live)_(sk|pk)_[0-9A-Za-z]{40}/;
 const HOUR = 3_600_000;
 
-describe('keys that roll with a grace period (rotation with an expiry for the old key)', () => {
+describe('keys that roll with a grace period, and say when they were last used', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await openTestApp();
@@ -53,6 +55,28 @@ describe('keys that roll with a grace period (rotation with an expiry for the ol
     expect(revoked.status, revoked.stderr).toBe(0);
     expect(JSON.parse(revoked.stdout)).toMatchObject({ id: rolled.id, status: 'revoked' });
     expect(await status(rolled.raw)).toBe(401);
+  });
+
+  it('shows when each key was last used, to the hour, written after its requests rather than by them', async () => {
+    const used = await t.mint('test', 'sk');
+    const idle = await t.mint('test', 'sk');
+    expect((await t.keys.get(used.id))!.last_used_at).toBeNull();
+    const before = usedHour(new Date());
+    for (let i = 0; i < 20; i++) expect(await status(used.raw)).toBe(200);
+    const after = usedHour(new Date());
+    // No request wrote it: the hour is written a few seconds later, once (the hour the last request fell in).
+    const hour = await eventually(async () => {
+      const written = (await t.keys.get(used.id))!.last_used_at;
+      return written === before || written === after ? written : undefined;
+    });
+    expect((await t.keys.get(idle.id))!.last_used_at).toBeNull();
+    const listed = JSON.parse((await nature(['keys', 'list', '--json'])).stdout) as { id: string; last_used_at: string | null }[];
+    expect(listed.find((key) => key.id === used.id)!.last_used_at).toBe(hour);
+    expect((await nature(['keys', 'list'])).stdout).toMatch(/LAST USED/);
+    const browser = new Browser(t.app);
+    await browser.signIn(await dashboardUser(t));
+    const row = (await browser.get('/dashboard/keys')).body.split('<tr>').find((tr) => tr.includes(used.raw.slice(-4)))!;
+    expect(row).toContain(`${hour.slice(0, 10)} ${hour.slice(11, 16)} UTC`);
   });
 
   it('offers the expiry on the dashboard, shows the old key as expiring with a way to revoke it now', async () => {
