@@ -123,7 +123,8 @@ describe('the server and the operator command as processes', () => {
 
   it.each([
     [['--env', 'prod', '--type', 'sk', '--scope', 'nature:read', '--name', 'x'], /--env/],
-    [['--env', 'test', '--type', 'sk', '--scope', 'situational:write', '--name', 'x'], /situational:write/],
+    [['--env', 'test', '--type', 'sk', '--scope', 'content:read', '--name', 'x'], /content:read/],
+    [['--env', 'test', '--type', 'pk', '--scope', 'situational:write', '--name', 'x'], /situational/],
     [['--env', 'test', '--type', 'pk', '--scope', 'careers:read', '--name', 'x'], /careers:read/],
     [['--env', 'test', '--type', 'sk', '--name', 'x'], /--scope/],
     [['--env', 'test', '--type', 'xk', '--scope', 'nature:read', '--name', 'x'], /--type/],

@@ -11,7 +11,7 @@ let key: string;
 beforeAll(async () => {
   const careers = indexCatalogue(smallCatalogue());
   t = await openTestApp({}, { careers: { current: () => careers } });
-  key = (await t.mint('test', 'sk', ['careers:read', 'nature:read', 'nature:write'])).raw;
+  key = (await t.mint('test', 'sk', ['careers:read', 'nature:read', 'nature:write', 'situational:read', 'situational:write'])).raw;
 });
 afterAll(async () => {
   await t.close();
@@ -26,6 +26,7 @@ const validBodies: Record<string, unknown> = {
   'PATCH /v1/nature/subjects/{id}/assessments/{assessment_id}': { responses: [{ item_id: 'mn_001', value: 3 }] },
   'POST /v1/nature/webhook_endpoints': { url: 'http://127.0.0.1:9/h' },
   'POST /v1/careers/matches': { profile: profileOf(0.5) },
+  'POST /v1/situational/assessments': { subject_id: 'sub_x', situation_context: 'Tuning a piano by ear before a concert.' },
 };
 
 describe('strict input on every route', () => {
