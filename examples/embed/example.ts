@@ -16,7 +16,7 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 const run = promisify(execFile);
 
 export interface ExampleOptions {
-  /** The caller server's port (the page is http://localhost:PORT/); 0 picks a free one. Default 3000. */
+  /** The caller server's port (the page is http://localhost:PORT/); 0 picks a free one. Default 3001 (the webhook receiver of the README takes 3000). */
   port?: number;
   /** The API's data directory, kept afterwards; default a fresh temporary one, removed by `stop`. */
   dataDir?: string;
@@ -59,7 +59,7 @@ export async function startExample(options: ExampleOptions = {}): Promise<Exampl
     if (temporary) rmSync(dataDir, { recursive: true, force: true });
   };
   try {
-    const port = await caller.listen(options.port ?? 3000);
+    const port = await caller.listen(options.port ?? 3001);
     const origin = `http://localhost:${port}`;
     api = await startApi(dataDir, options.apiEnv ?? {});
 

@@ -1,5 +1,5 @@
 /**
- * `npm run example:embed [-- --port 3000] [-- --data-dir DIR]`: the API, the keys, the caller's server and its
+ * `npm run example:embed [-- --port 3001] [-- --data-dir DIR]`: the API, the keys, the caller's server and its
  * webhook receiver, then the URL to open. Ctrl-C stops everything.
  */
 import { parseArgs } from 'node:util';
@@ -7,13 +7,13 @@ import { startExample } from './example.js';
 
 const { values } = parseArgs({
   options: {
-    port: { type: 'string', default: process.env.EXAMPLE_PORT ?? '3000' },
+    port: { type: 'string', default: process.env.EXAMPLE_PORT ?? '3001' },
     'data-dir': { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   },
 });
 if (values.help) {
-  console.log('usage: npm run example:embed [-- --port PORT (default 3000, 0: any)] [-- --data-dir DIR (default: a temporary one)]');
+  console.log('usage: npm run example:embed [-- --port PORT (default 3001, 0: any)] [-- --data-dir DIR (default: a temporary one)]');
   process.exit(0);
 }
 const port = Number(values.port);
