@@ -221,12 +221,18 @@ export const tools: readonly NatureTool[] = [
         .array(
           z.strictObject({
             item_id: z.string().describe('mn_001..mn_076'),
-            value: z.number().int().describe('1..5, from the scale'),
+            value: z.number().int().min(1).max(5).describe('1..5, from the scale'),
             answered_at: z
               .string()
               .optional()
               .describe('When the person answered, RFC 3339 (optional; for the answer-quality indicators).'),
-            response_time_ms: z.number().int().optional().describe('How long the person took on the item, in ms (optional).'),
+            response_time_ms: z
+              .number()
+              .int()
+              .min(0)
+              .max(3_600_000)
+              .optional()
+              .describe('How long the person took on the item, in ms, 0..3600000 (optional).'),
           }),
         )
         .describe('The answers of this batch.'),
@@ -297,7 +303,7 @@ export const tools: readonly NatureTool[] = [
     annotations: READ,
     input: {
       query: z.string().optional().describe('Words of a title, such as "nurse".'),
-      job_zone: z.array(z.number().int()).optional().describe('Job zones 1..5 (preparation needed, little to extensive).'),
+      job_zone: z.array(z.number().int().min(1).max(5)).optional().describe('Job zones 1..5 (preparation needed, little to extensive).'),
       occupation_code: z.string().optional().describe('One occupation, as an O*NET-SOC code such as 29-1141.00.'),
       limit: z.number().int().min(1).max(100).optional().describe('1..100 (default 10).'),
       starting_after: z.string().optional().describe('The id of the last career of the page before.'),
@@ -320,7 +326,7 @@ export const tools: readonly NatureTool[] = [
         .strictObject({ natures: z.record(z.string(), z.number()), intelligences: z.record(z.string(), z.number()) })
         .optional()
         .describe('Or the scores themselves: all 9 natures and 10 intelligences, 0..1.'),
-      job_zone: z.array(z.number().int()).optional().describe('Only occupations in these job zones 1..5.'),
+      job_zone: z.array(z.number().int().min(1).max(5)).optional().describe('Only occupations in these job zones 1..5.'),
       limit: z.number().int().min(1).max(100).optional().describe('1..100 (default 20).'),
     },
     output: {
