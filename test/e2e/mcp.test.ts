@@ -183,13 +183,14 @@ describe('the MCP server, with the SDK’s own client, against the server proces
             assessment_id: assessment.id,
             responses: [
               { item_id: 'mn_001', value: 3 },
-              { item_id: 'mn_001', value: 9 },
+              // Within the tool's schema (an id is a string there), not the item bank's.
+              { item_id: 'mn_999', value: 3 },
             ],
           },
         }),
       );
       expect(text).toMatch(/answered 422 validation_failed/);
-      expect(text).toContain('/responses/1/value');
+      expect(text).toContain('/responses/1/item_id');
       const read = structured(
         await agent.callTool({ name: 'get_assessment', arguments: { subject_id: subject.id, assessment_id: assessment.id } }),
       );
