@@ -20,7 +20,17 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = Object.freeze(
   'x-xss-protection': '0',
 });
 
+/**
+ * The one <style> element Swagger UI's bundle renders at run time (swagger-ui-dist as @fastify/swagger-ui 5 ships it),
+ * allowed by its hash: without it the browser blocks it and logs a violation on every load of /v1/docs. A newer
+ * bundle with other contents shows up in test/e2e/docs-browser.test.ts, which wants no violation.
+ */
+const SWAGGER_UI_STYLE = "'sha256-RL3ie0nH+Lzz2YNqQN83mnU0J1ot4QL7b99vMdIX99w='";
+
 /** Swagger UI's own policy (its scripts and styles by hash), framed by nobody and loading nothing over https only. */
 export function apiReferencePolicy(policy: string): string {
-  return policy.replace("frame-ancestors 'self'", "frame-ancestors 'none'").replace(/\s*upgrade-insecure-requests;?/, '');
+  return policy
+    .replace("frame-ancestors 'self'", "frame-ancestors 'none'")
+    .replace(/\s*upgrade-insecure-requests;?/, '')
+    .replace(/style-src ([^;]*?)\s*;/, (_directive, sources: string) => `style-src ${sources} ${SWAGGER_UI_STYLE};`);
 }
