@@ -1,4 +1,4 @@
-import { type CallToolResult, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { type CallToolResult, ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
 import { ApiRefusal, InputError } from './api-call.js';
 
@@ -33,12 +33,28 @@ export function inputRefused(tool: string, error: z.ZodError): CallToolResult {
 }
 
 /**
+ * A JSON-RPC error as the server sends it: its code, its message as it is, and its data. Not the SDK's McpError,
+ * whose message already reads "MCP error -32002: …": the server sends the message whole and the client's McpError
+ * adds the prefix again, so an agent read it twice.
+ */
+class ProtocolError extends Error {
+  override readonly name = 'ProtocolError';
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+  }
+}
+
+/**
  * A refusal as the protocol error of a resource read or a prompt: a resource not found (or gone) as such, a bad
  * argument as invalid params, anything else as an internal error; the API's words in the message and its whole
  * problem as the error's data, for a client that reads it.
  */
 export function asProtocolError(error: unknown): unknown {
-  if (error instanceof InputError) return new McpError(ErrorCode.InvalidParams, error.message);
+  if (error instanceof InputError) return new ProtocolError(ErrorCode.InvalidParams, error.message);
   if (!(error instanceof ApiRefusal)) return error;
   const code =
     error.status === 404 || error.status === 410
@@ -46,5 +62,5 @@ export function asProtocolError(error: unknown): unknown {
       : error.status < 500 && error.status !== 429
         ? ErrorCode.InvalidParams
         : ErrorCode.InternalError;
-  return new McpError(code, error.message, error.problem);
+  return new ProtocolError(code, error.message, error.problem);
 }

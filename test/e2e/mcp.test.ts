@@ -325,6 +325,12 @@ describe('the MCP server, with the SDK’s own client, against the server proces
     expect(missing).toBeInstanceOf(McpError);
     expect(missing).toMatchObject({ code: -32002, data: { code: 'profile_not_found' } });
     expect((missing as McpError).message).toMatch(/answered 404 profile_not_found/);
+    // Said once: the client adds "MCP error -32002: " to what the server sent, which holds no prefix of its own.
+    expect((missing as McpError).message).toMatch(/^MCP error -32002: (?!MCP error)/);
+    // Its problem names the errors guide on the origin the agent reached, not the in-process call's own.
+    expect((missing as McpError).data).toMatchObject({
+      type: expect.stringMatching(/^http:\/\/127\.0\.0\.1(:\d+)?\/docs\/errors#profile_not_found$/),
+    });
     const language = await agent.readResource({ uri: 'nature://items/de' }).catch((error: unknown) => error);
     expect(language).toMatchObject({ code: -32602, data: { code: 'validation_failed' } });
     expect((language as McpError).message).toMatch(/`language` must be one of: en, fr/);
