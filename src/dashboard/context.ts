@@ -81,6 +81,7 @@ const notices = {
   test_sent: 'A test event is queued: its delivery appears below once it is sent (reload the page).',
   redelivered: 'The event is queued again: its attempt appears in the deliveries once it is sent.',
   revoked: 'The key is revoked: every request with it gets 401 from now on.',
+  deleted: 'The endpoint is deleted: it receives nothing more, and its signing secret no longer signs.',
   applied: 'Your application is sent.',
 } as const;
 export type NoticeCode = keyof typeof notices;

@@ -76,3 +76,6 @@ export const badge = (status: string) => html`<span class="badge ${status.replac
 
 /** "2026-11-24 10:31 UTC": dates a person reads at a glance, in one zone for everyone. */
 export const when = (iso: string | null | undefined) => (iso ? `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC` : '–');
+
+/** A time to the second, where seconds tell attempts apart (a delivery's retries): `2026-11-29 14:03:07 UTC`. */
+export const toTheSecond = (iso: string | null | undefined) => (iso ? `${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC` : '–');

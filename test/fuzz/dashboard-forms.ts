@@ -99,6 +99,12 @@ const forms: DashboardForm[] = [
     fields: {},
   },
   {
+    route: 'POST /dashboard/:segment/webhooks/:id/delete',
+    action: (refs) => `/dashboard/sandbox/webhooks/${refs.endpointId}/delete`,
+    valid: { confirm: 'yes' },
+    fields: { confirm: { offered: ['yes'] } },
+  },
+  {
     route: 'POST /dashboard/:segment/events/:id/redeliver',
     action: (refs) => `/dashboard/sandbox/events/${refs.eventId}/redeliver`,
     valid: {},

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { createEndpoint, rotateEndpointSecret, updateEndpoint } from '../../commands/webhooks.js';
+import { createEndpoint, deleteEndpoint, rotateEndpointSecret, updateEndpoint } from '../../commands/webhooks.js';
 import { activity } from '../../domain/accounts.js';
 import { type EventType, eventTypes, previousSecretExpiresAt, type WebhookEndpoint } from '../../domain/webhook-endpoint.js';
 import { requireEndpoint } from '../../http/routes/webhook-endpoints.js';
@@ -12,7 +12,7 @@ import { actorOf, type EnvironmentSegment, environmentOfSegment, noticeOf, query
 import { answerOnce, type PageContext, revealed } from '../form-once.js';
 import { formValues, oneOf, someOf, text } from '../form-values.js';
 import { type Html, html } from '../html.js';
-import { badge, errorNotice, formTokens, page, shownOnce, when } from '../layout.js';
+import { badge, errorNotice, formTokens, page, shownOnce, toTheSecond, when } from '../layout.js';
 import { environmentTabs, segmentParam } from './environment-tabs.js';
 
 /** How long a rotated-out secret goes on signing, as the API offers it (0 to 7 days). */
@@ -74,7 +74,7 @@ function deliveryTable(
     (delivery) => html`<tr>
 <td><code>${delivery.event_id}</code></td><td>${delivery.attempt}</td><td>${badge(delivery.outcome)}</td>
 <td>${delivery.status_code ?? delivery.error ?? '–'}</td><td>${delivery.duration_ms} ms</td>
-<td class="wide">${when(delivery.attempted_at)}</td><td class="wide">${when(delivery.next_attempt_at)}</td><td>${redeliver(delivery)}</td></tr>`,
+<td class="wide">${toTheSecond(delivery.attempted_at)}</td><td class="wide">${toTheSecond(delivery.next_attempt_at)}</td><td>${redeliver(delivery)}</td></tr>`,
   )}</tbody></table></div>`;
 }
 
@@ -85,13 +85,16 @@ const endpointForm = (body: unknown): { url: string; enabled_events: EventType[]
 };
 
 export function registerWebhookPages(scope: FastifyInstance, context: PageContext): void {
-  scope.get<{ Params: Partial<Params> }>('/:segment/webhooks', (request, reply) => endpointsPage(context, request, reply, ''));
+  scope.get<{ Params: Partial<Params> }>('/:segment/webhooks', (request, reply) =>
+    endpointsPage(context, request, reply, noticeOf(request)),
+  );
   scope.post<{ Params: Partial<Params> }>('/:segment/webhooks', (request, reply) => addEndpoint(context, request, reply));
   scope.get<{ Params: Params }>('/:segment/webhooks/:id', (request, reply) => showEndpoint(context, request, reply));
   scope.post<{ Params: Params }>('/:segment/webhooks/:id', (request, reply) => editEndpoint(context, request, reply));
   scope.post<{ Params: Params }>('/:segment/webhooks/:id/status', (request, reply) => setStatus(context, request, reply));
   scope.post<{ Params: Params }>('/:segment/webhooks/:id/rotate', (request, reply) => rotateSecret(context, request, reply));
   scope.post<{ Params: Params }>('/:segment/webhooks/:id/test', (request, reply) => sendTestEvent(context, request, reply));
+  scope.post<{ Params: Params }>('/:segment/webhooks/:id/delete', (request, reply) => removeEndpoint(context, request, reply));
 }
 
 const envOf = (context: PageContext, request: FastifyRequest<{ Params: Partial<Params> }>): EnvironmentServices =>
@@ -174,7 +177,14 @@ ${formTokens(viewer.csrf)}
 <div class="actions"><button type="submit" class="secondary">Rotate secret</button></div>
 </form>
 <h2>Deliveries</h2>
-${deliveryTable(segment, endpoint, deliveries, kept, viewer.csrf)}`;
+${deliveryTable(segment, endpoint, deliveries, kept, viewer.csrf)}
+<h2>Delete the endpoint</h2>
+<form method="post" action="${action('delete')}">
+${formTokens(viewer.csrf)}
+<p>It receives nothing more, deliveries still retrying stop, and its history stays in the activity log. This cannot be undone.</p>
+<label><input type="checkbox" name="confirm" value="yes" required> Delete <code>${endpoint.url}</code></label>
+<div class="actions"><button type="submit" class="danger">Delete endpoint</button></div>
+</form>`;
   return sendPage(reply, page(`Endpoint ${id}`, body, viewer, 'Webhooks'), status);
 }
 
@@ -232,6 +242,18 @@ function rotateSecret(context: PageContext, request: FastifyRequest<{ Params: Pa
       location: `/dashboard/${request.params.segment}/webhooks/${endpoint.id}`,
       reveal: shownOnce('signing-secret', 'The new signing secret:', endpoint.secret),
     };
+  });
+}
+
+/** Deletes the endpoint once its box is ticked, as DELETE /v1/nature/webhook_endpoints/{id} does. */
+function removeEndpoint(context: PageContext, request: FastifyRequest<{ Params: Params }>, reply: FastifyReply) {
+  formValues({ confirm: oneOf(['yes']) }, request.body);
+  return answerOnce(context.forms, request, reply, async () => {
+    const env = envOf(context, request);
+    const endpoint = await requireEndpoint(env.readModels, request.params.id);
+    await deleteEndpoint(env, endpoint.id, metadata(request), context.clock());
+    await record(context, request, 'webhook_endpoint.deleted', endpoint.id, endpoint.url);
+    return { location: `/dashboard/${request.params.segment}/webhooks?done=deleted` };
   });
 }
 
