@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { createEndpoint, deleteEndpoint, rotateEndpointSecret, updateEndpoint } from '../../commands/webhooks.js';
 import { activity } from '../../domain/accounts.js';
+import { type EndpointHealth, endpointHealth } from '../../domain/endpoint-health.js';
 import { type EventType, eventTypes, previousSecretExpiresAt, type WebhookEndpoint } from '../../domain/webhook-endpoint.js';
 import { requireEndpoint } from '../../http/routes/webhook-endpoints.js';
 import type { WebhookDelivery } from '../../ports/collections.js';
@@ -24,6 +25,8 @@ const overlaps = [
 ] as const;
 const overlapValues = ['0', '3600', '86400', '604800'] as const satisfies readonly `${(typeof overlaps)[number]['seconds']}`[];
 const DELIVERIES_SHOWN = 50;
+/** The latest attempts health is read from: a day of a busy endpoint's, at most. */
+const HEALTH_ATTEMPTS = 1000;
 /** Endpoints per page of the list, paged with the API's cursor (`after`, the last id shown). */
 const ENDPOINTS_PER_PAGE = 50;
 const ENDPOINT_ID = /^whe_[0-9A-Z]{26}$/;
@@ -147,6 +150,7 @@ async function endpointPage(
   const viewer = await viewerOf(context, request, reply);
   const endpoint = await requireEndpoint(env.readModels, id);
   const deliveries = (await env.readModels.list('webhook_deliveries', { limit: DELIVERIES_SHOWN, where: { endpoint_id: id } })).data;
+  const health = endpointHealth(await latestAttempts(env, id), context.clock());
   const kept = new Set((await env.readModels.getMany('events', [...new Set(deliveries.map((delivery) => delivery.event_id))])).keys());
   const previous = previousSecretExpiresAt(endpoint, context.clock());
   const action = (path: string) => `/dashboard/${segment}/webhooks/${id}/${path}`;
@@ -176,6 +180,8 @@ ${formTokens(viewer.csrf)}
 <select id="overlap" name="overlap">${overlaps.map((overlap) => html`<option value="${overlap.seconds}"${overlap.seconds === 86400 ? html` selected` : ''}>${overlap.label}</option>`)}</select>
 <div class="actions"><button type="submit" class="secondary">Rotate secret</button></div>
 </form>
+<h2>Health, last 24 hours</h2>
+${healthSummary(health)}
 <h2>Deliveries</h2>
 ${deliveryTable(segment, endpoint, deliveries, kept, viewer.csrf)}
 <h2>Delete the endpoint</h2>
@@ -243,6 +249,30 @@ function rotateSecret(context: PageContext, request: FastifyRequest<{ Params: Pa
       reveal: shownOnce('signing-secret', 'The new signing secret:', endpoint.secret),
     };
   });
+}
+
+/** The endpoint's latest attempts, newest first, up to HEALTH_ATTEMPTS. */
+async function latestAttempts(env: EnvironmentServices, endpointId: string) {
+  const attempts = [];
+  for (let page = await env.readModels.list('webhook_deliveries', { limit: 100, where: { endpoint_id: endpointId } }); ; ) {
+    attempts.push(...page.data);
+    if (!page.hasMore || attempts.length >= HEALTH_ATTEMPTS) return attempts;
+    page = await env.readModels.list('webhook_deliveries', {
+      limit: 100,
+      where: { endpoint_id: endpointId },
+      startingAfter: attempts.at(-1)!.id,
+    });
+  }
+}
+
+function healthSummary(health: EndpointHealth): Html {
+  if (health.attempts === 0) return html`<p>No attempts in the last 24 hours.</p>`;
+  const rate = `${Math.round(health.successRate! * 1000) / 10} %`;
+  const last =
+    health.lastError === null
+      ? 'no failed attempt'
+      : html`last failure ${toTheSecond(health.lastError.at)}: ${health.lastError.statusCode === null ? (health.lastError.error ?? 'no answer') : `HTTP ${health.lastError.statusCode}`}`;
+  return html`<p><strong>${rate}</strong> of ${health.attempts} attempts succeeded · median ${Math.round(health.medianMs!)} ms · ${last}</p>`;
 }
 
 /** Deletes the endpoint once its box is ticked, as DELETE /v1/nature/webhook_endpoints/{id} does. */

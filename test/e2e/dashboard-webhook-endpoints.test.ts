@@ -4,7 +4,7 @@ import { Browser, csrfOf, dashboardUser } from '../support/dashboard.js';
 import { startReceiver } from '../support/receiver.js';
 import { openTestApp, type TestApp } from '../support/test-app.js';
 
-describe('webhook endpoints on the dashboard: deleting one, and attempts to the second', () => {
+describe('webhook endpoints on the dashboard: deleting one, attempts to the second, health over a day', () => {
   let t: TestApp;
   let browser: Browser;
   let api: ReturnType<typeof client>;
@@ -35,17 +35,27 @@ describe('webhook endpoints on the dashboard: deleting one, and attempts to the 
     expect((await browser.get('/dashboard/activity')).body).toContain('webhook_endpoint.deleted');
   });
 
-  it("shows each attempt's time to the second", async () => {
-    const receiver = await startReceiver();
+  it("shows each attempt's time to the second, and the endpoint's health over the last 24 hours", async () => {
+    const receiver = await startReceiver((n) => (n === 1 ? 200 : 503));
     const endpoint = await api.register(receiver.url);
     receiver.useSecret(endpoint.secret);
     const path = `/dashboard/sandbox/webhooks/${endpoint.id}`;
     const form = (await browser.get(path)).body;
+    expect(form).toContain('No attempts in the last 24 hours.');
     expect((await browser.post(`${path}/test`, {}, csrfOf(form), form)).statusCode).toBe(303);
     const [attempt] = await api.attemptsWhen(endpoint.id, (attempts) => attempts.length === 1);
     const shown = (await browser.get(path)).body;
-    const second = `${attempt!.attempted_at.slice(0, 10)} ${attempt!.attempted_at.slice(11, 19)} UTC`;
-    expect(shown).toContain(second);
+    expect(shown).toContain(`${attempt!.attempted_at.slice(0, 10)} ${attempt!.attempted_at.slice(11, 19)} UTC`);
+    expect(shown).toContain(`<strong>100 %</strong> of 1 attempts succeeded · median ${attempt!.duration_ms} ms · no failed attempt`);
+
+    // A second test event meets a 503: half succeeded, and the failure is named with its time.
+    const again = (await browser.get(path)).body;
+    expect((await browser.post(`${path}/test`, {}, csrfOf(again), again)).statusCode).toBe(303);
+    const attempts = await api.attemptsWhen(endpoint.id, (list) => list.length === 2);
+    const failed = attempts.find((listed) => listed.outcome !== 'succeeded')!;
+    const health = (await browser.get(path)).body;
+    expect(health).toContain('<strong>50 %</strong> of 2 attempts succeeded');
+    expect(health).toContain(`last failure ${failed.attempted_at.slice(0, 10)} ${failed.attempted_at.slice(11, 19)} UTC: HTTP 503`);
     await receiver.close();
   });
 });
