@@ -31,6 +31,8 @@ export const indexedFields: { [C in Collection]: { collection: C; field: FieldOf
   { collection: 'profiles', field: 'assessment_id' },
   { collection: 'webhook_endpoints', field: 'status' },
   { collection: 'webhook_deliveries', field: 'endpoint_id' },
+  // The dashboard's event page lists the event's attempts on every endpoint.
+  { collection: 'webhook_deliveries', field: 'event_id' },
   // The dashboard's events list filters by type.
   { collection: 'events', field: 'type' },
   { collection: 'situational_assessments', field: 'subject_id' },

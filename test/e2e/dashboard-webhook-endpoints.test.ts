@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toTheSecond } from '../../src/dashboard/layout.js';
 import { client } from '../support/api-client.js';
 import { Browser, csrfOf, dashboardUser } from '../support/dashboard.js';
 import { startReceiver } from '../support/receiver.js';
@@ -57,5 +58,24 @@ describe('webhook endpoints on the dashboard: deleting one, attempts to the seco
     expect(health).toContain('<strong>50 %</strong> of 2 attempts succeeded');
     expect(health).toContain(`last failure ${failed.attempted_at.slice(0, 10)} ${failed.attempted_at.slice(11, 19)} UTC: HTTP 503`);
     await receiver.close();
+  });
+
+  it("lists an event's attempts on every endpoint on its page, each linking to its endpoint", async () => {
+    await api.deleteEndpoints();
+    const [first, second] = [await startReceiver(), await startReceiver(() => 500)];
+    const endpoints = [await api.register(first.url), await api.register(second.url)];
+    first.useSecret(endpoints[0]!.secret);
+    second.useSecret(endpoints[1]!.secret);
+    await api.completeAssessment();
+    const [one] = await api.attemptsWhen(endpoints[0]!.id, (attempts) => attempts.length === 1);
+    const [other] = await api.attemptsWhen(endpoints[1]!.id, (attempts) => attempts.length >= 1);
+    expect(other!.event_id).toBe(one!.event_id);
+    const shown = (await browser.get(`/dashboard/sandbox/events/${one!.event_id}`)).body;
+    expect(shown).toContain('Its attempts, on every endpoint');
+    for (const endpoint of endpoints) expect(shown).toContain(`href="/dashboard/sandbox/webhooks/${endpoint.id}"`);
+    expect(shown).toContain(toTheSecond(one!.attempted_at));
+    await first.close();
+    await second.close();
+    await api.deleteEndpoints();
   });
 });

@@ -5,16 +5,19 @@ import { eventTypes } from '../../domain/webhook-endpoint.js';
 import { ProblemError } from '../../http/problem.js';
 import { requireRedeliveryTarget } from '../../http/routes/events.js';
 import { requireSubject } from '../../http/routes/subjects.js';
+import type { WebhookDelivery } from '../../ports/collections.js';
 import { queueRedelivery } from '../../webhooks/dispatcher.js';
 import { eventObject } from '../../webhooks/event-object.js';
 import { actorOf, environmentOfSegment, noticeOf, queryValue, sendPage, viewerOf } from '../context.js';
 import { answerOnce, type PageContext } from '../form-once.js';
 import { formValues } from '../form-values.js';
-import { html } from '../html.js';
-import { formTokens, page, when } from '../layout.js';
+import { type Html, html } from '../html.js';
+import { badge, formTokens, page, toTheSecond, when } from '../layout.js';
 import { environmentTabs, segmentParam } from './environment-tabs.js';
 
 const PAGE_SIZE = 25;
+/** An event's attempts shown on its page, newest first: its retries on every endpoint, and redeliveries. */
+const ATTEMPTS_SHOWN = 100;
 const EVENT_ID = /^evt_[0-9A-Z]{26}$/;
 const ENDPOINT_ID = /^whe_[0-9A-Z]{26}$/;
 
@@ -69,6 +72,7 @@ async function eventPage(context: PageContext, request: EventRequest, reply: Fas
   if (event === undefined) throw new ProblemError('not_found', `No event ${request.params.id} in the ${segment}.`);
   const viewer = await viewerOf(context, request, reply);
   const notice = noticeOf(request);
+  const attempts = (await env.readModels.list('webhook_deliveries', { limit: ATTEMPTS_SHOWN, where: { event_id: event.id } })).data;
   const body = html`${environmentTabs(segment, 'events')}${notice}
 <p>${event.type} · ${when(event.created_at)}</p>
 <pre tabindex="0" aria-label="The event as JSON"><code>${JSON.stringify(eventObject(event, env.livemode), null, 2)}</code></pre>
@@ -76,8 +80,24 @@ async function eventPage(context: PageContext, request: EventRequest, reply: Fas
 ${formTokens(viewer.csrf)}
 <button type="submit" class="secondary">Redeliver to every endpoint that listens to ${event.type}</button>
 </form>
+<h2>Its attempts, on every endpoint</h2>
+${attemptTable(segment, attempts)}
 <p><a href="/dashboard/${segment}/events">All events</a></p>`;
   return sendPage(reply, page(`Event ${event.id}`, body, viewer, 'Events'));
+}
+
+function attemptTable(segment: string, attempts: WebhookDelivery[]): Html {
+  if (attempts.length === 0) return html`<p>No attempt yet: no endpoint listening to it, or its delivery is still queued.</p>`;
+  const rows = attempts.map(
+    (attempt) => html`<tr><td><a href="/dashboard/${segment}/webhooks/${attempt.endpoint_id}"><code>${attempt.endpoint_id}</code></a></td>
+<td>${attempt.attempt}</td><td>${badge(attempt.outcome)}</td><td>${attempt.status_code ?? attempt.error ?? '–'}</td>
+<td>${attempt.duration_ms} ms</td><td class="wide">${toTheSecond(attempt.attempted_at)}</td></tr>`,
+  );
+  return html`<div class="scroll" tabindex="0"><table>
+<caption class="visually-hidden">The event's delivery attempts, newest first</caption>
+<thead><tr><th scope="col">Endpoint</th><th scope="col">Attempt</th><th scope="col">Outcome</th><th scope="col">Answer</th><th scope="col">Took</th><th scope="col" class="wide">At</th></tr></thead>
+<tbody>${rows}</tbody>
+</table></div>`;
 }
 
 /** As POST /v1/nature/events/{id}/redeliver: the same checks, the same queue. */
