@@ -78,4 +78,19 @@ describe('webhook endpoints on the dashboard: deleting one, attempts to the seco
     await second.close();
     await api.deleteEndpoints();
   });
+
+  it('replays the failed deliveries of a window from the endpoint page, once it is enabled', async () => {
+    const endpoint = await api.register('http://127.0.0.1:9/replayed');
+    const path = `/dashboard/sandbox/webhooks/${endpoint.id}`;
+    const send = async (since: string) => {
+      const form = (await browser.get(path)).body;
+      const sent = await browser.post(`${path}/replay`, { since }, csrfOf(form), form);
+      return sent.statusCode === 303 ? (await browser.get(String(sent.headers.location))).body : String(sent.statusCode);
+    };
+    expect(await send('24')).toContain('0 failed deliveries queued again.');
+    expect(await send('30')).toBe('422');
+    await api.call('PATCH', `/v1/nature/webhook_endpoints/${endpoint.id}`, { status: 'disabled' });
+    expect(await send('1')).toContain('The endpoint is disabled: enable it first, then replay.');
+    await api.deleteEndpoints();
+  });
 });

@@ -335,6 +335,23 @@ describe('the OpenAPI document matches what the server answers', () => {
       404: call('GET', `/v1/situational/assessments?subject_id=${unknown.sub}`),
       410: call('GET', `/v1/situational/assessments?subject_id=${ids.erased}`),
     },
+    replayFailedWebhookDeliveries: {
+      202: call('POST', `/v1/nature/webhook_endpoints/${ids.endpoint}/replay_failed`, { since: '2026-11-01T00:00:00Z' }),
+      404: call('POST', `/v1/nature/webhook_endpoints/${unknown.whe}/replay_failed`, { since: '2026-11-01T00:00:00Z' }),
+      409: async () => {
+        // As validated (the fingerprint's): the timestamp to the millisecond.
+        const payload = { since: '2026-11-01T00:00:00.000Z' };
+        const url = `/v1/nature/webhook_endpoints/${ids.endpoint}/replay_failed`;
+        await t.envs.test.idempotency.claim({
+          key: 'held-replay',
+          fingerprint: fingerprintOf('POST', url, payload),
+          now: new Date(),
+          leaseMs: 30_000,
+          ttlMs: 60_000,
+        });
+        return call('POST', url, payload, { 'idempotency-key': 'held-replay' })();
+      },
+    },
     listWebhookDeliveries: {
       200: call('GET', `/v1/nature/webhook_endpoints/${ids.endpoint}/deliveries`),
       404: call('GET', `/v1/nature/webhook_endpoints/${unknown.whe}/deliveries`),

@@ -26,6 +26,7 @@ const validBodies: Record<string, unknown> = {
   'PATCH /v1/nature/subjects/{id}/assessments/{assessment_id}': { responses: [{ item_id: 'mn_001', value: 3 }] },
   'POST /v1/nature/webhook_endpoints': { url: 'http://127.0.0.1:9/h' },
   'POST /v1/careers/matches': { profile: profileOf(0.5) },
+  'POST /v1/nature/webhook_endpoints/{id}/replay_failed': { since: '2026-11-01T00:00:00Z' },
   'POST /v1/situational/assessments': { subject_id: 'sub_x', situation_context: 'Tuning a piano by ear before a concert.' },
 };
 

@@ -99,6 +99,12 @@ const forms: DashboardForm[] = [
     fields: {},
   },
   {
+    route: 'POST /dashboard/:segment/webhooks/:id/replay',
+    action: (refs) => `/dashboard/sandbox/webhooks/${refs.endpointId}/replay`,
+    valid: { since: '24' },
+    fields: { since: { offered: ['1', '24', '168'] } },
+  },
+  {
     route: 'POST /dashboard/:segment/webhooks/:id/delete',
     action: (refs) => `/dashboard/sandbox/webhooks/${refs.endpointId}/delete`,
     valid: { confirm: 'yes' },

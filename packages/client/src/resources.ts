@@ -42,6 +42,7 @@ const endpoint = '/v1/nature/webhook_endpoints/{id}';
 const rotateSecret = '/v1/nature/webhook_endpoints/{id}/rotate_secret';
 const testEvent = '/v1/nature/webhook_endpoints/{id}/test';
 const deliveries = '/v1/nature/webhook_endpoints/{id}/deliveries';
+const replayFailed = '/v1/nature/webhook_endpoints/{id}/replay_failed';
 const events = '/v1/nature/events';
 const event = '/v1/nature/events/{id}';
 const redeliver = '/v1/nature/events/{id}/redeliver';
@@ -112,6 +113,12 @@ export interface NatureResources {
     ): Promise<ResponseOf<'post', typeof rotateSecret>>;
     sendTest(id: string, body?: BodyOf<'post', typeof testEvent>, options?: RequestOptions): Promise<ResponseOf<'post', typeof testEvent>>;
     deliveries(id: string, query?: QueryOf<typeof deliveries>, options?: RequestOptions): Paged<typeof deliveries>;
+    /** Queues again every event whose latest attempt on the endpoint failed since `body.since` (at most 1,000 a call). */
+    replayFailed(
+      id: string,
+      body: BodyOf<'post', typeof replayFailed>,
+      options?: RequestOptions,
+    ): Promise<ResponseOf<'post', typeof replayFailed>>;
   };
   events: {
     list(query?: QueryOf<typeof events>, options?: RequestOptions): ListResult<EventsPage>;
@@ -196,6 +203,7 @@ export function natureResources(send: Send): NatureResources {
       rotateSecret: (id, body, options) => send('POST', rotateSecret, { params: path(id), body: body ?? {} }, options),
       sendTest: (id, body, options) => send('POST', testEvent, { params: path(id), body: body ?? {} }, options),
       deliveries: (id, query, options) => list(deliveries, { id }, query, options),
+      replayFailed: (id, body, options) => send('POST', replayFailed, { params: path(id), body }, options),
     },
     events: {
       list: (query, options) => list(events, undefined, query, options),

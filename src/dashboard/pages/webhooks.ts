@@ -7,6 +7,7 @@ import { requireEndpoint } from '../../http/routes/webhook-endpoints.js';
 import type { WebhookDelivery } from '../../ports/collections.js';
 import { type EndpointRules, endpointUrlProblem } from '../../webhooks/address-guard.js';
 import { queueTestEvent } from '../../webhooks/dispatcher.js';
+import { replayFailed } from '../../webhooks/replay-failed.js';
 import { testCompletion } from '../../webhooks/test-event.js';
 import type { EnvironmentServices } from '../../wiring/environments.js';
 import { actorOf, type EnvironmentSegment, environmentOfSegment, noticeOf, queryValue, sendPage, viewerOf } from '../context.js';
@@ -98,6 +99,7 @@ export function registerWebhookPages(scope: FastifyInstance, context: PageContex
   scope.post<{ Params: Params }>('/:segment/webhooks/:id/rotate', (request, reply) => rotateSecret(context, request, reply));
   scope.post<{ Params: Params }>('/:segment/webhooks/:id/test', (request, reply) => sendTestEvent(context, request, reply));
   scope.post<{ Params: Params }>('/:segment/webhooks/:id/delete', (request, reply) => removeEndpoint(context, request, reply));
+  scope.post<{ Params: Params }>('/:segment/webhooks/:id/replay', (request, reply) => replay(context, request, reply));
 }
 
 const envOf = (context: PageContext, request: FastifyRequest<{ Params: Partial<Params> }>): EnvironmentServices =>
@@ -182,6 +184,12 @@ ${formTokens(viewer.csrf)}
 </form>
 <h2>Health, last 24 hours</h2>
 ${healthSummary(health)}
+<form method="post" action="${action('replay')}" class="actions">
+${formTokens(viewer.csrf)}
+<label for="since">Replay every delivery that failed in the last</label>
+<select id="since" name="since">${replayWindows.map((window) => html`<option value="${window.hours}">${window.label}</option>`)}</select>
+<button type="submit" class="secondary">Replay failed deliveries</button>
+</form>
 <h2>Deliveries</h2>
 ${deliveryTable(segment, endpoint, deliveries, kept, viewer.csrf)}
 <h2>Delete the endpoint</h2>
@@ -273,6 +281,32 @@ function healthSummary(health: EndpointHealth): Html {
       ? 'no failed attempt'
       : html`last failure ${toTheSecond(health.lastError.at)}: ${health.lastError.statusCode === null ? (health.lastError.error ?? 'no answer') : `HTTP ${health.lastError.statusCode}`}`;
   return html`<p><strong>${rate}</strong> of ${health.attempts} attempts succeeded · median ${Math.round(health.medianMs!)} ms · ${last}</p>`;
+}
+
+const replayWindows = [
+  { hours: '1', label: 'hour' },
+  { hours: '24', label: '24 hours' },
+  { hours: '168', label: '7 days' },
+] as const;
+
+/** As POST /v1/nature/webhook_endpoints/{id}/replay_failed: every event whose latest attempt failed in the window. */
+function replay(context: PageContext, request: FastifyRequest<{ Params: Params }>, reply: FastifyReply) {
+  const hours = Number(formValues({ since: oneOf(['1', '24', '168']) }, request.body).since);
+  return answerOnce(context.forms, request, reply, async () => {
+    const env = envOf(context, request);
+    const endpoint = await requireEndpoint(env.readModels, request.params.id);
+    const since = new Date(context.clock().getTime() - hours * 3_600_000).toISOString();
+    const done = endpoint.status === 'enabled' ? await replayFailed(env, endpoint.id, since) : undefined;
+    if (done !== undefined) await record(context, request, 'webhook_endpoint.replayed', endpoint.id, `${done.queued} since ${since}`);
+    const notice =
+      done === undefined
+        ? 'The endpoint is disabled: enable it first, then replay.'
+        : `${done.queued} failed deliver${done.queued === 1 ? 'y' : 'ies'} queued again${done.remaining > 0 ? ` (${done.remaining} more: replay again)` : ''}.`;
+    return {
+      location: `/dashboard/${request.params.segment}/webhooks/${endpoint.id}`,
+      reveal: html`<div class="notice" role="status"><p>${notice}</p></div>`,
+    };
+  });
 }
 
 /** Deletes the endpoint once its box is ticked, as DELETE /v1/nature/webhook_endpoints/{id} does. */

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { eventTypes } from '../../domain/webhook-endpoint.js';
 import { eventResource } from '../event-resource.js';
 import { listOf, listQuery } from '../lists.js';
-import { problems, success, text, timestamp } from '../schemas.js';
+import { exampleIds, id, instantInput, problems, success, text, timestamp } from '../schemas.js';
 
 // The webhook endpoint routes' schemas: what each takes and answers, and what the OpenAPI document says of it.
 
@@ -166,6 +166,43 @@ export const sendTestWebhookEventSchema = {
   response: {
     202: success('The test event, queued for this endpoint.', eventResource),
     ...problems('not_found', 'sandbox_only'),
+  },
+} satisfies FastifySchema;
+
+export const replayFailedDeliveriesSchema = {
+  tags: ['webhooks'],
+  operationId: 'replayFailedWebhookDeliveries',
+  summary: 'Replay the failed deliveries of a webhook endpoint',
+  description:
+    'Queues again, for this endpoint only, every event whose latest attempt here failed (its retries ran out, or the endpoint answered 410) at or after `since`; events delivered since, by a retry or a redelivery, are left alone. ' +
+    "They are sent through the endpoint's delivery slots, a few at a time, oldest failure first, each as a redelivery (its attempts listed as usual). At most 1,000 a call: `remaining` says how many are left, to replay with `since` set after `last_failed_at`. The endpoint must be enabled.",
+  params: idParams,
+  body: z.strictObject({
+    since: instantInput.describe('Replay the failures at or after this UTC timestamp, such as 2026-11-28T00:00:00Z.'),
+  }),
+  response: {
+    202: success(
+      'What was queued.',
+      z
+        .object({
+          object: z.literal('replay'),
+          endpoint_id: id('whe', exampleIds.endpoint),
+          since: timestamp,
+          queued: z
+            .number()
+            .int()
+            .min(0)
+            .meta({ examples: [12] }),
+          remaining: z
+            .number()
+            .int()
+            .min(0)
+            .meta({ examples: [0] }),
+          last_failed_at: timestamp.nullable().describe('When the last event queued last failed; null when none was.'),
+        })
+        .meta({ id: 'WebhookReplay' }),
+    ),
+    ...problems('not_found', 'validation_failed'),
   },
 } satisfies FastifySchema;
 

@@ -7,8 +7,10 @@ import type { ReadModelStore } from '../../ports/read-models.js';
 import { type EndpointRules, endpointUrlProblem } from '../../webhooks/address-guard.js';
 import { queueTestEvent } from '../../webhooks/dispatcher.js';
 import { eventObject } from '../../webhooks/event-object.js';
+import { replayFailed } from '../../webhooks/replay-failed.js';
 import { testCompletion } from '../../webhooks/test-event.js';
 import { eventMetadata } from '../event-metadata.js';
+import { fieldError } from '../field-errors.js';
 import { listPage } from '../lists.js';
 import { ProblemError } from '../problem.js';
 import type { Clock, RouteReply, RouteRequest } from '../route-handler.js';
@@ -20,6 +22,7 @@ import {
   getWebhookEndpointSchema,
   listWebhookDeliveriesSchema,
   listWebhookEndpointsSchema,
+  replayFailedDeliveriesSchema,
   rotateWebhookEndpointSecretSchema,
   sendTestWebhookEventSchema,
   updateWebhookEndpointSchema,
@@ -40,6 +43,7 @@ export function registerWebhookEndpointRoutes(app: FastifyInstance, clock: Clock
   routes.post('/v1/nature/webhook_endpoints/:id/test', { schema: sendTestWebhookEventSchema }, (request, reply) =>
     sendTestWebhookEvent(request, reply, clock),
   );
+  routes.post('/v1/nature/webhook_endpoints/:id/replay_failed', { schema: replayFailedDeliveriesSchema }, replayFailedDeliveries);
   routes.get('/v1/nature/webhook_endpoints', { schema: listWebhookEndpointsSchema }, (request) => listWebhookEndpoints(request, clock));
   routes.delete('/v1/nature/webhook_endpoints/:id', { schema: deleteWebhookEndpointSchema }, (request) =>
     deleteWebhookEndpoint(request, clock),
@@ -107,6 +111,21 @@ async function sendTestWebhookEvent(
   const event = testCompletion(clock());
   await queueTestEvent(request.env.bus, event, endpoint.id);
   return reply.code(202).send(eventObject(event, request.env.livemode));
+}
+
+/** Only to an enabled endpoint: a disabled one receives nothing, replayed or not. */
+async function replayFailedDeliveries(
+  request: RouteRequest<typeof replayFailedDeliveriesSchema>,
+  reply: RouteReply<typeof replayFailedDeliveriesSchema>,
+) {
+  const endpoint = await requireEndpoint(request.env.readModels, request.params.id);
+  if (endpoint.status !== 'enabled') {
+    const error = fieldError('path', ['id'], `names the endpoint ${endpoint.id}, which is disabled: enable it first, then replay.`);
+    throw new ProblemError('validation_failed', error.message, { errors: [error] });
+  }
+  const { since } = request.body;
+  const replay = await replayFailed(request.env, endpoint.id, since);
+  return reply.code(202).send({ object: 'replay' as const, endpoint_id: endpoint.id, since, ...replay });
 }
 
 async function listWebhookEndpoints(request: RouteRequest<typeof listWebhookEndpointsSchema>, clock: Clock) {

@@ -1,0 +1,48 @@
+import type { Bus } from '../ports/bus.js';
+import type { WebhookDelivery } from '../ports/collections.js';
+import type { ReadModelStore } from '../ports/read-models.js';
+import { queueRedelivery } from './dispatcher.js';
+
+/** Events queued again by one replay at most: a larger backlog is replayed by asking again, from the last one's time. */
+export const REPLAY_MAX = 1000;
+/** Attempts of the endpoint read to find them, newest first. */
+const SCAN_MAX = 20_000;
+
+export interface Replay {
+  /** Events queued again for the endpoint, oldest failure first. */
+  queued: number;
+  /** Failed events left over REPLAY_MAX: ask again with `since` just after the last one queued. */
+  remaining: number;
+  /** When the last event queued last failed; null when none was. */
+  last_failed_at: string | null;
+}
+
+/**
+ * Queues again, for one endpoint, every event whose latest attempt there failed (retries exhausted, or the endpoint
+ * answered 410) at or after `since`: an event delivered since, by a retry or a redelivery, is left alone. Each goes
+ * as a redelivery to that endpoint only, through its delivery slots, which send a few at a time: the replay is
+ * throttled as every delivery is, and never floods the receiver.
+ */
+export async function replayFailed(env: { readModels: ReadModelStore; bus: Bus }, endpointId: string, since: string): Promise<Replay> {
+  const latest = new Map<string, WebhookDelivery>();
+  let read = 0;
+  for (let page = await env.readModels.list('webhook_deliveries', { limit: 100, where: { endpoint_id: endpointId } }); ; ) {
+    for (const attempt of page.data) {
+      const known = latest.get(attempt.event_id);
+      if (known === undefined || known.attempted_at < attempt.attempted_at) latest.set(attempt.event_id, attempt);
+    }
+    read += page.data.length;
+    if (!page.hasMore || read >= SCAN_MAX) break;
+    page = await env.readModels.list('webhook_deliveries', {
+      limit: 100,
+      where: { endpoint_id: endpointId },
+      startingAfter: page.data.at(-1)!.id,
+    });
+  }
+  const failed = [...latest.values()]
+    .filter((attempt) => (attempt.outcome === 'failed' || attempt.outcome === 'endpoint_gone') && attempt.attempted_at >= since)
+    .sort((a, b) => (a.attempted_at < b.attempted_at ? -1 : 1));
+  const due = failed.slice(0, REPLAY_MAX);
+  for (const attempt of due) await queueRedelivery(env.bus, attempt.event_id, endpointId);
+  return { queued: due.length, remaining: failed.length - due.length, last_failed_at: due.at(-1)?.attempted_at ?? null };
+}
