@@ -1,12 +1,10 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { indexCatalogue } from '../../src/careers/careers-index.js';
 import type { Scope } from '../../src/domain/api-keys.js';
 import { client } from '../support/api-client.js';
 import { profileOf, smallCatalogue } from '../support/careers-fixture.js';
-import { injectFetch } from '../support/inject-fetch.js';
+import { mcpAgent } from '../support/mcp-agent.js';
 import { openTestApp, type TestApp } from '../support/test-app.js';
 
 describe('the careers tools over MCP', () => {
@@ -17,18 +15,7 @@ describe('the careers tools over MCP', () => {
   });
   afterAll(() => t.close());
 
-  async function connect(scopes: Scope[]): Promise<{ agent: Client; key: string }> {
-    const key = (await t.mint('test', 'sk', scopes)).raw;
-    const inProcess = injectFetch(t.app);
-    const agent = new Client({ name: 'nature-test', version: '1.0.0' });
-    await agent.connect(
-      new StreamableHTTPClientTransport(new URL('http://127.0.0.1/v1/mcp'), {
-        requestInit: { headers: { authorization: `Bearer ${key}` } },
-        fetch: (url, init) => inProcess(new Request(url, init)),
-      }),
-    );
-    return { agent, key };
-  }
+  const connect = (scopes: Scope[]) => mcpAgent(t, scopes);
   const structured = (result: unknown) => {
     const call = result as CallToolResult;
     expect(call.isError, JSON.stringify(call.content)).toBeFalsy();

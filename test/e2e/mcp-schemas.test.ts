@@ -1,10 +1,9 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scopes } from '../../src/domain/api-keys.js';
 import { client } from '../support/api-client.js';
-import { injectFetch } from '../support/inject-fetch.js';
+import { mcpAgent } from '../support/mcp-agent.js';
 import { openTestApp, type TestApp } from '../support/test-app.js';
 
 type Schema = { type?: string; minimum?: number; maximum?: number; properties?: Record<string, Schema>; items?: Schema };
@@ -23,15 +22,7 @@ describe('the MCP tools publish the bounds the API keeps', () => {
   let key: string;
   beforeAll(async () => {
     t = await openTestApp();
-    key = (await t.mint('test', 'sk', [...scopes])).raw;
-    const inProcess = injectFetch(t.app);
-    agent = new Client({ name: 'nature-test', version: '1.0.0' });
-    await agent.connect(
-      new StreamableHTTPClientTransport(new URL('http://127.0.0.1/v1/mcp'), {
-        requestInit: { headers: { authorization: `Bearer ${key}` } },
-        fetch: (url, init) => inProcess(new Request(url, init)),
-      }),
-    );
+    ({ agent, key } = await mcpAgent(t, [...scopes]));
   });
   afterAll(() => t.close());
 

@@ -1,11 +1,9 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Scope } from '../../src/domain/api-keys.js';
 import { client } from '../support/api-client.js';
 import { eventually } from '../support/eventually.js';
-import { injectFetch } from '../support/inject-fetch.js';
+import { mcpAgent } from '../support/mcp-agent.js';
 import { openTestApp, type TestApp, validSubject } from '../support/test-app.js';
 
 const SITUATION =
@@ -19,18 +17,7 @@ describe('the situational tools over MCP', () => {
   });
   afterAll(() => t.close());
 
-  async function connect(scopes: Scope[]): Promise<{ agent: Client; key: string }> {
-    const key = (await t.mint('test', 'sk', scopes)).raw;
-    const inProcess = injectFetch(t.app);
-    const agent = new Client({ name: 'nature-test', version: '1.0.0' });
-    await agent.connect(
-      new StreamableHTTPClientTransport(new URL('http://127.0.0.1/v1/mcp'), {
-        requestInit: { headers: { authorization: `Bearer ${key}` } },
-        fetch: (url, init) => inProcess(new Request(url, init)),
-      }),
-    );
-    return { agent, key };
-  }
+  const connect = (scopes: Scope[]) => mcpAgent(t, scopes);
   const structured = (result: unknown) => {
     const call = result as CallToolResult;
     expect(call.isError, JSON.stringify(call.content)).toBeFalsy();
