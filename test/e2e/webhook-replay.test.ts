@@ -30,7 +30,9 @@ describe('replaying the failed deliveries of an endpoint', () => {
     const replay = (body: unknown) => api.call('POST', `/v1/nature/webhook_endpoints/${endpoint.id}/replay_failed`, body);
 
     // Retries run out: the endpoint is disabled, and a replay waits for it to be enabled.
-    expect((await api.call('GET', `/v1/nature/webhook_endpoints/${endpoint.id}`)).body.status).toBe('disabled');
+    await eventually(async () =>
+      (await api.call('GET', `/v1/nature/webhook_endpoints/${endpoint.id}`)).body.status === 'disabled' ? true : undefined,
+    );
     expect((await replay({ since })).body).toMatchObject({ status: 422, code: 'validation_failed' });
     await api.call('PATCH', `/v1/nature/webhook_endpoints/${endpoint.id}`, { status: 'enabled' });
     expect((await replay({ since: 'yesterday' })).body).toMatchObject({
