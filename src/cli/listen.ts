@@ -1,6 +1,7 @@
 import { isNatureApiError, type NatureClient, type NatureEvent } from '@nature-profile/client';
 import { Command, InvalidArgumentError } from 'commander';
 import packageJson from '../../package.json' with { type: 'json' };
+import { eventTypes } from '../domain/webhook-endpoint.js';
 import { type Backoff, backoffDelay } from '../support/backoff.js';
 import { pause } from '../support/pause.js';
 import { webhookHeaders } from '../webhooks/signer.js';
@@ -152,6 +153,14 @@ async function follow(
 }
 
 /** `nature listen --forward-to URL`: a local webhook endpoint for development, with no public receiver. */
+/** A comma-separated list of event types, each one the server sends: a misspelt type would filter out everything, silently. */
+function knownTypes(value: string): string[] {
+  const types = value.split(',').map((type) => type.trim());
+  const unknown = types.filter((type) => !(eventTypes as readonly string[]).includes(type));
+  if (unknown.length > 0) throw new InvalidArgumentError(`${unknown.join(', ')}: not an event type (${eventTypes.join(', ')})`);
+  return types;
+}
+
 export function listenCommand(env: NodeJS.ProcessEnv, output: Output): Command {
   return withApiOptions(
     new Command('listen')
@@ -160,7 +169,7 @@ export function listenCommand(env: NodeJS.ProcessEnv, output: Output): Command {
       )
       .option('--forward-to <url>', 'where to POST each event, e.g. http://localhost:3000/webhooks', forwardTarget)
       .option('--print-secret', 'print the signing secret and stop; a later run forwards what happens from now on')
-      .option('--events <types>', 'only these event types, comma-separated (default: every type)', (value) => value.split(','))
+      .option('--events <types>', `only these event types, comma-separated (default: every type: ${eventTypes.join(', ')})`, knownTypes)
       .option('--state-file <file>', 'where the signing secret and the position are kept (default: under XDG_STATE_HOME)')
       .option('--interval <ms>', 'how often to look for new events', milliseconds(100), 1000)
       .option('--timeout <ms>', 'how long a forward waits for the receiver to answer', milliseconds(100), FORWARD_TIMEOUT_MS),

@@ -33,6 +33,7 @@ export const assessmentAggregate: Aggregate<AssessmentState, AssessmentEvent> = 
     ResponsesSubmitted: true,
     ScoringCompleted: true,
     AssessmentAbandoned: true,
+    AssessmentExpired: true,
     ProfileRescored: true,
     ProfileUpdated: true,
   },

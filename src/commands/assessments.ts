@@ -6,6 +6,7 @@ import {
   assessmentStream,
   decideAbandonAssessment,
   decideCloseForErasure,
+  decideExpireAssessment,
   decideRescore,
   decideScoreAssessment,
   decideStartAssessment,
@@ -76,6 +77,7 @@ export async function startAssessment(
       requested_language: requestedLanguage,
       client_secret_hash: secret.hash,
       result_visible_to_subject: resultVisible,
+      event_id: newId('evt'),
       now,
     });
     const pointed = pointerOf(opened[0]!);
@@ -124,7 +126,7 @@ export async function closeForErasure(events: EventStore, pointer: AssessmentPoi
     events,
     assessmentStream(pointer.assessment_id),
     assessmentAggregate,
-    (state) => decideCloseForErasure(state, { now }),
+    (state) => decideCloseForErasure(state, { event_id: newId('evt'), now }),
     metadata,
     now,
   );
@@ -175,7 +177,7 @@ export async function abandonAssessment(
   const { state } = await onAssessment(
     env,
     assessmentId,
-    (current) => decideAbandonAssessment(current, { subject_id: subjectId, now }),
+    (current) => decideAbandonAssessment(current, { subject_id: subjectId, event_id: newId('evt'), now }),
     metadata,
     now,
   );
@@ -264,4 +266,20 @@ async function unlessErased<T>(work: Promise<T>): Promise<T | undefined> {
     if (error instanceof SubjectErasedError) return undefined;
     throw error;
   }
+}
+
+/**
+ * Records an open assessment past its expiry as expired (announced as nature.assessment.expired), at its stream's
+ * revision: a batch, an abandon or an erasure that lands first leaves nothing to record, and so does a second watch.
+ */
+export async function expireAssessment(events: EventStore, assessmentId: string, now: Date): Promise<boolean> {
+  const result = await handleCommand(
+    events,
+    assessmentStream(assessmentId),
+    assessmentAggregate,
+    (state) => decideExpireAssessment(state, { event_id: newId('evt'), now }),
+    { causation: 'expiry' },
+    now,
+  );
+  return result.appended !== undefined;
 }

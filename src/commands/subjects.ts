@@ -56,7 +56,7 @@ export async function createSubject(
         env.events,
         subjectStream(id),
         subjectAggregate,
-        (state) => decideCreateSubject(state, { subject_id: id, ...input, now: now.toISOString() }),
+        (state) => decideCreateSubject(state, { subject_id: id, ...input, event_id: newId('evt'), now: now.toISOString() }),
         metadata,
         now,
       );
@@ -82,7 +82,12 @@ async function createClaimed(
 ): Promise<Extract<SubjectState, { status: 'active' }>> {
   const subjectId = newId('sub');
   const claimed = decideClaimExternalId(undefined, { subject_id: subjectId });
-  const created = decideCreateSubject(initialSubjectState, { subject_id: subjectId, ...input, now: now.toISOString() });
+  const created = decideCreateSubject(initialSubjectState, {
+    subject_id: subjectId,
+    ...input,
+    event_id: newId('evt'),
+    now: now.toISOString(),
+  });
   const [, appended] = await env.events.appendToStreams([
     { streamName: reservation, events: toNewEvents(claimed, metadata), expected },
     { streamName: subjectStream(subjectId), events: toNewEvents(created, metadata), expected: 'no_stream' },
@@ -129,7 +134,7 @@ export async function eraseSubject(
     const read = await readAggregate(env.events, subjectStream(subjectId), subjectAggregate);
     const state = fold(subjectAggregate, read.events);
     const reservation = state.status === 'active' && state.pii !== null ? externalIdStream(state.pii.external_subject_id, secret) : null;
-    const decided = decideEraseSubject(state, { reservation, now });
+    const decided = decideEraseSubject(state, { reservation, event_id: newId('evt'), now });
     const pointer = state.status === 'active' ? state.current_assessment : null;
     if (pointer !== null) await closeForErasure(env.events, pointer, metadata, now);
     const appended = await env.events.appendToStream(subjectStream(subjectId), toNewEvents(decided, metadata), read.revision);

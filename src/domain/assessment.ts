@@ -37,6 +37,8 @@ export type AssessmentStarted = {
     client_secret_hash?: string;
     /** The caller lets the person see their result: the client secret reads the profile for a while after completion. */
     result_visible_to_subject?: boolean;
+    /** The id of the nature.assessment.started event it is announced as (absent from starts before lifecycle events). */
+    event_id?: string;
   };
 };
 /**
@@ -112,10 +114,18 @@ export type ProfileUpdated = {
     updated_at: string;
   };
 };
-/** `reason: 'erasure'`: the subject's erasure closed it, before SubjectErased, so no batch in flight lands after that. */
+/**
+ * `reason: 'erasure'`: the subject's erasure closed it, before SubjectErased, so no batch in flight lands after that.
+ * `subject_id` and `event_id` (nature.assessment.abandoned) are absent from abandons before lifecycle events.
+ */
 export type AssessmentAbandoned = {
   type: 'AssessmentAbandoned';
-  data: { assessment_id: string; abandoned_at: string; reason?: 'erasure' };
+  data: { assessment_id: string; abandoned_at: string; reason?: 'erasure'; subject_id?: string; event_id?: string };
+};
+/** An open assessment reached its expiry: recorded by the leader's expiry watch, announced as nature.assessment.expired. */
+export type AssessmentExpired = {
+  type: 'AssessmentExpired';
+  data: { assessment_id: string; subject_id: string; expires_at: string; expired_at: string; event_id: string };
 };
 
 export type AssessmentEvent =
@@ -123,17 +133,20 @@ export type AssessmentEvent =
   | ResponsesSubmitted
   | ScoringCompleted
   | AssessmentAbandoned
+  | AssessmentExpired
   | ProfileRescored
   | ProfileUpdated;
 
-/** Stored states; `expired` is derived from the clock (see statusAt), never stored. */
-export type StoredStatus = 'created' | 'in_progress' | 'scoring' | 'completed' | 'abandoned';
-export type AssessmentStatus = StoredStatus | 'expired';
+/**
+ * Stored states. `expired` is derived from the clock (see statusAt) the moment the expiry passes, and stored once the
+ * expiry watch records it (AssessmentExpired), which may be a little later.
+ */
+export type AssessmentStatus = 'created' | 'in_progress' | 'scoring' | 'completed' | 'abandoned' | 'expired';
 
 export interface Assessment {
   id: string;
   subject_id: string;
-  status: StoredStatus;
+  status: AssessmentStatus;
   language: Language;
   requested_language: Language;
   item_set_version: string;
@@ -223,6 +236,8 @@ export function evolveAssessment(state: AssessmentState, event: AssessmentEvent)
       const { abandoned_at, reason } = event.data;
       return { ...state, status: 'abandoned', updated_at: abandoned_at, ...(reason === 'erasure' && { erased_at: abandoned_at }) };
     }
+    case 'AssessmentExpired':
+      return { ...state, status: 'expired', updated_at: event.data.expired_at };
     case 'ProfileRescored': {
       const { profile_id, scoring_version } = event.data;
       return { ...state, profiles: { ...state.profiles, [scoring_version]: { profile_id } } };
@@ -273,6 +288,8 @@ export interface AssessmentPointer {
   expires_at: string;
   client_secret_hash?: string;
   result_visible_to_subject?: boolean;
+  /** The nature.assessment.started event's id (absent from pointers before lifecycle events). */
+  event_id?: string;
 }
 
 /** What starting an assessment takes, beyond the subject. */
@@ -282,6 +299,8 @@ export interface StartAssessment {
   client_secret_hash: string;
   /** Absent in a start that does not say: false. */
   result_visible_to_subject?: boolean;
+  /** The id it is announced under (nature.assessment.started). */
+  event_id: string;
   now: Date;
 }
 
@@ -294,6 +313,7 @@ export function assessmentPointer(command: StartAssessment & { subject_id: strin
     expires_at: new Date(command.now.getTime() + ASSESSMENT_TTL_MS).toISOString(),
     client_secret_hash: command.client_secret_hash,
     ...(command.result_visible_to_subject === undefined ? {} : { result_visible_to_subject: command.result_visible_to_subject }),
+    event_id: command.event_id,
   };
 }
 
@@ -312,6 +332,7 @@ export function decideStartAssessment(pointer: AssessmentPointer): AssessmentEve
         expires_at: pointer.expires_at,
         ...(pointer.client_secret_hash === undefined ? {} : { client_secret_hash: pointer.client_secret_hash }),
         ...(pointer.result_visible_to_subject === undefined ? {} : { result_visible_to_subject: pointer.result_visible_to_subject }),
+        ...(pointer.event_id === undefined ? {} : { event_id: pointer.event_id }),
       },
     },
   ];
@@ -380,14 +401,46 @@ function refuseTiming(assessment: Assessment, responses: readonly ItemResponse[]
 }
 
 /** The subject is being erased: its assessment, if still open, is closed first, so that a batch in flight conflicts with it. */
-export function decideCloseForErasure(state: AssessmentState, command: { now: Date }): AssessmentEvent[] {
+export function decideCloseForErasure(state: AssessmentState, command: { event_id: string; now: Date }): AssessmentEvent[] {
   if (state === undefined || !isOpen(state, command.now)) return [];
-  return [{ type: 'AssessmentAbandoned', data: { assessment_id: state.id, abandoned_at: command.now.toISOString(), reason: 'erasure' } }];
+  const { id: assessment_id, subject_id } = state;
+  return [
+    {
+      type: 'AssessmentAbandoned',
+      data: { assessment_id, subject_id, abandoned_at: command.now.toISOString(), reason: 'erasure', event_id: command.event_id },
+    },
+  ];
 }
 
-export function decideAbandonAssessment(state: AssessmentState, command: { subject_id: string; now: Date }): AssessmentEvent[] {
-  const assessment = openAssessmentOf(state, command.subject_id, command.now);
-  return [{ type: 'AssessmentAbandoned', data: { assessment_id: assessment.id, abandoned_at: command.now.toISOString() } }];
+export function decideAbandonAssessment(
+  state: AssessmentState,
+  command: { subject_id: string; event_id: string; now: Date },
+): AssessmentEvent[] {
+  const { id: assessment_id, subject_id } = openAssessmentOf(state, command.subject_id, command.now);
+  return [
+    {
+      type: 'AssessmentAbandoned',
+      data: { assessment_id, subject_id, abandoned_at: command.now.toISOString(), event_id: command.event_id },
+    },
+  ];
+}
+
+/**
+ * An open assessment whose expiry has passed is recorded expired (and announced); anything else, including one a
+ * batch completed or an erasure closed just before, decides nothing. The status it had expired from a moment ago
+ * by the clock alone.
+ */
+export function decideExpireAssessment(state: AssessmentState, command: { event_id: string; now: Date }): AssessmentEvent[] {
+  if (state === undefined || state.erased_at !== undefined) return [];
+  if (state.status !== 'created' && state.status !== 'in_progress') return [];
+  if (command.now.getTime() < Date.parse(state.expires_at)) return [];
+  const { id: assessment_id, subject_id, expires_at } = state;
+  return [
+    {
+      type: 'AssessmentExpired',
+      data: { assessment_id, subject_id, expires_at, expired_at: command.now.toISOString(), event_id: command.event_id },
+    },
+  ];
 }
 
 /**

@@ -17,9 +17,10 @@ export interface SubjectPii {
   metadata: Record<string, string>;
 }
 
+/** `event_id`: the nature.subject.created event it is announced as (absent from subjects created before lifecycle events). */
 export type SubjectCreated = {
   type: 'SubjectCreated';
-  data: { subject_id: string; created_at: string; pii: SubjectPii | null };
+  data: { subject_id: string; created_at: string; pii: SubjectPii | null; event_id?: string };
 };
 /** Kept outside `pii`: the consent record outlives an erasure, for audit. */
 export type ConsentRecorded = {
@@ -43,7 +44,8 @@ export type ReservationEvent = ExternalIdClaimed | ExternalIdReleased;
  */
 export type SubjectErased = {
   type: 'SubjectErased';
-  data: { subject_id: string; erased_at: string; reservation: string | null };
+  /** `event_id`: the nature.subject.erased event it is announced as (absent from erasures before lifecycle events). */
+  data: { subject_id: string; erased_at: string; reservation: string | null; event_id?: string };
 };
 
 /**
@@ -143,11 +145,13 @@ export function activeSubject(state: SubjectState): Extract<SubjectState, { stat
   return state;
 }
 
-export function decideEraseSubject(state: SubjectState, command: { reservation: string | null; now: Date }): SubjectEvent[] {
+export function decideEraseSubject(
+  state: SubjectState,
+  command: { reservation: string | null; event_id: string; now: Date },
+): SubjectEvent[] {
   const subject = activeSubject(state);
-  return [
-    { type: 'SubjectErased', data: { subject_id: subject.id, erased_at: command.now.toISOString(), reservation: command.reservation } },
-  ];
+  const { reservation, event_id } = command;
+  return [{ type: 'SubjectErased', data: { subject_id: subject.id, erased_at: command.now.toISOString(), reservation, event_id } }];
 }
 
 export interface CreateSubject {
@@ -155,6 +159,8 @@ export interface CreateSubject {
   external_subject_id: string;
   metadata: Record<string, string>;
   consent: Consent;
+  /** The id it is announced under (nature.subject.created). */
+  event_id: string;
   now: string;
 }
 
@@ -172,6 +178,7 @@ export function decideCreateSubject(state: SubjectState, command: CreateSubject)
         subject_id: command.subject_id,
         created_at: command.now,
         pii: { external_subject_id: command.external_subject_id, metadata: command.metadata },
+        event_id: command.event_id,
       },
     },
     { type: 'ConsentRecorded', data: { subject_id: command.subject_id, recorded_at: command.now, consent: command.consent } },

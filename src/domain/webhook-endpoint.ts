@@ -1,7 +1,19 @@
 import { DomainError } from './errors.js';
 
-/** nature.profile.updated comes only from profile rebuilds, and situational.assessment.completed from v1.1 on, so endpoints opt in to them. */
-export const eventTypes = ['nature.assessment.completed', 'nature.profile.updated', 'situational.assessment.completed'] as const;
+/**
+ * Every type an endpoint may subscribe to. Only nature.assessment.completed is sent by default: the others came later
+ * (rebuilds, v1.1, lifecycle events), and an endpoint opts in to each, so no receiver meets a type it never asked for.
+ */
+export const eventTypes = [
+  'nature.assessment.completed',
+  'nature.profile.updated',
+  'situational.assessment.completed',
+  'nature.subject.created',
+  'nature.assessment.started',
+  'nature.assessment.abandoned',
+  'nature.assessment.expired',
+  'nature.subject.erased',
+] as const;
 export type EventType = (typeof eventTypes)[number];
 
 export type WebhookEndpointCreated = {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { eventTypes } from '../domain/webhook-endpoint.js';
+import { languages } from '../scoring/languages.js';
 import { exampleIds, id, timestamp } from './schemas.js';
 
 export const eventId = id('evt', exampleIds.event, 'The event id.');
@@ -33,6 +34,21 @@ export const eventResource = z
           status: z.enum(['completed', 'failed']).describe('How it ended: GET the situational assessment for its result or failure_code.'),
         })
         .describe('situational.assessment.completed.'),
+      z
+        .object({
+          assessment_id: id('asm', exampleIds.assessment),
+          subject_id: id('sub', exampleIds.subject),
+          language: z.enum(languages).optional().describe('nature.assessment.started: the language it is given in.'),
+          expires_at: timestamp
+            .optional()
+            .describe('nature.assessment.started and nature.assessment.expired: when it expires (expired) unless completed first.'),
+          reason: z
+            .enum(['requested', 'erasure'])
+            .optional()
+            .describe('nature.assessment.abandoned: the caller abandoned it, or the subject’s erasure closed it.'),
+        })
+        .describe('nature.assessment.started, nature.assessment.abandoned and nature.assessment.expired.'),
+      z.object({ subject_id: id('sub', exampleIds.subject) }).describe('nature.subject.created and nature.subject.erased: the id alone.'),
     ]),
   })
   .meta({ id: 'Event' });

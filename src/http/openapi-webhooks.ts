@@ -10,12 +10,26 @@ const summaries: Record<string, string> = {
   'nature.profile.updated': 'A profile rebuild re-scored a completed assessment: `data.profile_id` replaces `data.previous_profile_id`.',
   'situational.assessment.completed':
     'A situational assessment was read: `data.status` is completed or failed; GET /v1/situational/assessments/{data.id} has its result. Endpoints opt in to it.',
+  'nature.subject.created': 'A subject was created (its consent recorded): `data.subject_id`, the id alone. Endpoints opt in to it.',
+  'nature.assessment.started':
+    'An assessment was started: its id, its subject, its language and when it expires unless completed. Endpoints opt in to it.',
+  'nature.assessment.abandoned':
+    'An open assessment was closed unfinished: `data.reason` is `requested` (the caller abandoned it) or `erasure` (the subject’s erasure closed it; sent even though the subject is erased). Endpoints opt in to it.',
+  'nature.assessment.expired':
+    'An open assessment reached its expiry unfinished: sent when the expiry passes (within the server’s expiry check, 15 s by default), not when someone next reads it. Endpoints opt in to it.',
+  'nature.subject.erased':
+    'A subject was erased: `data.subject_id`, the id alone, never personal data. Sent although the subject is erased, so you can erase your own copy. Endpoints opt in to it.',
 };
 
 const operationIds: Record<string, string> = {
   'nature.assessment.completed': 'assessmentCompleted',
   'nature.profile.updated': 'profileUpdated',
   'situational.assessment.completed': 'situationalAssessmentCompleted',
+  'nature.subject.created': 'subjectCreated',
+  'nature.assessment.started': 'assessmentStarted',
+  'nature.assessment.abandoned': 'assessmentAbandoned',
+  'nature.assessment.expired': 'assessmentExpired',
+  'nature.subject.erased': 'subjectErased',
 };
 
 const signatureHeaders: Json[] = [
@@ -58,6 +72,20 @@ const examples: Record<string, Json> = {
     scoring_version: 'mn76-v2',
   },
   'situational.assessment.completed': { id: exampleIds.situational, subject_id: exampleIds.subject, status: 'completed' },
+  'nature.subject.created': { subject_id: exampleIds.subject },
+  'nature.assessment.started': {
+    assessment_id: exampleIds.assessment,
+    subject_id: exampleIds.subject,
+    language: 'en',
+    expires_at: '2026-12-06T09:30:00.000Z',
+  },
+  'nature.assessment.abandoned': { assessment_id: exampleIds.assessment, subject_id: exampleIds.subject, reason: 'requested' },
+  'nature.assessment.expired': {
+    assessment_id: exampleIds.assessment,
+    subject_id: exampleIds.subject,
+    expires_at: '2026-12-06T09:30:00.000Z',
+  },
+  'nature.subject.erased': { subject_id: exampleIds.subject },
 };
 
 /** The document's `webhooks`: one signed POST per event type, its body the event object of GET /v1/nature/events/{id}. */

@@ -44,7 +44,14 @@ export type SubjectDocument =
  * stay sealed as the log holds them, one part per accepted batch in log order (the API opens them to tell
  * which items are answered); once it is scored every item is, and they go.
  */
-export type StoredAssessment = Omit<Assessment, 'answers' | 'timing'> & { responses: SealedPart[] };
+export type StoredAssessment = Omit<Assessment, 'answers' | 'timing'> & {
+  responses: SealedPart[];
+  /**
+   * While it is open, the hour its expiry falls in (`2026-12-06T14`): where the leader's expiry watch finds it with the
+   * equality lists every store offers.
+   */
+  expiry_hour?: string;
+};
 
 /** An assessment of an erased subject: that there was one and how far it got. */
 export type ErasedAssessment = Pick<StoredAssessment, 'id' | 'subject_id' | 'status' | 'created_at' | 'expires_at'> & { erased: true };
@@ -92,13 +99,41 @@ export interface SituationalEventData {
   status: 'completed' | 'failed';
 }
 
+/** What a subject's lifecycle events hold: nature.subject.created and nature.subject.erased. */
+export interface SubjectEventData {
+  subject_id: string;
+}
+
+/** What an assessment's lifecycle events hold: started, abandoned and expired. */
+export interface AssessmentLifecycleData {
+  assessment_id: string;
+  subject_id: string;
+  /** nature.assessment.started and nature.assessment.expired: when it expires (expired) unless completed. */
+  expires_at?: string;
+  /** nature.assessment.started: the language it is given in. */
+  language?: Language;
+  /** nature.assessment.abandoned: the caller asked, or the subject's erasure closed it. */
+  reason?: 'requested' | 'erasure';
+}
+
+type EventOf<T extends EventType, D> = { id: string; type: T; created_at: string; data: D };
+
 /**
  * An event as the `events` read model holds it and as bus messages carry it: the event object without
- * the environment's `object` and `livemode`.
+ * the environment's `object` and `livemode`. Ids only, never personal data.
  */
 export type WebhookEvent =
-  | { id: string; type: Exclude<EventType, 'situational.assessment.completed'>; created_at: string; data: AssessmentEventData }
-  | { id: string; type: 'situational.assessment.completed'; created_at: string; data: SituationalEventData };
+  | EventOf<'nature.assessment.completed' | 'nature.profile.updated', AssessmentEventData>
+  | EventOf<'situational.assessment.completed', SituationalEventData>
+  | EventOf<'nature.subject.created' | 'nature.subject.erased', SubjectEventData>
+  | EventOf<'nature.assessment.started' | 'nature.assessment.abandoned' | 'nature.assessment.expired', AssessmentLifecycleData>;
+
+/**
+ * Whether the event tells of its subject's erasure: sent and redelivered after it, where the subject's other events
+ * are not (ids only, and a receiver must hear of the erasure to act on it).
+ */
+export const tellsOfErasure = (event: WebhookEvent): boolean =>
+  event.type === 'nature.subject.erased' || (event.type === 'nature.assessment.abandoned' && event.data.reason === 'erasure');
 
 /** One delivery attempt, as the log records it. */
 export type WebhookDelivery = { id: string } & Omit<WebhookDeliveryAttempted['data'], 'delivery_id'>;

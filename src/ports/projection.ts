@@ -13,6 +13,8 @@ export interface Projection<E extends DomainEvent = DomainEvent, D extends Docum
   name: string;
   collection: string;
   canHandle: readonly E['type'][];
+  /** Whether an event of those types is the projection's business, decided from the event alone (default: every one). */
+  acts?(event: Recorded<E>): boolean;
   documentId(event: Recorded<E>): string;
   /** The new document, or null to remove it. */
   evolve(current: D | undefined, event: Recorded<E>): D | null;

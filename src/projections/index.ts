@@ -27,6 +27,8 @@ export const indexedFields: { [C in Collection]: { collection: C; field: FieldOf
   { collection: 'subjects', field: 'external_ref' },
   { collection: 'subjects', field: 'status' },
   { collection: 'assessments', field: 'subject_id' },
+  // The leader's expiry watch finds open assessments by the hour they expire in.
+  { collection: 'assessments', field: 'expiry_hour' },
   { collection: 'profiles', field: 'subject_id' },
   { collection: 'profiles', field: 'assessment_id' },
   { collection: 'webhook_endpoints', field: 'status' },

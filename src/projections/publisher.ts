@@ -1,11 +1,10 @@
 import { appendOnce } from '../commands/append-once.js';
-import type { ProfileUpdated, ScoringCompleted } from '../domain/assessment.js';
-import type { SituationalAssessmentCompleted } from '../domain/situational-assessment.js';
 import type { Bus } from '../ports/bus.js';
+import type { WebhookEvent } from '../ports/collections.js';
 import type { EventStore, Recorded } from '../ports/event-store.js';
 import type { Reactor } from '../ports/projection.js';
 import type { EventMessage } from '../webhooks/messages.js';
-import { eventsProjection } from './events.js';
+import { type Announced, announcedTypes, eventDocument, isAnnounced } from './events.js';
 
 /** Marks in the log that an event went to the bus: `notification-<evt id>`, one event, never rewritten. */
 export type NotificationPublished = { type: 'NotificationPublished'; data: { event_id: string } };
@@ -14,11 +13,11 @@ export function notificationStream(eventId: string): string {
   return `notification-${eventId}`;
 }
 
-type Announced = ScoringCompleted | ProfileUpdated | SituationalAssessmentCompleted;
 type Notified = Recorded<Announced>;
 
 /**
- * Publishes each completion, profile update and situational outcome to the bus (message id = event id), once: the publication is recorded in the
+ * Publishes each event callers are told of (a completion, a profile update, a situational outcome, a subject's or an
+ * assessment's lifecycle) to the bus (message id = event id), once: the publication is recorded in the
  * log, so neither a replay nor a rebuild of the read models (where this reactor's checkpoint lives)
  * publishes it again. A crash between the publish and the record publishes twice, which the bus's
  * duplicate window absorbs and receivers dedupe on webhook-id.
@@ -30,21 +29,15 @@ type Notified = Recorded<Announced>;
  * whether or not the projector has written the `events` document yet.
  */
 export function publisherReactor(events: EventStore, bus: Bus): Reactor<Announced> {
-  const unpublished = async (event: Notified) => (await events.readStream(notificationStream(event.data.event_id))).revision === -1n;
+  const unpublished = async ({ id }: WebhookEvent) => (await events.readStream(notificationStream(id))).revision === -1n;
   const publishAll = async (page: Notified[]): Promise<void> => {
-    const seen = await Promise.all(page.map(unpublished));
-    const due = page.filter((_, i) => seen[i]);
+    // The very documents the events projection writes, so a webhook and GET /v1/nature/events/{id} agree byte for byte.
+    const announced = page.map((event) => ({ event: eventDocument(event), position: String(event.position) }) satisfies EventMessage);
+    const seen = await Promise.all(announced.map(({ event }) => unpublished(event)));
+    const due = announced.filter((_, i) => seen[i]);
+    await Promise.all(due.map((message) => bus.publish('events', message.event.id, message)));
     await Promise.all(
-      due.map((event) =>
-        // The very document the events projection writes, so a webhook and GET /v1/nature/events/{id} agree byte for byte.
-        bus.publish('events', event.data.event_id, {
-          event: eventsProjection.evolve(undefined, event)!,
-          position: String(event.position),
-        } satisfies EventMessage),
-      ),
-    );
-    await Promise.all(
-      due.map(({ data: { event_id } }) => {
+      due.map(({ event: { id: event_id } }) => {
         const published: NotificationPublished = { type: 'NotificationPublished', data: { event_id } };
         return appendOnce(events, notificationStream(event_id), [published], { causation: 'publisher' });
       }),
@@ -52,7 +45,8 @@ export function publisherReactor(events: EventStore, bus: Bus): Reactor<Announce
   };
   return {
     name: 'publisher',
-    canHandle: ['ScoringCompleted', 'ProfileUpdated', 'SituationalAssessmentCompleted'],
+    canHandle: announcedTypes,
+    acts: isAnnounced,
     react: (event) => publishAll([event]),
     reactAll: publishAll,
   };

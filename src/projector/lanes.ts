@@ -83,6 +83,10 @@ export class ProjectionLane extends Lane {
     super(projection.name, projection.canHandle, readModels);
   }
 
+  protected override handles(event: RecordedEvent): boolean {
+    return super.handles(event) && (this.projection.acts?.(event) ?? true);
+  }
+
   /** One commit for the page: every document it changes, folded in memory, with the page's last position. */
   async handle(events: RecordedEvent[]): Promise<void> {
     const from = await this.startOf(events);

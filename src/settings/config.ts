@@ -132,6 +132,8 @@ const schema = z.object({
   NATURE_WEBHOOK_ALLOW_PRIVATE: z.enum(['sandbox', 'never']).optional(),
   // Longer than a MongoDB election (10–12 s), so a leader rides one out instead of stepping down.
   NATURE_LEADER_LEASE_MS: wholeNumber(300, 600_000).default(30_000),
+  // How often the leader looks for open assessments past their expiry, to record and announce them (nature.assessment.expired).
+  NATURE_EXPIRY_CHECK_MS: wholeNumber(100, 3_600_000).default(15_000),
   NATURE_RATE_LIMIT_PER_SECOND: wholeNumber(1, 1_000_000).default(100),
   NATURE_RATE_LIMIT_BURST: wholeNumber(1, 1_000_000).default(200),
   // Admission control (docs/operations.md, "Admission control"): writes under way at once, past which one more gets 503.
@@ -184,6 +186,8 @@ export interface Config {
   webhooks: { retryScheduleMs: number[]; timeoutMs: number; allowPrivate: 'sandbox' | 'never' };
   /** How long a replica leads (runs projections, reactors and webhook delivery) without renewing its lease. */
   leaderLeaseMs: number;
+  /** How often the leader records open assessments past their expiry as expired: the longest nature.assessment.expired lags. */
+  expiryCheckMs: number;
   /** Per API key (and per client address before a key is known): a token bucket. */
   rateLimit: { perSecond: number; burst: number };
   /** Writes under way at once in the process; one more is answered 503 (src/http/admission.ts). */
@@ -292,6 +296,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       allowPrivate: settings.NATURE_WEBHOOK_ALLOW_PRIVATE ?? webhookAllowPrivate(settings),
     },
     leaderLeaseMs: settings.NATURE_LEADER_LEASE_MS,
+    expiryCheckMs: settings.NATURE_EXPIRY_CHECK_MS,
     rateLimit: { perSecond: settings.NATURE_RATE_LIMIT_PER_SECOND, burst: settings.NATURE_RATE_LIMIT_BURST },
     maxWritesInFlight: settings.NATURE_MAX_WRITES_IN_FLIGHT,
     scoringVersion: settings.NATURE_SCORING_VERSION,

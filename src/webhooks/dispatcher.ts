@@ -3,10 +3,11 @@ import { deliveryRecord, disableEndpoint, recordAttempt } from '../commands/webh
 import { assessmentStream } from '../domain/assessment.js';
 import { newId } from '../domain/ids.js';
 import { situationalStream } from '../domain/situational-assessment.js';
+import { subjectStream } from '../domain/subject.js';
 import { type AttemptOutcome, judgeAttempt, judgeTestAttempt } from '../domain/webhook-delivery.js';
 import { endpointStream, signingSecrets, subscribes, type WebhookEndpoint } from '../domain/webhook-endpoint.js';
 import type { Bus, BusMessage, Handler, Outcome, Topic } from '../ports/bus.js';
-import type { WebhookEvent } from '../ports/collections.js';
+import { tellsOfErasure, type WebhookEvent } from '../ports/collections.js';
 import { type EventStore, StreamDeletedError } from '../ports/event-store.js';
 import { FencedOffError, type ReadModelStore } from '../ports/read-models.js';
 import { type Backoff, backoffDelay } from '../support/backoff.js';
@@ -197,8 +198,7 @@ export class WebhookDispatcher {
   private async lookUp(eventId: string): Promise<{ event: WebhookEvent; position: bigint } | undefined> {
     const event = await this.projectedEvent(eventId);
     if (!event) return undefined;
-    const stream =
-      event.type === 'situational.assessment.completed' ? situationalStream(event.data.id) : assessmentStream(event.data.assessment_id);
+    const stream = recordedIn(event);
     const { events } = await this.services.events.readStream(stream);
     const recorded = events.find((e) => (e.data as { event_id?: string }).event_id === eventId);
     if (!recorded) throw new Error(`event ${eventId} is not in its stream ${stream}`);
@@ -209,8 +209,9 @@ export class WebhookDispatcher {
     return this.services.readModels.get('events', eventId);
   }
 
-  /** Deliveries of an erased subject's events are cancelled: acked unsent. */
+  /** Deliveries of an erased subject's events are cancelled: acked unsent, except those telling of the erasure itself. */
   private async subjectErased(event: WebhookEvent): Promise<boolean> {
+    if (tellsOfErasure(event)) return false;
     const subject = await this.services.readModels.get('subjects', event.data.subject_id);
     if (subject?.status !== 'erased') return false;
     this.logger.info({ event_id: event.id }, 'webhook delivery cancelled: the subject was erased');
@@ -399,5 +400,18 @@ export class WebhookDispatcher {
       },
       lane,
     );
+  }
+}
+
+/** The stream holding the log's event an event object was made from (its `event_id` names it). */
+function recordedIn(event: WebhookEvent): string {
+  switch (event.type) {
+    case 'situational.assessment.completed':
+      return situationalStream(event.data.id);
+    case 'nature.subject.created':
+    case 'nature.subject.erased':
+      return subjectStream(event.data.subject_id);
+    default:
+      return assessmentStream(event.data.assessment_id);
   }
 }

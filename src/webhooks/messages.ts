@@ -7,16 +7,8 @@ const webhookEvent = z.looseObject({
   id: z.string().min(1),
   type: z.enum(eventTypes),
   created_at: z.string(),
-  data: z.union([
-    z.looseObject({
-      profile_id: z.string(),
-      assessment_id: z.string(),
-      subject_id: z.string(),
-      previous_profile_id: z.string().optional(),
-      scoring_version: z.string().optional(),
-    }),
-    z.looseObject({ id: z.string(), subject_id: z.string(), status: z.enum(['completed', 'failed']) }),
-  ]),
+  // Every type's data names its subject; the rest is carried as it came (the type says what it holds).
+  data: z.looseObject({ subject_id: z.string() }),
 });
 
 /**

@@ -23,6 +23,7 @@ import { MasterKeyFile, type WrappedKeyHeld } from '../privacy/master-key-file.j
 import { OpenedStreamCache } from '../privacy/opened-streams.js';
 import { firstWrapped, WrappedDataKeys } from '../privacy/wrapped-data-keys.js';
 import { erasureReactor } from '../projections/erasure.js';
+import { ExpiryWatch } from '../projections/expiry-watch.js';
 import { indexedFields, projections } from '../projections/index.js';
 import { publisherReactor } from '../projections/publisher.js';
 import { rescoringReactor } from '../projections/rescoring.js';
@@ -241,6 +242,7 @@ async function openEnvironment(
     (guard: LeaderGuard) =>
       new WebhookDispatcher({ events, readModels, bus, endpointRules, readModelsAt, guard }, config.webhooks, logger, clock),
   );
+  const expiryWatch = restartable(() => new ExpiryWatch({ events, readModels }, config.expiryCheckMs, logger, clock));
   const leadership = new Leadership(
     readModels,
     { name: LEADER_LEASE, holder: `${hostname()}/${process.pid}/${randomBytes(4).toString('hex')}`, ttlMs: config.leaderLeaseMs },
@@ -248,9 +250,10 @@ async function openEnvironment(
       lead({ fence, guard }) {
         projector.start(fence, guard);
         dispatcher.start(guard);
+        expiryWatch.start(undefined);
       },
       async follow() {
-        await Promise.all([dispatcher.stop(), projector.follow()]);
+        await Promise.all([dispatcher.stop(), expiryWatch.stop(), projector.follow()]);
       },
     },
     logger,

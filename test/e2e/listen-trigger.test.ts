@@ -26,6 +26,9 @@ async function startListener(args: string[], env: Record<string, string>): Promi
   return { process: child, output, secret, exited };
 }
 
+/** What these tests follow: the completions a trigger causes (it causes a subject's and an assessment's start too). */
+const COMPLETIONS = ['--events', 'nature.assessment.completed'];
+
 describe('nature listen and nature trigger, against the server process', () => {
   let dir: ReturnType<typeof tempDir>;
   let env: Record<string, string>;
@@ -66,7 +69,7 @@ describe('nature listen and nature trigger, against the server process', () => {
   it('trigger completes a real assessment; listen forwards its event, signed, to a local receiver that verifies it', async () => {
     const { server, callerEnv } = await sandbox();
     const receiver = await receivers.start();
-    const listener = await listen(['--forward-to', receiver.url], callerEnv);
+    const listener = await listen([...COMPLETIONS, '--forward-to', receiver.url], callerEnv);
     expect(listener.output()).toContain(`Forwarding sandbox events of ${server.url} to ${receiver.url}`);
     receiver.useSecret(listener.secret);
 
@@ -103,7 +106,7 @@ describe('nature listen and nature trigger, against the server process', () => {
     const { callerEnv } = await sandbox();
     // The second request fails: the event is sent again, not skipped.
     const receiver = await receivers.start((n) => (n === 2 ? 500 : 200));
-    const first = await listen(['--forward-to', receiver.url], callerEnv);
+    const first = await listen([...COMPLETIONS, '--forward-to', receiver.url], callerEnv);
     receiver.useSecret(first.secret);
     const one = await trigger(callerEnv);
     await receiver.waitFor(1);
@@ -112,7 +115,7 @@ describe('nature listen and nature trigger, against the server process', () => {
     expect(await first.exited).toBe(0);
     expect(first.output()).toContain('Stopped: the next run resumes from here.');
     const two = await trigger(callerEnv);
-    const again = await listen(['--forward-to', receiver.url], callerEnv);
+    const again = await listen([...COMPLETIONS, '--forward-to', receiver.url], callerEnv);
     expect(again.secret).toBe(first.secret);
     expect(again.output()).toContain('Ready: forwarding what happened since the last run (or --print-secret) stopped.');
     await receiver.waitFor(3);
@@ -126,7 +129,7 @@ describe('nature listen and nature trigger, against the server process', () => {
 
     // Another listener (its own state) forwards only what happens after it started.
     const fresh = await receivers.start();
-    const other = await listen(['--forward-to', fresh.url, '--state-file', join(dir.path, 'other.json')], callerEnv);
+    const other = await listen([...COMPLETIONS, '--forward-to', fresh.url, '--state-file', join(dir.path, 'other.json')], callerEnv);
     expect(other.secret).not.toBe(first.secret);
     fresh.useSecret(other.secret);
     const three = await trigger(callerEnv);
@@ -148,7 +151,7 @@ describe('nature listen and nature trigger, against the server process', () => {
     expect(await first.exited).toBe(0);
     expect(first.output()).toContain('Stopped: the next run resumes from here.');
     // Not answered, so not forwarded: the next run sends it again.
-    await listen(['--forward-to', receiver.url], callerEnv);
+    await listen([...COMPLETIONS, '--forward-to', receiver.url], callerEnv);
     const [, again] = await receiver.waitFor(2);
     expect(again!.verified).toMatchObject({ ok: true, payload: { id: event_id } });
   });
@@ -165,6 +168,49 @@ describe('nature listen and nature trigger, against the server process', () => {
     });
     expect(result).toMatchObject({ status: 2, stdout: '' });
     expect(result.stderr).toMatch(/^nature: option '--forward-to <url>' argument '.*' is invalid\. It is an http\(s\) URL with a host/);
+  });
+
+  it('trigger causes each lifecycle event for real, and names it; listen --events forwards only the types asked for', async () => {
+    const { server, callerEnv } = await sandbox();
+    const receiver = await receivers.start();
+    const listener = await listen(
+      ['--forward-to', receiver.url, '--events', 'nature.subject.erased,nature.assessment.abandoned'],
+      callerEnv,
+    );
+    receiver.useSecret(listener.secret);
+    const run = async (type: string) => {
+      const result = await runCliInProcess(['trigger', type, '--json'], callerEnv);
+      expect(result.status, result.stderr).toBe(0);
+      return JSON.parse(result.stdout) as Record<string, string>;
+    };
+    const created = await run('nature.subject.created');
+    const started = await run('nature.assessment.started');
+    const abandoned = await run('nature.assessment.abandoned');
+    const erased = await run('nature.subject.erased');
+    for (const [type, ids] of [
+      ['nature.subject.created', created],
+      ['nature.assessment.started', started],
+      ['nature.assessment.abandoned', abandoned],
+      ['nature.subject.erased', erased],
+    ] as const) {
+      const event = await fetch(`${server.url}/v1/nature/events/${ids.event_id}`, {
+        headers: { authorization: `Bearer ${callerEnv.NATURE_API_KEY}` },
+      });
+      const body = (await event.json()) as { type: string; data: Record<string, string> };
+      expect(body.type).toBe(type);
+      expect(body.data.subject_id).toBe(ids.subject_id);
+      if (ids.assessment_id !== undefined) expect(body.data.assessment_id).toBe(ids.assessment_id);
+    }
+    const deliveries = await receiver.waitFor(2);
+    const forwarded = deliveries.map((delivery) => JSON.parse(delivery.body).id).sort();
+    expect(forwarded).toEqual([abandoned.event_id, erased.event_id].sort());
+    // Caused by something else than a call: refused with the reason, and a misspelt type is refused, not silently empty.
+    const expired = await runCliInProcess(['trigger', 'nature.assessment.expired'], callerEnv);
+    expect(expired.status).not.toBe(0);
+    expect(expired.stderr).toMatch(/cannot cause nature.assessment.expired: it comes 7 days after a start/);
+    const misspelt = await runCliInProcess(['listen', '--forward-to', receiver.url, '--events', 'nature.subject.create'], callerEnv);
+    expect(misspelt.status).toBe(2);
+    expect(misspelt.stderr).toMatch(/nature.subject.create: not an event type/);
   });
 
   it('refuses what cannot work, in one line: trigger with a production or no key, listen with a key the server refuses', async () => {

@@ -200,7 +200,7 @@ describe('webhook tooling', () => {
         [live, production.id, { url: 'http://hooks.example.com/x' }, '/url'],
         [live, production.id, { url: 'https://[::ffff:127.0.0.1]/x' }, '/url'],
         [api, registered.id, { enabled_events: [] }, '/enabled_events'],
-        [api, registered.id, { enabled_events: ['nature.subject.created'] }, '/enabled_events/0'],
+        [api, registered.id, { enabled_events: ['nature.subject.create'] }, '/enabled_events/0'],
         [api, registered.id, { status: 'paused' }, '/status'],
         [api, registered.id, { secret: 'whsec_x' }, '/secret'],
       ];

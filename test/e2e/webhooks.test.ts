@@ -491,7 +491,8 @@ describe('an endpoint registered while delivery lags', () => {
       const events = async (count: number) =>
         eventually(async () => {
           const data = (await api.call('GET', '/v1/nature/events')).body.data as Body[];
-          return data.length === count ? data.map((e) => e.id as string).reverse() : undefined;
+          const completions = data.filter((e) => e.type === 'nature.assessment.completed');
+          return completions.length === count ? completions.map((e) => e.id as string).reverse() : undefined;
         });
       // Delivery lags behind the log: the dispatcher is stopped while all this happens.
       await t.envs.test.dispatcher.stop();

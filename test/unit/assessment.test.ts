@@ -7,6 +7,7 @@ import {
   assessmentPointer,
   decideAbandonAssessment,
   decideCloseForErasure,
+  decideExpireAssessment,
   decideRescore,
   decideScoreAssessment,
   decideStartAssessment,
@@ -38,6 +39,7 @@ type AssessmentCommand =
   | ({ type: 'SubmitResponses' } & Parameters<typeof decideSubmitResponses>[1])
   | ({ type: 'AbandonAssessment' } & Parameters<typeof decideAbandonAssessment>[1])
   | ({ type: 'CloseForErasure' } & Parameters<typeof decideCloseForErasure>[1])
+  | ({ type: 'ExpireAssessment' } & Parameters<typeof decideExpireAssessment>[1])
   | { type: 'ScoreAssessment'; scoring: () => ScoringCommand }
   | ({ type: 'Rescore' } & Rescore);
 
@@ -53,6 +55,8 @@ const assessment = deciderSpecification<AssessmentState, AssessmentEvent, Assess
         return decideAbandonAssessment(state, command);
       case 'CloseForErasure':
         return decideCloseForErasure(state, command);
+      case 'ExpireAssessment':
+        return decideExpireAssessment(state, command);
       case 'ScoreAssessment':
         return decideScoreAssessment(state, command.scoring);
       case 'Rescore':
@@ -71,7 +75,7 @@ const submitting = (responses: ItemResponse[], at = now): AssessmentCommand => (
   now: at,
   scoring,
 });
-const abandoning: AssessmentCommand = { type: 'AbandonAssessment', subject_id: 'sub_1', now };
+const abandoning: AssessmentCommand = { type: 'AbandonAssessment', subject_id: 'sub_1', event_id: 'evt_9', now };
 
 const startedEvent: Extract<AssessmentEvent, { type: 'AssessmentStarted' }> = {
   type: 'AssessmentStarted',
@@ -84,6 +88,7 @@ const startedEvent: Extract<AssessmentEvent, { type: 'AssessmentStarted' }> = {
     created_at: now.toISOString(),
     expires_at: later(7 * DAY).toISOString(),
     client_secret_hash: SECRET_HASH,
+    event_id: 'evt_1',
   },
 };
 const started: AssessmentEvent[] = [startedEvent];
@@ -140,6 +145,7 @@ describe('assessment decider', () => {
       subject_id: 'sub_1',
       requested_language: 'fr',
       client_secret_hash: SECRET_HASH,
+      event_id: 'evt_1',
       now,
     });
     expect(assessment.given([]).when({ type: 'StartAssessment', pointer }).then(started)).toMatchObject({
@@ -257,8 +263,43 @@ describe('assessment decider', () => {
     const state = assessment
       .given(started)
       .when(abandoning)
-      .then([{ type: 'AssessmentAbandoned', data: { assessment_id: 'asm_1', abandoned_at: now.toISOString() } }]);
+      .then([
+        {
+          type: 'AssessmentAbandoned',
+          data: { assessment_id: 'asm_1', subject_id: 'sub_1', abandoned_at: now.toISOString(), event_id: 'evt_9' },
+        },
+      ]);
     expect(state).toMatchObject({ status: 'abandoned' });
+  });
+
+  it('records an open assessment expired once its expiry has passed, and nothing before or once closed (nature.assessment.expired)', () => {
+    const expiresAt = later(7 * DAY);
+    const expiring = { type: 'ExpireAssessment' as const, event_id: 'evt_7', now: expiresAt };
+    const expiredEvent: AssessmentEvent = {
+      type: 'AssessmentExpired',
+      data: {
+        assessment_id: 'asm_1',
+        subject_id: 'sub_1',
+        expires_at: expiresAt.toISOString(),
+        expired_at: expiresAt.toISOString(),
+        event_id: 'evt_7',
+      },
+    };
+    assessment
+      .given(started)
+      .when({ ...expiring, now: later(7 * DAY - 1) })
+      .thenNothingHappened();
+    expect(assessment.given(started).when(expiring).then([expiredEvent])).toMatchObject({
+      status: 'expired',
+      updated_at: expiresAt.toISOString(),
+    });
+    const expired = [...started, expiredEvent];
+    assessment.given(expired).when(expiring).thenNothingHappened();
+    assessment.given(expired).when(abandoning).thenThrows(DomainError, notOpen('expired'));
+    assessment
+      .given(completed)
+      .when({ ...expiring, now: later(8 * DAY) })
+      .thenNothingHappened();
   });
 
   it('refuses responses and a second abandon once abandoned (§Assessments: only created and in_progress accept responses)', () => {
@@ -291,14 +332,14 @@ describe('assessment decider', () => {
 
   const closedForErasure: AssessmentEvent = {
     type: 'AssessmentAbandoned',
-    data: { assessment_id: 'asm_1', abandoned_at: now.toISOString(), reason: 'erasure' },
+    data: { assessment_id: 'asm_1', subject_id: 'sub_1', abandoned_at: now.toISOString(), reason: 'erasure', event_id: 'evt_8' },
   };
 
   it('closes an open assessment first when its subject is erased, and leaves a closed one as it is (§Subjects: DELETE is erasure)', () => {
-    const state = assessment.given(started).when({ type: 'CloseForErasure', now }).then([closedForErasure]);
+    const state = assessment.given(started).when({ type: 'CloseForErasure', event_id: 'evt_8', now }).then([closedForErasure]);
     expect(state).toMatchObject({ status: 'abandoned', erased_at: now.toISOString() });
-    assessment.given(completed).when({ type: 'CloseForErasure', now }).thenNothingHappened();
-    assessment.given([]).when({ type: 'CloseForErasure', now }).thenNothingHappened();
+    assessment.given(completed).when({ type: 'CloseForErasure', event_id: 'evt_8', now }).thenNothingHappened();
+    assessment.given([]).when({ type: 'CloseForErasure', event_id: 'evt_8', now }).thenNothingHappened();
   });
 
   it("answers subject_erased to a batch on an assessment its subject's erasure closed (§Subjects: afterwards 410 subject_erased)", () => {

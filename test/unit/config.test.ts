@@ -28,6 +28,7 @@ describe('configuration', () => {
       httpTimeouts: { headersMs: 10_000, requestMs: 30_000, keepAliveMs: 72_000, connectionMs: 120_000 },
       logLevel: 'info',
       leaderLeaseMs: 30_000,
+      expiryCheckMs: 15_000,
     });
   });
 

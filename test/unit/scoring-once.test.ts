@@ -54,7 +54,14 @@ describe('responses and scoring under concurrency and replay', () => {
     env.projector = projector();
     env.projector.start();
     const started = decideStartAssessment(
-      assessmentPointer({ assessment_id: 'asm_1', subject_id: 'sub_1', requested_language: 'en', client_secret_hash: SECRET_HASH, now }),
+      assessmentPointer({
+        assessment_id: 'asm_1',
+        subject_id: 'sub_1',
+        requested_language: 'en',
+        client_secret_hash: SECRET_HASH,
+        event_id: 'evt_1',
+        now,
+      }),
     );
     await sqlite.appendToStream(assessmentStream('asm_1'), toNewEvents(started, {}), 'no_stream');
   });

@@ -102,6 +102,7 @@ describe('starting assessments', () => {
       subject_id: id,
       requested_language: 'fr',
       client_secret_hash: SECRET_HASH,
+      event_id: 'evt_1',
       now,
     });
     const { revision } = await sqlite.readStream(subjectStream(id));

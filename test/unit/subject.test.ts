@@ -44,19 +44,25 @@ const creating: SubjectCommand = {
   external_subject_id: 'emp-1',
   metadata: { cohort: 'a' },
   consent,
+  event_id: 'evt_1',
   now: '2026-11-21T00:00:00.000Z',
 };
 const created: SubjectEvent[] = [
   {
     type: 'SubjectCreated',
-    data: { subject_id: 'sub_1', created_at: creating.now, pii: { external_subject_id: 'emp-1', metadata: { cohort: 'a' } } },
+    data: {
+      subject_id: 'sub_1',
+      created_at: '2026-11-21T00:00:00.000Z',
+      pii: { external_subject_id: 'emp-1', metadata: { cohort: 'a' } },
+      event_id: 'evt_1',
+    },
   },
-  { type: 'ConsentRecorded', data: { subject_id: 'sub_1', recorded_at: creating.now, consent } },
+  { type: 'ConsentRecorded', data: { subject_id: 'sub_1', recorded_at: '2026-11-21T00:00:00.000Z', consent } },
 ];
 const now = new Date('2026-11-21T00:00:00.000Z');
 const erased: SubjectEvent[] = [
   ...created,
-  { type: 'SubjectErased', data: { subject_id: 'sub_1', erased_at: now.toISOString(), reservation: 'subject_ref-1' } },
+  { type: 'SubjectErased', data: { subject_id: 'sub_1', erased_at: now.toISOString(), reservation: 'subject_ref-1', event_id: 'evt_2' } },
 ];
 
 describe('subject decider', () => {
@@ -64,7 +70,7 @@ describe('subject decider', () => {
     expect(subject.given([]).when(creating).then(created)).toEqual({
       status: 'active',
       id: 'sub_1',
-      created_at: creating.now,
+      created_at: '2026-11-21T00:00:00.000Z',
       pii: { external_subject_id: 'emp-1', metadata: { cohort: 'a' } },
       consent,
       current_assessment: null,
@@ -80,19 +86,25 @@ describe('subject decider', () => {
 
   it('erases an active subject, keeping its consent and the fact of erasure (§Subjects: DELETE is erasure)', () => {
     expect(
-      subject.given(created).when({ type: 'EraseSubject', reservation: 'subject_ref-1', now }).then(erased.slice(created.length)),
-    ).toEqual({ status: 'erased', id: 'sub_1', created_at: creating.now, consent, erased_at: now.toISOString() });
+      subject
+        .given(created)
+        .when({ type: 'EraseSubject', reservation: 'subject_ref-1', event_id: 'evt_2', now })
+        .then(erased.slice(created.length)),
+    ).toEqual({ status: 'erased', id: 'sub_1', created_at: '2026-11-21T00:00:00.000Z', consent, erased_at: now.toISOString() });
   });
 
   it('answers subject_erased to every command once erased (§Subjects: afterwards the subject answers 410 subject_erased)', () => {
     const erasedRefusal = refusal('subject_erased', { subject_id: 'sub_1' });
     subject.given(erased).when(creating).thenThrows(DomainError, erasedRefusal);
     subject.given(erased).when(opening(undefined)).thenThrows(DomainError, erasedRefusal);
-    subject.given(erased).when({ type: 'EraseSubject', reservation: null, now }).thenThrows(DomainError, erasedRefusal);
+    subject.given(erased).when({ type: 'EraseSubject', reservation: null, event_id: 'evt_2', now }).thenThrows(DomainError, erasedRefusal);
   });
 
   it('refuses to erase a subject that does not exist', () => {
-    subject.given([]).when({ type: 'EraseSubject', reservation: null, now }).thenThrows(DomainError, refusal('not_found'));
+    subject
+      .given([])
+      .when({ type: 'EraseSubject', reservation: null, event_id: 'evt_2', now })
+      .thenThrows(DomainError, refusal('not_found'));
   });
 
   it('names the reservation stream by an HMAC under the environment secret, not by the id or its plain digest', () => {
@@ -108,7 +120,15 @@ describe('subject decider', () => {
 
 /** Opening asm_2 at `at`, the subject's current assessment folded to `current`. */
 function opening(current: AssessmentState, at = now): SubjectCommand {
-  return { type: 'OpenAssessment', current, assessment_id: 'asm_2', requested_language: 'en', client_secret_hash: SECRET_HASH, now: at };
+  return {
+    type: 'OpenAssessment',
+    current,
+    assessment_id: 'asm_2',
+    requested_language: 'en',
+    client_secret_hash: SECRET_HASH,
+    event_id: 'evt_3',
+    now: at,
+  };
 }
 
 describe('opening an assessment on a subject', () => {
@@ -136,6 +156,7 @@ describe('opening an assessment on a subject', () => {
       created_at: at.toISOString(),
       expires_at: new Date(at.getTime() + 7 * 24 * 3600 * 1000).toISOString(),
       client_secret_hash: SECRET_HASH,
+      event_id: 'evt_3',
     },
   });
 

@@ -37,13 +37,18 @@ type EventAnswer = ResponseOf<'get', '/v1/nature/events/{id}'>;
 type EventType = EventAnswer['type'];
 type EventData = EventAnswer['data'];
 /**
- * What an event of type T carries: a situational.* event the situational assessment's `id`, `subject_id` and
- * `status`; the others the profile's, assessment's and subject's ids. The document gives `data` as a union of
- * both without saying which type carries which.
+ * What an event of type T carries. The document gives `data` as a union without saying which type carries which:
+ * situational.* the situational assessment's `id`, `subject_id` and `status`; nature.subject.* the subject's id alone;
+ * nature.assessment.started, .abandoned and .expired the assessment's and subject's ids (and its language, expiry or
+ * reason); nature.assessment.completed and nature.profile.updated the profile's, assessment's and subject's ids.
  */
 type DataOf<T extends EventType> = T extends `situational.${string}`
   ? Extract<EventData, { status: unknown }>
-  : Exclude<EventData, { status: unknown }>;
+  : T extends `nature.subject.${string}`
+    ? Exclude<EventData, { assessment_id: unknown } | { status: unknown }>
+    : T extends 'nature.assessment.started' | 'nature.assessment.abandoned' | 'nature.assessment.expired'
+      ? Exclude<Extract<EventData, { assessment_id: unknown }>, { profile_id: unknown }>
+      : Extract<EventData, { profile_id: unknown }>;
 
 /**
  * An event, as `GET /v1/nature/events/{id}` answers and as a webhook delivers it: a union by `type`, so that

@@ -42,7 +42,7 @@ export async function projectInTransaction(
   for (const projection of projections) {
     const from = checkpoints.get(projection.name) ?? 0n;
     const types = new Set<string>(projection.canHandle);
-    const due = events.filter((event) => event.position > from && types.has(event.type));
+    const due = events.filter((event) => event.position > from && types.has(event.type) && (projection.acts?.(event) ?? true));
     if (due.length === 0) continue;
     const fold = new Fold(last);
     absorb(projection, due, await storedVersions(tx, projection.collection, idsToRead(projection, due, fold)), fold);

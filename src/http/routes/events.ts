@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { type EventType, subscribes } from '../../domain/webhook-endpoint.js';
+import { tellsOfErasure } from '../../ports/collections.js';
 import type { ReadModelStore } from '../../ports/read-models.js';
 import { queueRedelivery } from '../../webhooks/dispatcher.js';
 import { eventObject } from '../../webhooks/event-object.js';
@@ -47,8 +48,8 @@ async function getEvent(request: RouteRequest<typeof getEventSchema>) {
 async function redeliverEvent(request: RouteRequest<typeof redeliverEventSchema>, reply: RouteReply<typeof redeliverEventSchema>) {
   const doc = await request.env.readModels.get('events', request.params.id);
   if (!doc) throw new ProblemError('not_found', `No event ${request.params.id}.`);
-  // An erased subject's events are not sent again.
-  await requireSubject(request.env.readModels, doc.data.subject_id);
+  // An erased subject's events are not sent again, but for those telling of the erasure.
+  if (!tellsOfErasure(doc)) await requireSubject(request.env.readModels, doc.data.subject_id);
   const endpointId = request.body?.endpoint_id;
   if (endpointId !== undefined) await requireRedeliveryTarget(request.env.readModels, endpointId, doc.type);
   await queueRedelivery(request.env.bus, doc.id, endpointId);

@@ -65,7 +65,7 @@ const enabledEvents = z
   .array(z.enum(eventTypes))
   .min(1)
   .describe(
-    'Default: nature.assessment.completed. Add nature.profile.updated to hear of profiles a rebuild changed. A type listed twice is kept once. Only events after the registration are sent.',
+    'Default: nature.assessment.completed. Add nature.profile.updated to hear of profiles a rebuild changed, situational.assessment.completed for situational outcomes, and the lifecycle events (nature.subject.created, nature.assessment.started, nature.assessment.abandoned, nature.assessment.expired, nature.subject.erased) to follow each step. A type listed twice is kept once. Only events after the registration are sent.',
   );
 const description = text(0, 500).nullable();
 
