@@ -6,7 +6,7 @@
 export type Layout = 'list' | 'single';
 
 /** Below this width (CSS px, the element's border box) the element shows one statement at a time. */
-export const SINGLE_BELOW = 600;
+const SINGLE_BELOW = 600;
 
 /** The layout the attribute names (`list`, `single`, in any case), else the one the width calls for; 0 is no width yet. */
 export function chooseLayout(attribute: string | null, width: number): Layout {
