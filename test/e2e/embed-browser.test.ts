@@ -600,21 +600,29 @@ describe.skipIf(skipped)('the <nature-assessment> component in the example page,
     expect(example.caller.rejectedDeliveries).toBe(rejected + 1);
   });
 
-  it('fits a 360-px-wide phone screen: no horizontal scroll, the options within the screen', async () => {
+  it('fits a 360-px-wide phone screen, one statement at a time (the default there) and as a list: no horizontal scroll, the options within the screen', async () => {
     await browser.clearCookies(); // a new visitor, with a new assessment
     const { page, pageErrors } = await open(example.pageUrl, { width: 360, height: 780 });
     await poll(() => progressText(page)).toBe(`0 of ${TOTAL} answered`);
+    // One statement at a time: each answer brings the next (embed-single-browser.test.ts tests the rest).
     for (let n = 1; n <= 2; n++) await answerByMouse(page, n);
     await poll(() => progressText(page)).toBe(`2 of ${TOTAL} answered`);
-    expect(await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth')).toBeLessThanOrEqual(0);
-    for (const n of [1, 3, 76]) {
+    const fits = async (n: number) => {
+      expect(await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth')).toBeLessThanOrEqual(0);
       for (const label of await item(page, n).locator('label[part="option"]').all()) {
         const box = await label.boundingBox();
         expect(box, `item ${n}: an option lies outside the screen`).not.toBeNull();
         expect(box!.x).toBeGreaterThanOrEqual(0);
         expect(box!.x + box!.width).toBeLessThanOrEqual(360);
       }
-    }
+    };
+    await poll(() => item(page, 3).isVisible()).toBe(true);
+    expect(await item(page, 1).isVisible()).toBe(false);
+    await fits(3);
+    // As a list, the answers stacked under each statement.
+    await component(page).evaluate((host) => host.setAttribute('layout', 'list'));
+    await poll(() => item(page, 1).isVisible()).toBe(true);
+    for (const n of [1, 3, 76]) await fits(n);
     // Stacked, each answer's label has the row to itself: one line.
     expect(await labelLines(page, 1)).toEqual(scaleLabels.map((label) => [label.split(' ').length]));
     await page.evaluate('window.scrollTo(0, 0)');

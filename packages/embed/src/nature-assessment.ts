@@ -17,6 +17,7 @@ import {
 } from './api.js';
 import { countdown, type Timers } from './countdown.js';
 import { type Language, type LanguageSources, resolveLanguage, supportedLanguage } from './language.js';
+import { chooseLayout, type Layout } from './layout.js';
 import { explain } from './messages.js';
 import { Outbox, type StorageLike } from './outbox.js';
 import { View } from './render.js';
@@ -49,11 +50,15 @@ export interface ErrorDetail {
 }
 
 export class NatureAssessment extends HTMLElement {
-  static readonly observedAttributes = [...REQUIRED, 'language'];
+  static readonly observedAttributes = [...REQUIRED, 'language', 'layout'];
   private readonly root: ShadowRoot;
   private session: Session | null = null;
+  /** The current start's view: a change of layout or width lays it out again, without starting over. */
+  private view: View | null = null;
   private connected = false;
   private startPending = false;
+  /** Without a layout attribute, the element's own width chooses the layout, as it changes. */
+  private readonly resizeWatcher = typeof ResizeObserver === 'function' ? new ResizeObserver(() => this.applyLayout()) : null;
 
   constructor() {
     super();
@@ -62,17 +67,29 @@ export class NatureAssessment extends HTMLElement {
 
   connectedCallback(): void {
     this.connected = true;
+    this.resizeWatcher?.observe(this);
     this.scheduleStart();
   }
 
   disconnectedCallback(): void {
     this.connected = false;
+    this.resizeWatcher?.disconnect();
     this.session?.end();
     this.session = null;
   }
 
-  attributeChangedCallback(_name: string, previous: string | null, next: string | null): void {
-    if (previous !== next && this.connected) this.scheduleStart();
+  attributeChangedCallback(name: string, previous: string | null, next: string | null): void {
+    if (previous === next || !this.connected) return;
+    if (name === 'layout') this.applyLayout();
+    else this.scheduleStart();
+  }
+
+  private layout(): Layout {
+    return chooseLayout(this.getAttribute('layout'), this.getBoundingClientRect().width);
+  }
+
+  private applyLayout(): void {
+    this.view?.setLayout(this.layout());
   }
 
   /**
@@ -93,7 +110,8 @@ export class NatureAssessment extends HTMLElement {
     // Until the assessment says which language it is in: the attribute's, else the page's.
     const languages: LanguageSources = { attribute: this.getAttribute('language'), page: pageLanguage(this) };
     const language = resolveLanguage(languages);
-    const view = new View(this.root, language);
+    const view = new View(this.root, language, this.layout());
+    this.view = view;
     const missing = REQUIRED.find((name) => !this.getAttribute(name)?.trim());
     if (missing) {
       this.session = null;

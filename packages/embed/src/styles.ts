@@ -62,20 +62,22 @@ progress::-moz-progress-bar { background: var(--_accent); border-radius: 999px; 
 [part="error"] p + p { margin-top: 0.35rem; }
 .retry { font-weight: 600; font-variant-numeric: tabular-nums; }
 .reference { font-size: 0.875rem; overflow-wrap: anywhere; }
-/* The ending, below the answers; clear of the sticky progress header when scrolled to. */
+/* Whatever is scrolled into view (an item, the ending, the result) lands below the sticky header: --_top is its
+   height, measured as it changes (a failure shown in it, a progress line that wraps). */
+fieldset, .ending, .result { scroll-margin-top: calc(var(--_top, 4.5rem) + 0.75rem); }
+/* The ending, below the answers. */
 .ending {
   margin: 1rem 0;
   padding: 1.25rem;
   border: 1px solid color-mix(in srgb, var(--_accent) 40%, transparent);
   border-radius: var(--_radius);
   background: color-mix(in srgb, var(--_accent) 10%, var(--_background));
-  scroll-margin-top: 4.5rem;
 }
 [part="done-heading"] { margin: 0; font-size: 1.25rem; line-height: 1.3; }
 /* Focused by script only, to be read out: no ring, as it cannot be operated. */
 [part="done-heading"]:focus { outline: none; }
 /* The result: the API's chart, as wide as the component, on its own light or dark ground. */
-.result { margin-top: 1rem; scroll-margin-top: 4.5rem; }
+.result { margin-top: 1rem; }
 [part="result-heading"] { margin: 0 0 0.75rem; font-size: 1.125rem; line-height: 1.3; }
 [part="result-heading"]:focus { outline: none; }
 .result svg { display: block; max-width: 100%; height: auto; border-radius: var(--_radius); }
@@ -163,6 +165,42 @@ input:focus-visible { outline: 3px solid var(--_focus); outline-offset: 2px; }
   [part="option"] { flex: none; flex-direction: row; gap: 0.6rem; padding: 0.55rem 0.75rem; text-align: start; }
   fieldset { padding: 0.9rem 0.9rem 1rem; }
 }
+/* One statement per screen: the others are out of the layout, so Tab and screen readers meet only the one shown.
+   Sideways touches are the element's (swipes), up and down still scroll the page. */
+[data-layout="single"] fieldset:not([data-current]) { display: none; }
+[data-layout="list"] .position, [data-layout="list"] .pager { display: none; }
+[data-layout="single"] .items { touch-action: pan-y pinch-zoom; }
+[data-layout="single"] legend { font-size: 1.2rem; line-height: 1.4; }
+/* Large targets (WCAG 2.5.5, 44 by 44 px at least): full-width rows. */
+[data-layout="single"] .options { flex-direction: column; gap: 0.6rem; }
+[data-layout="single"] [part="option"] {
+  flex: none;
+  flex-direction: row;
+  align-items: center;
+  min-height: 3.25rem;
+  gap: 0.75rem;
+  padding: 0.75rem 1rem;
+  font-size: 1.05rem;
+  text-align: start;
+}
+.position { margin: 0 0 0.5rem; font-weight: 600; }
+.pager { display: flex; justify-content: space-between; gap: 0.75rem; }
+[part="pager-button"] {
+  min-width: 6rem;
+  min-height: 2.75rem;
+  padding: 0.5rem 1.25rem;
+  font: inherit;
+  font-weight: 600;
+  color: var(--_accent);
+  background: var(--_background);
+  border: 2px solid var(--_accent);
+  border-radius: calc(var(--_radius) * 0.75);
+  cursor: pointer;
+}
+[part="pager-button"]:focus-visible { outline: 3px solid var(--_focus); outline-offset: 2px; }
+/* There is no statement before the first or after the last (still focusable, so the focus is never dropped). */
+[part="pager-button"][aria-disabled="true"] { color: var(--_control); border-color: var(--_border); cursor: default; }
+
 @media (prefers-reduced-motion: reduce) {
   * { transition: none !important; }
 }

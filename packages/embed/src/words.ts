@@ -12,6 +12,11 @@ export interface Words {
   progressLabel: string;
   /** The progress line above the items. */
   progress: (answered: number, total: number) => string;
+  /** In the single layout: which statement is shown (announced to screen readers as it changes). */
+  position: (n: number, total: number) => string;
+  /** In the single layout: the buttons to the statement before and after. */
+  back: string;
+  next: string;
   /** Under an item answered on another visit or browser, whose value this page does not know (no radio is checked). */
   answeredElsewhere: string;
   /** The ending's heading, once all 76 answers are in. */
@@ -50,6 +55,9 @@ const en: Words = {
   loading: 'Loading the questions…',
   progressLabel: 'Assessment progress',
   progress: (answered, total) => `${answered} of ${total} answered`,
+  position: (n, total) => `Statement ${n} of ${total}`,
+  back: 'Back',
+  next: 'Next',
   answeredElsewhere: 'Answered earlier. Choose again to change your answer.',
   done: 'Thank you: all 76 answers are in.',
   resultHeading: 'Your result',
@@ -83,6 +91,9 @@ const fr: Words = {
   progressLabel: "Progression de l'évaluation",
   // French counts 0 and 1 in the singular.
   progress: (answered, total) => `${answered} ${answered < 2 ? 'réponse' : 'réponses'} sur ${total}`,
+  position: (n, total) => `Énoncé ${n} sur ${total}`,
+  back: 'Précédent',
+  next: 'Suivant',
   answeredElsewhere: 'Réponse déjà donnée. Choisissez de nouveau pour la modifier.',
   done: 'Merci\u00a0: vos 76 réponses sont enregistrées.',
   resultHeading: 'Votre résultat',
