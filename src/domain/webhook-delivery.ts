@@ -12,10 +12,21 @@ export type WebhookDeliveryAttempted = {
     duration_ms: number;
     /** The start of the receiver's answer, at most RESPONSE_EXCERPT_BYTES. */
     response_excerpt: string | null;
+    /** What was sent; null when nothing was (refused, cancelled), absent from attempts recorded before it was kept. */
+    request?: AttemptRequest | null;
     attempted_at: string;
     next_attempt_at: string | null;
   };
 };
+
+/**
+ * The request of an attempt: the headers this service set (the signatures among them, never a secret) and the
+ * body exactly as signed, the event object, whose data holds ids only. A few hundred bytes.
+ */
+export interface AttemptRequest {
+  headers: Record<string, string>;
+  body: string;
+}
 
 /** `cancelled`: the attempt was due when its subject had been erased, and nothing was sent; final, like the others but `retrying`. */
 export type DeliveryOutcome = 'succeeded' | 'retrying' | 'failed' | 'endpoint_gone' | 'cancelled';

@@ -294,10 +294,11 @@ export class WebhookDispatcher {
     posted: () => void,
   ): Promise<Outcome> {
     const endpoint_id = endpoint.id;
+    const body = JSON.stringify(eventObject(event, this.services.endpointRules.livemode));
     let sent: Sent | undefined;
     do {
       if (!(await this.leading(deliveryId))) return HANDED_BACK;
-      sent = await this.post(endpoint, event);
+      sent = await this.post(endpoint, event.id, body);
       // Withdrawn in the thread before it went out: it waited its longest for one of the endpoint's POSTs (the
       // guard is asked again before it waits anew), or the dispatcher is stopping (back on the bus, uncounted).
     } while (sent === undefined && !this.abort.signal.aborted);
@@ -316,6 +317,7 @@ export class WebhookDispatcher {
       error: sent.error,
       duration_ms: sent.duration_ms,
       response_excerpt: sent.response_excerpt,
+      request: sent.request_headers === null ? null : { headers: sent.request_headers, body },
       attempted_at: now.toISOString(),
       next_attempt_at: verdict.retryInMs === null ? null : new Date(now.getTime() + verdict.retryInMs).toISOString(),
     });
@@ -350,6 +352,7 @@ export class WebhookDispatcher {
       error: "Cancelled: the event's subject was erased, so nothing was sent.",
       duration_ms: 0,
       response_excerpt: null,
+      request: null,
       attempted_at: this.clock().toISOString(),
       next_attempt_at: null,
     });
@@ -384,14 +387,14 @@ export class WebhookDispatcher {
    * holding either verifies it. It waits in the thread for one of its endpoint's POSTS_PER_ENDPOINT, unless
    * the dispatcher stops first.
    */
-  private post(endpoint: WebhookEndpoint, event: WebhookEvent) {
+  private post(endpoint: WebhookEndpoint, eventId: string, body: string) {
     const now = this.clock();
     const lane = { name: endpoint.id, atOnce: POSTS_PER_ENDPOINT, waitAtMostMs: WAIT_IN_THREAD_AT_MOST_MS, signal: this.abort.signal };
     return deliveryThread.send(
       {
         url: endpoint.url,
-        body: JSON.stringify(eventObject(event, this.services.endpointRules.livemode)),
-        webhookId: event.id,
+        body,
+        webhookId: eventId,
         timestampSeconds: Math.floor(now.getTime() / 1000),
         secrets: signingSecrets(endpoint, now),
         timeoutMs: this.options.timeoutMs,

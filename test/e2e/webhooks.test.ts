@@ -82,7 +82,19 @@ describe.each(buses)('webhook delivery on %s', (_name, bus) => {
       // The receiver is on loopback: what the server's own machine answers is never shown.
       response_excerpt: null,
       next_attempt_at: null,
+      // What was sent is shown, wherever it went: the headers this service set and the body as signed.
+      request: {
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': 'NatureProfileAPI-Webhooks/1',
+          'webhook-id': event.id,
+          'webhook-timestamp': delivery!.headers['webhook-timestamp'],
+          'webhook-signature': delivery!.headers['webhook-signature'],
+        },
+        body: delivery!.body,
+      },
     });
+    expect(JSON.stringify(attempts[0])).not.toContain(endpoint.secret.slice('whsec_'.length));
   });
 
   it.skipIf(skip)('retries a receiver that fails 3 times, then gets exactly one success, all with one webhook-id', async () => {

@@ -8,7 +8,7 @@ import { SqliteReadModelStore } from '../../src/adapters/sqlite/read-model-store
 import { toNewEvents } from '../../src/commands/handle-command.js';
 import { recordAttempt } from '../../src/commands/webhooks.js';
 import type { ScoringCompleted } from '../../src/domain/assessment.js';
-import { deliveryStream, judgeAttempt } from '../../src/domain/webhook-delivery.js';
+import { deliveryStream, judgeAttempt, type WebhookDeliveryAttempted } from '../../src/domain/webhook-delivery.js';
 import { endpointStream, type WebhookEndpointCreated } from '../../src/domain/webhook-endpoint.js';
 import { newSecret } from '../../src/domain/webhook-secrets.js';
 import type { Bus, Topic } from '../../src/ports/bus.js';
@@ -260,7 +260,7 @@ describe('webhook dispatcher', () => {
       response_excerpt: 'ok',
       next_attempt_at: null,
     } as const;
-    return { event, r, endpoint_id, attempt };
+    return { event, r, endpoint_id, secret, attempt };
   }
 
   it('publishes no delivery while its guard says another replica leads, and fans out once it leads again', async () => {
@@ -329,6 +329,28 @@ describe('webhook dispatcher', () => {
     expect(r.received).toHaveLength(1);
     expect((await log.readStream(deliveryStream('delivered-before'))).events).toHaveLength(1);
     expect(await bus.deadLetters('deliveries')).toEqual([]);
+  });
+
+  it('records what each attempt sent: the headers it set and the body as signed, never the secret', async () => {
+    const { event, r, endpoint_id, secret } = await deliveredBefore();
+    await bus.publish('deliveries', 'kept-request', { event, endpoint_id } satisfies DeliveryMessage);
+    start();
+    const [received] = await r.waitFor(1);
+    await expect.poll(async () => (await log.readStream(deliveryStream('kept-request'))).events.length).toBe(1);
+    const [recorded] = (await log.readStream(deliveryStream('kept-request'))).events;
+    const { request } = recorded!.data as WebhookDeliveryAttempted['data'];
+    expect(request).toEqual({
+      headers: {
+        'content-type': 'application/json',
+        'user-agent': 'NatureProfileAPI-Webhooks/1',
+        'webhook-id': event.id,
+        'webhook-timestamp': received!.headers['webhook-timestamp'],
+        'webhook-signature': received!.headers['webhook-signature'],
+      },
+      body: received!.body,
+    });
+    expect(received!.verified.ok).toBe(true);
+    expect(JSON.stringify(recorded!.data)).not.toContain(secret.slice('whsec_'.length));
   });
 
   it('gives an endpoint that never answers a few deliveries at once, so another endpoint still gets its own', async () => {

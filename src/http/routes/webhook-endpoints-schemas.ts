@@ -35,6 +35,40 @@ const createdEndpointResource = z
   })
   .meta({ id: 'CreatedWebhookEndpoint' });
 
+/** A signed attempt's request as the example shows it: the sample completion, signed at one moment. */
+const exampleBody = JSON.stringify({
+  id: exampleIds.event,
+  object: 'event',
+  type: 'nature.assessment.completed',
+  created_at: '2026-11-21T19:32:03.349Z',
+  livemode: false,
+  data: { profile_id: exampleIds.profile, assessment_id: exampleIds.assessment, subject_id: exampleIds.subject },
+});
+const attemptRequest = z
+  .object({
+    headers: z
+      .record(z.string(), z.string())
+      .describe(
+        'The headers this service set: content-type, user-agent, webhook-id, webhook-timestamp and webhook-signature (a signature, never the secret).',
+      ),
+    body: z.string().describe('The body exactly as sent and signed: the event object, whose data holds ids only.'),
+  })
+  .meta({
+    id: 'WebhookDeliveryRequest',
+    examples: [
+      {
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': 'NatureProfileAPI-Webhooks/1',
+          'webhook-id': exampleIds.event,
+          'webhook-timestamp': '1795289524',
+          'webhook-signature': 'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=',
+        },
+        body: exampleBody,
+      },
+    ],
+  });
+
 const deliveryResource = z
   .object({
     id: z.string().describe('whd_…'),
@@ -52,6 +86,11 @@ const deliveryResource = z
       .string()
       .nullable()
       .describe('The start of the answer, at most 1 KiB; null when nothing was answered, or the answer came from a loopback address.'),
+    request: attemptRequest
+      .nullable()
+      .describe(
+        'What this attempt sent. Null when nothing was sent (an address refused, a cancelled attempt) and for attempts recorded before requests were kept.',
+      ),
     attempted_at: timestamp,
     next_attempt_at: timestamp.nullable(),
     livemode: z.boolean(),

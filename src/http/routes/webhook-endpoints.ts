@@ -145,6 +145,7 @@ async function listWebhookDeliveries(request: RouteRequest<typeof listWebhookDel
   return listPage(request.env.readModels, 'webhook_deliveries', request.query, { endpoint_id: request.params.id }, (doc) => ({
     ...doc,
     object: 'webhook_delivery' as const,
+    request: doc.request ?? null,
     livemode: request.env.livemode,
   }));
 }
