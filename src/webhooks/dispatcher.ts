@@ -1,13 +1,13 @@
 import type { Logger } from 'pino';
-import { deliveryRecord, disableEndpoint, recordAttempt } from '../commands/webhooks.js';
+import { deliveryRecord, disableEndpoint, recordAttempt, recordRedelivery, redeliveriesOf } from '../commands/webhooks.js';
 import { assessmentStream } from '../domain/assessment.js';
 import { newId } from '../domain/ids.js';
 import { situationalStream } from '../domain/situational-assessment.js';
-import { type AttemptOutcome, judgeAttempt, judgeTestAttempt } from '../domain/webhook-delivery.js';
+import { type AttemptOutcome, judgeAttempt, judgeTestAttempt, supersedingRedelivery } from '../domain/webhook-delivery.js';
 import { endpointStream, signingSecrets, subscribes, type WebhookEndpoint } from '../domain/webhook-endpoint.js';
 import type { Bus, BusMessage, Handler, Outcome, Topic } from '../ports/bus.js';
 import type { WebhookEvent } from '../ports/collections.js';
-import { type EventStore, StreamDeletedError } from '../ports/event-store.js';
+import { type EventMetadata, type EventStore, StreamDeletedError } from '../ports/event-store.js';
 import { FencedOffError, type ReadModelStore } from '../ports/read-models.js';
 import { type Backoff, backoffDelay } from '../support/backoff.js';
 import { pause } from '../support/pause.js';
@@ -46,12 +46,25 @@ export interface DispatcherServices {
 
 /**
  * Queues an event again: fanned out as at first, or straight to one endpoint. The id is fresh each time,
- * so the bus does not drop it as a repeat of the first publish.
+ * so the bus does not drop it as a repeat of the first publish. Then it is recorded in the log, where the retries
+ * already scheduled of the event to the same endpoints find it and give way, so an endpoint gets it once more,
+ * not twice. Queued first: a failure between the two may send twice, but never leaves a retry cancelled for
+ * a redelivery that was never queued.
  */
-export async function queueRedelivery(bus: Bus, eventId: string, endpointId?: string): Promise<void> {
-  const id = `${eventId}:redeliver:${newId('req')}`;
-  if (endpointId === undefined) return bus.publish('events', id, { event_id: eventId } satisfies EventMessage);
-  return bus.publish('deliveries', `${id}:${endpointId}`, { event_id: eventId, endpoint_id: endpointId } satisfies DeliveryMessage);
+export async function queueRedelivery(
+  env: { events: EventStore; bus: Bus },
+  eventId: string,
+  endpointId: string | undefined,
+  metadata: EventMetadata,
+): Promise<void> {
+  const redelivery = `${eventId}:redeliver:${newId('req')}`;
+  if (endpointId === undefined) await env.bus.publish('events', redelivery, { event_id: eventId } satisfies EventMessage);
+  else
+    await env.bus.publish('deliveries', `${redelivery}:${endpointId}`, {
+      event_id: eventId,
+      endpoint_id: endpointId,
+    } satisfies DeliveryMessage);
+  await recordRedelivery(env.events, { event_id: eventId, endpoint_id: endpointId ?? null, redelivery }, metadata);
 }
 
 /** Queues a test event for one endpoint: sent once, never retried, and it never disables the endpoint. */
@@ -274,6 +287,8 @@ export class WebhookDispatcher {
       const record = await deliveryRecord(this.services.events, message.id);
       // A delivery settled already (a repeat of its message after the bus's duplicate window) is not sent again.
       if (record.outcome !== null && record.outcome !== 'retrying') return { kind: 'ack' };
+      if (record.outcome === 'retrying' && (await this.superseded(message.id, endpoint, event, record.firstAttemptAt!)))
+        return { kind: 'ack' };
       // Pending deliveries (retries included) of an erased subject's events stop here. A test event names no subject.
       if (!payload.test && (await this.subjectErased(event))) return this.cancel(message.id, endpoint_id, event, record.attempts + 1);
       return await this.attempt(message.id, endpoint, event, record.attempts + 1, payload.test === true, () =>
@@ -338,6 +353,23 @@ export class WebhookDispatcher {
         await this.retire(endpoint_id, `A delivery got no 2xx in ${attempt} attempts: its retries are exhausted.`, now);
         return { kind: 'dead', reason: `no 2xx after ${attempt} attempts` };
     }
+  }
+
+  /**
+   * Whether a redelivery of the event to the endpoint was asked for since this delivery began: its retry is then
+   * dropped unsent and unrecorded (its list ends with the attempt that scheduled it), and the redelivery carries on,
+   * retried on its own schedule if it fails. The log decides, so it holds across restarts and replicas.
+   */
+  private async superseded(deliveryId: string, endpoint: WebhookEndpoint, event: WebhookEvent, firstAttemptAt: bigint): Promise<boolean> {
+    const requests = await redeliveriesOf(this.services.events, event.id);
+    const listens = subscribes(endpoint, event.type);
+    const by = supersedingRedelivery(requests, { id: deliveryId, endpointId: endpoint.id, listens, firstAttemptAt });
+    if (by === undefined) return false;
+    this.logger.info(
+      { event_id: event.id, endpoint_id: endpoint.id, superseded_by: by },
+      'webhook retry superseded by a redelivery; not sent',
+    );
+    return true;
   }
 
   /** Records that the delivery's due attempt was not made, its subject erased: its list shows a final `cancelled`. */

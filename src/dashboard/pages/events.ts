@@ -111,7 +111,10 @@ async function redeliver(context: PageContext, request: EventRequest, reply: Fas
   const endpointId = formValues({ endpoint_id: z.string().regex(ENDPOINT_ID).optional() }, request.body).endpoint_id ?? '';
   if (endpointId !== '') await requireRedeliveryTarget(env.readModels, endpointId, event.type);
   return answerOnce(context.forms, request, reply, async () => {
-    await queueRedelivery(env.bus, event.id, endpointId === '' ? undefined : endpointId);
+    await queueRedelivery(env, event.id, endpointId === '' ? undefined : endpointId, {
+      request_id: request.id,
+      user_id: request.signedIn!.user.id,
+    });
     await context.accounts.appendActivity(
       activity(
         actorOf(request),

@@ -307,7 +307,7 @@ function replay(context: PageContext, request: FastifyRequest<{ Params: Params }
     const env = envOf(context, request);
     const endpoint = await requireEndpoint(env.readModels, request.params.id);
     const since = new Date(context.clock().getTime() - hours * 3_600_000).toISOString();
-    const done = endpoint.status === 'enabled' ? await replayFailed(env, endpoint.id, since) : undefined;
+    const done = endpoint.status === 'enabled' ? await replayFailed(env, endpoint.id, since, metadata(request)) : undefined;
     if (done !== undefined) await record(context, request, 'webhook_endpoint.replayed', endpoint.id, `${done.queued} since ${since}`);
     const notice =
       done === undefined

@@ -214,7 +214,7 @@ export const replayFailedDeliveriesSchema = {
   summary: 'Replay the failed deliveries of a webhook endpoint',
   description:
     'Queues again, for this endpoint only, every event whose latest attempt here failed (its retries ran out, or the endpoint answered 410) at or after `since`; events delivered since, by a retry or a redelivery, are left alone. ' +
-    "They are sent through the endpoint's delivery slots, a few at a time, oldest failure first, each as a redelivery (its attempts listed as usual). At most 1,000 a call: `remaining` says how many are left, to replay with `since` set after `last_failed_at`. The endpoint must be enabled.",
+    "They are sent through the endpoint's delivery slots, a few at a time, oldest failure first, each as a redelivery (its attempts listed as usual, superseding any retry of the event still scheduled here). At most 1,000 a call: `remaining` says how many are left, to replay with `since` set after `last_failed_at`. The endpoint must be enabled.",
   params: idParams,
   body: z.strictObject({
     since: instantInput.describe('Replay the failures at or after this UTC timestamp, such as 2026-11-28T00:00:00Z.'),
@@ -273,7 +273,8 @@ export const listWebhookDeliveriesSchema = {
   tags: ['webhooks'],
   operationId: 'listWebhookDeliveries',
   summary: "List an endpoint's delivery attempts",
-  description: 'Newest first: every attempt with its status code or error, latency and when the next one is due.',
+  description:
+    'Newest first: every attempt with its status code or error, latency, what it sent (`request`) and when the next one is due. A retry superseded by a redelivery of the same event to this endpoint is not made: its delivery ends with the attempt that scheduled it.',
   params: idParams,
   querystring: z.strictObject(listQuery),
   response: {
