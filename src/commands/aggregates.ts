@@ -14,7 +14,7 @@ import {
   type SubjectEvent,
   type SubjectState,
 } from '../domain/subject.js';
-import type { WebhookDeliveryAttempted } from '../domain/webhook-delivery.js';
+import type { WebhookDeliveryAttempted, WebhookRedeliveryRequested } from '../domain/webhook-delivery.js';
 import {
   evolveEndpoint,
   type WebhookEndpointEvent,
@@ -94,3 +94,5 @@ export const situationalChoiceAggregate: Aggregate<string | undefined, Situation
 
 /** A delivery's attempts: read, never folded (the dispatcher counts them and looks at the last). */
 export const deliveryAttempts: { types: EventTypes<WebhookDeliveryAttempted> } = { types: { WebhookDeliveryAttempted: true } };
+/** An event's redeliveries asked for: read, never folded (a retry looks for one that supersedes it). */
+export const redeliveryRequests: { types: EventTypes<WebhookRedeliveryRequested> } = { types: { WebhookRedeliveryRequested: true } };

@@ -1,5 +1,11 @@
 import { newId } from '../domain/ids.js';
-import { type DeliveryOutcome, deliveryStream, type WebhookDeliveryAttempted } from '../domain/webhook-delivery.js';
+import {
+  type DeliveryOutcome,
+  deliveryStream,
+  redeliveryStream,
+  type WebhookDeliveryAttempted,
+  type WebhookRedeliveryRequested,
+} from '../domain/webhook-delivery.js';
 import {
   decideDeleteEndpoint,
   decideDisableEndpoint,
@@ -16,9 +22,9 @@ import {
   type WebhookEndpointState,
 } from '../domain/webhook-endpoint.js';
 import { newSecret } from '../domain/webhook-secrets.js';
-import type { EventMetadata, EventStore } from '../ports/event-store.js';
+import type { EventMetadata, EventStore, Recorded } from '../ports/event-store.js';
 import { readAggregate } from './aggregate.js';
-import { deliveryAttempts, endpointAggregate, endpointChoiceAggregate } from './aggregates.js';
+import { deliveryAttempts, endpointAggregate, endpointChoiceAggregate, redeliveryRequests } from './aggregates.js';
 import { type CommandContext, READ_YOUR_WRITES_TIMEOUT_MS } from './context.js';
 import { type CommandResult, handleCommand, toNewEvents } from './handle-command.js';
 
@@ -124,14 +130,29 @@ async function settle(
 
 /**
  * What the log says of a delivery: how many attempts it has had (its schedule counts these, not how often
- * the bus handed it out) and the last one's outcome, null before the first.
+ * the bus handed it out), the last one's outcome, null before the first, and the first one's log position.
  */
 export async function deliveryRecord(
   events: EventStore,
   deliveryId: string,
-): Promise<{ attempts: number; outcome: DeliveryOutcome | null }> {
+): Promise<{ attempts: number; outcome: DeliveryOutcome | null; firstAttemptAt: bigint | null }> {
   const { events: attempts } = await readAggregate<WebhookDeliveryAttempted>(events, deliveryStream(deliveryId), deliveryAttempts);
-  return { attempts: attempts.length, outcome: attempts.at(-1)?.data.outcome ?? null };
+  return { attempts: attempts.length, outcome: attempts.at(-1)?.data.outcome ?? null, firstAttemptAt: attempts[0]?.position ?? null };
+}
+
+/** Records a redelivery asked for, once its message is queued: the retries then scheduled of the event give way to it. */
+export async function recordRedelivery(
+  events: EventStore,
+  data: WebhookRedeliveryRequested['data'],
+  metadata: EventMetadata,
+): Promise<void> {
+  const requested: WebhookRedeliveryRequested = { type: 'WebhookRedeliveryRequested', data };
+  await events.appendToStream(redeliveryStream(data.event_id), toNewEvents([requested], metadata), 'any');
+}
+
+/** The redeliveries asked of an event, in the order of the log. */
+export async function redeliveriesOf(events: EventStore, eventId: string): Promise<Recorded<WebhookRedeliveryRequested>[]> {
+  return (await readAggregate<WebhookRedeliveryRequested>(events, redeliveryStream(eventId), redeliveryRequests)).events;
 }
 
 export async function recordAttempt(

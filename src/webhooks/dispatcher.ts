@@ -1,14 +1,14 @@
 import type { Logger } from 'pino';
-import { deliveryRecord, disableEndpoint, recordAttempt } from '../commands/webhooks.js';
+import { deliveryRecord, disableEndpoint, recordAttempt, recordRedelivery, redeliveriesOf } from '../commands/webhooks.js';
 import { assessmentStream } from '../domain/assessment.js';
 import { newId } from '../domain/ids.js';
 import { situationalStream } from '../domain/situational-assessment.js';
 import { subjectStream } from '../domain/subject.js';
-import { type AttemptOutcome, judgeAttempt, judgeTestAttempt } from '../domain/webhook-delivery.js';
+import { type AttemptOutcome, judgeAttempt, judgeTestAttempt, supersedingRedelivery } from '../domain/webhook-delivery.js';
 import { endpointStream, signingSecrets, subscribes, type WebhookEndpoint } from '../domain/webhook-endpoint.js';
 import type { Bus, BusMessage, Handler, Outcome, Topic } from '../ports/bus.js';
 import { tellsOfErasure, type WebhookEvent } from '../ports/collections.js';
-import { type EventStore, StreamDeletedError } from '../ports/event-store.js';
+import { type EventMetadata, type EventStore, StreamDeletedError } from '../ports/event-store.js';
 import { FencedOffError, type ReadModelStore } from '../ports/read-models.js';
 import { type Backoff, backoffDelay } from '../support/backoff.js';
 import { pause } from '../support/pause.js';
@@ -47,12 +47,25 @@ export interface DispatcherServices {
 
 /**
  * Queues an event again: fanned out as at first, or straight to one endpoint. The id is fresh each time,
- * so the bus does not drop it as a repeat of the first publish.
+ * so the bus does not drop it as a repeat of the first publish. Then it is recorded in the log, where the retries
+ * already scheduled of the event to the same endpoints find it and give way, so an endpoint gets it once more,
+ * not twice. Queued first: a failure between the two may send twice, but never leaves a retry cancelled for
+ * a redelivery that was never queued.
  */
-export async function queueRedelivery(bus: Bus, eventId: string, endpointId?: string): Promise<void> {
-  const id = `${eventId}:redeliver:${newId('req')}`;
-  if (endpointId === undefined) return bus.publish('events', id, { event_id: eventId } satisfies EventMessage);
-  return bus.publish('deliveries', `${id}:${endpointId}`, { event_id: eventId, endpoint_id: endpointId } satisfies DeliveryMessage);
+export async function queueRedelivery(
+  env: { events: EventStore; bus: Bus },
+  eventId: string,
+  endpointId: string | undefined,
+  metadata: EventMetadata,
+): Promise<void> {
+  const redelivery = `${eventId}:redeliver:${newId('req')}`;
+  if (endpointId === undefined) await env.bus.publish('events', redelivery, { event_id: eventId } satisfies EventMessage);
+  else
+    await env.bus.publish('deliveries', `${redelivery}:${endpointId}`, {
+      event_id: eventId,
+      endpoint_id: endpointId,
+    } satisfies DeliveryMessage);
+  await recordRedelivery(env.events, { event_id: eventId, endpoint_id: endpointId ?? null, redelivery }, metadata);
 }
 
 /** Queues a test event for one endpoint: sent once, never retried, and it never disables the endpoint. */
@@ -275,6 +288,8 @@ export class WebhookDispatcher {
       const record = await deliveryRecord(this.services.events, message.id);
       // A delivery settled already (a repeat of its message after the bus's duplicate window) is not sent again.
       if (record.outcome !== null && record.outcome !== 'retrying') return { kind: 'ack' };
+      if (record.outcome === 'retrying' && (await this.superseded(message.id, endpoint, event, record.firstAttemptAt!)))
+        return { kind: 'ack' };
       // Pending deliveries (retries included) of an erased subject's events stop here. A test event names no subject.
       if (!payload.test && (await this.subjectErased(event))) return this.cancel(message.id, endpoint_id, event, record.attempts + 1);
       return await this.attempt(message.id, endpoint, event, record.attempts + 1, payload.test === true, () =>
@@ -295,10 +310,11 @@ export class WebhookDispatcher {
     posted: () => void,
   ): Promise<Outcome> {
     const endpoint_id = endpoint.id;
+    const body = JSON.stringify(eventObject(event, this.services.endpointRules.livemode));
     let sent: Sent | undefined;
     do {
       if (!(await this.leading(deliveryId))) return HANDED_BACK;
-      sent = await this.post(endpoint, event);
+      sent = await this.post(endpoint, event.id, body);
       // Withdrawn in the thread before it went out: it waited its longest for one of the endpoint's POSTs (the
       // guard is asked again before it waits anew), or the dispatcher is stopping (back on the bus, uncounted).
     } while (sent === undefined && !this.abort.signal.aborted);
@@ -317,6 +333,7 @@ export class WebhookDispatcher {
       error: sent.error,
       duration_ms: sent.duration_ms,
       response_excerpt: sent.response_excerpt,
+      request: sent.request_headers === null ? null : { headers: sent.request_headers, body },
       attempted_at: now.toISOString(),
       next_attempt_at: verdict.retryInMs === null ? null : new Date(now.getTime() + verdict.retryInMs).toISOString(),
     });
@@ -339,6 +356,23 @@ export class WebhookDispatcher {
     }
   }
 
+  /**
+   * Whether a redelivery of the event to the endpoint was asked for since this delivery began: its retry is then
+   * dropped unsent and unrecorded (its list ends with the attempt that scheduled it), and the redelivery carries on,
+   * retried on its own schedule if it fails. The log decides, so it holds across restarts and replicas.
+   */
+  private async superseded(deliveryId: string, endpoint: WebhookEndpoint, event: WebhookEvent, firstAttemptAt: bigint): Promise<boolean> {
+    const requests = await redeliveriesOf(this.services.events, event.id);
+    const listens = subscribes(endpoint, event.type);
+    const by = supersedingRedelivery(requests, { id: deliveryId, endpointId: endpoint.id, listens, firstAttemptAt });
+    if (by === undefined) return false;
+    this.logger.info(
+      { event_id: event.id, endpoint_id: endpoint.id, superseded_by: by },
+      'webhook retry superseded by a redelivery; not sent',
+    );
+    return true;
+  }
+
   /** Records that the delivery's due attempt was not made, its subject erased: its list shows a final `cancelled`. */
   private async cancel(deliveryId: string, endpoint_id: string, event: WebhookEvent, attempt: number): Promise<Outcome> {
     if (!(await this.leading(deliveryId))) return HANDED_BACK;
@@ -351,6 +385,7 @@ export class WebhookDispatcher {
       error: "Cancelled: the event's subject was erased, so nothing was sent.",
       duration_ms: 0,
       response_excerpt: null,
+      request: null,
       attempted_at: this.clock().toISOString(),
       next_attempt_at: null,
     });
@@ -385,14 +420,14 @@ export class WebhookDispatcher {
    * holding either verifies it. It waits in the thread for one of its endpoint's POSTS_PER_ENDPOINT, unless
    * the dispatcher stops first.
    */
-  private post(endpoint: WebhookEndpoint, event: WebhookEvent) {
+  private post(endpoint: WebhookEndpoint, eventId: string, body: string) {
     const now = this.clock();
     const lane = { name: endpoint.id, atOnce: POSTS_PER_ENDPOINT, waitAtMostMs: WAIT_IN_THREAD_AT_MOST_MS, signal: this.abort.signal };
     return deliveryThread.send(
       {
         url: endpoint.url,
-        body: JSON.stringify(eventObject(event, this.services.endpointRules.livemode)),
-        webhookId: event.id,
+        body,
+        webhookId: eventId,
         timestampSeconds: Math.floor(now.getTime() / 1000),
         secrets: signingSecrets(endpoint, now),
         timeoutMs: this.options.timeoutMs,

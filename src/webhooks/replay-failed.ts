@@ -1,5 +1,6 @@
 import type { Bus } from '../ports/bus.js';
 import type { WebhookDelivery } from '../ports/collections.js';
+import type { EventMetadata, EventStore } from '../ports/event-store.js';
 import type { ReadModelStore } from '../ports/read-models.js';
 import { queueRedelivery } from './dispatcher.js';
 
@@ -20,10 +21,15 @@ export interface Replay {
 /**
  * Queues again, for one endpoint, every event whose latest attempt there failed (retries exhausted, or the endpoint
  * answered 410) at or after `since`: an event delivered since, by a retry or a redelivery, is left alone. Each goes
- * as a redelivery to that endpoint only, through its delivery slots, which send a few at a time: the replay is
- * throttled as every delivery is, and never floods the receiver.
+ * as a redelivery to that endpoint only (superseding any retry of it still scheduled there), through its delivery
+ * slots, which send a few at a time: the replay is throttled as every delivery is, and never floods the receiver.
  */
-export async function replayFailed(env: { readModels: ReadModelStore; bus: Bus }, endpointId: string, since: string): Promise<Replay> {
+export async function replayFailed(
+  env: { readModels: ReadModelStore; events: EventStore; bus: Bus },
+  endpointId: string,
+  since: string,
+  metadata: EventMetadata,
+): Promise<Replay> {
   const latest = new Map<string, WebhookDelivery>();
   let read = 0;
   for (let page = await env.readModels.list('webhook_deliveries', { limit: 100, where: { endpoint_id: endpointId } }); ; ) {
@@ -43,6 +49,6 @@ export async function replayFailed(env: { readModels: ReadModelStore; bus: Bus }
     .filter((attempt) => (attempt.outcome === 'failed' || attempt.outcome === 'endpoint_gone') && attempt.attempted_at >= since)
     .sort((a, b) => (a.attempted_at < b.attempted_at ? -1 : 1));
   const due = failed.slice(0, REPLAY_MAX);
-  for (const attempt of due) await queueRedelivery(env.bus, attempt.event_id, endpointId);
+  for (const attempt of due) await queueRedelivery(env, attempt.event_id, endpointId, metadata);
   return { queued: due.length, remaining: failed.length - due.length, last_failed_at: due.at(-1)?.attempted_at ?? null };
 }

@@ -17,6 +17,8 @@ export interface Sent extends SendResult {
   duration_ms: number;
   /** Null when nothing was answered, and when a non-public address answered: a key must not read the server's own services. */
   response_excerpt: string | null;
+  /** The headers sent (the body is the caller's); null when the address rules refused the host and nothing was. */
+  request_headers: Record<string, string> | null;
 }
 
 /**
@@ -28,21 +30,29 @@ export function send(delivery: Delivery): Promise<Sent> {
   const started = performance.now();
   const url = new URL(delivery.url);
   const refused = hostProblem(url, delivery.rules);
-  if (refused) return Promise.resolve({ status_code: null, error: `refused: ${refused}`, duration_ms: 0, response_excerpt: null });
+  if (refused)
+    return Promise.resolve({
+      status_code: null,
+      error: `refused: ${refused}`,
+      duration_ms: 0,
+      response_excerpt: null,
+      request_headers: null,
+    });
   const client = url.protocol === 'https:' ? https : http;
+  const headers = { 'content-type': 'application/json', 'user-agent': 'NatureProfileAPI-Webhooks/1', ...delivery.headers };
   return new Promise((resolve) => {
     let settled = false;
     const finish = (result: SendResult, excerpt: string | null) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      resolve({ ...result, duration_ms: Math.round(performance.now() - started), response_excerpt: excerpt });
+      resolve({ ...result, duration_ms: Math.round(performance.now() - started), response_excerpt: excerpt, request_headers: headers });
     };
     const request = client.request(
       url,
       {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'user-agent': 'NatureProfileAPI-Webhooks/1', ...delivery.headers },
+        headers,
         lookup: guardedLookup(delivery.rules.loopback),
       },
       (response) => {

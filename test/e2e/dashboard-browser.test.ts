@@ -224,7 +224,10 @@ describe.skipIf(skipped)('the dashboard in headless Chromium', () => {
     expect(page.url()).toContain('type=nature.assessment.completed');
     await checkPage('events');
     await page.getByRole('link', { name: eventId }).click();
-    expect(JSON.parse(await page.locator('pre').innerText())).toMatchObject({ id: eventId, type: 'nature.assessment.completed' });
+    expect(JSON.parse(await page.getByLabel('The event as JSON').innerText())).toMatchObject({
+      id: eventId,
+      type: 'nature.assessment.completed',
+    });
     await checkPage('event');
 
     // Completions per day, from the usage read model: today has one, for the key that completed it.

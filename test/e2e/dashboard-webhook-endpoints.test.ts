@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { escapeXml } from '../../src/charts/svg-markup.js';
 import { toTheSecond } from '../../src/dashboard/layout.js';
 import { client } from '../support/api-client.js';
 import { Browser, csrfOf, dashboardUser } from '../support/dashboard.js';
@@ -76,6 +77,24 @@ describe('webhook endpoints on the dashboard: deleting one, attempts to the seco
     expect(shown).toContain(toTheSecond(one!.attempted_at));
     await first.close();
     await second.close();
+    await api.deleteEndpoints();
+  });
+
+  it('shows what each attempt sent, on its endpoint page and on its event page, and never the secret', async () => {
+    const receiver = await startReceiver();
+    const endpoint = await api.register(receiver.url);
+    receiver.useSecret(endpoint.secret);
+    await api.completeAssessment();
+    const [delivered] = await receiver.waitFor(1);
+    const [attempt] = await api.attemptsWhen(endpoint.id, (attempts) => attempts.length === 1);
+    for (const path of [`/dashboard/sandbox/webhooks/${endpoint.id}`, `/dashboard/sandbox/events/${attempt!.event_id}`]) {
+      const shown = (await browser.get(path)).body;
+      expect(shown).toContain(`of attempt 1, ${attempt!.event_id}</span></summary>`);
+      expect(shown).toContain(`webhook-signature: ${escapeXml(String(delivered!.headers['webhook-signature']))}`);
+      expect(shown).toContain(`\n\n${escapeXml(delivered!.body)}</code></pre>`);
+      expect(shown).not.toContain(endpoint.secret.slice('whsec_'.length));
+    }
+    await receiver.close();
     await api.deleteEndpoints();
   });
 

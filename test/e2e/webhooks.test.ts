@@ -1,6 +1,6 @@
 import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Bus } from '../../src/ports/bus.js';
+import type { Bus, Handler, Topic } from '../../src/ports/bus.js';
 import { WebhookDispatcher } from '../../src/webhooks/dispatcher.js';
 import { type Body, client } from '../support/api-client.js';
 import { eventually } from '../support/eventually.js';
@@ -82,7 +82,19 @@ describe.each(buses)('webhook delivery on %s', (_name, bus) => {
       // The receiver is on loopback: what the server's own machine answers is never shown.
       response_excerpt: null,
       next_attempt_at: null,
+      // What was sent is shown, wherever it went: the headers this service set and the body as signed.
+      request: {
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': 'NatureProfileAPI-Webhooks/1',
+          'webhook-id': event.id,
+          'webhook-timestamp': delivery!.headers['webhook-timestamp'],
+          'webhook-signature': delivery!.headers['webhook-signature'],
+        },
+        body: delivery!.body,
+      },
     });
+    expect(JSON.stringify(attempts[0])).not.toContain(endpoint.secret.slice('whsec_'.length));
   });
 
   it.skipIf(skip)('retries a receiver that fails 3 times, then gets exactly one success, all with one webhook-id', async () => {
@@ -545,4 +557,81 @@ describe('an endpoint registered while delivery lags', () => {
       await t.close();
     }
   });
+});
+
+describe.each(buses)('a redelivery on %s', (_name, bus) => {
+  const skip = (bus === 'nats' && natsServerPath === undefined) || (bus === 'postgres' && postgresBinDir === undefined);
+  it.skipIf(skip)(
+    'supersedes the retry scheduled of the same event to the endpoint: it arrives twice in all, never a third time',
+    async () => {
+      const server = bus === 'nats' ? await startNatsServer() : undefined;
+      const onPostgres = bus === 'postgres' && {
+        NATURE_EVENT_STORE: 'postgres',
+        NATURE_READ_MODELS: 'postgres',
+        // A database of its own: the shared one holds the other suite's data keys, under another master key.
+        POSTGRES_URL: await (await cluster.cluster()).createDatabase(),
+      };
+      const t = await openTestApp({ ...FAST, ...(server && { NATURE_BUS: 'nats', NATS_URL: server.url }), ...onPostgres });
+      const receivers = receiverPool();
+      let dispatcher: WebhookDispatcher | undefined;
+      try {
+        const api = client(t, (await t.mint('test', 'sk')).raw);
+        const r = await receivers.start((n) => (n === 1 ? 500 : 200));
+        const endpoint = await api.register(r.url);
+        r.useSecret(endpoint.secret);
+        await api.completeAssessment();
+        const failed = (await api.attemptsWhen(endpoint.id, (list) => list.length === 1))[0]!;
+        // The server stops delivering (a restart): the retry falls due while no dispatcher runs, so the redelivery is
+        // asked for before it, whatever the machine's speed.
+        await t.envs.test.dispatcher.stop();
+        expect((await api.call('POST', `/v1/nature/events/${failed.event_id}/redeliver`, { endpoint_id: endpoint.id })).status).toBe(202);
+
+        // Delivery resumes; what becomes of each delivery message is recorded.
+        const handled: { id: string; outcome: string }[] = [];
+        const { events: log, readModels, endpointRules, projector, bus: messages } = t.envs.test;
+        const recording: Bus = Object.assign(Object.create(messages) as Bus, {
+          consume: (topic: Topic, handler: Handler, options: Parameters<Bus['consume']>[2]) =>
+            messages.consume(
+              topic,
+              async (message) => {
+                const outcome = await handler(message);
+                handled.push({ id: message.id, outcome: outcome.kind });
+                return outcome;
+              },
+              options,
+            ),
+        });
+        dispatcher = new WebhookDispatcher(
+          {
+            events: log,
+            readModels,
+            bus: recording,
+            endpointRules,
+            readModelsAt: (at) => projector.waitFor(at, 2000),
+            guard: async () => {},
+          },
+          { retryScheduleMs: [50, 50, 50], timeoutMs: 500 },
+          pino({ level: 'silent' }),
+        );
+        dispatcher.start();
+        // Both have been handled: the redelivery (answered 200) and the old retry, past its due time (acked unsent).
+        const attempts = await api.attemptsWhen(endpoint.id, (list) => list.length === 2);
+        await eventually(async () => {
+          const acked = handled.filter((h) => h.outcome === 'ack').map((h) => h.id.includes(':redeliver:'));
+          return acked.includes(true) && acked.includes(false) ? true : undefined;
+        });
+        expect(r.received).toHaveLength(2);
+        expect(r.received.every((d) => d.verified.ok && d.headers['webhook-id'] === failed.event_id)).toBe(true);
+        expect(attempts.map((a) => [a.attempt, a.outcome, a.status_code])).toEqual([
+          [1, 'succeeded', 200],
+          [1, 'retrying', 500],
+        ]);
+      } finally {
+        await dispatcher?.stop();
+        await receivers.closeAll();
+        await t.close();
+        await server?.stop();
+      }
+    },
+  );
 });

@@ -6,12 +6,12 @@ import { SqliteBus } from '../../src/adapters/sqlite/bus.js';
 import { SqliteEventStore } from '../../src/adapters/sqlite/event-store.js';
 import { SqliteReadModelStore } from '../../src/adapters/sqlite/read-model-store.js';
 import { toNewEvents } from '../../src/commands/handle-command.js';
-import { recordAttempt } from '../../src/commands/webhooks.js';
+import { recordAttempt, redeliveriesOf } from '../../src/commands/webhooks.js';
 import type { ScoringCompleted } from '../../src/domain/assessment.js';
-import { deliveryStream, judgeAttempt } from '../../src/domain/webhook-delivery.js';
+import { deliveryStream, judgeAttempt, supersedingRedelivery, type WebhookDeliveryAttempted } from '../../src/domain/webhook-delivery.js';
 import { endpointStream, type WebhookEndpointCreated } from '../../src/domain/webhook-endpoint.js';
 import { newSecret } from '../../src/domain/webhook-secrets.js';
-import type { Bus, Topic } from '../../src/ports/bus.js';
+import type { Bus, Handler, Outcome, Topic } from '../../src/ports/bus.js';
 import type { AssessmentEventData, WebhookEvent } from '../../src/ports/collections.js';
 import type { Recorded } from '../../src/ports/event-store.js';
 import { type EventStore, StreamDeletedError } from '../../src/ports/event-store.js';
@@ -23,6 +23,7 @@ import {
   DELIVERY_SLOTS,
   type DispatcherServices,
   POSTS_PER_ENDPOINT,
+  queueRedelivery,
   SLOTS_PER_ENDPOINT,
   WebhookDispatcher,
 } from '../../src/webhooks/dispatcher.js';
@@ -30,7 +31,7 @@ import { EndpointSlots } from '../../src/webhooks/endpoint-slots.js';
 import type { DeliveryMessage } from '../../src/webhooks/messages.js';
 import { sign } from '../../src/webhooks/signer.js';
 import { eventually } from '../support/eventually.js';
-import { receiverPool } from '../support/receiver.js';
+import { type Behaviour, receiverPool } from '../support/receiver.js';
 import { tempDir } from '../support/temp-dir.js';
 
 describe('signer', () => {
@@ -63,6 +64,41 @@ describe('judging an attempt', () => {
   });
 });
 
+describe('the redelivery that supersedes a scheduled retry', () => {
+  const request = (position: bigint, redelivery: string, endpoint_id: string | null) => ({
+    position,
+    data: { event_id: 'evt_1', endpoint_id, redelivery },
+  });
+  const original = { id: 'evt_1:whe_a', endpointId: 'whe_a', listens: true, firstAttemptAt: 10n };
+  it.each([
+    ['one to the endpoint, asked after the first attempt', [request(20n, 'r1', 'whe_a')], original, 'r1'],
+    ['one to every endpoint, when the endpoint listens', [request(20n, 'r1', null)], original, 'r1'],
+    ['none to every endpoint, when it no longer listens', [request(20n, 'r1', null)], { ...original, listens: false }, undefined],
+    ['none to another endpoint', [request(20n, 'r1', 'whe_b')], original, undefined],
+    ['none asked before the delivery began', [request(5n, 'r1', 'whe_a')], original, undefined],
+    [
+      "none that is the delivery's own request, recorded after its first attempt",
+      [request(20n, 'r1', 'whe_a')],
+      { ...original, id: 'r1:whe_a', firstAttemptAt: 15n },
+      undefined,
+    ],
+    [
+      'of two redeliveries, the later for the earlier',
+      [request(20n, 'r1', 'whe_a'), request(21n, 'r2', null)],
+      { ...original, id: 'r1:whe_a', firstAttemptAt: 25n },
+      'r2',
+    ],
+    [
+      'of two redeliveries, never the earlier for the later',
+      [request(20n, 'r1', 'whe_a'), request(21n, 'r2', null)],
+      { ...original, id: 'r2:whe_a', firstAttemptAt: 22n },
+      undefined,
+    ],
+  ] as const)('%s', (_case, requests, delivery, superseding) => {
+    expect(supersedingRedelivery(requests, delivery)).toBe(superseding);
+  });
+});
+
 describe('webhook dispatcher', () => {
   let dir: ReturnType<typeof tempDir>;
   let log: SqliteEventStore;
@@ -75,6 +111,8 @@ describe('webhook dispatcher', () => {
   let documentsRead: string[];
   /** What the dispatcher published: `topic:id`. */
   let published: string[];
+  /** What became of each message the dispatcher handled, in order. */
+  let handled: { id: string; outcome: Outcome['kind'] }[];
   const receivers = receiverPool();
   beforeEach(() => {
     dir = tempDir();
@@ -85,6 +123,7 @@ describe('webhook dispatcher', () => {
     streamsRead = [];
     documentsRead = [];
     published = [];
+    handled = [];
   });
   afterEach(async () => {
     await dispatcher?.stop();
@@ -122,6 +161,16 @@ describe('webhook dispatcher', () => {
         published.push(`${topic}:${id}`);
         return bus.publish(topic, id, payload);
       },
+      consume: (topic: Topic, handler: Handler, options: Parameters<Bus['consume']>[2]) =>
+        bus.consume(
+          topic,
+          async (message) => {
+            const outcome = await handler(message);
+            handled.push({ id: message.id, outcome: outcome.kind });
+            return outcome;
+          },
+          options,
+        ),
     });
     dispatcher = new WebhookDispatcher(
       { events, readModels: documents, bus: publishing, endpointRules: { livemode: false, loopback: true }, readModelsAt, guard },
@@ -260,7 +309,7 @@ describe('webhook dispatcher', () => {
       response_excerpt: 'ok',
       next_attempt_at: null,
     } as const;
-    return { event, r, endpoint_id, attempt };
+    return { event, r, endpoint_id, secret, attempt };
   }
 
   it('publishes no delivery while its guard says another replica leads, and fans out once it leads again', async () => {
@@ -329,6 +378,93 @@ describe('webhook dispatcher', () => {
     expect(r.received).toHaveLength(1);
     expect((await log.readStream(deliveryStream('delivered-before'))).events).toHaveLength(1);
     expect(await bus.deadLetters('deliveries')).toEqual([]);
+  });
+
+  it('records what each attempt sent: the headers it set and the body as signed, never the secret', async () => {
+    const { event, r, endpoint_id, secret } = await deliveredBefore();
+    await bus.publish('deliveries', 'kept-request', { event, endpoint_id } satisfies DeliveryMessage);
+    start();
+    const [received] = await r.waitFor(1);
+    await expect.poll(async () => (await log.readStream(deliveryStream('kept-request'))).events.length).toBe(1);
+    const [recorded] = (await log.readStream(deliveryStream('kept-request'))).events;
+    const { request } = recorded!.data as WebhookDeliveryAttempted['data'];
+    expect(request).toEqual({
+      headers: {
+        'content-type': 'application/json',
+        'user-agent': 'NatureProfileAPI-Webhooks/1',
+        'webhook-id': event.id,
+        'webhook-timestamp': received!.headers['webhook-timestamp'],
+        'webhook-signature': received!.headers['webhook-signature'],
+      },
+      body: received!.body,
+    });
+    expect(received!.verified.ok).toBe(true);
+    expect(JSON.stringify(recorded!.data)).not.toContain(secret.slice('whsec_'.length));
+  });
+
+  /** The event projected (a redelivery names it only) and its first delivery queued as the fan-out queues it, as `original`. */
+  async function firstDelivery(behaviour: Behaviour) {
+    const event = await completedEvent();
+    await readModels.commit('events', 1n, [{ collection: 'events', id: event.id, doc: event }]);
+    const r = await receivers.start(behaviour);
+    const registration = await register(r.url);
+    await project(registration);
+    const { endpoint_id } = registration.data as WebhookEndpointCreated['data'];
+    await bus.publish('deliveries', 'original', { event, endpoint_id } satisfies DeliveryMessage);
+    return { event, r, endpoint_id };
+  }
+
+  /** The first attempt fails, then the dispatcher stops (a restart): its retry falls due while none runs. */
+  async function failedOnceThenRestarting(behaviour: Behaviour) {
+    const delivery = await firstDelivery(behaviour);
+    start();
+    await expect.poll(() => handled.filter((h) => h.id === 'original').map((h) => h.outcome)).toEqual(['retry']);
+    await dispatcher!.stop();
+    return delivery;
+  }
+
+  /** The delivery the one redelivery asked of the event queued to the endpoint. */
+  const redeliveryOf = async (eventId: string, endpointId: string) =>
+    `${(await redeliveriesOf(log, eventId))[0]!.data.redelivery}:${endpointId}`;
+
+  const attemptsOf = async (deliveryId: string) =>
+    (await log.readStream(deliveryStream(deliveryId))).events.map((e) => (e.data as WebhookDeliveryAttempted['data']).outcome);
+
+  it('drops a retry that a redelivery of the event to the endpoint superseded, after a restart: the endpoint gets it twice in all', async () => {
+    const { event, r, endpoint_id } = await failedOnceThenRestarting((n) => (n === 1 ? 500 : 200));
+    await queueRedelivery({ events: log, bus }, event.id, endpoint_id, {});
+    start();
+    // The old retry was due long since: once it is handled, and the redelivery arrived, nothing more can come.
+    await r.waitFor(2);
+    await expect.poll(() => handled.filter((h) => h.id === 'original').map((h) => h.outcome)).toEqual(['retry', 'ack']);
+    expect(r.received).toHaveLength(2);
+    expect(await attemptsOf('original')).toEqual(['retrying']);
+    const redelivery = await redeliveryOf(event.id, endpoint_id);
+    await expect.poll(() => attemptsOf(redelivery)).toEqual(['succeeded']);
+  });
+
+  it('retries a redelivery that fails on its own schedule, from its first delay, while the superseded retry stays unsent', async () => {
+    const { event, r, endpoint_id } = await failedOnceThenRestarting((n) => (n <= 2 ? 503 : 200));
+    await queueRedelivery({ events: log, bus }, event.id, endpoint_id, {});
+    start();
+    await r.waitFor(3);
+    const redelivery = await redeliveryOf(event.id, endpoint_id);
+    await expect.poll(() => attemptsOf(redelivery)).toEqual(['retrying', 'succeeded']);
+    await expect.poll(() => handled.filter((h) => h.id === 'original').map((h) => h.outcome)).toEqual(['retry', 'ack']);
+    expect(r.received).toHaveLength(3);
+    expect(await attemptsOf('original')).toEqual(['retrying']);
+  });
+
+  it('sends a retry that no redelivery superseded (one to another endpoint)', async () => {
+    const { event, r } = await failedOnceThenRestarting((n) => (n === 1 ? 500 : 200));
+    const other = await receivers.start();
+    const otherRegistration = await register(other.url);
+    await project(otherRegistration);
+    await queueRedelivery({ events: log, bus }, event.id, (otherRegistration.data as WebhookEndpointCreated['data']).endpoint_id, {});
+    start();
+    await other.waitFor(1);
+    await r.waitFor(2);
+    await expect.poll(() => attemptsOf('original')).toEqual(['retrying', 'succeeded']);
   });
 
   it('gives an endpoint that never answers a few deliveries at once, so another endpoint still gets its own', async () => {

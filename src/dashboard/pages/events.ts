@@ -14,6 +14,7 @@ import { formValues } from '../form-values.js';
 import { type Html, html } from '../html.js';
 import { badge, formTokens, page, toTheSecond, when } from '../layout.js';
 import { environmentTabs, segmentParam } from './environment-tabs.js';
+import { attemptExchange } from './webhooks.js';
 
 const PAGE_SIZE = 25;
 /** An event's attempts shown on its page, newest first: its retries on every endpoint, and redeliveries. */
@@ -91,11 +92,11 @@ function attemptTable(segment: string, attempts: WebhookDelivery[]): Html {
   const rows = attempts.map(
     (attempt) => html`<tr><td><a href="/dashboard/${segment}/webhooks/${attempt.endpoint_id}"><code>${attempt.endpoint_id}</code></a></td>
 <td>${attempt.attempt}</td><td>${badge(attempt.outcome)}</td><td>${attempt.status_code ?? attempt.error ?? '–'}</td>
-<td>${attempt.duration_ms} ms</td><td class="wide">${toTheSecond(attempt.attempted_at)}</td></tr>`,
+<td>${attempt.duration_ms} ms</td><td class="wide">${toTheSecond(attempt.attempted_at)}</td><td>${attemptExchange(attempt)}</td></tr>`,
   );
   return html`<div class="scroll" tabindex="0"><table>
 <caption class="visually-hidden">The event's delivery attempts, newest first</caption>
-<thead><tr><th scope="col">Endpoint</th><th scope="col">Attempt</th><th scope="col">Outcome</th><th scope="col">Answer</th><th scope="col">Took</th><th scope="col" class="wide">At</th></tr></thead>
+<thead><tr><th scope="col">Endpoint</th><th scope="col">Attempt</th><th scope="col">Outcome</th><th scope="col">Answer</th><th scope="col">Took</th><th scope="col" class="wide">At</th><th scope="col">Sent</th></tr></thead>
 <tbody>${rows}</tbody>
 </table></div>`;
 }
@@ -110,7 +111,10 @@ async function redeliver(context: PageContext, request: EventRequest, reply: Fas
   const endpointId = formValues({ endpoint_id: z.string().regex(ENDPOINT_ID).optional() }, request.body).endpoint_id ?? '';
   if (endpointId !== '') await requireRedeliveryTarget(env.readModels, endpointId, event.type);
   return answerOnce(context.forms, request, reply, async () => {
-    await queueRedelivery(env.bus, event.id, endpointId === '' ? undefined : endpointId);
+    await queueRedelivery(env, event.id, endpointId === '' ? undefined : endpointId, {
+      request_id: request.id,
+      user_id: request.signedIn!.user.id,
+    });
     await context.accounts.appendActivity(
       activity(
         actorOf(request),

@@ -73,13 +73,24 @@ function deliveryTable(
       : html`<form method="post" action="/dashboard/${segment}/events/${delivery.event_id}/redeliver" class="inline">${formTokens(csrf)}<input type="hidden" name="endpoint_id" value="${endpoint.id}"><button type="submit" class="secondary">Redeliver<span class="visually-hidden"> ${delivery.event_id}</span></button></form>`;
   return html`<div class="scroll" tabindex="0"><table>
 <caption class="visually-hidden">Delivery attempts, newest first</caption>
-<thead><tr><th scope="col">Event</th><th scope="col">Attempt</th><th scope="col">Outcome</th><th scope="col">Status code or error</th><th scope="col">Duration</th><th scope="col" class="wide">Attempted</th><th scope="col" class="wide">Next attempt</th><th scope="col">Action</th></tr></thead>
+<thead><tr><th scope="col">Event</th><th scope="col">Attempt</th><th scope="col">Outcome</th><th scope="col">Status code or error</th><th scope="col">Duration</th><th scope="col" class="wide">Attempted</th><th scope="col" class="wide">Next attempt</th><th scope="col">Sent</th><th scope="col">Action</th></tr></thead>
 <tbody>${deliveries.map(
     (delivery) => html`<tr>
 <td><code>${delivery.event_id}</code></td><td>${delivery.attempt}</td><td>${badge(delivery.outcome)}</td>
 <td>${delivery.status_code ?? delivery.error ?? '–'}</td><td>${delivery.duration_ms} ms</td>
-<td class="wide">${toTheSecond(delivery.attempted_at)}</td><td class="wide">${toTheSecond(delivery.next_attempt_at)}</td><td>${redeliver(delivery)}</td></tr>`,
+<td class="wide">${toTheSecond(delivery.attempted_at)}</td><td class="wide">${toTheSecond(delivery.next_attempt_at)}</td><td>${attemptExchange(delivery)}</td><td>${redeliver(delivery)}</td></tr>`,
   )}</tbody></table></div>`;
+}
+
+/** What an attempt sent (headers, then the body as signed) and the start of what was answered, folded away in its row. */
+export function attemptExchange(attempt: WebhookDelivery): Html {
+  const request = attempt.request ?? null;
+  if (request === null) return html`–`;
+  const headers = Object.entries(request.headers).map(([name, value]) => `${name}: ${value}`);
+  const answer = attempt.response_excerpt;
+  return html`<details><summary>Request${answer === null ? '' : ' and answer'}<span class="visually-hidden"> of attempt ${attempt.attempt}, ${attempt.event_id}</span></summary>
+<pre tabindex="0" aria-label="Request headers and body"><code>${headers.join('\n')}\n\n${request.body}</code></pre>
+${answer === null ? '' : html`<pre tabindex="0" aria-label="The start of the answer"><code>${answer}</code></pre>`}</details>`;
 }
 
 /** The endpoint form's values; no event ticked means the default type, as the API's default. */
@@ -296,7 +307,7 @@ function replay(context: PageContext, request: FastifyRequest<{ Params: Params }
     const env = envOf(context, request);
     const endpoint = await requireEndpoint(env.readModels, request.params.id);
     const since = new Date(context.clock().getTime() - hours * 3_600_000).toISOString();
-    const done = endpoint.status === 'enabled' ? await replayFailed(env, endpoint.id, since) : undefined;
+    const done = endpoint.status === 'enabled' ? await replayFailed(env, endpoint.id, since, metadata(request)) : undefined;
     if (done !== undefined) await record(context, request, 'webhook_endpoint.replayed', endpoint.id, `${done.queued} since ${since}`);
     const notice =
       done === undefined

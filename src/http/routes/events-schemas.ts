@@ -42,7 +42,7 @@ export const redeliverEventSchema = {
   operationId: 'redeliverEvent',
   summary: 'Send an event again',
   description:
-    "Queues the event again; 202 with the event. Deliveries keep its webhook-id. Without a body: for the environment's enabled endpoints that listen to its type and were registered before it. With `endpoint_id`: for that endpoint only (404 if there is none here, 422 if it is disabled or does not listen to the event's type).",
+    "Queues the event again; 202 with the event. Deliveries keep its webhook-id. Without a body: for the environment's enabled endpoints that listen to its type and were registered before it. With `endpoint_id`: for that endpoint only (404 if there is none here, 422 if it is disabled or does not listen to the event's type). A retry of the event still scheduled for an endpoint it goes to is superseded: it is not made, so the endpoint gets the event once more, not twice; if this delivery fails, it is retried on the whole schedule.",
   params: idParams,
   body: redeliverBody,
   response: {

@@ -11,7 +11,7 @@ import { ProblemError } from '../problem.js';
 import type { RouteReply, RouteRequest } from '../route-handler.js';
 import { getEventSchema, listEventsSchema, redeliverEventSchema } from './events-schemas.js';
 import { requireSubject } from './subjects.js';
-import { requireEndpoint } from './webhook-endpoints.js';
+import { redeliveryMetadata, requireEndpoint } from './webhook-endpoints.js';
 
 export function registerEventRoutes(app: FastifyInstance): void {
   const routes = app.withTypeProvider<ZodTypeProvider>();
@@ -52,6 +52,6 @@ async function redeliverEvent(request: RouteRequest<typeof redeliverEventSchema>
   if (!tellsOfErasure(doc)) await requireSubject(request.env.readModels, doc.data.subject_id);
   const endpointId = request.body?.endpoint_id;
   if (endpointId !== undefined) await requireRedeliveryTarget(request.env.readModels, endpointId, doc.type);
-  await queueRedelivery(request.env.bus, doc.id, endpointId);
+  await queueRedelivery(request.env, doc.id, endpointId, redeliveryMetadata(request));
   return reply.code(202).send(eventObject(doc, request.env.livemode));
 }

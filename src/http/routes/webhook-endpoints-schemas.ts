@@ -35,6 +35,40 @@ const createdEndpointResource = z
   })
   .meta({ id: 'CreatedWebhookEndpoint' });
 
+/** A signed attempt's request as the example shows it: the sample completion, signed at one moment. */
+const exampleBody = JSON.stringify({
+  id: exampleIds.event,
+  object: 'event',
+  type: 'nature.assessment.completed',
+  created_at: '2026-11-21T19:32:03.349Z',
+  livemode: false,
+  data: { profile_id: exampleIds.profile, assessment_id: exampleIds.assessment, subject_id: exampleIds.subject },
+});
+const attemptRequest = z
+  .object({
+    headers: z
+      .record(z.string(), z.string())
+      .describe(
+        'The headers this service set: content-type, user-agent, webhook-id, webhook-timestamp and webhook-signature (a signature, never the secret).',
+      ),
+    body: z.string().describe('The body exactly as sent and signed: the event object, whose data holds ids only.'),
+  })
+  .meta({
+    id: 'WebhookDeliveryRequest',
+    examples: [
+      {
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': 'NatureProfileAPI-Webhooks/1',
+          'webhook-id': exampleIds.event,
+          'webhook-timestamp': '1795289524',
+          'webhook-signature': 'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=',
+        },
+        body: exampleBody,
+      },
+    ],
+  });
+
 const deliveryResource = z
   .object({
     id: z.string().describe('whd_…'),
@@ -52,6 +86,11 @@ const deliveryResource = z
       .string()
       .nullable()
       .describe('The start of the answer, at most 1 KiB; null when nothing was answered, or the answer came from a loopback address.'),
+    request: attemptRequest
+      .nullable()
+      .describe(
+        'What this attempt sent. Null when nothing was sent (an address refused, a cancelled attempt) and for attempts recorded before requests were kept.',
+      ),
     attempted_at: timestamp,
     next_attempt_at: timestamp.nullable(),
     livemode: z.boolean(),
@@ -175,7 +214,7 @@ export const replayFailedDeliveriesSchema = {
   summary: 'Replay the failed deliveries of a webhook endpoint',
   description:
     'Queues again, for this endpoint only, every event whose latest attempt here failed (its retries ran out, or the endpoint answered 410) at or after `since`; events delivered since, by a retry or a redelivery, are left alone. ' +
-    "They are sent through the endpoint's delivery slots, a few at a time, oldest failure first, each as a redelivery (its attempts listed as usual). At most 1,000 a call: `remaining` says how many are left, to replay with `since` set after `last_failed_at`. The endpoint must be enabled.",
+    "They are sent through the endpoint's delivery slots, a few at a time, oldest failure first, each as a redelivery (its attempts listed as usual, superseding any retry of the event still scheduled here). At most 1,000 a call: `remaining` says how many are left, to replay with `since` set after `last_failed_at`. The endpoint must be enabled.",
   params: idParams,
   body: z.strictObject({
     since: instantInput.describe('Replay the failures at or after this UTC timestamp, such as 2026-11-28T00:00:00Z.'),
@@ -234,7 +273,8 @@ export const listWebhookDeliveriesSchema = {
   tags: ['webhooks'],
   operationId: 'listWebhookDeliveries',
   summary: "List an endpoint's delivery attempts",
-  description: 'Newest first: every attempt with its status code or error, latency and when the next one is due.',
+  description:
+    'Newest first: every attempt with its status code or error, latency, what it sent (`request`) and when the next one is due. A retry superseded by a redelivery of the same event to this endpoint is not made: its delivery ends with the attempt that scheduled it.',
   params: idParams,
   querystring: z.strictObject(listQuery),
   response: {

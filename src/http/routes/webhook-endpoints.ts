@@ -1,8 +1,9 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
 import { createEndpoint, deleteEndpoint, rotateEndpointSecret, updateEndpoint } from '../../commands/webhooks.js';
 import { previousSecretExpiresAt, type WebhookEndpoint } from '../../domain/webhook-endpoint.js';
+import type { EventMetadata } from '../../ports/event-store.js';
 import type { ReadModelStore } from '../../ports/read-models.js';
 import { type EndpointRules, endpointUrlProblem } from '../../webhooks/address-guard.js';
 import { queueTestEvent } from '../../webhooks/dispatcher.js';
@@ -113,6 +114,11 @@ async function sendTestWebhookEvent(
   return reply.code(202).send(eventObject(event, request.env.livemode));
 }
 
+/** Who asked: the request and its key. Not its Idempotency-Key's tag, which marks the events a keyed command decided. */
+export function redeliveryMetadata(request: FastifyRequest): EventMetadata {
+  return { request_id: request.id, key_id: request.apiKey.id };
+}
+
 /** Only to an enabled endpoint: a disabled one receives nothing, replayed or not. */
 async function replayFailedDeliveries(
   request: RouteRequest<typeof replayFailedDeliveriesSchema>,
@@ -124,7 +130,7 @@ async function replayFailedDeliveries(
     throw new ProblemError('validation_failed', error.message, { errors: [error] });
   }
   const { since } = request.body;
-  const replay = await replayFailed(request.env, endpoint.id, since);
+  const replay = await replayFailed(request.env, endpoint.id, since, redeliveryMetadata(request));
   return reply.code(202).send({ object: 'replay' as const, endpoint_id: endpoint.id, since, ...replay });
 }
 
@@ -145,6 +151,7 @@ async function listWebhookDeliveries(request: RouteRequest<typeof listWebhookDel
   return listPage(request.env.readModels, 'webhook_deliveries', request.query, { endpoint_id: request.params.id }, (doc) => ({
     ...doc,
     object: 'webhook_delivery' as const,
+    request: doc.request ?? null,
     livemode: request.env.livemode,
   }));
 }
