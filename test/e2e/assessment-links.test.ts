@@ -244,6 +244,13 @@ describe('hosted assessment links', () => {
     );
   });
 
+  it('a HEAD of the page (a link checker) starts nothing', async () => {
+    const subjectId = await subject();
+    const link = await create(subjectId);
+    expect((await t.app.inject({ method: 'HEAD', url: pagePath(link.url) })).statusCode).toBe(405);
+    expect((await call('GET', `/v1/nature/subjects/${subjectId}/assessments`)).json().data).toHaveLength(0);
+  });
+
   it('an unknown or altered token: a page saying the link is not valid (404)', async () => {
     const link = await create(await subject());
     for (const path of ['/a/nonsense', `${pagePath(link.url).slice(0, -1)}${link.url.endsWith('A') ? 'B' : 'A'}`]) {

@@ -24,7 +24,8 @@ export function registerHostedLinkRoutes(app: FastifyInstance, options: HostedLi
   const policy = hostedPagePolicy();
   const script = staticAsset(HOSTED_LINK_SCRIPT, 'text/javascript; charset=utf-8');
   app.get('/v1/embed/assessment-link.js', { schema: { hide: true } }, (request, reply) => sendAsset(request, reply, script));
-  app.get<{ Params: { token: string } }>('/a/:token', { schema: { hide: true } }, (request, reply) =>
+  // No HEAD: a link checker's HEAD must not start the assessment the way a person's opening does.
+  app.get<{ Params: { token: string } }>('/a/:token', { schema: { hide: true }, exposeHeadRoute: false }, (request, reply) =>
     openLinkPage(request, reply, options, policy),
   );
 }
