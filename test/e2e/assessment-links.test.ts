@@ -44,7 +44,7 @@ describe('hosted assessment links', () => {
   };
   /** The page's path: the url's path on this server. */
   const pagePath = (url: string) => new URL(url).pathname;
-  const open = (url: string) => t.app.inject({ method: 'GET', url: pagePath(url) });
+  const open = (url: string) => t.app.inject({ method: 'GET', url: pagePath(url) + new URL(url).search });
   const tokenOf = (url: string) => pagePath(url).slice('/a/'.length);
   const attribute = (html: string, name: string) => new RegExp(`${name}="([^"]*)"`).exec(html)?.[1];
 
@@ -164,7 +164,8 @@ describe('hosted assessment links', () => {
     const link = await create(subjectId, { language: 'fr' });
     const [first, second] = await Promise.all([open(link.url), open(link.url)]);
     expect([first!.statusCode, second!.statusCode]).toEqual([200, 200]);
-    const third = await open(link.url);
+    // A mailing tool's own parameters change nothing.
+    const third = await open(`${link.url}?utm_source=mail&utm_medium=email`);
     const assessments = (await call('GET', `/v1/nature/subjects/${subjectId}/assessments`)).json().data;
     expect(assessments).toHaveLength(1);
     expect(assessments[0]).toMatchObject({ language: 'fr', status: 'created' });

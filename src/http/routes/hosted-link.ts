@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
 import * as commands from '../../commands/assessment-links.js';
 import { ACCOUNT_ID } from '../../domain/accounts.js';
 import { statusAt } from '../../domain/assessment.js';
@@ -24,9 +25,12 @@ export function registerHostedLinkRoutes(app: FastifyInstance, options: HostedLi
   const policy = hostedPagePolicy();
   const script = staticAsset(HOSTED_LINK_SCRIPT, 'text/javascript; charset=utf-8');
   app.get('/v1/embed/assessment-link.js', { schema: { hide: true } }, (request, reply) => sendAsset(request, reply, script));
-  // No HEAD: a link checker's HEAD must not start the assessment the way a person's opening does.
-  app.get<{ Params: { token: string } }>('/a/:token', { schema: { hide: true }, exposeHeadRoute: false }, (request, reply) =>
-    openLinkPage(request, reply, options, policy),
+  // No HEAD: a link checker's HEAD must not start the assessment the way a person's opening does. Any query is
+  // taken (and ignored): mailing tools add their own (utm_source=…) to the links they carry.
+  app.get<{ Params: { token: string } }>(
+    '/a/:token',
+    { schema: { hide: true, querystring: z.looseObject({}) }, exposeHeadRoute: false },
+    (request, reply) => openLinkPage(request, reply, options, policy),
   );
 }
 
