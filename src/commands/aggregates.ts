@@ -1,4 +1,5 @@
 import { type AssessmentEvent, type AssessmentState, evolveAssessment } from '../domain/assessment.js';
+import { type AssessmentLinkEvent, type AssessmentLinkIdChosen, type AssessmentLinkState, evolveLink } from '../domain/assessment-link.js';
 import type { ScoringVersionActivated } from '../domain/scoring-versions.js';
 import {
   evolveSituational,
@@ -90,6 +91,19 @@ export const situationalChoiceAggregate: Aggregate<string | undefined, Situation
   initial: undefined,
   evolve: (_chosen, event) => event.data.situational_assessment_id,
   types: { SituationalAssessmentIdChosen: true },
+};
+
+export const linkAggregate: Aggregate<AssessmentLinkState, AssessmentLinkEvent> = {
+  initial: undefined,
+  evolve: evolveLink,
+  types: { AssessmentLinkCreated: true, AssessmentLinkOpened: true, AssessmentLinkRevoked: true },
+};
+
+/** The link id a keyed create chose (see createAssessmentLink). */
+export const linkChoiceAggregate: Aggregate<string | undefined, AssessmentLinkIdChosen> = {
+  initial: undefined,
+  evolve: (_chosen, event) => event.data.link_id,
+  types: { AssessmentLinkIdChosen: true },
 };
 
 /** A delivery's attempts: read, never folded (the dispatcher counts them and looks at the last). */

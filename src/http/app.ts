@@ -2,6 +2,7 @@ import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import { serializerCompiler } from 'fastify-type-provider-zod';
 import type { Logger } from 'pino';
 import { newId } from '../domain/ids.js';
+import type { AccountStore } from '../ports/account-store.js';
 import type { KeyStore } from '../ports/key-store.js';
 import { type Config, type HttpTimeouts, loadConfig } from '../settings/config.js';
 import { LazyChildLogger } from '../support/logger.js';
@@ -17,12 +18,14 @@ import { registerOpenApi } from './openapi.js';
 import { createRateLimiter, type RateLimitSettings } from './rate-limit.js';
 import { registerRequestGate } from './request-gate.js';
 import { registerRequestLog } from './request-log.js';
+import { registerAssessmentLinkRoutes } from './routes/assessment-links.js';
 import { registerAssessmentRoutes } from './routes/assessments.js';
 import { type CareersCatalogue, noCareersCatalogue, registerCareerRoutes } from './routes/careers.js';
 import { registerDocsRoutes } from './routes/docs.js';
 import { registerEmbedRoutes } from './routes/embed.js';
 import { registerEventRoutes } from './routes/events.js';
 import { registerHealthRoutes } from './routes/health.js';
+import { registerHostedLinkRoutes } from './routes/hosted-link.js';
 import { registerItemRoutes } from './routes/items.js';
 import { type McpSettings, registerMcpRoute } from './routes/mcp.js';
 import { registerProfileChartRoute } from './routes/profile-chart.js';
@@ -54,6 +57,8 @@ export interface AppDependencies {
   mcp?: McpSettings;
   /** How long a client may take to send a request and keep a connection; their defaults otherwise. */
   timeouts?: HttpTimeouts;
+  /** The account's store: the hosted assessment pages name the caller as its production-access application does. */
+  accounts?: AccountStore;
   /** The careers catalogue served now (src/wiring/careers-source.ts); none: the careers routes answer 503 until one is imported. */
   careers?: CareersCatalogue;
 }
@@ -73,6 +78,7 @@ export async function buildApp({
   mcp = { liveKeys: false },
   timeouts = loadConfig({}).httpTimeouts,
   careers = noCareersCatalogue,
+  accounts,
 }: AppDependencies): Promise<FastifyInstance> {
   const app: FastifyInstance = Fastify({
     // pino's Logger is a FastifyBaseLogger; typing the instance plainly keeps route modules generic-free.
@@ -123,6 +129,8 @@ export async function buildApp({
   registerSubjectRoutes(app, clock);
   registerItemRoutes(app);
   registerAssessmentRoutes(app, clock);
+  registerAssessmentLinkRoutes(app, { clock, keys, publicUrl });
+  registerHostedLinkRoutes(app, { envs, accounts, clock });
   registerProfileRoutes(app);
   registerProfileChartRoute(app);
   registerWebhookEndpointRoutes(app, clock);

@@ -6,6 +6,7 @@ import { checkClientSecret, checkResultSecret } from './client-secret.js';
 import { refuseOtherOrigin } from './cors.js';
 import { KeyCache } from './key-cache.js';
 import { KeyUsage } from './key-usage.js';
+import { isLinkToken, type LinkGrant, linkGrant, refuseOtherAssessment } from './link-credential.js';
 import { ProblemError } from './problem.js';
 import type { RateLimiter } from './rate-limit.js';
 import type { RouteConfig } from './route-config.js';
@@ -33,7 +34,8 @@ declare module 'fastify' {
   }
 }
 
-const PUBLIC_PATHS = /^\/(v1\/openapi\.json|v1\/docs(\/.*)?|v1\/embed\/nature-assessment\.js|docs(\/[a-z-]+)?|healthz|readyz)(\?.*)?$/;
+const PUBLIC_PATHS =
+  /^\/(v1\/openapi\.json|v1\/docs(\/.*)?|v1\/embed\/(nature-assessment|assessment-link)\.js|a\/[^/?]+|docs(\/[a-z-]+)?|healthz|readyz)(\?.*)?$/;
 /** The dashboard signs its people in with its own sessions (dashboard/sessions.ts): API keys play no part there. */
 const DASHBOARD_PATHS = /^\/dashboard(\/|\?|$)/;
 
@@ -68,7 +70,13 @@ export function registerAuth(
   const usage = new KeyUsage(keys, app.log);
   app.addHook('onClose', () => usage.flush());
 
-  const admit = (request: FastifyRequest, reply: FastifyReply, config: RouteConfig, key: ApiKeyRecord | undefined): Admission => {
+  const admit = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    config: RouteConfig,
+    key: ApiKeyRecord | undefined,
+    link?: LinkGrant,
+  ): Admission => {
     const now = clock();
     if (key === undefined || !keyWorksAt(key, now)) {
       limit.address(reply, request.ip);
@@ -76,33 +84,22 @@ export function registerAuth(
         ? new ProblemError('unauthenticated', 'No such API key.')
         : new ProblemError('unauthenticated', `This API key was ${key.revoked_reason} and no longer works.`);
     }
-    usage.seen(key, now);
+    // A link's token is no key of the store: it has no last use to record.
+    if (link === undefined) usage.seen(key, now);
+    else refuseOtherAssessment(request, link);
     limit.key(reply, key.id);
     request.apiKey = key;
     request.env = envs[key.environment];
-    if (key.type === 'pk') {
-      refuseOtherOrigin(request, key);
-      if (config.clientSecret === true) return checkClientSecret(request, clock());
-      if (config.resultSecret === true) return checkResultSecret(request, clock());
-      if (config.publishable !== true) {
-        throw new ProblemError(
-          'insufficient_scope',
-          'Publishable (pk) keys may only read the item bank, and one assessment with its client secret; use a secret (sk) key from your server.',
-        );
-      }
+    return grantOf(request, config, key, now);
+  };
+
+  const admitLink = async (request: FastifyRequest, reply: FastifyReply, config: RouteConfig, raw: string): Promise<void> => {
+    const grant = await linkGrant(raw, envs);
+    if (grant === undefined) {
+      limit.address(reply, request.ip);
+      throw new ProblemError('unauthenticated', 'This assessment link is not opened, or no longer works (revoked, or its subject erased).');
     }
-    if (config.anyScope === true) return undefined;
-    const needed = scopeFor(request.method, config);
-    if (!key.scopes.includes(needed)) {
-      throw new ProblemError(
-        'insufficient_scope',
-        `This operation needs the ${needed} scope; the key has ${key.scopes.join(', ') || 'none'}.`,
-        {
-          required_scope: needed,
-        },
-      );
-    }
-    return undefined;
+    await admit(request, reply, config, grant.key, grant);
   };
 
   return (request, reply, config) => {
@@ -116,6 +113,7 @@ export function registerAuth(
     const header = request.headers.authorization;
     // The scheme is case-insensitive (RFC 9110, section 11.1), one or more spaces before the key (RFC 9110's 1*SP).
     const raw = header === undefined ? undefined : /^bearer +([^\s]+)$/i.exec(header)?.[1];
+    if (raw !== undefined && isLinkToken(raw)) return admitLink(request, reply, config, raw);
     // A key in the cache was found in the store, so it has a key's shape: only others are checked for it.
     const cached = raw === undefined ? undefined : cache.cached(raw);
     if (cached !== undefined) return admit(request, reply, config, cached);
@@ -130,4 +128,31 @@ export function registerAuth(
     }
     return cache.find(raw).then((key) => admit(request, reply, config, key));
   };
+}
+
+/** What an authenticated key may reach on the route: a pk key only the browser's routes, any key only its scopes. */
+function grantOf(request: FastifyRequest, config: RouteConfig, key: ApiKeyRecord, now: Date): Admission {
+  if (key.type === 'pk') {
+    refuseOtherOrigin(request, key);
+    if (config.clientSecret === true) return checkClientSecret(request, now);
+    if (config.resultSecret === true) return checkResultSecret(request, now);
+    if (config.publishable !== true) {
+      throw new ProblemError(
+        'insufficient_scope',
+        'Publishable (pk) keys may only read the item bank, and one assessment with its client secret; use a secret (sk) key from your server.',
+      );
+    }
+  }
+  if (config.anyScope === true) return undefined;
+  const needed = scopeFor(request.method, config);
+  if (!key.scopes.includes(needed)) {
+    throw new ProblemError(
+      'insufficient_scope',
+      `This operation needs the ${needed} scope; the key has ${key.scopes.join(', ') || 'none'}.`,
+      {
+        required_scope: needed,
+      },
+    );
+  }
+  return undefined;
 }

@@ -1,4 +1,5 @@
 import type { Assessment } from '../domain/assessment.js';
+import type { AssessmentLink } from '../domain/assessment-link.js';
 import type { Consent } from '../domain/subject.js';
 import type { WebhookDeliveryAttempted } from '../domain/webhook-delivery.js';
 import type { EventType, WebhookEndpoint } from '../domain/webhook-endpoint.js';
@@ -172,6 +173,12 @@ export interface ScoringVersions {
 /** An assessment not completed yet, in the usage collection: the key that sent its latest batch. Its id is the assessment's stream. */
 export type UsageOpenAssessment = { id: string; key_id: string | null };
 
+/** A hosted assessment link: the link as the domain folds it, its return URL sealed as the log holds it. */
+export type AssessmentLinkDocument = AssessmentLink & { return_url: SealedPart };
+
+/** A link of an erased subject: revoked by the erasure, with nothing that could name the person. */
+export type ErasedAssessmentLink = Pick<AssessmentLinkDocument, 'id' | 'subject_id' | 'created_at' | 'expires_at'> & { erased: true };
+
 /** Every collection by name, with the type of its documents. */
 export interface Collections {
   subjects: SubjectDocument;
@@ -184,6 +191,7 @@ export interface Collections {
   situational_assessments: SituationalAssessmentDocument | ErasedSituationalAssessment;
   /** Its completions are counted in the collection's counters (domain/usage.ts). */
   usage: UsageOpenAssessment;
+  assessment_links: AssessmentLinkDocument | ErasedAssessmentLink;
 }
 
 export type Collection = keyof Collections;

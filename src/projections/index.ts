@@ -1,5 +1,6 @@
 import type { Collection, FieldOf } from '../ports/collections.js';
 import type { Projection } from '../ports/projection.js';
+import { assessmentLinksProjection } from './assessment-links.js';
 import { assessmentsProjection } from './assessments.js';
 import { eventsProjection } from './events.js';
 import { profilesProjection } from './profiles.js';
@@ -20,6 +21,7 @@ export const projections: Projection[] = [
   scoringVersionsProjection,
   usageProjection,
   situationalAssessmentsProjection,
+  assessmentLinksProjection,
 ];
 
 /** Fields that lists filter on; each read-model adapter indexes them. */
@@ -38,4 +40,5 @@ export const indexedFields: { [C in Collection]: { collection: C; field: FieldOf
   // The dashboard's events list filters by type.
   { collection: 'events', field: 'type' },
   { collection: 'situational_assessments', field: 'subject_id' },
+  { collection: 'assessment_links', field: 'subject_id' },
 ];

@@ -103,6 +103,7 @@ const app = await buildApp({
   mcp: { liveKeys: config.mcpLiveKeys },
   timeouts: config.httpTimeouts,
   careers,
+  accounts,
 });
 // The developer dashboard under /dashboard, on the same stores as the API and the operator's command line.
 await registerDashboard(app, {

@@ -117,6 +117,8 @@ describe('the OpenAPI document matches what the server answers', () => {
       await api.call('POST', '/v1/situational/assessments', { subject_id: erased.subjectId, situation_context: situation })
     ).body.id;
     ids.erased = erased.subjectId;
+    ids.link = (await api.call('POST', `/v1/nature/subjects/${ids.subject}/assessment_links`)).body.id;
+    ids.erasedLink = (await api.call('POST', `/v1/nature/subjects/${erased.subjectId}/assessment_links`)).body.id;
     ids.open = (await api.call('POST', '/v1/nature/subjects', validSubject())).body.id;
     ids.openAssessment = (await api.call('POST', `/v1/nature/subjects/${ids.open}/assessments`)).body.id;
     ids.endpoint = (await api.register('http://127.0.0.1:9/hook')).id;
@@ -141,6 +143,7 @@ describe('the OpenAPI document matches what the server answers', () => {
     prf: 'prf_01JD4Z8Q3V6N2XK7M5T9B1C0ZZ',
     evt: 'evt_01JD4Z8Q3V6N2XK7M5T9B1C0ZZ',
     whe: 'whe_01JD4Z8Q3V6N2XK7M5T9B1C0ZZ',
+    lnk: 'lnk_01JD4Z8Q3V6N2XK7M5T9B1C0ZZ',
   };
   const subjectPaths = (subject: string, assessment: string) => ({
     assessments: `/v1/nature/subjects/${subject}/assessments`,
@@ -220,6 +223,27 @@ describe('the OpenAPI document matches what the server answers', () => {
       200: call('GET', `/v1/nature/subjects/${ids.subject}/profile`),
       404: call('GET', `/v1/nature/subjects/${ids.open}/profile`),
       410: call('GET', `/v1/nature/subjects/${ids.erased}/profile`),
+    },
+    createAssessmentLink: {
+      201: call('POST', `/v1/nature/subjects/${ids.subject}/assessment_links`, { language: 'fr', expires_in_seconds: 3600 }),
+      404: call('POST', `/v1/nature/subjects/${unknown.sub}/assessment_links`),
+      410: call('POST', `/v1/nature/subjects/${ids.erased}/assessment_links`),
+    },
+    listAssessmentLinks: {
+      200: call('GET', `/v1/nature/subjects/${ids.subject}/assessment_links`),
+      400: call('GET', `/v1/nature/subjects/${ids.subject}/assessment_links?starting_after=${unknown.lnk}`),
+      404: call('GET', `/v1/nature/subjects/${unknown.sub}/assessment_links`),
+      410: call('GET', `/v1/nature/subjects/${ids.erased}/assessment_links`),
+    },
+    getAssessmentLink: {
+      200: call('GET', `/v1/nature/assessment_links/${ids.link}`),
+      404: call('GET', `/v1/nature/assessment_links/${unknown.lnk}`),
+      410: call('GET', `/v1/nature/assessment_links/${ids.erasedLink}`),
+    },
+    revokeAssessmentLink: {
+      200: call('POST', `/v1/nature/assessment_links/${ids.link}/revoke`),
+      404: call('POST', `/v1/nature/assessment_links/${unknown.lnk}/revoke`),
+      410: call('POST', `/v1/nature/assessment_links/${ids.erasedLink}/revoke`),
     },
     getProfile: {
       200: call('GET', `/v1/nature/profiles/${ids.profile}`),
@@ -364,8 +388,14 @@ describe('the OpenAPI document matches what the server answers', () => {
       .replace('/careers/{id}', '/careers/car_rn')
       .replace('/situational/assessments/{id}', `/situational/assessments/${ids.situational}`)
       .replace('{assessment_id}', ids.openAssessment!)
-      .replace(/\/(subjects|profiles|events|webhook_endpoints)\/\{id\}/, (_match, kind: string) => {
-        const id = { subjects: ids.open, profiles: ids.profile, events: ids.event, webhook_endpoints: ids.endpoint }[kind];
+      .replace(/\/(subjects|profiles|events|webhook_endpoints|assessment_links)\/\{id\}/, (_match, kind: string) => {
+        const id = {
+          subjects: ids.open,
+          profiles: ids.profile,
+          events: ids.event,
+          webhook_endpoints: ids.endpoint,
+          assessment_links: ids.link,
+        }[kind];
         return `/${kind}/${id}`;
       });
 

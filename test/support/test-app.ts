@@ -80,6 +80,7 @@ export async function openTestApp(
     mcp: { liveKeys: config.mcpLiveKeys },
     timeouts: config.httpTimeouts,
     ...(careers !== undefined && { careers }),
+    accounts,
   });
   const dashboardRoutes = await registerDashboard(app, {
     accounts,

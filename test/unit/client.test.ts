@@ -267,6 +267,11 @@ describe('client resources', () => {
     await nature.situational.get('sit_1');
     await nature.situational.list({ subject_id: 'sub_1', limit: 2 });
     await nature.situational.list();
+    await nature.assessmentLinks.create('sub_1', { language: 'fr', return_url: 'https://app.example.com/done' });
+    await nature.assessmentLinks.create('sub_1');
+    await nature.assessmentLinks.list('sub_1', { limit: 2 });
+    await nature.assessmentLinks.get('lnk_1');
+    await nature.assessmentLinks.revoke('lnk_1');
     expect(sent.map(({ method, path, body }) => [method, path, body])).toEqual([
       ['POST', '/v1/nature/subjects', { external_subject_id: 'e', consent }],
       ['GET', '/v1/nature/subjects/sub_1', undefined],
@@ -306,6 +311,11 @@ describe('client resources', () => {
       ['GET', '/v1/situational/assessments/sit_1', undefined],
       ['GET', '/v1/situational/assessments?subject_id=sub_1&limit=2', undefined],
       ['GET', '/v1/situational/assessments', undefined],
+      ['POST', '/v1/nature/subjects/sub_1/assessment_links', { language: 'fr', return_url: 'https://app.example.com/done' }],
+      ['POST', '/v1/nature/subjects/sub_1/assessment_links', {}],
+      ['GET', '/v1/nature/subjects/sub_1/assessment_links?limit=2', undefined],
+      ['GET', '/v1/nature/assessment_links/lnk_1', undefined],
+      ['POST', '/v1/nature/assessment_links/lnk_1/revoke', {}],
     ]);
   });
 

@@ -35,6 +35,9 @@ const audit = '/v1/nature/subjects/{id}/audit';
 const items = '/v1/nature/items';
 const assessments = '/v1/nature/subjects/{id}/assessments';
 const assessment = '/v1/nature/subjects/{id}/assessments/{assessment_id}';
+const assessmentLinks = '/v1/nature/subjects/{id}/assessment_links';
+const assessmentLink = '/v1/nature/assessment_links/{id}';
+const revokeLink = '/v1/nature/assessment_links/{id}/revoke';
 const latestProfile = '/v1/nature/subjects/{id}/profile';
 const profile = '/v1/nature/profiles/{id}';
 const endpoints = '/v1/nature/webhook_endpoints';
@@ -92,6 +95,19 @@ export interface NatureResources {
       options?: RequestOptions,
     ): Promise<ResponseOf<'patch', typeof assessment>>;
     abandon(subjectId: string, assessmentId: string, options?: RequestOptions): Promise<ResponseOf<'delete', typeof assessment>>;
+  };
+  /** Hosted assessment links: a page on the service where the subject answers, for callers who build none. */
+  assessmentLinks: {
+    /** The answer carries the link's `url`: the only time it is shown. */
+    create(
+      subjectId: string,
+      body?: BodyOf<'post', typeof assessmentLinks>,
+      options?: RequestOptions,
+    ): Promise<ResponseOf<'post', typeof assessmentLinks>>;
+    list(subjectId: string, query?: QueryOf<typeof assessmentLinks>, options?: RequestOptions): Paged<typeof assessmentLinks>;
+    get(id: string, options?: RequestOptions): Promise<ResponseOf<'get', typeof assessmentLink>>;
+    /** Its page then says the link is no longer valid; revoking a revoked link changes nothing. */
+    revoke(id: string, options?: RequestOptions): Promise<ResponseOf<'post', typeof revokeLink>>;
   };
   profiles: {
     /** The subject's profile from its latest completed assessment. */
@@ -189,6 +205,12 @@ export function natureResources(send: Send): NatureResources {
         send('PATCH', assessment, { params: path(subjectId, { assessment_id: assessmentId }), body }, options),
       abandon: (subjectId, assessmentId, options) =>
         send('DELETE', assessment, { params: path(subjectId, { assessment_id: assessmentId }) }, options),
+    },
+    assessmentLinks: {
+      create: (subjectId, body, options) => send('POST', assessmentLinks, { params: path(subjectId), body: body ?? {} }, options),
+      list: (subjectId, query, options) => list(assessmentLinks, { id: subjectId }, query, options),
+      get: (id, options) => send('GET', assessmentLink, { params: path(id) }, options),
+      revoke: (id, options) => send('POST', revokeLink, { params: path(id), body: {} }, options),
     },
     profiles: {
       latest: (subjectId, options) => send('GET', latestProfile, { params: path(subjectId) }, options),
