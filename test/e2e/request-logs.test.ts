@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RequestRecord } from '../../src/ports/request-log.js';
 import { type Body, client } from '../support/api-client.js';
+import { Browser, dashboardUser } from '../support/dashboard.js';
 import { eventually } from '../support/eventually.js';
+import { decodeHtml } from '../support/html-text.js';
 import { auth, openTestApp, type TestApp, validSubject } from '../support/test-app.js';
 
 const EXT = 'LOGS-EXT-5b1c-alice@example.com';
@@ -115,5 +117,90 @@ describe('the request log', () => {
     const text = JSON.stringify(all);
     for (const value of [EXT, META, SITUATION, encodeURIComponent(EXT), 'alice@example.com']) expect(text).not.toContain(value);
     expect(all.map((each: Body) => each.id)).toContain(sent.situation);
+  });
+});
+
+describe("the dashboard's Requests page", () => {
+  let t: TestApp;
+  let browser: Browser;
+  let key: { id: string; raw: string };
+  let other: { id: string; raw: string };
+  const ids: string[] = [];
+
+  beforeAll(async () => {
+    t = await openTestApp();
+    key = await t.mint('test', 'sk');
+    other = await t.mint('test', 'sk');
+    const send = async (raw: string, url: string) => {
+      const response = await t.app.inject({ method: 'GET', url, headers: auth(raw) });
+      ids.push(String(response.headers['request-id']));
+    };
+    // 60 requests, a page and more: the 2nd is refused, the last comes from the other key.
+    for (let n = 0; n < 59; n += 1) await send(key.raw, n === 1 ? `/v1/nature/subjects/${EXT}` : '/v1/nature/subjects?limit=1');
+    await send(other.raw, '/v1/nature/events?limit=2');
+    await eventually(async () => ((await t.envs.test.requests.get(ids.at(-1)!)) ? true : undefined));
+    browser = new Browser(t.app);
+    await browser.signIn(await dashboardUser(t));
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  /** The ids of the requests a page lists, in its order. */
+  const listed = (page: string) => [...page.matchAll(/href="\/dashboard\/sandbox\/requests\/(req_[0-9A-Z]{26})"/g)].map((m) => m[1]);
+
+  it('lists the requests newest first, a page at a time, and is in the navigation', async () => {
+    const first = await browser.get('/dashboard/sandbox/requests');
+    expect(first.statusCode).toBe(200);
+    expect(first.body).toContain('<a href="/dashboard/sandbox/requests" aria-current="page">Requests</a>');
+    expect(listed(first.body)).toEqual(ids.toReversed().slice(0, 50));
+    const older = /href="(\/dashboard\/sandbox\/requests\?before=req_[0-9A-Z]{26})"/.exec(first.body)![1]!;
+    expect(listed((await browser.get(older)).body)).toEqual(ids.toReversed().slice(50));
+  });
+
+  it('filters by status class, path or route, key and time', async () => {
+    const list = async (query: string) => listed((await browser.get(`/dashboard/sandbox/requests?${query}`)).body);
+    expect(await list('status=4xx')).toEqual([ids[1]]);
+    expect(await list('status=2xx')).toHaveLength(50);
+    expect(await list(`path=${encodeURIComponent('/v1/nature/events')}`)).toEqual([ids.at(-1)]);
+    expect(await list(`path=${encodeURIComponent('/v1/nature/subjects/:id')}`)).toEqual([ids[1]]);
+    expect(await list(`key=${other.id}`)).toEqual([ids.at(-1)]);
+    const last = (await t.envs.test.requests.get(ids.at(-1)!))!;
+    const iso = (ms: number) => new Date(ms).toISOString();
+    expect(await list(`since=${iso(last.at)}&key=${other.id}`)).toEqual([ids.at(-1)]);
+    expect(await list(`until=${iso(last.at)}&key=${other.id}`)).toEqual([]);
+    // A filter that names nothing is left out, and shown empty.
+    const odd = await browser.get('/dashboard/sandbox/requests?status=6xx&since=yesterday&key=nobody');
+    expect(odd.statusCode).toBe(200);
+    expect(listed(odd.body)).toHaveLength(50);
+  });
+
+  it("shows one request's every field, and no personal value", async () => {
+    const refused = await browser.get(`/dashboard/sandbox/requests/${ids[1]}`);
+    expect(refused.statusCode).toBe(200);
+    const text = decodeHtml(refused.body);
+    for (const shown of [
+      ids[1]!,
+      'GET',
+      '/v1/nature/subjects/‹segment›',
+      '/v1/nature/subjects/:id',
+      '404',
+      `test_sk_…${key.raw.slice(-4)}`,
+      '"code": "not_found"',
+    ])
+      expect(text).toContain(shown);
+    expect(text).not.toContain(EXT);
+    expect(text).not.toContain('alice');
+    // Another environment's request, or an id that names none, is no page here.
+    const live = await t.app.inject({ method: 'GET', url: '/v1/nature/subjects', headers: auth((await t.mint('live', 'sk')).raw) });
+    const liveId = String(live.headers['request-id']);
+    await eventually(() => t.envs.live.requests.get(liveId));
+    expect((await browser.get(`/dashboard/sandbox/requests/${liveId}`)).statusCode).toBe(404);
+    expect((await browser.get('/dashboard/sandbox/requests/req_nothing')).statusCode).toBe(404);
+  });
+
+  it('is for signed-in people only', async () => {
+    const response = await t.app.inject({ method: 'GET', url: '/dashboard/sandbox/requests' });
+    expect(response.statusCode).toBe(303);
   });
 });
