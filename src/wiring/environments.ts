@@ -341,6 +341,11 @@ export function openAccountStore(config: Config): Promise<AccountStore> {
   return backendsOf(config).readModels.openAccountStore();
 }
 
+/** An environment's request log as `nature logs tail` reads it, beside a running server. */
+export function openRequestLog(config: Config, environment: Environment): Promise<RequestLogStore> {
+  return backendsOf(config).readModels.openRequestLog(environment, config.requestLogRetentionMs);
+}
+
 /** The careers catalogue, shared by both environments: careers.db, or beside the API keys on a server. */
 export function openCatalogueStore(config: Config): Promise<CatalogueStore> {
   return backendsOf(config).readModels.openCatalogueStore();
