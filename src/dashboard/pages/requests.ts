@@ -79,7 +79,7 @@ function filterForm(segment: EnvironmentSegment, shown: Filters, keys: ApiKeyRec
 <div><label for="key">Key</label>
 <select id="key" name="key">${option('', 'Any key', shown.key)}${keys.map((key) => option(key.id, `${key.name} (${key.environment}_${key.type}_…${key.last4})`, shown.key))}</select></div>
 <div><label for="since">Since (UTC)</label>
-<input type="text" id="since" name="since" value="${shown.since}" placeholder="2026-11-29 10:00 or 15m" aria-describedby="time-hint"></div>
+<input type="text" id="since" name="since" value="${shown.since}" placeholder="15m" aria-describedby="time-hint"></div>
 <div><label for="until">Until (UTC)</label>
 <input type="text" id="until" name="until" value="${shown.until}" placeholder="2026-11-29 11:00" aria-describedby="time-hint">
 <p class="hint" id="time-hint">A UTC date and time, or a time back from now (<code>15m</code>, <code>2h</code>, <code>7d</code>).</p></div>
