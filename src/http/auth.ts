@@ -77,9 +77,10 @@ export function registerAuth(
         : new ProblemError('unauthenticated', `This API key was ${key.revoked_reason} and no longer works.`);
     }
     usage.seen(key, now);
-    limit.key(reply, key.id);
+    // Set before the rate limit may refuse it: the request log names the key of a 429 too.
     request.apiKey = key;
     request.env = envs[key.environment];
+    limit.key(reply, key.id);
     if (key.type === 'pk') {
       refuseOtherOrigin(request, key);
       if (config.clientSecret === true) return checkClientSecret(request, clock());

@@ -43,7 +43,7 @@ export interface RequestFilter {
 }
 
 export interface RequestPage {
-  /** Newest first: by `at`, then by id. */
+  /** Newest first: by id, whose ULID is its arrival on the replica that answered it (ordered within a process). */
   data: RequestRecord[];
   hasMore: boolean;
 }
@@ -51,8 +51,8 @@ export interface RequestPage {
 export interface RequestLogStore {
   /** Keeps the records, in one transaction; a record whose id is kept already is left as it is. */
   append(records: readonly RequestRecord[]): Promise<void>;
-  /** Newest first, `limit` at most, after the record `before` (a page's last) when given. */
-  list(filter: RequestFilter, page: { limit: number; before?: Pick<RequestRecord, 'at' | 'id'> }): Promise<RequestPage>;
+  /** Newest first, `limit` at most, after the request id `before` (a page's last) when given. */
+  list(filter: RequestFilter, page: { limit: number; before?: string }): Promise<RequestPage>;
   get(id: string): Promise<RequestRecord | undefined>;
   /** Removes the records from before `cutoff` (ms since the epoch); answers how many went. */
   prune(cutoff: number): Promise<number>;

@@ -120,6 +120,24 @@ describe('the request log', () => {
   });
 });
 
+describe('the request log of a rate-limited key', () => {
+  it('names the key of a 429', async () => {
+    const t = await openTestApp({ NATURE_RATE_LIMIT_PER_SECOND: '1', NATURE_RATE_LIMIT_BURST: '1' });
+    try {
+      const key = await t.mint('test', 'sk');
+      const send = () => t.app.inject({ method: 'GET', url: '/v1/nature/subjects', headers: auth(key.raw) });
+      expect((await send()).statusCode).toBe(200);
+      const limited = await send();
+      expect(limited.statusCode).toBe(429);
+      const kept = await eventually(() => t.envs.test.requests.get(String(limited.headers['request-id'])));
+      expect(kept).toMatchObject({ status: 429, key_id: key.id, key_hint: `test_sk_…${key.raw.slice(-4)}` });
+      expect(JSON.parse(kept.problem!)).toMatchObject({ code: 'rate_limited' });
+    } finally {
+      await t.close();
+    }
+  });
+});
+
 describe("the dashboard's Requests page", () => {
   let t: TestApp;
   let browser: Browser;

@@ -13,7 +13,7 @@ const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&
 
 const recordOf = ({ _id, at, ...rest }: RequestDocument): RequestRecord => ({ id: _id, at: at.getTime(), ...rest });
 
-function query(filter: RequestFilter, before: Pick<RequestRecord, 'at' | 'id'> | undefined): Filter<RequestDocument> {
+function query(filter: RequestFilter, before: string | undefined): Filter<RequestDocument> {
   const at: { $gte?: Date; $lt?: Date } = {};
   if (filter.since !== undefined) at.$gte = new Date(filter.since);
   if (filter.until !== undefined) at.$lt = new Date(filter.until);
@@ -23,9 +23,7 @@ function query(filter: RequestFilter, before: Pick<RequestRecord, 'at' | 'id'> |
       (isRoute(filter.path) ? { route: filter.path } : { path: { $regex: `^${escapeRegExp(filter.path)}` } })),
     ...(filter.keyId !== undefined && { key_id: filter.keyId }),
     ...(Object.keys(at).length > 0 && { at }),
-    ...(before !== undefined && {
-      $or: [{ at: { $lt: new Date(before.at) } }, { at: new Date(before.at), _id: { $lt: before.id } }],
-    }),
+    ...(before !== undefined && { _id: { $lt: before } }),
   };
 }
 
@@ -51,8 +49,7 @@ export class MongoRequestLogStore implements RequestLogStore {
         if (!(error instanceof MongoServerError && error.code === INDEX_OPTIONS_CONFLICT)) throw error;
         await db.command({ collMod: 'request_log', index: { name: 'request_log_ttl', expireAfterSeconds } });
       }
-      await requests.createIndex({ at: -1, _id: -1 });
-      await requests.createIndex({ key_id: 1, at: -1, _id: -1 });
+      await requests.createIndex({ key_id: 1, _id: -1 });
       return new MongoRequestLogStore(connection, requests);
     });
   }
@@ -67,10 +64,10 @@ export class MongoRequestLogStore implements RequestLogStore {
     );
   }
 
-  async list(filter: RequestFilter, { limit, before }: { limit: number; before?: Pick<RequestRecord, 'at' | 'id'> }): Promise<RequestPage> {
+  async list(filter: RequestFilter, { limit, before }: { limit: number; before?: string }): Promise<RequestPage> {
     const found = await this.requests
       .find(query(filter, before))
-      .sort({ at: -1, _id: -1 })
+      .sort({ _id: -1 })
       .limit(limit + 1)
       .toArray();
     return { data: found.slice(0, limit).map(recordOf), hasMore: found.length > limit };

@@ -23,8 +23,8 @@ export const REQUEST_LOG_STEPS: PostgresStep[] = [
           request_body    text,
           problem         text
         );
-        CREATE INDEX request_log_newest ON request_log (at DESC, id DESC);
-        CREATE INDEX request_log_by_key ON request_log (key_id, at DESC, id DESC);`);
+        CREATE INDEX request_log_at ON request_log (at);
+        CREATE INDEX request_log_by_key ON request_log (key_id, id);`);
     },
   },
 ];
@@ -38,7 +38,7 @@ interface Row extends Omit<RequestRecord, 'at'> {
 const recordOf = ({ at, ...rest }: Row): RequestRecord => ({ ...rest, at: Number(at) });
 
 /** The filter as one SQL fragment (postgres.js composes and binds each part). */
-function conditions(sql: Sql, filter: RequestFilter, before: Pick<RequestRecord, 'at' | 'id'> | undefined) {
+function conditions(sql: Sql, filter: RequestFilter, before: string | undefined) {
   const parts = [sql`TRUE`];
   if (filter.statusClass !== undefined)
     parts.push(sql`status >= ${filter.statusClass * 100} AND status < ${filter.statusClass * 100 + 100}`);
@@ -47,7 +47,7 @@ function conditions(sql: Sql, filter: RequestFilter, before: Pick<RequestRecord,
   if (filter.keyId !== undefined) parts.push(sql`key_id = ${filter.keyId}`);
   if (filter.since !== undefined) parts.push(sql`at >= ${filter.since}`);
   if (filter.until !== undefined) parts.push(sql`at < ${filter.until}`);
-  if (before !== undefined) parts.push(sql`(at, id) < (${before.at}, ${before.id})`);
+  if (before !== undefined) parts.push(sql`id < ${before}`);
   return parts.reduce((all, part) => sql`${all} AND ${part}`);
 }
 
@@ -65,10 +65,10 @@ export class PostgresRequestLogStore implements RequestLogStore {
     await this.pool.answered(sql`INSERT INTO request_log ${sql(records as RequestRecord[])} ON CONFLICT (id) DO NOTHING`);
   }
 
-  async list(filter: RequestFilter, { limit, before }: { limit: number; before?: Pick<RequestRecord, 'at' | 'id'> }): Promise<RequestPage> {
+  async list(filter: RequestFilter, { limit, before }: { limit: number; before?: string }): Promise<RequestPage> {
     const { sql } = this.pool;
     const rows = await this.pool.answered(sql<Row[]>`
-      SELECT * FROM request_log WHERE ${conditions(sql, filter, before)} ORDER BY at DESC, id DESC LIMIT ${limit + 1}`);
+      SELECT * FROM request_log WHERE ${conditions(sql, filter, before)} ORDER BY id DESC LIMIT ${limit + 1}`);
     return { data: rows.slice(0, limit).map(recordOf), hasMore: rows.length > limit };
   }
 

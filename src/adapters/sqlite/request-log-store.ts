@@ -24,8 +24,8 @@ export const REQUEST_LOG_FILE_STEPS: SqliteStep[] = [
           request_body    TEXT,
           problem         TEXT
         );
-        CREATE INDEX requests_newest ON requests (at DESC, id DESC);
-        CREATE INDEX requests_by_key ON requests (key_id, at DESC, id DESC);`);
+        CREATE INDEX requests_at ON requests (at);
+        CREATE INDEX requests_by_key ON requests (key_id, id);`);
     },
   },
 ];
@@ -35,7 +35,7 @@ const COLUMNS = 'id, at, method, route, path, status, duration_ms, key_id, key_h
 const PRUNE_BATCH = 2000;
 
 /** The filter as SQL conditions and their values. */
-function conditions(filter: RequestFilter, before: Pick<RequestRecord, 'at' | 'id'> | undefined): [string, unknown[]] {
+function conditions(filter: RequestFilter, before: string | undefined): [string, unknown[]] {
   const parts: string[] = [];
   const values: unknown[] = [];
   if (filter.statusClass !== undefined) {
@@ -62,8 +62,8 @@ function conditions(filter: RequestFilter, before: Pick<RequestRecord, 'at' | 'i
     values.push(filter.until);
   }
   if (before !== undefined) {
-    parts.push('(at < ? OR (at = ? AND id < ?))');
-    values.push(before.at, before.at, before.id);
+    parts.push('id < ?');
+    values.push(before);
   }
   return [parts.length === 0 ? '' : `WHERE ${parts.join(' AND ')}`, values];
 }
@@ -97,10 +97,10 @@ export class SqliteRequestLogStore implements RequestLogStore {
     return Promise.resolve();
   }
 
-  list(filter: RequestFilter, { limit, before }: { limit: number; before?: Pick<RequestRecord, 'at' | 'id'> }): Promise<RequestPage> {
+  list(filter: RequestFilter, { limit, before }: { limit: number; before?: string }): Promise<RequestPage> {
     const [where, values] = conditions(filter, before);
     const rows = this.db
-      .prepare<unknown[], RequestRecord>(`SELECT ${COLUMNS} FROM requests ${where} ORDER BY at DESC, id DESC LIMIT ?`)
+      .prepare<unknown[], RequestRecord>(`SELECT ${COLUMNS} FROM requests ${where} ORDER BY id DESC LIMIT ?`)
       .all(...values, limit + 1);
     return Promise.resolve({ data: rows.slice(0, limit), hasMore: rows.length > limit });
   }

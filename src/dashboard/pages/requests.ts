@@ -92,8 +92,7 @@ async function requestsPage(context: DashboardContext, request: FastifyRequest, 
   const segment = segmentParam(request);
   const store = storeOf(context, segment);
   const { shown, filter } = filtersOf(request, context.clock());
-  const beforeId = queryValue(request, 'before');
-  const before = REQUEST_ID.test(beforeId) ? await store.get(beforeId) : undefined;
+  const before = REQUEST_ID.test(queryValue(request, 'before')) ? queryValue(request, 'before') : undefined;
   const viewer = await viewerOf(context, request, reply);
   const environment = environmentOfSegment[segment];
   const keys = (await context.keys.list()).filter((key) => key.environment === environment);
