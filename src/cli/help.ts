@@ -19,6 +19,7 @@ const examples: Record<string, string> = {
   audit: 'nature audit sub_01M7ZRVYPSC40AR17Y7WS0FTK0 --env test --json',
   'situational rebuild': 'nature situational rebuild --method-version situational-v1 --env live',
   usage: 'nature usage --env live --from 2026-11-01 --to 2026-12-01 --granularity month',
+  'logs tail': 'nature logs tail --env test --status 4xx --since 15m',
   'master-key rotate': 'nature master-key rotate --data-dir /srv/nature',
   'careers import': 'nature careers import ~/Downloads/db_27_0_text.zip',
   'careers status': 'nature careers status',

@@ -17,6 +17,7 @@ import {
   openKeyStore,
   openOperatorReadModels,
   openOperatorStores,
+  openRequestLog,
   openWrappedKeys,
   sqliteStoreFile,
 } from '../wiring/environments.js';
@@ -27,6 +28,7 @@ import { CliError, exitStatus, UsageError } from './errors.js';
 import { addCommandHelp } from './help.js';
 import { type KeyStores, keysCommand, type Output } from './keys.js';
 import { listenCommand } from './listen.js';
+import { logsCommand } from './logs.js';
 import { type MasterKeyAccess, masterKeyCommand } from './master-key.js';
 import { mcpCommand } from './mcp.js';
 import { profilesCommand } from './profiles.js';
@@ -223,6 +225,12 @@ function commandLine(io: CliIo, output: Output) {
   program.addCommand(
     usageCommand(
       async (environment) => openOperatorReadModels(await reachable(settings.existing(environment), { eventStore: false }), environment),
+      output,
+    ),
+  );
+  program.addCommand(
+    logsCommand(
+      async (environment) => openRequestLog(await reachable(settings.existing(environment), { eventStore: false }), environment),
       output,
     ),
   );

@@ -41,6 +41,11 @@ td code.key { white-space: nowrap; }
 .tabs a[aria-current="page"] { color: var(--ink); font-weight: 700; text-decoration: none; border-bottom: 2px solid var(--ink); }
 .chart text { font: 12px system-ui, sans-serif; fill: var(--ink); }
 .signin { max-width: 26rem; }
+.filters { display: grid; grid-template-columns: repeat(auto-fit, minmax(13rem, 1fr)); gap: 0 1rem; align-items: start; }
+.filters .hint { margin: 0.25rem 0 0; }
+dl.fields { display: grid; grid-template-columns: max-content 1fr; gap: 0.35rem 1rem; }
+dl.fields dt { font-weight: 600; }
+dl.fields dd { margin: 0; overflow-wrap: anywhere; }
 .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
 @media (max-width: 40rem) {
   nav { padding: 0.5rem 1rem; gap: 0.25rem 1rem; }

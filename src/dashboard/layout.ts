@@ -7,6 +7,7 @@ export const sections = [
   { path: '/dashboard/production', title: 'Production access' },
   { path: '/dashboard/sandbox/webhooks', title: 'Webhooks' },
   { path: '/dashboard/sandbox/events', title: 'Events' },
+  { path: '/dashboard/sandbox/requests', title: 'Requests' },
   { path: '/dashboard/sandbox/usage', title: 'Usage' },
   { path: '/dashboard/activity', title: 'Activity' },
 ] as const;

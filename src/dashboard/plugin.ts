@@ -17,6 +17,7 @@ import { registerActivityPage } from './pages/activity.js';
 import { registerApplicationPages } from './pages/application.js';
 import { registerEventPages } from './pages/events.js';
 import { registerKeyPages } from './pages/keys.js';
+import { registerRequestPages } from './pages/requests.js';
 import { registerUsagePage } from './pages/usage.js';
 import { registerWebhookPages } from './pages/webhooks.js';
 import { guardProduction } from './production-access.js';
@@ -129,6 +130,7 @@ export async function registerDashboard(app: FastifyInstance, context: Dashboard
       registerApplicationPages(scope, pages);
       registerWebhookPages(scope, pages);
       registerEventPages(scope, pages);
+      registerRequestPages(scope, context);
       registerUsagePage(scope, context);
       registerActivityPage(scope, context);
     },

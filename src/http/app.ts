@@ -115,7 +115,8 @@ export async function buildApp({
   registerFraming(app, publicUrl);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(servingConstantsOnce(serializerCompiler));
-  registerRequestLog(app, logger);
+  // Before the routes: it learns the words of their paths, which the request log keeps as they are.
+  registerRequestLog(app, logger, envs, clock);
   registerErrorHandling(app, unavailable, publicUrl);
   registerStrictInput(app);
   const limit = createRateLimiter(rateLimit);

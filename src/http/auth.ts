@@ -87,9 +87,10 @@ export function registerAuth(
     // A link's token is no key of the store: it has no last use to record.
     if (link === undefined) usage.seen(key, now);
     else refuseOtherAssessment(request, link);
-    limit.key(reply, key.id);
+    // Set before the rate limit may refuse it: the request log names the key of a 429 too.
     request.apiKey = key;
     request.env = envs[key.environment];
+    limit.key(reply, key.id);
     return grantOf(request, config, key, now);
   };
 

@@ -8,6 +8,7 @@ import type { EventStore } from './event-store.js';
 import type { IdempotencyStore } from './idempotency.js';
 import type { KeyStore } from './key-store.js';
 import type { ReadModelLayout, ReadModelStore } from './read-models.js';
+import type { RequestLogStore } from './request-log.js';
 
 /** A backend server that must answer before a process starts: start-up names it, and its setting, when it does not. */
 export interface BackendServer {
@@ -32,6 +33,8 @@ export interface ReadModelBackend {
    */
   openReadModels(environment: Environment, layout: ReadModelLayout, mode?: 'upgrade' | 'as-is'): Promise<ReadModelStore>;
   openIdempotency(environment: Environment): Promise<IdempotencyStore>;
+  /** The environment's request log; `retentionMs`: how long a record is kept, where the store removes them itself (a TTL index). */
+  openRequestLog(environment: Environment, retentionMs: number): Promise<RequestLogStore>;
   openWrappedKeys(environment: Environment): Promise<WrappedKeyStore>;
   /** Whether the environment's wrapped keys may hold anything: opening a store that was never made would make it. */
   mayHoldWrappedKeys(environment: Environment): boolean;

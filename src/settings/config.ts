@@ -126,6 +126,8 @@ const schema = z.object({
   NATURE_SQLITE_SYNCHRONOUS: z.enum(['FULL', 'NORMAL']).default('FULL'),
   NATURE_BACKEND_TIMEOUT_MS: wholeNumber(100, 300_000).default(10_000),
   NATURE_CAREERS_CHECK_MS: wholeNumber(100, 3_600_000).default(5000),
+  // How long the request log keeps each API request (docs/operations.md, "Request logs").
+  NATURE_REQUEST_LOG_RETENTION_DAYS: wholeNumber(1, 3660).default(30),
   NATURE_WEBHOOK_RETRY_SCHEDULE: durations.prefault('5s,5m,30m,2h,5h,10h,10h'),
   NATURE_WEBHOOK_TIMEOUT_MS: wholeNumber(100, 60_000).default(10_000),
   // Unset, it follows where the server is (webhookAllowPrivate): docs/operations.md, "Configuration".
@@ -171,6 +173,8 @@ export interface Config {
   backendTimeoutMs: number;
   /** How often a server asks whether `nature careers import` installed a new catalogue. */
   careersCheckMs: number;
+  /** How long the request log keeps a request before the leader prunes it. */
+  requestLogRetentionMs: number;
   /**
    * On NATS: how to reach and log in to it, `streamReplicas` copies of each stream (1 on a single server; 3 is
    * usual in a cluster), and the bounds of the work-queue streams.
@@ -279,6 +283,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sqliteSynchronous: settings.NATURE_SQLITE_SYNCHRONOUS,
     backendTimeoutMs: settings.NATURE_BACKEND_TIMEOUT_MS,
     careersCheckMs: settings.NATURE_CAREERS_CHECK_MS,
+    requestLogRetentionMs: settings.NATURE_REQUEST_LOG_RETENTION_DAYS * 86_400_000,
     bus:
       settings.NATURE_BUS === 'nats'
         ? {
@@ -446,6 +451,8 @@ const STORE_SETTINGS = [
   'NATURE_BACKEND_TIMEOUT_MS',
   // Read by `nature careers import` to say when servers pick a new catalogue up.
   'NATURE_CAREERS_CHECK_MS',
+  // The MongoDB request log's TTL index follows it, whoever opens the store.
+  'NATURE_REQUEST_LOG_RETENTION_DAYS',
 ] as const;
 
 /**

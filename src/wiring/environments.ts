@@ -17,6 +17,7 @@ import type { EventStore } from '../ports/event-store.js';
 import type { IdempotencyStore } from '../ports/idempotency.js';
 import type { KeyStore } from '../ports/key-store.js';
 import type { ReadModelLayout, ReadModelStore } from '../ports/read-models.js';
+import type { RequestLogStore } from '../ports/request-log.js';
 import { CachedDataKeys } from '../privacy/cached-data-keys.js';
 import { EncryptingEventStore } from '../privacy/encrypting-event-store.js';
 import { MasterKeyFile, type WrappedKeyHeld } from '../privacy/master-key-file.js';
@@ -38,6 +39,7 @@ import { OperatorError } from '../support/operator-errors.js';
 import type { EndpointRules } from '../webhooks/address-guard.js';
 import { WebhookDispatcher } from '../webhooks/dispatcher.js';
 import { type Backends, backendsOf, sqliteFilesOf } from './backends.js';
+import { requestLogPruning } from './request-log-pruning.js';
 
 /** One environment's stores. Sandbox (test keys) and production (live keys) never share one. */
 export interface EnvironmentServices {
@@ -56,6 +58,8 @@ export interface EnvironmentServices {
   readModels: ReadModelStore;
   /** Answers kept for Idempotency-Key retries, beside the read models. */
   idempotency: IdempotencyStore;
+  /** Every API request the environment answered, for its developers (the dashboard, `nature logs tail`); pruned by the leader. */
+  requests: RequestLogStore;
   /**
    * Builds the read models and runs the side effects driven by the log (scoring left waiting, rescoring,
    * publishing to the bus, erasure), from one reader of the log, each handler in its own lane: a bus outage
@@ -223,6 +227,8 @@ async function openEnvironment(
   const { events, auditLog, sealedLog, dataKeys } = await openLog(config, environment, backends);
   const readModels = await openReadModels(backends.readModels, environment);
   const idempotency = await backends.readModels.openIdempotency(environment);
+  const requests = await backends.readModels.openRequestLog(environment, config.requestLogRetentionMs);
+  const pruning = requestLogPruning(requests, config.requestLogRetentionMs, clock, logger);
   // A delivery may take the whole timeout; the bus hands it to another consumer only well after that.
   const bus = await backends.bus.open(environment, { redeliverAfterMs: Math.max(30_000, config.webhooks.timeoutMs * 3), logger });
   const reactors = [
@@ -251,9 +257,10 @@ async function openEnvironment(
         projector.start(fence, guard);
         dispatcher.start(guard);
         expiryWatch.start(undefined);
+        pruning.start();
       },
       async follow() {
-        await Promise.all([dispatcher.stop(), expiryWatch.stop(), projector.follow()]);
+        await Promise.all([dispatcher.stop(), expiryWatch.stop(), projector.follow(), pruning.stop()]);
       },
     },
     logger,
@@ -268,6 +275,7 @@ async function openEnvironment(
     dataKeys,
     readModels,
     idempotency,
+    requests,
     projector,
     scoringVersion: config.scoringVersion,
     bus,
@@ -318,6 +326,7 @@ export async function closeEnvironments(envs: Environments): Promise<void> {
     await env.dataKeys.close();
     await env.readModels.close();
     await env.idempotency.close();
+    await env.requests.close();
   }
 }
 
@@ -333,6 +342,11 @@ export async function openKeyStore(config: Config, store: 'configured' | 'keys.d
 /** The account's users, sessions, application and activity: beside the API keys. */
 export function openAccountStore(config: Config): Promise<AccountStore> {
   return backendsOf(config).readModels.openAccountStore();
+}
+
+/** An environment's request log as `nature logs tail` reads it, beside a running server. */
+export function openRequestLog(config: Config, environment: Environment): Promise<RequestLogStore> {
+  return backendsOf(config).readModels.openRequestLog(environment, config.requestLogRetentionMs);
 }
 
 /** The careers catalogue, shared by both environments: careers.db, or beside the API keys on a server. */

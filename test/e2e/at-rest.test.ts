@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -33,7 +33,7 @@ describe('personal data at rest', () => {
     await t?.close();
   });
 
-  it('is nowhere in plain text in the data directory (a situation told about a subject included), while the server runs and after it stops', async () => {
+  it('is nowhere in plain text in the data directory (a situation told about a subject and the request log included), while the server runs and after it stops', async () => {
     t = await openTestApp();
     const api = client(t, (await t.mint('test', 'sk')).raw);
     const subjects = Array.from({ length: SUBJECTS }, (_, i) => ({ ext: `ATREST-EXT-${i}-7f3a9c`, meta: `ATREST-META-${i}-b81d2e` }));
@@ -65,6 +65,23 @@ describe('personal data at rest', () => {
       const { body } = await situationKey.call('GET', `/v1/situational/assessments/${asked.body.id}`);
       return body.status === 'completed' ? body : undefined;
     });
+    // Refusals that quote what was sent, in a path, a query and a body: the request log keeps each, with no value of it.
+    const refused = [
+      await api.call('POST', '/v1/nature/subjects', {
+        external_subject_id: subjects[3]!.ext,
+        metadata: { note: subjects[3]!.meta },
+        consent,
+      }),
+      await api.call('POST', '/v1/nature/subjects', { external_subject_id: subjects[4]!.ext, consent: subjects[4]!.meta }),
+      await api.call('GET', `/v1/nature/subjects/${subjects[1]!.ext}`),
+      await api.call('GET', `/v1/nature/subjects?external_subject_id=${subjects[1]!.ext}&starting_after=${subjects[0]!.meta}`),
+    ];
+    expect(refused.map(({ status }) => status)).toEqual([409, 422, 404, 400]);
+    await eventually(async () => {
+      const kept = await t!.envs.test.requests.list({ statusClass: 4 }, { limit: 10 });
+      return kept.data.length >= refused.length ? true : undefined;
+    });
+    expect(existsSync(join(t.dataDir, 'sandbox.requests.db'))).toBe(true);
     const forms = [
       ...plainForms(subjects, profile),
       situation,

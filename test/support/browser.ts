@@ -14,8 +14,15 @@ export function chromiumMissing(what: string): boolean {
   return true;
 }
 
-/** Headless Chromium on a fresh user-data-dir (the caller makes and removes it), with the flags this machine needs (no background networking: its network is closed). */
-export function launchChromium(userDataDir: string, viewport = { width: 1200, height: 900 }): Promise<BrowserContext> {
+/**
+ * Headless Chromium on a fresh user-data-dir (the caller makes and removes it), with the flags this machine needs (no
+ * background networking: its network is closed); `javaScriptEnabled: false` for pages that must work without script.
+ */
+export function launchChromium(
+  userDataDir: string,
+  viewport = { width: 1200, height: 900 },
+  { javaScriptEnabled = true }: { javaScriptEnabled?: boolean } = {},
+): Promise<BrowserContext> {
   return chromium.launchPersistentContext(userDataDir, {
     executablePath: CHROMIUM,
     headless: true,
@@ -30,5 +37,6 @@ export function launchChromium(userDataDir: string, viewport = { width: 1200, he
       '--disable-sync',
     ],
     viewport,
+    javaScriptEnabled,
   });
 }

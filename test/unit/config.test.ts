@@ -15,6 +15,7 @@ describe('configuration', () => {
       sqliteSynchronous: 'FULL',
       backendTimeoutMs: 10_000,
       careersCheckMs: 5000,
+      requestLogRetentionMs: 30 * 86_400_000,
       bus: { kind: 'local' },
       webhooks: {
         retryScheduleMs: [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
@@ -381,6 +382,12 @@ describe('configuration', () => {
     it('reads NATURE_CAREERS_CHECK_MS, how often a server looks for a new careers catalogue', () => {
       expect(loadConfig({ NATURE_CAREERS_CHECK_MS: '1000' }).careersCheckMs).toBe(1000);
       expect(refusal({ NATURE_CAREERS_CHECK_MS: '5' })).toMatch(/^configuration error: NATURE_CAREERS_CHECK_MS="5" /);
+    });
+
+    it('reads NATURE_REQUEST_LOG_RETENTION_DAYS, for the server and for operator commands (the MongoDB TTL index follows it)', () => {
+      expect(loadConfig({ NATURE_REQUEST_LOG_RETENTION_DAYS: '7' }).requestLogRetentionMs).toBe(7 * 86_400_000);
+      expect(loadStoreConfig({ NATURE_REQUEST_LOG_RETENTION_DAYS: '7' }).requestLogRetentionMs).toBe(7 * 86_400_000);
+      expect(refusal({ NATURE_REQUEST_LOG_RETENTION_DAYS: '0' })).toMatch(/^configuration error: NATURE_REQUEST_LOG_RETENTION_DAYS="0" /);
     });
   });
 });

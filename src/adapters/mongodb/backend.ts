@@ -9,6 +9,7 @@ import { MongoIdempotencyStore } from './idempotency-store.js';
 import { MongoKeyStore } from './key-store.js';
 import { probeMongoDb } from './probe.js';
 import { MongoReadModelStore } from './read-model-store.js';
+import { MongoRequestLogStore } from './request-log-store.js';
 
 /** The environment's database: `nature_sandbox`. */
 const databaseOf = (environment: Environment) => `nature_${storeNames[environment]}`;
@@ -24,6 +25,7 @@ export function mongoReadModelBackend(settings: MongoSettings, keysDbFile: strin
     openReadModels: (environment, layout, mode = 'upgrade') =>
       MongoReadModelStore.connect(settings, databaseOf(environment), layout, mode === 'as-is'),
     openIdempotency: (environment) => MongoIdempotencyStore.connect(settings, databaseOf(environment)),
+    openRequestLog: (environment, retentionMs) => MongoRequestLogStore.connect(settings, databaseOf(environment), retentionMs),
     openWrappedKeys: (environment) => MongoWrappedKeyStore.connect(settings, databaseOf(environment)),
     // A database that was never made answers empty, and is not made by asking.
     mayHoldWrappedKeys: () => true,

@@ -11,6 +11,7 @@ import { PostgresIdempotencyStore } from './idempotency-store.js';
 import { PostgresKeyStore } from './key-store.js';
 import { probePostgres } from './probe.js';
 import { PostgresReadModelStore } from './read-model-store.js';
+import { PostgresRequestLogStore } from './request-log-store.js';
 
 /** Each environment's schema (`nature_sandbox`, `nature_production`), as MongoDB names its databases. */
 export const schemaOf = (environment: keyof typeof storeNames) => `nature_${storeNames[environment]}`;
@@ -59,6 +60,7 @@ export function postgresReadModelBackend(settings: PostgresAccess, timeoutMs: nu
     openReadModels: (environment, { indexedFields }, mode = 'upgrade') =>
       PostgresReadModelStore.connect(url, schemaOf(environment), indexedFields, { ...options, asIs: mode === 'as-is' }),
     openIdempotency: (environment) => PostgresIdempotencyStore.connect(url, schemaOf(environment), options),
+    openRequestLog: (environment) => PostgresRequestLogStore.connect(url, schemaOf(environment), options),
     openWrappedKeys: (environment) => PostgresWrappedKeyStore.connect(url, schemaOf(environment), options),
     // Opening makes the tables, empty: nothing is lost by asking.
     mayHoldWrappedKeys: () => true,

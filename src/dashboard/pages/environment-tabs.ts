@@ -11,7 +11,7 @@ export function segmentParam(request: FastifyRequest): EnvironmentSegment {
 }
 
 /** Sandbox | Production, for the sections that belong to one environment. */
-export function environmentTabs(current: EnvironmentSegment, section: 'webhooks' | 'events' | 'usage'): Html {
+export function environmentTabs(current: EnvironmentSegment, section: 'webhooks' | 'events' | 'requests' | 'usage'): Html {
   const tab = (segment: EnvironmentSegment, label: string) =>
     html`<a href="/dashboard/${segment}/${section}"${segment === current ? html` aria-current="page"` : ''}>${label}</a>`;
   return html`<nav class="tabs" aria-label="Environment">${tab('sandbox', 'Sandbox')}${tab('production', 'Production')}</nav>`;
