@@ -112,7 +112,8 @@ describe('validation messages name the field in plain words', () => {
       await messages(send('POST', '/v1/nature/webhook_endpoints', { url: 'http://127.0.0.1:9/h', enabled_events: ['nature.everything'] })),
     ).toEqual({
       '/enabled_events/0':
-        '`enabled_events[0]` must be one of: nature.assessment.completed, nature.profile.updated, situational.assessment.completed.',
+        '`enabled_events[0]` must be one of: nature.assessment.completed, nature.profile.updated, situational.assessment.completed, ' +
+        'nature.subject.created, nature.assessment.started, nature.assessment.abandoned, nature.assessment.expired, nature.subject.erased.',
     });
   });
 

@@ -9,6 +9,7 @@ const said = (catalogue: Words): Record<string, string> =>
       if (typeof message === 'string') return [key, message];
       const samples: Record<string, unknown[]> = {
         progress: [37, 76],
+        position: [21, 76],
         retrying: [5],
         reference: ['unauthenticated', 'req_1'],
         missingAttribute: ['subject-id'],
