@@ -8,6 +8,7 @@ import { isPostgresUnavailable } from '../adapters/postgres/unavailable.js';
 import { careersDbFile, keysDbFile, openKeysDb } from '../adapters/sqlite/backend.js';
 import { READ_YOUR_WRITES_TIMEOUT_MS } from '../commands/context.js';
 import { type Environment, environments } from '../domain/api-keys.js';
+import type { EventType } from '../domain/webhook-endpoint.js';
 import type { AccountStore } from '../ports/account-store.js';
 import type { ReadModelBackend } from '../ports/backends.js';
 import type { Bus } from '../ports/bus.js';
@@ -16,6 +17,7 @@ import type { DataKeyStore, WrappedKeyStore } from '../ports/data-keys.js';
 import type { EventStore } from '../ports/event-store.js';
 import type { IdempotencyStore } from '../ports/idempotency.js';
 import type { KeyStore } from '../ports/key-store.js';
+import type { Reactor } from '../ports/projection.js';
 import type { ReadModelLayout, ReadModelStore } from '../ports/read-models.js';
 import type { RequestLogStore } from '../ports/request-log.js';
 import { CachedDataKeys } from '../privacy/cached-data-keys.js';
@@ -231,11 +233,12 @@ async function openEnvironment(
   const pruning = requestLogPruning(requests, config.requestLogRetentionMs, clock, logger);
   // A delivery may take the whole timeout; the bus hands it to another consumer only well after that.
   const bus = await backends.bus.open(environment, { redeliverAfterMs: Math.max(30_000, config.webhooks.timeoutMs * 3), logger });
-  const reactors = [
+  const reactors: Reactor[] = [
     scoringReactor(events, config.scoringVersion, clock),
     rescoringReactor(events, clock),
     situationalReactor({ events, dataKeys }, clock),
-    publisherReactor(events, bus),
+    // The projector is made below, with these reactors; the publisher asks it only once it runs.
+    publisherReactor(events, bus, (position) => listening(readModels, projector, position)),
     erasureReactor({ events, dataKeys }),
   ];
   // The projections copy sealed personal fields as the log holds them, so they read it unopened.
@@ -364,4 +367,15 @@ export function sqliteStoreFile(config: Config, store: 'keys' | 'careers' | Envi
   if (store === 'keys') return keysDbFile(sqliteFilesOf(config));
   if (store === 'careers') return careersDbFile(sqliteFilesOf(config));
   return backendsOf(config).eventStore.file(store);
+}
+
+/**
+ * The types the environment's enabled endpoints listen to, once the read models hold every endpoint registered up
+ * to `position`; undefined when they do not in good time, or there are too many endpoints to read at once.
+ */
+async function listening(readModels: ReadModelStore, projector: Projector, position: bigint): Promise<Set<EventType> | undefined> {
+  if (!(await projector.waitFor(position, READ_YOUR_WRITES_TIMEOUT_MS))) return undefined;
+  const enabled = await readModels.list('webhook_endpoints', { where: { status: 'enabled' }, limit: 1000 });
+  if (enabled.hasMore) return undefined;
+  return new Set(enabled.data.flatMap((endpoint) => endpoint.enabled_events));
 }

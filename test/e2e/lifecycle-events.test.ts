@@ -112,6 +112,43 @@ describe('lifecycle events (nature.subject.*, nature.assessment.started/abandone
     expect(eventsOf(receiver.received).map((event) => event.type)).toEqual(['nature.assessment.completed', 'nature.assessment.completed']);
   });
 
+  it('publishes a lifecycle event only where an enabled endpoint listens to its type: no one else pays for it', async () => {
+    const quiet = await openTestApp();
+    try {
+      const other = client(quiet, (await quiet.mint('test', 'sk')).raw);
+      const published = async (eventId: string) => (await quiet.envs.test.events.readStream(`notification-${eventId}`)).revision >= 0n;
+      const { subjectId, assessmentId } = await other.completeAssessment();
+      const listed = async () => (await other.call('GET', '/v1/nature/events?limit=100')).body.data as Body[];
+      const completion = await eventually(async () => (await listed()).find((event) => event.type === 'nature.assessment.completed'));
+      // The publisher takes the log in order: once the completion is published, the subject's creation was passed over.
+      await eventually(async () => (await published(completion.id)) || undefined);
+      const created = (await listed()).find((event) => event.type === 'nature.subject.created' && event.data.subject_id === subjectId)!;
+      const started = (await listed()).find(
+        (event) => event.type === 'nature.assessment.started' && event.data.assessment_id === assessmentId,
+      )!;
+      expect(await published(created.id)).toBe(false);
+      expect(await published(started.id)).toBe(false);
+      // Once an endpoint listens, the next one is published and delivered.
+      const receiver = await receivers.start();
+      const endpoint = await other.register(receiver.url, ['nature.subject.created']);
+      receiver.useSecret(endpoint.secret);
+      const next = (await other.call('POST', '/v1/nature/subjects', validSubject())).body;
+      const heardOf = await heard(receiver.received, 'nature.subject.created', next.id);
+      expect(await published(heardOf.id)).toBe(true);
+      // A caller may still have one sent by hand: a redelivery to the endpoint.
+      const again = await quiet.app.inject({
+        method: 'POST',
+        url: `/v1/nature/events/${created.id}/redeliver`,
+        headers: auth((await quiet.mint('test', 'sk')).raw),
+        payload: { endpoint_id: endpoint.id },
+      });
+      expect(again.statusCode).toBe(202);
+      await heard(receiver.received, 'nature.subject.created', subjectId);
+    } finally {
+      await quiet.close();
+    }
+  });
+
   // Last: it moves the app's clock a week on, past what a receiver's signature check tolerates (5 minutes), so these
   // deliveries are read, not verified; the signing is the same code the other tests verify.
   it('records and tells nature.assessment.expired when the expiry is reached, with no one reading the assessment', async () => {
