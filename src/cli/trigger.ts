@@ -8,22 +8,15 @@ import { CliError } from './errors.js';
 import type { Output } from './keys.js';
 
 /**
- * The event types `nature trigger` can cause for real: nature.profile.updated comes from a rescore, which is the
- * operator's, and nature.assessment.expired from a week's wait (both are refused with the reason).
+ * The event types `nature trigger` cannot cause for real, and why; it causes every other one through the API.
  */
-const triggerable = [
-  'nature.assessment.completed',
-  'nature.subject.created',
-  'nature.assessment.started',
-  'nature.assessment.abandoned',
-  'nature.subject.erased',
-] as const;
-type Triggerable = (typeof triggerable)[number];
-const notTriggerable: Partial<Record<EventType, string>> = {
+const notTriggerable = {
   'nature.profile.updated': 'it comes from a profile rebuild, an operator step (nature profiles rebuild, docs/operations.md)',
   'nature.assessment.expired': 'it comes 7 days after a start nobody finished (its shape is in /v1/openapi.json, under webhooks)',
   'situational.assessment.completed': 'it needs situational scopes; POST /v1/situational/assessments causes it (docs/situational.md)',
-};
+} as const satisfies Partial<Record<EventType, string>>;
+type Triggerable = Exclude<EventType, keyof typeof notTriggerable>;
+const isTriggerable = (type: EventType): type is Triggerable => !(type in notTriggerable);
 
 /** How often and how long the command looks for the completion it caused. */
 const POLL_MS = 250;
@@ -110,11 +103,10 @@ export function triggerCommand(env: NodeJS.ProcessEnv, output: Output): Command 
       .option('--timeout <seconds>', 'how long to wait for the scoring and its event', (value) => Number(value), 60)
       .option('--json', 'print one JSON object with the ids'),
   ).action(async (event: EventType, options: ApiOptions & { timeout: number; json?: boolean }) => {
-    const why = notTriggerable[event];
-    if (why !== undefined) throw new CliError(`nature trigger cannot cause ${event}: ${why}`);
+    if (!isTriggerable(event)) throw new CliError(`nature trigger cannot cause ${event}: ${notTriggerable[event]}`);
     const { nature } = apiAccess(options, env, { command: 'nature trigger', writes: true });
     if (!(options.timeout > 0)) throw new CliError('--timeout is a number of seconds above 0');
-    const triggered = await trigger(nature, event as Triggerable, options.timeout * 1000);
+    const triggered = await trigger(nature, event, options.timeout * 1000);
     if (options.json) return output.out(JSON.stringify(triggered));
     for (const [name, id] of Object.entries(triggered)) output.out(`${name.padEnd(14)}${id}`);
   });

@@ -14,6 +14,7 @@ import { type Backoff, backoffDelay } from '../support/backoff.js';
 import { pause } from '../support/pause.js';
 import type { EndpointRules } from './address-guard.js';
 import { deliveryThread } from './delivery-thread.js';
+import { enabledEndpoints } from './enabled-endpoints.js';
 import { EndpointSlots } from './endpoint-slots.js';
 import { eventObject } from './event-object.js';
 import { type DeliveryMessage, deliveryMessage, type EventMessage, eventMessage, malformed } from './messages.js';
@@ -182,7 +183,7 @@ export class WebhookDispatcher {
     if (!(await this.services.readModelsAt(position))) return notYetProjected(message);
     if (await this.subjectErased(event)) return { kind: 'ack' };
     const targets: WebhookEndpoint[] = [];
-    for (const endpoint of await this.enabledEndpoints()) {
+    for (const endpoint of await enabledEndpoints(this.services.readModels)) {
       if (!subscribes(endpoint, event.type)) continue;
       // The fan-out may run long after the event (the bus or dispatcher lagging, a redelivery): an endpoint
       // gets the events that follow its registration in the log, whenever they are fanned out.
@@ -247,21 +248,6 @@ export class WebhookDispatcher {
       this.registrations.set(endpointId, position);
     }
     return position;
-  }
-
-  private async enabledEndpoints(): Promise<WebhookEndpoint[]> {
-    const endpoints: WebhookEndpoint[] = [];
-    let startingAfter: string | undefined;
-    for (;;) {
-      const page = await this.services.readModels.list('webhook_endpoints', {
-        where: { status: 'enabled' },
-        limit: 100,
-        ...(startingAfter !== undefined && { startingAfter }),
-      });
-      endpoints.push(...page.data);
-      if (!page.hasMore) return endpoints;
-      startingAfter = page.data.at(-1)!.id;
-    }
   }
 
   private async deliver(message: BusMessage): Promise<Outcome> {

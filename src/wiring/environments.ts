@@ -8,7 +8,7 @@ import { isPostgresUnavailable } from '../adapters/postgres/unavailable.js';
 import { careersDbFile, keysDbFile, openKeysDb } from '../adapters/sqlite/backend.js';
 import { READ_YOUR_WRITES_TIMEOUT_MS } from '../commands/context.js';
 import { type Environment, environments } from '../domain/api-keys.js';
-import type { EventType } from '../domain/webhook-endpoint.js';
+import { type EventType, eventTypes, subscribes } from '../domain/webhook-endpoint.js';
 import type { AccountStore } from '../ports/account-store.js';
 import type { ReadModelBackend } from '../ports/backends.js';
 import type { Bus } from '../ports/bus.js';
@@ -40,6 +40,7 @@ import type { Config } from '../settings/config.js';
 import { OperatorError } from '../support/operator-errors.js';
 import type { EndpointRules } from '../webhooks/address-guard.js';
 import { WebhookDispatcher } from '../webhooks/dispatcher.js';
+import { enabledEndpoints } from '../webhooks/enabled-endpoints.js';
 import { type Backends, backendsOf, sqliteFilesOf } from './backends.js';
 import { requestLogPruning } from './request-log-pruning.js';
 
@@ -371,11 +372,10 @@ export function sqliteStoreFile(config: Config, store: 'keys' | 'careers' | Envi
 
 /**
  * The types the environment's enabled endpoints listen to, once the read models hold every endpoint registered up
- * to `position`; undefined when they do not in good time, or there are too many endpoints to read at once.
+ * to `position`; undefined when they do not in good time.
  */
 async function listening(readModels: ReadModelStore, projector: Projector, position: bigint): Promise<Set<EventType> | undefined> {
   if (!(await projector.waitFor(position, READ_YOUR_WRITES_TIMEOUT_MS))) return undefined;
-  const enabled = await readModels.list('webhook_endpoints', { where: { status: 'enabled' }, limit: 1000 });
-  if (enabled.hasMore) return undefined;
-  return new Set(enabled.data.flatMap((endpoint) => endpoint.enabled_events));
+  const endpoints = await enabledEndpoints(readModels);
+  return new Set(eventTypes.filter((type) => endpoints.some((endpoint) => subscribes(endpoint, type))));
 }
