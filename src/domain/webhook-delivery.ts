@@ -23,7 +23,7 @@ export type WebhookDeliveryAttempted = {
  * The request of an attempt: the headers this service set (the signatures among them, never a secret) and the
  * body exactly as signed, the event object, whose data holds ids only. A few hundred bytes.
  */
-export interface AttemptRequest {
+interface AttemptRequest {
   headers: Record<string, string>;
   body: string;
 }

@@ -3,9 +3,11 @@ import type { WebhookDelivery } from '../ports/collections.js';
 import type { EventMetadata, EventStore } from '../ports/event-store.js';
 import type { ReadModelStore } from '../ports/read-models.js';
 import { queueRedelivery } from './dispatcher.js';
+import { attemptsSince } from './endpoint-attempts.js';
 
 /** Events queued again by one replay at most: a larger backlog is replayed by asking again, from the last one's time. */
 export const REPLAY_MAX = 1000;
+const HOUR_MS = 60 * 60 * 1000;
 /** Attempts of the endpoint read to find them, newest first. */
 const SCAN_MAX = 20_000;
 
@@ -30,20 +32,12 @@ export async function replayFailed(
   since: string,
   metadata: EventMetadata,
 ): Promise<Replay> {
+  // An attempt is recorded when its POST ends, at most a delivery's time-out after it began: read on an hour past `since`.
+  const readFrom = new Date(Date.parse(since) - HOUR_MS).toISOString();
   const latest = new Map<string, WebhookDelivery>();
-  let read = 0;
-  for (let page = await env.readModels.list('webhook_deliveries', { limit: 100, where: { endpoint_id: endpointId } }); ; ) {
-    for (const attempt of page.data) {
-      const known = latest.get(attempt.event_id);
-      if (known === undefined || known.attempted_at < attempt.attempted_at) latest.set(attempt.event_id, attempt);
-    }
-    read += page.data.length;
-    if (!page.hasMore || read >= SCAN_MAX) break;
-    page = await env.readModels.list('webhook_deliveries', {
-      limit: 100,
-      where: { endpoint_id: endpointId },
-      startingAfter: page.data.at(-1)!.id,
-    });
+  for (const attempt of await attemptsSince(env.readModels, endpointId, readFrom, SCAN_MAX)) {
+    const known = latest.get(attempt.event_id);
+    if (known === undefined || known.attempted_at < attempt.attempted_at) latest.set(attempt.event_id, attempt);
   }
   const failed = [...latest.values()]
     .filter((attempt) => (attempt.outcome === 'failed' || attempt.outcome === 'endpoint_gone') && attempt.attempted_at >= since)

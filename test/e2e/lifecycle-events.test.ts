@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Body, client } from '../support/api-client.js';
+import { Browser, dashboardUser } from '../support/dashboard.js';
 import { eventually } from '../support/eventually.js';
 import { type Received, receiverPool } from '../support/receiver.js';
 import { auth, openTestApp, type TestApp, validSubject } from '../support/test-app.js';
@@ -90,6 +91,15 @@ describe('lifecycle events (nature.subject.*, nature.assessment.started/abandone
     // The subject's other events are not sent again once it is erased.
     const refused = await t.app.inject({ method: 'POST', url: `/v1/nature/events/${created.id}/redeliver`, headers: auth(key) });
     expect(refused.statusCode).toBe(410);
+    // The dashboard's Redeliver follows the same rule.
+    const browser = new Browser(t.app);
+    await browser.signIn(await dashboardUser(t));
+    await browser.get(`/dashboard/sandbox/events/${erased.id}`);
+    const fromDashboard = await browser.post(`/dashboard/sandbox/events/${erased.id}/redeliver`, {});
+    expect(fromDashboard.statusCode).toBe(303);
+    await eventually(async () => eventsOf(receiver.received).filter((event) => event.id === erased.id).length === 3 || undefined);
+    await browser.get(`/dashboard/sandbox/events/${created.id}`);
+    expect((await browser.post(`/dashboard/sandbox/events/${created.id}/redeliver`, {})).statusCode).toBe(410);
   });
 
   it('sends none of them to an endpoint that did not subscribe: the default is nature.assessment.completed alone', async () => {

@@ -3,8 +3,7 @@ import { z } from 'zod';
 import { activity } from '../../domain/accounts.js';
 import { eventTypes } from '../../domain/webhook-endpoint.js';
 import { ProblemError } from '../../http/problem.js';
-import { requireRedeliveryTarget } from '../../http/routes/events.js';
-import { requireSubject } from '../../http/routes/subjects.js';
+import { requireRedeliverable, requireRedeliveryTarget } from '../../http/routes/events.js';
 import type { WebhookDelivery } from '../../ports/collections.js';
 import { queueRedelivery } from '../../webhooks/dispatcher.js';
 import { eventObject } from '../../webhooks/event-object.js';
@@ -107,7 +106,7 @@ async function redeliver(context: PageContext, request: EventRequest, reply: Fas
   const env = envOf(context, request);
   const event = await env.readModels.get('events', request.params.id);
   if (event === undefined) throw new ProblemError('not_found', `No event ${request.params.id} in the ${segment}.`);
-  await requireSubject(env.readModels, event.data.subject_id);
+  await requireRedeliverable(env.readModels, event);
   const endpointId = formValues({ endpoint_id: z.string().regex(ENDPOINT_ID).optional() }, request.body).endpoint_id ?? '';
   if (endpointId !== '') await requireRedeliveryTarget(env.readModels, endpointId, event.type);
   return answerOnce(context.forms, request, reply, async () => {

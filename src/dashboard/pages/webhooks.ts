@@ -1,12 +1,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { createEndpoint, deleteEndpoint, rotateEndpointSecret, updateEndpoint } from '../../commands/webhooks.js';
 import { activity } from '../../domain/accounts.js';
-import { type EndpointHealth, endpointHealth } from '../../domain/endpoint-health.js';
+import { type EndpointHealth, endpointHealth, HEALTH_WINDOW_MS } from '../../domain/endpoint-health.js';
 import { type EventType, eventTypes, previousSecretExpiresAt, type WebhookEndpoint } from '../../domain/webhook-endpoint.js';
 import { requireEndpoint } from '../../http/routes/webhook-endpoints.js';
 import type { WebhookDelivery } from '../../ports/collections.js';
 import { type EndpointRules, endpointUrlProblem } from '../../webhooks/address-guard.js';
 import { queueTestEvent } from '../../webhooks/dispatcher.js';
+import { attemptsSince } from '../../webhooks/endpoint-attempts.js';
 import { replayFailed } from '../../webhooks/replay-failed.js';
 import { testCompletion } from '../../webhooks/test-event.js';
 import type { EnvironmentServices } from '../../wiring/environments.js';
@@ -163,7 +164,9 @@ async function endpointPage(
   const viewer = await viewerOf(context, request, reply);
   const endpoint = await requireEndpoint(env.readModels, id);
   const deliveries = (await env.readModels.list('webhook_deliveries', { limit: DELIVERIES_SHOWN, where: { endpoint_id: id } })).data;
-  const health = endpointHealth(await latestAttempts(env, id), context.clock());
+  const now = context.clock();
+  const inWindow = await attemptsSince(env.readModels, id, new Date(now.getTime() - HEALTH_WINDOW_MS).toISOString(), HEALTH_ATTEMPTS);
+  const health = endpointHealth(inWindow, now);
   const kept = new Set((await env.readModels.getMany('events', [...new Set(deliveries.map((delivery) => delivery.event_id))])).keys());
   const previous = previousSecretExpiresAt(endpoint, context.clock());
   const action = (path: string) => `/dashboard/${segment}/webhooks/${id}/${path}`;
@@ -268,20 +271,6 @@ function rotateSecret(context: PageContext, request: FastifyRequest<{ Params: Pa
       reveal: shownOnce('signing-secret', 'The new signing secret:', endpoint.secret),
     };
   });
-}
-
-/** The endpoint's latest attempts, newest first, up to HEALTH_ATTEMPTS. */
-async function latestAttempts(env: EnvironmentServices, endpointId: string) {
-  const attempts = [];
-  for (let page = await env.readModels.list('webhook_deliveries', { limit: 100, where: { endpoint_id: endpointId } }); ; ) {
-    attempts.push(...page.data);
-    if (!page.hasMore || attempts.length >= HEALTH_ATTEMPTS) return attempts;
-    page = await env.readModels.list('webhook_deliveries', {
-      limit: 100,
-      where: { endpoint_id: endpointId },
-      startingAfter: attempts.at(-1)!.id,
-    });
-  }
 }
 
 function healthSummary(health: EndpointHealth): Html {

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { type EventType, subscribes } from '../../domain/webhook-endpoint.js';
-import { tellsOfErasure } from '../../ports/collections.js';
+import { tellsOfErasure, type WebhookEvent } from '../../ports/collections.js';
 import type { ReadModelStore } from '../../ports/read-models.js';
 import { queueRedelivery } from '../../webhooks/dispatcher.js';
 import { eventObject } from '../../webhooks/event-object.js';
@@ -18,6 +18,11 @@ export function registerEventRoutes(app: FastifyInstance): void {
   routes.get('/v1/nature/events', { schema: listEventsSchema }, listEvents);
   routes.get('/v1/nature/events/:id', { schema: getEventSchema }, getEvent);
   routes.post('/v1/nature/events/:id/redeliver', { schema: redeliverEventSchema }, redeliverEvent);
+}
+
+/** An erased subject's events are not sent again (410), but for those telling of the erasure. */
+export async function requireRedeliverable(readModels: ReadModelStore, event: WebhookEvent): Promise<void> {
+  if (!tellsOfErasure(event)) await requireSubject(readModels, event.data.subject_id);
 }
 
 /** The one endpoint a redelivery names: it must exist here, be enabled and listen to the event's type. */
@@ -48,8 +53,7 @@ async function getEvent(request: RouteRequest<typeof getEventSchema>) {
 async function redeliverEvent(request: RouteRequest<typeof redeliverEventSchema>, reply: RouteReply<typeof redeliverEventSchema>) {
   const doc = await request.env.readModels.get('events', request.params.id);
   if (!doc) throw new ProblemError('not_found', `No event ${request.params.id}.`);
-  // An erased subject's events are not sent again, but for those telling of the erasure.
-  if (!tellsOfErasure(doc)) await requireSubject(request.env.readModels, doc.data.subject_id);
+  await requireRedeliverable(request.env.readModels, doc);
   const endpointId = request.body?.endpoint_id;
   if (endpointId !== undefined) await requireRedeliveryTarget(request.env.readModels, endpointId, doc.type);
   await queueRedelivery(request.env, doc.id, endpointId, redeliveryMetadata(request));
