@@ -91,6 +91,16 @@ async function tailRequests(store: RequestLogStore, options: TailOptions, output
     ...(options.since !== undefined && { since: options.since }),
     ...(options.until !== undefined && { until: options.until }),
   };
+  /** Every record the filter matches, newest first, a page at a time: a busy second may hold more than a page. */
+  const since = async (matching: RequestFilter) => {
+    const records: RequestRecord[] = [];
+    for (let before: string | undefined; ; ) {
+      const page = await store.list(matching, { limit: PAGE, ...(before !== undefined && { before }) });
+      records.push(...page.data);
+      if (!page.hasMore) return records;
+      before = page.data.at(-1)!.id;
+    }
+  };
   const print = (record: RequestRecord) => output.out(options.json === true ? JSON.stringify(record) : line(record));
   const latest = (await store.list(filter, { limit: options.limit })).data.toReversed();
   for (const record of latest) print(record);
@@ -102,7 +112,7 @@ async function tailRequests(store: RequestLogStore, options: TailOptions, output
     await pause(POLL_MS, stop);
     if (stop.aborted) return;
     const from = Math.max(newest - LATE_MS, options.since ?? Number.NEGATIVE_INFINITY);
-    const fresh = (await store.list({ ...filter, since: from }, { limit: PAGE })).data.filter((record) => !printed.has(record.id));
+    const fresh = (await since({ ...filter, since: from })).filter((record) => !printed.has(record.id));
     for (const record of fresh.toReversed()) {
       print(record);
       printed.set(record.id, record.at);

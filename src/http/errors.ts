@@ -134,6 +134,8 @@ function detailFor(code: ProblemCode, error: FastifyError): string {
 function problemSender(publicUrl: string | undefined) {
   return (reply: FastifyReply, request: FastifyRequest, problem: ProblemError): FastifyReply => {
     const body = problemBody(problem.code, problem.detail, request.id, requestOrigin(publicUrl, request.raw) ?? '', problem.extra);
+    // For the request log (request-log.ts), which keeps the problem of every refused request.
+    request.problemSent = body;
     // A body a JSON-RPC endpoint cannot read as a message is the protocol's parse error, the problem its data.
     if (problem.code === 'invalid_json' && request.routeOptions.config.jsonRpc === true) {
       return reply

@@ -1,14 +1,14 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
-import type { ApiKeyRecord, Environment } from '../domain/api-keys.js';
+import { type ApiKeyRecord, type Environment, parseRawKey } from '../domain/api-keys.js';
 import { requestLineWriter } from '../support/logger.js';
 import type { Environments } from '../wiring/environments.js';
 import { RequestRecorder } from './request-recorder.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** The problem+json text an answer of 400 or more sent, for the request log. */
-    problemSent: string | null;
+    /** The problem an answer of 400 or more sent (errors.ts's problemSender), for the request log. */
+    problemSent: object | null;
   }
 }
 
@@ -19,8 +19,6 @@ export function logArrival(request: FastifyRequest): void {
 
 /** The API's requests the request log keeps: under /v1, less the docs, the OpenAPI document and the embed module. */
 const API_REQUEST = /^\/v1\/(?!docs(?:[/?]|$)|openapi\.json|embed\/)/;
-/** A key as sent: its prefix names the environment of a request no key authenticated (unknown, revoked). */
-const SENT_KEY = /^bearer +((test|live)_(?:pk|sk)_)[0-9A-Za-z]*([0-9A-Za-z]{4})$/i;
 const IDEMPOTENCY_KEY_MAX = 255;
 
 /**
@@ -43,10 +41,6 @@ export function registerRequestLog(app: FastifyInstance, logger: Logger, envs: E
   const recorder = new RequestRecorder((environment) => envs[environment].requests, routeWords, logger);
   app.addHook('onClose', () => recorder.flush());
   app.decorateRequest('problemSent', null);
-  app.addHook('onSend', (request, reply, payload, done) => {
-    if (reply.statusCode >= 400 && typeof payload === 'string') request.problemSent = payload;
-    done(null, payload);
-  });
   app.addHook('onResponse', (request, reply, done) => {
     line({ reqId: request.id, method: request.method, url: request.url, statusCode: reply.statusCode, responseTime: reply.elapsedTime });
     if (API_REQUEST.test(request.url)) note(recorder, request, reply, clock);
@@ -64,10 +58,12 @@ function note(recorder: RequestRecorder, request: FastifyRequest, reply: Fastify
     environment = key.environment;
     hint = `${key.environment}_${key.type}_…${key.last4}`;
   } else {
-    const sent = SENT_KEY.exec(request.headers.authorization ?? '');
-    if (sent === null) return;
-    environment = sent[2]!.toLowerCase() as Environment;
-    hint = `${sent[1]!.toLowerCase()}…${sent[3]!}`;
+    // A refused key of a key's shape names its environment; any other token belongs to none.
+    const raw = /^bearer +(\S+)$/i.exec(request.headers.authorization ?? '')?.[1];
+    const named = raw === undefined ? undefined : parseRawKey(raw);
+    if (named === undefined) return;
+    environment = named.environment;
+    hint = `${named.environment}_${named.type}_…${raw!.slice(-4)}`;
   }
   const idempotencyKey = request.headers['idempotency-key'];
   const duration = reply.elapsedTime;
@@ -83,6 +79,7 @@ function note(recorder: RequestRecorder, request: FastifyRequest, reply: Fastify
     key_hint: hint,
     idempotency_key: typeof idempotencyKey === 'string' ? idempotencyKey.slice(0, IDEMPOTENCY_KEY_MAX) : null,
     body: request.body ?? undefined,
-    problem: request.problemSent,
+    // Only refused requests have one: the text is made here, for them alone.
+    problem: request.problemSent === null ? null : JSON.stringify(request.problemSent),
   });
 }

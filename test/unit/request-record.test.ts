@@ -14,10 +14,11 @@ describe("a request record's redaction", () => {
       keptPath('/v1/nature/subjects?limit=10&from=2026-11-01&language=fr&external_subject_id=ana%40x.org&Odd%20Name=1', words, hidden),
     ).toBe('/v1/nature/subjects?limit=10&from=2026-11-01&language=fr&external_subject_id=‹external_subject_id›&‹parameter›=1');
     expect(hidden).toEqual(['emp-42', 'x', 'ana@x.org', 'Odd Name']);
-    // A key pasted into a query is redacted as the logs redact it.
+    // A key pasted into a query is hidden as a value, and redacted as the logs redact it where it passes for a name.
     expect(keptPath(`/v1/nature/subjects?starting_after=test_sk_${'a'.repeat(40)}`, words, [])).toBe(
       '/v1/nature/subjects?starting_after=‹starting_after›',
     );
+    expect(keptPath(`/v1/nature/subjects?test_sk_${'a'.repeat(40)}=1`, words, [])).not.toContain('a'.repeat(40));
   });
 
   it("outlines a body: each value that may be personal shown as its field's name, ids, booleans and nulls as sent", () => {

@@ -129,7 +129,9 @@ async function requestPage(
   const found = REQUEST_ID.test(request.params.id) ? await storeOf(context, segment).get(request.params.id) : undefined;
   if (found === undefined) throw new ProblemError('not_found', `No request ${request.params.id} in the ${segment}'s request log.`);
   const viewer = await viewerOf(context, request, reply);
-  const keys = new Map((await context.keys.list()).map((key) => [key.id, key]));
+  // The one key it names (a link's id names none of the store's).
+  const key = found.key_id === null ? undefined : await context.keys.get(found.key_id);
+  const keys = new Map(key === undefined ? [] : [[key.id, key]]);
   const problem = found.problem === null ? null : prettyJson(found.problem);
   const row = (label: string, value: Html | string) => html`<dt>${label}</dt><dd>${value}</dd>`;
   const body = html`${environmentTabs(segment, 'requests')}
