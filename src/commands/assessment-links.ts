@@ -23,7 +23,7 @@ import { startAssessment } from './assessments.js';
 import { type CommandContext, READ_YOUR_WRITES_TIMEOUT_MS } from './context.js';
 import { handleCommand } from './handle-command.js';
 
-export interface CreateLinkInput {
+interface CreateLinkInput {
   language: Language;
   result_visible_to_subject: boolean;
   return_url: string | null;
@@ -68,12 +68,12 @@ async function chosenLinkId(events: EventStore, tag: string, metadata: EventMeta
   return state!;
 }
 
-export async function readLink(events: EventStore, linkId: string): Promise<AssessmentLink | undefined> {
+async function readLink(events: EventStore, linkId: string): Promise<AssessmentLink | undefined> {
   return fold(linkAggregate, (await readAggregate(events, linkStream(linkId), linkAggregate)).events);
 }
 
 /** What opening a link gives the hosted page: its assessment and that assessment's client secret, or why it is closed. */
-export type Opened = { closed: 'revoked' | 'expired' } | { link: AssessmentLink; assessment_id: string; client_secret: string };
+type Opened = { closed: 'revoked' | 'expired' } | { link: AssessmentLink; assessment_id: string; client_secret: string };
 
 /**
  * Opens a link: the first opening starts the subject's assessment through the start command (so one open

@@ -135,7 +135,7 @@ export function decideRevokeLink(state: AssessmentLinkState, command: { link_id:
 }
 
 export const linkStatuses = ['active', 'opened', 'completed', 'expired', 'revoked'] as const;
-export type LinkStatus = (typeof linkStatuses)[number];
+type LinkStatus = (typeof linkStatuses)[number];
 
 /**
  * The link's status at `now`: `active` until opened or past expires_at (then `expired`); once opened it follows

@@ -114,11 +114,12 @@ export function registerAuth(
     const header = request.headers.authorization;
     // The scheme is case-insensitive (RFC 9110, section 11.1), one or more spaces before the key (RFC 9110's 1*SP).
     const raw = header === undefined ? undefined : /^bearer +([^\s]+)$/i.exec(header)?.[1];
-    if (raw !== undefined && isLinkToken(raw)) return admitLink(request, reply, config, raw);
     // A key in the cache was found in the store, so it has a key's shape: only others are checked for it.
     const cached = raw === undefined ? undefined : cache.cached(raw);
     if (cached !== undefined) return admit(request, reply, config, cached);
     if (raw === undefined || parseRawKey(raw) === undefined) {
+      // Not a key's shape: a hosted link's token (checked only here, so keys pay nothing for it), or refused.
+      if (raw !== undefined && isLinkToken(raw)) return admitLink(request, reply, config, raw);
       limit.address(reply, request.ip);
       throw header === undefined
         ? new ProblemError('unauthenticated', 'Send your API key as Authorization: Bearer <API key>.')

@@ -49,7 +49,7 @@ const example = {
   revoked_at: null,
 } as const;
 
-export const linkResource = z.object(linkFields).meta({ id: 'AssessmentLink', examples: [example] });
+const linkResource = z.object(linkFields).meta({ id: 'AssessmentLink', examples: [example] });
 export type LinkResource = z.infer<typeof linkResource>;
 
 const createdLinkResource = z
