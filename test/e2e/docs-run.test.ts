@@ -1,58 +1,9 @@
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { decodeHtml } from '../support/html-text.js';
-import { envOutsideNpm, freePort, serverPool } from '../support/processes.js';
+import { gettingStarted, root, runBlocks, shellBlocks } from '../support/docs-blocks.js';
+import { freePort, serverPool } from '../support/processes.js';
 import { tempDir } from '../support/temp-dir.js';
-
-const root = fileURLToPath(new URL('../..', import.meta.url));
-
-/** The `sh` blocks of a Markdown section (from its `## ` heading to the next), in order. */
-function shellBlocks(markdown: string, heading: string): string[] {
-  const start = markdown.indexOf(`\n## ${heading}\n`);
-  if (start < 0) throw new Error(`no section "## ${heading}"`);
-  const end = markdown.indexOf('\n## ', start + 1);
-  const section = markdown.slice(start, end < 0 ? undefined : end);
-  return [...section.matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map((match) => match[1]!);
-}
-
-/** The `sh` blocks of a served guide, as a reader copies them from the page. */
-function servedShellBlocks(html: string): string[] {
-  return [...html.matchAll(/<pre[^>]*><code class="language-sh">([\s\S]*?)<\/code><\/pre>/g)].map((match) => decodeHtml(match[1]!));
-}
-
-/**
- * Runs `blocks` in one bash, in order, as pasted into one terminal (stopping at the first failing command),
- * and resolves with what it printed once every one of `done` matches it; background jobs are killed then.
- */
-function runBlocks(blocks: string[], env: Record<string, string>, ...done: RegExp[]): Promise<string> {
-  const script = ['set -eo pipefail', ...blocks, 'wait'].join('\n');
-  const shell = spawn('bash', ['-c', script], {
-    cwd: root,
-    env: { ...envOutsideNpm, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  });
-  let output = '';
-  return new Promise((resolve, reject) => {
-    const finished = () => done.every((pattern) => pattern.test(output));
-    const check = () => {
-      if (!finished()) return;
-      process.kill(-shell.pid!, 'SIGKILL');
-      resolve(output);
-    };
-    shell.stdout.on('data', (chunk) => {
-      output += chunk;
-      check();
-    });
-    shell.stderr.on('data', (chunk) => (output += chunk));
-    shell.once('exit', (code) => {
-      if (!finished()) reject(new Error(`the blocks stopped (exit ${code}) before printing ${done.join(' and ')}:\n${output}`));
-    });
-  });
-}
 
 describe('the docs run as written, against a real server', () => {
   let dir: ReturnType<typeof tempDir>;
@@ -100,9 +51,7 @@ describe('the docs run as written, against a real server', () => {
 
   it('/docs/getting-started as the server serves it, copied from the page and run twice in a row: a key, a subject, 76 answers, the profile, an endpoint', async () => {
     const server = await servers.start();
-    const page = await fetch(`${server.url}/docs/getting-started`);
-    expect(page.status).toBe(200);
-    const blocks = servedShellBlocks(await page.text());
+    const blocks = await gettingStarted(server);
     expect(blocks.length).toBeGreaterThanOrEqual(5);
     // The page names this server (it follows the origin), so the blocks run unchanged.
     expect(blocks.join('\n')).toContain(`BASE=${server.url}\n`);

@@ -1,31 +1,12 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
-
-const root = fileURLToPath(new URL('../..', import.meta.url));
+import { inCheckout, root, typescriptDiagnostics } from '../support/docs-blocks.js';
 
 /** The TypeScript blocks of a served guide, as a reader copies them (the server's `{{base_url}}` filled in). */
 function typescriptBlocks(guide: string): string[] {
   const text = readFileSync(join(root, 'docs', `${guide}.md`), 'utf8');
   return [...text.matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1]!.replaceAll('{{base_url}}', 'http://127.0.0.1:8080'));
-}
-
-/** What strict TypeScript says of each file, as a project of the reader's would (ESM, Node's types, the packages installed here). */
-function diagnostics(files: string[]): string[] {
-  const program = ts.createProgram(files, {
-    strict: true,
-    noEmit: true,
-    module: ts.ModuleKind.NodeNext,
-    moduleResolution: ts.ModuleResolutionKind.NodeNext,
-    target: ts.ScriptTarget.ES2022,
-    types: ['node'],
-    skipLibCheck: true,
-  });
-  return ts
-    .getPreEmitDiagnostics(program)
-    .map((diagnostic) => `${diagnostic.file?.fileName ?? ''}: ${ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')}`);
 }
 
 /**
@@ -38,22 +19,13 @@ const standalone: [string, (blocks: string[]) => string[]][] = [
 ];
 
 describe('the TypeScript of the served guides', () => {
-  it.each(standalone)('compiles as strict TypeScript: the blocks a reader pastes whole of /docs/%s', (guide, pasted) => {
+  it.each(standalone)('compiles as strict TypeScript: the blocks a reader pastes whole of /docs/%s', async (guide, pasted) => {
     const blocks = pasted(typescriptBlocks(guide));
     expect(blocks.length).toBeGreaterThan(0);
-    // Inside the checkout, so its packages (standardwebhooks, the client's workspace) resolve as they would once installed.
-    const dir = mkdtempSync(join(root, '.docs-ts-'));
-    try {
-      const files = blocks.map((block, index) => {
-        const file = join(dir, `block-${index}.mts`);
-        // Each block stands alone, as a reader pastes it: a module of its own.
-        writeFileSync(file, `${block}\nexport {};\n`);
-        return file;
-      });
-      expect(diagnostics(files)).toEqual([]);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    // Each block stands alone, as a reader pastes it: a module of its own.
+    const files = Object.fromEntries(blocks.map((block, index) => [`block-${index}.mts`, `${block}\nexport {};\n`]));
+    const found = await inCheckout(files, (dir) => typescriptDiagnostics(Object.keys(files).map((name) => join(dir, name))));
+    expect(found).toEqual([]);
   });
 
   it('gives, in the client guide and the client README, a consent ui_hash the API accepts (sha256: and 64 hex digits)', () => {
