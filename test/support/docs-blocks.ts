@@ -3,8 +3,10 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
+import { afterEach, beforeEach } from 'vitest';
 import { decodeHtml } from './html-text.js';
-import { envOutsideNpm } from './processes.js';
+import { envOutsideNpm, type ServerProcess, serverPool } from './processes.js';
+import { tempDir } from './temp-dir.js';
 
 /** The checkout: the docs' blocks run from it, as a reader's do from their clone. */
 export const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -120,3 +122,58 @@ export async function inCheckout<T>(files: Record<string, string>, use: (dir: st
 
 /** The Markdown source of a guide (its `{{…}}` placeholders left in). */
 export const guideSource = (slug: string) => readFileSync(join(root, 'docs', `${slug}.md`), 'utf8');
+
+/**
+ * Runs `prelude` (what the reader did before, e.g. getting started), then `blocks` twice in a row, in one terminal
+ * in one folder inside the checkout (where a reader's files such as `profile.svg` land), as a reader who pastes
+ * them again; `look` sees each run's output and the folder. Resolves with both outputs.
+ */
+export async function runTwice(
+  prelude: string[],
+  blocks: string[],
+  env: Record<string, string>,
+  look: (output: string, dir: string) => void | Promise<void> = () => {},
+): Promise<[string, string]> {
+  const marker = '::pasted again::';
+  return inCheckout({}, async (dir) => {
+    const output = await runBlocksIn(dir, [...prelude, `echo '${marker}'`, ...blocks, `echo '${marker}'`, ...blocks], env);
+    const runs = output.split(`${marker}\n`).slice(1) as [string, string];
+    for (const run of runs) await look(run, dir);
+    return runs;
+  });
+}
+
+/**
+ * A reader's machine for each test: a data folder shared by the server and the CLI the blocks call, and a real
+ * server on it (started by `start`, killed after the test).
+ */
+export function readerMachine() {
+  let dir: ReturnType<typeof tempDir>;
+  const env = (): Record<string, string> => ({ NATURE_DATA_DIR: dir.path });
+  const servers = serverPool(env);
+  beforeEach(() => {
+    dir = tempDir();
+  });
+  afterEach(async () => {
+    await servers.killAll();
+    dir.cleanup();
+  });
+  return {
+    start: (): Promise<ServerProcess> => servers.start(),
+    /** What the blocks' shell needs: the data folder, and the server's address for the CLI. */
+    env: (server: ServerProcess): Record<string, string> => ({ ...env(), NATURE_BASE_URL: server.url }),
+  };
+}
+
+/** The member names of the example JSON a block shows in its comments (`# {"object":"usage",…}`), in order. */
+export function documentedKeys(block: string): string[] {
+  const comments = block
+    .split('\n')
+    .filter((line) => line.startsWith('# {') || line.startsWith('#  '))
+    .join('');
+  return [...new Set([...comments.matchAll(/"(\w+)":/g)].map((match) => match[1]!))];
+}
+
+/** The JSON objects a run printed, in order: one per line (`jq -c`) or pretty-printed (`jq .`). */
+export const printedJson = (output: string): Record<string, unknown>[] =>
+  [...output.matchAll(/^\{(?:.*\}$|\n[\s\S]*?^\}$)/gm)].map((match) => JSON.parse(match[0]));
