@@ -40,8 +40,11 @@ describe('/docs/quality, every block run as a reader pastes it, twice', () => {
 
     const terminal = [...(await gettingStarted(server)), timing];
     for (const run of [1, 2]) {
-      // A new assessment the first time; the second, the one left open, where the same four answers change nothing.
+      // The second time, getting started goes on with the assessment the first left open and completes it; the
+      // block then starts a new one.
       const output = await runBlocks(terminal, { NATURE_DATA_DIR: dir.path });
+      expect(output).toMatch(/^assessment asm_\w{26}$/m);
+      expect(output).toContain('{"status":"scoring","responses_received":76}');
       expect(output.trimEnd().split('\n').at(-1), `run ${run}:\n${output}`).toBe('{"status":"in_progress","responses_received":4}');
 
       // "A person who answered 3 to all 76 items, without timing": the excerpt is the profile's, to the value.
