@@ -14,7 +14,6 @@ function typescriptBlocks(guide: string): string[] {
  * guide's later blocks continue that example (they use its `nature` and `subject`), as do careers'.
  */
 const standalone: [string, (blocks: string[]) => string[]][] = [
-  ['webhooks', (blocks) => blocks],
   ['client', (blocks) => blocks.slice(0, 1)],
 ];
 
