@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { keyCreateArgs, runCliInProcess } from '../support/cli.js';
+import { runCliInProcess } from '../support/cli.js';
 import { gettingStarted, inCheckout, ofLang, runBlocksIn, servedGuide, typescriptDiagnostics } from '../support/docs-blocks.js';
 import { shapeOf } from '../support/guide-programs.js';
 import { onetDir, onetMissing } from '../support/onet-release.js';
