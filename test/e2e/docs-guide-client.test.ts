@@ -133,4 +133,13 @@ describe('/docs/client, every block run as the reader pastes it, against a real 
       for (const hash of hashes) expect(hash, file).toMatch(/^sha256:[0-9a-f]{64}$/);
     }
   });
+
+  it("gives, in the client package's README, the guide's TypeScript examples (the ones run above), for the default address", () => {
+    const typescript = (file: string) =>
+      [...readFileSync(join(root, file), 'utf8').matchAll(/```ts\n([\s\S]*?)```/g)].map((match) =>
+        match[1]!.replaceAll('{{base_url}}', 'http://127.0.0.1:8080'),
+      );
+    const guide = typescript('docs/client.md');
+    expect(typescript('packages/client/README.md')).toEqual(guide.slice(0, 3));
+  });
 });

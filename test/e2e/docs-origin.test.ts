@@ -8,7 +8,7 @@ import { openTestApp, type TestApp } from '../support/test-app.js';
 /** Where each guide names the server, as a reader sees the page's text. */
 const namings = (origin: string): Record<string, string[]> => ({
   '/docs/getting-started': [`below goes to ${origin}, the server that serves this guide,`, `BASE=${origin}\n`],
-  '/docs/conventions': [`curl -s ${origin}/v1/nature/subjects -H`],
+  '/docs/conventions': [`curl -s -D - -o /dev/null ${origin}/v1/nature/subjects -H`],
   '/docs/client': [`baseUrl: '${origin}'`],
   '/docs/usage': [`curl -s ${origin}/v1/nature/usage -H`],
   '/docs/quality': [`curl -s -X PATCH ${origin}/v1/nature/subjects/$SUBJECT/assessments/$ASSESSMENT \\`],
