@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCliInProcess } from '../support/cli.js';
+import { keyCreateArgs, runCliInProcess } from '../support/cli.js';
 import { gettingStarted, inCheckout, ofLang, runBlocksIn, servedGuide, typescriptDiagnostics } from '../support/docs-blocks.js';
 import { shapeOf } from '../support/guide-programs.js';
 import { onetDir, onetMissing } from '../support/onet-release.js';
@@ -27,24 +27,9 @@ describe.skipIf(onetMissing)(
       expect(await imported.exited, imported.output()).toBe(0);
       server = await startServer({ NATURE_DATA_DIR: dir.path });
       // The test's own key, to ask the API what the blocks should have shown.
-      const minted = await runCliInProcess(
-        [
-          'keys',
-          'create',
-          '--env',
-          'test',
-          '--type',
-          'sk',
-          '--scope',
-          'careers:read',
-          '--scope',
-          'nature:read',
-          '--name',
-          'docs test',
-          '--json',
-        ],
-        { NATURE_DATA_DIR: dir.path },
-      );
+      const minted = await runCliInProcess(keyCreateArgs('test', 'docs test', ['careers:read', 'nature:read']), {
+        NATURE_DATA_DIR: dir.path,
+      });
       key = JSON.parse(minted.stdout).key as string;
     }, 300_000);
     afterAll(async () => {

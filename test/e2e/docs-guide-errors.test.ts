@@ -1,31 +1,21 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { keyCreateArgs, runCliInProcess } from '../support/cli.js';
-import { servedGuide } from '../support/docs-blocks.js';
-import { serverPool } from '../support/processes.js';
-import { tempDir } from '../support/temp-dir.js';
+import { readerMachine, servedGuide } from '../support/docs-blocks.js';
 
 const REQUEST_ID = /^req_[0-9A-HJKMNP-TV-Z]{26}$/;
 
 describe('/docs/errors, its example produced by a real request, twice', () => {
-  let dir: ReturnType<typeof tempDir>;
-  const servers = serverPool(() => ({ NATURE_DATA_DIR: dir.path }));
-  beforeEach(() => {
-    dir = tempDir();
-  });
-  afterEach(async () => {
-    await servers.killAll();
-    dir.cleanup();
-  });
+  const machine = readerMachine();
 
   it('is the 422 a subject with a malformed consent.ui_hash gets, under the address the request was sent to', async () => {
-    const server = await servers.start();
+    const server = await machine.start();
     const blocks = await servedGuide(server, 'errors');
     expect(blocks.map((block) => block.lang)).toEqual(['json']);
     const example = JSON.parse(blocks[0]!.text) as { request_id: string };
     // The page names this server, as its problems' `type` does.
     expect(example).toMatchObject({ type: `${server.url}/docs/errors#validation_failed` });
     expect(example.request_id).toMatch(REQUEST_ID);
-    const key = JSON.parse((await runCliInProcess(keyCreateArgs(), { NATURE_DATA_DIR: dir.path })).stdout).key as string;
+    const key = JSON.parse((await runCliInProcess(keyCreateArgs(), machine.dataEnv())).stdout).key as string;
 
     for (const run of [1, 2]) {
       const answer = await fetch(`${server.url}/v1/nature/subjects`, {

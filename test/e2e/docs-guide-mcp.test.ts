@@ -2,12 +2,10 @@ import { tmpdir } from 'node:os';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { keyCreateArgs, runCliInProcess } from '../support/cli.js';
-import { gettingStarted, root, runBlocks, servedGuide } from '../support/docs-blocks.js';
+import { gettingStarted, readerMachine, root, runBlocks, servedGuide } from '../support/docs-blocks.js';
 import { expectLikeExample } from '../support/json-examples.js';
-import { serverPool } from '../support/processes.js';
-import { tempDir } from '../support/temp-dir.js';
 
 /** What the guide's Tools section lists for a key with nature:read and nature:write (the reader's, of Getting started). */
 const READ_WRITE_TOOLS = [
@@ -54,18 +52,10 @@ async function toolNames(client: Client): Promise<string[]> {
 }
 
 describe('/docs/mcp, every block run as a reader pastes it, twice', () => {
-  let dir: ReturnType<typeof tempDir>;
-  const servers = serverPool(() => ({ NATURE_DATA_DIR: dir.path }));
-  beforeEach(() => {
-    dir = tempDir();
-  });
-  afterEach(async () => {
-    await servers.killAll();
-    dir.cleanup();
-  });
+  const machine = readerMachine();
 
   it('connects with both client configs, answers the two errors shown, and lists the tools with curl', async () => {
-    const server = await servers.start();
+    const server = await machine.start();
     const blocks = await servedGuide(server, 'mcp');
     expect(blocks.map((block) => block.lang)).toEqual(['json', 'json', 'json', 'json', 'sh']);
     const [httpConfig, stdioConfig, parseError, invalidParams, curl] = blocks.map((block) => block.text) as [
@@ -75,7 +65,7 @@ describe('/docs/mcp, every block run as a reader pastes it, twice', () => {
       string,
       string,
     ];
-    const key = JSON.parse((await runCliInProcess(keyCreateArgs('test', 'agent'), { NATURE_DATA_DIR: dir.path })).stdout).key as string;
+    const key = JSON.parse((await runCliInProcess(keyCreateArgs('test', 'agent'), machine.dataEnv())).stdout).key as string;
     const mcp = (body: string) =>
       fetch(`${server.url}/v1/mcp`, {
         method: 'POST',
@@ -117,7 +107,7 @@ describe('/docs/mcp, every block run as a reader pastes it, twice', () => {
     // The curl block, in the terminal of Getting started (its NATURE_API_KEY), twice.
     const terminal = [...(await gettingStarted(server)), curl];
     for (const run of [1, 2]) {
-      const output = await runBlocks(terminal, { NATURE_DATA_DIR: dir.path });
+      const output = await runBlocks(terminal, machine.dataEnv());
       // The answer is curl's last line: Getting started's own lines come before it.
       const listed = JSON.parse(output.trimEnd().split('\n').at(-1)!) as {
         jsonrpc: string;

@@ -1,28 +1,19 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { items } from '../../src/scoring/item-bank.js';
 import { keyCreateArgs, runCliInProcess } from '../support/cli.js';
-import { gettingStarted, runBlocks, servedGuide } from '../support/docs-blocks.js';
+import { gettingStarted, readerMachine, runBlocks, servedGuide } from '../support/docs-blocks.js';
 import { shapeOf } from '../support/json-examples.js';
-import { callServer, serverPool } from '../support/processes.js';
-import { tempDir } from '../support/temp-dir.js';
+import { callServer } from '../support/processes.js';
 
 describe('/docs/quality, every block run as a reader pastes it, twice', () => {
-  let dir: ReturnType<typeof tempDir>;
-  const servers = serverPool(() => ({ NATURE_DATA_DIR: dir.path }));
-  beforeEach(() => {
-    dir = tempDir();
-  });
-  afterEach(async () => {
-    await servers.killAll();
-    dir.cleanup();
-  });
+  const machine = readerMachine();
 
   it('sends timed answers to a new assessment, and shows the quality of real straight-lined and attentive profiles', async () => {
-    const server = await servers.start();
+    const server = await machine.start();
     const blocks = await servedGuide(server, 'quality');
     expect(blocks.map((block) => block.lang)).toEqual(['sh', 'json', 'json']);
     const [timing, flaggedExample, attentiveExample] = [blocks[0]!.text, JSON.parse(blocks[1]!.text), JSON.parse(blocks[2]!.text)];
-    const key = JSON.parse((await runCliInProcess(keyCreateArgs(), { NATURE_DATA_DIR: dir.path })).stdout).key as string;
+    const key = JSON.parse((await runCliInProcess(keyCreateArgs(), machine.dataEnv())).stdout).key as string;
     const call = (method: string, path: string, body?: unknown) => callServer(server, key, method, path, body);
 
     /** The profile of a new subject who gave these 76 answers. */
@@ -42,7 +33,7 @@ describe('/docs/quality, every block run as a reader pastes it, twice', () => {
     for (const run of [1, 2]) {
       // The second time, getting started goes on with the assessment the first left open and completes it; the
       // block then starts a new one.
-      const output = await runBlocks(terminal, { NATURE_DATA_DIR: dir.path });
+      const output = await runBlocks(terminal, machine.dataEnv());
       expect(output).toMatch(/^assessment asm_\w{26}$/m);
       expect(output).toContain('{"status":"scoring","responses_received":76}');
       expect(output.trimEnd().split('\n').at(-1), `run ${run}:\n${output}`).toBe('{"status":"in_progress","responses_received":4}');

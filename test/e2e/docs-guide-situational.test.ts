@@ -1,14 +1,13 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type Construct, constructs, intelligences, natures } from '../../src/scoring/constructs.js';
 import { alignmentOf } from '../../src/situational/alignment.js';
 import { analyseSituation } from '../../src/situational/analysis.js';
 import { englishLexicon } from '../../src/situational/lexicon-en.js';
 import { readSituation } from '../../src/situational/reading.js';
-import { runCliInProcess } from '../support/cli.js';
-import { gettingStarted, runBlocks, servedGuide } from '../support/docs-blocks.js';
+import { keyCreateArgs, runCliInProcess } from '../support/cli.js';
+import { gettingStarted, readerMachine, runBlocks, servedGuide } from '../support/docs-blocks.js';
 import { shapeOf } from '../support/json-examples.js';
-import { callServer, serverPool } from '../support/processes.js';
-import { tempDir } from '../support/temp-dir.js';
+import { callServer } from '../support/processes.js';
 
 type Scores = Record<Construct, number>;
 
@@ -64,18 +63,10 @@ function sampleInputs(count: number): { demand: Scores; score: Scores }[] {
 }
 
 describe('/docs/situational, every block run as a reader pastes it, twice', () => {
-  let dir: ReturnType<typeof tempDir>;
-  const servers = serverPool(() => ({ NATURE_DATA_DIR: dir.path }));
-  beforeEach(() => {
-    dir = tempDir();
-  });
-  afterEach(async () => {
-    await servers.killAll();
-    dir.cleanup();
-  });
+  const machine = readerMachine();
 
   it('asks for a situational assessment and reads it, as shown; registers the endpoint body; the event and the formulas are the real ones', async () => {
-    const server = await servers.start();
+    const server = await machine.start();
     const blocks = await servedGuide(server, 'situational');
     expect(blocks.map((block) => block.lang)).toEqual(['sh', 'sh', 'json', 'json', 'json', 'text', 'text']);
     const [ask, poll, resultJson, endpointJson, eventJson, demandText, alignmentText] = blocks.map((block) => block.text) as string[];
@@ -85,28 +76,7 @@ describe('/docs/situational, every block run as a reader pastes it, twice', () =
     const situationText = /situation_context: "([^"]+)"/.exec(ask!)?.[1];
     expect(situationText).toBeDefined();
     const key = JSON.parse(
-      (
-        await runCliInProcess(
-          [
-            'keys',
-            'create',
-            '--env',
-            'test',
-            '--type',
-            'sk',
-            '--scope',
-            'nature:read',
-            '--scope',
-            'nature:write',
-            '--scope',
-            'situational:read',
-            '--name',
-            'docs',
-            '--json',
-          ],
-          { NATURE_DATA_DIR: dir.path },
-        )
-      ).stdout,
+      (await runCliInProcess(keyCreateArgs('test', 'docs', ['nature:read', 'nature:write', 'situational:read']), machine.dataEnv())).stdout,
     ).key as string;
     const call = (method: string, path: string, body?: unknown) => callServer(server, key, method, path, body);
 
@@ -127,7 +97,7 @@ describe('/docs/situational, every block run as a reader pastes it, twice', () =
 
     const terminal = [...(await gettingStarted(server)), ask!, poll!];
     for (const run of [1, 2]) {
-      const output = await runBlocks(terminal, { NATURE_DATA_DIR: dir.path });
+      const output = await runBlocks(terminal, machine.dataEnv());
       const subject = /^subject (sub_\w{26})$/m.exec(output)?.[1];
       const asked = /^situational assessment (sit_\w{26})$/m.exec(output);
       expect(asked, `run ${run}:\n${output}`).not.toBeNull();

@@ -3,9 +3,19 @@ import { expect } from 'vitest';
 import { runCli } from '../../src/cli/run.js';
 
 /** `nature keys create` for an sk key that reads and writes, answered as JSON: what most tests mint. */
-export function keyCreateArgs(environment: 'test' | 'live' = 'test', name = 'ci'): string[] {
-  const scopes = ['--scope', 'nature:read', '--scope', 'nature:write'];
-  return ['keys', 'create', '--env', environment, '--type', 'sk', ...scopes, '--name', name, '--json'];
+export function keyCreateArgs(environment: 'test' | 'live' = 'test', name = 'ci', scopes = ['nature:read', 'nature:write']): string[] {
+  return [
+    'keys',
+    'create',
+    '--env',
+    environment,
+    '--type',
+    'sk',
+    ...scopes.flatMap((scope) => ['--scope', scope]),
+    '--name',
+    name,
+    '--json',
+  ];
 }
 
 /** What one run of `nature` printed, and its exit status. */

@@ -160,6 +160,8 @@ export function readerMachine() {
   });
   return {
     start: (): Promise<ServerProcess> => servers.start(),
+    /** The data folder, for the CLI the test itself runs. */
+    dataEnv: env,
     /** What the blocks' shell needs: the data folder, and the server's address for the CLI. */
     env: (server: ServerProcess): Record<string, string> => ({ ...env(), NATURE_BASE_URL: server.url }),
   };
