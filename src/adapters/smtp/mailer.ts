@@ -65,7 +65,7 @@ export class SmtpMailer implements Mailer {
     try {
       await this.transport.verify();
       const relay = relayName(this.settings.relay);
-      this.logger?.info({ relay }, `the mail relay ${relay} (NATURE_SMTP_URL) is ready: set-up links and invitations are mailed`);
+      this.logger?.info({ relay }, `the mail relay ${relay} (NATURE_SMTP_URL) is ready: invitations and notices are mailed`);
     } catch (error) {
       this.failed('did not accept the connection', error);
     }
