@@ -12,8 +12,10 @@ import {
 import { lineProblem } from '../domain/text.js';
 import type { AccountStore } from '../ports/account-store.js';
 import type { DataKeyStore } from '../ports/data-keys.js';
+import type { Mailer } from '../ports/mailer.js';
 import { CliError, UsageError } from './errors.js';
 import type { Output } from './keys.js';
+import { mailedLine, mailSetupLink, type SetupLink } from './setup-mail.js';
 import { table } from './table.js';
 
 export interface AccountStores {
@@ -25,6 +27,8 @@ export interface AccountStores {
   publicBase(): string;
   /** All of standard input, as text. */
   readStdin(): Promise<string>;
+  /** NATURE_SMTP_URL's relay, which set-up links are mailed through; none: they are printed. */
+  mailer(): Mailer | undefined;
 }
 
 const SETUP_LINK_HOURS = SETUP_LINK_MS / 3600_000;
@@ -81,11 +85,11 @@ export function usersCommand(stores: AccountStores, output: Output): Command {
   users
     .command('create')
     .description(
-      `add a person who signs in to the dashboard; without --password-stdin a set-up link that works once, for ${SETUP_LINK_HOURS} hours, is printed`,
+      `add a person who signs in to the dashboard; without --password-stdin a set-up link that works once, for ${SETUP_LINK_HOURS} hours, is mailed to them (NATURE_SMTP_URL) or printed`,
     )
     .requiredOption('--email <email>', 'the address they sign in with', emailAddress)
     .option('--password-stdin', 'read their password from standard input (at least 12 characters) instead of printing a set-up link')
-    .option('--json', 'print one JSON object (with setup_link, unless the password was given)')
+    .option('--json', 'print one JSON object (with setup_link, null once mailed or when the password was given, and setup_link_mailed)')
     .action((options: UserCreateOptions) => addUser(stores, output, options));
   users
     .command('list')
@@ -94,9 +98,11 @@ export function usersCommand(stores: AccountStores, output: Output): Command {
     .action((options: { json?: boolean }) => listUsers(stores, output, options));
   users
     .command('reset')
-    .description(`give a user a new set-up link (printed once; the old one stops working) and end every session of theirs`)
+    .description(
+      `give a user a new set-up link (mailed to them with NATURE_SMTP_URL, else printed once; the old one stops working) and end every session of theirs`,
+    )
     .requiredOption('--email <email>', 'the address they sign in with', emailAddress)
-    .option('--json', 'print one JSON object with setup_link')
+    .option('--json', 'print one JSON object with setup_link (null once mailed) and setup_link_mailed')
     .action((options: { email: string; json?: boolean }) => resetAccess(stores, output, options));
   return users;
 }
@@ -130,6 +136,7 @@ async function addUser(stores: AccountStores, output: Output, options: UserCreat
   // All that can be wrong on the command line is found before anything is opened or created.
   const password = options.passwordStdin ? await passwordFromStdin(stores) : undefined;
   const base = password === undefined ? stores.publicBase() : undefined;
+  const mailer = password === undefined ? stores.mailer() : undefined;
   await withContext(stores, { create: true }, async (_accounts, open) => {
     const context = await open();
     const created = await createUser(context, options.email, password, new Date()).catch((error: unknown) => {
@@ -141,13 +148,21 @@ async function addUser(stores: AccountStores, output: Output, options: UserCreat
     });
     const { user, setupToken } = created;
     const link = setupToken === undefined ? null : setupLink(base!, setupToken);
-    if (options.json) return output.out(JSON.stringify({ ...(await describeUser(context, user)), setup_link: link }));
-    if (link === null)
+    const setup: SetupLink | undefined =
+      link === null ? undefined : { email: options.email, link, expiresAt: user.setup_expires_at!, reset: false };
+    const mailed = setup !== undefined && (await mailSetupLink(mailer, output, setup));
+    if (options.json) return output.out(JSON.stringify({ ...(await describeUser(context, user)), ...linkFields(setup, mailed) }));
+    if (setup === undefined)
       return output.out(`${user.id} created: ${options.email}, ${user.role} of ${user.account_id}, with the password given`);
+    if (mailed) return output.out(`${user.id} created: ${options.email}, ${user.role} of ${user.account_id}; ${mailedLine(setup)}`);
     output.err(`${user.id} created: ${options.email}, ${user.role} of ${user.account_id}; they set a password at this link:`);
-    printLink(output, link, options.email, user.setup_expires_at!);
-  });
+    printLink(output, setup.link, options.email, setup.expiresAt);
+  }).finally(() => mailer?.close());
 }
+
+/** In JSON: the link, or null once it was mailed (or when there is none), and whether it was mailed. */
+const linkFields = (setup: SetupLink | undefined, mailed: boolean) =>
+  setup === undefined ? { setup_link: null } : { setup_link: mailed ? null : setup.link, setup_link_mailed: mailed };
 
 function listUsers(stores: AccountStores, output: Output, options: { json?: boolean }): Promise<void> {
   return withContext(stores, { create: false }, async (accounts, open) => {
@@ -164,6 +179,7 @@ function listUsers(stores: AccountStores, output: Output, options: { json?: bool
 
 function resetAccess(stores: AccountStores, output: Output, options: { email: string; json?: boolean }): Promise<void> {
   const base = stores.publicBase();
+  const mailer = stores.mailer();
   return withContext(stores, { create: false }, async (accounts, open) => {
     const nobody = new CliError(`no user with ${options.email}: nature users list shows who there is`);
     if ((await accounts.users()).length === 0) throw nobody;
@@ -172,13 +188,15 @@ function resetAccess(stores: AccountStores, output: Output, options: { email: st
     if (user === undefined) throw nobody;
     const token = await resetUser(context, user, new Date());
     const reset = (await accounts.user(user.id))!;
-    const link = setupLink(base, token);
-    if (options.json) return output.out(JSON.stringify({ ...(await describeUser(context, reset)), setup_link: link }));
+    const setup = { email: options.email, link: setupLink(base, token), expiresAt: reset.setup_expires_at!, reset: true };
+    const mailed = await mailSetupLink(mailer, output, setup);
+    if (options.json) return output.out(JSON.stringify({ ...(await describeUser(context, reset)), ...linkFields(setup, mailed) }));
+    if (mailed) return output.out(`${user.id} (${options.email}): every session ended; ${mailedLine(setup)}`);
     output.err(
       `${user.id} (${options.email}): every session ended; they set a new password at this link (until then, a password they had still works):`,
     );
-    printLink(output, link, options.email, reset.setup_expires_at!);
-  });
+    printLink(output, setup.link, options.email, setup.expiresAt);
+  }).finally(() => mailer?.close());
 }
 
 /** The application as the operator reviews it. */

@@ -5,7 +5,7 @@ import packageJson from '../../package.json' with { type: 'json' };
 import { KeyRuleError } from '../commands/api-keys.js';
 import { type Environment, environments } from '../domain/api-keys.js';
 import { escapeUnprintable } from '../domain/text.js';
-import { type Config, ConfigError, loadConfig, loadStoreConfig } from '../settings/config.js';
+import { type Config, ConfigError, loadConfig, loadMailConfig, loadStoreConfig } from '../settings/config.js';
 import { checkDataDir } from '../support/data-dir.js';
 import { OperatorError, oneLine, storeProblem } from '../support/operator-errors.js';
 import { checkBackends } from '../wiring/backend-checks.js';
@@ -21,6 +21,7 @@ import {
   openWrappedKeys,
   sqliteStoreFile,
 } from '../wiring/environments.js';
+import { openMailer } from '../wiring/mailer.js';
 import { type AccountStores, applicationsCommand, usersCommand } from './accounts.js';
 import { auditCommand } from './audit.js';
 import { type CatalogueAccess, careersCommand } from './careers.js';
@@ -158,6 +159,7 @@ function accountStores(settings: StoreSettings, io: CliIo, output: Output): Acco
       return config.publicUrl ?? `http://127.0.0.1:${config.port}`;
     },
     readStdin: () => readStdin(io.stdin),
+    mailer: () => openMailer(loadMailConfig(io.env)),
   };
 }
 

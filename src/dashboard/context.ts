@@ -5,6 +5,7 @@ import type { Environment } from '../domain/api-keys.js';
 import type { CareersCatalogue } from '../http/routes/careers.js';
 import type { AccountStore } from '../ports/account-store.js';
 import type { KeyStore } from '../ports/key-store.js';
+import type { Mailer } from '../ports/mailer.js';
 import type { Environments } from '../wiring/environments.js';
 import { type Html, html } from './html.js';
 import type { Viewer } from './layout.js';
@@ -31,6 +32,8 @@ export interface DashboardContext {
   unavailable: (error: unknown) => boolean;
   /** The careers catalogue the API serves (the app's own), whose version the keys page shows; none: not imported. */
   careers?: CareersCatalogue;
+  /** NATURE_SMTP_URL's relay, for invitations and notices; none, or a send that rejects: the link is shown once instead. */
+  mailer?: Mailer;
 }
 
 /** The environments as the dashboard's addresses name them. */

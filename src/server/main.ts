@@ -22,6 +22,7 @@ import {
   openKeyStore,
   startEnvironments,
 } from '../wiring/environments.js';
+import { openMailer } from '../wiring/mailer.js';
 import { localUrl, startLine } from './start-line.js';
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
@@ -105,6 +106,8 @@ const app = await buildApp({
   careers,
   accounts,
 });
+// Mail through NATURE_SMTP_URL's relay, if set: a relay that fails costs a mailed link, never the dashboard.
+const mailer = openMailer(config.mail, logger);
 // The developer dashboard under /dashboard, on the same stores as the API and the operator's command line.
 await registerDashboard(app, {
   accounts,
@@ -114,6 +117,7 @@ await registerDashboard(app, {
   publicUrl: config.publicUrl,
   unavailable: backendUnavailable,
   careers,
+  mailer,
 });
 // A data directory that turned read-only would fail every write: readiness says so.
 addReadinessCheck(app, 'data_dir', async () => checkDataDirWritable(config.dataDir));
@@ -125,6 +129,7 @@ await app.listen({ port: config.port, host: config.host }).catch((error: unknown
 });
 // Listening first: a port in use stops start-up before the projectors and dispatchers do any work.
 startEnvironments(envs);
+void mailer?.check();
 watchEventLoop();
 stopOnSignals(async () => {
   await app.close();
@@ -132,6 +137,7 @@ stopOnSignals(async () => {
   await keys.close();
   await accounts.close();
   await careers.close();
+  await mailer?.close();
   logger.info(runtimeFigures(), 'runtime figures');
 }, logger);
 logger.info(

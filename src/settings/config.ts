@@ -50,6 +50,30 @@ function isOrigin(value: string): boolean {
 const wholeNumber = (min: number, max: number) =>
   z.string().regex(/^\d+$/, 'must be a whole number').transform(Number).pipe(z.number().int().min(min).max(max));
 
+/** An address, alone or after a display name, on one line: what a From header holds. */
+const MAILBOX = /^(?:[^<>\r\n]+ )?<[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+>$|^[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+$/;
+
+/** NATURE_SMTP_URL read: smtp:// or smtps://, a host, a port, user:password or neither, nothing more; else undefined. */
+function smtpRelayOf(value: string): SmtpRelay | undefined {
+  if (!URL.canParse(value) || /[?#]/.test(value)) return undefined;
+  const url = new URL(value);
+  if (!['smtp:', 'smtps:'].includes(url.protocol) || url.hostname === '' || !['', '/'].includes(url.pathname)) return undefined;
+  if ((url.username === '') !== (url.password === '')) return undefined;
+  const secure = url.protocol === 'smtps:';
+  try {
+    return {
+      host: url.hostname.replace(/^\[|\]$/g, ''),
+      // The relay's usual ports: submission with STARTTLS, submission over TLS.
+      port: url.port === '' ? (secure ? 465 : 587) : Number(url.port),
+      secure,
+      auth: url.username === '' ? undefined : { user: decodeURIComponent(url.username), pass: decodeURIComponent(url.password) },
+    };
+  } catch {
+    // A % that starts no escape.
+    return undefined;
+  }
+}
+
 const schema = z.object({
   PORT: wholeNumber(1, 65535).default(8080),
   HOST: z.string().min(1).default('127.0.0.1'),
@@ -150,6 +174,20 @@ const schema = z.object({
   NATURE_KEEP_ALIVE_TIMEOUT_MS: wholeNumber(1_000, 600_000).default(72_000),
   // Silence on a connection while it is answered: longer than any request takes (EVENTSTORE_APPEND_RETRY_MS, say).
   NATURE_CONNECTION_TIMEOUT_MS: wholeNumber(1_000, 3_600_000).default(120_000),
+  // Mail through a relay (docs/operations.md, "Mail"); unset, the dashboard and `nature users` show links instead.
+  NATURE_SMTP_URL: z
+    .string()
+    .refine(
+      (value) => smtpRelayOf(value) !== undefined,
+      'must be smtp://[user:password@]host[:port] (STARTTLS when the relay offers it) or smtps://… (TLS from the start), with no path or query; percent-encode @ : / in the password',
+    )
+    .optional(),
+  NATURE_MAIL_FROM: z
+    .string()
+    .regex(MAILBOX, 'must be the address mail is sent from, such as dashboard@example.com or "Nature <dashboard@example.com>"')
+    .optional(),
+  // Each wait on the relay: connecting (TLS included), its greeting, each reply.
+  NATURE_SMTP_TIMEOUT_MS: wholeNumber(1_000, 300_000).default(10_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -201,6 +239,8 @@ export interface Config {
   /** Whether live (production) keys may be used at /v1/mcp; sandbox keys always may. */
   mcpLiveKeys: boolean;
   httpTimeouts: HttpTimeouts;
+  /** The relay mail goes through (NATURE_SMTP_URL); none: links are shown to whoever makes them. */
+  mail: MailSettings | undefined;
   logLevel: z.infer<typeof schema>['LOG_LEVEL'];
 }
 
@@ -214,6 +254,22 @@ export interface HttpTimeouts {
   requestMs: number;
   keepAliveMs: number;
   connectionMs: number;
+}
+
+/** Where mail is sent: `secure` is TLS from the start (smtps://); otherwise STARTTLS when the relay offers it. */
+export interface SmtpRelay {
+  host: string;
+  port: number;
+  secure: boolean;
+  auth: { user: string; pass: string } | undefined;
+}
+
+export interface MailSettings {
+  relay: SmtpRelay;
+  /** The From of every message (NATURE_MAIL_FROM). */
+  from: string;
+  /** Each wait on the relay, in ms (NATURE_SMTP_TIMEOUT_MS). */
+  timeoutMs: number;
 }
 
 /** How the service logs in to NATS: at most one way; TLS with any of them (or alone). */
@@ -234,6 +290,17 @@ export interface NatsAccess {
 /** Settings whose values are secrets: a message about them never shows the value. */
 const SECRET_SETTINGS: ReadonlySet<string> = new Set(['NATS_PASSWORD', 'NATS_TOKEN']);
 
+/**
+ * A setting's value as a message shows it: a URL's password, or a secret setting, never reaches the terminal or a log.
+ * A URL still holding an @ once its credentials are removed has them where no scheme marks them: it is hidden whole.
+ */
+function shownValue(name: string, value: string | undefined): string {
+  if (value === undefined) return 'undefined';
+  if (SECRET_SETTINGS.has(name)) return '(hidden)';
+  const shown = withoutCredentials(value);
+  return name.endsWith('_URL') && shown.includes('@') ? '(hidden)' : JSON.stringify(shown);
+}
+
 /** A setting that stops start-up; its message is one line naming the setting. */
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
@@ -246,11 +313,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const name = String(issue.path[0]);
-    // A URL's password, or a secret setting, never reaches the terminal or a log.
-    const shown = SECRET_SETTINGS.has(name)
-      ? '(hidden)'
-      : JSON.stringify(env[name] === undefined ? undefined : withoutCredentials(env[name]));
-    throw new ConfigError(`configuration error: ${name}=${shown} ${issue.message}`);
+    throw new ConfigError(`configuration error: ${name}=${shownValue(name, env[name])} ${issue.message}`);
   }
   const settings = parsed.data;
   const required: [boolean, string, string][] = [
@@ -259,6 +322,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     [settings.NATURE_READ_MODELS === 'mongodb', 'MONGODB_URL', 'NATURE_READ_MODELS=mongodb'],
     [settings.NATURE_READ_MODELS === 'postgres', 'POSTGRES_URL', 'NATURE_READ_MODELS=postgres'],
     [settings.NATURE_BUS === 'nats', 'NATS_URL', 'NATURE_BUS=nats'],
+    [settings.NATURE_SMTP_URL !== undefined, 'NATURE_MAIL_FROM', 'NATURE_SMTP_URL is set'],
   ];
   for (const [chosen, name, because] of required) {
     if (chosen && settings[name as keyof typeof settings] === undefined) {
@@ -312,6 +376,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       keepAliveMs: settings.NATURE_KEEP_ALIVE_TIMEOUT_MS,
       connectionMs: settings.NATURE_CONNECTION_TIMEOUT_MS,
     },
+    mail:
+      settings.NATURE_SMTP_URL === undefined
+        ? undefined
+        : { relay: smtpRelayOf(settings.NATURE_SMTP_URL)!, from: settings.NATURE_MAIL_FROM!, timeoutMs: settings.NATURE_SMTP_TIMEOUT_MS },
     logLevel: settings.LOG_LEVEL,
   };
 }
@@ -461,4 +529,12 @@ const STORE_SETTINGS = [
  */
 export function loadStoreConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return loadConfig(Object.fromEntries(STORE_SETTINGS.map((name) => [name, env[name]])));
+}
+
+/** What `nature users` reads to mail set-up links: the relay, the sender, the timeout. */
+const MAIL_SETTINGS = ['NATURE_SMTP_URL', 'NATURE_MAIL_FROM', 'NATURE_SMTP_TIMEOUT_MS'] as const;
+
+/** The mail settings only (undefined without NATURE_SMTP_URL), so that no other setting can stop an operator command. */
+export function loadMailConfig(env: NodeJS.ProcessEnv = process.env): MailSettings | undefined {
+  return loadConfig(Object.fromEntries(MAIL_SETTINGS.map((name) => [name, env[name]]))).mail;
 }

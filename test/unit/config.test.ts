@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, loadStoreConfig } from '../../src/settings/config.js';
+import { ConfigError, loadConfig, loadMailConfig, loadStoreConfig } from '../../src/settings/config.js';
 
 describe('configuration', () => {
   it('defaults to the embedded SQLite backends on port 8080 with data in ./data and synchronous=FULL', () => {
@@ -388,6 +388,71 @@ describe('configuration', () => {
       expect(loadConfig({ NATURE_REQUEST_LOG_RETENTION_DAYS: '7' }).requestLogRetentionMs).toBe(7 * 86_400_000);
       expect(loadStoreConfig({ NATURE_REQUEST_LOG_RETENTION_DAYS: '7' }).requestLogRetentionMs).toBe(7 * 86_400_000);
       expect(refusal({ NATURE_REQUEST_LOG_RETENTION_DAYS: '0' })).toMatch(/^configuration error: NATURE_REQUEST_LOG_RETENTION_DAYS="0" /);
+    });
+  });
+
+  describe('mail (NATURE_SMTP_URL)', () => {
+    const from = 'Nature <dashboard@example.com>';
+    const refusal = (env: Record<string, string>) => {
+      try {
+        loadConfig(env);
+      } catch (error) {
+        return (error as Error).message;
+      }
+    };
+
+    it('reads the relay: TLS from the start on smtps://, the usual ports, a percent-decoded login, the sender and the timeout', () => {
+      expect(loadConfig({}).mail).toBeUndefined();
+      expect(loadConfig({ NATURE_SMTP_URL: 'smtps://relay.example.com', NATURE_MAIL_FROM: from }).mail).toEqual({
+        relay: { host: 'relay.example.com', port: 465, secure: true, auth: undefined },
+        from,
+        timeoutMs: 10_000,
+      });
+      const mail = loadConfig({
+        NATURE_SMTP_URL: 'smtp://mailer%40example.com:p%40ss%3Aw%2Frd@[::1]:2525/',
+        NATURE_MAIL_FROM: 'dashboard@example.com',
+        NATURE_SMTP_TIMEOUT_MS: '3000',
+      }).mail;
+      expect(mail).toEqual({
+        relay: { host: '::1', port: 2525, secure: false, auth: { user: 'mailer@example.com', pass: 'p@ss:w/rd' } },
+        from: 'dashboard@example.com',
+        timeoutMs: 3000,
+      });
+      expect(loadMailConfig({ NATURE_SMTP_URL: 'smtp://relay.example.com', NATURE_MAIL_FROM: from, PORT: 'http' })?.relay.port).toBe(587);
+    });
+
+    it('refuses another scheme, a path, a query, half a login or a bad escape, in one line without the password', () => {
+      for (const url of [
+        'http://relay.example.com',
+        'smtp://relay.example.com/inbox',
+        'smtp://relay.example.com?from=x',
+        'smtp://mailer@relay.example.com',
+        'smtp://mailer:s3cret%zz@relay.example.com',
+        'smtp://mailer:s3cret@relay.example.com:99999',
+        'smtp://',
+        'relay.example.com:25',
+      ]) {
+        const refused = refusal({ NATURE_SMTP_URL: url, NATURE_MAIL_FROM: from });
+        expect(refused, url).toMatch(/^configuration error: NATURE_SMTP_URL=\S+ must be smtp:\/\/\[user:password@\]host\[:port\]/);
+        expect(refused).not.toContain('s3cret');
+      }
+      // Credentials where no scheme marks them: the whole value is hidden.
+      expect(refusal({ NATURE_SMTP_URL: 'mailer:s3cret@relay.example.com', NATURE_MAIL_FROM: from })).toMatch(
+        /^configuration error: NATURE_SMTP_URL=\(hidden\) must be/,
+      );
+    });
+
+    it('needs a sender that is one address, and a timeout from 1 s to 5 min', () => {
+      const relay = { NATURE_SMTP_URL: 'smtps://relay.example.com' };
+      expect(refusal(relay)).toBe('configuration error: NATURE_MAIL_FROM is required when NATURE_SMTP_URL is set');
+      for (const sender of ['dashboard', 'a@b.c, d@e.f', 'Nature <dashboard@example.com', 'x@example.com\r\nBcc: y@example.com'])
+        expect(refusal({ ...relay, NATURE_MAIL_FROM: sender }), sender).toMatch(
+          /^configuration error: NATURE_MAIL_FROM=.* must be the address/,
+        );
+      for (const timeout of ['999', '300001', '1e4'])
+        expect(refusal({ ...relay, NATURE_MAIL_FROM: from, NATURE_SMTP_TIMEOUT_MS: timeout })).toMatch(
+          /^configuration error: NATURE_SMTP_TIMEOUT_MS=/,
+        );
     });
   });
 });
