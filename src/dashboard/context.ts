@@ -5,6 +5,7 @@ import type { Environment } from '../domain/api-keys.js';
 import type { CareersCatalogue } from '../http/routes/careers.js';
 import type { AccountStore } from '../ports/account-store.js';
 import type { KeyStore } from '../ports/key-store.js';
+import type { Mailer } from '../ports/mailer.js';
 import type { Environments } from '../wiring/environments.js';
 import { type Html, html } from './html.js';
 import type { Viewer } from './layout.js';
@@ -31,6 +32,8 @@ export interface DashboardContext {
   unavailable: (error: unknown) => boolean;
   /** The careers catalogue the API serves (the app's own), whose version the keys page shows; none: not imported. */
   careers?: CareersCatalogue;
+  /** Sends invitations and notices (SMTP); without it, an invitation's link is shown once to the inviter. */
+  mailer?: Mailer | undefined;
 }
 
 /** The environments as the dashboard's addresses name them. */
@@ -42,6 +45,7 @@ export async function viewerOf(context: DashboardContext, request: FastifyReques
   const signedIn = request.signedIn!;
   return {
     email: await emailOf({ accounts: context.accounts, dataKeys: context.envs.test.dataKeys }, signedIn.user),
+    role: signedIn.user.role,
     csrf: csrfToken(request, reply),
   };
 }
@@ -83,6 +87,9 @@ const notices = {
   revoked: 'The key is revoked: every request with it gets 401 from now on.',
   deleted: 'The endpoint is deleted: it receives nothing more, and its signing secret no longer signs.',
   applied: 'Your application is sent.',
+  revoked_invitation: 'The invitation is revoked: its link no longer works.',
+  removed: 'The member is removed: their sessions have ended and they can no longer sign in.',
+  joined: 'Welcome: you are a member of this account now.',
 } as const;
 export type NoticeCode = keyof typeof notices;
 
