@@ -1,4 +1,4 @@
-import { Command, InvalidArgumentError } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { type AccountContext, createUser, decideApplication, emailOf, findUser, resetUser, UserExistsError } from '../commands/accounts.js';
 import {
   ACCOUNT_ID,
@@ -6,9 +6,12 @@ import {
   isEmail,
   normaliseEmail,
   passwordProblem,
+  type Role,
+  roles,
   SETUP_LINK_MS,
   type UserRecord,
 } from '../domain/accounts.js';
+import { can, permissionNames, permissions } from '../domain/permissions.js';
 import { lineProblem } from '../domain/text.js';
 import type { AccountStore } from '../ports/account-store.js';
 import type { DataKeyStore } from '../ports/data-keys.js';
@@ -88,6 +91,7 @@ export function usersCommand(stores: AccountStores, output: Output): Command {
       `add a person who signs in to the dashboard; without --password-stdin a set-up link that works once, for ${SETUP_LINK_HOURS} hours, is mailed to them (NATURE_SMTP_URL) or printed`,
     )
     .requiredOption('--email <email>', 'the address they sign in with', emailAddress)
+    .addOption(new Option('--role <role>', 'their role (nature users roles says what each may do)').choices(roles).default('owner'))
     .option('--password-stdin', 'read their password from standard input (at least 12 characters) instead of printing a set-up link')
     .option('--json', 'print one JSON object (with setup_link, null once mailed or when the password was given, and setup_link_mailed)')
     .action((options: UserCreateOptions) => addUser(stores, output, options));
@@ -104,7 +108,25 @@ export function usersCommand(stores: AccountStores, output: Output): Command {
     .requiredOption('--email <email>', 'the address they sign in with', emailAddress)
     .option('--json', 'print one JSON object with setup_link (null once mailed) and setup_link_mailed')
     .action((options: { email: string; json?: boolean }) => resetAccess(stores, output, options));
+  users
+    .command('roles')
+    .description("what each role may do in the dashboard: the permission table the dashboard's pages and routes follow")
+    .option('--json', 'print one JSON object: each permission with what it allows and the roles that have it')
+    .action((options: { json?: boolean }) => listRoles(output, options));
   return users;
+}
+
+function listRoles(output: Output, options: { json?: boolean }): void {
+  if (options.json) {
+    output.out(JSON.stringify(permissions));
+    return;
+  }
+  const rows = permissionNames.map((permission) => [
+    permission,
+    ...roles.map((role) => (can(role, permission) ? 'yes' : 'no')),
+    permissions[permission].does,
+  ]);
+  for (const line of table(['PERMISSION', ...roles.map((role) => role.toUpperCase()), 'ALLOWS'], rows)) output.out(line);
 }
 
 /** The account's store and, once `work` asks, the data keys; both closed at the end. */
@@ -128,6 +150,7 @@ async function withContext(
 
 interface UserCreateOptions {
   email: string;
+  role: Role;
   passwordStdin?: boolean;
   json?: boolean;
 }
@@ -139,7 +162,7 @@ async function addUser(stores: AccountStores, output: Output, options: UserCreat
   const mailer = password === undefined ? stores.mailer() : undefined;
   await withContext(stores, { create: true }, async (_accounts, open) => {
     const context = await open();
-    const created = await createUser(context, options.email, password, new Date()).catch((error: unknown) => {
+    const created = await createUser(context, options.email, password, new Date(), options.role).catch((error: unknown) => {
       if (error instanceof UserExistsError)
         throw new CliError(
           `a user with ${options.email} exists already: nature users reset --email ${options.email} gives them a new set-up link`,

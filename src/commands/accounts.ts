@@ -8,6 +8,7 @@ import {
   newUserId,
   normaliseEmail,
   passwordHash,
+  type Role,
   SETUP_LINK_MS,
   tokenHash,
   type UserRecord,
@@ -25,7 +26,8 @@ export interface AccountContext {
   dataKeys: DataKeyStore;
 }
 
-const EMAIL_FIELD = 'email';
+/** The field name a sealed address is bound to (with its owner's id): a user's, or an invitation's. */
+export const EMAIL_FIELD = 'email';
 
 /** The keyed hash sign-in looks a user up by: the plain address is never stored, nor an unkeyed hash of it. */
 export async function emailIndex(context: AccountContext, email: string): Promise<string> {
@@ -49,14 +51,15 @@ export class UserExistsError extends Error {
 }
 
 /**
- * A new owner of the account: with a password (already checked by the caller), or with a one-time set-up link's
- * token, which is returned once and stored only as a hash.
+ * A new member of the account, made by the operator (an owner, unless `role` says otherwise): with a password
+ * (already checked by the caller), or with a one-time set-up link's token, which is returned once and stored only as a hash.
  */
 export async function createUser(
   context: AccountContext,
   email: string,
   password: string | undefined,
   now: Date,
+  role: Role = 'owner',
 ): Promise<{ user: UserRecord; setupToken: string | undefined }> {
   const index = await emailIndex(context, email);
   if ((await context.accounts.userByEmailIndex(index)) !== undefined) throw new UserExistsError(`a user with ${email} exists already`);
@@ -66,7 +69,7 @@ export async function createUser(
   const user: UserRecord = {
     id,
     account_id: ACCOUNT_ID,
-    role: 'owner',
+    role,
     email_sealed: seal(key, normaliseEmail(email), id, EMAIL_FIELD),
     email_index: index,
     password_hash: password === undefined ? null : await passwordHash(password),
@@ -74,7 +77,7 @@ export async function createUser(
     setup_expires_at: setupToken === undefined ? null : new Date(now.getTime() + SETUP_LINK_MS).toISOString(),
     created_at: now.toISOString(),
   };
-  await context.accounts.insertUser(user, activity({ type: 'operator' }, 'user.created', id, 'owner', now));
+  await context.accounts.insertUser(user, activity({ type: 'operator' }, 'user.created', id, role, now));
   return { user, setupToken };
 }
 

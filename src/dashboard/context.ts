@@ -33,7 +33,7 @@ export interface DashboardContext {
   /** The careers catalogue the API serves (the app's own), whose version the keys page shows; none: not imported. */
   careers?: CareersCatalogue;
   /** NATURE_SMTP_URL's relay, for invitations and notices; none, or a send that rejects: the link is shown once instead. */
-  mailer?: Mailer;
+  mailer?: Mailer | undefined;
 }
 
 /** The environments as the dashboard's addresses name them. */
@@ -45,6 +45,7 @@ export async function viewerOf(context: DashboardContext, request: FastifyReques
   const signedIn = request.signedIn!;
   return {
     email: await emailOf({ accounts: context.accounts, dataKeys: context.envs.test.dataKeys }, signedIn.user),
+    role: signedIn.user.role,
     csrf: csrfToken(request, reply),
   };
 }
@@ -86,6 +87,9 @@ const notices = {
   revoked: 'The key is revoked: every request with it gets 401 from now on.',
   deleted: 'The endpoint is deleted: it receives nothing more, and its signing secret no longer signs.',
   applied: 'Your application is sent.',
+  revoked_invitation: 'The invitation is revoked: its link no longer works.',
+  removed: 'The member is removed: their sessions have ended and they can no longer sign in.',
+  joined: 'Welcome: you are a member of this account now.',
 } as const;
 export type NoticeCode = keyof typeof notices;
 

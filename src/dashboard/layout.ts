@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { Role } from '../domain/accounts.js';
 import { type Html, html } from './html.js';
 
 /** The sections of the dashboard, in the order of its navigation bar. */
@@ -9,6 +10,7 @@ export const sections = [
   { path: '/dashboard/sandbox/events', title: 'Events' },
   { path: '/dashboard/sandbox/requests', title: 'Requests' },
   { path: '/dashboard/sandbox/usage', title: 'Usage' },
+  { path: '/dashboard/members', title: 'Members' },
   { path: '/dashboard/activity', title: 'Activity' },
 ] as const;
 
@@ -16,6 +18,8 @@ export type Section = (typeof sections)[number]['title'];
 
 export interface Viewer {
   email: string;
+  /** What the pages' forms are shown by (permissions.ts's table). */
+  role: Role;
   /** The CSRF token every form of the page carries. */
   csrf: string;
 }
@@ -38,7 +42,7 @@ export function page(title: string, body: Html, viewer?: Viewer, current?: Secti
       : html`<nav aria-label="Dashboard">${sections.map(
           (section) => html`<a href="${section.path}"${section.title === current ? html` aria-current="page"` : ''}>${section.title}</a>`,
         )}</nav>
-<div class="who"><span>${viewer.email}</span><form method="post" action="/dashboard/sign-out">${formTokens(viewer.csrf)}<button class="secondary" type="submit">Sign out</button></form></div>`;
+<div class="who"><span>${viewer.email} · ${viewer.role}</span><form method="post" action="/dashboard/sign-out">${formTokens(viewer.csrf)}<button class="secondary" type="submit">Sign out</button></form></div>`;
   return html`<!doctype html>
 <html lang="en">
 <head>

@@ -4,6 +4,7 @@ import csrf from '@fastify/csrf-protection';
 import formbody from '@fastify/formbody';
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import { DomainError } from '../domain/errors.js';
+import type { Permission } from '../domain/permissions.js';
 import { toProblem } from '../http/errors.js';
 import { ProblemError, problemCodes } from '../http/problem.js';
 import { sendAsset } from '../http/static-asset.js';
@@ -16,16 +17,16 @@ import { page } from './layout.js';
 import { registerActivityPage } from './pages/activity.js';
 import { registerApplicationPages } from './pages/application.js';
 import { registerEventPages } from './pages/events.js';
+import { registerInvitationPages } from './pages/invitation.js';
 import { registerKeyPages } from './pages/keys.js';
+import { registerMemberPages } from './pages/members.js';
 import { registerRequestPages } from './pages/requests.js';
 import { registerUsagePage } from './pages/usage.js';
 import { registerWebhookPages } from './pages/webhooks.js';
 import { guardProduction } from './production-access.js';
+import { accessOf, accessOfRequest, allows, refuseForRole } from './route-access.js';
 import { currentSession } from './sessions.js';
 import { registerSignIn } from './sign-in.js';
-
-/** Pages a signed-out person may see. */
-const OPEN_PATHS = new Set(['/dashboard/sign-in', '/dashboard/setup', '/dashboard/assets/dashboard.css', '/dashboard/assets/dashboard.js']);
 
 const CSRF_REFUSALS = new Set(['FST_CSRF_INVALID_TOKEN', 'FST_CSRF_MISSING_SECRET']);
 
@@ -80,7 +81,10 @@ export async function registerDashboard(app: FastifyInstance, context: Dashboard
       // Pages for people, not operations of the API: kept out of the OpenAPI document.
       scope.addHook('onRoute', (route) => {
         route.schema = { ...route.schema, hide: true };
-        for (const method of [route.method].flat()) routes.push({ method, url: route.url });
+        for (const method of [route.method].flat()) {
+          accessOf(method, route.url);
+          routes.push({ method, url: route.url });
+        }
       });
       await scope.register(cookie);
       await scope.register(formbody, { bodyLimit: 16 * 1024 });
@@ -100,12 +104,16 @@ export async function registerDashboard(app: FastifyInstance, context: Dashboard
         // The stylesheet and script are the same for everyone: no session lookup for them.
         if (path.startsWith('/dashboard/assets/')) return;
         request.signedIn = await currentSession(context.accounts, request, context.clock());
-        if (request.signedIn === undefined && !OPEN_PATHS.has(path)) {
+        const access = accessOfRequest(request);
+        if (request.signedIn === undefined && access !== 'open') {
           // Nothing changes for a request without a live session; a page asked for comes back after sign-in, less
           // any key pasted into its address (redacted as the API's log redacts it).
           const next = request.method === 'GET' ? `?next=${encodeURIComponent(redactSecrets(request.url))}` : '';
           return seeOther(reply, `/dashboard/sign-in${next}`);
         }
+        // The role's permission, from the one table, before anything is read or parsed.
+        if (request.signedIn !== undefined && access !== undefined && !allows(access, request.signedIn.user.role))
+          return refuseForRole(context, request, reply, access as Permission);
       });
       // Every state-changing request is a POST, and every POST carries the token of a page of this dashboard.
       scope.addHook('preHandler', (request, reply, done) => {
@@ -133,6 +141,8 @@ export async function registerDashboard(app: FastifyInstance, context: Dashboard
       registerRequestPages(scope, context);
       registerUsagePage(scope, context);
       registerActivityPage(scope, context);
+      registerMemberPages(scope, pages);
+      registerInvitationPages(scope, context);
     },
     { prefix: '/dashboard' },
   );

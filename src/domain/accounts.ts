@@ -9,8 +9,8 @@ import type { PiiEnvelope } from './sealed.js';
  */
 export const ACCOUNT_ID = 'acct_default';
 
-/** v1.1 adds roles below owner (for example developer, viewer); every v1 user is the owner of the one account. */
-export const roles = ['owner'] as const;
+/** The roles of v1.1's members, most powerful first; what each may do is the permission table's (permissions.ts). */
+export const roles = ['owner', 'admin', 'developer', 'viewer'] as const;
 export type Role = (typeof roles)[number];
 
 export interface UserRecord {

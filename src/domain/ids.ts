@@ -2,7 +2,7 @@ import { randomFillSync } from 'node:crypto';
 import { monotonicFactory } from 'ulid';
 
 /** Type prefixes of the contract's ids. */
-export type IdPrefix = 'sub' | 'asm' | 'prf' | 'whe' | 'whd' | 'evt' | 'key' | 'req' | 'usr' | 'act' | 'cat' | 'sit' | 'lnk';
+export type IdPrefix = 'sub' | 'asm' | 'prf' | 'whe' | 'whd' | 'evt' | 'key' | 'req' | 'usr' | 'act' | 'cat' | 'sit' | 'lnk' | 'inv';
 
 /**
  * Cryptographic random bytes drawn a page at a time: ulid asks for one byte per character, and one

@@ -60,6 +60,7 @@ describe('the nature operator command', () => {
       'users create',
       'users list',
       'users reset',
+      'users roles',
       'applications list',
       'applications show',
       'applications approve',

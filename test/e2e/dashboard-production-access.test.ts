@@ -10,7 +10,8 @@ import { auth, openTestApp, type TestApp } from '../support/test-app.js';
 
 /**
  * The dashboard's routes that are not about one environment's resources: signing in and out, the account's
- * keys list and key form (which refuse production keys themselves), the application, the activity log and assets.
+ * keys list and key form (which refuse production keys themselves), the application, the activity log, members,
+ * invitations and assets.
  * Every other route is a production route once its environment is production (or its key is a live one).
  */
 const ACCOUNT_WIDE = new Set([
@@ -27,6 +28,15 @@ const ACCOUNT_WIDE = new Set([
   'GET /dashboard/production',
   'POST /dashboard/production',
   'GET /dashboard/activity',
+  'GET /dashboard/invitation',
+  'POST /dashboard/invitation',
+  'GET /dashboard/members',
+  'POST /dashboard/members',
+  'POST /dashboard/members/invitations/:id/revoke',
+  'GET /dashboard/members/:id',
+  'POST /dashboard/members/:id/role',
+  'POST /dashboard/members/:id/remove',
+  'POST /dashboard/members/:id/transfer',
 ]);
 
 /** What a form of each production route sends when a person uses it. */

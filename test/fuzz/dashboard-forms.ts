@@ -36,6 +36,9 @@ export interface DashboardRefs {
   eventId: string;
 }
 
+const NO_MEMBER = 'usr_01M00000000000000000000000';
+const NO_INVITATION = 'inv_01M00000000000000000000000';
+
 const forms: DashboardForm[] = [
   {
     route: 'POST /dashboard/keys',
@@ -116,6 +119,31 @@ const forms: DashboardForm[] = [
     valid: {},
     fields: { endpoint_id: { offered: [], optional: true } },
   },
+  {
+    route: 'POST /dashboard/members',
+    action: () => '/dashboard/members',
+    valid: { email: 'fuzz-invitee@example.com', role: 'viewer' },
+    fields: { email: {}, role: { offered: ['admin', 'developer', 'viewer'] } },
+  },
+  // The member and invitation named need not exist: a form's values are checked before anything is looked up.
+  {
+    route: 'POST /dashboard/members/invitations/:id/revoke',
+    action: () => `/dashboard/members/invitations/${NO_INVITATION}/revoke`,
+    valid: {},
+    fields: {},
+  },
+  {
+    route: 'POST /dashboard/members/:id/role',
+    action: () => `/dashboard/members/${NO_MEMBER}/role`,
+    valid: { role: 'developer' },
+    fields: { role: { offered: ['admin', 'developer', 'viewer'] } },
+  },
+  ...(['remove', 'transfer'] as const).map((change) => ({
+    route: `POST /dashboard/members/:id/${change}`,
+    action: () => `/dashboard/members/${NO_MEMBER}/${change}`,
+    valid: { confirm: 'yes' },
+    fields: { confirm: { offered: ['yes'] } },
+  })),
   { route: 'POST /dashboard/sign-out', action: () => '/dashboard/sign-out', valid: {}, fields: {} },
 ];
 
@@ -146,12 +174,12 @@ function mutations(form: DashboardForm): fc.Arbitrary<{ body: Form; variant: str
   return fc.oneof(...choices);
 }
 
-/** A digest of what the dashboard's forms change in keys.db: keys, the application and the activity. */
+/** A digest of what the dashboard's forms change in keys.db: keys, members, invitations, the application and the activity. */
 function accountDigest(dataDir: string): string {
   const db = new Database(join(dataDir, 'keys.db'), { readonly: true, fileMustExist: true });
   try {
     const hash = createHash('sha256');
-    for (const table of ['api_keys', 'users', 'applications', 'activity'])
+    for (const table of ['api_keys', 'users', 'invitations', 'applications', 'activity'])
       for (const row of db.prepare(`SELECT * FROM ${table} ORDER BY rowid`).raw().iterate())
         hash.update(`${table}:${JSON.stringify(row)}\n`);
     return hash.digest('hex');

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { type BrowserContext, chromium } from 'playwright-core';
+import { type Browser, type BrowserContext, chromium } from 'playwright-core';
 
 /** Debian's chromium (`apt-get install -y chromium`; .ci/run installs it), driven by playwright-core. */
 export const CHROMIUM = '/usr/bin/chromium';
@@ -14,6 +14,18 @@ export function chromiumMissing(what: string): boolean {
   return true;
 }
 
+/** What this machine needs of Chromium (no background networking: its network is closed). */
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
 /**
  * Headless Chromium on a fresh user-data-dir (the caller makes and removes it), with the flags this machine needs (no
  * background networking: its network is closed); `javaScriptEnabled: false` for pages that must work without script.
@@ -26,17 +38,13 @@ export function launchChromium(
   return chromium.launchPersistentContext(userDataDir, {
     executablePath: CHROMIUM,
     headless: true,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
+    args: FLAGS,
     viewport,
     javaScriptEnabled,
   });
+}
+
+/** Headless Chromium whose contexts (a person signed in each, with cookies of their own) share one process; the caller closes it. */
+export function launchChromiumBrowser(): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS });
 }

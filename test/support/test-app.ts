@@ -7,6 +7,7 @@ import { buildApp } from '../../src/http/app.js';
 import type { CareersCatalogue } from '../../src/http/routes/careers.js';
 import type { AccountStore } from '../../src/ports/account-store.js';
 import type { KeyStore } from '../../src/ports/key-store.js';
+import type { Mailer } from '../../src/ports/mailer.js';
 import { loadConfig } from '../../src/settings/config.js';
 import { createLogger } from '../../src/support/logger.js';
 import {
@@ -43,11 +44,11 @@ export interface TestApp {
 
 /**
  * The whole app on a fresh data directory, driven in-process with app.inject; `settings` as in the environment,
- * `careers` the catalogue it serves (none by default, as before an import).
+ * `careers` the catalogue it serves (none by default, as before an import), `mailer` the dashboard's (none: links shown once).
  */
 export async function openTestApp(
   settings: Record<string, string> = {},
-  { careers }: { careers?: CareersCatalogue } = {},
+  { careers, mailer }: { careers?: CareersCatalogue; mailer?: Mailer } = {},
 ): Promise<TestApp> {
   const dir = tempDir();
   // The tests' receivers listen on loopback: sandbox deliveries may go there, as on a developer's machine.
@@ -90,6 +91,7 @@ export async function openTestApp(
     publicUrl: config.publicUrl,
     unavailable: backendUnavailable,
     ...(careers !== undefined && { careers }),
+    mailer,
   });
   const testApp: TestApp = {
     app,

@@ -1,9 +1,11 @@
 import type { Collection } from 'mongodb';
-import type { ActivityRecord, ApplicationRecord, SessionRecord, UserRecord } from '../../domain/accounts.js';
+import type { ActivityRecord, ApplicationRecord, Role, SessionRecord, UserRecord } from '../../domain/accounts.js';
+import type { InvitationRecord } from '../../domain/members.js';
 import type { AccountStore } from '../../ports/account-store.js';
 import { type ActivityDocument, atomically, recordActivity } from './activity.js';
 import { type MongoConnection, type MongoSettings, withMongo } from './client.js';
 import { KEYS_DATABASE } from './key-store.js';
+import { MongoMembers } from './members.js';
 
 type UserDocument = Omit<UserRecord, 'id'> & { _id: string };
 type SessionDocument = Omit<SessionRecord, 'id_hash'> & { _id: string };
@@ -38,6 +40,7 @@ export class MongoAccountStore implements AccountStore {
     private readonly failures: Collection<FailureDocument>,
     private readonly applications: Collection<ApplicationDocument>,
     private readonly activity_: Collection<ActivityDocument>,
+    private readonly members: MongoMembers,
   ) {}
 
   /** Connects (the process's one client) and creates the indexes (idempotent). */
@@ -57,7 +60,8 @@ export class MongoAccountStore implements AccountStore {
       await failures.createIndex({ key: 1, at: 1 });
       const activity = db.collection<ActivityDocument>('activity');
       await activity.createIndex({ account_id: 1, _id: -1 });
-      return new MongoAccountStore(connection, users, sessions, failures, db.collection('applications'), activity);
+      const members = await MongoMembers.open(connection, db, activity);
+      return new MongoAccountStore(connection, users, sessions, failures, db.collection('applications'), activity, members);
     });
   }
 
@@ -104,6 +108,42 @@ export class MongoAccountStore implements AccountStore {
       await this.users_.updateOne({ _id: userId }, { $set: { setup_token_hash: hash, setup_expires_at: expiresAt } }, { session });
       await recordActivity(this.activity_, activity, session);
     });
+  }
+
+  changeRole(userId: string, from: Role, to: Role, activity?: ActivityRecord) {
+    return this.members.changeRole(userId, from, to, activity);
+  }
+
+  removeUser(userId: string, from: Role, activity?: ActivityRecord) {
+    return this.members.removeUser(userId, from, activity);
+  }
+
+  transferOwnership(ownerId: string, memberId: string, memberRole: Role, activity?: ActivityRecord) {
+    return this.members.transferOwnership(ownerId, memberId, memberRole, activity);
+  }
+
+  insertInvitation(invitation: InvitationRecord, activity?: ActivityRecord) {
+    return this.members.insertInvitation(invitation, activity);
+  }
+
+  invitations(accountId: string) {
+    return this.members.invitations(accountId);
+  }
+
+  invitation(id: string) {
+    return this.members.oneInvitation('_id', id);
+  }
+
+  invitationByToken(hash: string) {
+    return this.members.oneInvitation('token_hash', hash);
+  }
+
+  deleteInvitation(id: string, activity?: ActivityRecord) {
+    return this.members.deleteInvitation(id, activity);
+  }
+
+  acceptInvitation(tokenHash: string, now: string, user: UserRecord, activity?: ActivityRecord) {
+    return this.members.acceptInvitation(tokenHash, now, user, activity);
   }
 
   async insertSession({ id_hash, ...rest }: SessionRecord): Promise<void> {

@@ -1,11 +1,18 @@
-import type { ActivityRecord, ApplicationRecord, SessionRecord, UserRecord } from '../../domain/accounts.js';
+import type { ActivityRecord, ApplicationRecord, Role, SessionRecord, UserRecord } from '../../domain/accounts.js';
+import type { InvitationRecord } from '../../domain/members.js';
 import type { AccountStore } from '../../ports/account-store.js';
-import type { PostgresOptions, PostgresPool } from './client.js';
+import type { PostgresOptions, PostgresPool, TransactionSql } from './client.js';
 import { KEYS_SCHEMA, KEYS_STEPS, KEYS_STORE, recordActivity } from './keys-schema.js';
+import { PostgresMembers } from './members.js';
 import { migratedPool } from './migrations.js';
 
 /** Rows come back as records: `email_sealed` (json) parsed, the rest text. */
 const USER_COLUMNS = 'id, account_id, role, email_sealed, email_index, password_hash, setup_token_hash, setup_expires_at, created_at';
+
+const insertUserRow = (tx: TransactionSql, user: UserRecord) => tx`
+  INSERT INTO users (id, account_id, role, email_sealed, email_index, password_hash, setup_token_hash, setup_expires_at, created_at)
+  VALUES (${user.id}, ${user.account_id}, ${user.role}, ${JSON.stringify(user.email_sealed)}::text::json, ${user.email_index},
+          ${user.password_hash}, ${user.setup_token_hash}, ${user.setup_expires_at}, ${user.created_at})`;
 
 /**
  * The account's records in the keys schema (`nature_keys`), beside the API keys and shared by every replica. A
@@ -13,7 +20,11 @@ const USER_COLUMNS = 'id, account_id, role, email_sealed, email_index, password_
  * row, so two operators deciding at once cannot both win.
  */
 export class PostgresAccountStore implements AccountStore {
-  private constructor(private readonly pool: PostgresPool) {}
+  private readonly members: PostgresMembers;
+
+  private constructor(private readonly pool: PostgresPool) {
+    this.members = new PostgresMembers(pool.sql, insertUserRow);
+  }
 
   static async connect(url: string, schema = KEYS_SCHEMA, options?: PostgresOptions): Promise<PostgresAccountStore> {
     const pool = await migratedPool(url, schema, KEYS_STORE, KEYS_STEPS, options);
@@ -26,10 +37,7 @@ export class PostgresAccountStore implements AccountStore {
 
   async insertUser(user: UserRecord, activity?: ActivityRecord): Promise<void> {
     await this.sql.begin(async (tx) => {
-      await tx`
-        INSERT INTO users (id, account_id, role, email_sealed, email_index, password_hash, setup_token_hash, setup_expires_at, created_at)
-        VALUES (${user.id}, ${user.account_id}, ${user.role}, ${JSON.stringify(user.email_sealed)}::text::json, ${user.email_index},
-                ${user.password_hash}, ${user.setup_token_hash}, ${user.setup_expires_at}, ${user.created_at})`;
+      await insertUserRow(tx, user);
       await recordActivity(tx, activity);
     });
   }
@@ -66,6 +74,42 @@ export class PostgresAccountStore implements AccountStore {
       await tx`UPDATE users SET setup_token_hash = ${hash}, setup_expires_at = ${expiresAt} WHERE id = ${userId}`;
       await recordActivity(tx, activity);
     });
+  }
+
+  changeRole(userId: string, from: Role, to: Role, activity?: ActivityRecord) {
+    return this.members.changeRole(userId, from, to, activity);
+  }
+
+  removeUser(userId: string, from: Role, activity?: ActivityRecord) {
+    return this.members.removeUser(userId, from, activity);
+  }
+
+  transferOwnership(ownerId: string, memberId: string, memberRole: Role, activity?: ActivityRecord) {
+    return this.members.transferOwnership(ownerId, memberId, memberRole, activity);
+  }
+
+  insertInvitation(invitation: InvitationRecord, activity?: ActivityRecord) {
+    return this.members.insertInvitation(invitation, activity);
+  }
+
+  invitations(accountId: string) {
+    return this.members.invitations(accountId);
+  }
+
+  invitation(id: string) {
+    return this.members.oneInvitation('id', id);
+  }
+
+  invitationByToken(hash: string) {
+    return this.members.oneInvitation('token_hash', hash);
+  }
+
+  deleteInvitation(id: string, activity?: ActivityRecord) {
+    return this.members.deleteInvitation(id, activity);
+  }
+
+  acceptInvitation(tokenHash: string, now: string, user: UserRecord, activity?: ActivityRecord) {
+    return this.members.acceptInvitation(tokenHash, now, user, activity);
   }
 
   async insertSession(session: SessionRecord): Promise<void> {

@@ -66,6 +66,25 @@ export const KEYS_STEPS: PostgresStep[] = [
       await tx.unsafe('ALTER TABLE api_keys ADD COLUMN last_used_at text COLLATE "C"');
     },
   },
+  {
+    version: 3,
+    does: 'invitations to join the account',
+    async run(tx) {
+      await tx.unsafe(`
+        CREATE TABLE invitations (
+          id           text COLLATE "C" PRIMARY KEY,
+          account_id   text NOT NULL,
+          role         text NOT NULL,
+          email_sealed json NOT NULL,
+          email_index  text NOT NULL UNIQUE,
+          token_hash   text NOT NULL UNIQUE,
+          expires_at   text COLLATE "C" NOT NULL,
+          invited_by   text NOT NULL,
+          created_at   text NOT NULL
+        );
+        CREATE INDEX invitations_by_account ON invitations (account_id, id);`);
+    },
+  },
 ];
 
 /** Appends `entry` (when there is one) in the transaction of the change it records. */

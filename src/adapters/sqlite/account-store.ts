@@ -1,9 +1,11 @@
 import type Database from 'better-sqlite3';
-import type { ActivityRecord, ApplicationRecord, SessionRecord, UserRecord } from '../../domain/accounts.js';
+import type { ActivityRecord, ApplicationRecord, Role, SessionRecord, UserRecord } from '../../domain/accounts.js';
+import type { InvitationRecord } from '../../domain/members.js';
 import type { AccountStore } from '../../ports/account-store.js';
 import { activityAppender } from './activity-table.js';
 import { openDatabase, type Synchronous } from './database.js';
 import { KEYS_FILE_STEPS } from './keys-file.js';
+import { SqliteMembers } from './members.js';
 import { migrate } from './migrations.js';
 
 type UserRow = Omit<UserRecord, 'email_sealed'> & { email_sealed: string };
@@ -17,6 +19,7 @@ const toUser = (row: UserRow | undefined): UserRecord | undefined => row && { ..
 export class SqliteAccountStore implements AccountStore {
   private readonly db: Database.Database;
   private readonly statements;
+  private readonly members: SqliteMembers;
 
   constructor(path: string, synchronous: Synchronous) {
     this.db = openDatabase(path, synchronous);
@@ -57,6 +60,11 @@ export class SqliteAccountStore implements AccountStore {
       appendActivity: activityAppender(db),
       activity: db.prepare<[string, number], string>('SELECT body FROM activity WHERE account_id = ? ORDER BY id DESC LIMIT ?').pluck(),
     };
+    this.members = new SqliteMembers(
+      db,
+      (user) => this.statements.insertUser.run({ ...user, email_sealed: JSON.stringify(user.email_sealed) }),
+      this.statements.appendActivity,
+    );
   }
 
   async insertUser(user: UserRecord, activity?: ActivityRecord): Promise<void> {
@@ -94,6 +102,42 @@ export class SqliteAccountStore implements AccountStore {
 
   async setSetupToken(userId: string, hash: string, expiresAt: string, activity?: ActivityRecord): Promise<void> {
     this.inTransaction(() => this.statements.setToken.run(hash, expiresAt, userId), activity);
+  }
+
+  async changeRole(userId: string, from: Role, to: Role, activity?: ActivityRecord) {
+    return this.members.changeRole(userId, from, to, activity);
+  }
+
+  async removeUser(userId: string, from: Role, activity?: ActivityRecord) {
+    return this.members.removeUser(userId, from, activity);
+  }
+
+  async transferOwnership(ownerId: string, memberId: string, memberRole: Role, activity?: ActivityRecord) {
+    return this.members.transferOwnership(ownerId, memberId, memberRole, activity);
+  }
+
+  async insertInvitation(invitation: InvitationRecord, activity?: ActivityRecord): Promise<void> {
+    this.members.insertInvitation(invitation, activity);
+  }
+
+  async invitations(accountId: string) {
+    return this.members.invitations(accountId);
+  }
+
+  async invitation(id: string) {
+    return this.members.invitation(id);
+  }
+
+  async invitationByToken(hash: string) {
+    return this.members.invitationByToken(hash);
+  }
+
+  async deleteInvitation(id: string, activity?: ActivityRecord) {
+    return this.members.deleteInvitation(id, activity);
+  }
+
+  async acceptInvitation(tokenHash: string, now: string, user: UserRecord, activity?: ActivityRecord) {
+    return this.members.acceptInvitation(tokenHash, now, user, activity);
   }
 
   async insertSession(session: SessionRecord): Promise<void> {

@@ -1,4 +1,5 @@
 import { DataTooOldError } from '../data-versions.js';
+import { INVITATIONS } from './invitations-table.js';
 import { columnsOf, type SqliteStep } from './migrations.js';
 
 /** The API keys, as data-v1 made them (origins included). */
@@ -73,4 +74,5 @@ export const KEYS_FILE_STEPS: SqliteStep[] = [
   },
   { version: 2, does: 'accounts: users, sessions, sign-in failures, applications, activity', run: (db) => db.exec(ACCOUNTS) },
   { version: 3, does: "API keys' last use, to the hour", run: (db) => db.exec('ALTER TABLE api_keys ADD COLUMN last_used_at TEXT') },
+  { version: 4, does: 'invitations to join the account', run: (db) => db.exec(INVITATIONS) },
 ];

@@ -22,7 +22,9 @@ export function registerActivityPage(scope: FastifyInstance, context: DashboardC
         const user = await context.accounts.user(actor.user_id);
         names.set(
           actor.user_id,
-          user === undefined ? actor.user_id : await emailOf({ accounts: context.accounts, dataKeys: context.envs.test.dataKeys }, user),
+          user === undefined
+            ? `a removed member (${actor.user_id})`
+            : await emailOf({ accounts: context.accounts, dataKeys: context.envs.test.dataKeys }, user),
         );
       }
       return names.get(actor.user_id)!;

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { type ApplicationInput, submitApplication } from '../../commands/accounts.js';
 import { ACCOUNT_ID, type ApplicationRecord } from '../../domain/accounts.js';
+import { can } from '../../domain/permissions.js';
 import { lineProblem } from '../../domain/text.js';
 import { noticeOf, sendPage, viewerOf } from '../context.js';
 import { answerOnce, type PageContext } from '../form-once.js';
@@ -70,7 +71,8 @@ export function registerApplicationPages(scope: FastifyInstance, context: PageCo
   ) => {
     const viewer = await viewerOf(context, request, reply);
     const application = await context.accounts.application(ACCOUNT_ID);
-    const form = application === undefined || application.status === 'rejected' ? applicationForm(viewer.csrf, raw) : '';
+    const open = application === undefined || application.status === 'rejected';
+    const form = open && can(viewer.role, 'production') ? applicationForm(viewer.csrf, raw) : '';
     return sendPage(reply, page('Production access', html`${notice}${statusOf(application)}${form}`, viewer, 'Production access'), status);
   };
 

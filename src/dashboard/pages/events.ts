@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { activity } from '../../domain/accounts.js';
+import { can } from '../../domain/permissions.js';
 import { eventTypes } from '../../domain/webhook-endpoint.js';
 import { ProblemError } from '../../http/problem.js';
 import { requireRedeliverable, requireRedeliveryTarget } from '../../http/routes/events.js';
@@ -76,10 +77,14 @@ async function eventPage(context: PageContext, request: EventRequest, reply: Fas
   const body = html`${environmentTabs(segment, 'events')}${notice}
 <p>${event.type} · ${when(event.created_at)}</p>
 <pre tabindex="0" aria-label="The event as JSON"><code>${JSON.stringify(eventObject(event, env.livemode), null, 2)}</code></pre>
-<form method="post" action="/dashboard/${segment}/events/${event.id}/redeliver" class="actions">
+${
+  can(viewer.role, 'events')
+    ? html`<form method="post" action="/dashboard/${segment}/events/${event.id}/redeliver" class="actions">
 ${formTokens(viewer.csrf)}
 <button type="submit" class="secondary">Redeliver to every endpoint that listens to ${event.type}</button>
-</form>
+</form>`
+    : ''
+}
 <h2>Its attempts, on every endpoint</h2>
 ${attemptTable(segment, attempts)}
 <p><a href="/dashboard/${segment}/events">All events</a></p>`;

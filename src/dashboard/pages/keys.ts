@@ -14,6 +14,7 @@ import {
   type Scope,
   scopes,
 } from '../../domain/api-keys.js';
+import { can } from '../../domain/permissions.js';
 import { actorOf, noticeOf, sendPage, viewerOf } from '../context.js';
 import { answerOnce, type PageContext, revealed } from '../form-once.js';
 import { formValues, oneOf, someOf, text } from '../form-values.js';
@@ -50,8 +51,20 @@ const secretOnly = (scope: Scope) => mintProblem({ name: 'pk', environment: 'tes
 
 const blankForm: KeyForm = { name: '', environment: 'test', type: 'sk', scopes: ['nature:read', 'nature:write'], origins: '' };
 
-function keyTable(keys: ApiKeyRecord[], now: Date): Html {
-  if (keys.length === 0) return html`<p>No keys yet: create one below.</p>`;
+/** What can be done with a key: rotate or revoke it, for a role that may (permissions.ts: keys); else when it stops or stopped. */
+function keyActions(key: ApiKeyRecord, now: Date, manage: boolean): Html | string {
+  if (key.revoked_at !== null && !rollingAt(key, now)) return when(key.revoked_at);
+  const name = html`<span class="visually-hidden"> ${key.name}</span>`;
+  if (key.revoked_at === null)
+    return manage
+      ? html`<a href="/dashboard/keys/${key.id}/rotate">Rotate${name}</a> · <a href="/dashboard/keys/${key.id}/revoke">Revoke${name}</a>`
+      : '–';
+  const until = `works until ${when(key.revoked_at)}`;
+  return manage ? html`${until} · <a href="/dashboard/keys/${key.id}/revoke">Revoke now${name}</a>` : until;
+}
+
+function keyTable(keys: ApiKeyRecord[], now: Date, manage: boolean): Html {
+  if (keys.length === 0) return html`<p>No keys yet${manage ? ': create one below' : ''}.</p>`;
   const rows = [...keys].reverse().map(
     (key) => html`<tr>
 <td>${key.name}</td>
@@ -63,13 +76,7 @@ function keyTable(keys: ApiKeyRecord[], now: Date): Html {
 <td class="wide">${when(key.created_at)}</td>
 <td>${key.last_used_at === null ? 'never' : hourOf(key.last_used_at)}</td>
 <td>${badge(statusOf(key, now))}</td>
-<td>${
-      key.revoked_at === null
-        ? html`<a href="/dashboard/keys/${key.id}/rotate">Rotate<span class="visually-hidden"> ${key.name}</span></a> · <a href="/dashboard/keys/${key.id}/revoke">Revoke<span class="visually-hidden"> ${key.name}</span></a>`
-        : rollingAt(key, now)
-          ? html`works until ${when(key.revoked_at)} · <a href="/dashboard/keys/${key.id}/revoke">Revoke now<span class="visually-hidden"> ${key.name}</span></a>`
-          : html`${when(key.revoked_at)}`
-    }</td>
+<td>${keyActions(key, now, manage)}</td>
 </tr>`,
   );
   return html`<div class="scroll" tabindex="0"><table>
@@ -164,9 +171,13 @@ async function keysPage(
   const keys = (await context.keys.list()).filter((key) => production || key.environment === 'test');
   const body = html`${notice}
 <p>${production ? 'Keys of both environments' : 'Sandbox keys (production keys are listed once production access is approved)'}. A raw key is shown once, when it is created or rotated: only a hash of it is kept.</p>
-${keyTable(keys, context.clock())}
-<h2 id="create">Create a key</h2>
-${createForm(viewer.csrf, form, production)}
+${keyTable(keys, context.clock(), can(viewer.role, 'keys'))}
+${
+  can(viewer.role, 'keys')
+    ? html`<h2 id="create">Create a key</h2>
+${createForm(viewer.csrf, form, production)}`
+    : ''
+}
 ${careersSection(context.careers?.current())}`;
   return sendPage(reply, page('API keys', body, viewer, 'API keys'), status);
 }

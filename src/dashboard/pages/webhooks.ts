@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { createEndpoint, deleteEndpoint, rotateEndpointSecret, updateEndpoint } from '../../commands/webhooks.js';
 import { activity } from '../../domain/accounts.js';
 import { type EndpointHealth, endpointHealth, HEALTH_WINDOW_MS } from '../../domain/endpoint-health.js';
+import { can } from '../../domain/permissions.js';
 import { type EventType, eventTypes, previousSecretExpiresAt, type WebhookEndpoint } from '../../domain/webhook-endpoint.js';
 import { requireEndpoint } from '../../http/routes/webhook-endpoints.js';
 import type { WebhookDelivery } from '../../ports/collections.js';
@@ -65,11 +66,12 @@ function deliveryTable(
   deliveries: WebhookDelivery[],
   kept: ReadonlySet<string>,
   csrf: string,
+  redeliverable: boolean,
 ): Html {
   if (deliveries.length === 0) return html`<p>No deliveries yet.</p>`;
   const redeliver = (delivery: WebhookDelivery) =>
     // A test event is sent once and never kept as an event, so it cannot be sent again; a disabled endpoint receives nothing.
-    !kept.has(delivery.event_id) || endpoint.status !== 'enabled'
+    !redeliverable || !kept.has(delivery.event_id) || endpoint.status !== 'enabled'
       ? ''
       : html`<form method="post" action="/dashboard/${segment}/events/${delivery.event_id}/redeliver" class="inline">${formTokens(csrf)}<input type="hidden" name="endpoint_id" value="${endpoint.id}"><button type="submit" class="secondary">Redeliver<span class="visually-hidden"> ${delivery.event_id}</span></button></form>`;
   return html`<div class="scroll" tabindex="0"><table>
@@ -120,6 +122,15 @@ const metadata = (request: FastifyRequest) => ({ request_id: request.id, user_id
 const record = (context: PageContext, request: FastifyRequest, action: string, target: string, detail: string) =>
   context.accounts.appendActivity(activity(actorOf(request), action, target, detail, context.clock()));
 
+const addForm = (csrf: string, segment: EnvironmentSegment, url: string) => html`<h2>Add an endpoint</h2>
+<form method="post" action="/dashboard/${segment}/webhooks">
+${formTokens(csrf)}
+<label for="url">URL <span class="hint">(${segment === 'production' ? 'https and a public address' : 'http and this machine are allowed in the sandbox'})</span></label>
+<input id="url" name="url" type="url" required maxlength="2048" value="${url}">
+${eventChoices(['nature.assessment.completed'])}
+<div class="actions"><button type="submit">Add endpoint</button></div>
+</form>`;
+
 /** The environment's endpoints, a page at a time, and the form that adds one. */
 async function endpointsPage(
   context: PageContext,
@@ -140,15 +151,55 @@ async function endpointsPage(
   const body = html`${environmentTabs(segment, 'webhooks')}${notice}
 ${endpointList(segment, endpoints)}
 <div class="actions">${after === undefined ? '' : html`<a href="/dashboard/${segment}/webhooks">First endpoints</a>`}${hasMore ? html`<a href="/dashboard/${segment}/webhooks?after=${endpoints.at(-1)!.id}">More endpoints</a>` : ''}</div>
-<h2>Add an endpoint</h2>
-<form method="post" action="/dashboard/${segment}/webhooks">
-${formTokens(viewer.csrf)}
-<label for="url">URL <span class="hint">(${segment === 'production' ? 'https and a public address' : 'http and this machine are allowed in the sandbox'})</span></label>
-<input id="url" name="url" type="url" required maxlength="2048" value="${url}">
-${eventChoices(['nature.assessment.completed'])}
-<div class="actions"><button type="submit">Add endpoint</button></div>
-</form>`;
+${can(viewer.role, 'webhooks') ? addForm(viewer.csrf, segment, url) : ''}`;
   return sendPage(reply, page('Webhooks', body, viewer, 'Webhooks'), status);
+}
+
+/** The forms that change an endpoint (permissions.ts: webhooks): its status, a test event, its fields, its secret. */
+function endpointForms(csrf: string, segment: EnvironmentSegment, endpoint: WebhookEndpoint): Html {
+  const action = (path: string) => `/dashboard/${segment}/webhooks/${endpoint.id}/${path}`;
+  return html`<div class="actions">
+<form method="post" action="${action('status')}" class="inline">${formTokens(csrf)}<input type="hidden" name="status" value="${endpoint.status === 'enabled' ? 'disabled' : 'enabled'}"><button type="submit" class="secondary">${endpoint.status === 'enabled' ? 'Disable' : 'Enable'}</button></form>
+${
+  segment === 'sandbox'
+    ? html`<form method="post" action="${action('test')}" class="inline">${formTokens(csrf)}<button type="submit" class="secondary">Send a test event</button></form>`
+    : ''
+}
+</div>
+<h2>Edit</h2>
+<form method="post" action="/dashboard/${segment}/webhooks/${endpoint.id}">
+${formTokens(csrf)}
+<label for="url">URL</label>
+<input id="url" name="url" type="url" required maxlength="2048" value="${endpoint.url}">
+${eventChoices(endpoint.enabled_events)}
+<div class="actions"><button type="submit">Save changes</button></div>
+</form>
+<h2>Rotate the signing secret</h2>
+<form method="post" action="${action('rotate')}">
+${formTokens(csrf)}
+<label for="overlap">The current secret goes on signing beside the new one for</label>
+<select id="overlap" name="overlap">${overlaps.map((overlap) => html`<option value="${overlap.seconds}"${overlap.seconds === 86400 ? html` selected` : ''}>${overlap.label}</option>`)}</select>
+<div class="actions"><button type="submit" class="secondary">Rotate secret</button></div>
+</form>`;
+}
+
+function replayForm(csrf: string, segment: EnvironmentSegment, endpoint: WebhookEndpoint): Html {
+  return html`<form method="post" action="/dashboard/${segment}/webhooks/${endpoint.id}/replay" class="actions">
+${formTokens(csrf)}
+<label for="since">Replay every delivery that failed in the last</label>
+<select id="since" name="since">${replayWindows.map((window) => html`<option value="${window.hours}">${window.label}</option>`)}</select>
+<button type="submit" class="secondary">Replay failed deliveries</button>
+</form>`;
+}
+
+function deleteForm(csrf: string, segment: EnvironmentSegment, endpoint: WebhookEndpoint): Html {
+  return html`<h2>Delete the endpoint</h2>
+<form method="post" action="/dashboard/${segment}/webhooks/${endpoint.id}/delete">
+${formTokens(csrf)}
+<p>It receives nothing more, deliveries still retrying stop, and its history stays in the activity log. This cannot be undone.</p>
+<label><input type="checkbox" name="confirm" value="yes" required> Delete <code>${endpoint.url}</code></label>
+<div class="actions"><button type="submit" class="danger">Delete endpoint</button></div>
+</form>`;
 }
 
 /** One endpoint: its status and test-event buttons, its edit and rotation forms, and its latest deliveries. */
@@ -169,50 +220,17 @@ async function endpointPage(
   const health = endpointHealth(inWindow, now);
   const kept = new Set((await env.readModels.getMany('events', [...new Set(deliveries.map((delivery) => delivery.event_id))])).keys());
   const previous = previousSecretExpiresAt(endpoint, context.clock());
-  const action = (path: string) => `/dashboard/${segment}/webhooks/${id}/${path}`;
+  const manage = can(viewer.role, 'webhooks');
   const body = html`${environmentTabs(segment, 'webhooks')}${notice}
 <p><code>${endpoint.url}</code> ${badge(endpoint.status)}${endpoint.disabled_reason === null ? '' : html` · ${endpoint.disabled_reason}`}</p>
 <p>Events: ${endpoint.enabled_events.join(', ')} · created ${when(endpoint.created_at)}${previous === null ? '' : html` · the previous secret also signs until ${when(previous)}`}</p>
-<div class="actions">
-<form method="post" action="${action('status')}" class="inline">${formTokens(viewer.csrf)}<input type="hidden" name="status" value="${endpoint.status === 'enabled' ? 'disabled' : 'enabled'}"><button type="submit" class="secondary">${endpoint.status === 'enabled' ? 'Disable' : 'Enable'}</button></form>
-${
-  segment === 'sandbox'
-    ? html`<form method="post" action="${action('test')}" class="inline">${formTokens(viewer.csrf)}<button type="submit" class="secondary">Send a test event</button></form>`
-    : ''
-}
-</div>
-<h2>Edit</h2>
-<form method="post" action="/dashboard/${segment}/webhooks/${id}">
-${formTokens(viewer.csrf)}
-<label for="url">URL</label>
-<input id="url" name="url" type="url" required maxlength="2048" value="${endpoint.url}">
-${eventChoices(endpoint.enabled_events)}
-<div class="actions"><button type="submit">Save changes</button></div>
-</form>
-<h2>Rotate the signing secret</h2>
-<form method="post" action="${action('rotate')}">
-${formTokens(viewer.csrf)}
-<label for="overlap">The current secret goes on signing beside the new one for</label>
-<select id="overlap" name="overlap">${overlaps.map((overlap) => html`<option value="${overlap.seconds}"${overlap.seconds === 86400 ? html` selected` : ''}>${overlap.label}</option>`)}</select>
-<div class="actions"><button type="submit" class="secondary">Rotate secret</button></div>
-</form>
+${manage ? endpointForms(viewer.csrf, segment, endpoint) : ''}
 <h2>Health, last 24 hours</h2>
 ${healthSummary(health)}
-<form method="post" action="${action('replay')}" class="actions">
-${formTokens(viewer.csrf)}
-<label for="since">Replay every delivery that failed in the last</label>
-<select id="since" name="since">${replayWindows.map((window) => html`<option value="${window.hours}">${window.label}</option>`)}</select>
-<button type="submit" class="secondary">Replay failed deliveries</button>
-</form>
+${manage ? replayForm(viewer.csrf, segment, endpoint) : ''}
 <h2>Deliveries</h2>
-${deliveryTable(segment, endpoint, deliveries, kept, viewer.csrf)}
-<h2>Delete the endpoint</h2>
-<form method="post" action="${action('delete')}">
-${formTokens(viewer.csrf)}
-<p>It receives nothing more, deliveries still retrying stop, and its history stays in the activity log. This cannot be undone.</p>
-<label><input type="checkbox" name="confirm" value="yes" required> Delete <code>${endpoint.url}</code></label>
-<div class="actions"><button type="submit" class="danger">Delete endpoint</button></div>
-</form>`;
+${deliveryTable(segment, endpoint, deliveries, kept, viewer.csrf, can(viewer.role, 'events'))}
+${manage ? deleteForm(viewer.csrf, segment, endpoint) : ''}`;
   return sendPage(reply, page(`Endpoint ${id}`, body, viewer, 'Webhooks'), status);
 }
 
