@@ -66,6 +66,13 @@ export const KEYS_STEPS: PostgresStep[] = [
       await tx.unsafe('ALTER TABLE api_keys ADD COLUMN last_used_at text COLLATE "C"');
     },
   },
+  {
+    version: 3,
+    does: "the account's plan",
+    async run(tx) {
+      await tx.unsafe('CREATE TABLE plans (account_id text PRIMARY KEY, body json NOT NULL)');
+    },
+  },
 ];
 
 /** Appends `entry` (when there is one) in the transaction of the change it records. */
