@@ -37,7 +37,8 @@ import { mcpCommand } from './mcp.js';
 import { profilesCommand } from './profiles.js';
 import { situationalCommand } from './situational.js';
 import { triggerCommand } from './trigger.js';
-import { type UsageStores, usageCommand } from './usage.js';
+import { usageCommand } from './usage.js';
+import type { UsageStores } from './usage-stores.js';
 
 /** A stream `nature` prints to; on a terminal (isTTY, columns) help is wrapped to its width and progress drawn in place. */
 export type Terminal = NodeJS.WritableStream & { isTTY?: boolean; columns?: number };

@@ -7,7 +7,7 @@ import { instantsOfMonth } from '../projections/usage.js';
 import { csvRecord } from './csv.js';
 import { UsageError } from './errors.js';
 import type { Output } from './keys.js';
-import type { UsageStores } from './usage.js';
+import type { UsageStores } from './usage-stores.js';
 
 const formats = ['csv', 'json'] as const;
 type Format = (typeof formats)[number];

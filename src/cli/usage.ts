@@ -1,25 +1,13 @@
 import { Command, Option } from 'commander';
 import { type Environment, environments } from '../domain/api-keys.js';
-import type { PlanChoice, RateLimitOverride } from '../domain/plans.js';
 import { granularities, parseUsageRange } from '../domain/usage.js';
-import type { ReadModelStore } from '../ports/read-models.js';
 import { planUsage, readUsage } from '../projections/usage.js';
 import { UsageError } from './errors.js';
 import type { Output } from './keys.js';
 import { statementCommand } from './usage-statement.js';
+import type { UsageStores } from './usage-stores.js';
 
 const environmentNames = { test: 'sandbox', live: 'production' } as const;
-
-/** What `nature usage` reads: the usage read models, and the account's plan and keys beside the API keys. */
-export interface UsageStores {
-  openReadModels(environment: Environment): Promise<ReadModelStore>;
-  /** The account's plan: the default while none was set (or there is no account store yet). */
-  readPlan(): Promise<PlanChoice>;
-  /** Each API key's name, by id. */
-  keyNames(): Promise<Map<string, string>>;
-  /** NATURE_RATE_LIMIT_*, which replace the plan's figures where set. */
-  rateLimit(): RateLimitOverride;
-}
 
 interface ReportOptions {
   env?: Environment;

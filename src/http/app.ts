@@ -2,13 +2,13 @@ import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import { serializerCompiler } from 'fastify-type-provider-zod';
 import type { Logger } from 'pino';
 import { newId } from '../domain/ids.js';
-import { type RateLimitOverride, rateLimitOf } from '../domain/plans.js';
+import type { RateLimitOverride } from '../domain/plans.js';
 import type { AccountStore } from '../ports/account-store.js';
 import type { KeyStore } from '../ports/key-store.js';
 import { type Config, type HttpTimeouts, loadConfig } from '../settings/config.js';
 import { LazyChildLogger } from '../support/logger.js';
 import type { Environments } from '../wiring/environments.js';
-import { watchAccountPlan } from './account-plan.js';
+import { applyAccountPlan } from './account-plan.js';
 import { registerAdmission } from './admission.js';
 import { registerAuth } from './auth.js';
 import { servingConstantsOnce } from './constant-answers.js';
@@ -17,8 +17,6 @@ import { clientErrorHandler, frameworkError, registerErrorHandling } from './err
 import { registerFraming } from './framing.js';
 import { registerIdempotency } from './idempotency.js';
 import { registerOpenApi } from './openapi.js';
-import { registerPlanQuota } from './plan-quota.js';
-import { createRateLimiter } from './rate-limit.js';
 import { registerRequestGate } from './request-gate.js';
 import { registerRequestLog } from './request-log.js';
 import { registerAssessmentLinkRoutes } from './routes/assessment-links.js';
@@ -122,19 +120,12 @@ export async function buildApp({
   registerRequestLog(app, logger, envs, clock);
   registerErrorHandling(app, unavailable, publicUrl);
   registerStrictInput(app);
-  // The account's plan, read again every few seconds: its rate limit and quota apply without a restart.
-  const plans = await watchAccountPlan(accounts, logger);
-  app.addHook('onClose', () => plans.stop());
-  const limit = createRateLimiter(() => {
-    const { per_second, burst } = rateLimitOf(plans.current(), rateLimit);
-    return { perSecond: per_second, burst };
-  });
+  const plans = await applyAccountPlan(app, { accounts, logger, override: rateLimit, clock });
+  const limit = plans.limiter;
   // The one onRequest hook (request-gate.ts); CORS registers its route list before the routes are declared.
   registerRequestGate(app, { limit, cors: registerCors(app), authenticate: registerAuth(app, keys, envs, limit, clock) });
   // Before the routes: it adds itself to each write route as it is declared.
   registerAdmission(app, maxWritesInFlight);
-  // Before the routes too: past a hard cap, starting work in production answers 402.
-  registerPlanQuota(app, plans, clock);
   registerIdempotency(app, clock);
   await registerOpenApi(app, webhooks, publicUrl);
   registerHealthRoutes(app, envs, keys);
@@ -147,7 +138,7 @@ export async function buildApp({
   registerProfileChartRoute(app);
   registerWebhookEndpointRoutes(app, clock);
   registerEventRoutes(app);
-  registerUsageRoutes(app, clock, () => ({ choice: plans.current(), override: rateLimit }));
+  registerUsageRoutes(app, clock, plans);
   registerCareerRoutes(app, careers);
   registerSituationalRoutes(app, clock);
   registerDocsRoutes(app, webhooks, publicUrl);

@@ -1,7 +1,6 @@
 import type { FastifyInstance, preHandlerAsyncHookHandler } from 'fastify';
-import { appliedPlan, monthOf, quotaFigures, secondsToMonthEnd } from '../domain/plans.js';
+import { appliedPlan, monthOf, type PlanChoice, quotaFigures, secondsToMonthEnd } from '../domain/plans.js';
 import { completionsInMonth } from '../projections/usage.js';
-import type { AccountPlanSource } from './account-plan.js';
 import { ProblemError } from './problem.js';
 
 /**
@@ -20,7 +19,7 @@ export const quotaExceededDetail = (used: number, cap: number, resetsAt: string)
  * Past the hard cap, in production: 402 plan_quota_exceeded with Retry-After, the seconds to the end of the UTC month.
  * Counted from the usage read model (the completions the projector has counted so far, milliseconds behind the log).
  */
-export function registerPlanQuota(app: FastifyInstance, plans: AccountPlanSource, clock: () => Date): void {
+export function registerPlanQuota(app: FastifyInstance, plans: { current(): PlanChoice }, clock: () => Date): void {
   const check: preHandlerAsyncHookHandler = async (request) => {
     if (!request.env.livemode) return;
     const plan = appliedPlan(plans.current(), 'live');

@@ -1,21 +1,18 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import type { PlanChoice, RateLimitOverride } from '../../domain/plans.js';
 import { parseUsageRange } from '../../domain/usage.js';
 import { planUsage, readUsage } from '../../projections/usage.js';
+import type { AccountPlanSource } from '../account-plan.js';
 import { ProblemError } from '../problem.js';
 import type { Clock, RouteRequest } from '../route-handler.js';
 import { getUsageSchema } from './usage-schemas.js';
 
-/** The account's plan as the server applies it now, and the rate-limit figures that replace the plan's. */
-export type AppliedPlanSource = () => { choice: PlanChoice; override: RateLimitOverride };
-
-export function registerUsageRoutes(app: FastifyInstance, clock: Clock, plan: AppliedPlanSource): void {
-  app.withTypeProvider<ZodTypeProvider>().get('/v1/nature/usage', { schema: getUsageSchema }, (request) => getUsage(request, clock, plan));
+export function registerUsageRoutes(app: FastifyInstance, clock: Clock, plans: AccountPlanSource): void {
+  app.withTypeProvider<ZodTypeProvider>().get('/v1/nature/usage', { schema: getUsageSchema }, (request) => getUsage(request, clock, plans));
 }
 
 /** The range is checked here, as the operator command checks it (parseUsageRange), not by the schema. */
-async function getUsage(request: RouteRequest<typeof getUsageSchema>, clock: Clock, plan: AppliedPlanSource) {
+async function getUsage(request: RouteRequest<typeof getUsageSchema>, clock: Clock, plans: AccountPlanSource) {
   const now = clock();
   const parsed = parseUsageRange(request.query, now);
   if ('errors' in parsed) {
@@ -25,7 +22,7 @@ async function getUsage(request: RouteRequest<typeof getUsageSchema>, clock: Clo
   }
   const [report, figures] = await Promise.all([
     readUsage(request.env.readModels, parsed.range, request.env.livemode),
-    planUsage(request.env.readModels, request.env.livemode ? 'live' : 'test', plan(), now),
+    planUsage(request.env.readModels, request.env.livemode ? 'live' : 'test', { choice: plans.current(), override: plans.override }, now),
   ]);
   return { ...report, ...figures };
 }
