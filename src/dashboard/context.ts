@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { emailOf } from '../commands/accounts.js';
 import type { Actor } from '../domain/accounts.js';
 import type { Environment } from '../domain/api-keys.js';
+import type { RateLimitOverride } from '../domain/plans.js';
 import type { CareersCatalogue } from '../http/routes/careers.js';
 import type { AccountStore } from '../ports/account-store.js';
 import type { KeyStore } from '../ports/key-store.js';
@@ -31,6 +32,8 @@ export interface DashboardContext {
   unavailable: (error: unknown) => boolean;
   /** The careers catalogue the API serves (the app's own), whose version the keys page shows; none: not imported. */
   careers?: CareersCatalogue;
+  /** NATURE_RATE_LIMIT_*, which replace the plan's figures: the usage page shows the limit in force. */
+  rateLimit?: RateLimitOverride;
 }
 
 /** The environments as the dashboard's addresses name them. */

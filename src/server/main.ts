@@ -114,6 +114,7 @@ await registerDashboard(app, {
   publicUrl: config.publicUrl,
   unavailable: backendUnavailable,
   careers,
+  rateLimit: config.rateLimit,
 });
 // A data directory that turned read-only would fail every write: readiness says so.
 addReadinessCheck(app, 'data_dir', async () => checkDataDirWritable(config.dataDir));
