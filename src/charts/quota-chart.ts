@@ -46,7 +46,7 @@ export function renderQuotaChart({ month, perDay, days, quota, hardCap, id }: Qu
   const bars = running.map((total, index) => {
     const day = `${month}-${String(index + 1).padStart(2, '0')}`;
     const over = quota !== null && total > quota;
-    const words = `${day}: ${figure(total)} completed this month${over ? `, ${figure(total - quota)} past the quota` : ''}`;
+    const words = `${day}, running total ${figure(total)}${over ? `, ${figure(total - quota)} past the quota` : ''}`;
     return element(
       'rect',
       { x: LEFT + index * step + 1, y: y(total), width: step - 2, height: base - y(total), fill: over ? OVERAGE : INCLUDED },

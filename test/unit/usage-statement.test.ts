@@ -134,8 +134,8 @@ describe('the quota chart', () => {
     expect(svg).toContain(
       '<desc id="q-desc">1,100 of 1,000 included completed assessments used so far in 2026-11, 100 past the quota.</desc>',
     );
-    expect(svg).toContain('<title>2026-11-02: 400 completed this month</title>');
-    expect(svg).toContain('<title>2026-11-03: 1,100 completed this month, 100 past the quota</title>');
+    expect(svg).toContain('<title>2026-11-02, running total 400</title>');
+    expect(svg).toContain('<title>2026-11-03, running total 1,100, 100 past the quota</title>');
     expect(svg).toContain('>quota 1,000</text>');
     expect(renderQuotaChart({ month: '2026-11', perDay: [2], days: 30, quota: null, hardCap: null, id: 'q' })).not.toContain('quota 1');
   });
