@@ -20,6 +20,9 @@ const examples: Record<string, string> = {
   audit: 'nature audit sub_01M7ZRVYPSC40AR17Y7WS0FTK0 --env test --json',
   'situational rebuild': 'nature situational rebuild --method-version situational-v1 --env live',
   usage: 'nature usage --env live --from 2026-11-01 --to 2026-12-01 --granularity month',
+  'usage statement': 'nature usage statement --month 2026-11 --format csv > statement-2026-11.csv',
+  'account plan set': 'nature account plan set standard',
+  'account plan show': 'nature account plan show --json',
   'logs tail': 'nature logs tail --env test --status 4xx --since 15m',
   'master-key rotate': 'nature master-key rotate --data-dir /srv/nature',
   'careers import': 'nature careers import ~/Downloads/db_27_0_text.zip',
@@ -29,9 +32,14 @@ const examples: Record<string, string> = {
   mcp: 'NATURE_API_KEY=test_sk_… nature mcp --base-url https://nature.example.com',
 };
 
-/** The commands that do something (`keys create`, not `keys`), in the order they were added. */
+/**
+ * The commands that do something (`keys create`, not `keys`), in the order they were added: a command with
+ * subcommands that runs something itself too (`usage`, beside `usage statement`) is the one with an example.
+ */
 function leaves(command: Command): Command[] {
-  return command.commands.flatMap((child) => (child.commands.length === 0 ? [child] : leaves(child)));
+  return command.commands.flatMap((child) =>
+    child.commands.length === 0 ? [child] : [...(examples[pathOf(child)] === undefined ? [] : [child]), ...leaves(child)],
+  );
 }
 
 const pathOf = (command: Command): string => (command.parent?.parent ? `${pathOf(command.parent)} ${command.name()}` : command.name());

@@ -2,8 +2,10 @@ import { existsSync } from 'node:fs';
 import { basename } from 'node:path';
 import { Command, CommanderError, InvalidArgumentError, type OutputConfiguration } from 'commander';
 import packageJson from '../../package.json' with { type: 'json' };
+import { currentPlan } from '../commands/account-plans.js';
 import { KeyRuleError } from '../commands/api-keys.js';
 import { type Environment, environments } from '../domain/api-keys.js';
+import { DEFAULT_PLAN_CHOICE } from '../domain/plans.js';
 import { escapeUnprintable } from '../domain/text.js';
 import { type Config, ConfigError, loadConfig, loadMailConfig, loadStoreConfig } from '../settings/config.js';
 import { checkDataDir } from '../support/data-dir.js';
@@ -22,6 +24,7 @@ import {
   sqliteStoreFile,
 } from '../wiring/environments.js';
 import { openMailer } from '../wiring/mailer.js';
+import { accountCommand } from './account-plan.js';
 import { type AccountStores, applicationsCommand, usersCommand } from './accounts.js';
 import { auditCommand } from './audit.js';
 import { type CatalogueAccess, careersCommand } from './careers.js';
@@ -36,6 +39,7 @@ import { profilesCommand } from './profiles.js';
 import { situationalCommand } from './situational.js';
 import { triggerCommand } from './trigger.js';
 import { usageCommand } from './usage.js';
+import type { UsageStores } from './usage-stores.js';
 
 /** A stream `nature` prints to; on a terminal (isTTY, columns) help is wrapped to its width and progress drawn in place. */
 export type Terminal = NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
@@ -163,6 +167,37 @@ function accountStores(settings: StoreSettings, io: CliIo, output: Output): Acco
   };
 }
 
+/** The usage read models, and beside the keys the account's plan and the keys' names (none yet: the default plan, no names). */
+function usageStores(settings: StoreSettings): UsageStores {
+  const keysThere = () => {
+    const config = settings.config();
+    return config.readModels.kind !== 'sqlite' || existsSync(sqliteStoreFile(config, 'keys'));
+  };
+  return {
+    openReadModels: async (environment) =>
+      openOperatorReadModels(await reachable(settings.existing(environment), { eventStore: false }), environment),
+    async readPlan() {
+      if (!keysThere()) return DEFAULT_PLAN_CHOICE;
+      const accounts = await openAccountStore(settings.config());
+      try {
+        return await currentPlan(accounts);
+      } finally {
+        await accounts.close();
+      }
+    },
+    async keyNames() {
+      if (!keysThere()) return new Map();
+      const keys = await openKeyStore(settings.config());
+      try {
+        return new Map((await keys.list()).map((key) => [key.id, key.name]));
+      } finally {
+        await keys.close();
+      }
+    },
+    rateLimit: () => settings.config().rateLimit,
+  };
+}
+
 /**
  * The careers catalogue, shared by both environments like the keys (careers.db, or beside the keys on a server). An
  * import may start careers.db; `status` never does.
@@ -221,15 +256,11 @@ function commandLine(io: CliIo, output: Output) {
   const accounts = accountStores(settings, io, output);
   program.addCommand(usersCommand(accounts, output));
   program.addCommand(applicationsCommand(accounts, output));
+  program.addCommand(accountCommand(accounts, output));
   program.addCommand(profilesCommand(operatorStores, output, io.stderr));
   program.addCommand(auditCommand(operatorStores, output));
   program.addCommand(situationalCommand(operatorStores, output, io.stderr));
-  program.addCommand(
-    usageCommand(
-      async (environment) => openOperatorReadModels(await reachable(settings.existing(environment), { eventStore: false }), environment),
-      output,
-    ),
-  );
+  program.addCommand(usageCommand(usageStores(settings), output));
   program.addCommand(
     logsCommand(
       async (environment) => openRequestLog(await reachable(settings.existing(environment), { eventStore: false }), environment),

@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { emailOf } from '../commands/accounts.js';
 import type { Actor } from '../domain/accounts.js';
 import type { Environment } from '../domain/api-keys.js';
+import type { RateLimitOverride } from '../domain/plans.js';
 import type { CareersCatalogue } from '../http/routes/careers.js';
 import type { AccountStore } from '../ports/account-store.js';
 import type { KeyStore } from '../ports/key-store.js';
@@ -34,6 +35,8 @@ export interface DashboardContext {
   careers?: CareersCatalogue;
   /** NATURE_SMTP_URL's relay, for invitations and notices; none, or a send that rejects: the link is shown once instead. */
   mailer?: Mailer | undefined;
+  /** NATURE_RATE_LIMIT_*, which replace the plan's figures: the usage page shows the limit in force. */
+  rateLimit?: RateLimitOverride;
 }
 
 /** The environments as the dashboard's addresses name them. */

@@ -2,11 +2,13 @@ import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import { serializerCompiler } from 'fastify-type-provider-zod';
 import type { Logger } from 'pino';
 import { newId } from '../domain/ids.js';
+import type { RateLimitOverride } from '../domain/plans.js';
 import type { AccountStore } from '../ports/account-store.js';
 import type { KeyStore } from '../ports/key-store.js';
 import { type Config, type HttpTimeouts, loadConfig } from '../settings/config.js';
 import { LazyChildLogger } from '../support/logger.js';
 import type { Environments } from '../wiring/environments.js';
+import { applyAccountPlan } from './account-plan.js';
 import { registerAdmission } from './admission.js';
 import { registerAuth } from './auth.js';
 import { servingConstantsOnce } from './constant-answers.js';
@@ -15,7 +17,6 @@ import { clientErrorHandler, frameworkError, registerErrorHandling } from './err
 import { registerFraming } from './framing.js';
 import { registerIdempotency } from './idempotency.js';
 import { registerOpenApi } from './openapi.js';
-import { createRateLimiter, type RateLimitSettings } from './rate-limit.js';
 import { registerRequestGate } from './request-gate.js';
 import { registerRequestLog } from './request-log.js';
 import { registerAssessmentLinkRoutes } from './routes/assessment-links.js';
@@ -41,8 +42,8 @@ export interface AppDependencies {
   logger: Logger;
   keys: KeyStore;
   envs: Environments;
-  /** Per API key; default 100 requests/s with a burst of 200. */
-  rateLimit?: RateLimitSettings;
+  /** Per API key, the account's plan's figures (domain/plans.ts); those given here replace them (NATURE_RATE_LIMIT_*). */
+  rateLimit?: RateLimitOverride;
   /** Writes under way at once before one more is answered 503 (admission.ts); NATURE_MAX_WRITES_IN_FLIGHT's default otherwise. */
   maxWritesInFlight?: number;
   /** Time for commands and for deriving `expired`; tests move it. */
@@ -69,7 +70,7 @@ export async function buildApp({
   logger,
   keys,
   envs,
-  rateLimit = { perSecond: 100, burst: 200 },
+  rateLimit = {},
   maxWritesInFlight = loadConfig({}).maxWritesInFlight,
   clock = () => new Date(),
   webhooks = loadConfig({}).webhooks,
@@ -119,7 +120,8 @@ export async function buildApp({
   registerRequestLog(app, logger, envs, clock);
   registerErrorHandling(app, unavailable, publicUrl);
   registerStrictInput(app);
-  const limit = createRateLimiter(rateLimit);
+  const plans = await applyAccountPlan(app, { accounts, logger, override: rateLimit, clock });
+  const limit = plans.limiter;
   // The one onRequest hook (request-gate.ts); CORS registers its route list before the routes are declared.
   registerRequestGate(app, { limit, cors: registerCors(app), authenticate: registerAuth(app, keys, envs, limit, clock) });
   // Before the routes: it adds itself to each write route as it is declared.
@@ -136,7 +138,7 @@ export async function buildApp({
   registerProfileChartRoute(app);
   registerWebhookEndpointRoutes(app, clock);
   registerEventRoutes(app);
-  registerUsageRoutes(app, clock);
+  registerUsageRoutes(app, clock, plans);
   registerCareerRoutes(app, careers);
   registerSituationalRoutes(app, clock);
   registerDocsRoutes(app, webhooks, publicUrl);

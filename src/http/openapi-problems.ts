@@ -1,4 +1,5 @@
 import { scopes } from '../domain/api-keys.js';
+import { accountPlanNames } from '../domain/plans.js';
 import { CATALOGUE_MISSING_DETAIL, type ProblemCode, problemBody, problemCodes, problemType } from './problem.js';
 import { exampleIds } from './schemas.js';
 
@@ -46,6 +47,10 @@ const extensions: Partial<Record<ProblemCode, { required: string[]; extra: Recor
   assessment_in_progress: { required: ['assessment_id'], extra: { assessment_id: exampleIds.assessment } },
   assessment_not_open: { required: ['assessment_status'], extra: { assessment_status: 'completed' } },
   insufficient_scope: { required: [], extra: { required_scope: 'nature:write' } },
+  plan_quota_exceeded: {
+    required: ['plan', 'hard_cap', 'resets_at'],
+    extra: { plan: 'standard', hard_cap: 10000, resets_at: '2026-12-01T00:00:00.000Z' },
+  },
   validation_failed: {
     required: ['errors'],
     extra: { errors: [{ path: '/consent/ui_hash', in: 'body', message: UI_HASH_MESSAGE }] },
@@ -69,6 +74,11 @@ const meanings: Record<ProblemCode, { when: string; detail: string }> = {
   unauthenticated: {
     when: "No API key, a malformed one, or an unknown, rotated or revoked key; or, with a publishable key, a Nature-Client-Secret that is not this assessment's, or one whose assessment is no longer open (`assessment_status` then says what it is).",
     detail: 'Send your API key as Authorization: Bearer <API key>.',
+  },
+  plan_quota_exceeded: {
+    when: "Production's completed assessments this month (UTC) reached the plan's hard cap (`hard_cap`): no assessment starts until `resets_at`, the start of the next month; `Retry-After` is the seconds until then. Assessments already started still complete.",
+    detail:
+      "This month's 10000 completed assessments reached the plan's hard cap of 10000: no assessment starts in production until 2026-12-01T00:00:00.000Z (UTC), when the count starts again, unless the operator changes the plan.",
   },
   insufficient_scope: {
     when: 'The key lacks the scope the operation needs (`required_scope`); or a publishable key called anything but the item bank and one assessment with its client secret, or came from an origin it was not minted for.',
@@ -175,7 +185,7 @@ function headersOf(status: number, codes: readonly ProblemCode[]): Json {
       'RateLimit-Policy': header('RateLimitPolicy'),
       RateLimit: header('RateLimit'),
     }),
-    ...((status === 429 || status === 503 || codes.includes('idempotency_key_in_use')) && {
+    ...((status === 402 || status === 429 || status === 503 || codes.includes('idempotency_key_in_use')) && {
       'Retry-After': header(retryAfterOf(codes)),
     }),
     ...(status === 405 && { Allow: header('Allow') }),
@@ -254,6 +264,17 @@ const problemProperties: Record<string, Json> = {
       'assessment_not_open: the status the assessment has; unauthenticated, to the holder of a client secret whose assessment closed: the same.',
   },
   required_scope: { type: 'string', enum: [...scopes], description: 'insufficient_scope: the scope the operation needs.' },
+  plan: { type: 'string', enum: [...accountPlanNames], description: "plan_quota_exceeded: the account's plan." },
+  hard_cap: {
+    type: 'integer',
+    minimum: 0,
+    description: 'plan_quota_exceeded: the completed assessments a month past which nothing starts.',
+  },
+  resets_at: {
+    type: 'string',
+    format: 'date-time',
+    description: 'plan_quota_exceeded: the start of the next UTC month, when assessments start again.',
+  },
 };
 
 /** components.schemas.Problem and what it refers to. */

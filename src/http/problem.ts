@@ -6,6 +6,7 @@ export const problemCodes = {
   invalid_cursor: { status: 400, title: 'Invalid cursor' },
   malformed_request: { status: 400, title: 'Malformed request' },
   unauthenticated: { status: 401, title: 'Unauthenticated' },
+  plan_quota_exceeded: { status: 402, title: 'Plan quota exceeded' },
   insufficient_scope: { status: 403, title: 'Insufficient scope' },
   sandbox_only: { status: 403, title: 'Sandbox only' },
   mcp_live_keys_disabled: { status: 403, title: 'Live keys disabled for MCP' },

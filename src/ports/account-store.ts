@@ -1,5 +1,6 @@
 import type { ActivityRecord, ApplicationRecord, Role, SessionRecord, UserRecord } from '../domain/accounts.js';
 import type { InvitationRecord, MemberChange } from '../domain/members.js';
+import type { AccountPlanRecord } from '../domain/plans.js';
 
 /**
  * The account's people, their sessions, the production-access application and the activity log: what the
@@ -72,6 +73,11 @@ export interface AccountStore {
     decision: { status: 'approved' | 'rejected'; at: string; reason: string | null },
     activity?: ActivityRecord,
   ): Promise<ApplicationRecord | undefined>;
+
+  /** The account's plan as the operator last set it; undefined while never set (domain/plans.ts's default applies). */
+  plan(accountId: string): Promise<AccountPlanRecord | undefined>;
+  /** Sets the account's plan; false, writing nothing, when it is on that plan with that cap already. */
+  setPlan(plan: AccountPlanRecord, activity?: ActivityRecord): Promise<boolean>;
 
   appendActivity(entry: ActivityRecord): Promise<void>;
   /** The newest `limit` entries of the account, newest first. */

@@ -1,5 +1,16 @@
+import type { Environment } from '../domain/api-keys.js';
 import type { AssessmentAbandoned, ResponsesSubmitted, ScoringCompleted } from '../domain/assessment.js';
 import { EARLIEST, LATEST } from '../domain/instant.js';
+import {
+  type AppliedPlan,
+  appliedPlan,
+  monthBounds,
+  monthOf,
+  type PlanChoice,
+  type QuotaFigures,
+  quotaFigures,
+  type RateLimitOverride,
+} from '../domain/plans.js';
 import type { SituationalAssessmentCompleted, SituationalAssessmentRequested } from '../domain/situational-assessment.js';
 import {
   counterName,
@@ -65,12 +76,10 @@ export const usageProjection: CollectionProjection<Metered, 'usage'> = {
   },
 };
 
+type CountReader = { counts(collection: 'usage', counter: string, from: string, to: string): Promise<Omit<UsageCountRow, 'item'>[]> };
+
 /** The usage of `range`, from the counter rows of the few spans that cover it: never the log. */
-export async function readUsage(
-  readModels: { counts(collection: 'usage', counter: string, from: string, to: string): Promise<Omit<UsageCountRow, 'item'>[]> },
-  range: UsageRange,
-  livemode: boolean,
-): Promise<UsageReport> {
+export async function readUsage(readModels: CountReader, range: UsageRange, livemode: boolean): Promise<UsageReport> {
   const rows: UsageCountRow[] = [];
   const read = async (item: MeteredItem) => {
     for (const { counter, from, to } of usageSpans(range)) {
@@ -79,4 +88,39 @@ export async function readUsage(
   };
   for (const item of meteredItems) await read(item);
   return usageReport(range, rows, livemode);
+}
+
+/** The completed assessments of a UTC month (`2026-11`), every key's: one read of the month counter's rows. */
+export async function completionsInMonth(readModels: CountReader, month: string): Promise<number> {
+  const { to } = monthBounds(month);
+  const rows = await readModels.counts(USAGE, counterName('completed_assessments', 'month'), month, to.toISOString().slice(0, 7));
+  return rows.reduce((sum, row) => sum + row.n, 0);
+}
+
+/** Every row of a month's instant counters (to the millisecond), of each metered item: what a statement orders by time. */
+export async function instantsOfMonth(readModels: CountReader, month: string): Promise<UsageCountRow[]> {
+  const { from, to } = monthBounds(month);
+  const rows: UsageCountRow[] = [];
+  for (const item of meteredItems) {
+    for (const row of await readModels.counts(
+      USAGE,
+      counterName(item, 'instant'),
+      from.toISOString().slice(0, 23),
+      to.toISOString().slice(0, 23),
+    ))
+      rows.push({ ...row, item });
+  }
+  return rows;
+}
+
+/** An environment's plan (as the account's plan applies to it) and its figures for the current UTC month. */
+export async function planUsage(
+  readModels: CountReader,
+  environment: Environment,
+  plan: { choice: PlanChoice; override: RateLimitOverride },
+  now: Date,
+): Promise<{ plan: AppliedPlan; quota: QuotaFigures }> {
+  const applied = appliedPlan(plan.choice, environment, plan.override);
+  const month = monthOf(now);
+  return { plan: applied, quota: quotaFigures(applied, month, await completionsInMonth(readModels, month)) };
 }

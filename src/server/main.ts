@@ -118,6 +118,7 @@ await registerDashboard(app, {
   unavailable: backendUnavailable,
   careers,
   mailer,
+  rateLimit: config.rateLimit,
 });
 // A data directory that turned read-only would fail every write: readiness says so.
 addReadinessCheck(app, 'data_dir', async () => checkDataDirWritable(config.dataDir));

@@ -160,8 +160,9 @@ const schema = z.object({
   NATURE_LEADER_LEASE_MS: wholeNumber(300, 600_000).default(30_000),
   // How often the leader looks for open assessments past their expiry, to record and announce them (nature.assessment.expired).
   NATURE_EXPIRY_CHECK_MS: wholeNumber(100, 3_600_000).default(15_000),
-  NATURE_RATE_LIMIT_PER_SECOND: wholeNumber(1, 1_000_000).default(100),
-  NATURE_RATE_LIMIT_BURST: wholeNumber(1, 1_000_000).default(200),
+  // Unset, the account's plan decides (src/domain/plans.ts); set, each replaces its figure of every plan.
+  NATURE_RATE_LIMIT_PER_SECOND: wholeNumber(1, 1_000_000).optional(),
+  NATURE_RATE_LIMIT_BURST: wholeNumber(1, 1_000_000).optional(),
   // Admission control (docs/operations.md, "Admission control"): writes under way at once, past which one more gets 503.
   NATURE_MAX_WRITES_IN_FLIGHT: wholeNumber(1, 1_000_000).default(512),
   NATURE_SCORING_VERSION: z.enum(scoringVersions).default(NEWEST_SCORING_VERSION),
@@ -230,8 +231,8 @@ export interface Config {
   leaderLeaseMs: number;
   /** How often the leader records open assessments past their expiry as expired: the longest nature.assessment.expired lags. */
   expiryCheckMs: number;
-  /** Per API key (and per client address before a key is known): a token bucket. */
-  rateLimit: { perSecond: number; burst: number };
+  /** Per API key (and per client address before a key is known): figures that replace the plan's, where set. */
+  rateLimit: { perSecond: number | undefined; burst: number | undefined };
   /** Writes under way at once in the process; one more is answered 503 (src/http/admission.ts). */
   maxWritesInFlight: number;
   /** What new completions are scored with. */

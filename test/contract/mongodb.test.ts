@@ -14,6 +14,7 @@ import { ACCOUNT_ID } from '../../src/domain/accounts.js';
 import { hashKey, mintKey } from '../../src/domain/api-keys.js';
 import { serverTarget } from '../support/backend-servers.js';
 import { tempDir } from '../support/temp-dir.js';
+import { accountPlanContract } from './account-plan.contract.js';
 import { accountStoreContract } from './account-store.contract.js';
 import { catalogueStoreContract } from './catalogue-store.contract.js';
 import { dataKeyStoreContract, wrappedDataKeys, wrappedKeyStoreContract } from './data-key-store.contract.js';
@@ -168,25 +169,24 @@ keyStoreContract(
   target.url === undefined,
 );
 
-accountStoreContract(
-  `mongodb (${target.url !== undefined ? target.source : 'skipped'})`,
-  async () => {
-    const database = `nature_contract_${randomUUID().slice(0, 8)}`;
-    const fixture = {
-      store: await MongoAccountStore.connect(settings(), database),
-      reopen: async () => {
-        await fixture.store.close();
-        fixture.store = await MongoAccountStore.connect(settings(), database);
-      },
-      cleanup: async () => {
-        await fixture.store.close();
-        await dropDatabase(database);
-      },
-    };
-    return fixture;
-  },
-  target.url === undefined,
-);
+/** An account store on a database of its own, dropped after the test. */
+async function mongoAccounts() {
+  const database = `nature_contract_${randomUUID().slice(0, 8)}`;
+  const fixture = {
+    store: await MongoAccountStore.connect(settings(), database),
+    reopen: async () => {
+      await fixture.store.close();
+      fixture.store = await MongoAccountStore.connect(settings(), database);
+    },
+    cleanup: async () => {
+      await fixture.store.close();
+      await dropDatabase(database);
+    },
+  };
+  return fixture;
+}
+accountStoreContract(`mongodb (${target.url !== undefined ? target.source : 'skipped'})`, mongoAccounts, target.url === undefined);
+accountPlanContract(`mongodb (${target.url !== undefined ? target.source : 'skipped'})`, mongoAccounts, target.url === undefined);
 
 describe.skipIf(target.url === undefined)('mongodb key store after a crash in the middle of a rotation', () => {
   /** The store's collection as a rotation left it when the process died after `steps` of its writes. */

@@ -14,6 +14,7 @@ import { KeyCache } from '../../src/http/key-cache.js';
 import { eventually } from '../support/eventually.js';
 import { postgresBinDir, sharedPostgres } from '../support/postgres-cluster.js';
 import { tempDir } from '../support/temp-dir.js';
+import { accountPlanContract } from './account-plan.contract.js';
 import { accountStoreContract } from './account-store.contract.js';
 import { catalogueStoreContract } from './catalogue-store.contract.js';
 import { dataKeyStoreContract, wrappedDataKeys, wrappedKeyStoreContract } from './data-key-store.contract.js';
@@ -68,6 +69,7 @@ dataKeyStoreContract(
 wrappedKeyStoreContract('postgres', () => reopenable(PostgresWrappedKeyStore.connect), missing);
 idempotencyStoreContract('postgres', () => reopenable(PostgresIdempotencyStore.connect), missing);
 accountStoreContract('postgres', () => reopenable(PostgresAccountStore.connect), missing);
+accountPlanContract('postgres', () => reopenable(PostgresAccountStore.connect), missing);
 catalogueStoreContract(
   'postgres',
   async () => {

@@ -12,6 +12,7 @@ import { SqliteReadModelStore } from '../../src/adapters/sqlite/read-model-store
 import { ACCOUNT_ID } from '../../src/domain/accounts.js';
 import { filesContaining } from '../support/byte-scan.js';
 import { tempDir } from '../support/temp-dir.js';
+import { accountPlanContract } from './account-plan.contract.js';
 import { accountStoreContract } from './account-store.contract.js';
 import { dataKeyStoreContract, wrappedDataKeys, wrappedKeyStoreContract } from './data-key-store.contract.js';
 import { eventStoreContract } from './event-store.contract.js';
@@ -86,6 +87,7 @@ keyStoreContract('sqlite', async () => {
   };
 });
 accountStoreContract('sqlite', () => reopenable('keys.db', (path) => new SqliteAccountStore(path, 'FULL')));
+accountPlanContract('sqlite', () => reopenable('keys.db', (path) => new SqliteAccountStore(path, 'FULL')));
 
 describe('sqlite data key store on disk', () => {
   /** Keys made and checkpointed into the database file (a close does that), then one destroyed by a new store. */

@@ -45,9 +45,10 @@ describe('the nature operator command', () => {
     expect(result.stderr).toBe('');
     const lines = result.stdout.split('\n');
     const listed = lines.flatMap((line, index) => {
-      const command = /^ {2}nature ((?:keys |users |applications |profiles |situational |logs |master-key |careers )?[a-z]+)\b/.exec(
-        line,
-      )?.[1];
+      const command =
+        /^ {2}nature ((?:keys |users |applications |account plan |profiles |situational |usage |logs |master-key |careers )?[a-z]+)\b/.exec(
+          line,
+        )?.[1];
       return command === undefined ? [] : [{ command, description: lines[index + 1]!, example: lines[index + 2]! }];
     });
     expect(listed.map((entry) => entry.command)).toEqual([
@@ -65,10 +66,13 @@ describe('the nature operator command', () => {
       'applications show',
       'applications approve',
       'applications reject',
+      'account plan set',
+      'account plan show',
       'profiles rebuild',
       'audit',
       'situational rebuild',
       'usage',
+      'usage statement',
       'logs tail',
       'master-key rotate',
       'careers import',

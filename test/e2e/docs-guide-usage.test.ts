@@ -25,6 +25,11 @@ describe('/docs/usage, pasted by a reader after getting started, twice in a row'
       expect(answers[0].data).toEqual(expect.arrayContaining([expect.objectContaining({ period: expect.stringContaining(thisMonth) })]));
       // The CLI's table for production: nothing there yet, so only its total.
       expect(output).toMatch(/^total {2}0 {2}0$/m);
+      // The month's statement: as CSV (both environments, the sandbox's completion included), then production's as JSON.
+      expect(output).toContain('month,environment,plan,kind,key_id,key_name,item,quantity,included,overage');
+      expect(output).toMatch(new RegExp(`^${thisMonth},test,sandbox,total,,,completed_assessments,1,1,0$`, 'm'));
+      const [statement] = printedJson(output).filter((printed) => printed.object === 'usage_statement') as Record<string, any>[];
+      expect(statement).toMatchObject({ month: thisMonth, plan: { name: 'starter', monthly_quota: 1000, hard_cap: null }, lines: [] });
     });
   }, 180_000);
 });

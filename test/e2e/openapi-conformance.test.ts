@@ -4,6 +4,8 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CareersIndex, indexCatalogue } from '../../src/careers/careers-index.js';
+import { ACCOUNT_ID } from '../../src/domain/accounts.js';
+import { countsOf } from '../../src/domain/usage.js';
 import { fingerprintOf } from '../../src/http/idempotency.js';
 import { client } from '../support/api-client.js';
 import { profileOf, smallCatalogue } from '../support/careers-fixture.js';
@@ -153,6 +155,35 @@ describe('the OpenAPI document matches what the server answers', () => {
   });
   const oneAnswer = { responses: [{ item_id: 'mn_001', value: 4 }] };
 
+  /**
+   * Production past a hard cap (issue 46): the plan capped at starter's 1000 and a month of 1000 completions counted, then
+   * `path` started with the live key once the server applies the plan (within its 2 s refresh).
+   */
+  const pastHardCap = (path: (subject: string) => string) => async () => {
+    await t.accounts.setPlan({
+      account_id: ACCOUNT_ID,
+      plan: 'starter',
+      hard_cap: true,
+      set_at: new Date().toISOString(),
+      set_by: { type: 'operator' },
+    });
+    const positions = Array.from({ length: 1000 }, (_, i) => BigInt(i + 1));
+    const writes = countsOf(new Date(), 'key_01CAPPED000000000000000000').map((row) => ({ collection: 'usage', ...row, positions }));
+    await t.envs.live.readModels.commit('conformance-seeded-usage', 1n, writes);
+    const subject = JSON.parse(
+      (
+        await inject(t, 'POST', '/v1/nature/subjects', keys.live, {
+          payload: JSON.stringify(validSubject()),
+          headers: { 'content-type': 'application/json' },
+        })
+      ).body,
+    ).id as string;
+    return eventually(async () => {
+      const answer = await inject(t, 'POST', path(subject), keys.live);
+      return answer.status === 402 ? answer : undefined;
+    });
+  };
+
   /** The cases particular to each operation; the generic ones (400, 401, 403, 405, 409, 413, 415, 422, 429) follow from its method. */
   const specific = (): Record<string, Record<string, Case>> => ({
     createSubject: {
@@ -192,6 +223,7 @@ describe('the OpenAPI document matches what the server answers', () => {
       201: async () =>
         call('POST', subjectPaths(JSON.parse((await call('POST', '/v1/nature/subjects', validSubject())()).body).id, '').assessments)(),
       404: call('POST', subjectPaths(unknown.sub, '').assessments, { language: 'fr' }),
+      402: pastHardCap((subject) => subjectPaths(subject, '').assessments),
       409: call('POST', subjectPaths(ids.open!, '').assessments),
       410: call('POST', subjectPaths(ids.erased!, '').assessments),
     },
@@ -228,6 +260,7 @@ describe('the OpenAPI document matches what the server answers', () => {
     },
     createAssessmentLink: {
       201: call('POST', `/v1/nature/subjects/${ids.subject}/assessment_links`, { language: 'fr', expires_in_seconds: 3600 }),
+      402: pastHardCap((subject) => `/v1/nature/subjects/${subject}/assessment_links`),
       404: call('POST', `/v1/nature/subjects/${unknown.sub}/assessment_links`),
       410: call('POST', `/v1/nature/subjects/${ids.erased}/assessment_links`),
     },

@@ -117,6 +117,9 @@ describe('usage metering (GET /v1/nature/usage and nature usage)', () => {
       data: expectedRows('test', 'day'),
       total_completed_assessments: 5,
       total_completed_situational_assessments: 0,
+      // The sandbox is metered on its own plan: free, no quota, the account's rate limit (the default plan's).
+      plan: { name: 'sandbox', monthly_quota: null, hard_cap: null, rate_limit: { per_second: 100, burst: 200 }, billed: false },
+      quota: expect.objectContaining({ included: null, remaining: null, overage: 0, hard_cap: null, capped: false }),
     });
     expect(perKey(usage.data)).toEqual({ [keys.alice.id]: 3, [keys.bob.id]: 2 });
     expect(usage.data.every((row: Row) => /^\d{4}-\d{2}-\d{2}$/.test(row.period))).toBe(true);

@@ -22,7 +22,7 @@ describe('configuration', () => {
         timeoutMs: 10_000,
         allowPrivate: 'sandbox',
       },
-      rateLimit: { perSecond: 100, burst: 200 },
+      rateLimit: { perSecond: undefined, burst: undefined },
       maxWritesInFlight: 512,
       scoringVersion: 'mn76-v2',
       mcpLiveKeys: false,

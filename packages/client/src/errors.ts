@@ -4,6 +4,7 @@ import type { Problem, ProblemCode } from './api.js';
 export type FieldError = NonNullable<Problem['errors']>[number];
 type AssessmentStatus = NonNullable<Problem['assessment_status']>;
 type Scope = NonNullable<Problem['required_scope']>;
+type PlanName = NonNullable<Problem['plan']>;
 
 /** An error answer that is not a problem+json body (a proxy's HTML 502, say). */
 export const UNEXPECTED_RESPONSE = 'unexpected_response';
@@ -16,6 +17,7 @@ interface Carried {
   assessment_in_progress: { assessment_id: string };
   assessment_not_open: { assessment_status: AssessmentStatus };
   validation_failed: { errors: FieldError[] };
+  plan_quota_exceeded: { plan: PlanName; hard_cap: number; resets_at: string };
 }
 
 /**
@@ -39,6 +41,10 @@ export class NatureApiError extends Error {
   /** On insufficient_scope when the key lacks a scope (not when a pk key leaves the item bank). */
   readonly required_scope?: Scope;
   readonly errors?: FieldError[];
+  /** On plan_quota_exceeded: the account's plan, its hard cap, and when starts are taken again (Retry-After says the same). */
+  readonly plan?: PlanName;
+  readonly hard_cap?: number;
+  readonly resets_at?: string;
   /** The body as received, for members this class does not name. */
   readonly problem: Problem | undefined;
 
@@ -58,7 +64,16 @@ export class NatureApiError extends Error {
     this.detail = detail;
     this.request_id = problem ? String(problem.request_id) : (headers.get('request-id') ?? undefined);
     if (problem) {
-      for (const member of ['subject_id', 'assessment_id', 'assessment_status', 'required_scope', 'errors'] as const) {
+      for (const member of [
+        'subject_id',
+        'assessment_id',
+        'assessment_status',
+        'required_scope',
+        'errors',
+        'plan',
+        'hard_cap',
+        'resets_at',
+      ] as const) {
         if (problem[member] !== undefined) Object.assign(this, { [member]: problem[member] });
       }
     }

@@ -1,6 +1,7 @@
 import type { Collection } from 'mongodb';
 import type { ActivityRecord, ApplicationRecord, Role, SessionRecord, UserRecord } from '../../domain/accounts.js';
 import type { InvitationRecord } from '../../domain/members.js';
+import type { AccountPlanRecord } from '../../domain/plans.js';
 import type { AccountStore } from '../../ports/account-store.js';
 import { type ActivityDocument, atomically, recordActivity } from './activity.js';
 import { type MongoConnection, type MongoSettings, withMongo } from './client.js';
@@ -11,6 +12,7 @@ type UserDocument = Omit<UserRecord, 'id'> & { _id: string };
 type SessionDocument = Omit<SessionRecord, 'id_hash'> & { _id: string };
 type FailureDocument = { key: string; at: string };
 type ApplicationDocument = Omit<ApplicationRecord, 'account_id'> & { _id: string };
+type PlanDocument = Omit<AccountPlanRecord, 'account_id'> & { _id: string };
 
 const fromUser = (document: UserDocument | null): UserRecord | undefined => {
   if (document === null) return undefined;
@@ -41,6 +43,7 @@ export class MongoAccountStore implements AccountStore {
     private readonly applications: Collection<ApplicationDocument>,
     private readonly activity_: Collection<ActivityDocument>,
     private readonly members: MongoMembers,
+    private readonly plans: Collection<PlanDocument>,
   ) {}
 
   /** Connects (the process's one client) and creates the indexes (idempotent). */
@@ -61,7 +64,16 @@ export class MongoAccountStore implements AccountStore {
       const activity = db.collection<ActivityDocument>('activity');
       await activity.createIndex({ account_id: 1, _id: -1 });
       const members = await MongoMembers.open(connection, db, activity);
-      return new MongoAccountStore(connection, users, sessions, failures, db.collection('applications'), activity, members);
+      return new MongoAccountStore(
+        connection,
+        users,
+        sessions,
+        failures,
+        db.collection('applications'),
+        activity,
+        members,
+        db.collection('plans'),
+      );
     });
   }
 
@@ -212,6 +224,34 @@ export class MongoAccountStore implements AccountStore {
       if (decided !== null) await recordActivity(this.activity_, activity, session);
     });
     return fromApplication(decided);
+  }
+
+  async plan(accountId: string): Promise<AccountPlanRecord | undefined> {
+    const document = await this.plans.findOne({ _id: accountId });
+    if (document === null) return undefined;
+    const { _id, ...rest } = document;
+    return { account_id: _id, ...rest };
+  }
+
+  async setPlan({ account_id, ...rest }: AccountPlanRecord, activity?: ActivityRecord): Promise<boolean> {
+    let changed = false;
+    try {
+      await atomically(this.connection, async (session) => {
+        // One conditional upsert decides whether anything changes, so two operators at once cannot both log a change.
+        const set = await this.plans.updateOne(
+          { _id: account_id, $or: [{ plan: { $ne: rest.plan } }, { hard_cap: { $ne: rest.hard_cap } }] },
+          { $set: rest },
+          { upsert: true, session },
+        );
+        changed = set.modifiedCount + set.upsertedCount === 1;
+        if (changed) await recordActivity(this.activity_, activity, session);
+      });
+    } catch (error) {
+      // The guarded upsert met the document on that plan already (E11000, DESIGN.md's pitfall): nothing changes.
+      if ((error as { code?: unknown }).code === 11000) return false;
+      throw error;
+    }
+    return changed;
   }
 
   async appendActivity({ id, ...rest }: ActivityRecord): Promise<void> {

@@ -1,5 +1,6 @@
 import type { ActivityRecord, ApplicationRecord, Role, SessionRecord, UserRecord } from '../../domain/accounts.js';
 import type { InvitationRecord } from '../../domain/members.js';
+import type { AccountPlanRecord } from '../../domain/plans.js';
 import type { AccountStore } from '../../ports/account-store.js';
 import type { PostgresOptions, PostgresPool, TransactionSql } from './client.js';
 import { KEYS_SCHEMA, KEYS_STEPS, KEYS_STORE, recordActivity } from './keys-schema.js';
@@ -188,6 +189,24 @@ export class PostgresAccountStore implements AccountStore {
       await recordActivity(tx, activity);
       return decided;
     })) as ApplicationRecord | undefined;
+  }
+
+  async plan(accountId: string): Promise<AccountPlanRecord | undefined> {
+    const [row] = await this.sql<{ body: AccountPlanRecord }[]>`SELECT body FROM plans WHERE account_id = ${accountId}`;
+    return row?.body;
+  }
+
+  async setPlan(plan: AccountPlanRecord, activity?: ActivityRecord): Promise<boolean> {
+    return (await this.sql.begin(async (tx) => {
+      // One statement decides whether anything changes, so two operators setting plans at once cannot both skip or both log.
+      const set = await tx`
+        INSERT INTO plans (account_id, body) VALUES (${plan.account_id}, ${JSON.stringify(plan)}::text::json)
+        ON CONFLICT (account_id) DO UPDATE SET body = excluded.body
+        WHERE (plans.body->>'plan', plans.body->>'hard_cap') IS DISTINCT FROM (excluded.body->>'plan', excluded.body->>'hard_cap')
+        RETURNING 1`;
+      if (set.length === 1) await recordActivity(tx, activity);
+      return set.length === 1;
+    })) as boolean;
   }
 
   async appendActivity(entry: ActivityRecord): Promise<void> {

@@ -85,6 +85,13 @@ export const KEYS_STEPS: PostgresStep[] = [
         CREATE INDEX invitations_by_account ON invitations (account_id, id);`);
     },
   },
+  {
+    version: 4,
+    does: "the account's plan",
+    async run(tx) {
+      await tx.unsafe('CREATE TABLE plans (account_id text PRIMARY KEY, body json NOT NULL)');
+    },
+  },
 ];
 
 /** Appends `entry` (when there is one) in the transaction of the change it records. */

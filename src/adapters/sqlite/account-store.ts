@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { ActivityRecord, ApplicationRecord, Role, SessionRecord, UserRecord } from '../../domain/accounts.js';
 import type { InvitationRecord } from '../../domain/members.js';
+import type { AccountPlanRecord } from '../../domain/plans.js';
 import type { AccountStore } from '../../ports/account-store.js';
 import { activityAppender } from './activity-table.js';
 import { openDatabase, type Synchronous } from './database.js';
@@ -56,6 +57,10 @@ export class SqliteAccountStore implements AccountStore {
       application: db.prepare<[string], string>('SELECT body FROM applications WHERE account_id = ?').pluck(),
       putApplication: db.prepare<[string, string]>(
         'INSERT INTO applications (account_id, body) VALUES (?, ?) ON CONFLICT (account_id) DO UPDATE SET body = excluded.body',
+      ),
+      plan: db.prepare<[string], string>('SELECT body FROM plans WHERE account_id = ?').pluck(),
+      putPlan: db.prepare<[string, string]>(
+        'INSERT INTO plans (account_id, body) VALUES (?, ?) ON CONFLICT (account_id) DO UPDATE SET body = excluded.body',
       ),
       appendActivity: activityAppender(db),
       activity: db.prepare<[string, number], string>('SELECT body FROM activity WHERE account_id = ? ORDER BY id DESC LIMIT ?').pluck(),
@@ -206,6 +211,24 @@ export class SqliteAccountStore implements AccountStore {
         this.statements.putApplication.run(accountId, JSON.stringify(decided));
         if (activity) this.statements.appendActivity(activity);
         return decided;
+      })
+      .immediate();
+  }
+
+  async plan(accountId: string): Promise<AccountPlanRecord | undefined> {
+    const body = this.statements.plan.get(accountId);
+    return body === undefined ? undefined : JSON.parse(body);
+  }
+
+  async setPlan(plan: AccountPlanRecord, activity?: ActivityRecord): Promise<boolean> {
+    return this.db
+      .transaction(() => {
+        const body = this.statements.plan.get(plan.account_id);
+        const current: AccountPlanRecord | undefined = body === undefined ? undefined : JSON.parse(body);
+        if (current?.plan === plan.plan && current.hard_cap === plan.hard_cap) return false;
+        this.statements.putPlan.run(plan.account_id, JSON.stringify(plan));
+        if (activity) this.statements.appendActivity(activity);
+        return true;
       })
       .immediate();
   }

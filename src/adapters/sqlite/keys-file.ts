@@ -75,4 +75,9 @@ export const KEYS_FILE_STEPS: SqliteStep[] = [
   { version: 2, does: 'accounts: users, sessions, sign-in failures, applications, activity', run: (db) => db.exec(ACCOUNTS) },
   { version: 3, does: "API keys' last use, to the hour", run: (db) => db.exec('ALTER TABLE api_keys ADD COLUMN last_used_at TEXT') },
   { version: 4, does: 'invitations to join the account', run: (db) => db.exec(INVITATIONS) },
+  {
+    version: 5,
+    does: "the account's plan",
+    run: (db) => db.exec('CREATE TABLE IF NOT EXISTS plans (account_id TEXT PRIMARY KEY, body TEXT NOT NULL)'),
+  },
 ];

@@ -5,6 +5,7 @@ import { type DashboardContext, environmentOfSegment, queryValue, sendPage, view
 import { type Html, html } from '../html.js';
 import { page } from '../layout.js';
 import { environmentTabs, segmentParam } from './environment-tabs.js';
+import { quotaSection } from './usage-quota.js';
 
 const DAYS = 30;
 const DAY_MS = 86_400_000;
@@ -91,6 +92,8 @@ export function registerUsagePage(scope: FastifyInstance, context: DashboardCont
         html`<tr><td>${id === null ? keyLabel(id, undefined) : html`<a href="/dashboard/${segment}/usage?key=${id}"${id === chosen ? html` aria-current="true"` : ''}>${keyLabel(id, keys.get(id))}</a>`}</td><td>${count}</td><td>${situational}</td></tr>`,
     );
     const body = html`${environmentTabs(segment, 'usage')}
+${await quotaSection(context, environment)}
+<h2>Last ${DAYS} days</h2>
 ${dayChart(days, perDay, caption)}
 <h2>Per key, last ${DAYS} days</h2>
 ${

@@ -4,6 +4,7 @@ import { careersMapV1 } from '../../careers/careers-map-v1.js';
 import type { Config } from '../../settings/config.js';
 import { packagePath } from '../static-asset.js';
 import { mappingTable } from './careers-map-table.js';
+import { plansTable } from './plans-table.js';
 import { BASE_URL, type DocsPage, guides, renderPage } from './render.js';
 
 /** What the guides say about this server's own settings. */
@@ -42,6 +43,7 @@ export function loadDocsPages(settings: DocsSettings): Map<string, DocsPage> {
     attempts: String(settings.retryScheduleMs.length + 1),
     webhook_timeout: duration(settings.timeoutMs),
     careers_mapping: mappingTable(careersMapV1),
+    plans_table: plansTable(),
     // Stays a placeholder: each request fills in the origin it came to.
     base_url: BASE_URL,
   };

@@ -109,7 +109,7 @@ export const createAssessmentLinkSchema = {
   body: createBody,
   response: {
     201: success('The link, with the url to send the person to: shown only here.', createdLinkResource),
-    ...problems('not_found', 'subject_erased'),
+    ...problems('not_found', 'subject_erased', 'plan_quota_exceeded'),
   },
 } satisfies FastifySchema;
 

@@ -171,7 +171,7 @@ export const startAssessmentSchema = {
   body: startBody,
   response: {
     201: success('The assessment, created, with the client_secret a browser answers it with: shown only here.', startedAssessment),
-    ...problems('not_found', 'subject_erased', 'assessment_in_progress'),
+    ...problems('not_found', 'subject_erased', 'assessment_in_progress', 'plan_quota_exceeded'),
   },
 } satisfies FastifySchema;
 
