@@ -71,7 +71,7 @@ describe('each SQLite store, opened on a file the version before its last step w
       const store = new SqliteReadModelStore(path, 'NORMAL', indexedFields, { rebuilds });
       expect(await store.get('subjects', 'sub_01M869VC3QFPZTGV4HVQVD9KM6')).toBeUndefined();
       await store.close();
-      expect(versionOf(path)).toBe(5);
+      expect(versionOf(path)).toBe(4);
       expect(checkpoints(path)).toEqual(['erasure', 'publisher', 'rescoring']);
       expect(query(path, 'SELECT * FROM documents')).toEqual([]);
       // Zeroed in place and out of the WAL: no plaintext is left in any file.
@@ -108,7 +108,7 @@ describe('each SQLite store, opened on a file the version before its last step w
         ).run();
       });
       await new SqliteReadModelStore(path, 'NORMAL', indexedFields, { rebuilds }).close();
-      expect(versionOf(path)).toBe(5);
+      expect(versionOf(path)).toBe(4);
       expect(query(path, 'SELECT id FROM documents')).toEqual([{ id: 'sub_1' }]);
       expect(checkpoints(path)).toEqual(['subjects']);
     });
@@ -122,7 +122,7 @@ describe('each SQLite store, opened on a file the version before its last step w
   });
 
   describe('keys.db', () => {
-    it("of data-v1 keeps its keys and gains the account tables (step 2), the keys' last use (step 3) invitations (step 4) and the plan (step 5)", async () => {
+    it("of data-v1 keeps its keys and gains the account tables (step 2), the keys' last use (step 3), invitations (step 4) and the plan (step 5)", async () => {
       const path = copy(v1, 'keys.db');
       const keys = new SqliteKeyStore(path, 'FULL');
       expect(await keys.findByHash(hashKey('test_sk_yYTUOTsGCxvPgk6DQGUyzZYgoWpsvSoS9STv0c5n'))).toMatchObject({
