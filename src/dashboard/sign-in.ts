@@ -99,18 +99,30 @@ async function signOut(context: DashboardContext, request: FastifyRequest, reply
   return seeOther(reply, '/dashboard/sign-in?signed_out=1');
 }
 
-const setupForm = (csrf: string, token: string, notice: Html | string) => html`<div class="signin">
-${notice}
-<p>Choose the password you will sign in with: at least 12 characters. A passphrase of a few unrelated words is easy to type and hard to guess.</p>
-<form method="post" action="/dashboard/setup">
+/** The form a new password is chosen with (a set-up link's, an invitation's), carrying the link's token. */
+export const newPasswordForm = (
+  csrf: string,
+  token: string,
+  action: string,
+  button: string,
+) => html`<p>Choose the password you will sign in with: at least 12 characters. A passphrase of a few unrelated words is easy to type and hard to guess.</p>
+<form method="post" action="${action}">
 ${formTokens(csrf)}
 <input type="hidden" name="token" value="${token}">
 <label for="password">New password</label>
 <input id="password" name="password" type="password" autocomplete="new-password" minlength="12" required>
 <label for="confirm">The same password again</label>
 <input id="confirm" name="confirm" type="password" autocomplete="new-password" minlength="12" required>
-<div class="actions"><button type="submit">Set password and sign in</button></div>
-</form>
+<div class="actions"><button type="submit">${button}</button></div>
+</form>`;
+
+/** Why a chosen password (typed twice) is refused, or undefined. */
+export const choiceProblem = (password: string, confirm: string) =>
+  passwordProblem(password) ?? (password === confirm ? undefined : 'The two passwords differ.');
+
+const setupForm = (csrf: string, token: string, notice: Html | string) => html`<div class="signin">
+${notice}
+${newPasswordForm(csrf, token, '/dashboard/setup', 'Set password and sign in')}
 </div>`;
 const spent = html`<div class="notice error" role="alert"><p>This set-up link was used already or has expired. Ask your operator for a new one (<code>nature users reset</code>).</p></div>`;
 
@@ -135,7 +147,7 @@ async function setPassword(context: DashboardContext, request: FastifyRequest, r
   const { token, password, confirm } = formValues({ token: text, password: text, confirm: text }, request.body);
   const user = await userOfToken(context, token);
   if (user === undefined) return sendPage(reply, page('Set your password', spent), 404);
-  const problem = passwordProblem(password) ?? (password === confirm ? undefined : 'The two passwords differ.');
+  const problem = choiceProblem(password, confirm);
   if (problem !== undefined)
     return sendPage(reply, page('Set your password', setupForm(csrfToken(request, reply), token, errorNotice(problem))), 422);
   const now = context.clock();

@@ -1,13 +1,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { acceptInvitation, invitedEmail, MemberRuleError, workingInvitation } from '../../commands/members.js';
-import { passwordProblem } from '../../domain/accounts.js';
 import type { InvitationRecord } from '../../domain/members.js';
 import { powersOf } from '../../domain/permissions.js';
 import { csrfToken, type DashboardContext, queryValue, seeOther, sendPage } from '../context.js';
 import { formValues, text } from '../form-values.js';
 import { type Html, html } from '../html.js';
-import { errorNotice, formTokens, page, when } from '../layout.js';
+import { errorNotice, page, when } from '../layout.js';
 import { startSession } from '../sessions.js';
+import { choiceProblem, newPasswordForm } from '../sign-in.js';
 
 const TITLE = 'Join the account';
 
@@ -19,16 +19,7 @@ function acceptForm(csrf: string, token: string, invitation: InvitationRecord, e
   return html`<div class="signin">
 ${notice}
 <p>You are invited to join this account's dashboard as <strong>${invitation.role}</strong>, signing in as <strong>${email}</strong>. You may read its pages${powers.length === 0 ? ', and change nothing' : html`, ${powers.join(', ')}`}. The invitation works until ${when(invitation.expires_at)}.</p>
-<p>Choose the password you will sign in with: at least 12 characters. A passphrase of a few unrelated words is easy to type and hard to guess.</p>
-<form method="post" action="/dashboard/invitation">
-${formTokens(csrf)}
-<input type="hidden" name="token" value="${token}">
-<label for="password">New password</label>
-<input id="password" name="password" type="password" autocomplete="new-password" minlength="12" required>
-<label for="confirm">The same password again</label>
-<input id="confirm" name="confirm" type="password" autocomplete="new-password" minlength="12" required>
-<div class="actions"><button type="submit">Join and sign in</button></div>
-</form>
+${newPasswordForm(csrf, token, '/dashboard/invitation', 'Join and sign in')}
 </div>`;
 }
 
@@ -54,7 +45,7 @@ async function accept(context: DashboardContext, request: FastifyRequest, reply:
   const now = context.clock();
   const invitation = await workingInvitation(accountsOf(context), token, now);
   if (invitation === undefined) return sendPage(reply, page(TITLE, spent), 404);
-  const problem = passwordProblem(password) ?? (password === confirm ? undefined : 'The two passwords differ.');
+  const problem = choiceProblem(password, confirm);
   const again = async (notice: Html | string, status: number) => {
     const email = await invitedEmail(accountsOf(context), invitation);
     return sendPage(reply, page(TITLE, acceptForm(csrfToken(request, reply), token, invitation, email, notice)), status);
