@@ -1,4 +1,5 @@
 import type { ActivityRecord, ApplicationRecord, SessionRecord, UserRecord } from '../domain/accounts.js';
+import type { TwoFactorStore } from './two-factor-store.js';
 
 /**
  * The account's people, their sessions, the production-access application and the activity log: what the
@@ -47,6 +48,9 @@ export interface AccountStore {
     decision: { status: 'approved' | 'rejected'; at: string; reason: string | null },
     activity?: ActivityRecord,
   ): Promise<ApplicationRecord | undefined>;
+
+  /** Two-factor sign-in's records, in the same store: their changes and activity entries commit together too. */
+  readonly twoFactor: TwoFactorStore;
 
   appendActivity(entry: ActivityRecord): Promise<void>;
   /** The newest `limit` entries of the account, newest first. */

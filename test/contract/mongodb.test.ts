@@ -20,6 +20,7 @@ import { dataKeyStoreContract, wrappedDataKeys, wrappedKeyStoreContract } from '
 import { idempotencyStoreContract } from './idempotency-store.contract.js';
 import { keyStoreContract } from './key-store.contract.js';
 import { readModelStoreContract } from './read-model-store.contract.js';
+import { twoFactorStoreContract } from './two-factor-store.contract.js';
 
 // The version docker-compose.yml runs; the module starts it as a single-member replica set.
 const target = await serverTarget('MongoDB', 'MONGODB_URL', async () => {
@@ -168,25 +169,26 @@ keyStoreContract(
   target.url === undefined,
 );
 
-accountStoreContract(
-  `mongodb (${target.url !== undefined ? target.source : 'skipped'})`,
-  async () => {
-    const database = `nature_contract_${randomUUID().slice(0, 8)}`;
-    const fixture = {
-      store: await MongoAccountStore.connect(settings(), database),
-      reopen: async () => {
-        await fixture.store.close();
-        fixture.store = await MongoAccountStore.connect(settings(), database);
-      },
-      cleanup: async () => {
-        await fixture.store.close();
-        await dropDatabase(database);
-      },
-    };
-    return fixture;
-  },
-  target.url === undefined,
-);
+/** A fresh database per test, dropped afterwards: the account store's and its two-factor records'. */
+async function mongoAccounts() {
+  const database = `nature_contract_${randomUUID().slice(0, 8)}`;
+  const fixture = {
+    store: await MongoAccountStore.connect(settings(), database),
+    reopen: async () => {
+      await fixture.store.close();
+      fixture.store = await MongoAccountStore.connect(settings(), database);
+    },
+    cleanup: async () => {
+      await fixture.store.close();
+      await dropDatabase(database);
+    },
+  };
+  return fixture;
+}
+
+twoFactorStoreContract(`mongodb (${target.url !== undefined ? target.source : 'skipped'})`, mongoAccounts, target.url === undefined);
+
+accountStoreContract(`mongodb (${target.url !== undefined ? target.source : 'skipped'})`, mongoAccounts, target.url === undefined);
 
 describe.skipIf(target.url === undefined)('mongodb key store after a crash in the middle of a rotation', () => {
   /** The store's collection as a rotation left it when the process died after `steps` of its writes. */

@@ -19,6 +19,7 @@ import { catalogueStoreContract } from './catalogue-store.contract.js';
 import { dataKeyStoreContract, wrappedDataKeys, wrappedKeyStoreContract } from './data-key-store.contract.js';
 import { idempotencyStoreContract } from './idempotency-store.contract.js';
 import { keyStoreContract } from './key-store.contract.js';
+import { twoFactorStoreContract } from './two-factor-store.contract.js';
 
 const missing = postgresBinDir === undefined;
 const shared = sharedPostgres();
@@ -68,6 +69,7 @@ dataKeyStoreContract(
 wrappedKeyStoreContract('postgres', () => reopenable(PostgresWrappedKeyStore.connect), missing);
 idempotencyStoreContract('postgres', () => reopenable(PostgresIdempotencyStore.connect), missing);
 accountStoreContract('postgres', () => reopenable(PostgresAccountStore.connect), missing);
+twoFactorStoreContract('postgres', () => reopenable(PostgresAccountStore.connect), missing);
 catalogueStoreContract(
   'postgres',
   async () => {

@@ -122,7 +122,7 @@ describe('each SQLite store, opened on a file the version before its last step w
   });
 
   describe('keys.db', () => {
-    it("of data-v1 keeps its keys and gains the account tables (step 2) and the keys' last use (step 3)", async () => {
+    it("of data-v1 keeps its keys and gains the account tables (step 2), the keys' last use (step 3) and two-factor sign-in's tables (step 4)", async () => {
       const path = copy(v1, 'keys.db');
       const keys = new SqliteKeyStore(path, 'FULL');
       expect(await keys.findByHash(hashKey('test_sk_yYTUOTsGCxvPgk6DQGUyzZYgoWpsvSoS9STv0c5n'))).toMatchObject({
@@ -133,7 +133,7 @@ describe('each SQLite store, opened on a file the version before its last step w
       await keys.close();
       const accounts = new SqliteAccountStore(path, 'FULL');
       await accounts.close();
-      expect(versionOf(path)).toBe(3);
+      expect(versionOf(path)).toBe(4);
       expect(query(path, "SELECT name FROM sqlite_master WHERE name = 'users'")).toEqual([{ name: 'users' }]);
     });
 

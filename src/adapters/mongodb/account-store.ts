@@ -4,6 +4,7 @@ import type { AccountStore } from '../../ports/account-store.js';
 import { type ActivityDocument, atomically, recordActivity } from './activity.js';
 import { type MongoConnection, type MongoSettings, withMongo } from './client.js';
 import { KEYS_DATABASE } from './key-store.js';
+import { MongoTwoFactorStore } from './two-factor-store.js';
 
 type UserDocument = Omit<UserRecord, 'id'> & { _id: string };
 type SessionDocument = Omit<SessionRecord, 'id_hash'> & { _id: string };
@@ -38,6 +39,7 @@ export class MongoAccountStore implements AccountStore {
     private readonly failures: Collection<FailureDocument>,
     private readonly applications: Collection<ApplicationDocument>,
     private readonly activity_: Collection<ActivityDocument>,
+    readonly twoFactor: MongoTwoFactorStore,
   ) {}
 
   /** Connects (the process's one client) and creates the indexes (idempotent). */
@@ -57,7 +59,9 @@ export class MongoAccountStore implements AccountStore {
       await failures.createIndex({ key: 1, at: 1 });
       const activity = db.collection<ActivityDocument>('activity');
       await activity.createIndex({ account_id: 1, _id: -1 });
-      return new MongoAccountStore(connection, users, sessions, failures, db.collection('applications'), activity);
+      const twoFactor = new MongoTwoFactorStore(connection, db, activity);
+      await twoFactor.createIndexes();
+      return new MongoAccountStore(connection, users, sessions, failures, db.collection('applications'), activity, twoFactor);
     });
   }
 

@@ -3,6 +3,7 @@ import type { AccountStore } from '../../ports/account-store.js';
 import type { PostgresOptions, PostgresPool } from './client.js';
 import { KEYS_SCHEMA, KEYS_STEPS, KEYS_STORE, recordActivity } from './keys-schema.js';
 import { migratedPool } from './migrations.js';
+import { PostgresTwoFactorStore } from './two-factor-store.js';
 
 /** Rows come back as records: `email_sealed` (json) parsed, the rest text. */
 const USER_COLUMNS = 'id, account_id, role, email_sealed, email_index, password_hash, setup_token_hash, setup_expires_at, created_at';
@@ -13,7 +14,11 @@ const USER_COLUMNS = 'id, account_id, role, email_sealed, email_index, password_
  * row, so two operators deciding at once cannot both win.
  */
 export class PostgresAccountStore implements AccountStore {
-  private constructor(private readonly pool: PostgresPool) {}
+  readonly twoFactor: PostgresTwoFactorStore;
+
+  private constructor(private readonly pool: PostgresPool) {
+    this.twoFactor = new PostgresTwoFactorStore(pool.sql);
+  }
 
   static async connect(url: string, schema = KEYS_SCHEMA, options?: PostgresOptions): Promise<PostgresAccountStore> {
     const pool = await migratedPool(url, schema, KEYS_STORE, KEYS_STEPS, options);

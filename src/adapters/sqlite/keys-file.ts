@@ -1,5 +1,6 @@
 import { DataTooOldError } from '../data-versions.js';
 import { columnsOf, type SqliteStep } from './migrations.js';
+import { TWO_FACTOR_TABLES } from './two-factor-store.js';
 
 /** The API keys, as data-v1 made them (origins included). */
 const API_KEYS = `
@@ -73,4 +74,5 @@ export const KEYS_FILE_STEPS: SqliteStep[] = [
   },
   { version: 2, does: 'accounts: users, sessions, sign-in failures, applications, activity', run: (db) => db.exec(ACCOUNTS) },
   { version: 3, does: "API keys' last use, to the hour", run: (db) => db.exec('ALTER TABLE api_keys ADD COLUMN last_used_at TEXT') },
+  { version: 4, does: 'two-factor sign-in: enrolments, the requirement, pending sign-ins', run: (db) => db.exec(TWO_FACTOR_TABLES) },
 ];
