@@ -10,6 +10,7 @@ export const sections = [
   { path: '/dashboard/sandbox/requests', title: 'Requests' },
   { path: '/dashboard/sandbox/usage', title: 'Usage' },
   { path: '/dashboard/activity', title: 'Activity' },
+  { path: '/dashboard/security', title: 'Security' },
 ] as const;
 
 export type Section = (typeof sections)[number]['title'];

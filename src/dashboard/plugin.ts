@@ -10,6 +10,7 @@ import { sendAsset } from '../http/static-asset.js';
 import { redactSecrets } from '../support/secret-redaction.js';
 import { DASHBOARD_POLICY, dashboardScript, dashboardStylesheet } from './assets.js';
 import { csrfUserInfo, type DashboardContext, seeOther, sendPage } from './context.js';
+import { guardEnrolment } from './enrolment-guard.js';
 import { FormOutcomes } from './form-once.js';
 import { html } from './html.js';
 import { page } from './layout.js';
@@ -18,14 +19,22 @@ import { registerApplicationPages } from './pages/application.js';
 import { registerEventPages } from './pages/events.js';
 import { registerKeyPages } from './pages/keys.js';
 import { registerRequestPages } from './pages/requests.js';
+import { registerSecurityPage } from './pages/security.js';
 import { registerUsagePage } from './pages/usage.js';
 import { registerWebhookPages } from './pages/webhooks.js';
 import { guardProduction } from './production-access.js';
 import { currentSession } from './sessions.js';
 import { registerSignIn } from './sign-in.js';
+import { registerTwoFactorSignIn } from './two-factor-sign-in.js';
 
 /** Pages a signed-out person may see. */
-const OPEN_PATHS = new Set(['/dashboard/sign-in', '/dashboard/setup', '/dashboard/assets/dashboard.css', '/dashboard/assets/dashboard.js']);
+const OPEN_PATHS = new Set([
+  '/dashboard/sign-in',
+  '/dashboard/sign-in/two-factor',
+  '/dashboard/setup',
+  '/dashboard/assets/dashboard.css',
+  '/dashboard/assets/dashboard.js',
+]);
 
 const CSRF_REFUSALS = new Set(['FST_CSRF_INVALID_TOKEN', 'FST_CSRF_MISSING_SECRET']);
 
@@ -112,6 +121,7 @@ export async function registerDashboard(app: FastifyInstance, context: Dashboard
         if (request.method === 'POST') return scope.csrfProtection(request, reply, done);
         done();
       });
+      scope.addHook('preHandler', guardEnrolment(context));
       scope.addHook('preHandler', guardProduction(context));
       scope.setErrorHandler(async (error: FastifyError, request, reply) => {
         const { status, message } = errorPage(error, request, context.unavailable);
@@ -126,6 +136,7 @@ export async function registerDashboard(app: FastifyInstance, context: Dashboard
       scope.get('/assets/dashboard.js', async (request, reply) => sendAsset(request, reply, dashboardScript));
       scope.get('', async (_request, reply) => seeOther(reply, '/dashboard/keys'));
       registerSignIn(scope, context);
+      registerTwoFactorSignIn(scope, context);
       registerKeyPages(scope, pages);
       registerApplicationPages(scope, pages);
       registerWebhookPages(scope, pages);
@@ -133,6 +144,7 @@ export async function registerDashboard(app: FastifyInstance, context: Dashboard
       registerRequestPages(scope, context);
       registerUsagePage(scope, context);
       registerActivityPage(scope, context);
+      registerSecurityPage(scope, pages);
     },
     { prefix: '/dashboard' },
   );
