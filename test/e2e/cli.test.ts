@@ -45,9 +45,10 @@ describe('the nature operator command', () => {
     expect(result.stderr).toBe('');
     const lines = result.stdout.split('\n');
     const listed = lines.flatMap((line, index) => {
-      const command = /^ {2}nature ((?:keys |users |applications |profiles |situational |logs |master-key |careers )?[a-z]+)\b/.exec(
-        line,
-      )?.[1];
+      const command =
+        /^ {2}nature ((?:keys |users |applications |profiles |situational |logs |master-key |careers )?[a-z]+(?:-[a-z]+)*)\b/.exec(
+          line,
+        )?.[1];
       return command === undefined ? [] : [{ command, description: lines[index + 1]!, example: lines[index + 2]! }];
     });
     expect(listed.map((entry) => entry.command)).toEqual([
@@ -60,6 +61,7 @@ describe('the nature operator command', () => {
       'users create',
       'users list',
       'users reset',
+      'users disable-two-factor',
       'applications list',
       'applications show',
       'applications approve',

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, findUser } from '../../src/commands/accounts.js';
 import { CODE_FAILURES_PER_USER } from '../../src/dashboard/second-factor.js';
 import { ACCOUNT_ID } from '../../src/domain/accounts.js';
+import { runCliInProcess } from '../support/cli.js';
 import { Browser, csrfOf, dashboardUser, PASSWORD } from '../support/dashboard.js';
 import { openTestApp } from '../support/test-app.js';
 import { codeOfStep, recoveryCodesOnPage, STEP_MS, secretOnPage, stepOf } from '../support/two-factor.js';
@@ -237,6 +238,18 @@ describe('two-factor sign-in in the dashboard', () => {
     expect(recorded).toEqual(
       expect.arrayContaining(['user.two_factor_enabled', 'user.recovery_codes_replaced', 'user.two_factor_disabled']),
     );
+  });
+
+  it('is turned off by the operator for a person who lost their phone and codes: the password alone signs them in again', async () => {
+    const { email } = await enrolled(app);
+    const off = await runCliInProcess(['users', 'disable-two-factor', '--email', email, '--json'], { NATURE_DATA_DIR: app.t.dataDir });
+    expect(off.status, off.stderr).toBe(0);
+    expect(JSON.parse(off.stdout)).toMatchObject({ email, two_factor: 'off' });
+    expect((await new Browser(app.t.app).signIn(email)).headers.location).toBe('/dashboard/keys');
+    const again = await runCliInProcess(['users', 'disable-two-factor', '--email', email], { NATURE_DATA_DIR: app.t.dataDir });
+    expect(again.status).toBe(1);
+    expect(again.stderr).toContain('has no two-factor sign-in: nothing to turn off');
+    expect(await actions(app)).toContain('user.two_factor_disabled by the operator');
   });
 });
 
