@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, findUser } from '../../src/commands/accounts.js';
+import { qrCode } from '../../src/dashboard/qr-code.js';
 import { CODE_FAILURES_PER_USER } from '../../src/dashboard/second-factor.js';
 import { ACCOUNT_ID } from '../../src/domain/accounts.js';
+import { totpUri } from '../../src/domain/two-factor.js';
 import { runCliInProcess } from '../support/cli.js';
 import { Browser, csrfOf, dashboardUser, PASSWORD } from '../support/dashboard.js';
 import { openTestApp } from '../support/test-app.js';
@@ -78,7 +80,8 @@ describe('two-factor sign-in in the dashboard', () => {
     expect(off.body).toContain('Off: you sign in with your password alone.');
     const pending = await browser.follow(await browser.post('/dashboard/security/two-factor/start', {}));
     const secret = secretOnPage(pending.body);
-    expect(pending.body).toContain('aria-label="QR code with the setup key for your authenticator app"');
+    // The QR code carries the otpauth address of that key, for that person.
+    expect(pending.body).toContain((await qrCode(totpUri(secret, email), 'QR code with the setup key for your authenticator app')).text);
     // A reload shows the same key (the QR code scanned stays good); a code of another key changes nothing.
     expect(secretOnPage((await browser.get('/dashboard/security')).body)).toBe(secret);
     const wrong = await browser.post('/dashboard/security/two-factor/confirm', {
