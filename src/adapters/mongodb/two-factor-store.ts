@@ -64,15 +64,14 @@ export class MongoTwoFactorStore implements TwoFactorStore {
   }
 
   enable(userId: string, step: number, hashes: string[], at: string, activity?: ActivityRecord) {
-    return this.changed(
-      (session) =>
-        this.enrolments.updateOne(
-          { _id: userId, enabled_at: null },
-          { $set: { enabled_at: at, last_step: step, recovery_code_hashes: hashes } },
-          { session },
-        ),
-      activity,
-    );
+    return this.changed(async (session) => {
+      const { matchedCount } = await this.enrolments.updateOne(
+        { _id: userId, enabled_at: null },
+        { $set: { enabled_at: at, last_step: step, recovery_code_hashes: hashes } },
+        { session },
+      );
+      return matchedCount;
+    }, activity);
   }
 
   async acceptStep(userId: string, step: number) {
@@ -80,34 +79,29 @@ export class MongoTwoFactorStore implements TwoFactorStore {
       { _id: userId, enabled_at: { $ne: null }, $or: [{ last_step: null }, { last_step: { $lt: step } }] },
       { $set: { last_step: step } },
     );
-    return accepted.modifiedCount === 1;
+    return accepted.matchedCount === 1;
   }
 
   spendRecoveryCode(userId: string, hash: string, activity?: ActivityRecord) {
-    return this.changed(
-      (session) =>
-        this.enrolments.updateOne(
-          { _id: userId, enabled_at: { $ne: null }, recovery_code_hashes: hash },
-          { $pull: { recovery_code_hashes: hash } },
-          { session },
-        ),
-      activity,
-    );
+    return this.changed(async (session) => {
+      const { matchedCount } = await this.enrolments.updateOne(
+        { _id: userId, enabled_at: { $ne: null }, recovery_code_hashes: hash },
+        { $pull: { recovery_code_hashes: hash } },
+        { session },
+      );
+      return matchedCount;
+    }, activity);
   }
 
   replaceRecoveryCodes(userId: string, hashes: string[], activity?: ActivityRecord) {
-    return this.changed(
-      (session) =>
-        this.enrolments.updateOne({ _id: userId, enabled_at: { $ne: null } }, { $set: { recovery_code_hashes: hashes } }, { session }),
-      activity,
-    );
+    return this.changed(async (session) => {
+      const filter = { _id: userId, enabled_at: { $ne: null } };
+      return (await this.enrolments.updateOne(filter, { $set: { recovery_code_hashes: hashes } }, { session })).matchedCount;
+    }, activity);
   }
 
   disable(userId: string, activity?: ActivityRecord) {
-    return this.changed(async (session) => {
-      const { deletedCount } = await this.enrolments.deleteOne({ _id: userId }, { session });
-      return { modifiedCount: deletedCount };
-    }, activity);
+    return this.changed(async (session) => (await this.enrolments.deleteOne({ _id: userId }, { session })).deletedCount, activity);
   }
 
   async required(accountId: string) {
@@ -117,9 +111,9 @@ export class MongoTwoFactorStore implements TwoFactorStore {
   setRequired(accountId: string, required: boolean, activity?: ActivityRecord) {
     return this.changed(async (session) => {
       const current = (await this.requirements.findOne({ _id: accountId }, { session }))?.required ?? false;
-      if (current === required) return { modifiedCount: 0 };
+      if (current === required) return 0;
       await this.requirements.updateOne({ _id: accountId }, { $set: { required } }, { upsert: true, session });
-      return { modifiedCount: 1 };
+      return 1;
     }, activity);
   }
 
@@ -140,14 +134,17 @@ export class MongoTwoFactorStore implements TwoFactorStore {
     return (await this.pendings.deleteOne({ _id: idHash })).deletedCount === 1;
   }
 
-  /** `change` and, when it changed a document, the entry recording it, in one transaction (activity.ts, atomically). */
+  /**
+   * `change` (answering how many documents its filter, which states the condition, found and changed) and, when it
+   * changed one, the entry recording it, in one transaction (activity.ts, atomically).
+   */
   private async changed(
-    change: (session: ClientSession | undefined) => Promise<{ modifiedCount: number }>,
+    change: (session: ClientSession | undefined) => Promise<number>,
     activity: ActivityRecord | undefined,
   ): Promise<boolean> {
     let changed = false;
     await atomically(this.connection, async (session) => {
-      changed = (await change(session)).modifiedCount === 1;
+      changed = (await change(session)) === 1;
       if (changed) await recordActivity(this.activity, activity, session);
     });
     return changed;
