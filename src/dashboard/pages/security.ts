@@ -27,7 +27,7 @@ export const ENROLMENT_PATHS = new Set([SECURITY_PAGE, `${SECURITY_PAGE}/two-fac
 
 const done = {
   off: 'Two-factor sign-in is off: you sign in with your password alone.',
-  required: 'Every member now signs in with a code: those without two-factor sign-in set it up when they next sign in.',
+  required: 'Every member now signs in with a code: one without two-factor sign-in is led to set it up before anything else.',
   optional: 'Two-factor sign-in is now left to each member.',
 } as const;
 
