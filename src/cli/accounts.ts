@@ -39,7 +39,7 @@ const SETUP_LINK_HOURS = SETUP_LINK_MS / 3600_000;
 /** The one-time link a new (or reset) user sets a password at: the dashboard's set-up page with the token. */
 const setupLink = (base: string, token: string) => `${base}/dashboard/setup?token=${encodeURIComponent(token)}`;
 
-function emailAddress(value: string): string {
+export function emailAddress(value: string): string {
   if (!isEmail(value)) throw new InvalidArgumentError('An e-mail address is name@domain.tld, without spaces.');
   return normaliseEmail(value);
 }
@@ -130,7 +130,7 @@ function listRoles(output: Output, options: { json?: boolean }): void {
 }
 
 /** The account's store and, once `work` asks, the data keys; both closed at the end. */
-async function withContext(
+export async function withContext(
   stores: AccountStores,
   options: { create: boolean },
   work: (accounts: AccountStore, context: () => Promise<AccountContext>) => Promise<void>,

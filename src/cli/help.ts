@@ -12,6 +12,7 @@ const examples: Record<string, string> = {
   'users list': 'nature users list',
   'users reset': 'nature users reset --email ana@example.com',
   'users roles': 'nature users roles',
+  'users disable-two-factor': 'nature users disable-two-factor --email ana@example.com',
   'applications list': 'nature applications list',
   'applications show': 'nature applications show acct_default',
   'applications approve': 'nature applications approve acct_default',

@@ -38,6 +38,7 @@ import { mcpCommand } from './mcp.js';
 import { profilesCommand } from './profiles.js';
 import { situationalCommand } from './situational.js';
 import { triggerCommand } from './trigger.js';
+import { disableTwoFactorCommand } from './two-factor.js';
 import { usageCommand } from './usage.js';
 import type { UsageStores } from './usage-stores.js';
 
@@ -254,7 +255,7 @@ function commandLine(io: CliIo, output: Output) {
     openOperatorStores(await reachable(settings.existing(environment)), environment);
   program.addCommand(keysCommand(keyStores(settings, output), output));
   const accounts = accountStores(settings, io, output);
-  program.addCommand(usersCommand(accounts, output));
+  program.addCommand(usersCommand(accounts, output).addCommand(disableTwoFactorCommand(accounts, output)));
   program.addCommand(applicationsCommand(accounts, output));
   program.addCommand(accountCommand(accounts, output));
   program.addCommand(profilesCommand(operatorStores, output, io.stderr));

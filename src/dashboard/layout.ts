@@ -12,6 +12,7 @@ export const sections = [
   { path: '/dashboard/sandbox/usage', title: 'Usage' },
   { path: '/dashboard/members', title: 'Members' },
   { path: '/dashboard/activity', title: 'Activity' },
+  { path: '/dashboard/security', title: 'Security' },
 ] as const;
 
 export type Section = (typeof sections)[number]['title'];

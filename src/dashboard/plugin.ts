@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import cookie from '@fastify/cookie';
 import csrf from '@fastify/csrf-protection';
 import formbody from '@fastify/formbody';
-import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from '../domain/errors.js';
 import type { Permission } from '../domain/permissions.js';
 import { toProblem } from '../http/errors.js';
@@ -11,6 +11,7 @@ import { sendAsset } from '../http/static-asset.js';
 import { redactSecrets } from '../support/secret-redaction.js';
 import { DASHBOARD_POLICY, dashboardScript, dashboardStylesheet } from './assets.js';
 import { csrfUserInfo, type DashboardContext, seeOther, sendPage } from './context.js';
+import { guardEnrolment } from './enrolment-guard.js';
 import { FormOutcomes } from './form-once.js';
 import { html } from './html.js';
 import { page } from './layout.js';
@@ -21,12 +22,14 @@ import { registerInvitationPages } from './pages/invitation.js';
 import { registerKeyPages } from './pages/keys.js';
 import { registerMemberPages } from './pages/members.js';
 import { registerRequestPages } from './pages/requests.js';
+import { registerSecurityPage } from './pages/security.js';
 import { registerUsagePage } from './pages/usage.js';
 import { registerWebhookPages } from './pages/webhooks.js';
 import { guardProduction } from './production-access.js';
 import { accessOf, accessOfRequest, allows, refuseForRole } from './route-access.js';
 import { currentSession } from './sessions.js';
 import { registerSignIn } from './sign-in.js';
+import { registerTwoFactorSignIn } from './two-factor-sign-in.js';
 
 const CSRF_REFUSALS = new Set(['FST_CSRF_INVALID_TOKEN', 'FST_CSRF_MISSING_SECRET']);
 
@@ -55,6 +58,31 @@ function errorPage(error: FastifyError, request: FastifyRequest, unavailable: (e
         ? 'The request was not understood, so nothing was changed. Go back and try again.'
         : 'Something went wrong on our side, so the change may not have been made. Reload the page to see what stands.';
   return { status, message };
+}
+
+/**
+ * Every request's first step: the session, then who may use the route (route-access.ts, the permission table),
+ * before anything is read or parsed.
+ */
+function guardAccess(context: DashboardContext) {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    reply.header('content-security-policy', DASHBOARD_POLICY);
+    request.publicUrl = context.publicUrl;
+    const path = request.url.split('?')[0]!;
+    // The stylesheet and script are the same for everyone: no session lookup for them.
+    if (path.startsWith('/dashboard/assets/')) return;
+    request.signedIn = await currentSession(context.accounts, request, context.clock());
+    const access = accessOfRequest(request);
+    if (request.signedIn === undefined && access !== 'open') {
+      // Nothing changes for a request without a live session; a page asked for comes back after sign-in, less
+      // any key pasted into its address (redacted as the API's log redacts it).
+      const next = request.method === 'GET' ? `?next=${encodeURIComponent(redactSecrets(request.url))}` : '';
+      return seeOther(reply, `/dashboard/sign-in${next}`);
+    }
+    // The role's permission, from the one table, before anything is read or parsed.
+    if (request.signedIn !== undefined && access !== undefined && !allows(access, request.signedIn.user.role))
+      return refuseForRole(context, request, reply, access as Permission);
+  };
 }
 
 /** A route of the dashboard as registered, with its full path (`/dashboard/:segment/webhooks`). */
@@ -97,29 +125,13 @@ export async function registerDashboard(app: FastifyInstance, context: Dashboard
       });
       scope.decorateRequest('signedIn', undefined);
       scope.decorateRequest('publicUrl', undefined);
-      scope.addHook('onRequest', async (request, reply) => {
-        reply.header('content-security-policy', DASHBOARD_POLICY);
-        request.publicUrl = context.publicUrl;
-        const path = request.url.split('?')[0]!;
-        // The stylesheet and script are the same for everyone: no session lookup for them.
-        if (path.startsWith('/dashboard/assets/')) return;
-        request.signedIn = await currentSession(context.accounts, request, context.clock());
-        const access = accessOfRequest(request);
-        if (request.signedIn === undefined && access !== 'open') {
-          // Nothing changes for a request without a live session; a page asked for comes back after sign-in, less
-          // any key pasted into its address (redacted as the API's log redacts it).
-          const next = request.method === 'GET' ? `?next=${encodeURIComponent(redactSecrets(request.url))}` : '';
-          return seeOther(reply, `/dashboard/sign-in${next}`);
-        }
-        // The role's permission, from the one table, before anything is read or parsed.
-        if (request.signedIn !== undefined && access !== undefined && !allows(access, request.signedIn.user.role))
-          return refuseForRole(context, request, reply, access as Permission);
-      });
+      scope.addHook('onRequest', guardAccess(context));
       // Every state-changing request is a POST, and every POST carries the token of a page of this dashboard.
       scope.addHook('preHandler', (request, reply, done) => {
         if (request.method === 'POST') return scope.csrfProtection(request, reply, done);
         done();
       });
+      scope.addHook('preHandler', guardEnrolment(context));
       scope.addHook('preHandler', guardProduction(context));
       scope.setErrorHandler(async (error: FastifyError, request, reply) => {
         const { status, message } = errorPage(error, request, context.unavailable);
@@ -134,6 +146,7 @@ export async function registerDashboard(app: FastifyInstance, context: Dashboard
       scope.get('/assets/dashboard.js', async (request, reply) => sendAsset(request, reply, dashboardScript));
       scope.get('', async (_request, reply) => seeOther(reply, '/dashboard/keys'));
       registerSignIn(scope, context);
+      registerTwoFactorSignIn(scope, context);
       registerKeyPages(scope, pages);
       registerApplicationPages(scope, pages);
       registerWebhookPages(scope, pages);
@@ -143,6 +156,7 @@ export async function registerDashboard(app: FastifyInstance, context: Dashboard
       registerActivityPage(scope, context);
       registerMemberPages(scope, pages);
       registerInvitationPages(scope, context);
+      registerSecurityPage(scope, pages);
     },
     { prefix: '/dashboard' },
   );

@@ -7,6 +7,7 @@ import { csrfToken, type DashboardContext, queryValue, seeOther, sendPage } from
 import { formValues, text } from './form-values.js';
 import { type Html, html } from './html.js';
 import { errorNotice, formTokens, page } from './layout.js';
+import { askForCode, needsCode } from './pending-sign-in.js';
 import { endSession, startSession } from './sessions.js';
 
 /** Failed sign-ins counted over this window: past these, sign-in answers 429 until the window has moved on. */
@@ -19,7 +20,7 @@ export const FAILURES_PER_ADDRESS = 30;
  * Where to go after signing in: a dashboard page, never another site (`//evil.example` is a host, not a path),
  * and never with a key pasted into it (redacted, so it is neither echoed into the form nor followed).
  */
-function nextPage(value: string): string {
+export function nextPage(value: string): string {
   const page = redactSecrets(value);
   return /^\/dashboard\/[A-Za-z0-9/_?=&.-]*$/.test(page) && !page.startsWith('//') ? page : '/dashboard/keys';
 }
@@ -88,6 +89,8 @@ async function signIn(context: DashboardContext, request: FastifyRequest, reply:
   if (user === undefined || user.password_hash === null || !matches)
     return refuse(401, 'That e-mail address and password do not match an account here.');
   await context.accounts.forgetFailure(throttleKeys, attemptAt);
+  // With two-factor sign-in on, no session yet: the code comes first (two-factor-sign-in.ts).
+  if (await needsCode(context.accounts, user)) return askForCode(context.accounts, request, reply, user, next, now);
   await startSession(context.accounts, request, reply, user.id, now);
   await context.accounts.appendActivity(activity({ type: 'user', user_id: user.id }, 'user.signed_in', user.id, '', now));
   return seeOther(reply, next);

@@ -13,7 +13,10 @@ export const permissions = {
   events: { roles: ['owner', 'admin', 'developer'], does: 'send events to webhook endpoints again' },
   production: { roles: ['owner', 'admin'], does: 'apply for production access' },
   members: { roles: ['owner', 'admin'], does: 'invite members, change their roles and remove them' },
-  ownership: { roles: ['owner'], does: "transfer the account's ownership, and change or remove its owners" },
+  ownership: {
+    roles: ['owner'],
+    does: "transfer the account's ownership, change or remove its owners, and require two-factor sign-in of every member",
+  },
 } as const satisfies Record<string, { roles: readonly Role[]; does: string }>;
 
 export type Permission = keyof typeof permissions;

@@ -1,6 +1,7 @@
 import type { ActivityRecord, ApplicationRecord, Role, SessionRecord, UserRecord } from '../domain/accounts.js';
 import type { InvitationRecord, MemberChange } from '../domain/members.js';
 import type { AccountPlanRecord } from '../domain/plans.js';
+import type { TwoFactorStore } from './two-factor-store.js';
 
 /**
  * The account's people, their sessions, the production-access application and the activity log: what the
@@ -78,6 +79,8 @@ export interface AccountStore {
   plan(accountId: string): Promise<AccountPlanRecord | undefined>;
   /** Sets the account's plan; false, writing nothing, when it is on that plan with that cap already. */
   setPlan(plan: AccountPlanRecord, activity?: ActivityRecord): Promise<boolean>;
+  /** Two-factor sign-in's records, in the same store: their changes and activity entries commit together too. */
+  readonly twoFactor: TwoFactorStore;
 
   appendActivity(entry: ActivityRecord): Promise<void>;
   /** The newest `limit` entries of the account, newest first. */

@@ -23,7 +23,7 @@ export interface AccountStoreFixture {
 const at = (minute: number) => new Date(Date.UTC(2026, 10, 21, 10, minute, 0)).toISOString();
 
 /** A user as the commands store one: the address sealed (an opaque envelope here), found by its index. */
-function user(index: string, fields: Partial<UserRecord> = {}): UserRecord {
+export function user(index: string, fields: Partial<UserRecord> = {}): UserRecord {
   return {
     id: newUserId(),
     account_id: ACCOUNT_ID,

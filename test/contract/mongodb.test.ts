@@ -21,6 +21,7 @@ import { dataKeyStoreContract, wrappedDataKeys, wrappedKeyStoreContract } from '
 import { idempotencyStoreContract } from './idempotency-store.contract.js';
 import { keyStoreContract } from './key-store.contract.js';
 import { readModelStoreContract } from './read-model-store.contract.js';
+import { twoFactorStoreContract } from './two-factor-store.contract.js';
 
 // The version docker-compose.yml runs; the module starts it as a single-member replica set.
 const target = await serverTarget('MongoDB', 'MONGODB_URL', async () => {
@@ -169,7 +170,7 @@ keyStoreContract(
   target.url === undefined,
 );
 
-/** An account store on a database of its own, dropped after the test. */
+/** A fresh database per test, dropped afterwards: the account store's, its plan's and its two-factor records'. */
 async function mongoAccounts() {
   const database = `nature_contract_${randomUUID().slice(0, 8)}`;
   const fixture = {
@@ -187,6 +188,7 @@ async function mongoAccounts() {
 }
 accountStoreContract(`mongodb (${target.url !== undefined ? target.source : 'skipped'})`, mongoAccounts, target.url === undefined);
 accountPlanContract(`mongodb (${target.url !== undefined ? target.source : 'skipped'})`, mongoAccounts, target.url === undefined);
+twoFactorStoreContract(`mongodb (${target.url !== undefined ? target.source : 'skipped'})`, mongoAccounts, target.url === undefined);
 
 describe.skipIf(target.url === undefined)('mongodb key store after a crash in the middle of a rotation', () => {
   /** The store's collection as a rotation left it when the process died after `steps` of its writes. */

@@ -20,6 +20,7 @@ import { catalogueStoreContract } from './catalogue-store.contract.js';
 import { dataKeyStoreContract, wrappedDataKeys, wrappedKeyStoreContract } from './data-key-store.contract.js';
 import { idempotencyStoreContract } from './idempotency-store.contract.js';
 import { keyStoreContract } from './key-store.contract.js';
+import { twoFactorStoreContract } from './two-factor-store.contract.js';
 
 const missing = postgresBinDir === undefined;
 const shared = sharedPostgres();
@@ -70,6 +71,7 @@ wrappedKeyStoreContract('postgres', () => reopenable(PostgresWrappedKeyStore.con
 idempotencyStoreContract('postgres', () => reopenable(PostgresIdempotencyStore.connect), missing);
 accountStoreContract('postgres', () => reopenable(PostgresAccountStore.connect), missing);
 accountPlanContract('postgres', () => reopenable(PostgresAccountStore.connect), missing);
+twoFactorStoreContract('postgres', () => reopenable(PostgresAccountStore.connect), missing);
 catalogueStoreContract(
   'postgres',
   async () => {

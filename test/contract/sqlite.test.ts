@@ -19,6 +19,7 @@ import { eventStoreContract } from './event-store.contract.js';
 import { idempotencyStoreContract } from './idempotency-store.contract.js';
 import { keyStoreContract } from './key-store.contract.js';
 import { readModelStoreContract } from './read-model-store.contract.js';
+import { twoFactorStoreContract } from './two-factor-store.contract.js';
 
 eventStoreContract('sqlite', async () => {
   const dir = tempDir();
@@ -88,6 +89,7 @@ keyStoreContract('sqlite', async () => {
 });
 accountStoreContract('sqlite', () => reopenable('keys.db', (path) => new SqliteAccountStore(path, 'FULL')));
 accountPlanContract('sqlite', () => reopenable('keys.db', (path) => new SqliteAccountStore(path, 'FULL')));
+twoFactorStoreContract('sqlite', () => reopenable('keys.db', (path) => new SqliteAccountStore(path, 'FULL')));
 
 describe('sqlite data key store on disk', () => {
   /** Keys made and checkpointed into the database file (a close does that), then one destroyed by a new store. */

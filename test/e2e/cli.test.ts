@@ -46,7 +46,7 @@ describe('the nature operator command', () => {
     const lines = result.stdout.split('\n');
     const listed = lines.flatMap((line, index) => {
       const command =
-        /^ {2}nature ((?:keys |users |applications |account plan |profiles |situational |usage |logs |master-key |careers )?[a-z]+)\b/.exec(
+        /^ {2}nature ((?:keys |users |applications |account plan |profiles |situational |usage |logs |master-key |careers )?[a-z]+(?:-[a-z]+)*)\b/.exec(
           line,
         )?.[1];
       return command === undefined ? [] : [{ command, description: lines[index + 1]!, example: lines[index + 2]! }];
@@ -62,6 +62,7 @@ describe('the nature operator command', () => {
       'users list',
       'users reset',
       'users roles',
+      'users disable-two-factor',
       'applications list',
       'applications show',
       'applications approve',

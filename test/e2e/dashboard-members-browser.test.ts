@@ -16,6 +16,7 @@ import { callServer, runCliProcess, type ServerProcess, startServer } from '../s
 import { startReceiver } from '../support/receiver.js';
 import { tempDir } from '../support/temp-dir.js';
 import { openTestApp, validSubject } from '../support/test-app.js';
+import { appCode, recoveryCodesOnPage, secretOnPage } from '../support/two-factor.js';
 
 const skipped = chromiumMissing('DASHBOARD MEMBERS BROWSER TESTS');
 
@@ -42,6 +43,8 @@ interface Person {
   page: Page;
   /** The CSRF token of the person's current session, read from a page. */
   csrf: string;
+  /** The page the person's last form led to when it revealed something once (recovery codes), for the next form. */
+  revealed: string;
 }
 
 describe.skipIf(skipped)('members and roles in headless Chromium', () => {
@@ -82,7 +85,7 @@ describe.skipIf(skipped)('members and roles in headless Chromium', () => {
 
   async function newPerson(email: string, role: Role): Promise<Person> {
     const context = await browser.newContext({ viewport: DESKTOP });
-    return { email, role, id: '', context, page: await context.newPage(), csrf: '' };
+    return { email, role, id: '', context, page: await context.newPage(), csrf: '', revealed: '' };
   }
 
   async function readCsrf(person: Person) {
@@ -203,8 +206,10 @@ describe.skipIf(skipped)('members and roles in headless Chromium', () => {
   const path = async (url: string, fresh: boolean) =>
     url.includes(':id') ? url.replace(':segment', 'sandbox').replace(':id', await idFor(url, fresh)) : url.replace(':segment', 'sandbox');
 
+  const pageOf = async (person: Person, path: string) => (await person.context.request.get(`${server.url}${path}`)).text();
+
   /** What a person sends with each form of the walk (a route missing here fails the walk: teach it). */
-  const forms: Record<string, () => Record<string, string>> = {
+  const forms: Record<string, (person: Person) => Record<string, string> | Promise<Record<string, string>>> = {
     'POST /dashboard/keys': () => ({ name: `walked ${++made}`, environment: 'test', type: 'sk', scopes: 'nature:read', origins: '' }),
     'POST /dashboard/keys/:id/rotate': () => ({ expires_in: 'now' }),
     'POST /dashboard/keys/:id/revoke': () => ({}),
@@ -223,6 +228,14 @@ describe.skipIf(skipped)('members and roles in headless Chromium', () => {
     'POST /dashboard/:segment/webhooks/:id/replay': () => ({ since: '1' }),
     'POST /dashboard/:segment/events/:id/redeliver': () => ({}),
     'POST /dashboard/sign-out': () => ({}),
+    // Each member's own two-factor sign-in, on then off: the code as their app would show it now, then a recovery code.
+    'POST /dashboard/security/two-factor/start': () => ({}),
+    'POST /dashboard/security/two-factor/confirm': async (person) => ({
+      code: appCode(secretOnPage(await pageOf(person, '/dashboard/security')), new Date()),
+    }),
+    'POST /dashboard/security/recovery-codes': (person) => ({ password: PASSWORD, code: recoveryCodesOnPage(person.revealed)[0]! }),
+    'POST /dashboard/security/two-factor/disable': (person) => ({ password: PASSWORD, code: recoveryCodesOnPage(person.revealed)[0]! }),
+    'POST /dashboard/security/requirement': () => ({ required: 'no' }),
   };
 
   /** Everything a viewer could change: the account's rows in keys.db, and the sandbox's endpoints. */
@@ -277,7 +290,15 @@ describe.skipIf(skipped)('members and roles in headless Chromium', () => {
     posts = registered
       .filter((route) => route.method === 'POST' && routeAccess[`POST ${route.url}`] !== 'open')
       .sort((a, b) => rank(a.url) - rank(b.url));
-    expect(posts.at(-2)?.url).toBe('/dashboard/sign-out');
+    expect(posts.slice(-7).map((route) => route.url)).toEqual([
+      '/dashboard/sign-out',
+      '/dashboard/security/two-factor/start',
+      '/dashboard/security/two-factor/confirm',
+      '/dashboard/security/recovery-codes',
+      '/dashboard/security/two-factor/disable',
+      '/dashboard/security/requirement',
+      '/dashboard/members/:id/transfer',
+    ]);
     await prepareRefs();
   });
 
@@ -305,8 +326,11 @@ describe.skipIf(skipped)('members and roles in headless Chromium', () => {
         expect(await everything(), 'what the viewer could change').toBe(before);
       const allowed = allows(routeAccess[key]!, role);
       const target = await path(route.url, allowed);
-      const status = (await post(person, target, form())).status();
+      const answer = await post(person, target, await form(person));
+      const status = answer.status();
       if (status !== (allowed ? 303 : 403)) mismatches.push(`${role} ${key} (${target}): ${status}, the table says ${allowed ? 303 : 403}`);
+      const location = answer.headers().location;
+      if (status === 303 && location?.includes('result=')) person.revealed = await pageOf(person, location);
       if (route.url === '/dashboard/sign-out') await signIn(person);
     }
     return mismatches;
@@ -328,12 +352,17 @@ describe.skipIf(skipped)('members and roles in headless Chromium', () => {
     expect(await invited.admin.page.locator('.who').innerText()).toContain(`${OWNER} · admin`);
   });
 
-  /** Forms that act on the walker's own session go last: signing out, then handing ownership over. */
-  const rank = (url: string) => (url === '/dashboard/sign-out' ? 1 : url.endsWith('/transfer') ? 2 : 0);
+  /**
+   * Forms that act on the walker's own session go last: signing out, their own two-factor sign-in (after what the
+   * viewer could change of the account is compared), then handing ownership over.
+   */
+  const rank = (url: string) =>
+    url === '/dashboard/sign-out' ? 1 : url.startsWith('/dashboard/security/') ? 2 : url.endsWith('/transfer') ? 3 : 0;
 
-  /** A viewer's page: no form but signing out, no link to a form, and no raw key or signing secret. */
+  /** A viewer's page: no form but signing out and their own sign-in's, no link to a form, and no raw key or signing secret. */
   async function seesNoSecret(page: Page, target: string) {
-    expect(await page.locator('form[method="post"]:not([action="/dashboard/sign-out"])').count(), target).toBe(0);
+    const accountForms = 'form[method="post"]:not([action="/dashboard/sign-out"]):not([action^="/dashboard/security/"])';
+    expect(await page.locator(accountForms).count(), target).toBe(0);
     expect(await page.locator('a[href$="/rotate"], a[href$="/revoke"]').count(), target).toBe(0);
     expect(await page.content(), target).not.toMatch(RAW_SECRET);
   }

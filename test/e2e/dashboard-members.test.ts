@@ -247,7 +247,7 @@ describe('members and invitations in the dashboard', () => {
     expect([transfer.statusCode, text(transfer.body)]).toEqual([
       403,
       expect.stringContaining(
-        "This is for members who may transfer the account's ownership, and change or remove its owners: owners. Your role is admin",
+        "This is for members who may transfer the account's ownership, change or remove its owners, and require two-factor sign-in of every member: owners. Your role is admin",
       ),
     ]);
     expect((await t.accounts.user(owner.id))?.role).toBe('owner');

@@ -37,6 +37,14 @@ const ACCOUNT_WIDE = new Set([
   'POST /dashboard/members/:id/role',
   'POST /dashboard/members/:id/remove',
   'POST /dashboard/members/:id/transfer',
+  'GET /dashboard/sign-in/two-factor',
+  'POST /dashboard/sign-in/two-factor',
+  'GET /dashboard/security',
+  'POST /dashboard/security/two-factor/start',
+  'POST /dashboard/security/two-factor/confirm',
+  'POST /dashboard/security/recovery-codes',
+  'POST /dashboard/security/two-factor/disable',
+  'POST /dashboard/security/requirement',
 ]);
 
 /** What a form of each production route sends when a person uses it. */

@@ -145,6 +145,31 @@ const forms: DashboardForm[] = [
     fields: { confirm: { offered: ['yes'] } },
   })),
   { route: 'POST /dashboard/sign-out', action: () => '/dashboard/sign-out', valid: {}, fields: {} },
+  { route: 'POST /dashboard/security/two-factor/start', action: () => '/dashboard/security/two-factor/start', valid: {}, fields: {} },
+  {
+    route: 'POST /dashboard/security/two-factor/confirm',
+    action: () => '/dashboard/security/two-factor/confirm',
+    valid: { code: '000000' },
+    fields: { code: {} },
+  },
+  {
+    route: 'POST /dashboard/security/recovery-codes',
+    action: () => '/dashboard/security/recovery-codes',
+    valid: { password: 'fuzz passphrase, long enough', code: '000000' },
+    fields: { password: {}, code: {} },
+  },
+  {
+    route: 'POST /dashboard/security/two-factor/disable',
+    action: () => '/dashboard/security/two-factor/disable',
+    valid: { password: 'fuzz passphrase, long enough', code: '000000' },
+    fields: { password: {}, code: {} },
+  },
+  {
+    route: 'POST /dashboard/security/requirement',
+    action: () => '/dashboard/security/requirement',
+    valid: { required: 'no' },
+    fields: { required: { offered: ['yes', 'no'] } },
+  },
 ];
 
 /** One mutation of a valid form into one that offers a value the form does not: its variant names the defect. */
@@ -174,12 +199,12 @@ function mutations(form: DashboardForm): fc.Arbitrary<{ body: Form; variant: str
   return fc.oneof(...choices);
 }
 
-/** A digest of what the dashboard's forms change in keys.db: keys, members, invitations, the application and the activity. */
+/** A digest of what the dashboard's forms change in keys.db: keys, members, invitations, the application, the activity and two-factor sign-in. */
 function accountDigest(dataDir: string): string {
   const db = new Database(join(dataDir, 'keys.db'), { readonly: true, fileMustExist: true });
   try {
     const hash = createHash('sha256');
-    for (const table of ['api_keys', 'users', 'invitations', 'applications', 'activity'])
+    for (const table of ['api_keys', 'users', 'invitations', 'applications', 'activity', 'two_factor', 'two_factor_requirements'])
       for (const row of db.prepare(`SELECT * FROM ${table} ORDER BY rowid`).raw().iterate())
         hash.update(`${table}:${JSON.stringify(row)}\n`);
     return hash.digest('hex');

@@ -65,12 +65,17 @@ describe("the dashboard's routes, as the table guards them", () => {
       expect(['open', 'member', ...permissionNames], route).toContain(access as Permission | 'open' | 'member');
   });
 
-  it("lets a viewer send no form but signing in and out, a set-up link's and an invitation's", () => {
+  it("lets a viewer send no form but signing in and out, their own two-factor sign-in's, a set-up link's and an invitation's", () => {
     const viewerPosts = entries.filter(([route, access]) => route.startsWith('POST ') && allows(access, 'viewer')).map(([route]) => route);
     expect(viewerPosts.sort()).toEqual([
       'POST /dashboard/invitation',
+      'POST /dashboard/security/recovery-codes',
+      'POST /dashboard/security/two-factor/confirm',
+      'POST /dashboard/security/two-factor/disable',
+      'POST /dashboard/security/two-factor/start',
       'POST /dashboard/setup',
       'POST /dashboard/sign-in',
+      'POST /dashboard/sign-in/two-factor',
       'POST /dashboard/sign-out',
     ]);
   });

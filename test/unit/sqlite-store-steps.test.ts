@@ -122,7 +122,7 @@ describe('each SQLite store, opened on a file the version before its last step w
   });
 
   describe('keys.db', () => {
-    it("of data-v1 keeps its keys and gains the account tables (step 2), the keys' last use (step 3), invitations (step 4) and the plan (step 5)", async () => {
+    it("of data-v1 keeps its keys and gains the account tables (step 2), the keys' last use (step 3), invitations (step 4), the plan (step 5) and two-factor sign-in's tables (step 6)", async () => {
       const path = copy(v1, 'keys.db');
       const keys = new SqliteKeyStore(path, 'FULL');
       expect(await keys.findByHash(hashKey('test_sk_yYTUOTsGCxvPgk6DQGUyzZYgoWpsvSoS9STv0c5n'))).toMatchObject({
@@ -133,12 +133,13 @@ describe('each SQLite store, opened on a file the version before its last step w
       await keys.close();
       const accounts = new SqliteAccountStore(path, 'FULL');
       await accounts.close();
-      expect(versionOf(path)).toBe(5);
+      expect(versionOf(path)).toBe(6);
       expect(query(path, "SELECT name FROM sqlite_master WHERE name IN ('users', 'invitations') ORDER BY name")).toEqual([
         { name: 'invitations' },
         { name: 'users' },
       ]);
       expect(query(path, "SELECT name FROM sqlite_master WHERE name = 'plans'")).toEqual([{ name: 'plans' }]);
+      expect(query(path, "SELECT name FROM sqlite_master WHERE name = 'two_factor'")).toEqual([{ name: 'two_factor' }]);
     });
 
     it('of data-v0 (API keys without allowed origins) is refused', () => {

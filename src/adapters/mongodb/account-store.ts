@@ -7,6 +7,7 @@ import { type ActivityDocument, atomically, recordActivity } from './activity.js
 import { type MongoConnection, type MongoSettings, withMongo } from './client.js';
 import { KEYS_DATABASE } from './key-store.js';
 import { MongoMembers } from './members.js';
+import { MongoTwoFactorStore } from './two-factor-store.js';
 
 type UserDocument = Omit<UserRecord, 'id'> & { _id: string };
 type SessionDocument = Omit<SessionRecord, 'id_hash'> & { _id: string };
@@ -44,6 +45,7 @@ export class MongoAccountStore implements AccountStore {
     private readonly activity_: Collection<ActivityDocument>,
     private readonly members: MongoMembers,
     private readonly plans: Collection<PlanDocument>,
+    readonly twoFactor: MongoTwoFactorStore,
   ) {}
 
   /** Connects (the process's one client) and creates the indexes (idempotent). */
@@ -64,6 +66,8 @@ export class MongoAccountStore implements AccountStore {
       const activity = db.collection<ActivityDocument>('activity');
       await activity.createIndex({ account_id: 1, _id: -1 });
       const members = await MongoMembers.open(connection, db, activity);
+      const twoFactor = new MongoTwoFactorStore(connection, db, activity);
+      await twoFactor.createIndexes();
       return new MongoAccountStore(
         connection,
         users,
@@ -73,6 +77,7 @@ export class MongoAccountStore implements AccountStore {
         activity,
         members,
         db.collection('plans'),
+        twoFactor,
       );
     });
   }

@@ -28,7 +28,7 @@ export class MongoMembers {
     private readonly users: Collection<UserDocument>,
     private readonly sessions: Collection<{ _id: string; user_id: string }>,
     private readonly activity: Collection<ActivityDocument>,
-    db: Db,
+    private readonly db: Db,
   ) {
     this.invitations_ = db.collection('invitations');
     this.changes = db.collection('member_changes');
@@ -74,6 +74,9 @@ export class MongoMembers {
     return this.guarded(userId, from, undefined, async (session) => {
       await this.users.deleteOne({ _id: userId }, { session });
       await this.sessions.deleteMany({ user_id: userId }, { session });
+      // A removed member's sealed TOTP secret and recovery-code hashes go with them, as does a sign-in half done.
+      await this.db.collection('two_factor').deleteOne({ _id: userId as never }, { session });
+      await this.db.collection('pending_sign_ins').deleteMany({ user_id: userId }, { session });
       await recordActivity(this.activity, activity, session);
     });
   }

@@ -6,6 +6,7 @@ import type { PostgresOptions, PostgresPool, TransactionSql } from './client.js'
 import { KEYS_SCHEMA, KEYS_STEPS, KEYS_STORE, recordActivity } from './keys-schema.js';
 import { PostgresMembers } from './members.js';
 import { migratedPool } from './migrations.js';
+import { PostgresTwoFactorStore } from './two-factor-store.js';
 
 /** Rows come back as records: `email_sealed` (json) parsed, the rest text. */
 const USER_COLUMNS = 'id, account_id, role, email_sealed, email_index, password_hash, setup_token_hash, setup_expires_at, created_at';
@@ -22,9 +23,11 @@ const insertUserRow = (tx: TransactionSql, user: UserRecord) => tx`
  */
 export class PostgresAccountStore implements AccountStore {
   private readonly members: PostgresMembers;
+  readonly twoFactor: PostgresTwoFactorStore;
 
   private constructor(private readonly pool: PostgresPool) {
     this.members = new PostgresMembers(pool.sql, insertUserRow);
+    this.twoFactor = new PostgresTwoFactorStore(pool.sql);
   }
 
   static async connect(url: string, schema = KEYS_SCHEMA, options?: PostgresOptions): Promise<PostgresAccountStore> {

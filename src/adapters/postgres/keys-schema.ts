@@ -1,6 +1,7 @@
 import type { ActivityRecord } from '../../domain/accounts.js';
 import type { Sql, TransactionSql } from './client.js';
 import type { PostgresStep } from './migrations.js';
+import { TWO_FACTOR_STEP } from './two-factor-schema.js';
 
 /** The schema of what both environments share, the API keys and the account: as MongoDB's `nature_keys` database. */
 export const KEYS_SCHEMA = 'nature_keys';
@@ -92,6 +93,7 @@ export const KEYS_STEPS: PostgresStep[] = [
       await tx.unsafe('CREATE TABLE plans (account_id text PRIMARY KEY, body json NOT NULL)');
     },
   },
+  TWO_FACTOR_STEP,
 ];
 
 /** Appends `entry` (when there is one) in the transaction of the change it records. */

@@ -56,6 +56,9 @@ export class PostgresMembers {
       if (outcome !== 'done') return outcome;
       await tx`DELETE FROM users WHERE id = ${userId}`;
       await tx`DELETE FROM sessions WHERE user_id = ${userId}`;
+      // A removed member's sealed TOTP secret and recovery-code hashes go with them, as does a sign-in half done.
+      await tx`DELETE FROM two_factor WHERE user_id = ${userId}`;
+      await tx`DELETE FROM pending_sign_ins WHERE user_id = ${userId}`;
       await recordActivity(tx, activity);
       return outcome;
     });

@@ -8,6 +8,7 @@ import { openDatabase, type Synchronous } from './database.js';
 import { KEYS_FILE_STEPS } from './keys-file.js';
 import { SqliteMembers } from './members.js';
 import { migrate } from './migrations.js';
+import { SqliteTwoFactorStore } from './two-factor-store.js';
 
 type UserRow = Omit<UserRecord, 'email_sealed'> & { email_sealed: string };
 
@@ -21,11 +22,13 @@ export class SqliteAccountStore implements AccountStore {
   private readonly db: Database.Database;
   private readonly statements;
   private readonly members: SqliteMembers;
+  readonly twoFactor: SqliteTwoFactorStore;
 
   constructor(path: string, synchronous: Synchronous) {
     this.db = openDatabase(path, synchronous);
     migrate(this.db, path, KEYS_FILE_STEPS);
     const db = this.db;
+    this.twoFactor = new SqliteTwoFactorStore(db);
     this.statements = {
       insertUser: db.prepare<UserRow>(
         `INSERT INTO users (id, account_id, role, email_sealed, email_index, password_hash, setup_token_hash, setup_expires_at, created_at)

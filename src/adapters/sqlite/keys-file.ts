@@ -1,6 +1,7 @@
 import { DataTooOldError } from '../data-versions.js';
 import { INVITATIONS } from './invitations-table.js';
 import { columnsOf, type SqliteStep } from './migrations.js';
+import { TWO_FACTOR_TABLES } from './two-factor-store.js';
 
 /** The API keys, as data-v1 made them (origins included). */
 const API_KEYS = `
@@ -80,4 +81,5 @@ export const KEYS_FILE_STEPS: SqliteStep[] = [
     does: "the account's plan",
     run: (db) => db.exec('CREATE TABLE IF NOT EXISTS plans (account_id TEXT PRIMARY KEY, body TEXT NOT NULL)'),
   },
+  { version: 6, does: 'two-factor sign-in: enrolments, the requirement, pending sign-ins', run: (db) => db.exec(TWO_FACTOR_TABLES) },
 ];

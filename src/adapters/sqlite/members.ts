@@ -25,6 +25,9 @@ export class SqliteMembers {
       setRole: db.prepare<[string, string]>('UPDATE users SET role = ? WHERE id = ?'),
       deleteUser: db.prepare<[string]>('DELETE FROM users WHERE id = ?'),
       endSessions: db.prepare<[string]>('DELETE FROM sessions WHERE user_id = ?'),
+      // A removed member's sealed TOTP secret and recovery-code hashes go with them, as does a sign-in half done.
+      forgetTwoFactor: db.prepare<[string]>('DELETE FROM two_factor WHERE user_id = ?'),
+      forgetPendingSignIns: db.prepare<[string]>('DELETE FROM pending_sign_ins WHERE user_id = ?'),
       insertInvitation: db.prepare<InvitationRow>(
         `INSERT INTO invitations (id, account_id, role, email_sealed, email_index, token_hash, expires_at, invited_by, created_at)
          VALUES (@id, @account_id, @role, @email_sealed, @email_index, @token_hash, @expires_at, @invited_by, @created_at)`,
@@ -65,6 +68,8 @@ export class SqliteMembers {
       if (outcome !== 'done') return outcome;
       this.statements.deleteUser.run(userId);
       this.statements.endSessions.run(userId);
+      this.statements.forgetTwoFactor.run(userId);
+      this.statements.forgetPendingSignIns.run(userId);
       if (activity) this.appendActivity(activity);
       return outcome;
     });

@@ -30,17 +30,19 @@ interface InviteForm {
 interface MemberRow {
   user: UserRecord;
   email: string;
+  twoFactor: boolean;
 }
 
 const accountContext = (context: PageContext): AccountContext => ({ accounts: context.accounts, dataKeys: context.envs.test.dataKeys });
 
-/** The members table's columns, in order: a column added later (two-factor sign-in, say) is one more entry here. */
+/** The members table's columns, in order. */
 const memberColumns: { heading: string; cell: (row: MemberRow, viewer: Viewer & { id: string }) => Html | string }[] = [
   {
     heading: 'E-mail',
     cell: (row, viewer) => html`${row.email}${row.user.id === viewer.id ? html` <span class="hint">(you)</span>` : ''}`,
   },
   { heading: 'Role', cell: (row) => badge(row.user.role) },
+  { heading: 'Two-factor sign-in', cell: (row) => (row.twoFactor ? 'on' : 'off') },
   { heading: 'Member since', cell: (row) => when(row.user.created_at) },
   {
     heading: 'Actions',
@@ -123,7 +125,10 @@ async function membersPage(
   const viewer = { ...(await viewerOf(context, request, reply)), id: request.signedIn!.user.id };
   const accounts = accountContext(context);
   const users = await context.accounts.users();
-  const rows = await Promise.all(users.map(async (user) => ({ user, email: await emailOf(accounts, user) })));
+  const withTwoFactor = new Set(await context.accounts.twoFactor.enabledUserIds());
+  const rows = await Promise.all(
+    users.map(async (user) => ({ user, email: await emailOf(accounts, user), twoFactor: withTwoFactor.has(user.id) })),
+  );
   const emailOfId = (id: string) => rows.find((row) => row.user.id === id)?.email ?? 'a former member';
   const invitations = await Promise.all(
     (await context.accounts.invitations(ACCOUNT_ID)).map(async (invitation) => ({
