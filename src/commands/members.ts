@@ -74,7 +74,7 @@ export async function inviteMember(
 ): Promise<{ invitation: InvitationRecord; token: string }> {
   requirePermission(actor, 'members');
   const index = await emailIndex(context, email);
-  const invitedAlready = async () => (await context.accounts.invitations(ACCOUNT_ID)).some((each) => each.email_index === index);
+  const invitedAlready = async () => (await context.accounts.members.invitations(ACCOUNT_ID)).some((each) => each.email_index === index);
   if ((await context.accounts.userByEmailIndex(index)) !== undefined)
     throw new MemberRuleError('conflict', `${normaliseEmail(email)} is a member already.`);
   const standing = new MemberRuleError('conflict', `An invitation for ${normaliseEmail(email)} stands already: revoke it to invite again.`);
@@ -93,7 +93,7 @@ export async function inviteMember(
     created_at: now.toISOString(),
   };
   try {
-    await context.accounts.insertInvitation(invitation, activity(asActor(actor), 'invitation.created', id, role, now));
+    await context.accounts.members.insertInvitation(invitation, activity(asActor(actor), 'invitation.created', id, role, now));
   } catch (error) {
     // The same address invited from two tabs at once: the store's unique index let one through.
     if (await invitedAlready()) throw standing;
@@ -111,9 +111,9 @@ export async function invitedEmail(context: AccountContext, invitation: Invitati
 /** Revokes a standing invitation: its link stops working and the address it kept is shredded. */
 export async function revokeInvitation(context: AccountContext, actor: UserRecord, id: string, now: Date): Promise<void> {
   requirePermission(actor, 'members');
-  const invitation = await context.accounts.invitation(id);
+  const invitation = await context.accounts.members.invitation(id);
   const entry = invitation && activity(asActor(actor), 'invitation.revoked', id, invitation.role, now);
-  if (entry === undefined || !(await context.accounts.deleteInvitation(id, entry)))
+  if (entry === undefined || !(await context.accounts.members.deleteInvitation(id, entry)))
     throw new DomainError('not_found', `There is no standing invitation ${id}: it was accepted or revoked already.`);
   await context.dataKeys.destroy(id, now.toISOString());
 }
@@ -121,7 +121,7 @@ export async function revokeInvitation(context: AccountContext, actor: UserRecor
 /** The invitation a link's token names while it works. */
 export async function workingInvitation(context: AccountContext, token: string, now: Date): Promise<InvitationRecord | undefined> {
   if (token === '' || token.length > 100) return undefined;
-  const invitation = await context.accounts.invitationByToken(tokenHash(token));
+  const invitation = await context.accounts.members.invitationByToken(tokenHash(token));
   return invitation !== undefined && Date.parse(invitation.expires_at) > now.getTime() ? invitation : undefined;
 }
 
@@ -151,11 +151,13 @@ export async function acceptInvitation(
     created_at: now.toISOString(),
   };
   const joined = activity(asActor(member), 'invitation.accepted', id, `${invitation.id}, as ${invitation.role}`, now);
-  const accepted = await context.accounts.acceptInvitation(tokenHash(token), now.toISOString(), member, joined).catch(async (error) => {
-    if ((await context.accounts.userByEmailIndex(invitation.email_index)) !== undefined)
-      throw new MemberRuleError('conflict', `${email} is a member already: sign in instead.`);
-    throw error;
-  });
+  const accepted = await context.accounts.members
+    .acceptInvitation(tokenHash(token), now.toISOString(), member, joined)
+    .catch(async (error) => {
+      if ((await context.accounts.userByEmailIndex(invitation.email_index)) !== undefined)
+        throw new MemberRuleError('conflict', `${email} is a member already: sign in instead.`);
+      throw error;
+    });
   // Whichever key is no longer needed is shredded: the invitation's once spent, the unused member's otherwise.
   await context.dataKeys.destroy(accepted ? invitation.id : id, now.toISOString());
   return accepted ? member : undefined;
@@ -172,14 +174,14 @@ export async function changeMemberRole(
   const member = await changeableMember(context, actor, id);
   if (member.role === role) return undefined;
   const entry = activity(asActor(actor), 'member.role_changed', id, `${member.role} → ${role}`, now);
-  settled(await context.accounts.changeRole(id, member.role, role, entry));
+  settled(await context.accounts.members.changeRole(id, member.role, role, entry));
   return { member: { ...member, role }, from: member.role };
 }
 
 /** Removes a member: their sessions end at once and their address is shredded. The last owner cannot leave. */
 export async function removeMember(context: AccountContext, actor: UserRecord, id: string, now: Date): Promise<UserRecord> {
   const member = await changeableMember(context, actor, id);
-  settled(await context.accounts.removeUser(id, member.role, activity(asActor(actor), 'member.removed', id, member.role, now)));
+  settled(await context.accounts.members.removeUser(id, member.role, activity(asActor(actor), 'member.removed', id, member.role, now)));
   await context.dataKeys.destroy(id, now.toISOString());
   return member;
 }
@@ -190,6 +192,6 @@ export async function transferOwnership(context: AccountContext, actor: UserReco
   const member = await changeableMember(context, actor, id);
   if (member.role === 'owner') throw new MemberRuleError('conflict', `${await emailOf(context, member)} is an owner already.`);
   const entry = activity(asActor(actor), 'account.ownership_transferred', id, `from ${actor.id}; ${member.role} → owner`, now);
-  settled(await context.accounts.transferOwnership(actor.id, id, member.role, entry));
+  settled(await context.accounts.members.transferOwnership(actor.id, id, member.role, entry));
   return { ...member, role: 'owner' };
 }

@@ -357,12 +357,12 @@ export function accountStoreContract(adapter: string, open: () => Promise<Accoun
         await fixture.store.insertSession(session('owner-1', owner.id));
         await fixture.store.insertSession(session('dev-1', dev.id));
         await fixture.store.insertSession(session('dev-2', dev.id));
-        expect(await fixture.store.changeRole(dev.id, 'developer', 'viewer', entry('member.role_changed', dev.id))).toBe('done');
+        expect(await fixture.store.members.changeRole(dev.id, 'developer', 'viewer', entry('member.role_changed', dev.id))).toBe('done');
         expect(await fixture.store.user(dev.id)).toEqual({ ...dev, role: 'viewer' });
         expect(await sessionsOf('owner-1', 'dev-1', 'dev-2')).toEqual([owner.id, null, null]);
         // Decided on a role the member no longer has, or on no member: nothing changes, nothing is recorded.
-        expect(await fixture.store.changeRole(dev.id, 'developer', 'admin', entry('member.role_changed', 'stale'))).toBe('stale');
-        expect(await fixture.store.changeRole('usr_01M00000000000000000000000', 'viewer', 'admin')).toBe('stale');
+        expect(await fixture.store.members.changeRole(dev.id, 'developer', 'admin', entry('member.role_changed', 'stale'))).toBe('stale');
+        expect(await fixture.store.members.changeRole('usr_01M00000000000000000000000', 'viewer', 'admin')).toBe('stale');
         expect((await fixture.store.user(dev.id))?.role).toBe('viewer');
         expect(await recorded()).toEqual(['member.role_changed']);
       });
@@ -371,27 +371,29 @@ export function accountStoreContract(adapter: string, open: () => Promise<Accoun
         const first = user('first');
         await fixture.store.insertUser(first);
         await fixture.store.insertSession(session('first-1', first.id));
-        expect(await fixture.store.changeRole(first.id, 'owner', 'admin', entry('member.role_changed', first.id))).toBe('last_owner');
-        expect(await fixture.store.removeUser(first.id, 'owner', entry('member.removed', first.id))).toBe('last_owner');
+        expect(await fixture.store.members.changeRole(first.id, 'owner', 'admin', entry('member.role_changed', first.id))).toBe(
+          'last_owner',
+        );
+        expect(await fixture.store.members.removeUser(first.id, 'owner', entry('member.removed', first.id))).toBe('last_owner');
         expect(await fixture.store.user(first.id)).toEqual(first);
         expect(await sessionsOf('first-1')).toEqual([first.id]);
         expect(await recorded()).toEqual([]);
 
         const second = user('second');
         await fixture.store.insertUser(second);
-        expect(await fixture.store.changeRole(first.id, 'owner', 'admin')).toBe('done');
-        expect(await fixture.store.removeUser(second.id, 'owner')).toBe('last_owner');
+        expect(await fixture.store.members.changeRole(first.id, 'owner', 'admin')).toBe('done');
+        expect(await fixture.store.members.removeUser(second.id, 'owner')).toBe('last_owner');
         // An owner who stays an owner is no demotion.
-        expect(await fixture.store.changeRole(second.id, 'owner', 'owner')).toBe('done');
+        expect(await fixture.store.members.changeRole(second.id, 'owner', 'owner')).toBe('done');
       });
 
       it('lets one of two owners demoting each other at once win: one owner is left', async () => {
         const [a, b] = [user('a'), user('b')];
         for (const each of [a, b]) await fixture.store.insertUser(each);
         const outcomes = await Promise.all([
-          fixture.store.changeRole(a.id, 'owner', 'admin'),
-          fixture.store.removeUser(b.id, 'owner'),
-          fixture.store.changeRole(b.id, 'owner', 'viewer'),
+          fixture.store.members.changeRole(a.id, 'owner', 'admin'),
+          fixture.store.members.removeUser(b.id, 'owner'),
+          fixture.store.members.changeRole(b.id, 'owner', 'viewer'),
         ]);
         expect(outcomes.filter((outcome) => outcome === 'done')).toHaveLength(1);
         expect((await fixture.store.users()).filter((each) => each.role === 'owner')).toHaveLength(1);
@@ -402,11 +404,11 @@ export function accountStoreContract(adapter: string, open: () => Promise<Accoun
         const viewer = user('viewer', { role: 'viewer' });
         for (const each of [owner, viewer]) await fixture.store.insertUser(each);
         await fixture.store.insertSession(session('viewer-1', viewer.id));
-        expect(await fixture.store.removeUser(viewer.id, 'viewer', entry('member.removed', viewer.id))).toBe('done');
+        expect(await fixture.store.members.removeUser(viewer.id, 'viewer', entry('member.removed', viewer.id))).toBe('done');
         expect(await fixture.store.user(viewer.id)).toBeUndefined();
         expect(await fixture.store.userByEmailIndex('viewer')).toBeUndefined();
         expect(await sessionsOf('viewer-1')).toEqual([null]);
-        expect(await fixture.store.removeUser(viewer.id, 'viewer', entry('member.removed', 'again'))).toBe('stale');
+        expect(await fixture.store.members.removeUser(viewer.id, 'viewer', entry('member.removed', 'again'))).toBe('stale');
         await fixture.reopen();
         expect(await recorded()).toEqual(['member.removed']);
         expect(await fixture.store.users()).toEqual([owner]);
@@ -424,13 +426,13 @@ export function accountStoreContract(adapter: string, open: () => Promise<Accoun
         ] as const)
           await fixture.store.insertSession(session(hash, id));
         // Decided on a role the member no longer has, by someone who is not the owner, or to oneself: nothing.
-        expect(await fixture.store.transferOwnership(owner.id, admin.id, 'developer')).toBe('stale');
-        expect(await fixture.store.transferOwnership(other.id, admin.id, 'admin')).toBe('stale');
-        expect(await fixture.store.transferOwnership(owner.id, owner.id, 'owner')).toBe('stale');
+        expect(await fixture.store.members.transferOwnership(owner.id, admin.id, 'developer')).toBe('stale');
+        expect(await fixture.store.members.transferOwnership(other.id, admin.id, 'admin')).toBe('stale');
+        expect(await fixture.store.members.transferOwnership(owner.id, owner.id, 'owner')).toBe('stale');
         expect(await recorded()).toEqual([]);
-        expect(await fixture.store.transferOwnership(owner.id, admin.id, 'admin', entry('account.ownership_transferred', admin.id))).toBe(
-          'done',
-        );
+        expect(
+          await fixture.store.members.transferOwnership(owner.id, admin.id, 'admin', entry('account.ownership_transferred', admin.id)),
+        ).toBe('done');
         expect((await fixture.store.users()).map((each) => [each.id, each.role])).toEqual([
           [owner.id, 'admin'],
           [admin.id, 'owner'],
@@ -438,7 +440,7 @@ export function accountStoreContract(adapter: string, open: () => Promise<Accoun
         ]);
         expect(await sessionsOf('o', 'a', 'x')).toEqual([null, null, other.id]);
         // The former owner cannot do it again.
-        expect(await fixture.store.transferOwnership(owner.id, other.id, 'developer')).toBe('stale');
+        expect(await fixture.store.members.transferOwnership(owner.id, other.id, 'developer')).toBe('stale');
         await fixture.reopen();
         expect(await recorded()).toEqual(['account.ownership_transferred']);
       });
@@ -451,49 +453,53 @@ export function accountStoreContract(adapter: string, open: () => Promise<Accoun
       it('keeps invitations as inserted, oldest first, found by id and by token hash; nothing for unknown ones', async () => {
         const ana = invitation('ana');
         const bob = invitation('bob', { role: 'viewer' });
-        await fixture.store.insertInvitation(bob);
-        await fixture.store.insertInvitation(ana);
+        await fixture.store.members.insertInvitation(bob);
+        await fixture.store.members.insertInvitation(ana);
         const [older, newer] = [ana, bob].sort((x, y) => (x.id < y.id ? -1 : 1));
-        expect(await fixture.store.invitations(ACCOUNT_ID)).toEqual([older, newer]);
-        expect(await fixture.store.invitations('acct_other')).toEqual([]);
-        expect(await fixture.store.invitation(ana.id)).toEqual(ana);
-        expect(await fixture.store.invitationByToken(tokenHash('token bob'))).toEqual(bob);
-        expect(await fixture.store.invitation(newInvitationId())).toBeUndefined();
-        expect(await fixture.store.invitationByToken(tokenHash('token eve'))).toBeUndefined();
+        expect(await fixture.store.members.invitations(ACCOUNT_ID)).toEqual([older, newer]);
+        expect(await fixture.store.members.invitations('acct_other')).toEqual([]);
+        expect(await fixture.store.members.invitation(ana.id)).toEqual(ana);
+        expect(await fixture.store.members.invitationByToken(tokenHash('token bob'))).toEqual(bob);
+        expect(await fixture.store.members.invitation(newInvitationId())).toBeUndefined();
+        expect(await fixture.store.members.invitationByToken(tokenHash('token eve'))).toBeUndefined();
       });
 
       it('refuses a second invitation for the same address, changing nothing and recording nothing', async () => {
         const first = invitation('ana');
-        await fixture.store.insertInvitation(first, entry('invitation.created', first.id));
+        await fixture.store.members.insertInvitation(first, entry('invitation.created', first.id));
         await expect(
-          fixture.store.insertInvitation(invitation('ana', { token_hash: 'other' }), entry('invitation.created', 'twice')),
+          fixture.store.members.insertInvitation(invitation('ana', { token_hash: 'other' }), entry('invitation.created', 'twice')),
         ).rejects.toThrow();
-        expect(await fixture.store.invitations(ACCOUNT_ID)).toEqual([first]);
+        expect(await fixture.store.members.invitations(ACCOUNT_ID)).toEqual([first]);
         expect(await recorded()).toEqual(['invitation.created']);
       });
 
       it('revokes an invitation once: its token no longer finds it', async () => {
         const ana = invitation('ana');
-        await fixture.store.insertInvitation(ana);
-        expect(await fixture.store.deleteInvitation(ana.id, entry('invitation.revoked', ana.id))).toBe(true);
-        expect(await fixture.store.deleteInvitation(ana.id, entry('invitation.revoked', 'again'))).toBe(false);
-        expect(await fixture.store.invitationByToken(ana.token_hash)).toBeUndefined();
-        expect(await fixture.store.acceptInvitation(ana.token_hash, at(1), user('ana'))).toBe(false);
+        await fixture.store.members.insertInvitation(ana);
+        expect(await fixture.store.members.deleteInvitation(ana.id, entry('invitation.revoked', ana.id))).toBe(true);
+        expect(await fixture.store.members.deleteInvitation(ana.id, entry('invitation.revoked', 'again'))).toBe(false);
+        expect(await fixture.store.members.invitationByToken(ana.token_hash)).toBeUndefined();
+        expect(await fixture.store.members.acceptInvitation(ana.token_hash, at(1), user('ana'))).toBe(false);
         expect(await fixture.store.users()).toEqual([]);
         expect(await recorded()).toEqual(['invitation.revoked']);
       });
 
       it('is accepted once, before it expires, making the member in the same write', async () => {
         const ana = invitation('ana', { expires_at: at(60) });
-        await fixture.store.insertInvitation(ana);
+        await fixture.store.members.insertInvitation(ana);
         const member = user('ana', { role: 'developer', password_hash: 'scrypt$ana' });
         // At its expiry it no longer works.
-        expect(await fixture.store.acceptInvitation(ana.token_hash, at(60), member, entry('invitation.accepted', 'late'))).toBe(false);
+        expect(await fixture.store.members.acceptInvitation(ana.token_hash, at(60), member, entry('invitation.accepted', 'late'))).toBe(
+          false,
+        );
         expect(await fixture.store.users()).toEqual([]);
-        expect(await fixture.store.acceptInvitation(ana.token_hash, at(59), member, entry('invitation.accepted', member.id))).toBe(true);
+        expect(await fixture.store.members.acceptInvitation(ana.token_hash, at(59), member, entry('invitation.accepted', member.id))).toBe(
+          true,
+        );
         expect(await fixture.store.users()).toEqual([member]);
-        expect(await fixture.store.invitations(ACCOUNT_ID)).toEqual([]);
-        expect(await fixture.store.acceptInvitation(ana.token_hash, at(1), user('ana-again'))).toBe(false);
+        expect(await fixture.store.members.invitations(ACCOUNT_ID)).toEqual([]);
+        expect(await fixture.store.members.acceptInvitation(ana.token_hash, at(1), user('ana-again'))).toBe(false);
         await fixture.reopen();
         expect(await recorded()).toEqual(['invitation.accepted']);
       });
@@ -501,20 +507,20 @@ export function accountStoreContract(adapter: string, open: () => Promise<Accoun
       it('refuses to accept for an address a member has, keeping the invitation', async () => {
         const ana = invitation('ana');
         await fixture.store.insertUser(user('ana'));
-        await fixture.store.insertInvitation(ana);
+        await fixture.store.members.insertInvitation(ana);
         await expect(
-          fixture.store.acceptInvitation(ana.token_hash, at(1), user('ana'), entry('invitation.accepted', 'x')),
+          fixture.store.members.acceptInvitation(ana.token_hash, at(1), user('ana'), entry('invitation.accepted', 'x')),
         ).rejects.toThrow();
-        expect(await fixture.store.invitations(ACCOUNT_ID)).toEqual([ana]);
+        expect(await fixture.store.members.invitations(ACCOUNT_ID)).toEqual([ana]);
         expect(await fixture.store.users()).toHaveLength(1);
         expect(await recorded()).toEqual([]);
       });
 
       it('lets exactly one of concurrent acceptances of one invitation win', async () => {
         const ana = invitation('ana');
-        await fixture.store.insertInvitation(ana);
+        await fixture.store.members.insertInvitation(ana);
         const accepted = await Promise.all(
-          [1, 2, 3, 4].map((i) => fixture.store.acceptInvitation(ana.token_hash, at(1), user(`ana-${i}`)).catch(() => false)),
+          [1, 2, 3, 4].map((i) => fixture.store.members.acceptInvitation(ana.token_hash, at(1), user(`ana-${i}`)).catch(() => false)),
         );
         expect(accepted.filter(Boolean)).toHaveLength(1);
         expect(await fixture.store.users()).toHaveLength(1);

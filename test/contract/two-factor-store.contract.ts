@@ -196,7 +196,7 @@ export function twoFactorStoreContract(adapter: string, open: () => Promise<Acco
       }
       await store().insertPending(pending('p-owner', { user_id: owner.id }));
       await store().insertPending(pending('p-developer', { user_id: developer.id }));
-      expect(await fixture.store.removeUser(developer.id, 'developer')).toBe('done');
+      expect(await fixture.store.members.removeUser(developer.id, 'developer')).toBe('done');
       await fixture.reopen();
       expect(await store().get(developer.id)).toBeUndefined();
       expect(await store().pending('p-developer')).toBeUndefined();

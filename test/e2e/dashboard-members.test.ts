@@ -59,7 +59,7 @@ describe('members and invitations in the dashboard', () => {
     expect(text(again.body)).toContain('new.dev@example.com');
 
     // Only a hash of the token is kept, and the address sealed.
-    const [stored] = await t.accounts.invitations(ACCOUNT_ID);
+    const [stored] = await t.accounts.members.invitations(ACCOUNT_ID);
     const token = new URL(link!).searchParams.get('token')!;
     expect(stored).toMatchObject({ role: 'developer', token_hash: tokenHash(token), invited_by: owner.id });
     expect(JSON.stringify(stored)).not.toContain('new.dev');
@@ -79,7 +79,7 @@ describe('members and invitations in the dashboard', () => {
     const reused = await new Browser(t.app).post('/dashboard/invitation', { token, password: NEW_PASSWORD, confirm: NEW_PASSWORD }, null);
     expect(reused.statusCode).toBe(403);
     expect((await t.accounts.users()).map((user) => user.role)).toEqual(['owner', 'developer']);
-    expect(await t.accounts.invitations(ACCOUNT_ID)).toEqual([]);
+    expect(await t.accounts.members.invitations(ACCOUNT_ID)).toEqual([]);
     // Its address's key is shredded with it.
     expect(await t.envs.test.dataKeys.find(stored!.id)).toBeUndefined();
 
@@ -98,7 +98,7 @@ describe('members and invitations in the dashboard', () => {
     const owner = await member('owner');
     const first = LINK.exec((await owner.browser.follow(await invite(owner.browser, 'late@example.com', 'viewer'))).body)![0];
     const second = LINK.exec((await owner.browser.follow(await invite(owner.browser, 'revoked@example.com', 'viewer'))).body)![0];
-    const [late, revoked] = await t.accounts.invitations(ACCOUNT_ID);
+    const [late, revoked] = await t.accounts.members.invitations(ACCOUNT_ID);
     const page = await owner.browser.get('/dashboard/members');
     const revokedNow = await owner.browser.post(`/dashboard/members/invitations/${revoked!.id}/revoke`, {});
     expect(text((await owner.browser.follow(revokedNow)).body)).toContain('The invitation is revoked');
@@ -116,14 +116,14 @@ describe('members and invitations in the dashboard', () => {
     const again = await owner.browser.signIn(owner.email);
     expect(text((await owner.browser.follow(again)).body)).toBeDefined();
     expect(text((await owner.browser.get('/dashboard/members')).body)).toMatch(/late@example\.com\s+viewer\s+\S+\s+expired/);
-    expect((await t.accounts.invitations(ACCOUNT_ID)).map((each) => each.id)).toEqual([late!.id]);
+    expect((await t.accounts.members.invitations(ACCOUNT_ID)).map((each) => each.id)).toEqual([late!.id]);
   });
 
   it('refuses what it cannot do with a clear message, changing nothing', async () => {
     t = await openTestApp();
     const owner = await member('owner');
     const dev = await member('developer');
-    const snapshot = async () => ({ invitations: await t.accounts.invitations(ACCOUNT_ID), activity: await activity() });
+    const snapshot = async () => ({ invitations: await t.accounts.members.invitations(ACCOUNT_ID), activity: await activity() });
     await invite(owner.browser, 'twice@example.com', 'viewer');
     const state = await snapshot();
     const cases: [string, string, number, string][] = [

@@ -1,6 +1,5 @@
 import type { Collection } from 'mongodb';
-import type { ActivityRecord, ApplicationRecord, Role, SessionRecord, UserRecord } from '../../domain/accounts.js';
-import type { InvitationRecord } from '../../domain/members.js';
+import type { ActivityRecord, ApplicationRecord, SessionRecord, UserRecord } from '../../domain/accounts.js';
 import type { AccountPlanRecord } from '../../domain/plans.js';
 import type { AccountStore } from '../../ports/account-store.js';
 import { type ActivityDocument, atomically, recordActivity } from './activity.js';
@@ -43,7 +42,7 @@ export class MongoAccountStore implements AccountStore {
     private readonly failures: Collection<FailureDocument>,
     private readonly applications: Collection<ApplicationDocument>,
     private readonly activity_: Collection<ActivityDocument>,
-    private readonly members: MongoMembers,
+    readonly members: MongoMembers,
     private readonly plans: Collection<PlanDocument>,
     readonly twoFactor: MongoTwoFactorStore,
   ) {}
@@ -125,42 +124,6 @@ export class MongoAccountStore implements AccountStore {
       await this.users_.updateOne({ _id: userId }, { $set: { setup_token_hash: hash, setup_expires_at: expiresAt } }, { session });
       await recordActivity(this.activity_, activity, session);
     });
-  }
-
-  changeRole(userId: string, from: Role, to: Role, activity?: ActivityRecord) {
-    return this.members.changeRole(userId, from, to, activity);
-  }
-
-  removeUser(userId: string, from: Role, activity?: ActivityRecord) {
-    return this.members.removeUser(userId, from, activity);
-  }
-
-  transferOwnership(ownerId: string, memberId: string, memberRole: Role, activity?: ActivityRecord) {
-    return this.members.transferOwnership(ownerId, memberId, memberRole, activity);
-  }
-
-  insertInvitation(invitation: InvitationRecord, activity?: ActivityRecord) {
-    return this.members.insertInvitation(invitation, activity);
-  }
-
-  invitations(accountId: string) {
-    return this.members.invitations(accountId);
-  }
-
-  invitation(id: string) {
-    return this.members.oneInvitation('_id', id);
-  }
-
-  invitationByToken(hash: string) {
-    return this.members.oneInvitation('token_hash', hash);
-  }
-
-  deleteInvitation(id: string, activity?: ActivityRecord) {
-    return this.members.deleteInvitation(id, activity);
-  }
-
-  acceptInvitation(tokenHash: string, now: string, user: UserRecord, activity?: ActivityRecord) {
-    return this.members.acceptInvitation(tokenHash, now, user, activity);
   }
 
   async insertSession({ id_hash, ...rest }: SessionRecord): Promise<void> {

@@ -1,6 +1,7 @@
 import type { ClientSession, Collection, Db } from 'mongodb';
 import type { ActivityRecord, Role, UserRecord } from '../../domain/accounts.js';
 import { guardMemberChange, type InvitationRecord, type MemberChange } from '../../domain/members.js';
+import type { MemberStore } from '../../ports/member-store.js';
 import { type ActivityDocument, atomically, recordActivity } from './activity.js';
 import type { MongoConnection } from './client.js';
 
@@ -14,12 +15,12 @@ const fromInvitation = (document: InvitationDocument | null): InvitationRecord |
 };
 
 /**
- * The account store's member changes and invitations in the keys database (account-store.ts delegates to it). Every
+ * The account store's member changes and invitations in the keys database (AccountStore.members). Every
  * member change also writes one counter document of the account, so two changes in concurrent transactions conflict
  * and the driver runs the later one again, seeing the first's outcome: two owners demoting each other cannot both
  * pass the last-owner guard. (On a standalone server without transactions the guard is read, then written.)
  */
-export class MongoMembers {
+export class MongoMembers implements MemberStore {
   private readonly invitations_: Collection<InvitationDocument>;
   private readonly changes: Collection<{ _id: string; count: number }>;
 
@@ -62,7 +63,7 @@ export class MongoMembers {
     return outcome;
   }
 
-  changeRole(userId: string, from: Role, to: Role, activity: ActivityRecord | undefined): Promise<MemberChange> {
+  changeRole(userId: string, from: Role, to: Role, activity?: ActivityRecord): Promise<MemberChange> {
     return this.guarded(userId, from, to, async (session) => {
       await this.users.updateOne({ _id: userId }, { $set: { role: to } }, { session });
       await this.sessions.deleteMany({ user_id: userId }, { session });
@@ -70,7 +71,7 @@ export class MongoMembers {
     });
   }
 
-  removeUser(userId: string, from: Role, activity: ActivityRecord | undefined): Promise<MemberChange> {
+  removeUser(userId: string, from: Role, activity?: ActivityRecord): Promise<MemberChange> {
     return this.guarded(userId, from, undefined, async (session) => {
       await this.users.deleteOne({ _id: userId }, { session });
       await this.sessions.deleteMany({ user_id: userId }, { session });
@@ -103,7 +104,7 @@ export class MongoMembers {
     return outcome;
   }
 
-  async insertInvitation({ id, ...rest }: InvitationRecord, activity: ActivityRecord | undefined): Promise<void> {
+  async insertInvitation({ id, ...rest }: InvitationRecord, activity?: ActivityRecord): Promise<void> {
     await atomically(this.connection, async (session) => {
       await this.invitations_.insertOne({ _id: id, ...rest }, { session });
       await recordActivity(this.activity, activity, session);
@@ -114,11 +115,15 @@ export class MongoMembers {
     return (await this.invitations_.find({ account_id: accountId }).sort({ _id: 1 }).toArray()).map((each) => fromInvitation(each)!);
   }
 
-  async oneInvitation(field: '_id' | 'token_hash', value: string): Promise<InvitationRecord | undefined> {
-    return fromInvitation(await this.invitations_.findOne(field === '_id' ? { _id: value } : { token_hash: value }));
+  async invitation(id: string): Promise<InvitationRecord | undefined> {
+    return fromInvitation(await this.invitations_.findOne({ _id: id }));
   }
 
-  async deleteInvitation(id: string, activity: ActivityRecord | undefined): Promise<boolean> {
+  async invitationByToken(hash: string): Promise<InvitationRecord | undefined> {
+    return fromInvitation(await this.invitations_.findOne({ token_hash: hash }));
+  }
+
+  async deleteInvitation(id: string, activity?: ActivityRecord): Promise<boolean> {
     let deleted = false;
     await atomically(this.connection, async (session) => {
       deleted = (await this.invitations_.deleteOne({ _id: id }, { session })).deletedCount === 1;

@@ -1,5 +1,4 @@
-import type { ActivityRecord, ApplicationRecord, Role, SessionRecord, UserRecord } from '../../domain/accounts.js';
-import type { InvitationRecord } from '../../domain/members.js';
+import type { ActivityRecord, ApplicationRecord, SessionRecord, UserRecord } from '../../domain/accounts.js';
 import type { AccountPlanRecord } from '../../domain/plans.js';
 import type { AccountStore } from '../../ports/account-store.js';
 import type { PostgresOptions, PostgresPool, TransactionSql } from './client.js';
@@ -22,7 +21,7 @@ const insertUserRow = (tx: TransactionSql, user: UserRecord) => tx`
  * row, so two operators deciding at once cannot both win.
  */
 export class PostgresAccountStore implements AccountStore {
-  private readonly members: PostgresMembers;
+  readonly members: PostgresMembers;
   readonly twoFactor: PostgresTwoFactorStore;
 
   private constructor(private readonly pool: PostgresPool) {
@@ -78,42 +77,6 @@ export class PostgresAccountStore implements AccountStore {
       await tx`UPDATE users SET setup_token_hash = ${hash}, setup_expires_at = ${expiresAt} WHERE id = ${userId}`;
       await recordActivity(tx, activity);
     });
-  }
-
-  changeRole(userId: string, from: Role, to: Role, activity?: ActivityRecord) {
-    return this.members.changeRole(userId, from, to, activity);
-  }
-
-  removeUser(userId: string, from: Role, activity?: ActivityRecord) {
-    return this.members.removeUser(userId, from, activity);
-  }
-
-  transferOwnership(ownerId: string, memberId: string, memberRole: Role, activity?: ActivityRecord) {
-    return this.members.transferOwnership(ownerId, memberId, memberRole, activity);
-  }
-
-  insertInvitation(invitation: InvitationRecord, activity?: ActivityRecord) {
-    return this.members.insertInvitation(invitation, activity);
-  }
-
-  invitations(accountId: string) {
-    return this.members.invitations(accountId);
-  }
-
-  invitation(id: string) {
-    return this.members.oneInvitation('id', id);
-  }
-
-  invitationByToken(hash: string) {
-    return this.members.oneInvitation('token_hash', hash);
-  }
-
-  deleteInvitation(id: string, activity?: ActivityRecord) {
-    return this.members.deleteInvitation(id, activity);
-  }
-
-  acceptInvitation(tokenHash: string, now: string, user: UserRecord, activity?: ActivityRecord) {
-    return this.members.acceptInvitation(tokenHash, now, user, activity);
   }
 
   async insertSession(session: SessionRecord): Promise<void> {

@@ -1,5 +1,6 @@
 import type { ActivityRecord, Role, UserRecord } from '../../domain/accounts.js';
 import { guardMemberChange, type InvitationRecord, type MemberChange } from '../../domain/members.js';
+import type { MemberStore } from '../../ports/member-store.js';
 import type { Sql, TransactionSql } from './client.js';
 import { recordActivity } from './keys-schema.js';
 
@@ -9,11 +10,11 @@ const MEMBERS_LOCK = 0x6e_6d_62_72; // 'nmbr'
 const INVITATION_COLUMNS = 'id, account_id, role, email_sealed, email_index, token_hash, expires_at, invited_by, created_at';
 
 /**
- * The account store's member changes and invitations in the keys schema (account-store.ts delegates to it). A
+ * The account store's member changes and invitations in the keys schema (AccountStore.members). A
  * member change holds a transaction-scoped advisory lock while it reads its guard and writes, so two changes at
  * once (two owners demoting each other) run one after the other and the second sees the first's outcome.
  */
-export class PostgresMembers {
+export class PostgresMembers implements MemberStore {
   constructor(
     private readonly sql: Sql,
     private readonly insertUser: (tx: TransactionSql, user: UserRecord) => Promise<unknown>,
@@ -39,7 +40,7 @@ export class PostgresMembers {
     return guardMemberChange(current.role, from, to, Number(owners));
   }
 
-  changeRole(userId: string, from: Role, to: Role, activity: ActivityRecord | undefined): Promise<MemberChange> {
+  changeRole(userId: string, from: Role, to: Role, activity?: ActivityRecord): Promise<MemberChange> {
     return this.underLock(async (tx) => {
       const outcome = await this.guard(tx, userId, from, to);
       if (outcome !== 'done') return outcome;
@@ -50,7 +51,7 @@ export class PostgresMembers {
     });
   }
 
-  removeUser(userId: string, from: Role, activity: ActivityRecord | undefined): Promise<MemberChange> {
+  removeUser(userId: string, from: Role, activity?: ActivityRecord): Promise<MemberChange> {
     return this.underLock(async (tx) => {
       const outcome = await this.guard(tx, userId, from, undefined);
       if (outcome !== 'done') return outcome;
@@ -64,7 +65,7 @@ export class PostgresMembers {
     });
   }
 
-  transferOwnership(ownerId: string, memberId: string, memberRole: Role, activity: ActivityRecord | undefined): Promise<MemberChange> {
+  transferOwnership(ownerId: string, memberId: string, memberRole: Role, activity?: ActivityRecord): Promise<MemberChange> {
     return this.underLock(async (tx) => {
       const owner = await this.userOf(tx, ownerId);
       const member = await this.userOf(tx, memberId);
@@ -77,7 +78,7 @@ export class PostgresMembers {
     });
   }
 
-  async insertInvitation(invitation: InvitationRecord, activity: ActivityRecord | undefined): Promise<void> {
+  async insertInvitation(invitation: InvitationRecord, activity?: ActivityRecord): Promise<void> {
     await this.sql.begin(async (tx) => {
       await tx`
         INSERT INTO invitations (id, account_id, role, email_sealed, email_index, token_hash, expires_at, invited_by, created_at)
@@ -95,12 +96,20 @@ export class PostgresMembers {
     ];
   }
 
-  async oneInvitation(column: 'id' | 'token_hash', value: string): Promise<InvitationRecord | undefined> {
+  invitation(id: string): Promise<InvitationRecord | undefined> {
+    return this.oneInvitation('id', id);
+  }
+
+  invitationByToken(hash: string): Promise<InvitationRecord | undefined> {
+    return this.oneInvitation('token_hash', hash);
+  }
+
+  private async oneInvitation(column: 'id' | 'token_hash', value: string): Promise<InvitationRecord | undefined> {
     const [row] = await this.sql.unsafe<InvitationRecord[]>(`SELECT ${INVITATION_COLUMNS} FROM invitations WHERE ${column} = $1`, [value]);
     return row;
   }
 
-  async deleteInvitation(id: string, activity: ActivityRecord | undefined): Promise<boolean> {
+  async deleteInvitation(id: string, activity?: ActivityRecord): Promise<boolean> {
     return (await this.sql.begin(async (tx) => {
       const deleted = await tx`DELETE FROM invitations WHERE id = ${id} RETURNING 1`;
       if (deleted.length === 1) await recordActivity(tx, activity);
@@ -108,7 +117,7 @@ export class PostgresMembers {
     })) as boolean;
   }
 
-  async acceptInvitation(tokenHash: string, now: string, user: UserRecord, activity: ActivityRecord | undefined): Promise<boolean> {
+  async acceptInvitation(tokenHash: string, now: string, user: UserRecord, activity?: ActivityRecord): Promise<boolean> {
     return (await this.sql.begin(async (tx) => {
       const spent = await tx`DELETE FROM invitations WHERE token_hash = ${tokenHash} AND expires_at > ${now} RETURNING 1`;
       if (spent.length !== 1) return false;

@@ -1,6 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { ActivityRecord, ApplicationRecord, Role, SessionRecord, UserRecord } from '../../domain/accounts.js';
-import type { InvitationRecord } from '../../domain/members.js';
+import type { ActivityRecord, ApplicationRecord, SessionRecord, UserRecord } from '../../domain/accounts.js';
 import type { AccountPlanRecord } from '../../domain/plans.js';
 import type { AccountStore } from '../../ports/account-store.js';
 import { activityAppender } from './activity-table.js';
@@ -21,7 +20,7 @@ const toUser = (row: UserRow | undefined): UserRecord | undefined => row && { ..
 export class SqliteAccountStore implements AccountStore {
   private readonly db: Database.Database;
   private readonly statements;
-  private readonly members: SqliteMembers;
+  readonly members: SqliteMembers;
   readonly twoFactor: SqliteTwoFactorStore;
 
   constructor(path: string, synchronous: Synchronous) {
@@ -110,42 +109,6 @@ export class SqliteAccountStore implements AccountStore {
 
   async setSetupToken(userId: string, hash: string, expiresAt: string, activity?: ActivityRecord): Promise<void> {
     this.inTransaction(() => this.statements.setToken.run(hash, expiresAt, userId), activity);
-  }
-
-  async changeRole(userId: string, from: Role, to: Role, activity?: ActivityRecord) {
-    return this.members.changeRole(userId, from, to, activity);
-  }
-
-  async removeUser(userId: string, from: Role, activity?: ActivityRecord) {
-    return this.members.removeUser(userId, from, activity);
-  }
-
-  async transferOwnership(ownerId: string, memberId: string, memberRole: Role, activity?: ActivityRecord) {
-    return this.members.transferOwnership(ownerId, memberId, memberRole, activity);
-  }
-
-  async insertInvitation(invitation: InvitationRecord, activity?: ActivityRecord): Promise<void> {
-    this.members.insertInvitation(invitation, activity);
-  }
-
-  async invitations(accountId: string) {
-    return this.members.invitations(accountId);
-  }
-
-  async invitation(id: string) {
-    return this.members.invitation(id);
-  }
-
-  async invitationByToken(hash: string) {
-    return this.members.invitationByToken(hash);
-  }
-
-  async deleteInvitation(id: string, activity?: ActivityRecord) {
-    return this.members.deleteInvitation(id, activity);
-  }
-
-  async acceptInvitation(tokenHash: string, now: string, user: UserRecord, activity?: ActivityRecord) {
-    return this.members.acceptInvitation(tokenHash, now, user, activity);
   }
 
   async insertSession(session: SessionRecord): Promise<void> {

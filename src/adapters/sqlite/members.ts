@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { ActivityRecord, Role, UserRecord } from '../../domain/accounts.js';
 import { guardMemberChange, type InvitationRecord, type MemberChange } from '../../domain/members.js';
+import type { MemberStore } from '../../ports/member-store.js';
 
 type InvitationRow = Omit<InvitationRecord, 'email_sealed'> & { email_sealed: string };
 
@@ -8,10 +9,10 @@ const toInvitation = (row: InvitationRow | undefined): InvitationRecord | undefi
   row && { ...row, email_sealed: JSON.parse(row.email_sealed) };
 
 /**
- * The account store's member changes and invitations in keys.db (account-store.ts delegates to it). Each change runs
+ * The account store's member changes and invitations in keys.db (AccountStore.members). Each change runs
  * in one IMMEDIATE transaction that reads what its guard needs, so two changes at once cannot both pass it.
  */
-export class SqliteMembers {
+export class SqliteMembers implements MemberStore {
   private readonly statements;
 
   constructor(
@@ -51,7 +52,7 @@ export class SqliteMembers {
     return guardMemberChange(current?.role, from, to, owners);
   }
 
-  changeRole(userId: string, from: Role, to: Role, activity: ActivityRecord | undefined): MemberChange {
+  async changeRole(userId: string, from: Role, to: Role, activity?: ActivityRecord): Promise<MemberChange> {
     return this.atomically(() => {
       const outcome = this.guard(userId, from, to);
       if (outcome !== 'done') return outcome;
@@ -62,7 +63,7 @@ export class SqliteMembers {
     });
   }
 
-  removeUser(userId: string, from: Role, activity: ActivityRecord | undefined): MemberChange {
+  async removeUser(userId: string, from: Role, activity?: ActivityRecord): Promise<MemberChange> {
     return this.atomically(() => {
       const outcome = this.guard(userId, from, undefined);
       if (outcome !== 'done') return outcome;
@@ -75,7 +76,7 @@ export class SqliteMembers {
     });
   }
 
-  transferOwnership(ownerId: string, memberId: string, memberRole: Role, activity: ActivityRecord | undefined): MemberChange {
+  async transferOwnership(ownerId: string, memberId: string, memberRole: Role, activity?: ActivityRecord): Promise<MemberChange> {
     return this.atomically(() => {
       const owner = this.statements.user.get(ownerId);
       const member = this.statements.user.get(memberId);
@@ -90,26 +91,26 @@ export class SqliteMembers {
     });
   }
 
-  insertInvitation(invitation: InvitationRecord, activity: ActivityRecord | undefined): void {
+  async insertInvitation(invitation: InvitationRecord, activity?: ActivityRecord): Promise<void> {
     this.atomically(() => {
       this.statements.insertInvitation.run({ ...invitation, email_sealed: JSON.stringify(invitation.email_sealed) });
       if (activity) this.appendActivity(activity);
     });
   }
 
-  invitations(accountId: string): InvitationRecord[] {
+  async invitations(accountId: string): Promise<InvitationRecord[]> {
     return this.statements.invitations.all(accountId).map((row) => toInvitation(row)!);
   }
 
-  invitation(id: string): InvitationRecord | undefined {
+  async invitation(id: string): Promise<InvitationRecord | undefined> {
     return toInvitation(this.statements.invitation.get(id));
   }
 
-  invitationByToken(hash: string): InvitationRecord | undefined {
+  async invitationByToken(hash: string): Promise<InvitationRecord | undefined> {
     return toInvitation(this.statements.invitationByToken.get(hash));
   }
 
-  deleteInvitation(id: string, activity: ActivityRecord | undefined): boolean {
+  async deleteInvitation(id: string, activity?: ActivityRecord): Promise<boolean> {
     return this.atomically(() => {
       const deleted = this.statements.deleteInvitation.run(id).changes === 1;
       if (deleted && activity) this.appendActivity(activity);
@@ -117,7 +118,7 @@ export class SqliteMembers {
     });
   }
 
-  acceptInvitation(tokenHash: string, now: string, user: UserRecord, activity: ActivityRecord | undefined): boolean {
+  async acceptInvitation(tokenHash: string, now: string, user: UserRecord, activity?: ActivityRecord): Promise<boolean> {
     return this.atomically(() => {
       if (this.statements.spendInvitation.run(tokenHash, now).changes !== 1) return false;
       this.insertUser(user);

@@ -131,7 +131,7 @@ async function membersPage(
   );
   const emailOfId = (id: string) => rows.find((row) => row.user.id === id)?.email ?? 'a former member';
   const invitations = await Promise.all(
-    (await context.accounts.invitations(ACCOUNT_ID)).map(async (invitation) => ({
+    (await context.accounts.members.invitations(ACCOUNT_ID)).map(async (invitation) => ({
       invitation,
       email: await invitedEmail(accounts, invitation),
       by: emailOfId(invitation.invited_by),
