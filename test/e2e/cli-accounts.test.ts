@@ -1,4 +1,4 @@
-import { existsSync, statSync, watch } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SqliteAccountStore } from '../../src/adapters/sqlite/account-store.js';
@@ -7,7 +7,8 @@ import { submitApplication } from '../../src/commands/accounts.js';
 import { ACCOUNT_ID, passwordMatches, tokenHash } from '../../src/domain/accounts.js';
 import { filesContaining } from '../support/byte-scan.js';
 import { expectFailure, keyCreateArgs, runCliInProcess } from '../support/cli.js';
-import { runCliProcess, spawnFromSource } from '../support/processes.js';
+import { killedAsItWrites } from '../support/kill-on-write.js';
+import { runCliProcess } from '../support/processes.js';
 import { tempDir } from '../support/temp-dir.js';
 
 const PASSWORD = 'correct horse battery staple';
@@ -378,26 +379,10 @@ describe('nature keys killed with SIGKILL in the middle of its write', () => {
   it('leaves every key with its activity entry, and no entry without its key', async () => {
     const dir = tempDir();
     try {
-      const env = { NATURE_DATA_DIR: dir.path };
       // keys.db exists first, so what a later run writes to it first is the key.
-      await runCliInProcess(keyCreateArgs('test', 'first'), env);
-      const wal = join(dir.path, 'keys.db-wal');
-      const walState = () => {
-        const stat = statSync(wal, { throwIfNoEntry: false });
-        return stat === undefined ? '0:' : `${stat.size}:${stat.mtimeMs}`;
-      };
+      await runCliInProcess(keyCreateArgs('test', 'first'), { NATURE_DATA_DIR: dir.path });
       const endings: (number | string)[] = [];
-      for (let run = 0; run < RUNS; run += 1) {
-        const before = walState();
-        const { process: child, exited } = spawnFromSource(['src/cli/main.ts', ...keyCreateArgs('test', `killed-${run}`)], env);
-        // Killed as soon as it writes to the log (opening it only creates it, empty): between a key and its entry, were they written apart.
-        const watcher = watch(dir.path, () => {
-          const now = walState();
-          if (now !== before && !now.startsWith('0:')) child.kill('SIGKILL');
-        });
-        endings.push(await exited);
-        watcher.close();
-      }
+      for (let run = 0; run < RUNS; run += 1) endings.push(await killedAsItWrites(dir.path, keyCreateArgs('test', `killed-${run}`)));
       const keys = new SqliteKeyStore(join(dir.path, 'keys.db'), 'FULL');
       const accounts = new SqliteAccountStore(join(dir.path, 'keys.db'), 'FULL');
       const ids = (await keys.list()).map((key) => key.id).sort();
