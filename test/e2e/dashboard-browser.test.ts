@@ -3,18 +3,13 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seriousViolations } from '../support/axe.js';
 import { chromiumMissing, launchChromium } from '../support/browser.js';
 import { knownResponses } from '../support/known-answers.js';
+import { checkPage as checkPageAt, DESKTOP } from '../support/page-check.js';
 import { callServer, runCliProcess, type ServerProcess, startServer } from '../support/processes.js';
 import { startReceiver } from '../support/receiver.js';
 import { tempDir } from '../support/temp-dir.js';
 import { validSubject } from '../support/test-app.js';
-
-/** In the page: the elements that reach past the viewport's right edge, as tag.class, but for those inside a box that scrolls sideways on its own (a table's, a code block); evaluated as text: no DOM types here. */
-const WIDER_THAN_VIEWPORT = `[...document.querySelectorAll('body *')]
-  .filter((element) => element.getBoundingClientRect().right > document.documentElement.clientWidth + 0.5 && !element.closest('.scroll, pre'))
-  .map((element) => element.tagName.toLowerCase() + (element.className ? '.' + element.className : ''))`;
 
 /** What of the page's globals the test reads (the test is compiled without the DOM's types). */
 interface InPage {
@@ -28,8 +23,6 @@ const screenshots = fileURLToPath(new URL('../../test-results/dashboard-browser/
 const readmeImages = fileURLToPath(new URL('../../docs/images/', import.meta.url));
 const PASSWORD = 'a passphrase of four words';
 const EMAIL = 'owner@example.com';
-const PHONE = { width: 390, height: 844 };
-const DESKTOP = { width: 1280, height: 900 };
 
 describe.skipIf(skipped)('the dashboard in headless Chromium', () => {
   const data = tempDir();
@@ -64,18 +57,7 @@ describe.skipIf(skipped)('the dashboard in headless Chromium', () => {
     profile.cleanup();
   });
 
-  /** The page as it stands passes axe-core (no serious or critical violation) and is photographed at both widths. */
-  async function checkPage(name: string) {
-    expect(await seriousViolations(page), name).toEqual([]);
-    await page.screenshot({ path: join(screenshots, `${name}-desktop.png`), fullPage: true });
-    await page.setViewportSize(PHONE);
-    // Nothing wider than a phone: the page scrolls down, never sideways (wide tables scroll inside their own box).
-    const overflowing = await page.evaluate(WIDER_THAN_VIEWPORT);
-    expect(overflowing, `${name}: elements wider than 390 px`).toEqual([]);
-    expect(await seriousViolations(page), `${name} at 390 px`).toEqual([]);
-    await page.screenshot({ path: join(screenshots, `${name}-phone.png`), fullPage: true });
-    await page.setViewportSize(DESKTOP);
-  }
+  const checkPage = (name: string) => checkPageAt(page, screenshots, name);
 
   const rawKey = () => page.locator('#raw-key').innerText();
   const apiStatus = async (key: string) =>

@@ -8,10 +8,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DashboardRoute } from '../../src/dashboard/plugin.js';
 import { allows, routeAccess } from '../../src/dashboard/route-access.js';
 import type { Role } from '../../src/domain/accounts.js';
-import { seriousViolations } from '../support/axe.js';
 import { chromiumMissing, launchChromiumBrowser } from '../support/browser.js';
 import { eventually } from '../support/eventually.js';
 import { knownResponses } from '../support/known-answers.js';
+import { checkPage as checkPageAt, DESKTOP } from '../support/page-check.js';
 import { callServer, runCliProcess, type ServerProcess, startServer } from '../support/processes.js';
 import { startReceiver } from '../support/receiver.js';
 import { tempDir } from '../support/temp-dir.js';
@@ -23,17 +23,10 @@ const skipped = chromiumMissing('DASHBOARD MEMBERS BROWSER TESTS');
 const screenshots = fileURLToPath(new URL('../../test-results/dashboard-members-browser/', import.meta.url));
 const PASSWORD = 'a passphrase of four words';
 const OWNER = 'founder@example.com';
-const PHONE = { width: 390, height: 844 };
-const DESKTOP = { width: 1280, height: 900 };
 const INVITED = ['admin', 'developer', 'viewer'] as const;
 /** The walk goes from the least to the most powerful role: the owner's last form hands ownership over. */
 const WALK_ORDER = ['viewer', 'developer', 'admin', 'owner'] as const;
 const RAW_SECRET = /\b(?:test|live)_(?:sk|pk)_[0-9A-Za-z]{40}\b|whsec_[0-9A-Za-z+/=]{20,}/;
-
-/** In the page: elements reaching past the viewport's right edge, but for those inside a box that scrolls sideways on its own. */
-const WIDER_THAN_VIEWPORT = `[...document.querySelectorAll('body *')]
-  .filter((element) => element.getBoundingClientRect().right > document.documentElement.clientWidth + 0.5 && !element.closest('.scroll, pre'))
-  .map((element) => element.tagName.toLowerCase() + (element.className ? '.' + element.className : ''))`;
 
 interface Person {
   email: string;
@@ -72,16 +65,7 @@ describe.skipIf(skipped)('members and roles in headless Chromium', () => {
     data.cleanup();
   });
 
-  /** The page as it stands passes axe-core at 1280 and 390 px, and scrolls down, never sideways, on a phone. */
-  async function checkPage(page: Page, name: string) {
-    expect(await seriousViolations(page), name).toEqual([]);
-    await page.screenshot({ path: join(screenshots, `${name}-desktop.png`), fullPage: true });
-    await page.setViewportSize(PHONE);
-    expect(await page.evaluate(WIDER_THAN_VIEWPORT), `${name}: elements wider than 390 px`).toEqual([]);
-    expect(await seriousViolations(page), `${name} at 390 px`).toEqual([]);
-    await page.screenshot({ path: join(screenshots, `${name}-phone.png`), fullPage: true });
-    await page.setViewportSize(DESKTOP);
-  }
+  const checkPage = (page: Page, name: string) => checkPageAt(page, screenshots, name);
 
   async function newPerson(email: string, role: Role): Promise<Person> {
     const context = await browser.newContext({ viewport: DESKTOP });

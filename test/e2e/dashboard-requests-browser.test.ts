@@ -3,24 +3,17 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seriousViolations } from '../support/axe.js';
 import { chromiumMissing, launchChromium } from '../support/browser.js';
 import { keyCreateArgs } from '../support/cli.js';
+import { checkPage as checkPageAt, DESKTOP } from '../support/page-check.js';
 import { callServer, runCliProcess, type ServerProcess, startServer } from '../support/processes.js';
 import { tempDir } from '../support/temp-dir.js';
 import { validSubject } from '../support/test-app.js';
-
-/** In the page: what reaches past the viewport's right edge, but inside a box that scrolls sideways on its own. */
-const WIDER_THAN_VIEWPORT = `[...document.querySelectorAll('body *')]
-  .filter((element) => element.getBoundingClientRect().right > document.documentElement.clientWidth + 0.5 && !element.closest('.scroll, pre'))
-  .map((element) => element.tagName.toLowerCase() + (element.className ? '.' + element.className : ''))`;
 
 const skipped = chromiumMissing('DASHBOARD REQUESTS BROWSER TESTS');
 const screenshots = fileURLToPath(new URL('../../test-results/dashboard-browser/', import.meta.url));
 const readmeImages = fileURLToPath(new URL('../../docs/images/', import.meta.url));
 const PASSWORD = 'a passphrase of four words';
-const PHONE = { width: 390, height: 844 };
-const DESKTOP = { width: 1280, height: 900 };
 const EXT = 'BROWSER-LOGS-EXT-41d2';
 
 describe.skipIf(skipped)("the dashboard's Requests page in headless Chromium", () => {
@@ -66,16 +59,7 @@ describe.skipIf(skipped)("the dashboard's Requests page in headless Chromium", (
     scriptless.cleanup();
   });
 
-  /** The page passes axe-core (no serious or critical violation), at 390 px too, without sideways scrolling; photographed at both widths. */
-  async function checkPage(name: string) {
-    expect(await seriousViolations(page), name).toEqual([]);
-    await page.screenshot({ path: join(screenshots, `${name}-desktop.png`), fullPage: true });
-    await page.setViewportSize(PHONE);
-    expect(await page.evaluate(WIDER_THAN_VIEWPORT), `${name}: elements wider than 390 px`).toEqual([]);
-    expect(await seriousViolations(page), `${name} at 390 px`).toEqual([]);
-    await page.screenshot({ path: join(screenshots, `${name}-phone.png`), fullPage: true });
-    await page.setViewportSize(DESKTOP);
-  }
+  const checkPage = (name: string) => checkPageAt(page, screenshots, name);
 
   it('lists the requests from the navigation, newest first, with no personal value shown', async () => {
     await page.getByRole('link', { name: 'Requests' }).click();

@@ -1,40 +1,20 @@
 import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Secret } from 'otpauth';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seriousViolations } from '../support/axe.js';
 import { chromiumMissing, launchChromium } from '../support/browser.js';
 import { filesContaining } from '../support/byte-scan.js';
+import { checkPage as checkPageAt, DESKTOP } from '../support/page-check.js';
 import { runCliProcess, type ServerProcess, startServer } from '../support/processes.js';
 import { tempDir } from '../support/temp-dir.js';
-import { codeOfStep, stepOf } from '../support/two-factor.js';
-
-/** In the page: the elements that reach past the viewport's right edge, but for those inside a box that scrolls sideways on its own. */
-const WIDER_THAN_VIEWPORT = `[...document.querySelectorAll('body *')]
-  .filter((element) => element.getBoundingClientRect().right > document.documentElement.clientWidth + 0.5 && !element.closest('.scroll, pre'))
-  .map((element) => element.tagName.toLowerCase() + (element.className ? '.' + element.className : ''))`;
+import { type Authenticator, nextCode } from '../support/two-factor.js';
 
 const skipped = chromiumMissing('DASHBOARD TWO-FACTOR BROWSER TESTS');
 const screenshots = fileURLToPath(new URL('../../test-results/dashboard-two-factor-browser/', import.meta.url));
 const PASSWORD = 'a passphrase of four words';
 const OWNER = 'owner@example.com';
 const MEMBER = 'member@example.com';
-const PHONE = { width: 390, height: 844 };
-const DESKTOP = { width: 1280, height: 900 };
-
-/** A person's authenticator, as the test keeps it: the setup key read from the page, and the last step whose code was used. */
-interface Authenticator {
-  secret: string;
-  lastStep: number;
-}
-
-/** The code an app shows now, or the next step's when now's was used already (one step of drift is accepted). */
-function nextCode(app: Authenticator): string {
-  app.lastStep = Math.max(app.lastStep + 1, stepOf(new Date()));
-  return codeOfStep(app.secret, app.lastStep);
-}
 
 describe.skipIf(skipped)('two-factor sign-in in headless Chromium', () => {
   const data = tempDir();
@@ -72,16 +52,7 @@ describe.skipIf(skipped)('two-factor sign-in in headless Chromium', () => {
     profile.cleanup();
   });
 
-  /** The page as it stands passes axe-core (no serious or critical violation) at 1280 and 390 px, no wider than a phone, and is photographed. */
-  async function checkPage(name: string) {
-    expect(await seriousViolations(page), name).toEqual([]);
-    await page.screenshot({ path: join(screenshots, `${name}-desktop.png`), fullPage: true });
-    await page.setViewportSize(PHONE);
-    expect(await page.evaluate(WIDER_THAN_VIEWPORT), `${name}: elements wider than 390 px`).toEqual([]);
-    expect(await seriousViolations(page), `${name} at 390 px`).toEqual([]);
-    await page.screenshot({ path: join(screenshots, `${name}-phone.png`), fullPage: true });
-    await page.setViewportSize(DESKTOP);
-  }
+  const checkPage = (name: string) => checkPageAt(page, screenshots, name);
 
   const heading = () => page.locator('h1').innerText();
   const alert = () => page.locator('[role="alert"]').innerText();
@@ -110,7 +81,7 @@ describe.skipIf(skipped)('two-factor sign-in in headless Chromium', () => {
     await checkPage(`${shot}-enrol`);
     app.secret = (await page.locator('#totp-secret').innerText()).replace(/\s/g, '');
     expect(app.secret).toMatch(/^[A-Z2-7]{32}$/);
-    await page.getByLabel('The six-digit code the app now shows').fill(nextCode(app));
+    await page.getByLabel('The six-digit code the app now shows').fill(await nextCode(app));
     await page.getByRole('button', { name: 'Turn on two-factor sign-in' }).click();
     await expect.poll(() => page.locator('#recovery-codes li').count()).toBe(10);
     await checkPage(`${shot}-recovery-codes`);
@@ -136,7 +107,7 @@ describe.skipIf(skipped)('two-factor sign-in in headless Chromium', () => {
     await signInWithPassword(OWNER);
     await expect.poll(heading).toBe('Two-factor sign-in');
     await checkPage('sign-in-code');
-    const code = nextCode(owner);
+    const code = await nextCode(owner);
     await enterCode(code);
     await expect.poll(heading).toBe('API keys');
 

@@ -9,6 +9,7 @@ import { chromiumMissing, launchChromium } from '../support/browser.js';
 import { keyCreateArgs, runCliInProcess } from '../support/cli.js';
 import { eventually } from '../support/eventually.js';
 import { knownResponses } from '../support/known-answers.js';
+import { DESKTOP, PHONE, WIDER_THAN_VIEWPORT } from '../support/page-check.js';
 import { callServer, type ServerProcess, startServer } from '../support/processes.js';
 import { tempDir } from '../support/temp-dir.js';
 import { validSubject } from '../support/test-app.js';
@@ -16,13 +17,6 @@ import { validSubject } from '../support/test-app.js';
 const skipped = chromiumMissing('DASHBOARD USAGE BROWSER TESTS');
 const PASSWORD = 'a passphrase of four words';
 const EMAIL = 'owner@example.com';
-const PHONE = { width: 390, height: 844 };
-const DESKTOP = { width: 1280, height: 900 };
-/** In the page: elements past the viewport's right edge, but for those inside a box that scrolls sideways on its own. */
-const WIDER_THAN_VIEWPORT = `[...document.querySelectorAll('body *')]
-  .filter((element) => element.getBoundingClientRect().right > document.documentElement.clientWidth + 0.5 && !element.closest('.scroll, pre'))
-  .map((element) => element.tagName.toLowerCase() + (element.className ? '.' + element.className : ''))`;
-
 /** The usage page against the plan (issue 46), in headless Chromium: with and without JavaScript, axe-clean at both widths. */
 /** What the usage page's figures say beside `name`. */
 const field = (page: Page, name: string) => page.locator(`dl.fields dt:text-is("${name}") + dd`).textContent();

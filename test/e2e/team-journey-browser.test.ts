@@ -1,17 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allows, routeAccess } from '../../src/dashboard/route-access.js';
 import type { Role } from '../../src/domain/accounts.js';
-import { seriousViolations } from '../support/axe.js';
 import { chromiumMissing, launchChromiumBrowser } from '../support/browser.js';
+import { checkPage as checkPageAt, DESKTOP } from '../support/page-check.js';
 import { type ServerProcess, spawnFromSource, startServer } from '../support/processes.js';
 import { startSmtpServer, type TestSmtpServer } from '../support/smtp-server.js';
 import { tempDir } from '../support/temp-dir.js';
-import { codeOfStep, stepOf } from '../support/two-factor.js';
+import { type Authenticator, nextCode } from '../support/two-factor.js';
 
 /**
  * The issue's journey, end to end (issue 46): the operator adds the first owner, who invites a developer and a viewer
@@ -24,30 +23,15 @@ const skipped = chromiumMissing('TEAM JOURNEY BROWSER TESTS');
 const screenshots = fileURLToPath(new URL('../../test-results/team-journey-browser/', import.meta.url));
 const PASSWORD = 'a passphrase of four words';
 const FROM = 'dashboard@nature.example.com';
-const DESKTOP = { width: 1280, height: 900 };
-const PHONE = { width: 390, height: 844 };
 const LINK = /(http:\/\/127\.0\.0\.1:\d+\/dashboard\/(?:setup|invitation)\?token=[\w-]{43})\n/;
 
-/** In the page: elements reaching past the viewport's right edge, but for those inside a box that scrolls sideways on its own. */
-const WIDER_THAN_VIEWPORT = `[...document.querySelectorAll('body *')]
-  .filter((element) => element.getBoundingClientRect().right > document.documentElement.clientWidth + 0.5 && !element.closest('.scroll, pre'))
-  .map((element) => element.tagName.toLowerCase() + (element.className ? '.' + element.className : ''))`;
-
-interface Person {
+/** A person with their browser, and their authenticator app (the setup key read off the Security page). */
+interface Person extends Authenticator {
   email: string;
   role: Role;
   context: BrowserContext;
   page: Page;
-  /** Their authenticator app: the setup key read off the Security page, and the last step whose code was used. */
-  secret: string;
-  lastStep: number;
   recoveryCodes: string[];
-}
-
-/** The code the person's app shows now, or the next step's when now's was used already (one step of drift is accepted). */
-function nextCode(person: Person): string {
-  person.lastStep = Math.max(person.lastStep + 1, stepOf(new Date()));
-  return codeOfStep(person.secret, person.lastStep);
 }
 
 describe.skipIf(skipped)('the team journey in headless Chromium, with mail through a real SMTP server', () => {
@@ -72,16 +56,7 @@ describe.skipIf(skipped)('the team journey in headless Chromium, with mail throu
     data.cleanup();
   });
 
-  /** The page as it stands passes axe-core at 1280 and 390 px, and scrolls down, never sideways, on a phone. */
-  async function checkPage(page: Page, name: string) {
-    expect(await seriousViolations(page), name).toEqual([]);
-    await page.screenshot({ path: join(screenshots, `${name}-desktop.png`), fullPage: true });
-    await page.setViewportSize(PHONE);
-    expect(await page.evaluate(WIDER_THAN_VIEWPORT), `${name}: elements wider than 390 px`).toEqual([]);
-    expect(await seriousViolations(page), `${name} at 390 px`).toEqual([]);
-    await page.screenshot({ path: join(screenshots, `${name}-phone.png`), fullPage: true });
-    await page.setViewportSize(DESKTOP);
-  }
+  const checkPage = (page: Page, name: string) => checkPageAt(page, screenshots, name);
 
   async function newPerson(email: string, role: Role): Promise<Person> {
     const context = await browser.newContext({ viewport: DESKTOP });
@@ -107,7 +82,7 @@ describe.skipIf(skipped)('the team journey in headless Chromium, with mail throu
     await expect.poll(() => page.getByRole('img', { name: 'QR code with the setup key for your authenticator app' }).count()).toBe(1);
     if (shot) await checkPage(page, `${shot}-enrol`);
     person.secret = (await page.locator('#totp-secret').innerText()).replace(/\s/g, '');
-    await page.getByLabel('The six-digit code the app now shows').fill(nextCode(person));
+    await page.getByLabel('The six-digit code the app now shows').fill(await nextCode(person));
     await page.getByRole('button', { name: 'Turn on two-factor sign-in' }).click();
     await expect.poll(() => page.locator('#recovery-codes li').count()).toBe(10);
     if (shot) await checkPage(page, `${shot}-recovery-codes`);
@@ -119,15 +94,16 @@ describe.skipIf(skipped)('the team journey in headless Chromium, with mail throu
     await expect.poll(heading(person)).toBe('Sign in');
   }
 
-  /** The password, then `code` (the app's by default) on the two-factor page. */
-  async function signIn(person: Person, code = () => nextCode(person)) {
+  /** The password, then `code` (the app's by default) on the two-factor page, which `shot` names a check of. */
+  async function signIn(person: Person, code = () => nextCode(person), shot?: string) {
     const { page } = person;
     await page.goto(`${server.url}/dashboard/sign-in`);
     await page.getByLabel('E-mail address').fill(person.email);
     await page.getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await expect.poll(heading(person)).toBe('Two-factor sign-in');
-    await page.getByLabel('Code', { exact: true }).fill(code());
+    if (shot) await checkPage(page, shot);
+    await page.getByLabel('Code', { exact: true }).fill(await code());
     await page.getByRole('button', { name: 'Verify and sign in' }).click();
   }
 
@@ -177,19 +153,7 @@ describe.skipIf(skipped)('the team journey in headless Chromium, with mail throu
       await expect.poll(heading(person)).toBe('API keys');
       await enrol(person, role === 'viewer' ? 'viewer' : undefined);
       await signOut(person);
-      await signIn(person);
-      if (role === 'viewer') {
-        await expect.poll(heading(person)).toBe('API keys');
-        await signOut(person);
-        await person.page.goto(`${server.url}/dashboard/sign-in`);
-        await person.page.getByLabel('E-mail address').fill(person.email);
-        await person.page.getByLabel('Password').fill(PASSWORD);
-        await person.page.getByRole('button', { name: 'Sign in' }).click();
-        await expect.poll(heading(person)).toBe('Two-factor sign-in');
-        await checkPage(person.page, 'sign-in-code');
-        await person.page.getByLabel('Code', { exact: true }).fill(nextCode(person));
-        await person.page.getByRole('button', { name: 'Verify and sign in' }).click();
-      }
+      await signIn(person, () => nextCode(person), role === 'viewer' ? 'sign-in-code' : undefined);
       await expect.poll(heading(person)).toBe('API keys');
       expect(await person.page.locator('.who').innerText()).toContain(`${person.email} · ${role}`);
     }
@@ -246,15 +210,15 @@ describe.skipIf(skipped)('the team journey in headless Chromium, with mail throu
     const developer = people.developer;
     const [code] = developer.recoveryCodes;
     await signOut(developer);
-    await signIn(developer, () => code!);
+    await signIn(developer, async () => code!);
     await expect.poll(heading(developer)).toBe('API keys');
     await signOut(developer);
-    await signIn(developer, () => code!);
+    await signIn(developer, async () => code!);
     await expect
       .poll(() => developer.page.locator('[role="alert"]').innerText())
       .toBe('That code is not right, or was used already. Enter the code your app shows now.');
     expect(await developer.page.locator('h1').innerText()).toBe('Two-factor sign-in');
-    await developer.page.getByLabel('Code', { exact: true }).fill(nextCode(developer));
+    await developer.page.getByLabel('Code', { exact: true }).fill(await nextCode(developer));
     await developer.page.getByRole('button', { name: 'Verify and sign in' }).click();
     await expect.poll(heading(developer)).toBe('API keys');
     await developer.page.getByRole('link', { name: 'Security' }).click();

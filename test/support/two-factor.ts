@@ -1,4 +1,5 @@
 import { Secret, TOTP } from 'otpauth';
+import { expect } from 'vitest';
 
 /** One TOTP time step. */
 export const STEP_MS = 30_000;
@@ -22,3 +23,21 @@ export const codeOfStep = (secret: string, step: number) => appCode(secret, new 
 
 /** The time step `at` falls in. */
 export const stepOf = (at: Date) => Math.floor(at.getTime() / STEP_MS);
+
+/** A person's authenticator, as a test keeps it: the setup key read from the page, and the last step whose code was used. */
+export interface Authenticator {
+  secret: string;
+  lastStep: number;
+}
+
+/**
+ * The next code the person's app gives that the server has not seen: now's, or the next step's when now's was used
+ * (the server accepts one step ahead of its clock). A third code within one 30-second step waits, as a person
+ * waits for their app's next code, until the clock reaches the step before it.
+ */
+export async function nextCode(app: Authenticator): Promise<string> {
+  const step = app.lastStep + 1;
+  await expect.poll(() => stepOf(new Date()) >= step - 1, { timeout: 2 * STEP_MS, interval: 250 }).toBe(true);
+  app.lastStep = Math.max(step, stepOf(new Date()));
+  return codeOfStep(app.secret, app.lastStep);
+}
