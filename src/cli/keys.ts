@@ -5,6 +5,7 @@ import {
   type ApiKeyRecord,
   environments,
   KEY_NAME_MAX,
+  keyHint,
   keyNameProblem,
   keyTypes,
   type MintRequest,
@@ -219,7 +220,7 @@ function listKeys(stores: KeyStores, output: Output, options: { json?: boolean }
     if (options.json) return output.out(JSON.stringify(all));
     const rows = all.map((key) => [
       key.id,
-      `${key.environment}_${key.type}_…${key.ends_with}`,
+      keyHint(key, key.ends_with),
       key.status,
       key.scopes.join(','),
       key.created_at,
@@ -244,7 +245,7 @@ function showKey(stores: KeyStores, output: Output, keyId: string, options: { js
     const fields: [string, string][] = [
       ['id', shown.id],
       ['name', shown.name],
-      ['key', `${shown.environment}_${shown.type}_…${shown.ends_with}`],
+      ['key', keyHint(shown, shown.ends_with)],
       ['environment', `${shown.environment} (${environmentNames[shown.environment]})`],
       ['type', `${shown.type} (${shown.type === 'sk' ? 'secret' : 'publishable'})`],
       ['scopes', shown.scopes.join(', ')],

@@ -1,5 +1,14 @@
 import { type Actor, activity } from '../domain/accounts.js';
-import { type ApiKeyRecord, type MintRequest, mintKey, mintProblem, type RollExpiry, rollExpiries, rollingAt } from '../domain/api-keys.js';
+import {
+  type ApiKeyRecord,
+  keyHint,
+  type MintRequest,
+  mintKey,
+  mintProblem,
+  type RollExpiry,
+  rollExpiries,
+  rollingAt,
+} from '../domain/api-keys.js';
 import type { AccountStore } from '../ports/account-store.js';
 import type { KeyStore } from '../ports/key-store.js';
 import { hasProductionAccess } from './accounts.js';
@@ -14,7 +23,7 @@ export interface KeyContext {
   accounts: AccountStore;
 }
 
-const described = (record: ApiKeyRecord) => `${record.environment}_${record.type}_…${record.last4} "${record.name}"`;
+const described = (record: ApiKeyRecord) => `${keyHint(record, record.last4)} "${record.name}"`;
 
 /** Production keys are minted, rotated and revoked only by those with production access. */
 async function requireAccessTo(context: KeyContext, actor: Actor, environment: ApiKeyRecord['environment']) {

@@ -34,6 +34,10 @@ export interface ApiKeyRecord {
   last_used_at: string | null;
 }
 
+/** How a key is named where its secret may not be shown: its environment, type and last four characters (`test_sk_…Ab12`). */
+export const keyHint = (key: { environment: Environment; type: KeyType }, last4: string): string =>
+  `${key.environment}_${key.type}_…${last4}`;
+
 /** The hour `now` falls in, as a key's `last_used_at` names it: `2026-11-29T14:00:00.000Z`. */
 export const usedHour = (now: Date): string => `${now.toISOString().slice(0, 13)}:00:00.000Z`;
 

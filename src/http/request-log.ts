@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
-import { type ApiKeyRecord, type Environment, parseRawKey } from '../domain/api-keys.js';
+import { type ApiKeyRecord, type Environment, keyHint, parseRawKey } from '../domain/api-keys.js';
 import { requestLineWriter } from '../support/logger.js';
 import type { Environments } from '../wiring/environments.js';
 import { RequestRecorder } from './request-recorder.js';
@@ -56,14 +56,14 @@ function note(recorder: RequestRecorder, request: FastifyRequest, reply: Fastify
   let hint: string;
   if (key !== undefined) {
     environment = key.environment;
-    hint = `${key.environment}_${key.type}_…${key.last4}`;
+    hint = keyHint(key, key.last4);
   } else {
     // A refused key of a key's shape names its environment; any other token belongs to none.
     const raw = /^bearer +(\S+)$/i.exec(request.headers.authorization ?? '')?.[1];
     const named = raw === undefined ? undefined : parseRawKey(raw);
     if (named === undefined) return;
     environment = named.environment;
-    hint = `${named.environment}_${named.type}_…${raw!.slice(-4)}`;
+    hint = keyHint(named, raw!.slice(-4));
   }
   const idempotencyKey = request.headers['idempotency-key'];
   const duration = reply.elapsedTime;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hashKey, mintKey, mintProblem, parseRawKey } from '../../src/domain/api-keys.js';
+import { hashKey, keyHint, mintKey, mintProblem, parseRawKey } from '../../src/domain/api-keys.js';
 
 describe('API keys', () => {
   it.each([
@@ -14,6 +14,7 @@ describe('API keys', () => {
     expect(record).toMatchObject({ id: expect.stringMatching(/^key_/), environment, type, hash: hashKey(raw), last4: raw.slice(-4) });
     expect(record.scopes).toEqual(['nature:read', 'nature:write']);
     expect(JSON.stringify(record)).not.toContain(raw);
+    expect(keyHint(record, record.last4)).toBe(`${environment}_${type}_…${raw.slice(-4)}`);
   });
 
   it('mints a different key every time', () => {

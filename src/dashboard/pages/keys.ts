@@ -6,6 +6,7 @@ import {
   type ApiKeyRecord,
   type Environment,
   type KeyType,
+  keyHint,
   mintProblem,
   parseOrigin,
   type RollExpiry,
@@ -36,7 +37,7 @@ const rollChoices: Record<RollExpiry, string> = {
   '3d': 'keeps working for 3 days',
   '7d': 'keeps working for 7 days',
 };
-const shortKey = (key: ApiKeyRecord) => `${key.environment}_${key.type}_…${key.last4}`;
+const shortKey = (key: ApiKeyRecord) => keyHint(key, key.last4);
 
 interface KeyForm {
   name: string;

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { ApiKeyRecord } from '../../domain/api-keys.js';
+import { type ApiKeyRecord, keyHint } from '../../domain/api-keys.js';
 import { ProblemError } from '../../http/problem.js';
 import type { RequestFilter, RequestRecord } from '../../ports/request-log.js';
 import { parseUtcInstant } from '../../support/utc-instants.js';
@@ -77,7 +77,7 @@ function filterForm(segment: EnvironmentSegment, shown: Filters, keys: ApiKeyRec
 <input type="text" id="path" name="path" value="${shown.path}" placeholder="/v1/nature/subjects" aria-describedby="path-hint">
 <p class="hint" id="path-hint">The start of a path, or a route such as <code>/v1/nature/subjects/:id</code>.</p></div>
 <div><label for="key">Key</label>
-<select id="key" name="key">${option('', 'Any key', shown.key)}${keys.map((key) => option(key.id, `${key.name} (${key.environment}_${key.type}_…${key.last4})`, shown.key))}</select></div>
+<select id="key" name="key">${option('', 'Any key', shown.key)}${keys.map((key) => option(key.id, `${key.name} (${keyHint(key, key.last4)})`, shown.key))}</select></div>
 <div><label for="since">Since (UTC)</label>
 <input type="text" id="since" name="since" value="${shown.since}" placeholder="15m" aria-describedby="time-hint"></div>
 <div><label for="until">Until (UTC)</label>

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { ApiKeyRecord } from '../../domain/api-keys.js';
+import { type ApiKeyRecord, keyHint } from '../../domain/api-keys.js';
 import { readUsage } from '../../projections/usage.js';
 import { type DashboardContext, environmentOfSegment, queryValue, sendPage, viewerOf } from '../context.js';
 import { type Html, html } from '../html.js';
@@ -81,7 +81,7 @@ export function registerUsagePage(scope: FastifyInstance, context: DashboardCont
       perKey.set(row.key_id, [assessments + row.completed_assessments, situational + row.completed_situational_assessments]);
     }
     const keyLabel = (id: string | null, key: ApiKeyRecord | undefined) =>
-      key === undefined ? (id ?? 'no key') : `${key.name} (${key.environment}_${key.type}_…${key.last4})`;
+      key === undefined ? (id ?? 'no key') : `${key.name} (${keyHint(key, key.last4)})`;
     const caption =
       chosen === undefined
         ? 'Completed assessments per day, every key'
