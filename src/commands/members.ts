@@ -15,6 +15,7 @@ import {
   type GrantableRole,
   INVITATION_MS,
   type InvitationRecord,
+  invitationState,
   type MemberChange,
   memberChangeProblem,
   newInvitationId,
@@ -118,11 +119,13 @@ export async function revokeInvitation(context: AccountContext, actor: UserRecor
   await context.dataKeys.destroy(id, now.toISOString());
 }
 
-/** The invitation a link's token names while it works. */
+/** The invitation a link's token names while it works (domain/members.ts, invitationState). */
 export async function workingInvitation(context: AccountContext, token: string, now: Date): Promise<InvitationRecord | undefined> {
   if (token === '' || token.length > 100) return undefined;
   const invitation = await context.accounts.members.invitationByToken(tokenHash(token));
-  return invitation !== undefined && Date.parse(invitation.expires_at) > now.getTime() ? invitation : undefined;
+  if (invitation === undefined) return undefined;
+  const inviter = await context.accounts.user(invitation.invited_by);
+  return invitationState(invitation, inviter?.role, now) === 'works' ? invitation : undefined;
 }
 
 /**

@@ -27,6 +27,16 @@ export const INVITATION_MS = 72 * 3600 * 1000;
 
 export const newInvitationId = () => newId('inv');
 
+/**
+ * Whether an invitation's link still works: until it expires, and only while the member who sent it may still
+ * invite. An invitation speaks for its sender, so one sent by a member since removed, or whose role no longer
+ * invites, is void (else a member about to be removed could invite themselves back).
+ */
+export function invitationState(invitation: InvitationRecord, inviter: Role | undefined, now: Date): 'works' | 'expired' | 'void' {
+  if (inviter === undefined || !can(inviter, 'members')) return 'void';
+  return Date.parse(invitation.expires_at) > now.getTime() ? 'works' : 'expired';
+}
+
 /** The roles an invitation or a role change gives: the owner's passes only by a transfer of ownership. */
 export const grantableRoles = ['admin', 'developer', 'viewer'] as const satisfies readonly Role[];
 export type GrantableRole = (typeof grantableRoles)[number];

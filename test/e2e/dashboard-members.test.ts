@@ -202,6 +202,34 @@ describe('members and invitations in the dashboard', () => {
     expect(await t.accounts.activity(ACCOUNT_ID, 1)).toMatchObject([{ action: 'member.removed', target: viewer.id, detail: 'viewer' }]);
   });
 
+  it('voids the invitations of a member removed or no longer allowed to invite: their links stop working', async () => {
+    t = await openTestApp();
+    const owner = await member('owner');
+    const admin = await member('admin');
+    const leaving = await member('admin');
+    const byAdmin = LINK.exec((await admin.browser.follow(await invite(admin.browser, 'kept@example.com', 'viewer'))).body)![0];
+    const byLeaving = LINK.exec((await leaving.browser.follow(await invite(leaving.browser, 'back-door@example.com', 'admin'))).body)![0];
+    const opens = async (link: string) => (await new Browser(t.app).get(link.replace('http://localhost', ''))).statusCode;
+    expect([await opens(byAdmin), await opens(byLeaving)]).toEqual([200, 200]);
+
+    await owner.browser.get(`/dashboard/members/${leaving.id}`);
+    await owner.browser.post(`/dashboard/members/${leaving.id}/remove`, { confirm: 'yes' });
+    expect([await opens(byAdmin), await opens(byLeaving)]).toEqual([200, 404]);
+    await owner.browser.get(`/dashboard/members/${admin.id}`);
+    await owner.browser.post(`/dashboard/members/${admin.id}/role`, { role: 'developer' });
+    expect(await opens(byAdmin)).toBe(404);
+    // Sending its form anyway (with a signed-out page's CSRF token) changes nothing: no member is made.
+    const joiner = new Browser(t.app);
+    await joiner.get('/dashboard/sign-in');
+    const token = new URL(byLeaving).searchParams.get('token')!;
+    expect((await joiner.post('/dashboard/invitation', { token, password: NEW_PASSWORD, confirm: NEW_PASSWORD })).statusCode).toBe(404);
+    expect((await t.accounts.users()).map((user) => user.role).sort()).toEqual(['developer', 'owner']);
+    // Listed as void until revoked.
+    const listed = text((await owner.browser.get('/dashboard/members')).body);
+    expect(listed).toMatch(/back-door@example\.com\s+admin\s+a former member\s+void its sender may no longer invite/);
+    expect(listed).toMatch(/kept@example\.com\s+viewer\s+\S+@example\.com\s+void its sender may no longer invite/);
+  });
+
   it('keeps the last owner: they can neither be demoted nor leave; a second owner may', async () => {
     t = await openTestApp();
     const owner = await member('owner');

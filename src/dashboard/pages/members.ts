@@ -10,7 +10,7 @@ import {
   transferOwnership,
 } from '../../commands/members.js';
 import { ACCOUNT_ID, isEmail, roles, type UserRecord } from '../../domain/accounts.js';
-import { type GrantableRole, grantableRoles, type InvitationRecord, memberChangeProblem } from '../../domain/members.js';
+import { type GrantableRole, grantableRoles, type InvitationRecord, invitationState, memberChangeProblem } from '../../domain/members.js';
 import { can, permissionNames, permissions } from '../../domain/permissions.js';
 import { noticeOf, sendPage, viewerOf } from '../context.js';
 import { answerOnce, type PageContext, revealed } from '../form-once.js';
@@ -61,13 +61,20 @@ function memberTable(rows: MemberRow[], viewer: Viewer & { id: string }): Html {
 </table></div>`;
 }
 
-function invitationTable(invitations: { invitation: InvitationRecord; email: string; by: string }[], viewer: Viewer, now: Date): Html {
+/** A pending invitation as the list shows it: whether its link works, with its sender named. */
+interface InvitationRow {
+  invitation: InvitationRecord;
+  email: string;
+  by: string;
+  state: ReturnType<typeof invitationState>;
+}
+
+function invitationTable(invitations: InvitationRow[], viewer: Viewer): Html {
   if (invitations.length === 0) return html`<p>No pending invitations.</p>`;
   const manage = can(viewer.role, 'members');
-  const rows = invitations.map(({ invitation, email, by }) => {
-    const expired = Date.parse(invitation.expires_at) <= now.getTime();
+  const rows = invitations.map(({ invitation, email, by, state }) => {
     const revoke = html`<form method="post" action="/dashboard/members/invitations/${invitation.id}/revoke" class="inline">${formTokens(viewer.csrf)}<button type="submit" class="secondary">Revoke<span class="visually-hidden"> the invitation for ${email}</span></button></form>`;
-    return html`<tr><td>${email}</td><td>${badge(invitation.role)}</td><td>${by}</td><td>${expired ? badge('expired') : when(invitation.expires_at)}</td>${manage ? html`<td>${revoke}</td>` : ''}</tr>`;
+    return html`<tr><td>${email}</td><td>${badge(invitation.role)}</td><td>${by}</td><td>${state === 'works' ? when(invitation.expires_at) : state === 'void' ? html`${badge('void')} <span class="hint">its sender may no longer invite</span>` : badge('expired')}</td>${manage ? html`<td>${revoke}</td>` : ''}</tr>`;
   });
   return html`<div class="scroll" tabindex="0"><table>
 <caption class="visually-hidden">Pending invitations, oldest first</caption>
@@ -135,6 +142,7 @@ async function membersPage(
       invitation,
       email: await invitedEmail(accounts, invitation),
       by: emailOfId(invitation.invited_by),
+      state: invitationState(invitation, users.find((user) => user.id === invitation.invited_by)?.role, context.clock()),
     })),
   );
   const manage = can(viewer.role, 'members');
@@ -142,7 +150,7 @@ async function membersPage(
 <p>The people who sign in to this account's dashboard, and their roles. ${manage ? '' : 'Owners and admins invite members and change their roles.'}</p>
 ${memberTable(rows, viewer)}
 <h2>Pending invitations</h2>
-${invitationTable(invitations, viewer, context.clock())}
+${invitationTable(invitations, viewer)}
 ${manage ? inviteForm(viewer.csrf, form) : ''}
 <h2>What each role may do</h2>
 ${roleTable()}`;
