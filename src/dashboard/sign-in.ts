@@ -145,7 +145,7 @@ async function setupPage(context: DashboardContext, request: FastifyRequest, rep
   return sendPage(reply, page('Set your password', setupForm(csrfToken(request, reply), token, '')));
 }
 
-/** Sets the password a set-up link was sent for, once: the user's other sessions end and a new one starts. */
+/** Sets the password a set-up link was sent for, once: the user's other sessions end and a new one starts (after a code, with two-factor sign-in on). */
 async function setPassword(context: DashboardContext, request: FastifyRequest, reply: FastifyReply) {
   const { token, password, confirm } = formValues({ token: text, password: text, confirm: text }, request.body);
   const user = await userOfToken(context, token);
@@ -158,6 +158,8 @@ async function setPassword(context: DashboardContext, request: FastifyRequest, r
   if (!(await context.accounts.setPassword(user.id, await passwordHash(password), tokenHash(token), set)))
     return sendPage(reply, page('Set your password', spent), 404);
   await context.accounts.deleteSessionsOf(user.id);
+  // A set-up link proves the mailbox, not the phone: with two-factor sign-in on, the code is still asked for.
+  if (await needsCode(context.accounts, user)) return askForCode(context.accounts, request, reply, user, '/dashboard/keys', now);
   await startSession(context.accounts, request, reply, user.id, now);
   return seeOther(reply, '/dashboard/keys');
 }

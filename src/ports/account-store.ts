@@ -31,6 +31,7 @@ export interface AccountStore {
   touchSession(idHash: string, at: string): Promise<void>;
   deleteSession(idHash: string): Promise<void>;
   /** Ends every session of the user (a password change, a reset). */
+  /** Ends every session of the user, and every sign-in of theirs still waiting for its code. */
   deleteSessionsOf(userId: string): Promise<void>;
   /** Drops the sessions idle since before `idleBefore` and those whose absolute end is `now` or earlier. */
   deleteExpiredSessions(idleBefore: string, now: string): Promise<void>;

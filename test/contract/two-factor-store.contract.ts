@@ -204,6 +204,14 @@ export function twoFactorStoreContract(adapter: string, open: () => Promise<Acco
       expect(await store().pending('p-owner')).toMatchObject({ user_id: owner.id });
     });
 
+    it("ends a user's sign-ins still waiting for their code with their sessions, and no one else's", async () => {
+      await store().insertPending(pending('p-a'));
+      await store().insertPending(pending('p-b', { user_id: 'usr_b' }));
+      await fixture.store.deleteSessionsOf('usr_a');
+      expect(await store().pending('p-a')).toBeUndefined();
+      expect(await store().pending('p-b')).toMatchObject({ user_id: 'usr_b' });
+    });
+
     it('keeps enrolments, the requirement and pending sign-ins across a reopen', async () => {
       await enabled();
       await store().acceptStep('usr_a', 101);

@@ -218,8 +218,13 @@ describe.skipIf(skipped)('members and roles in headless Chromium', () => {
       code: appCode(secretOnPage(await pageOf(person, '/dashboard/security')), new Date()),
     }),
     'POST /dashboard/security/recovery-codes': (person) => ({ password: PASSWORD, code: recoveryCodesOnPage(person.revealed)[0]! }),
+    // Stopping the requirement asks for the password and a code again, as turning it off does.
+    'POST /dashboard/security/requirement': (person) => ({
+      required: 'no',
+      password: PASSWORD,
+      code: recoveryCodesOnPage(person.revealed)[1]!,
+    }),
     'POST /dashboard/security/two-factor/disable': (person) => ({ password: PASSWORD, code: recoveryCodesOnPage(person.revealed)[0]! }),
-    'POST /dashboard/security/requirement': () => ({ required: 'no' }),
   };
 
   /** Everything a viewer could change: the account's rows in keys.db, and the sandbox's endpoints. */
@@ -279,8 +284,8 @@ describe.skipIf(skipped)('members and roles in headless Chromium', () => {
       '/dashboard/security/two-factor/start',
       '/dashboard/security/two-factor/confirm',
       '/dashboard/security/recovery-codes',
-      '/dashboard/security/two-factor/disable',
       '/dashboard/security/requirement',
+      '/dashboard/security/two-factor/disable',
       '/dashboard/members/:id/transfer',
     ]);
     await prepareRefs();
@@ -338,10 +343,19 @@ describe.skipIf(skipped)('members and roles in headless Chromium', () => {
 
   /**
    * Forms that act on the walker's own session go last: signing out, their own two-factor sign-in (after what the
-   * viewer could change of the account is compared), then handing ownership over.
+   * viewer could change of the account is compared; turned off last, as the requirement asks for a code while it is
+   * on), then handing ownership over.
    */
   const rank = (url: string) =>
-    url === '/dashboard/sign-out' ? 1 : url.startsWith('/dashboard/security/') ? 2 : url.endsWith('/transfer') ? 3 : 0;
+    url === '/dashboard/sign-out'
+      ? 1
+      : url.endsWith('/two-factor/disable')
+        ? 2.5
+        : url.startsWith('/dashboard/security/')
+          ? 2
+          : url.endsWith('/transfer')
+            ? 3
+            : 0;
 
   /** A viewer's page: no form but signing out and their own sign-in's, no link to a form, and no raw key or signing secret. */
   async function seesNoSecret(page: Page, target: string) {

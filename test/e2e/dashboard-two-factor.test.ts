@@ -133,6 +133,32 @@ describe('two-factor sign-in in the dashboard', () => {
     expect(await actions(app)).toContain('user.signed_in with an authenticator code');
   });
 
+  it("asks for the code after a set-up link's new password too; a reset ends sign-ins still waiting for their code", async () => {
+    const { email, secret, step } = await enrolled(app);
+    // Someone with the password waits on the code page when the operator issues the person a set-up link.
+    const waiting = new Browser(app.t.app);
+    expect((await waiting.signIn(email)).headers.location).toBe(`${CODE_PAGE}?next=%2Fdashboard%2Fkeys`);
+    const reset = await runCliInProcess(['users', 'reset', '--email', email], { NATURE_DATA_DIR: app.t.dataDir });
+    expect(reset.status, reset.stderr).toBe(0);
+    const token = /\/dashboard\/setup\?token=([\w-]{43})/.exec(reset.stdout)![1]!;
+    app.at(step + 1);
+    expect((await waiting.post(CODE_PAGE, { code: codeOfStep(secret, step + 1) })).statusCode).toBe(401);
+    expect(waiting.cookies.has('nature_session')).toBe(false);
+
+    // The link proves the mailbox, not the phone: a new password, then the code, before any session starts.
+    const linked = new Browser(app.t.app);
+    await linked.get(`/dashboard/setup?token=${token}`);
+    const chosen = 'another passphrase of words';
+    const set = await linked.post('/dashboard/setup', { token, password: chosen, confirm: chosen });
+    expect(set.headers.location).toBe(`${CODE_PAGE}?next=%2Fdashboard%2Fkeys`);
+    expect(linked.cookies.has('nature_session')).toBe(false);
+    expect((await linked.get('/dashboard/keys')).headers.location).toMatch(/^\/dashboard\/sign-in\?next=/);
+    await linked.get(`${CODE_PAGE}?next=%2Fdashboard%2Fkeys`);
+    const signedIn = await linked.post(CODE_PAGE, { code: codeOfStep(secret, step + 1) });
+    expect(signedIn.headers.location).toBe('/dashboard/keys');
+    expect((await linked.get('/dashboard/keys')).statusCode).toBe(200);
+  });
+
   it('refuses a code used before and an older one, accepts one step of drift either way, not two', async () => {
     const { email, secret, step } = await enrolled(app);
     const signIn = async (code: number) => (await signInWith(app, email, codeOfStep(secret, code))).answer;
@@ -280,7 +306,7 @@ describe("the account's requirement of two-factor sign-in", () => {
     await early.signIn(memberEmail);
     expect((await early.get('/dashboard/keys')).statusCode).toBe(200);
 
-    const { browser: enrolledOwner } = await enrolled(app, ownerEmail);
+    const { browser: enrolledOwner, secret: ownerSecret } = await enrolled(app, ownerEmail);
     await enrolledOwner.get('/dashboard/security');
     const required = await enrolledOwner.post('/dashboard/security/requirement', { required: 'yes' });
     expect(required.headers.location).toBe('/dashboard/security?done=required');
@@ -316,8 +342,20 @@ describe("the account's requirement of two-factor sign-in", () => {
     expect((await late.get('/dashboard/keys')).statusCode).toBe(200);
     expect((await early.get('/dashboard/keys')).statusCode).toBe(200);
 
+    // Stopping it weakens every member's sign-in: the owner's password and a current code again, first.
     await enrolledOwner.get('/dashboard/security');
-    const optional = await enrolledOwner.post('/dashboard/security/requirement', { required: 'no' });
+    const unconfirmed = await enrolledOwner.post('/dashboard/security/requirement', { required: 'no', password: PASSWORD, code: '000000' });
+    expect(unconfirmed.statusCode).toBe(401);
+    expect(await app.t.accounts.twoFactor.required(ACCOUNT_ID)).toBe(true);
+    expect((await enrolledOwner.post('/dashboard/security/requirement', { required: 'no' })).statusCode).toBe(422);
+    const stepNow = app.nextStep();
+    app.at(stepNow);
+    await enrolledOwner.get('/dashboard/security');
+    const optional = await enrolledOwner.post('/dashboard/security/requirement', {
+      required: 'no',
+      password: PASSWORD,
+      code: codeOfStep(ownerSecret, stepNow),
+    });
     expect(optional.headers.location).toBe('/dashboard/security?done=optional');
     expect(await app.t.accounts.twoFactor.required(ACCOUNT_ID)).toBe(false);
     expect(await actions(app)).toContain('account.two_factor_optional two-factor sign-in left to each member');

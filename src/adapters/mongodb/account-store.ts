@@ -143,7 +143,10 @@ export class MongoAccountStore implements AccountStore {
   }
 
   async deleteSessionsOf(userId: string): Promise<void> {
-    await this.sessions.deleteMany({ user_id: userId });
+    await atomically(this.connection, async (session) => {
+      await this.sessions.deleteMany({ user_id: userId }, { session });
+      await this.twoFactor.dropPendingOf(userId, session);
+    });
   }
 
   async deleteExpiredSessions(idleBefore: string, now: string): Promise<void> {

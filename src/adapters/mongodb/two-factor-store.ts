@@ -134,6 +134,11 @@ export class MongoTwoFactorStore implements TwoFactorStore {
     return (await this.pendings.deleteOne({ _id: idHash })).deletedCount === 1;
   }
 
+  /** Drops every sign-in of the user still waiting for its code, in the caller's transaction (their sessions ending). */
+  async dropPendingOf(userId: string, session: ClientSession | undefined) {
+    await this.pendings.deleteMany({ user_id: userId }, { session });
+  }
+
   /**
    * `change` (answering how many documents its filter, which states the condition, found and changed) and, when it
    * changed one, the entry recording it, in one transaction (activity.ts, atomically).

@@ -100,7 +100,10 @@ export class PostgresAccountStore implements AccountStore {
   }
 
   async deleteSessionsOf(userId: string): Promise<void> {
-    await this.sql`DELETE FROM sessions WHERE user_id = ${userId}`;
+    await this.sql.begin(async (tx) => {
+      await tx`DELETE FROM sessions WHERE user_id = ${userId}`;
+      await tx`DELETE FROM pending_sign_ins WHERE user_id = ${userId}`;
+    });
   }
 
   async deleteExpiredSessions(idleBefore: string, now: string): Promise<void> {

@@ -51,6 +51,7 @@ export class SqliteAccountStore implements AccountStore {
       touch: db.prepare<[string, string]>('UPDATE sessions SET last_seen_at = ? WHERE id_hash = ?'),
       deleteSession: db.prepare<[string]>('DELETE FROM sessions WHERE id_hash = ?'),
       deleteSessionsOf: db.prepare<[string]>('DELETE FROM sessions WHERE user_id = ?'),
+      deletePendingOf: db.prepare<[string]>('DELETE FROM pending_sign_ins WHERE user_id = ?'),
       deleteExpired: db.prepare<[string, string]>('DELETE FROM sessions WHERE last_seen_at < ? OR expires_at <= ?'),
       insertFailure: db.prepare<[string, string]>('INSERT INTO sign_in_failures (key, at) VALUES (?, ?)'),
       countFailures: db.prepare<[string, string], number>('SELECT count(*) FROM sign_in_failures WHERE key = ? AND at >= ?').pluck(),
@@ -128,7 +129,10 @@ export class SqliteAccountStore implements AccountStore {
   }
 
   async deleteSessionsOf(userId: string): Promise<void> {
-    this.statements.deleteSessionsOf.run(userId);
+    this.db.transaction(() => {
+      this.statements.deleteSessionsOf.run(userId);
+      this.statements.deletePendingOf.run(userId);
+    })();
   }
 
   async deleteExpiredSessions(idleBefore: string, now: string): Promise<void> {

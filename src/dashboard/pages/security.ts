@@ -95,11 +95,20 @@ ${reauthenticated(`${SECURITY_PAGE}/two-factor/disable`, 'off', html`<button typ
 function requirementSection(required: boolean, csrf: string): Html {
   return html`<h2 id="requirement">Required for every member</h2>
 <p>${required ? 'Every member of this account signs in with a code: one without two-factor sign-in sets it up before reaching any other page.' : 'Each member chooses whether to use two-factor sign-in.'}</p>
-<form method="post" action="${SECURITY_PAGE}/requirement">
+${
+  required
+    ? reauthenticated(
+        `${SECURITY_PAGE}/requirement`,
+        'requirement',
+        html`<input type="hidden" name="required" value="no"><button type="submit" class="secondary">Stop requiring two-factor sign-in</button>`,
+        csrf,
+      )
+    : html`<form method="post" action="${SECURITY_PAGE}/requirement">
 ${formTokens(csrf)}
-<input type="hidden" name="required" value="${required ? 'no' : 'yes'}">
-<div class="actions"><button type="submit"${required ? html` class="secondary"` : ''}>${required ? 'Stop requiring two-factor sign-in' : 'Require two-factor sign-in of every member'}</button></div>
-</form>`;
+<input type="hidden" name="required" value="yes">
+<div class="actions"><button type="submit">Require two-factor sign-in of every member</button></div>
+</form>`
+}`;
 }
 
 /** The signed-in person's own sign-in security, and (for those who may) the account's requirement. */
@@ -180,9 +189,11 @@ async function confirm(context: PageContext, request: FastifyRequest, reply: Fas
   });
 }
 
+/** The fields of a `reauthenticated` form: the password and a current code. */
+const again = { password: text, code: text };
+
 /** The password and a current code, checked (and counted) before a change that weakens or reveals. */
-async function reauthenticate(context: PageContext, request: FastifyRequest): Promise<void> {
-  const { password, code } = formValues({ password: text, code: text }, request.body);
+async function reauthenticate(context: PageContext, request: FastifyRequest, { password, code }: { password: string; code: string }) {
   const user = request.signedIn!.user;
   const now = context.clock();
   const passed = await throttled(context.accounts, user, now, async () =>
@@ -196,8 +207,9 @@ async function reauthenticate(context: PageContext, request: FastifyRequest): Pr
 }
 
 async function newRecoveryCodes(context: PageContext, request: FastifyRequest, reply: FastifyReply) {
+  const typed = formValues(again, request.body);
   return acting(context, request, reply, async () => {
-    await reauthenticate(context, request);
+    await reauthenticate(context, request, typed);
     const codes = await replaceRecoveryCodes(context.accounts, request.signedIn!.user, context.clock());
     if (codes === undefined) throw new Refused(409, 'Two-factor sign-in is off: there are no recovery codes to replace.');
     return { location: SECURITY_PAGE, reveal: shownCodes('Your new recovery codes: the old ones no longer work.', codes) };
@@ -205,17 +217,24 @@ async function newRecoveryCodes(context: PageContext, request: FastifyRequest, r
 }
 
 async function turnOff(context: PageContext, request: FastifyRequest, reply: FastifyReply) {
+  const typed = formValues(again, request.body);
   return acting(context, request, reply, async () => {
-    await reauthenticate(context, request);
+    await reauthenticate(context, request, typed);
     await disableTwoFactor(context.accounts, actorOf(request), request.signedIn!.user, context.clock());
     return { location: `${SECURITY_PAGE}?done=off` };
   });
 }
 
 async function setRequirement(context: PageContext, request: FastifyRequest, reply: FastifyReply) {
-  const { required } = formValues({ required: oneOf(['yes', 'no']) }, request.body);
+  // Stopping the requirement weakens every member's sign-in: it asks for the password and a current code again.
+  const form =
+    (request.body as { required?: unknown } | undefined)?.required === 'no'
+      ? formValues({ required: oneOf(['no']), ...again }, request.body)
+      : formValues({ required: oneOf(['yes']) }, request.body);
+  const { required } = form;
   const user = request.signedIn!.user;
   return acting(context, request, reply, async () => {
+    if ('password' in form) await reauthenticate(context, request, form);
     // An owner without it would be led to set it up at once: they set it up first, knowingly.
     if (required === 'yes' && (await context.accounts.twoFactor.get(user.id))?.enabled_at == null)
       throw new Refused(409, 'Turn on two-factor sign-in for yourself first, then require it of every member.');
