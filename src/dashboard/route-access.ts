@@ -56,7 +56,7 @@ export const routeAccess: Readonly<Record<string, RouteAccess>> = {
   'POST /dashboard/:segment/webhooks/:id/rotate': 'webhooks',
   'POST /dashboard/:segment/webhooks/:id/test': 'webhooks',
   'POST /dashboard/:segment/webhooks/:id/delete': 'webhooks',
-  'POST /dashboard/:segment/webhooks/:id/replay': 'webhooks',
+  'POST /dashboard/:segment/webhooks/:id/replay': 'events',
   'GET /dashboard/:segment/events': 'read',
   'GET /dashboard/:segment/events/:id': 'read',
   'POST /dashboard/:segment/events/:id/redeliver': 'events',

@@ -227,7 +227,7 @@ async function endpointPage(
 ${manage ? endpointForms(viewer.csrf, segment, endpoint) : ''}
 <h2>Health, last 24 hours</h2>
 ${healthSummary(health)}
-${manage ? replayForm(viewer.csrf, segment, endpoint) : ''}
+${can(viewer.role, 'events') ? replayForm(viewer.csrf, segment, endpoint) : ''}
 <h2>Deliveries</h2>
 ${deliveryTable(segment, endpoint, deliveries, kept, viewer.csrf, can(viewer.role, 'events'))}
 ${manage ? deleteForm(viewer.csrf, segment, endpoint) : ''}`;
