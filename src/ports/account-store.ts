@@ -31,8 +31,8 @@ export interface AccountStore {
   touchSession(idHash: string, at: string): Promise<void>;
   deleteSession(idHash: string): Promise<void>;
   /** Ends every session of the user (a password change, a reset). */
-  /** Ends every session of the user, and every sign-in of theirs still waiting for its code. */
-  deleteSessionsOf(userId: string): Promise<void>;
+  /** Ends every session of the user but `keep` (when given), and every sign-in of theirs still waiting for its code. */
+  deleteSessionsOf(userId: string, keep?: string): Promise<void>;
   /** Drops the sessions idle since before `idleBefore` and those whose absolute end is `now` or earlier. */
   deleteExpiredSessions(idleBefore: string, now: string): Promise<void>;
 

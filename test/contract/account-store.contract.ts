@@ -193,6 +193,14 @@ export function accountStoreContract(adapter: string, open: () => Promise<Accoun
       expect(await fixture.store.session('b1')).toMatchObject({ user_id: 'usr_b' });
     });
 
+    it('ends every other session of a user, keeping the one named', async () => {
+      for (const hash of ['a1', 'a2', 'a3']) await fixture.store.insertSession(session(hash, 'usr_a'));
+      await fixture.store.deleteSessionsOf('usr_a', 'a2');
+      expect(await fixture.store.session('a1')).toBeUndefined();
+      expect(await fixture.store.session('a2')).toMatchObject({ user_id: 'usr_a' });
+      expect(await fixture.store.session('a3')).toBeUndefined();
+    });
+
     it('drops sessions idle since before the cut-off and those past their absolute end; keeps the rest', async () => {
       await fixture.store.insertSession(session('idle', 'usr_a', { last_seen_at: at(9) }));
       await fixture.store.insertSession(session('fresh', 'usr_a', { last_seen_at: at(10) }));

@@ -76,6 +76,10 @@ describe('two-factor sign-in in the dashboard', () => {
     const email = await dashboardUser(app.t);
     const browser = new Browser(app.t.app);
     await browser.signIn(email);
+    // A session elsewhere, begun with the password alone (one that leaked, say).
+    const elsewhere = new Browser(app.t.app);
+    await elsewhere.signIn(email);
+    expect((await elsewhere.get('/dashboard/keys')).statusCode).toBe(200);
     const off = await browser.get('/dashboard/security');
     expect(off.body).toContain('Off: you sign in with your password alone.');
     const pending = await browser.follow(await browser.post('/dashboard/security/two-factor/start', {}));
@@ -97,6 +101,9 @@ describe('two-factor sign-in in the dashboard', () => {
     expect(codes).toHaveLength(10);
     expect(new Set(codes).size).toBe(10);
     expect(on.body).toContain('Two-factor sign-in is on. Your recovery codes:');
+    // Turning it on ends the person's other sessions, and keeps the one that turned it on.
+    expect((await elsewhere.get('/dashboard/keys')).headers.location).toMatch(/^\/dashboard\/sign-in\?next=/);
+    expect((await browser.get('/dashboard/keys')).statusCode).toBe(200);
     const reloaded = await browser.get(String(confirmed.headers.location));
     expect(recoveryCodesOnPage(reloaded.body)).toEqual([]);
     expect(reloaded.body).toContain('10 of 10 recovery codes left');
@@ -340,7 +347,8 @@ describe("the account's requirement of two-factor sign-in", () => {
     app.at(step);
     await late.follow(await late.post('/dashboard/security/two-factor/confirm', { code: codeOfStep(secret, step) }));
     expect((await late.get('/dashboard/keys')).statusCode).toBe(200);
-    expect((await early.get('/dashboard/keys')).statusCode).toBe(200);
+    // The session begun before, with the password alone, ended when the member turned it on.
+    expect((await early.get('/dashboard/keys')).headers.location).toMatch(/^\/dashboard\/sign-in\?next=/);
 
     // Stopping it weakens every member's sign-in: the owner's password and a current code again, first.
     await enrolledOwner.get('/dashboard/security');

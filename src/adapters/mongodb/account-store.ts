@@ -142,9 +142,9 @@ export class MongoAccountStore implements AccountStore {
     await this.sessions.deleteOne({ _id: idHash });
   }
 
-  async deleteSessionsOf(userId: string): Promise<void> {
+  async deleteSessionsOf(userId: string, keep = ''): Promise<void> {
     await atomically(this.connection, async (session) => {
-      await this.sessions.deleteMany({ user_id: userId }, { session });
+      await this.sessions.deleteMany({ user_id: userId, _id: { $ne: keep } }, { session });
       await this.twoFactor.dropPendingOf(userId, session);
     });
   }

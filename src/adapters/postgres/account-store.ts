@@ -99,9 +99,9 @@ export class PostgresAccountStore implements AccountStore {
     await this.sql`DELETE FROM sessions WHERE id_hash = ${idHash}`;
   }
 
-  async deleteSessionsOf(userId: string): Promise<void> {
+  async deleteSessionsOf(userId: string, keep = ''): Promise<void> {
     await this.sql.begin(async (tx) => {
-      await tx`DELETE FROM sessions WHERE user_id = ${userId}`;
+      await tx`DELETE FROM sessions WHERE user_id = ${userId} AND id_hash <> ${keep}`;
       await tx`DELETE FROM pending_sign_ins WHERE user_id = ${userId}`;
     });
   }

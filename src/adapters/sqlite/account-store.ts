@@ -50,7 +50,7 @@ export class SqliteAccountStore implements AccountStore {
       session: db.prepare<[string], SessionRecord>('SELECT * FROM sessions WHERE id_hash = ?'),
       touch: db.prepare<[string, string]>('UPDATE sessions SET last_seen_at = ? WHERE id_hash = ?'),
       deleteSession: db.prepare<[string]>('DELETE FROM sessions WHERE id_hash = ?'),
-      deleteSessionsOf: db.prepare<[string]>('DELETE FROM sessions WHERE user_id = ?'),
+      deleteSessionsOf: db.prepare<[string, string]>('DELETE FROM sessions WHERE user_id = ? AND id_hash <> ?'),
       deletePendingOf: db.prepare<[string]>('DELETE FROM pending_sign_ins WHERE user_id = ?'),
       deleteExpired: db.prepare<[string, string]>('DELETE FROM sessions WHERE last_seen_at < ? OR expires_at <= ?'),
       insertFailure: db.prepare<[string, string]>('INSERT INTO sign_in_failures (key, at) VALUES (?, ?)'),
@@ -128,9 +128,9 @@ export class SqliteAccountStore implements AccountStore {
     this.statements.deleteSession.run(idHash);
   }
 
-  async deleteSessionsOf(userId: string): Promise<void> {
+  async deleteSessionsOf(userId: string, keep = ''): Promise<void> {
     this.db.transaction(() => {
-      this.statements.deleteSessionsOf.run(userId);
+      this.statements.deleteSessionsOf.run(userId, keep);
       this.statements.deletePendingOf.run(userId);
     })();
   }

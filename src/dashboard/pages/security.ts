@@ -185,6 +185,8 @@ async function confirm(context: PageContext, request: FastifyRequest, reply: Fas
         422,
         "That code is not the one your app shows now for this key. Check the app's clock is right, and enter the newest code.",
       );
+    // Turned on, maybe because the password leaked: the person's other sessions, begun with it alone, end.
+    await context.accounts.deleteSessionsOf(user.id, request.signedIn!.session.id_hash);
     return { location: SECURITY_PAGE, reveal: shownCodes('Two-factor sign-in is on. Your recovery codes:', codes) };
   });
 }
