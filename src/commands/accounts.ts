@@ -86,7 +86,6 @@ export async function resetUser(context: AccountContext, user: UserRecord, now: 
   const token = newToken();
   const issued = activity({ type: 'operator' }, 'user.reset', user.id, 'set-up link issued', now);
   await context.accounts.setSetupToken(user.id, tokenHash(token), new Date(now.getTime() + SETUP_LINK_MS).toISOString(), issued);
-  await context.accounts.deleteSessionsOf(user.id);
   return token;
 }
 

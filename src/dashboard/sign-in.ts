@@ -157,7 +157,6 @@ async function setPassword(context: DashboardContext, request: FastifyRequest, r
   const set = activity({ type: 'user', user_id: user.id }, 'user.password_set', user.id, '', now);
   if (!(await context.accounts.setPassword(user.id, await passwordHash(password), tokenHash(token), set)))
     return sendPage(reply, page('Set your password', spent), 404);
-  await context.accounts.deleteSessionsOf(user.id);
   // A set-up link proves the mailbox, not the phone: with two-factor sign-in on, the code is still asked for.
   if (await needsCode(context.accounts, user)) return askForCode(context.accounts, request, reply, user, '/dashboard/keys', now);
   await startSession(context.accounts, request, reply, user.id, now);

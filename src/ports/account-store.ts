@@ -18,9 +18,12 @@ export interface AccountStore {
   userByEmailIndex(index: string): Promise<UserRecord | undefined>;
   userBySetupToken(hash: string): Promise<UserRecord | undefined>;
   users(): Promise<UserRecord[]>;
-  /** Sets the password and spends any set-up link; false when `setupTokenHash` is given and no longer the user's. */
+  /**
+   * Sets the password and spends any set-up link, ending the user's sessions and sign-ins waiting for a code in the
+   * same write; false, changing nothing, when `setupTokenHash` is given and no longer the user's.
+   */
   setPassword(userId: string, passwordHash: string, setupTokenHash?: string, activity?: ActivityRecord): Promise<boolean>;
-  /** A fresh set-up link for the user (the old one stops working). */
+  /** A fresh set-up link for the user (the old one stops working); their sessions end in the same write. */
   setSetupToken(userId: string, hash: string, expiresAt: string, activity?: ActivityRecord): Promise<void>;
 
   /** Members (v1.1): role changes, removals, ownership and invitations, in the same store as the users they change. */

@@ -157,6 +157,26 @@ export function accountStoreContract(adapter: string, open: () => Promise<Accoun
       expect((await fixture.store.user(ana.id))?.password_hash).toBe('scrypt$new');
     });
 
+    it("ends the user's sessions in the write that gives them a set-up link or sets their password, not before", async () => {
+      const ana = user('ana', { password_hash: 'scrypt$old' });
+      const bob = user('bob', { password_hash: 'scrypt$bob' });
+      for (const each of [ana, bob]) await fixture.store.insertUser(each);
+      const live = async () =>
+        (await Promise.all(['a1', 'a2', 'b1'].map((hash) => fixture.store.session(hash)))).map((one) => one?.id_hash);
+      for (const [hash, owner] of [
+        ['a1', ana.id],
+        ['b1', bob.id],
+      ] as const)
+        await fixture.store.insertSession(session(hash, owner));
+      await fixture.store.setSetupToken(ana.id, tokenHash('link'), at(60));
+      expect(await live()).toEqual([undefined, undefined, 'b1']);
+      await fixture.store.insertSession(session('a2', ana.id));
+      expect(await fixture.store.setPassword(ana.id, 'scrypt$x', tokenHash('wrong'))).toBe(false);
+      expect(await live()).toEqual([undefined, 'a2', 'b1']);
+      expect(await fixture.store.setPassword(ana.id, 'scrypt$new', tokenHash('link'))).toBe(true);
+      expect(await live()).toEqual([undefined, undefined, 'b1']);
+    });
+
     it('keeps a session as inserted, touches it, and deletes it', async () => {
       const ana = user('ana');
       await fixture.store.insertUser(ana);

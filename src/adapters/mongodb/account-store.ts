@@ -1,4 +1,4 @@
-import type { Collection } from 'mongodb';
+import type { ClientSession, Collection } from 'mongodb';
 import type { ActivityRecord, ApplicationRecord, SessionRecord, UserRecord } from '../../domain/accounts.js';
 import type { AccountPlanRecord } from '../../domain/plans.js';
 import type { AccountStore } from '../../ports/account-store.js';
@@ -114,7 +114,9 @@ export class MongoAccountStore implements AccountStore {
         { session },
       );
       matched = result.matchedCount === 1;
-      if (matched) await recordActivity(this.activity_, activity, session);
+      if (!matched) return;
+      await this.endSessionsOf(userId, '', session);
+      await recordActivity(this.activity_, activity, session);
     });
     return matched;
   }
@@ -122,6 +124,7 @@ export class MongoAccountStore implements AccountStore {
   async setSetupToken(userId: string, hash: string, expiresAt: string, activity?: ActivityRecord): Promise<void> {
     await atomically(this.connection, async (session) => {
       await this.users_.updateOne({ _id: userId }, { $set: { setup_token_hash: hash, setup_expires_at: expiresAt } }, { session });
+      await this.endSessionsOf(userId, '', session);
       await recordActivity(this.activity_, activity, session);
     });
   }
@@ -143,10 +146,13 @@ export class MongoAccountStore implements AccountStore {
   }
 
   async deleteSessionsOf(userId: string, keep = ''): Promise<void> {
-    await atomically(this.connection, async (session) => {
-      await this.sessions.deleteMany({ user_id: userId, _id: { $ne: keep } }, { session });
-      await this.twoFactor.dropPendingOf(userId, session);
-    });
+    await atomically(this.connection, (session) => this.endSessionsOf(userId, keep, session));
+  }
+
+  /** In the caller's transaction: the user's sessions but `keep`, and their sign-ins waiting for a code. */
+  private async endSessionsOf(userId: string, keep: string, session: ClientSession | undefined) {
+    await this.sessions.deleteMany({ user_id: userId, _id: { $ne: keep } }, { session });
+    await this.twoFactor.dropPendingOf(userId, session);
   }
 
   async deleteExpiredSessions(idleBefore: string, now: string): Promise<void> {

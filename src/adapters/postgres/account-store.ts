@@ -7,6 +7,12 @@ import { PostgresMembers } from './members.js';
 import { migratedPool } from './migrations.js';
 import { PostgresTwoFactorStore } from './two-factor-store.js';
 
+/** In `tx`: the user's sessions but `keep`, and their sign-ins waiting for a code. */
+async function endSessionsOf(tx: TransactionSql, userId: string, keep = '') {
+  await tx`DELETE FROM sessions WHERE user_id = ${userId} AND id_hash <> ${keep}`;
+  await tx`DELETE FROM pending_sign_ins WHERE user_id = ${userId}`;
+}
+
 /** Rows come back as records: `email_sealed` (json) parsed, the rest text. */
 const USER_COLUMNS = 'id, account_id, role, email_sealed, email_index, password_hash, setup_token_hash, setup_expires_at, created_at';
 
@@ -67,14 +73,17 @@ export class PostgresAccountStore implements AccountStore {
         UPDATE users SET password_hash = ${hash}, setup_token_hash = NULL, setup_expires_at = NULL
         WHERE id = ${userId} ${setupTokenHash === undefined ? tx`` : tx`AND setup_token_hash = ${setupTokenHash}`}
         RETURNING 1`;
-      if (set.length === 1) await recordActivity(tx, activity);
-      return set.length === 1;
+      if (set.length !== 1) return false;
+      await endSessionsOf(tx, userId);
+      await recordActivity(tx, activity);
+      return true;
     })) as boolean;
   }
 
   async setSetupToken(userId: string, hash: string, expiresAt: string, activity?: ActivityRecord): Promise<void> {
     await this.sql.begin(async (tx) => {
       await tx`UPDATE users SET setup_token_hash = ${hash}, setup_expires_at = ${expiresAt} WHERE id = ${userId}`;
+      await endSessionsOf(tx, userId);
       await recordActivity(tx, activity);
     });
   }
@@ -100,10 +109,7 @@ export class PostgresAccountStore implements AccountStore {
   }
 
   async deleteSessionsOf(userId: string, keep = ''): Promise<void> {
-    await this.sql.begin(async (tx) => {
-      await tx`DELETE FROM sessions WHERE user_id = ${userId} AND id_hash <> ${keep}`;
-      await tx`DELETE FROM pending_sign_ins WHERE user_id = ${userId}`;
-    });
+    await this.sql.begin((tx) => endSessionsOf(tx, userId, keep));
   }
 
   async deleteExpiredSessions(idleBefore: string, now: string): Promise<void> {

@@ -102,14 +102,19 @@ export class SqliteAccountStore implements AccountStore {
           setupTokenHash === undefined
             ? this.statements.setPassword.run(hash, userId)
             : this.statements.setPasswordWithToken.run(hash, userId, setupTokenHash);
-        if (result.changes === 1 && activity) this.statements.appendActivity(activity);
-        return result.changes === 1;
+        if (result.changes !== 1) return false;
+        this.endSessionsOf(userId);
+        if (activity) this.statements.appendActivity(activity);
+        return true;
       })
       .immediate();
   }
 
   async setSetupToken(userId: string, hash: string, expiresAt: string, activity?: ActivityRecord): Promise<void> {
-    this.inTransaction(() => this.statements.setToken.run(hash, expiresAt, userId), activity);
+    this.inTransaction(() => {
+      this.statements.setToken.run(hash, expiresAt, userId);
+      this.endSessionsOf(userId);
+    }, activity);
   }
 
   async insertSession(session: SessionRecord): Promise<void> {
@@ -129,10 +134,13 @@ export class SqliteAccountStore implements AccountStore {
   }
 
   async deleteSessionsOf(userId: string, keep = ''): Promise<void> {
-    this.db.transaction(() => {
-      this.statements.deleteSessionsOf.run(userId, keep);
-      this.statements.deletePendingOf.run(userId);
-    })();
+    this.db.transaction(() => this.endSessionsOf(userId, keep))();
+  }
+
+  /** In the caller's transaction: the user's sessions but `keep`, and their sign-ins waiting for a code. */
+  private endSessionsOf(userId: string, keep = '') {
+    this.statements.deleteSessionsOf.run(userId, keep);
+    this.statements.deletePendingOf.run(userId);
   }
 
   async deleteExpiredSessions(idleBefore: string, now: string): Promise<void> {
