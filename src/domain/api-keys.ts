@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
-import { customAlphabet } from 'nanoid';
+import { createHash, createHmac } from 'node:crypto';
+import { customAlphabet, customRandom } from 'nanoid';
 import { newId } from './ids.js';
 import { lineProblem } from './text.js';
 
@@ -59,6 +59,22 @@ export const RANDOM_LENGTH = 40;
 /** Base62 random characters: the secret part of raw API keys and client secrets. */
 export const KEY_ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 export const randomPart = customAlphabet(KEY_ALPHABET, RANDOM_LENGTH);
+
+/**
+ * A part drawn as randomPart draws one, from a stream of bytes keyed by `secret` and `context` (HMAC-SHA-256
+ * blocks) instead: the same inputs give the same part, as unguessable as a random one to anyone without `secret`.
+ * A retry after a crash answers with it the secret the first run minted, of which the log keeps only the hash.
+ */
+export function derivedRandomPart(secret: Buffer, context: string): string {
+  let block = 0;
+  const bytes = (size: number) => {
+    const out = Buffer.alloc(size);
+    for (let filled = 0; filled < size; filled += 32)
+      createHmac('sha256', secret).update(`${context}\0${block++}`).digest().copy(out, filled);
+    return out;
+  };
+  return customRandom(KEY_ALPHABET, RANDOM_LENGTH, bytes)();
+}
 const RAW_KEY = /^(test|live)_(pk|sk)_[0-9A-Za-z]{32,128}$/;
 
 export function hashKey(raw: string): string {

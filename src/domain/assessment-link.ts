@@ -1,7 +1,6 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
-import { customRandom } from 'nanoid';
+import { timingSafeEqual } from 'node:crypto';
 import type { Language } from '../scoring/languages.js';
-import { type Environment, hashKey, KEY_ALPHABET, RANDOM_LENGTH, randomPart } from './api-keys.js';
+import { derivedRandomPart, type Environment, hashKey, randomPart } from './api-keys.js';
 import type { AssessmentStatus } from './assessment.js';
 import { DomainError } from './errors.js';
 
@@ -168,15 +167,7 @@ export function mintLinkToken(environment: Environment, linkId: string): { raw: 
  * a retry after a crash answers the token the first run minted (the log keeps only its hash).
  */
 export function derivedLinkToken(environment: Environment, linkId: string, environmentSecret: Buffer, tag: string) {
-  let block = 0;
-  const bytes = (size: number) => {
-    const out = Buffer.alloc(size);
-    for (let filled = 0; filled < size; filled += 32) {
-      createHmac('sha256', environmentSecret).update(`assessment-link\0${linkId}\0${tag}\0${block++}`).digest().copy(out, filled);
-    }
-    return out;
-  };
-  const raw = `${environment}_${linkId}_${customRandom(KEY_ALPHABET, RANDOM_LENGTH, bytes)()}`;
+  const raw = `${environment}_${linkId}_${derivedRandomPart(environmentSecret, `assessment-link\0${linkId}\0${tag}`)}`;
   return { raw, hash: hashKey(raw) };
 }
 

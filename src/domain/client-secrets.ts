@@ -1,6 +1,5 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
-import { customRandom } from 'nanoid';
-import { hashKey, KEY_ALPHABET, RANDOM_LENGTH, randomPart } from './api-keys.js';
+import { timingSafeEqual } from 'node:crypto';
+import { derivedRandomPart, hashKey, randomPart } from './api-keys.js';
 
 /**
  * An assessment's client secret, `asm_…_secret_…`: what a browser presents with a pk key to act on that one
@@ -22,15 +21,7 @@ export function mintClientSecret(assessmentId: string): { raw: string; hash: str
  * without the environment's secret.
  */
 export function derivedClientSecret(assessmentId: string, environmentSecret: Buffer, tag: string): { raw: string; hash: string } {
-  let block = 0;
-  const bytes = (size: number) => {
-    const out = Buffer.alloc(size);
-    for (let filled = 0; filled < size; filled += 32) {
-      createHmac('sha256', environmentSecret).update(`client-secret\0${assessmentId}\0${tag}\0${block++}`).digest().copy(out, filled);
-    }
-    return out;
-  };
-  const raw = `${assessmentId}_secret_${customRandom(KEY_ALPHABET, RANDOM_LENGTH, bytes)()}`;
+  const raw = `${assessmentId}_secret_${derivedRandomPart(environmentSecret, `client-secret\0${assessmentId}\0${tag}`)}`;
   return { raw, hash: hashKey(raw) };
 }
 
