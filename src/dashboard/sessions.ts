@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { newToken, type SessionRecord, tokenHash, type UserRecord } from '../domain/accounts.js';
+import { type ActivityRecord, newToken, type SessionRecord, tokenHash, type UserRecord } from '../domain/accounts.js';
 import type { AccountStore } from '../ports/account-store.js';
 
 /** Ended after this long without a request, and after ABSOLUTE_MS whatever happens. */
@@ -57,7 +57,18 @@ export async function currentSession(accounts: AccountStore, request: FastifyReq
  * A new session for the user: a fresh id at every sign-in (never one the browser already had), so a cookie planted
  * before sign-in signs nobody in. The session the browser had ends.
  */
-export async function startSession(accounts: AccountStore, request: FastifyRequest, reply: FastifyReply, userId: string, now: Date) {
+/**
+ * Starts a session for `userId` (the browser's previous one ends), with `signedIn` (the entry recording the
+ * sign-in) in the same write. With `spending`, only while that pending sign-in waits: undefined once it is spent.
+ */
+export async function startSession(
+  accounts: AccountStore,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  userId: string,
+  now: Date,
+  { signedIn, spending }: { signedIn?: ActivityRecord; spending?: string } = {},
+): Promise<SessionRecord | undefined> {
   const previous = request.cookies[SESSION_COOKIE];
   if (previous !== undefined) await accounts.deleteSession(tokenHash(previous));
   const token = newToken();
@@ -68,7 +79,7 @@ export async function startSession(accounts: AccountStore, request: FastifyReque
     last_seen_at: now.toISOString(),
     expires_at: new Date(now.getTime() + ABSOLUTE_MS).toISOString(),
   };
-  await accounts.insertSession(session);
+  if (!(await accounts.insertSession(session, signedIn, spending))) return undefined;
   // Ended sessions are of no more use: dropping them at each sign-in keeps the store small.
   await accounts.deleteExpiredSessions(new Date(now.getTime() - IDLE_MS).toISOString(), now.toISOString());
   reply.setCookie(SESSION_COOKIE, token, { ...cookieOptions(request), maxAge: ABSOLUTE_MS / 1000 });

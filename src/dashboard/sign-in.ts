@@ -91,8 +91,8 @@ async function signIn(context: DashboardContext, request: FastifyRequest, reply:
   await context.accounts.forgetFailure(throttleKeys, attemptAt);
   // With two-factor sign-in on, no session yet: the code comes first (two-factor-sign-in.ts).
   if (await needsCode(context.accounts, user)) return askForCode(context.accounts, request, reply, user, next, now);
-  await startSession(context.accounts, request, reply, user.id, now);
-  await context.accounts.appendActivity(activity({ type: 'user', user_id: user.id }, 'user.signed_in', user.id, '', now));
+  const signedIn = activity({ type: 'user', user_id: user.id }, 'user.signed_in', user.id, '', now);
+  await startSession(context.accounts, request, reply, user.id, now, { signedIn });
   return seeOther(reply, next);
 }
 

@@ -62,11 +62,11 @@ async function signInWithCode(context: DashboardContext, request: FastifyRequest
     return refuse(429, THROTTLED);
   }
   if (by === undefined) return refuse(401, 'That code is not right, or was used already. Enter the code your app shows now.');
-  // Two requests with the same waiting sign-in: one session, not two.
-  if (!(await context.accounts.twoFactor.spendPending(pending.id_hash))) return sendPage(reply, page(TITLE, ended), 401);
-  forgetPending(request, reply);
-  await startSession(context.accounts, request, reply, user.id, now);
   const how = by === 'authenticator' ? 'with an authenticator code' : 'with a recovery code';
-  await context.accounts.appendActivity(activity({ type: 'user', user_id: user.id }, 'user.signed_in', user.id, how, now));
+  const signedIn = activity({ type: 'user', user_id: user.id }, 'user.signed_in', user.id, how, now);
+  // The waiting sign-in is spent as the session starts, in one write: two requests with it make one session, not two.
+  if ((await startSession(context.accounts, request, reply, user.id, now, { signedIn, spending: pending.id_hash })) === undefined)
+    return sendPage(reply, page(TITLE, ended), 401);
+  forgetPending(request, reply);
   return seeOther(reply, next);
 }

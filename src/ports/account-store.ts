@@ -29,7 +29,12 @@ export interface AccountStore {
   /** Members (v1.1): role changes, removals, ownership and invitations, in the same store as the users they change. */
   readonly members: MemberStore;
 
-  insertSession(session: SessionRecord): Promise<void>;
+  /**
+   * Starts a session, with the entry recording the sign-in, in one write. With `spending` (a pending sign-in's id
+   * hash), only while that sign-in waits, spending it in the same write: true once, so two requests with the same
+   * code cannot both go on to a session; false, writing nothing, after.
+   */
+  insertSession(session: SessionRecord, activity?: ActivityRecord, spending?: string): Promise<boolean>;
   session(idHash: string): Promise<SessionRecord | undefined>;
   touchSession(idHash: string, at: string): Promise<void>;
   deleteSession(idHash: string): Promise<void>;

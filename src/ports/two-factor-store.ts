@@ -32,7 +32,6 @@ export interface TwoFactorStore {
 
   /** Keeps a sign-in waiting for its code; those ended by `pending.created_at` are dropped. Throws on an id hash already kept. */
   insertPending(pending: PendingSignInRecord): Promise<void>;
+  /** A sign-in waiting for its code; AccountStore.insertSession spends it as it starts the session. */
   pending(idHash: string): Promise<PendingSignInRecord | undefined>;
-  /** Spends a pending sign-in: true once (two requests with the same one cannot both go on to a session). */
-  spendPending(idHash: string): Promise<boolean>;
 }

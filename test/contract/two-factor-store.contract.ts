@@ -181,10 +181,31 @@ export function twoFactorStoreContract(adapter: string, open: () => Promise<Acco
       await store().insertPending(pending('p3', { created_at: at(10), expires_at: at(20) }));
       expect(await store().pending('p1')).toBeUndefined();
       expect(await store().pending('p2')).toBeDefined();
-      const spent = await Promise.all([store().spendPending('p2'), store().spendPending('p2')]);
-      expect(spent.filter(Boolean)).toHaveLength(1);
+    });
+
+    it('spends a pending sign-in as its session starts, with the sign-in entry, in one write: once', async () => {
+      await store().insertPending(pending('p2'));
+      const session = (idHash: string) => ({
+        id_hash: idHash,
+        user_id: 'usr_a',
+        created_at: at(1),
+        last_seen_at: at(1),
+        expires_at: at(600),
+      });
+      const signedIn = (target: string) =>
+        activity({ type: 'user', user_id: 'usr_a' }, 'user.signed_in', target, 'with a code', new Date(at(1)));
+      const started = await Promise.all([
+        fixture.store.insertSession(session('s1'), signedIn('s1'), 'p2'),
+        fixture.store.insertSession(session('s2'), signedIn('s2'), 'p2'),
+      ]);
+      expect(started.filter(Boolean)).toHaveLength(1);
+      const winner = started[0] ? 's1' : 's2';
       expect(await store().pending('p2')).toBeUndefined();
-      expect(await store().spendPending('unknown')).toBe(false);
+      expect(await fixture.store.session(winner)).toMatchObject({ user_id: 'usr_a' });
+      expect(await fixture.store.session(winner === 's1' ? 's2' : 's1')).toBeUndefined();
+      expect(await fixture.store.insertSession(session('s3'), signedIn('s3'), 'unknown')).toBe(false);
+      expect(await fixture.store.session('s3')).toBeUndefined();
+      expect((await fixture.store.activity(ACCOUNT_ID, 10)).map((entry) => entry.target)).toEqual([winner]);
     });
 
     it("forgets a removed member's enrolment and pending sign-ins with them, and no one else's", async () => {

@@ -129,8 +129,15 @@ export class MongoAccountStore implements AccountStore {
     });
   }
 
-  async insertSession({ id_hash, ...rest }: SessionRecord): Promise<void> {
-    await this.sessions.insertOne({ _id: id_hash, ...rest });
+  async insertSession({ id_hash, ...rest }: SessionRecord, activity?: ActivityRecord, spending?: string): Promise<boolean> {
+    let started = false;
+    await atomically(this.connection, async (session) => {
+      started = spending === undefined || (await this.twoFactor.spendPendingIn(spending, session));
+      if (!started) return;
+      await this.sessions.insertOne({ _id: id_hash, ...rest }, { session });
+      await recordActivity(this.activity_, activity, session);
+    });
+    return started;
   }
 
   async session(idHash: string) {

@@ -130,8 +130,9 @@ export class MongoTwoFactorStore implements TwoFactorStore {
     return { id_hash: _id, ...rest };
   }
 
-  async spendPending(idHash: string) {
-    return (await this.pendings.deleteOne({ _id: idHash })).deletedCount === 1;
+  /** Spends a pending sign-in in the caller's transaction (AccountStore.insertSession): true once. */
+  async spendPendingIn(idHash: string, session: ClientSession | undefined) {
+    return (await this.pendings.deleteOne({ _id: idHash }, { session })).deletedCount === 1;
   }
 
   /** Drops every sign-in of the user still waiting for its code, in the caller's transaction (their sessions ending). */

@@ -88,10 +88,16 @@ export class PostgresAccountStore implements AccountStore {
     });
   }
 
-  async insertSession(session: SessionRecord): Promise<void> {
-    await this.sql`
-      INSERT INTO sessions (id_hash, user_id, created_at, last_seen_at, expires_at)
-      VALUES (${session.id_hash}, ${session.user_id}, ${session.created_at}, ${session.last_seen_at}, ${session.expires_at})`;
+  async insertSession(session: SessionRecord, activity?: ActivityRecord, spending?: string): Promise<boolean> {
+    return (await this.sql.begin(async (tx) => {
+      if (spending !== undefined && (await tx`DELETE FROM pending_sign_ins WHERE id_hash = ${spending} RETURNING 1`).length !== 1)
+        return false;
+      await tx`
+        INSERT INTO sessions (id_hash, user_id, created_at, last_seen_at, expires_at)
+        VALUES (${session.id_hash}, ${session.user_id}, ${session.created_at}, ${session.last_seen_at}, ${session.expires_at})`;
+      await recordActivity(tx, activity);
+      return true;
+    })) as boolean;
   }
 
   async session(idHash: string) {

@@ -105,10 +105,6 @@ export class PostgresTwoFactorStore implements TwoFactorStore {
     return row;
   }
 
-  async spendPending(idHash: string) {
-    return (await this.sql`DELETE FROM pending_sign_ins WHERE id_hash = ${idHash} RETURNING 1`).length === 1;
-  }
-
   /** `change` (RETURNING a row when it changed one) and, when it did, the entry recording it, in one transaction. */
   private async changed(change: (tx: TransactionSql) => Promise<readonly unknown[]>, activity: ActivityRecord | undefined) {
     return (await this.sql.begin(async (tx) => {

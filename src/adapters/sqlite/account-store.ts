@@ -52,6 +52,7 @@ export class SqliteAccountStore implements AccountStore {
       deleteSession: db.prepare<[string]>('DELETE FROM sessions WHERE id_hash = ?'),
       deleteSessionsOf: db.prepare<[string, string]>('DELETE FROM sessions WHERE user_id = ? AND id_hash <> ?'),
       deletePendingOf: db.prepare<[string]>('DELETE FROM pending_sign_ins WHERE user_id = ?'),
+      spendPending: db.prepare<[string]>('DELETE FROM pending_sign_ins WHERE id_hash = ?'),
       deleteExpired: db.prepare<[string, string]>('DELETE FROM sessions WHERE last_seen_at < ? OR expires_at <= ?'),
       insertFailure: db.prepare<[string, string]>('INSERT INTO sign_in_failures (key, at) VALUES (?, ?)'),
       countFailures: db.prepare<[string, string], number>('SELECT count(*) FROM sign_in_failures WHERE key = ? AND at >= ?').pluck(),
@@ -117,8 +118,15 @@ export class SqliteAccountStore implements AccountStore {
     }, activity);
   }
 
-  async insertSession(session: SessionRecord): Promise<void> {
-    this.statements.insertSession.run(session);
+  async insertSession(session: SessionRecord, activity?: ActivityRecord, spending?: string): Promise<boolean> {
+    return this.db
+      .transaction(() => {
+        if (spending !== undefined && this.statements.spendPending.run(spending).changes !== 1) return false;
+        this.statements.insertSession.run(session);
+        if (activity) this.statements.appendActivity(activity);
+        return true;
+      })
+      .immediate();
   }
 
   async session(idHash: string) {

@@ -60,7 +60,6 @@ export class SqliteTwoFactorStore implements TwoFactorStore {
       ),
       dropEnded: db.prepare<[string]>('DELETE FROM pending_sign_ins WHERE expires_at <= ?'),
       pending: db.prepare<[string], PendingSignInRecord>('SELECT * FROM pending_sign_ins WHERE id_hash = ?'),
-      spendPending: db.prepare<[string]>('DELETE FROM pending_sign_ins WHERE id_hash = ?'),
       appendActivity: activityAppender(db),
     };
   }
@@ -133,10 +132,6 @@ export class SqliteTwoFactorStore implements TwoFactorStore {
 
   async pending(idHash: string) {
     return this.statements.pending.get(idHash);
-  }
-
-  async spendPending(idHash: string) {
-    return this.statements.spendPending.run(idHash).changes === 1;
   }
 
   /** `change` (answering how many rows it changed) and, when it changed one, the entry recording it, in one transaction. */
