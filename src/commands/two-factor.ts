@@ -96,8 +96,12 @@ export function setTwoFactorRequired(accounts: AccountStore, user: UserRecord, r
   return accounts.twoFactor.setRequired(user.account_id, required, entry);
 }
 
+/** Whether the user's two-factor sign-in is on (confirmed): they sign in with a code after the password. */
+export async function hasTwoFactor(accounts: AccountStore, user: UserRecord): Promise<boolean> {
+  return (await accounts.twoFactor.get(user.id))?.enabled_at != null;
+}
+
 /** Whether the user must enrol before anything else: their account requires two-factor sign-in, and theirs is not on. */
 export async function mustEnrol(accounts: AccountStore, user: UserRecord): Promise<boolean> {
-  if (!(await accounts.twoFactor.required(user.account_id))) return false;
-  return (await accounts.twoFactor.get(user.id))?.enabled_at == null;
+  return (await accounts.twoFactor.required(user.account_id)) && !(await hasTwoFactor(accounts, user));
 }

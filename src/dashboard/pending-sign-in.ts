@@ -12,11 +12,6 @@ import { cookieOptions } from './sessions.js';
 export const PENDING_COOKIE = 'nature_pending_sign_in';
 export const CODE_PAGE = '/dashboard/sign-in/two-factor';
 
-/** Whether the user signs in with a second factor: their two-factor sign-in is on (confirmed). */
-export async function needsCode(accounts: AccountStore, user: UserRecord): Promise<boolean> {
-  return (await accounts.twoFactor.get(user.id))?.enabled_at != null;
-}
-
 /** Keeps the sign-in waiting for its code, and sends the browser to the page that asks for it (then on to `next`). */
 export async function askForCode(
   accounts: AccountStore,

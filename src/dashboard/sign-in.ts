@@ -1,13 +1,14 @@
 import { createHmac } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { emailIndex } from '../commands/accounts.js';
+import { hasTwoFactor } from '../commands/two-factor.js';
 import { activity, decoyPasswordHash, passwordHash, passwordMatches, passwordProblem, tokenHash } from '../domain/accounts.js';
 import { redactSecrets } from '../support/secret-redaction.js';
 import { csrfToken, type DashboardContext, queryValue, seeOther, sendPage } from './context.js';
 import { formValues, text } from './form-values.js';
 import { type Html, html } from './html.js';
 import { errorNotice, formTokens, page } from './layout.js';
-import { askForCode, needsCode } from './pending-sign-in.js';
+import { askForCode } from './pending-sign-in.js';
 import { endSession, startSession } from './sessions.js';
 
 /** Failed sign-ins counted over this window: past these, sign-in answers 429 until the window has moved on. */
@@ -90,7 +91,7 @@ async function signIn(context: DashboardContext, request: FastifyRequest, reply:
     return refuse(401, 'That e-mail address and password do not match an account here.');
   await context.accounts.forgetFailure(throttleKeys, attemptAt);
   // With two-factor sign-in on, no session yet: the code comes first (two-factor-sign-in.ts).
-  if (await needsCode(context.accounts, user)) return askForCode(context.accounts, request, reply, user, next, now);
+  if (await hasTwoFactor(context.accounts, user)) return askForCode(context.accounts, request, reply, user, next, now);
   const signedIn = activity({ type: 'user', user_id: user.id }, 'user.signed_in', user.id, '', now);
   await startSession(context.accounts, request, reply, user.id, now, { signedIn });
   return seeOther(reply, next);
@@ -158,7 +159,7 @@ async function setPassword(context: DashboardContext, request: FastifyRequest, r
   if (!(await context.accounts.setPassword(user.id, await passwordHash(password), tokenHash(token), set)))
     return sendPage(reply, page('Set your password', spent), 404);
   // A set-up link proves the mailbox, not the phone: with two-factor sign-in on, the code is still asked for.
-  if (await needsCode(context.accounts, user)) return askForCode(context.accounts, request, reply, user, '/dashboard/keys', now);
+  if (await hasTwoFactor(context.accounts, user)) return askForCode(context.accounts, request, reply, user, '/dashboard/keys', now);
   await startSession(context.accounts, request, reply, user.id, now);
   return seeOther(reply, '/dashboard/keys');
 }

@@ -4,6 +4,7 @@ import {
   beginEnrolment,
   confirmEnrolment,
   disableTwoFactor,
+  hasTwoFactor,
   replaceRecoveryCodes,
   secretOf,
   setTwoFactorRequired,
@@ -238,7 +239,7 @@ async function setRequirement(context: PageContext, request: FastifyRequest, rep
   return acting(context, request, reply, async () => {
     if ('password' in form) await reauthenticate(context, request, form);
     // An owner without it would be led to set it up at once: they set it up first, knowingly.
-    if (required === 'yes' && (await context.accounts.twoFactor.get(user.id))?.enabled_at == null)
+    if (required === 'yes' && !(await hasTwoFactor(context.accounts, user)))
       throw new Refused(409, 'Turn on two-factor sign-in for yourself first, then require it of every member.');
     await setTwoFactorRequired(context.accounts, user, required === 'yes', context.clock());
     return { location: `${SECURITY_PAGE}?done=${required === 'yes' ? 'required' : 'optional'}` };
